@@ -1,0 +1,2093 @@
+/* tecomp_ir.h - tecomp's core: context, arena, dtypes, expressions, tensors,
+   loop-nest statement IR, simplifier, printers.                     v0.1
+
+   Part of tecomp, a header-only toolkit that turns tensor expressions plus
+   TVM-style schedules into CUDA kernels at run time. Most programs include the
+   umbrella "tecomp.h"; this module stands alone too.
+
+   HOW TO INCLUDE
+       In exactly one C or C++ file:
+           #define TECOMP_IMPLEMENTATION
+           #include "tecomp_ir.h"
+       Everywhere else include it without the define.
+
+   OPTIONS (define before including)
+       TECOMP_IMPLEMENTATION  (one file)      compile the implementation
+       TECOMP_STATIC          (everywhere)    make every public function static
+       TECOMP_ASSERT(c)       (implementation) internal invariant check; default assert()
+
+   WHAT THIS MODULE DOES NOT DO
+       It does not schedule, lower, compile or run anything: see tecomp_sched.h
+       and tecomp_cuda.h. Expressions are immutable and live as long as their
+       context; there is no reference counting.
+
+   WALKTHROUGH
+       tc_context *ctx;
+       tc_create_context(NULL, &ctx);                 // NULL desc: defaults
+       const tc_expr *n = tc_var(ctx, "n");           // symbolic size
+       tc_tensor *A = tc_placeholder(ctx, "A", TC_FLOAT32, 1, &n);
+       tc_tensor *B = tc_placeholder(ctx, "B", TC_FLOAT32, 1, &n);
+       const tc_expr *i = tc_axis(ctx, "i", n);
+       tc_tensor *C = tc_compute(ctx, "C", 1, &i, tc_add(tc_at(A, i), tc_at(B, i)));
+       ...                                            // schedule, lower, run
+       tc_destroy_context(ctx);                       // frees everything
+
+   Errors: functions that build IR return NULL on bad input and keep the
+   message in the context (tc_last_error); a NULL operand makes the result NULL
+   too, so a chain of builders can be checked once at the end. Functions that
+   do work return a tc_result.
+*/
+#ifndef TECOMP_IR_H
+#define TECOMP_IR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(TECOMP_STATIC)
+#define TECOMP_API static
+#else
+#define TECOMP_API extern
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+// >>api-context
+
+typedef enum tc_result {
+    TC_OK = 0,
+    TC_ERROR_INVALID_ARGUMENT, /* a NULL, out-of-range or mismatched argument */
+    TC_ERROR_OUT_OF_MEMORY,
+    TC_ERROR_PARSE,            /* the text front-end could not read its input */
+    TC_ERROR_SCHEDULE,         /* a schedule primitive does not apply */
+    TC_ERROR_LOWER,            /* the schedule cannot be lowered */
+    TC_ERROR_GPU_LIMIT,        /* the kernel exceeds a limit of the device */
+    TC_ERROR_EXECUTION,        /* the host executor caught a fault (out of bounds, race) */
+    TC_ERROR_NO_CUDA,          /* libcuda or libnvrtc could not be loaded */
+    TC_ERROR_NO_DEVICE,        /* the driver loaded but reports no usable GPU */
+    TC_ERROR_COMPILE,          /* NVRTC rejected the generated source */
+    TC_ERROR_CUDA,             /* a driver call failed */
+    TC_ERROR_IO,               /* a file could not be read or written */
+    TC_RESULT_COUNT
+} tc_result;
+
+typedef enum tc_log_level { TC_LOG_ERROR, TC_LOG_WARN, TC_LOG_INFO, TC_LOG_DEBUG } tc_log_level;
+
+typedef struct tc_allocator {
+    void *(*alloc_fn)(size_t size, void *user_data);
+    void (*free_fn)(void *ptr, void *user_data);
+    void *user_data;
+} tc_allocator;
+
+typedef struct tc_logger {
+    void (*log_fn)(tc_log_level level, const char *message, void *user_data);
+    void *user_data;
+} tc_logger;
+
+typedef struct tc_context_desc {
+    tc_allocator allocator; /* zero: malloc/free */
+    tc_logger logger;       /* zero: errors and warnings are not printed */
+    size_t arena_block;     /* bytes per arena block; zero: 64 KiB */
+    const char *cache_dir;  /* cubin cache folder; NULL: $TECOMP_CACHE_DIR, else ~/.cache/tecomp; "" disables */
+} tc_context_desc;
+
+typedef struct tc_context tc_context;
+
+TECOMP_API tc_result tc_create_context(const tc_context_desc *desc, tc_context **out);
+TECOMP_API void tc_destroy_context(tc_context *ctx);
+TECOMP_API const char *tc_result_string(tc_result r);
+TECOMP_API const char *tc_last_error(const tc_context *ctx); /* "" when none */
+TECOMP_API tc_result tc_last_result(const tc_context *ctx);
+TECOMP_API void tc_clear_error(tc_context *ctx);
+
+// >>api-dtype
+
+typedef enum tc_dtype { TC_BOOL, TC_INT32, TC_INT64, TC_FLOAT16, TC_FLOAT32, TC_DTYPE_COUNT } tc_dtype;
+
+TECOMP_API const char *tc_dtype_name(tc_dtype t);   /* "float32", ... */
+TECOMP_API int tc_dtype_bytes(tc_dtype t);
+TECOMP_API int tc_dtype_is_float(tc_dtype t);
+
+// >>api-expr
+
+typedef enum tc_expr_kind {
+    TC_INT_IMM,   /* integer or bool literal: v.i */
+    TC_FLOAT_IMM, /* floating literal: v.f */
+    TC_VAR,       /* a named variable: loop index, axis or symbolic size */
+    TC_ADD,       /* a + b */
+    TC_SUB,       /* a - b */
+    TC_MUL,       /* a * b */
+    TC_DIV,       /* a / b: floor division for integers, true division for floats */
+    TC_MOD,       /* a % b: floor modulo (sign of b) for integers */
+    TC_MIN,       /* min(a, b) */
+    TC_MAX,       /* max(a, b) */
+    TC_EQ,        /* a == b */
+    TC_NE,        /* a != b */
+    TC_LT,        /* a < b */
+    TC_LE,        /* a <= b */
+    TC_GT,        /* a > b */
+    TC_GE,        /* a >= b */
+    TC_AND,       /* a && b, short-circuit */
+    TC_OR,        /* a || b, short-circuit */
+    TC_NOT,       /* !a */
+    TC_SELECT,    /* c ? a : b, only the taken side is evaluated */
+    TC_CAST,      /* (dtype)a */
+    TC_CALL,      /* math function name(args...): exp, sqrt, fabs, ... */
+    TC_ACCESS,    /* tensor[args...], multi-dimensional read of a tensor */
+    TC_LOAD,      /* buffer[args[0]], flat read of a buffer (after storage flattening) */
+    TC_REDUCE,    /* reduction of args[0] over reduce axes (sum, max, min) */
+    TC_EXPR_KIND_COUNT
+} tc_expr_kind;
+
+typedef enum tc_reduce_op { TC_REDUCE_SUM, TC_REDUCE_MAX, TC_REDUCE_MIN } tc_reduce_op;
+
+typedef struct tc_tensor tc_tensor;
+typedef struct tc_buffer tc_buffer;
+typedef struct tc_expr tc_expr;
+
+struct tc_expr {
+    tc_expr_kind kind;
+    tc_dtype dtype;
+    int nargs;
+    uint32_t hash;
+    union { int64_t i; double f; } v; /* literals */
+    const char *name;                 /* TC_VAR, TC_CALL */
+    uint32_t id;                      /* TC_VAR: unique, in creation order */
+    int is_reduce_axis;               /* TC_VAR made by tc_reduce_axis */
+    const tc_expr *extent;            /* TC_VAR made by tc_axis/tc_reduce_axis: its range is [0, extent) */
+    tc_tensor *tensor;                /* TC_ACCESS */
+    tc_buffer *buffer;                /* TC_LOAD */
+    tc_reduce_op reduce_op;           /* TC_REDUCE */
+    int naxes;                        /* TC_REDUCE: its reduce axes */
+    const tc_expr *const *axes;
+    const tc_expr *const *args;
+    tc_context *ctx;
+};
+
+/* Literals and variables */
+TECOMP_API const tc_expr *tc_int(tc_context *ctx, int64_t value);       /* int32 literal */
+TECOMP_API const tc_expr *tc_imm(tc_context *ctx, tc_dtype t, double value);
+TECOMP_API const tc_expr *tc_float(tc_context *ctx, double value);      /* float32 literal */
+TECOMP_API const tc_expr *tc_var(tc_context *ctx, const char *name);    /* int32 symbolic value */
+TECOMP_API const tc_expr *tc_var_typed(tc_context *ctx, const char *name, tc_dtype t);
+TECOMP_API const tc_expr *tc_axis(tc_context *ctx, const char *name, const tc_expr *extent);
+TECOMP_API const tc_expr *tc_axisi(tc_context *ctx, const char *name, int64_t extent);
+TECOMP_API const tc_expr *tc_reduce_axis(tc_context *ctx, const char *name, const tc_expr *extent);
+TECOMP_API const tc_expr *tc_reduce_axisi(tc_context *ctx, const char *name, int64_t extent);
+
+/* Arithmetic. Integer operands of different widths promote to the wider one;
+   mixing a float and an integer converts the integer. The context comes from
+   the operands. */
+TECOMP_API const tc_expr *tc_binary(tc_expr_kind kind, const tc_expr *a, const tc_expr *b);
+TECOMP_API const tc_expr *tc_add(const tc_expr *a, const tc_expr *b);
+TECOMP_API const tc_expr *tc_sub(const tc_expr *a, const tc_expr *b);
+TECOMP_API const tc_expr *tc_mul(const tc_expr *a, const tc_expr *b);
+TECOMP_API const tc_expr *tc_div(const tc_expr *a, const tc_expr *b);
+TECOMP_API const tc_expr *tc_mod(const tc_expr *a, const tc_expr *b);
+TECOMP_API const tc_expr *tc_min(const tc_expr *a, const tc_expr *b);
+TECOMP_API const tc_expr *tc_max(const tc_expr *a, const tc_expr *b);
+TECOMP_API const tc_expr *tc_eq(const tc_expr *a, const tc_expr *b);
+TECOMP_API const tc_expr *tc_ne(const tc_expr *a, const tc_expr *b);
+TECOMP_API const tc_expr *tc_lt(const tc_expr *a, const tc_expr *b);
+TECOMP_API const tc_expr *tc_le(const tc_expr *a, const tc_expr *b);
+TECOMP_API const tc_expr *tc_gt(const tc_expr *a, const tc_expr *b);
+TECOMP_API const tc_expr *tc_ge(const tc_expr *a, const tc_expr *b);
+TECOMP_API const tc_expr *tc_and(const tc_expr *a, const tc_expr *b);
+TECOMP_API const tc_expr *tc_or(const tc_expr *a, const tc_expr *b);
+TECOMP_API const tc_expr *tc_not(const tc_expr *a);
+/* Same with an integer literal on the right: tc_addi(i, 3) is i + 3. */
+TECOMP_API const tc_expr *tc_addi(const tc_expr *a, int64_t b);
+TECOMP_API const tc_expr *tc_subi(const tc_expr *a, int64_t b);
+TECOMP_API const tc_expr *tc_muli(const tc_expr *a, int64_t b);
+TECOMP_API const tc_expr *tc_divi(const tc_expr *a, int64_t b);
+TECOMP_API const tc_expr *tc_modi(const tc_expr *a, int64_t b);
+TECOMP_API const tc_expr *tc_lti(const tc_expr *a, int64_t b);
+TECOMP_API const tc_expr *tc_gei(const tc_expr *a, int64_t b);
+TECOMP_API const tc_expr *tc_select(const tc_expr *cond, const tc_expr *a, const tc_expr *b);
+TECOMP_API const tc_expr *tc_cast(tc_dtype t, const tc_expr *a);
+/* Math call by name; known: exp, log, sqrt, rsqrt, fabs, tanh, sigmoid, pow, floor, ceil. */
+TECOMP_API const tc_expr *tc_call(const char *name, int nargs, const tc_expr *const *args);
+TECOMP_API const tc_expr *tc_call1(const char *name, const tc_expr *a);
+
+/* Reductions over reduce axes (made by tc_reduce_axis). */
+TECOMP_API const tc_expr *tc_reduce(tc_reduce_op op, const tc_expr *body, int naxes, const tc_expr *const *axes);
+TECOMP_API const tc_expr *tc_sum(const tc_expr *body, int naxes, const tc_expr *const *axes);
+
+/* Tensor reads: tc_access with an array, tc_at with the indices as arguments
+   (tc_at(A, b, c, i, j); up to 8 indices). */
+TECOMP_API const tc_expr *tc_access(tc_tensor *t, int nidx, const tc_expr *const *idx);
+TECOMP_API const tc_expr *tc_access_va(tc_tensor *t, int nidx, ...);
+#define TC__NARGS(...) TC__NARGS_(__VA_ARGS__, 8, 7, 6, 5, 4, 3, 2, 1, 0)
+#define TC__NARGS_(a1, a2, a3, a4, a5, a6, a7, a8, n, ...) n
+#define tc_at(t, ...) tc_access_va((t), TC__NARGS(__VA_ARGS__), __VA_ARGS__)
+
+/* Substitute variables: every occurrence of vars[k] becomes values[k]. */
+TECOMP_API const tc_expr *tc_substitute(const tc_expr *e, int n, const tc_expr *const *vars, const tc_expr *const *values);
+/* Fold constants, canonicalise affine integer arithmetic, and simplify
+   division and modulo by constants using the ranges of axis variables. */
+TECOMP_API const tc_expr *tc_simplify(const tc_expr *e);
+/* Print in C-like syntax into buf (always NUL-terminated); returns the length
+   the full text needs. */
+TECOMP_API size_t tc_expr_print(const tc_expr *e, char *buf, size_t cap);
+TECOMP_API int tc_expr_is_const(const tc_expr *e, int64_t *value);
+
+// >>api-tensor
+
+typedef enum tc_op_kind { TC_OP_PLACEHOLDER, TC_OP_COMPUTE } tc_op_kind;
+
+struct tc_tensor {
+    const char *name;
+    tc_dtype dtype;
+    int ndim;
+    const tc_expr *const *shape;
+    tc_op_kind op;
+    /* TC_OP_COMPUTE: one axis variable per dimension, and the body (a
+       TC_REDUCE at the top for a reduction). */
+    const tc_expr *const *axes;
+    const tc_expr *body;
+    uint32_t id;
+    tc_context *ctx;
+};
+
+TECOMP_API tc_tensor *tc_placeholder(tc_context *ctx, const char *name, tc_dtype t, int ndim, const tc_expr *const *shape);
+/* Placeholder with constant dims: tc_placeholderi(ctx, "A", TC_FLOAT32, TC_DIMS(3, 4, 16)). */
+TECOMP_API tc_tensor *tc_placeholderi(tc_context *ctx, const char *name, tc_dtype t, int ndim, ...);
+#define TC_DIMS(...) TC__NARGS(__VA_ARGS__), __VA_ARGS__
+/* A computed tensor: one axis (from tc_axis) per dimension; the shape is the
+   axes' extents. A reduction sits at the top of the body. */
+TECOMP_API tc_tensor *tc_compute(tc_context *ctx, const char *name, int naxes, const tc_expr *const *axes, const tc_expr *body);
+TECOMP_API tc_tensor *tc_find_tensor(tc_context *ctx, const char *name); /* newest of that name */
+
+/* The text front-end: one line in the spirit of Tensor Comprehensions,
+       "Out[b, c, i, j] +=! P[b, c, i + di, j + dj] * F[c, 0, di, dj]"
+   Tensors named on the right must exist (tc_find_tensor). See the syntax in
+   the implementation's >>parse section. On error returns NULL with
+   TC_ERROR_PARSE and a message that gives the column. */
+TECOMP_API tc_tensor *tc_parse_compute(tc_context *ctx, const char *text);
+
+// >>api-stmt
+
+typedef enum tc_stmt_kind {
+    TC_S_FOR,      /* for (var = min; var < min + extent; ++var) body; kind says how */
+    TC_S_LET,      /* const var = value; body */
+    TC_S_PROVIDE,  /* tensor[args] = value, before storage flattening */
+    TC_S_STORE,    /* buffer[index] = value, after storage flattening */
+    TC_S_ALLOCATE, /* buffer of extent elements in its scope; body */
+    TC_S_IF,       /* if (cond) then_case else else_case */
+    TC_S_SEQ,      /* stmts[0]; stmts[1]; ... */
+    TC_S_BARRIER,  /* __syncthreads() */
+    TC_STMT_KIND_COUNT
+} tc_stmt_kind;
+
+typedef enum tc_for_kind {
+    TC_FOR_SERIAL,
+    TC_FOR_UNROLLED,
+    TC_FOR_VECTORIZED,
+    TC_FOR_THREAD      /* bound to a thread index: thread names which */
+} tc_for_kind;
+
+typedef enum tc_thread_tag {
+    TC_THREAD_NONE,
+    TC_BLOCK_X, TC_BLOCK_Y, TC_BLOCK_Z,
+    TC_THREAD_X, TC_THREAD_Y, TC_THREAD_Z,
+    TC_VTHREAD,
+    TC_THREAD_TAG_COUNT
+} tc_thread_tag;
+
+typedef enum tc_scope { TC_SCOPE_GLOBAL, TC_SCOPE_SHARED, TC_SCOPE_LOCAL } tc_scope;
+
+struct tc_buffer {
+    const char *name;
+    tc_dtype dtype;
+    tc_scope scope;
+    const tc_expr *size;   /* elements */
+    tc_tensor *tensor;     /* the tensor it stores, if any */
+    uint32_t id;
+};
+
+typedef struct tc_stmt tc_stmt;
+struct tc_stmt {
+    tc_stmt_kind kind;
+    /* TC_S_FOR / TC_S_LET */
+    const tc_expr *var;
+    const tc_expr *min, *extent;  /* TC_S_FOR */
+    tc_for_kind for_kind;
+    tc_thread_tag thread;
+    const tc_expr *value;         /* TC_S_LET, TC_S_PROVIDE, TC_S_STORE */
+    /* TC_S_PROVIDE */
+    tc_tensor *tensor;
+    int nargs;
+    const tc_expr *const *args;
+    /* TC_S_STORE, TC_S_ALLOCATE */
+    tc_buffer *buffer;
+    const tc_expr *index;
+    /* TC_S_IF */
+    const tc_expr *cond;
+    const tc_stmt *then_case, *else_case;
+    /* bodies */
+    const tc_stmt *body;
+    int nstmts;
+    const tc_stmt *const *stmts;
+};
+
+TECOMP_API const tc_stmt *tc_stmt_for(tc_context *ctx, const tc_expr *var, const tc_expr *min, const tc_expr *extent,
+                                       tc_for_kind kind, tc_thread_tag thread, const tc_stmt *body);
+TECOMP_API const tc_stmt *tc_stmt_let(tc_context *ctx, const tc_expr *var, const tc_expr *value, const tc_stmt *body);
+TECOMP_API const tc_stmt *tc_stmt_provide(tc_context *ctx, tc_tensor *t, int nargs, const tc_expr *const *args, const tc_expr *value);
+TECOMP_API const tc_stmt *tc_stmt_store(tc_context *ctx, tc_buffer *b, const tc_expr *index, const tc_expr *value);
+TECOMP_API const tc_stmt *tc_stmt_allocate(tc_context *ctx, tc_buffer *b, const tc_stmt *body);
+TECOMP_API const tc_stmt *tc_stmt_if(tc_context *ctx, const tc_expr *cond, const tc_stmt *then_case, const tc_stmt *else_case);
+TECOMP_API const tc_stmt *tc_stmt_seq(tc_context *ctx, int n, const tc_stmt *const *stmts); /* NULLs dropped */
+TECOMP_API const tc_stmt *tc_stmt_barrier(tc_context *ctx);
+TECOMP_API tc_buffer *tc_buffer_new(tc_context *ctx, const char *name, tc_dtype t, tc_scope scope, const tc_expr *size);
+TECOMP_API const char *tc_thread_tag_name(tc_thread_tag tag); /* "blockIdx.x", ... */
+
+/* Print a statement in the style of tvm.lower(..., simple_mode=True).
+   Returns a string owned by the context's arena. */
+TECOMP_API const char *tc_stmt_to_string(tc_context *ctx, const tc_stmt *s);
+
+/* Growable string, used by the printers and the CUDA emitter. */
+typedef struct tc_str {
+    char *data;
+    size_t len, cap;
+    tc_context *ctx;
+    int failed; /* an allocation failed; data holds what fit */
+} tc_str;
+TECOMP_API void tc_str_init(tc_str *s, tc_context *ctx);
+TECOMP_API void tc_str_free(tc_str *s);
+#if defined(__GNUC__) || defined(__clang__)
+TECOMP_API void tc_str_printf(tc_str *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+#else
+TECOMP_API void tc_str_printf(tc_str *s, const char *fmt, ...);
+#endif
+TECOMP_API void tc_str_expr(tc_str *s, const tc_expr *e);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+#endif /* TECOMP_IR_H */
+
+/* ======================================================================== */
+/* IMPLEMENTATION                                                           */
+/* ======================================================================== */
+#if defined(TECOMP_IMPLEMENTATION) && !defined(TECOMP_IR_IMPL_DONE)
+#define TECOMP_IR_IMPL_DONE
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef TECOMP_ASSERT
+#include <assert.h>
+#define TECOMP_ASSERT(c) assert(c)
+#endif
+
+// >>context
+
+typedef struct _tc_arena_block {
+    struct _tc_arena_block *next;
+    size_t used, cap;
+    /* payload follows, aligned to 16 */
+} _tc_arena_block;
+
+struct tc_context {
+    tc_allocator allocator;
+    tc_logger logger;
+    size_t arena_block;
+    _tc_arena_block *blocks;
+    /* hash-consing table of expression nodes (open addressing) */
+    const tc_expr **exprs;
+    size_t expr_cap, expr_count;
+    uint32_t next_id;
+    tc_result result;
+    char message[1024];
+    char *cache_dir;
+    /* newest tensors, for tc_find_tensor and the text front-end */
+    tc_tensor **tensors;
+    int ntensors, tensor_cap;
+    /* module slot for tecomp_cuda.h: its state and how to release it */
+    void *cuda;
+    void (*cuda_release)(tc_context *ctx);
+};
+
+static void *_tc_default_alloc(size_t size, void *user) { (void)user; return malloc(size); }
+static void _tc_default_free(void *ptr, void *user) { (void)user; free(ptr); }
+
+static void _tc_log(tc_context *ctx, tc_log_level level, const char *fmt, ...) {
+    char msg[1024];
+    va_list ap;
+    if (!ctx || !ctx->logger.log_fn) return;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    ctx->logger.log_fn(level, msg, ctx->logger.user_data);
+}
+
+/* Record an error in the context and return its code: `return _tc_fail(...)`. */
+static tc_result _tc_fail(tc_context *ctx, tc_result code, const char *fmt, ...) {
+    va_list ap;
+    if (!ctx) return code;
+    ctx->result = code;
+    va_start(ap, fmt);
+    vsnprintf(ctx->message, sizeof ctx->message, fmt, ap);
+    va_end(ap);
+    _tc_log(ctx, TC_LOG_ERROR, "%s", ctx->message);
+    return code;
+}
+
+/* Heap memory through the user's allocator (for things freed before the context). */
+static void *_tc_malloc(tc_context *ctx, size_t size) {
+    void *p = ctx->allocator.alloc_fn(size ? size : 1, ctx->allocator.user_data);
+    if (!p) _tc_fail(ctx, TC_ERROR_OUT_OF_MEMORY, "out of memory allocating %zu bytes", size);
+    return p;
+}
+static void _tc_free(tc_context *ctx, void *p) {
+    if (p) ctx->allocator.free_fn(p, ctx->allocator.user_data);
+}
+/* Grow a heap array to hold at least `need` items of `item` bytes. */
+static int _tc_grow(tc_context *ctx, void **items, int *cap, int need, size_t item) {
+    int ncap;
+    void *p;
+    if (need <= *cap) return 1;
+    ncap = *cap ? *cap * 2 : 16;
+    while (ncap < need) ncap *= 2;
+    p = _tc_malloc(ctx, (size_t)ncap * item);
+    if (!p) return 0;
+    if (*items) memcpy(p, *items, (size_t)*cap * item);
+    _tc_free(ctx, *items);
+    *items = p;
+    *cap = ncap;
+    return 1;
+}
+
+/* Zeroed memory that lives as long as the context. */
+static void *_tc_alloc(tc_context *ctx, size_t size) {
+    _tc_arena_block *b = ctx->blocks;
+    size = (size + 15) & ~(size_t)15;
+    if (!b || b->used + size > b->cap) {
+        size_t cap = size > ctx->arena_block ? size : ctx->arena_block;
+        size_t head = (sizeof(_tc_arena_block) + 15) & ~(size_t)15;
+        b = (_tc_arena_block *)_tc_malloc(ctx, head + cap);
+        if (!b) return NULL;
+        b->next = ctx->blocks;
+        b->used = head;
+        b->cap = head + cap;
+        ctx->blocks = b;
+    }
+    {
+        void *p = (char *)b + b->used;
+        b->used += size;
+        memset(p, 0, size);
+        return p;
+    }
+}
+
+static char *_tc_strdup(tc_context *ctx, const char *s) {
+    size_t n = strlen(s ? s : "");
+    char *p = (char *)_tc_alloc(ctx, n + 1);
+    if (p) memcpy(p, s ? s : "", n + 1);
+    return p;
+}
+
+TECOMP_API tc_result tc_create_context(const tc_context_desc *desc, tc_context **out) {
+    tc_context_desc d;
+    tc_context *ctx;
+    if (!out) return TC_ERROR_INVALID_ARGUMENT;
+    *out = NULL;
+    memset(&d, 0, sizeof d);
+    if (desc) d = *desc;
+    if (!d.allocator.alloc_fn || !d.allocator.free_fn) {
+        d.allocator.alloc_fn = _tc_default_alloc;
+        d.allocator.free_fn = _tc_default_free;
+    }
+    ctx = (tc_context *)d.allocator.alloc_fn(sizeof *ctx, d.allocator.user_data);
+    if (!ctx) return TC_ERROR_OUT_OF_MEMORY;
+    memset(ctx, 0, sizeof *ctx);
+    ctx->allocator = d.allocator;
+    ctx->logger = d.logger;
+    ctx->arena_block = d.arena_block ? d.arena_block : 64 * 1024;
+    ctx->next_id = 1;
+    if (d.cache_dir) {
+        ctx->cache_dir = _tc_strdup(ctx, d.cache_dir);
+        if (!ctx->cache_dir) { tc_destroy_context(ctx); return TC_ERROR_OUT_OF_MEMORY; }
+    }
+    *out = ctx;
+    return TC_OK;
+}
+
+TECOMP_API void tc_destroy_context(tc_context *ctx) {
+    _tc_arena_block *b;
+    if (!ctx) return;
+    if (ctx->cuda_release) ctx->cuda_release(ctx);
+    b = ctx->blocks;
+    while (b) {
+        _tc_arena_block *next = b->next;
+        _tc_free(ctx, b);
+        b = next;
+    }
+    _tc_free(ctx, (void *)ctx->exprs);
+    _tc_free(ctx, ctx->tensors);
+    ctx->allocator.free_fn(ctx, ctx->allocator.user_data);
+}
+
+TECOMP_API const char *tc_result_string(tc_result r) {
+    static const char *names[TC_RESULT_COUNT] = {
+        "ok", "invalid argument", "out of memory", "parse error", "schedule error",
+        "lowering error", "GPU limit exceeded", "execution fault", "CUDA libraries not found",
+        "no CUDA device", "compile error", "CUDA error", "I/O error"};
+    return (r >= 0 && r < TC_RESULT_COUNT) ? names[r] : "unknown result";
+}
+TECOMP_API const char *tc_last_error(const tc_context *ctx) { return ctx ? ctx->message : ""; }
+TECOMP_API tc_result tc_last_result(const tc_context *ctx) { return ctx ? ctx->result : TC_ERROR_INVALID_ARGUMENT; }
+TECOMP_API void tc_clear_error(tc_context *ctx) {
+    if (!ctx) return;
+    ctx->result = TC_OK;
+    ctx->message[0] = 0;
+}
+
+
+// >>dtype
+
+TECOMP_API const char *tc_dtype_name(tc_dtype t) {
+    static const char *names[TC_DTYPE_COUNT] = {"bool", "int32", "int64", "float16", "float32"};
+    return (t >= 0 && t < TC_DTYPE_COUNT) ? names[t] : "invalid";
+}
+TECOMP_API int tc_dtype_bytes(tc_dtype t) {
+    static const int bytes[TC_DTYPE_COUNT] = {1, 4, 8, 2, 4};
+    return (t >= 0 && t < TC_DTYPE_COUNT) ? bytes[t] : 0;
+}
+TECOMP_API int tc_dtype_is_float(tc_dtype t) { return t == TC_FLOAT16 || t == TC_FLOAT32; }
+static int _tc_dtype_valid(tc_dtype t) { return t >= 0 && t < TC_DTYPE_COUNT; }
+
+/* Round a double to the nearest float16 value (round to nearest even), as the
+   GPU's conversion does; used by constant folding and the host executor. */
+static double _tc_round_half(double x) {
+    double a = fabs(x), scale, q;
+    int e;
+    if (x != x || a == 0.0) return x;
+    if (a >= 65520.0) return x > 0 ? HUGE_VAL : -HUGE_VAL;
+    frexp(a, &e);                       /* a = m * 2^e, m in [0.5, 1) */
+    if (e < -13) e = -13;               /* subnormal halves share the smallest step */
+    scale = ldexp(1.0, 11 - e);         /* 11 significant bits */
+    q = a * scale;
+    q = floor(q + 0.5) - ((fmod(q, 2.0) == 0.5) ? 1.0 : 0.0);
+    return (x < 0 ? -q : q) / scale;
+}
+/* The value a dtype can hold that is nearest to v. */
+static double _tc_round_to(tc_dtype t, double v) {
+    switch (t) {
+    case TC_FLOAT32: return (double)(float)v;
+    case TC_FLOAT16: return _tc_round_half(v);
+    default: return v;
+    }
+}
+
+// >>expr-nodes
+
+static uint32_t _tc_hash_mix(uint32_t h, uint64_t v) {
+    h ^= (uint32_t)v + 0x9e3779b9u + (h << 6) + (h >> 2);
+    h ^= (uint32_t)(v >> 32) + 0x9e3779b9u + (h << 6) + (h >> 2);
+    return h;
+}
+static uint32_t _tc_hash_str(uint32_t h, const char *s) {
+    while (s && *s) h = (h ^ (uint8_t)*s++) * 16777619u;
+    return h;
+}
+static uint32_t _tc_expr_hash(const tc_expr *e) {
+    uint32_t h = 2166136261u;
+    int k;
+    uint64_t bits;
+    memcpy(&bits, &e->v, sizeof bits);
+    h = _tc_hash_mix(h, (uint64_t)e->kind * 31 + (uint64_t)e->dtype);
+    h = _tc_hash_mix(h, bits);
+    h = _tc_hash_str(h, e->name);
+    h = _tc_hash_mix(h, (uint64_t)(uintptr_t)e->tensor ^ (uint64_t)(uintptr_t)e->buffer);
+    h = _tc_hash_mix(h, (uint64_t)e->reduce_op);
+    for (k = 0; k < e->nargs; k++) h = _tc_hash_mix(h, (uint64_t)(uintptr_t)e->args[k]);
+    for (k = 0; k < e->naxes; k++) h = _tc_hash_mix(h, (uint64_t)(uintptr_t)e->axes[k]);
+    return h ? h : 1;
+}
+static int _tc_expr_same(const tc_expr *a, const tc_expr *b) {
+    int k;
+    if (a->hash != b->hash || a->kind != b->kind || a->dtype != b->dtype || a->nargs != b->nargs ||
+        a->naxes != b->naxes || a->tensor != b->tensor || a->buffer != b->buffer || a->reduce_op != b->reduce_op)
+        return 0;
+    if (memcmp(&a->v, &b->v, sizeof a->v) != 0) return 0;
+    if ((a->name || b->name) && (!a->name || !b->name || strcmp(a->name, b->name) != 0)) return 0;
+    for (k = 0; k < a->nargs; k++) if (a->args[k] != b->args[k]) return 0;
+    for (k = 0; k < a->naxes; k++) if (a->axes[k] != b->axes[k]) return 0;
+    return 1;
+}
+
+static int _tc_expr_table_grow(tc_context *ctx) {
+    size_t ncap = ctx->expr_cap ? ctx->expr_cap * 2 : 1024, k;
+    const tc_expr **t = (const tc_expr **)_tc_malloc(ctx, ncap * sizeof *t);
+    if (!t) return 0;
+    memset((void *)t, 0, ncap * sizeof *t);
+    for (k = 0; k < ctx->expr_cap; k++) {
+        const tc_expr *e = ctx->exprs[k];
+        size_t j;
+        if (!e) continue;
+        for (j = e->hash & (ncap - 1); t[j]; j = (j + 1) & (ncap - 1)) {}
+        t[j] = e;
+    }
+    _tc_free(ctx, (void *)ctx->exprs);
+    ctx->exprs = t;
+    ctx->expr_cap = ncap;
+    return 1;
+}
+
+/* The unique node structurally equal to `proto` (hash-consing): found in the
+   table, or copied into the arena and added. Variables are never merged. */
+static const tc_expr *_tc_intern(tc_context *ctx, tc_expr *proto) {
+    size_t j;
+    tc_expr *e;
+    proto->ctx = ctx;
+    proto->hash = _tc_expr_hash(proto);
+    if (proto->kind != TC_VAR) {
+        if (ctx->expr_count * 2 >= ctx->expr_cap && !_tc_expr_table_grow(ctx)) return NULL;
+        for (j = proto->hash & (ctx->expr_cap - 1); ctx->exprs[j]; j = (j + 1) & (ctx->expr_cap - 1))
+            if (_tc_expr_same(ctx->exprs[j], proto)) return ctx->exprs[j];
+    }
+    e = (tc_expr *)_tc_alloc(ctx, sizeof *e);
+    if (!e) return NULL;
+    *e = *proto;
+    if (proto->nargs) {
+        const tc_expr **args = (const tc_expr **)_tc_alloc(ctx, sizeof(tc_expr *) * (size_t)proto->nargs);
+        if (!args) return NULL;
+        memcpy((void *)args, proto->args, sizeof(tc_expr *) * (size_t)proto->nargs);
+        e->args = args;
+    }
+    if (proto->naxes) {
+        const tc_expr **axes = (const tc_expr **)_tc_alloc(ctx, sizeof(tc_expr *) * (size_t)proto->naxes);
+        if (!axes) return NULL;
+        memcpy((void *)axes, proto->axes, sizeof(tc_expr *) * (size_t)proto->naxes);
+        e->axes = axes;
+    }
+    if (proto->name && !(e->name = _tc_strdup(ctx, proto->name))) return NULL;
+    if (proto->kind != TC_VAR) {
+        ctx->exprs[j] = e;
+        ctx->expr_count++;
+    } else {
+        e->id = ctx->next_id++;
+    }
+    return e;
+}
+
+static void _tc_proto(tc_expr *p, tc_expr_kind kind, tc_dtype t) {
+    memset(p, 0, sizeof *p);
+    p->kind = kind;
+    p->dtype = t;
+}
+
+TECOMP_API const tc_expr *tc_imm(tc_context *ctx, tc_dtype t, double value) {
+    tc_expr p;
+    if (!ctx) return NULL;
+    if (!_tc_dtype_valid(t)) {
+        _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_imm: invalid dtype %d", (int)t);
+        return NULL;
+    }
+    _tc_proto(&p, tc_dtype_is_float(t) ? TC_FLOAT_IMM : TC_INT_IMM, t);
+    if (tc_dtype_is_float(t)) p.v.f = _tc_round_to(t, value);
+    else if (t == TC_BOOL) p.v.i = value != 0;
+    else if (t == TC_INT32) p.v.i = (int32_t)(int64_t)value;
+    else p.v.i = (int64_t)value;
+    return _tc_intern(ctx, &p);
+}
+static const tc_expr *_tc_int_typed(tc_context *ctx, tc_dtype t, int64_t value) {
+    tc_expr p;
+    if (tc_dtype_is_float(t)) return tc_imm(ctx, t, (double)value);
+    _tc_proto(&p, TC_INT_IMM, t);
+    p.v.i = t == TC_BOOL ? value != 0 : t == TC_INT32 ? (int32_t)value : value;
+    return _tc_intern(ctx, &p);
+}
+TECOMP_API const tc_expr *tc_int(tc_context *ctx, int64_t value) {
+    return ctx ? _tc_int_typed(ctx, TC_INT32, value) : NULL;
+}
+TECOMP_API const tc_expr *tc_float(tc_context *ctx, double value) { return tc_imm(ctx, TC_FLOAT32, value); }
+
+static const tc_expr *_tc_new_var(tc_context *ctx, const char *name, tc_dtype t, const tc_expr *extent, int reduce) {
+    tc_expr p;
+    if (!ctx) return NULL;
+    if (!name || !*name) {
+        _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "a variable needs a name");
+        return NULL;
+    }
+    if (!_tc_dtype_valid(t) || tc_dtype_is_float(t) || t == TC_BOOL) {
+        _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "variable '%s': dtype %s is not an integer type", name, tc_dtype_name(t));
+        return NULL;
+    }
+    _tc_proto(&p, TC_VAR, t);
+    p.name = name;
+    p.extent = extent;
+    p.is_reduce_axis = reduce;
+    return _tc_intern(ctx, &p);
+}
+TECOMP_API const tc_expr *tc_var_typed(tc_context *ctx, const char *name, tc_dtype t) { return _tc_new_var(ctx, name, t, NULL, 0); }
+TECOMP_API const tc_expr *tc_var(tc_context *ctx, const char *name) { return _tc_new_var(ctx, name, TC_INT32, NULL, 0); }
+
+static const tc_expr *_tc_axis_var(tc_context *ctx, const char *name, const tc_expr *extent, int reduce) {
+    if (!ctx) return NULL;
+    if (!extent) {
+        _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "axis '%s': extent is NULL", name ? name : "?");
+        return NULL;
+    }
+    if (tc_dtype_is_float(extent->dtype) || extent->dtype == TC_BOOL) {
+        _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "axis '%s': extent must be an integer, not %s", name ? name : "?",
+                 tc_dtype_name(extent->dtype));
+        return NULL;
+    }
+    if (extent->kind == TC_INT_IMM && extent->v.i <= 0) {
+        _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "axis '%s': extent %lld is not positive", name ? name : "?",
+                 (long long)extent->v.i);
+        return NULL;
+    }
+    return _tc_new_var(ctx, name, TC_INT32, extent, reduce);
+}
+TECOMP_API const tc_expr *tc_axis(tc_context *ctx, const char *name, const tc_expr *extent) { return _tc_axis_var(ctx, name, extent, 0); }
+TECOMP_API const tc_expr *tc_axisi(tc_context *ctx, const char *name, int64_t extent) { return _tc_axis_var(ctx, name, tc_int(ctx, extent), 0); }
+TECOMP_API const tc_expr *tc_reduce_axis(tc_context *ctx, const char *name, const tc_expr *extent) { return _tc_axis_var(ctx, name, extent, 1); }
+TECOMP_API const tc_expr *tc_reduce_axisi(tc_context *ctx, const char *name, int64_t extent) { return _tc_axis_var(ctx, name, tc_int(ctx, extent), 1); }
+
+TECOMP_API int tc_expr_is_const(const tc_expr *e, int64_t *value) {
+    if (!e || e->kind != TC_INT_IMM) return 0;
+    if (value) *value = e->v.i;
+    return 1;
+}
+
+// >>expr-builders
+
+static int64_t _tc_floordiv(int64_t a, int64_t b) {
+    int64_t q = a / b;
+    return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+static int64_t _tc_floormod(int64_t a, int64_t b) { return a - _tc_floordiv(a, b) * b; }
+static int _tc_is_compare(tc_expr_kind k) { return k >= TC_EQ && k <= TC_GE; }
+
+/* The common type of two operands: floats win over integers, wider over narrower. */
+static tc_dtype _tc_promote(tc_dtype a, tc_dtype b) {
+    if (a == b) return a;
+    if (tc_dtype_is_float(a) || tc_dtype_is_float(b)) {
+        if (tc_dtype_is_float(a) && tc_dtype_is_float(b)) return TC_FLOAT32;
+        return tc_dtype_is_float(a) ? a : b;
+    }
+    return (a == TC_INT64 || b == TC_INT64) ? TC_INT64 : TC_INT32;
+}
+
+/* Fold a binary operation on two literals; NULL when it does not apply. */
+static const tc_expr *_tc_fold(tc_context *ctx, tc_expr_kind k, tc_dtype t, const tc_expr *a, const tc_expr *b) {
+    int isf = a->kind == TC_FLOAT_IMM;
+    if (a->kind != b->kind || (a->kind != TC_INT_IMM && a->kind != TC_FLOAT_IMM)) return NULL;
+    if (isf) {
+        double x = a->v.f, y = b->v.f;
+        switch (k) {
+        case TC_ADD: return tc_imm(ctx, t, x + y);
+        case TC_SUB: return tc_imm(ctx, t, x - y);
+        case TC_MUL: return tc_imm(ctx, t, x * y);
+        case TC_DIV: return y != 0 ? tc_imm(ctx, t, x / y) : NULL;
+        case TC_MIN: return tc_imm(ctx, t, x < y ? x : y);
+        case TC_MAX: return tc_imm(ctx, t, x > y ? x : y);
+        case TC_EQ: return _tc_int_typed(ctx, TC_BOOL, x == y);
+        case TC_NE: return _tc_int_typed(ctx, TC_BOOL, x != y);
+        case TC_LT: return _tc_int_typed(ctx, TC_BOOL, x < y);
+        case TC_LE: return _tc_int_typed(ctx, TC_BOOL, x <= y);
+        case TC_GT: return _tc_int_typed(ctx, TC_BOOL, x > y);
+        case TC_GE: return _tc_int_typed(ctx, TC_BOOL, x >= y);
+        default: return NULL;
+        }
+    } else {
+        int64_t x = a->v.i, y = b->v.i;
+        switch (k) {
+        case TC_ADD: return _tc_int_typed(ctx, t, x + y);
+        case TC_SUB: return _tc_int_typed(ctx, t, x - y);
+        case TC_MUL: return _tc_int_typed(ctx, t, x * y);
+        case TC_DIV: return y != 0 ? _tc_int_typed(ctx, t, _tc_floordiv(x, y)) : NULL;
+        case TC_MOD: return y != 0 ? _tc_int_typed(ctx, t, _tc_floormod(x, y)) : NULL;
+        case TC_MIN: return _tc_int_typed(ctx, t, x < y ? x : y);
+        case TC_MAX: return _tc_int_typed(ctx, t, x > y ? x : y);
+        case TC_EQ: return _tc_int_typed(ctx, TC_BOOL, x == y);
+        case TC_NE: return _tc_int_typed(ctx, TC_BOOL, x != y);
+        case TC_LT: return _tc_int_typed(ctx, TC_BOOL, x < y);
+        case TC_LE: return _tc_int_typed(ctx, TC_BOOL, x <= y);
+        case TC_GT: return _tc_int_typed(ctx, TC_BOOL, x > y);
+        case TC_GE: return _tc_int_typed(ctx, TC_BOOL, x >= y);
+        case TC_AND: return _tc_int_typed(ctx, TC_BOOL, x && y);
+        case TC_OR: return _tc_int_typed(ctx, TC_BOOL, x || y);
+        default: return NULL;
+        }
+    }
+}
+
+static const char *_tc_kind_name(tc_expr_kind k) {
+    static const char *names[TC_EXPR_KIND_COUNT] = {
+        "int literal", "float literal", "variable", "+", "-", "*", "/", "%", "min", "max", "==", "!=", "<",
+        "<=", ">", ">=", "&&", "||", "!", "select", "cast", "call", "access", "load", "reduce"};
+    return (k >= 0 && k < TC_EXPR_KIND_COUNT) ? names[k] : "?";
+}
+
+TECOMP_API const tc_expr *tc_binary(tc_expr_kind k, const tc_expr *a, const tc_expr *b) {
+    tc_context *ctx;
+    tc_dtype t;
+    tc_expr p;
+    const tc_expr *args[2];
+    const tc_expr *folded;
+    if (!a || !b) return NULL;
+    ctx = a->ctx;
+    if (k < TC_ADD || k > TC_OR) {
+        _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_binary: '%s' is not a binary operator", _tc_kind_name(k));
+        return NULL;
+    }
+    if (a->kind == TC_REDUCE || b->kind == TC_REDUCE) {
+        _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "a reduction can only stand at the top of a compute body, not under '%s'",
+                 _tc_kind_name(k));
+        return NULL;
+    }
+    if (k == TC_AND || k == TC_OR) {
+        if (a->dtype != TC_BOOL || b->dtype != TC_BOOL) {
+            _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "'%s' needs bool operands, got %s and %s", _tc_kind_name(k),
+                     tc_dtype_name(a->dtype), tc_dtype_name(b->dtype));
+            return NULL;
+        }
+        t = TC_BOOL;
+    } else {
+        t = _tc_promote(a->dtype, b->dtype);
+        if (k == TC_MOD && tc_dtype_is_float(t)) {
+            _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "'%%' needs integer operands, got %s", tc_dtype_name(t));
+            return NULL;
+        }
+        if (a->dtype != t) a = tc_cast(t, a);
+        if (b->dtype != t) b = tc_cast(t, b);
+        if (!a || !b) return NULL;
+    }
+    if ((folded = _tc_fold(ctx, k, t, a, b)) != NULL) return folded;
+    _tc_proto(&p, k, _tc_is_compare(k) ? TC_BOOL : t);
+    args[0] = a;
+    args[1] = b;
+    p.nargs = 2;
+    p.args = args;
+    return _tc_intern(ctx, &p);
+}
+TECOMP_API const tc_expr *tc_add(const tc_expr *a, const tc_expr *b) { return tc_binary(TC_ADD, a, b); }
+TECOMP_API const tc_expr *tc_sub(const tc_expr *a, const tc_expr *b) { return tc_binary(TC_SUB, a, b); }
+TECOMP_API const tc_expr *tc_mul(const tc_expr *a, const tc_expr *b) { return tc_binary(TC_MUL, a, b); }
+TECOMP_API const tc_expr *tc_div(const tc_expr *a, const tc_expr *b) { return tc_binary(TC_DIV, a, b); }
+TECOMP_API const tc_expr *tc_mod(const tc_expr *a, const tc_expr *b) { return tc_binary(TC_MOD, a, b); }
+TECOMP_API const tc_expr *tc_min(const tc_expr *a, const tc_expr *b) { return tc_binary(TC_MIN, a, b); }
+TECOMP_API const tc_expr *tc_max(const tc_expr *a, const tc_expr *b) { return tc_binary(TC_MAX, a, b); }
+TECOMP_API const tc_expr *tc_eq(const tc_expr *a, const tc_expr *b) { return tc_binary(TC_EQ, a, b); }
+TECOMP_API const tc_expr *tc_ne(const tc_expr *a, const tc_expr *b) { return tc_binary(TC_NE, a, b); }
+TECOMP_API const tc_expr *tc_lt(const tc_expr *a, const tc_expr *b) { return tc_binary(TC_LT, a, b); }
+TECOMP_API const tc_expr *tc_le(const tc_expr *a, const tc_expr *b) { return tc_binary(TC_LE, a, b); }
+TECOMP_API const tc_expr *tc_gt(const tc_expr *a, const tc_expr *b) { return tc_binary(TC_GT, a, b); }
+TECOMP_API const tc_expr *tc_ge(const tc_expr *a, const tc_expr *b) { return tc_binary(TC_GE, a, b); }
+TECOMP_API const tc_expr *tc_and(const tc_expr *a, const tc_expr *b) { return tc_binary(TC_AND, a, b); }
+TECOMP_API const tc_expr *tc_or(const tc_expr *a, const tc_expr *b) { return tc_binary(TC_OR, a, b); }
+
+/* A literal of a's type, for the tc_*i helpers. */
+static const tc_expr *_tc_lit_like(const tc_expr *a, int64_t v) { return a ? _tc_int_typed(a->ctx, a->dtype == TC_BOOL ? TC_INT32 : a->dtype, v) : NULL; }
+TECOMP_API const tc_expr *tc_addi(const tc_expr *a, int64_t b) { return tc_add(a, _tc_lit_like(a, b)); }
+TECOMP_API const tc_expr *tc_subi(const tc_expr *a, int64_t b) { return tc_sub(a, _tc_lit_like(a, b)); }
+TECOMP_API const tc_expr *tc_muli(const tc_expr *a, int64_t b) { return tc_mul(a, _tc_lit_like(a, b)); }
+TECOMP_API const tc_expr *tc_divi(const tc_expr *a, int64_t b) { return tc_div(a, _tc_lit_like(a, b)); }
+TECOMP_API const tc_expr *tc_modi(const tc_expr *a, int64_t b) { return tc_mod(a, _tc_lit_like(a, b)); }
+TECOMP_API const tc_expr *tc_lti(const tc_expr *a, int64_t b) { return tc_lt(a, _tc_lit_like(a, b)); }
+TECOMP_API const tc_expr *tc_gei(const tc_expr *a, int64_t b) { return tc_ge(a, _tc_lit_like(a, b)); }
+
+TECOMP_API const tc_expr *tc_not(const tc_expr *a) {
+    tc_expr p;
+    if (!a) return NULL;
+    if (a->dtype != TC_BOOL) {
+        _tc_fail(a->ctx, TC_ERROR_INVALID_ARGUMENT, "'!' needs a bool operand, got %s", tc_dtype_name(a->dtype));
+        return NULL;
+    }
+    if (a->kind == TC_INT_IMM) return _tc_int_typed(a->ctx, TC_BOOL, !a->v.i);
+    _tc_proto(&p, TC_NOT, TC_BOOL);
+    p.nargs = 1;
+    p.args = &a;
+    return _tc_intern(a->ctx, &p);
+}
+
+TECOMP_API const tc_expr *tc_select(const tc_expr *c, const tc_expr *a, const tc_expr *b) {
+    tc_expr p;
+    const tc_expr *args[3];
+    tc_dtype t;
+    if (!c || !a || !b) return NULL;
+    if (c->dtype != TC_BOOL) {
+        _tc_fail(c->ctx, TC_ERROR_INVALID_ARGUMENT, "select: the condition must be bool, got %s", tc_dtype_name(c->dtype));
+        return NULL;
+    }
+    t = _tc_promote(a->dtype, b->dtype);
+    if (a->dtype != t) a = tc_cast(t, a);
+    if (b->dtype != t) b = tc_cast(t, b);
+    if (!a || !b) return NULL;
+    if (c->kind == TC_INT_IMM) return c->v.i ? a : b;
+    if (a == b) return a;
+    _tc_proto(&p, TC_SELECT, t);
+    args[0] = c;
+    args[1] = a;
+    args[2] = b;
+    p.nargs = 3;
+    p.args = args;
+    return _tc_intern(c->ctx, &p);
+}
+
+TECOMP_API const tc_expr *tc_cast(tc_dtype t, const tc_expr *a) {
+    tc_expr p;
+    if (!a) return NULL;
+    if (!_tc_dtype_valid(t)) {
+        _tc_fail(a->ctx, TC_ERROR_INVALID_ARGUMENT, "cast: invalid dtype %d", (int)t);
+        return NULL;
+    }
+    if (a->dtype == t) return a;
+    if (a->kind == TC_INT_IMM) return tc_dtype_is_float(t) ? tc_imm(a->ctx, t, (double)a->v.i) : _tc_int_typed(a->ctx, t, a->v.i);
+    if (a->kind == TC_FLOAT_IMM)
+        return tc_dtype_is_float(t) ? tc_imm(a->ctx, t, a->v.f) : _tc_int_typed(a->ctx, t, t == TC_BOOL ? a->v.f != 0 : (int64_t)a->v.f);
+    _tc_proto(&p, TC_CAST, t);
+    p.nargs = 1;
+    p.args = &a;
+    return _tc_intern(a->ctx, &p);
+}
+
+static const char *const _tc_math_names[] = {"exp", "log", "sqrt", "rsqrt", "fabs", "tanh", "sigmoid", "pow", "floor", "ceil", NULL};
+static int _tc_math_arity(const char *name) {
+    int k;
+    for (k = 0; _tc_math_names[k]; k++)
+        if (strcmp(_tc_math_names[k], name) == 0) return strcmp(name, "pow") == 0 ? 2 : 1;
+    return 0;
+}
+
+TECOMP_API const tc_expr *tc_call(const char *name, int nargs, const tc_expr *const *args) {
+    tc_expr p;
+    tc_context *ctx;
+    const tc_expr *conv[2];
+    int k, arity;
+    if (!name || nargs < 1 || nargs > 2 || !args || !args[0]) return NULL;
+    ctx = args[0]->ctx;
+    arity = _tc_math_arity(name);
+    if (!arity) {
+        _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "unknown math function '%s'", name);
+        return NULL;
+    }
+    if (arity != nargs) {
+        _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "'%s' takes %d argument%s, got %d", name, arity, arity > 1 ? "s" : "", nargs);
+        return NULL;
+    }
+    for (k = 0; k < nargs; k++) {
+        if (!args[k]) return NULL;
+        /* math on integers computes in float32, as TVM's intrinsics do */
+        conv[k] = tc_dtype_is_float(args[k]->dtype) ? args[k] : tc_cast(TC_FLOAT32, args[k]);
+        if (!conv[k]) return NULL;
+    }
+    if (nargs == 2 && conv[0]->dtype != conv[1]->dtype) {
+        conv[0] = tc_cast(TC_FLOAT32, conv[0]);
+        conv[1] = tc_cast(TC_FLOAT32, conv[1]);
+    }
+    _tc_proto(&p, TC_CALL, conv[0]->dtype);
+    p.name = name;
+    p.nargs = nargs;
+    p.args = conv;
+    return _tc_intern(ctx, &p);
+}
+TECOMP_API const tc_expr *tc_call1(const char *name, const tc_expr *a) { return tc_call(name, 1, &a); }
+
+TECOMP_API const tc_expr *tc_reduce(tc_reduce_op op, const tc_expr *body, int naxes, const tc_expr *const *axes) {
+    tc_expr p;
+    int k;
+    if (!body) return NULL;
+    if (naxes < 1 || !axes) {
+        _tc_fail(body->ctx, TC_ERROR_INVALID_ARGUMENT, "a reduction needs at least one reduce axis");
+        return NULL;
+    }
+    for (k = 0; k < naxes; k++) {
+        if (!axes[k]) return NULL;
+        if (axes[k]->kind != TC_VAR || !axes[k]->is_reduce_axis) {
+            _tc_fail(body->ctx, TC_ERROR_INVALID_ARGUMENT, "reduction axis %d is not a reduce axis (make it with tc_reduce_axis)", k);
+            return NULL;
+        }
+    }
+    if (body->kind == TC_REDUCE) {
+        _tc_fail(body->ctx, TC_ERROR_INVALID_ARGUMENT, "nested reductions are not supported; use one reduction over all axes");
+        return NULL;
+    }
+    _tc_proto(&p, TC_REDUCE, body->dtype);
+    p.reduce_op = op;
+    p.nargs = 1;
+    p.args = &body;
+    p.naxes = naxes;
+    p.axes = axes;
+    return _tc_intern(body->ctx, &p);
+}
+TECOMP_API const tc_expr *tc_sum(const tc_expr *body, int naxes, const tc_expr *const *axes) {
+    return tc_reduce(TC_REDUCE_SUM, body, naxes, axes);
+}
+
+TECOMP_API const tc_expr *tc_access(tc_tensor *t, int nidx, const tc_expr *const *idx) {
+    tc_expr p;
+    int k;
+    const tc_expr *conv[16];
+    if (!t) return NULL;
+    if (nidx != t->ndim) {
+        _tc_fail(t->ctx, TC_ERROR_INVALID_ARGUMENT, "tensor %s has %d dimensions but is indexed with %d", t->name, t->ndim, nidx);
+        return NULL;
+    }
+    for (k = 0; k < nidx; k++) {
+        if (!idx[k]) return NULL;
+        if (tc_dtype_is_float(idx[k]->dtype) || idx[k]->dtype == TC_BOOL) {
+            _tc_fail(t->ctx, TC_ERROR_INVALID_ARGUMENT, "index %d of %s is %s, not an integer", k, t->name, tc_dtype_name(idx[k]->dtype));
+            return NULL;
+        }
+        conv[k] = idx[k]->dtype == TC_INT32 ? idx[k] : tc_cast(TC_INT32, idx[k]);
+    }
+    _tc_proto(&p, TC_ACCESS, t->dtype);
+    p.tensor = t;
+    p.nargs = nidx;
+    p.args = conv;
+    return _tc_intern(t->ctx, &p);
+}
+TECOMP_API const tc_expr *tc_access_va(tc_tensor *t, int nidx, ...) {
+    const tc_expr *idx[16];
+    va_list ap;
+    int k, bad = 0;
+    if (!t) return NULL;
+    if (nidx < 0 || nidx > 16) {
+        _tc_fail(t->ctx, TC_ERROR_INVALID_ARGUMENT, "tensor %s: %d indices (at most 16)", t->name, nidx);
+        return NULL;
+    }
+    va_start(ap, nidx);
+    for (k = 0; k < nidx; k++) {
+        idx[k] = va_arg(ap, const tc_expr *);
+        if (!idx[k]) bad = 1;
+    }
+    va_end(ap);
+    return bad ? NULL : tc_access(t, nidx, idx);
+}
+
+/* A flat read of a buffer: what storage flattening turns an access into. */
+static const tc_expr *_tc_load(tc_buffer *b, const tc_expr *index) {
+    tc_expr p;
+    if (!b || !index) return NULL;
+    _tc_proto(&p, TC_LOAD, b->dtype);
+    p.buffer = b;
+    p.nargs = 1;
+    p.args = &index;
+    return _tc_intern(index->ctx, &p);
+}
+
+/* The same node with new operands (folding where it can). */
+static const tc_expr *_tc_rebuild(const tc_expr *e, const tc_expr *const *args) {
+    tc_expr p;
+    int k;
+    for (k = 0; k < e->nargs; k++) if (!args[k]) return NULL;
+    switch (e->kind) {
+    case TC_NOT: return tc_not(args[0]);
+    case TC_SELECT: return tc_select(args[0], args[1], args[2]);
+    case TC_CAST: return tc_cast(e->dtype, args[0]);
+    case TC_ACCESS: return tc_access(e->tensor, e->nargs, args);
+    case TC_LOAD: return _tc_load(e->buffer, args[0]);
+    default:
+        if (e->kind >= TC_ADD && e->kind <= TC_OR) return tc_binary(e->kind, args[0], args[1]);
+    }
+    p = *e;
+    p.args = args;
+    return _tc_intern(e->ctx, &p);
+}
+
+/* Rebuild e with every child mapped by fn (one level); e itself when nothing changed. */
+typedef const tc_expr *(*_tc_expr_fn)(const tc_expr *e, void *user);
+static const tc_expr *_tc_map_children(const tc_expr *e, _tc_expr_fn fn, void *user) {
+    const tc_expr *args[16];
+    int k, changed = 0;
+    TECOMP_ASSERT(e->nargs <= 16);
+    for (k = 0; k < e->nargs; k++) {
+        args[k] = fn(e->args[k], user);
+        if (!args[k]) return NULL;
+        changed |= args[k] != e->args[k];
+    }
+    return changed ? _tc_rebuild(e, args) : e;
+}
+
+typedef struct _tc_subst {
+    int n;
+    const tc_expr *const *vars;
+    const tc_expr *const *values;
+} _tc_subst;
+static const tc_expr *_tc_subst_fn(const tc_expr *e, void *user) {
+    _tc_subst *s = (_tc_subst *)user;
+    int k;
+    if (!e) return NULL;
+    if (e->kind == TC_VAR) {
+        for (k = 0; k < s->n; k++) if (s->vars[k] == e) return s->values[k];
+        return e;
+    }
+    return e->nargs ? _tc_map_children(e, _tc_subst_fn, user) : e;
+}
+TECOMP_API const tc_expr *tc_substitute(const tc_expr *e, int n, const tc_expr *const *vars, const tc_expr *const *values) {
+    _tc_subst s;
+    s.n = n;
+    s.vars = vars;
+    s.values = values;
+    return _tc_subst_fn(e, &s);
+}
+
+/* Does e mention variable v? */
+static int _tc_uses_var(const tc_expr *e, const tc_expr *v) {
+    int k;
+    if (!e) return 0;
+    if (e == v) return 1;
+    for (k = 0; k < e->nargs; k++) if (_tc_uses_var(e->args[k], v)) return 1;
+    return 0;
+}
+
+// >>tensors
+
+static tc_tensor *_tc_tensor_new(tc_context *ctx, const char *name, tc_dtype t, int ndim) {
+    tc_tensor *x;
+    if (!name || !*name) {
+        _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "a tensor needs a name");
+        return NULL;
+    }
+    if (!_tc_dtype_valid(t)) {
+        _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tensor %s: invalid dtype %d", name, (int)t);
+        return NULL;
+    }
+    if (ndim < 1 || ndim > 16) {
+        _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tensor %s: %d dimensions (1 to 16 supported)", name, ndim);
+        return NULL;
+    }
+    x = (tc_tensor *)_tc_alloc(ctx, sizeof *x);
+    if (!x || !(x->name = _tc_strdup(ctx, name))) return NULL;
+    x->dtype = t;
+    x->ndim = ndim;
+    x->ctx = ctx;
+    x->id = ctx->next_id++;
+    if (!_tc_grow(ctx, (void **)&ctx->tensors, &ctx->tensor_cap, ctx->ntensors + 1, sizeof(tc_tensor *))) return NULL;
+    ctx->tensors[ctx->ntensors++] = x;
+    return x;
+}
+
+TECOMP_API tc_tensor *tc_placeholder(tc_context *ctx, const char *name, tc_dtype t, int ndim, const tc_expr *const *shape) {
+    tc_tensor *x;
+    const tc_expr **dims;
+    int k;
+    if (!ctx) return NULL;
+    if (!shape) {
+        _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "placeholder %s: shape is NULL", name ? name : "?");
+        return NULL;
+    }
+    for (k = 0; k < ndim; k++) {
+        if (!shape[k]) return NULL;
+        if (tc_dtype_is_float(shape[k]->dtype) || (shape[k]->kind == TC_INT_IMM && shape[k]->v.i <= 0)) {
+            _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "placeholder %s: dimension %d is not a positive integer", name ? name : "?", k);
+            return NULL;
+        }
+    }
+    if (!(x = _tc_tensor_new(ctx, name, t, ndim))) return NULL;
+    if (!(dims = (const tc_expr **)_tc_alloc(ctx, sizeof *dims * (size_t)ndim))) return NULL;
+    for (k = 0; k < ndim; k++) dims[k] = shape[k];
+    x->shape = dims;
+    x->op = TC_OP_PLACEHOLDER;
+    return x;
+}
+
+TECOMP_API tc_tensor *tc_placeholderi(tc_context *ctx, const char *name, tc_dtype t, int ndim, ...) {
+    const tc_expr *shape[16];
+    va_list ap;
+    int k;
+    if (!ctx) return NULL;
+    if (ndim < 1 || ndim > 16) {
+        _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "placeholder %s: %d dimensions (1 to 16 supported)", name ? name : "?", ndim);
+        return NULL;
+    }
+    va_start(ap, ndim);
+    for (k = 0; k < ndim; k++) shape[k] = tc_int(ctx, va_arg(ap, int));
+    va_end(ap);
+    return tc_placeholder(ctx, name, t, ndim, shape);
+}
+
+/* Check that every variable in a compute body is one of its axes, one of the
+   reduction's axes, or a symbolic size. */
+static int _tc_check_body_vars(tc_context *ctx, const char *name, const tc_expr *e, int naxes, const tc_expr *const *axes,
+                               const tc_expr *red) {
+    int k;
+    if (e->kind == TC_VAR) {
+        if (!e->extent) return 1; /* symbolic size */
+        for (k = 0; k < naxes; k++) if (axes[k] == e) return 1;
+        if (red) for (k = 0; k < red->naxes; k++) if (red->axes[k] == e) return 1;
+        _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "compute %s: axis '%s' is used in the body but is not one of its axes%s", name,
+                 e->name, e->is_reduce_axis ? " or reduction axes" : "");
+        return 0;
+    }
+    for (k = 0; k < e->nargs; k++)
+        if (!_tc_check_body_vars(ctx, name, e->args[k], naxes, axes, red)) return 0;
+    return 1;
+}
+
+TECOMP_API tc_tensor *tc_compute(tc_context *ctx, const char *name, int naxes, const tc_expr *const *axes, const tc_expr *body) {
+    tc_tensor *x;
+    const tc_expr **shape, **ax;
+    int k, j;
+    if (!ctx) return NULL;
+    if (!body || !axes) {
+        if (!body && ctx->result == TC_OK) _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "compute %s: body is NULL", name ? name : "?");
+        return NULL;
+    }
+    for (k = 0; k < naxes; k++) {
+        if (!axes[k]) return NULL;
+        if (axes[k]->kind != TC_VAR || !axes[k]->extent || axes[k]->is_reduce_axis) {
+            _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "compute %s: axis %d is not an axis made by tc_axis", name ? name : "?", k);
+            return NULL;
+        }
+        for (j = 0; j < k; j++)
+            if (axes[j] == axes[k]) {
+                _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "compute %s: axis '%s' is used twice", name ? name : "?", axes[k]->name);
+                return NULL;
+            }
+    }
+    if (!_tc_check_body_vars(ctx, name ? name : "?", body, naxes, axes, body->kind == TC_REDUCE ? body : NULL)) return NULL;
+    if (!(x = _tc_tensor_new(ctx, name, body->dtype, naxes))) return NULL;
+    shape = (const tc_expr **)_tc_alloc(ctx, sizeof *shape * (size_t)naxes);
+    ax = (const tc_expr **)_tc_alloc(ctx, sizeof *ax * (size_t)naxes);
+    if (!shape || !ax) return NULL;
+    for (k = 0; k < naxes; k++) {
+        shape[k] = axes[k]->extent;
+        ax[k] = axes[k];
+    }
+    x->shape = shape;
+    x->axes = ax;
+    x->body = body;
+    x->op = TC_OP_COMPUTE;
+    return x;
+}
+
+TECOMP_API tc_tensor *tc_find_tensor(tc_context *ctx, const char *name) {
+    int k;
+    if (!ctx || !name) return NULL;
+    for (k = ctx->ntensors - 1; k >= 0; k--)
+        if (strcmp(ctx->tensors[k]->name, name) == 0) return ctx->tensors[k];
+    return NULL;
+}
+
+// >>simplify
+
+/* Integer intervals for range analysis; _TC_INF stands for "unbounded". */
+#define _TC_INF ((int64_t)1 << 60)
+typedef struct _tc_range { int64_t lo, hi; } _tc_range;
+
+static int64_t _tc_sat(int64_t v) { return v > _TC_INF ? _TC_INF : v < -_TC_INF ? -_TC_INF : v; }
+static int64_t _tc_sat_mul(int64_t a, int64_t b) {
+    if (a == 0 || b == 0) return 0;
+    if ((a >= _TC_INF || a <= -_TC_INF || b >= _TC_INF || b <= -_TC_INF) ||
+        (a > 0 ? a : -a) > _TC_INF / (b > 0 ? b : -b))
+        return ((a > 0) == (b > 0)) ? _TC_INF : -_TC_INF;
+    return a * b;
+}
+static _tc_range _tc_range_make(int64_t lo, int64_t hi) {
+    _tc_range r;
+    r.lo = _tc_sat(lo);
+    r.hi = _tc_sat(hi);
+    return r;
+}
+static const _tc_range _tc_range_all = {-_TC_INF, _TC_INF};
+
+/* The values an integer expression can take, from the extents of the axis
+   variables in it (an axis of extent n lies in [0, n)); symbolic sizes are
+   taken as non-negative. Conservative: unknown means unbounded. */
+static _tc_range _tc_range_of(const tc_expr *e) {
+    _tc_range a, b;
+    int64_t c;
+    if (!e || tc_dtype_is_float(e->dtype)) return _tc_range_all;
+    switch (e->kind) {
+    case TC_INT_IMM: return _tc_range_make(e->v.i, e->v.i);
+    case TC_VAR:
+        if (!e->extent) return _tc_range_make(0, _TC_INF);
+        b = _tc_range_of(e->extent);
+        return _tc_range_make(0, b.hi >= _TC_INF ? _TC_INF : b.hi - 1);
+    case TC_ADD:
+        a = _tc_range_of(e->args[0]), b = _tc_range_of(e->args[1]);
+        return _tc_range_make(a.lo + b.lo, a.hi + b.hi);
+    case TC_SUB:
+        a = _tc_range_of(e->args[0]), b = _tc_range_of(e->args[1]);
+        return _tc_range_make(a.lo - b.hi, a.hi - b.lo);
+    case TC_MUL: {
+        int64_t p[4], lo, hi;
+        int k;
+        a = _tc_range_of(e->args[0]), b = _tc_range_of(e->args[1]);
+        p[0] = _tc_sat_mul(a.lo, b.lo), p[1] = _tc_sat_mul(a.lo, b.hi);
+        p[2] = _tc_sat_mul(a.hi, b.lo), p[3] = _tc_sat_mul(a.hi, b.hi);
+        lo = hi = p[0];
+        for (k = 1; k < 4; k++) lo = p[k] < lo ? p[k] : lo, hi = p[k] > hi ? p[k] : hi;
+        return _tc_range_make(lo, hi);
+    }
+    case TC_DIV:
+        if (!tc_expr_is_const(e->args[1], &c) || c <= 0) return _tc_range_all;
+        a = _tc_range_of(e->args[0]);
+        return _tc_range_make(a.lo <= -_TC_INF ? -_TC_INF : _tc_floordiv(a.lo, c), a.hi >= _TC_INF ? _TC_INF : _tc_floordiv(a.hi, c));
+    case TC_MOD:
+        if (!tc_expr_is_const(e->args[1], &c) || c <= 0) return _tc_range_all;
+        a = _tc_range_of(e->args[0]);
+        if (a.lo > -_TC_INF && a.hi < _TC_INF && _tc_floordiv(a.lo, c) == _tc_floordiv(a.hi, c))
+            return _tc_range_make(_tc_floormod(a.lo, c), _tc_floormod(a.hi, c));
+        return _tc_range_make(0, c - 1);
+    case TC_MIN:
+        a = _tc_range_of(e->args[0]), b = _tc_range_of(e->args[1]);
+        return _tc_range_make(a.lo < b.lo ? a.lo : b.lo, a.hi < b.hi ? a.hi : b.hi);
+    case TC_MAX:
+        a = _tc_range_of(e->args[0]), b = _tc_range_of(e->args[1]);
+        return _tc_range_make(a.lo > b.lo ? a.lo : b.lo, a.hi > b.hi ? a.hi : b.hi);
+    case TC_SELECT:
+        a = _tc_range_of(e->args[1]), b = _tc_range_of(e->args[2]);
+        return _tc_range_make(a.lo < b.lo ? a.lo : b.lo, a.hi > b.hi ? a.hi : b.hi);
+    default:
+        if (e->dtype == TC_BOOL) return _tc_range_make(0, 1);
+        return _tc_range_all;
+    }
+}
+
+/* An integer expression as sum(coef * atom) + constant, atoms being variables
+   and the non-linear subexpressions (already simplified). */
+#define _TC_MAX_TERMS 32
+typedef struct _tc_lin {
+    const tc_expr *atom[_TC_MAX_TERMS];
+    int64_t coef[_TC_MAX_TERMS];
+    int n;
+    int64_t c;
+    int overflow; /* too many terms: the caller keeps the expression as it is */
+} _tc_lin;
+
+static const tc_expr *_tc_simplify_node(const tc_expr *e);
+
+static void _tc_lin_add_term(_tc_lin *l, const tc_expr *atom, int64_t coef) {
+    int k;
+    for (k = 0; k < l->n; k++)
+        if (l->atom[k] == atom) {
+            l->coef[k] += coef;
+            if (l->coef[k] == 0) {
+                l->atom[k] = l->atom[l->n - 1];
+                l->coef[k] = l->coef[l->n - 1];
+                l->n--;
+            }
+            return;
+        }
+    if (coef == 0) return;
+    if (l->n == _TC_MAX_TERMS) { l->overflow = 1; return; }
+    l->atom[l->n] = atom;
+    l->coef[l->n++] = coef;
+}
+
+/* Accumulate scale * e into l; e is simplified. */
+static void _tc_lin_collect(_tc_lin *l, const tc_expr *e, int64_t scale) {
+    int64_t c;
+    switch (e->kind) {
+    case TC_INT_IMM: l->c += scale * e->v.i; return;
+    case TC_ADD: _tc_lin_collect(l, e->args[0], scale); _tc_lin_collect(l, e->args[1], scale); return;
+    case TC_SUB: _tc_lin_collect(l, e->args[0], scale); _tc_lin_collect(l, e->args[1], -scale); return;
+    case TC_MUL:
+        if (tc_expr_is_const(e->args[1], &c)) { _tc_lin_collect(l, e->args[0], scale * c); return; }
+        if (tc_expr_is_const(e->args[0], &c)) { _tc_lin_collect(l, e->args[1], scale * c); return; }
+        break;
+    default: break;
+    }
+    _tc_lin_add_term(l, e, scale);
+}
+
+/* floordiv(x, c) * c + floormod(x, c) == x: merge such pairs, the shape that
+   fusing and splitting by the same factor leaves behind. */
+static void _tc_lin_merge_divmod(_tc_lin *l, tc_context *ctx) {
+    int k, j;
+    for (k = 0; k < l->n; k++) {
+        const tc_expr *m = l->atom[k];
+        int64_t c;
+        if (m->kind != TC_MOD || !tc_expr_is_const(m->args[1], &c)) continue;
+        for (j = 0; j < l->n; j++) {
+            const tc_expr *d = l->atom[j];
+            if (d->kind == TC_DIV && d->args[0] == m->args[0] && d->args[1] == m->args[1] && l->coef[j] == l->coef[k] * c) {
+                const tc_expr *x = m->args[0];
+                int64_t coef = l->coef[k];
+                _tc_lin_add_term(l, d, -l->coef[j]);
+                _tc_lin_add_term(l, m, -coef);
+                {
+                    _tc_lin sub;
+                    int i;
+                    memset(&sub, 0, sizeof sub);
+                    _tc_lin_collect(&sub, x, coef);
+                    for (i = 0; i < sub.n; i++) _tc_lin_add_term(l, sub.atom[i], sub.coef[i]);
+                    l->c += sub.c;
+                }
+                (void)ctx;
+                k = -1; /* the table changed: scan again */
+                break;
+            }
+        }
+    }
+}
+
+static _tc_range _tc_lin_range(const _tc_lin *l) {
+    _tc_range r = _tc_range_make(l->c, l->c);
+    int k;
+    for (k = 0; k < l->n; k++) {
+        _tc_range a = _tc_range_of(l->atom[k]);
+        int64_t x = _tc_sat_mul(a.lo, l->coef[k]), y = _tc_sat_mul(a.hi, l->coef[k]);
+        r = _tc_range_make(r.lo + (x < y ? x : y), r.hi + (x < y ? y : x));
+    }
+    return r;
+}
+
+/* Order terms for printing: larger strides first (b*2048 + c*512 + h*32 + w),
+   then older variables first. */
+static int _tc_term_before(const tc_expr *a, int64_t ca, const tc_expr *b, int64_t cb) {
+    int64_t x = ca < 0 ? -ca : ca, y = cb < 0 ? -cb : cb;
+    if (x != y) return x > y;
+    if (a->kind == TC_VAR && b->kind == TC_VAR) return a->id < b->id;
+    if ((a->kind == TC_VAR) != (b->kind == TC_VAR)) return a->kind != TC_VAR;
+    return a->hash < b->hash;
+}
+
+/* Build the canonical expression of a linear form. */
+static const tc_expr *_tc_lin_to_expr(_tc_lin *l, tc_context *ctx, tc_dtype t) {
+    const tc_expr *r = NULL;
+    int k, j;
+    for (k = 1; k < l->n; k++) /* insertion sort: few terms */
+        for (j = k; j > 0 && _tc_term_before(l->atom[j], l->coef[j], l->atom[j - 1], l->coef[j - 1]); j--) {
+            const tc_expr *a = l->atom[j];
+            int64_t c = l->coef[j];
+            l->atom[j] = l->atom[j - 1], l->coef[j] = l->coef[j - 1];
+            l->atom[j - 1] = a, l->coef[j - 1] = c;
+        }
+    if (l->n && l->coef[0] < 0 && l->c != 0) { /* 3 - i, not 0 - i + 3 */
+        r = _tc_int_typed(ctx, t, l->c);
+        l->c = 0;
+    }
+    for (k = 0; k < l->n; k++) {
+        int64_t c = l->coef[k];
+        const tc_expr *term = l->atom[k];
+        int64_t mag = c < 0 ? -c : c;
+        if (mag != 1) term = tc_binary(TC_MUL, term, _tc_int_typed(ctx, t, mag));
+        if (!r) r = c < 0 ? tc_binary(TC_SUB, _tc_int_typed(ctx, t, 0), term) : term;
+        else r = tc_binary(c < 0 ? TC_SUB : TC_ADD, r, term);
+    }
+    if (!r) return _tc_int_typed(ctx, t, l->c);
+    if (l->c > 0) r = tc_binary(TC_ADD, r, _tc_int_typed(ctx, t, l->c));
+    if (l->c < 0) r = tc_binary(TC_SUB, r, _tc_int_typed(ctx, t, -l->c));
+    return r;
+}
+
+static int64_t _tc_gcd(int64_t a, int64_t b) {
+    if (a < 0) a = -a;
+    if (b < 0) b = -b;
+    while (b) { int64_t t = a % b; a = b; b = t; }
+    return a;
+}
+
+/* floordiv / floormod of a linear form by a positive constant c. */
+static const tc_expr *_tc_simplify_divmod(tc_context *ctx, tc_dtype t, int is_mod, const tc_expr *x, int64_t c) {
+    _tc_lin l, q, r;
+    int64_t g;
+    int k;
+    _tc_range rr;
+    memset(&l, 0, sizeof l);
+    _tc_lin_collect(&l, x, 1);
+    if (l.overflow) return NULL;
+    /* divide out the common factor: floordiv(g*a, g*c) = floordiv(a, c), floormod(g*a, g*c) = g*floormod(a, c) */
+    g = _tc_gcd(l.c, c);
+    for (k = 0; k < l.n; k++) g = _tc_gcd(g, l.coef[k]);
+    if (g > 1) {
+        for (k = 0; k < l.n; k++) l.coef[k] /= g;
+        l.c /= g;
+        c /= g;
+    }
+    /* x = q*c + r, with q the terms whose coefficients c divides */
+    memset(&q, 0, sizeof q);
+    memset(&r, 0, sizeof r);
+    for (k = 0; k < l.n; k++) {
+        if (l.coef[k] % c == 0) _tc_lin_add_term(&q, l.atom[k], l.coef[k] / c);
+        else _tc_lin_add_term(&r, l.atom[k], l.coef[k]);
+    }
+    q.c = _tc_floordiv(l.c, c);
+    r.c = _tc_floormod(l.c, c);
+    rr = _tc_lin_range(&r);
+    if (is_mod) {
+        const tc_expr *m;
+        if (rr.lo >= 0 && rr.hi < c) m = _tc_lin_to_expr(&r, ctx, t);
+        else if (rr.lo > -_TC_INF && rr.hi < _TC_INF && _tc_floordiv(rr.lo, c) == _tc_floordiv(rr.hi, c)) {
+            r.c -= _tc_floordiv(rr.lo, c) * c;
+            m = _tc_lin_to_expr(&r, ctx, t);
+        } else {
+            tc_expr p;
+            const tc_expr *args[2];
+            _tc_proto(&p, TC_MOD, t);
+            args[0] = _tc_lin_to_expr(&r, ctx, t);
+            args[1] = _tc_int_typed(ctx, t, c);
+            if (!args[0] || !args[1]) return NULL;
+            if (c == 1) return _tc_int_typed(ctx, t, 0);
+            p.nargs = 2, p.args = args;
+            m = _tc_intern(ctx, &p);
+        }
+        return g > 1 ? tc_binary(TC_MUL, m, _tc_int_typed(ctx, t, g)) : m;
+    }
+    if (rr.lo > -_TC_INF && rr.hi < _TC_INF && _tc_floordiv(rr.lo, c) == _tc_floordiv(rr.hi, c)) {
+        q.c += _tc_floordiv(rr.lo, c);
+    } else if (c > 1) {
+        tc_expr p;
+        const tc_expr *args[2];
+        _tc_proto(&p, TC_DIV, t);
+        args[0] = _tc_lin_to_expr(&r, ctx, t);
+        args[1] = _tc_int_typed(ctx, t, c);
+        if (!args[0] || !args[1]) return NULL;
+        /* floordiv(floordiv(a, b), c) = floordiv(a, b*c) */
+        if (r.n == 1 && r.c == 0 && r.coef[0] == 1 && r.atom[0]->kind == TC_DIV &&
+            tc_expr_is_const(r.atom[0]->args[1], &g) && g > 0) {
+            args[0] = r.atom[0]->args[0];
+            args[1] = _tc_int_typed(ctx, t, g * c);
+        }
+        p.nargs = 2, p.args = args;
+        _tc_lin_add_term(&q, _tc_intern(ctx, &p), 1);
+    } else {
+        for (k = 0; k < r.n; k++) _tc_lin_add_term(&q, r.atom[k], r.coef[k]);
+        q.c += r.c;
+    }
+    return _tc_lin_to_expr(&q, ctx, t);
+}
+
+/* Canonical form of an integer add/sub/mul tree. */
+static const tc_expr *_tc_simplify_linear(const tc_expr *e) {
+    _tc_lin l;
+    memset(&l, 0, sizeof l);
+    _tc_lin_collect(&l, e, 1);
+    if (l.overflow) return e;
+    _tc_lin_merge_divmod(&l, e->ctx);
+    if (l.overflow) return e;
+    return _tc_lin_to_expr(&l, e->ctx, e->dtype);
+}
+
+/* Decide a comparison of integers from ranges: 1 true, 0 false, -1 unknown. */
+static int _tc_prove_compare(tc_expr_kind k, const tc_expr *a, const tc_expr *b) {
+    _tc_lin l;
+    _tc_range r;
+    memset(&l, 0, sizeof l);
+    _tc_lin_collect(&l, a, 1);
+    _tc_lin_collect(&l, b, -1);
+    if (l.overflow) return -1;
+    r = _tc_lin_range(&l); /* range of a - b */
+    switch (k) {
+    case TC_LT: return r.hi < 0 ? 1 : r.lo >= 0 ? 0 : -1;
+    case TC_LE: return r.hi <= 0 ? 1 : r.lo > 0 ? 0 : -1;
+    case TC_GT: return r.lo > 0 ? 1 : r.hi <= 0 ? 0 : -1;
+    case TC_GE: return r.lo >= 0 ? 1 : r.hi < 0 ? 0 : -1;
+    case TC_EQ: return (r.lo == 0 && r.hi == 0) ? 1 : (r.lo > 0 || r.hi < 0) ? 0 : -1;
+    case TC_NE: return (r.lo == 0 && r.hi == 0) ? 0 : (r.lo > 0 || r.hi < 0) ? 1 : -1;
+    default: return -1;
+    }
+}
+
+static const tc_expr *_tc_simplify_fn(const tc_expr *e, void *user) {
+    (void)user;
+    return _tc_simplify_node(e);
+}
+
+/* Simplify one node whose children are simplified already. */
+static const tc_expr *_tc_simplify_rules(const tc_expr *e) {
+    tc_context *ctx = e->ctx;
+    int64_t c;
+    int is_int = !tc_dtype_is_float(e->dtype) && e->dtype != TC_BOOL;
+    const tc_expr *a = e->nargs > 0 ? e->args[0] : NULL, *b = e->nargs > 1 ? e->args[1] : NULL;
+    switch (e->kind) {
+    case TC_ADD: case TC_SUB: case TC_MUL:
+        if (is_int) return _tc_simplify_linear(e);
+        if (e->kind == TC_MUL && b->kind == TC_FLOAT_IMM && b->v.f == 1.0) return a;
+        if (e->kind != TC_MUL && b->kind == TC_FLOAT_IMM && b->v.f == 0.0) return a;
+        return e;
+    case TC_DIV: case TC_MOD:
+        if (is_int && tc_expr_is_const(b, &c) && c > 0) {
+            const tc_expr *r = _tc_simplify_divmod(ctx, e->dtype, e->kind == TC_MOD, a, c);
+            return r ? r : e;
+        }
+        return e;
+    case TC_MIN: case TC_MAX:
+        if (is_int) {
+            int le = _tc_prove_compare(TC_LE, a, b), ge = _tc_prove_compare(TC_GE, a, b);
+            if (le == 1) return e->kind == TC_MIN ? a : b;
+            if (ge == 1) return e->kind == TC_MIN ? b : a;
+        }
+        return e;
+    case TC_EQ: case TC_NE: case TC_LT: case TC_LE: case TC_GT: case TC_GE:
+        if (!tc_dtype_is_float(a->dtype)) {
+            int v = _tc_prove_compare(e->kind, a, b);
+            if (v >= 0) return _tc_int_typed(ctx, TC_BOOL, v);
+        }
+        return e;
+    case TC_AND:
+        if (a->kind == TC_INT_IMM) return a->v.i ? b : a;
+        if (b->kind == TC_INT_IMM) return b->v.i ? a : b;
+        return e;
+    case TC_OR:
+        if (a->kind == TC_INT_IMM) return a->v.i ? a : b;
+        if (b->kind == TC_INT_IMM) return b->v.i ? b : a;
+        return e;
+    default: return e;
+    }
+}
+
+static const tc_expr *_tc_simplify_node(const tc_expr *e) {
+    const tc_expr *r;
+    if (!e) return NULL;
+    if (e->kind == TC_INT_IMM || e->kind == TC_FLOAT_IMM || e->kind == TC_VAR) return e;
+    if (e->kind == TC_REDUCE) {
+        const tc_expr *body = _tc_simplify_node(e->args[0]);
+        return body == e->args[0] ? e : tc_reduce(e->reduce_op, body, e->naxes, e->axes);
+    }
+    r = _tc_map_children(e, _tc_simplify_fn, NULL);
+    if (!r) return NULL;
+    /* _tc_rebuild may fold to a literal or hand back another kind of node */
+    if (r->nargs == 0) return r;
+    r = _tc_simplify_rules(r);
+    return r;
+}
+
+TECOMP_API const tc_expr *tc_simplify(const tc_expr *e) {
+    const tc_expr *prev = NULL;
+    int rounds = 0;
+    /* rules can expose more work for each other; a few rounds reach a fixed point */
+    while (e && e != prev && rounds++ < 4) {
+        prev = e;
+        e = _tc_simplify_node(e);
+    }
+    return e;
+}
+
+// >>print
+
+void tc_str_init(tc_str *s, tc_context *ctx) {
+    memset(s, 0, sizeof *s);
+    s->ctx = ctx;
+}
+void tc_str_free(tc_str *s) {
+    if (s->data) _tc_free(s->ctx, s->data);
+    memset(s, 0, sizeof *s);
+}
+static void _tc_str_reserve(tc_str *s, size_t extra) {
+    size_t need = s->len + extra + 1, ncap;
+    char *p;
+    if (need <= s->cap || s->failed) return;
+    ncap = s->cap ? s->cap * 2 : 256;
+    while (ncap < need) ncap *= 2;
+    p = (char *)_tc_malloc(s->ctx, ncap);
+    if (!p) { s->failed = 1; return; }
+    if (s->data) memcpy(p, s->data, s->len + 1);
+    else p[0] = 0;
+    _tc_free(s->ctx, s->data);
+    s->data = p;
+    s->cap = ncap;
+}
+void tc_str_printf(tc_str *s, const char *fmt, ...) {
+    va_list ap;
+    int n;
+    char small[256];
+    va_start(ap, fmt);
+    n = vsnprintf(small, sizeof small, fmt, ap);
+    va_end(ap);
+    if (n < 0) return;
+    _tc_str_reserve(s, (size_t)n);
+    if (s->failed) return;
+    if ((size_t)n < sizeof small) memcpy(s->data + s->len, small, (size_t)n + 1);
+    else {
+        va_start(ap, fmt);
+        vsnprintf(s->data + s->len, (size_t)n + 1, fmt, ap);
+        va_end(ap);
+    }
+    s->len += (size_t)n;
+}
+
+/* Two ways to print an expression: the IR printer's (floordiv(a, b),
+   select(c, a, b), float32(x)) and CUDA C's. */
+typedef enum _tc_style { _TC_STYLE_IR, _TC_STYLE_CUDA } _tc_style;
+
+/* C operator precedence, higher binds tighter. */
+static int _tc_prec(const tc_expr *e, _tc_style style) {
+    switch (e->kind) {
+    case TC_MUL: return 10;
+    case TC_DIV: case TC_MOD: return (style == _TC_STYLE_CUDA || tc_dtype_is_float(e->dtype)) ? 10 : 20;
+    case TC_ADD: case TC_SUB: return 9;
+    case TC_LT: case TC_LE: case TC_GT: case TC_GE: return 7;
+    case TC_EQ: case TC_NE: return 6;
+    case TC_AND: return 4;
+    case TC_OR: return 3;
+    case TC_SELECT: return 2;
+    case TC_NOT: return 12;
+    case TC_CAST: return style == _TC_STYLE_CUDA ? 12 : 20;
+    case TC_INT_IMM: return e->v.i < 0 ? 12 : 20;
+    case TC_FLOAT_IMM: return e->v.f < 0 ? 12 : 20;
+    default: return 20;
+    }
+}
+
+static void _tc_print(tc_str *s, const tc_expr *e, _tc_style style);
+
+static void _tc_print_operand(tc_str *s, const tc_expr *e, int min_prec, _tc_style style) {
+    int paren = _tc_prec(e, style) < min_prec;
+    if (paren) tc_str_printf(s, "(");
+    _tc_print(s, e, style);
+    if (paren) tc_str_printf(s, ")");
+}
+
+static void _tc_print_float(tc_str *s, double v, tc_dtype t, _tc_style style) {
+    char buf[64];
+    if (v != v) { tc_str_printf(s, style == _TC_STYLE_CUDA ? "__int_as_float(0x7fc00000)" : "nan"); return; }
+    if (v == HUGE_VAL || v == -HUGE_VAL) {
+        tc_str_printf(s, style == _TC_STYLE_CUDA ? "%s__int_as_float(0x7f800000)" : "%sinf", v < 0 ? "-" : "");
+        return;
+    }
+    snprintf(buf, sizeof buf, "%.9g", v);
+    if (!strpbrk(buf, ".eEn")) strcat(buf, ".0");
+    if (style == _TC_STYLE_CUDA && t == TC_FLOAT32) strcat(buf, "f");
+    if (style == _TC_STYLE_CUDA && t == TC_FLOAT16) { tc_str_printf(s, "__float2half(%sf)", buf); return; }
+    tc_str_printf(s, "%s", buf);
+}
+
+/* Is e an integer that cannot be negative? Then C's / and % are floor ops. */
+static int _tc_nonneg(const tc_expr *e) { return _tc_range_of(e).lo >= 0; }
+
+static const char *_tc_cuda_type(tc_dtype t) {
+    switch (t) {
+    case TC_BOOL: return "bool";
+    case TC_INT32: return "int";
+    case TC_INT64: return "long long";
+    case TC_FLOAT16: return "half";
+    default: return "float";
+    }
+}
+
+static void _tc_print_var_name(tc_str *s, const char *name, _tc_style style) {
+    const char *p;
+    if (style == _TC_STYLE_IR) { tc_str_printf(s, "%s", name); return; }
+    for (p = name; *p; p++) tc_str_printf(s, "%c", (*p == '.' || *p == '-') ? '_' : *p);
+}
+
+static void _tc_print_infix(tc_str *s, const tc_expr *e, int prec, const char *op, _tc_style style) {
+    _tc_print_operand(s, e->args[0], prec, style);
+    tc_str_printf(s, "%s", op);
+    /* the right operand binds tighter, to keep a - (b + c) intact */
+    _tc_print_operand(s, e->args[1], prec + 1, style);
+}
+
+static void _tc_print(tc_str *s, const tc_expr *e, _tc_style style) {
+    static const char *ops[TC_EXPR_KIND_COUNT] = {0, 0, 0, " + ", " - ", "*", " / ", " % ", 0, 0, " == ", " != ", " < ",
+                                                  " <= ", " > ", " >= ", " && ", " || "};
+    int p, k;
+    if (!e) { tc_str_printf(s, "<null>"); return; }
+    p = _tc_prec(e, style);
+    switch (e->kind) {
+    case TC_INT_IMM:
+        if (e->dtype == TC_BOOL) tc_str_printf(s, "%s", e->v.i ? "true" : "false");
+        else tc_str_printf(s, e->dtype == TC_INT64 && style == _TC_STYLE_CUDA ? "%lldLL" : "%lld", (long long)e->v.i);
+        return;
+    case TC_FLOAT_IMM: _tc_print_float(s, e->v.f, e->dtype, style); return;
+    case TC_VAR: _tc_print_var_name(s, e->name, style); return;
+    case TC_DIV: case TC_MOD:
+        if (!tc_dtype_is_float(e->dtype) && !(style == _TC_STYLE_CUDA && _tc_nonneg(e->args[0]) && _tc_nonneg(e->args[1]))) {
+            tc_str_printf(s, "%s(", style == _TC_STYLE_CUDA ? (e->kind == TC_DIV ? "tc_floordiv" : "tc_floormod")
+                                                           : (e->kind == TC_DIV ? "floordiv" : "floormod"));
+            _tc_print(s, e->args[0], style);
+            tc_str_printf(s, ", ");
+            _tc_print(s, e->args[1], style);
+            tc_str_printf(s, ")");
+            return;
+        }
+        _tc_print_infix(s, e, p, ops[e->kind], style);
+        return;
+    case TC_ADD: case TC_SUB: case TC_MUL: case TC_EQ: case TC_NE: case TC_LT: case TC_LE: case TC_GT: case TC_GE:
+    case TC_AND: case TC_OR:
+        _tc_print_infix(s, e, p, ops[e->kind], style);
+        return;
+    case TC_MIN: case TC_MAX:
+        tc_str_printf(s, "%s(", e->kind == TC_MIN ? "min" : "max");
+        _tc_print(s, e->args[0], style);
+        tc_str_printf(s, ", ");
+        _tc_print(s, e->args[1], style);
+        tc_str_printf(s, ")");
+        return;
+    case TC_NOT:
+        tc_str_printf(s, "!");
+        _tc_print_operand(s, e->args[0], p, style);
+        return;
+    case TC_SELECT:
+        if (style == _TC_STYLE_IR) {
+            tc_str_printf(s, "select(");
+            for (k = 0; k < 3; k++) {
+                if (k) tc_str_printf(s, ", ");
+                _tc_print(s, e->args[k], style);
+            }
+            tc_str_printf(s, ")");
+        } else {
+            _tc_print_operand(s, e->args[0], p + 1, style);
+            tc_str_printf(s, " ? ");
+            _tc_print_operand(s, e->args[1], p + 1, style);
+            tc_str_printf(s, " : ");
+            _tc_print_operand(s, e->args[2], p, style);
+        }
+        return;
+    case TC_CAST:
+        if (style == _TC_STYLE_IR) {
+            tc_str_printf(s, "%s(", tc_dtype_name(e->dtype));
+            _tc_print(s, e->args[0], style);
+            tc_str_printf(s, ")");
+        } else {
+            tc_str_printf(s, "(%s)", _tc_cuda_type(e->dtype));
+            _tc_print_operand(s, e->args[0], p, style);
+        }
+        return;
+    case TC_CALL:
+        if (style == _TC_STYLE_CUDA && strcmp(e->name, "sigmoid") == 0) {
+            tc_str_printf(s, "(1.0f / (1.0f + expf(-");
+            _tc_print_operand(s, e->args[0], 12, style);
+            tc_str_printf(s, ")))");
+            return;
+        }
+        tc_str_printf(s, "%s%s(", e->name, (style == _TC_STYLE_CUDA && e->dtype == TC_FLOAT32) ? "f" : "");
+        for (k = 0; k < e->nargs; k++) {
+            if (k) tc_str_printf(s, ", ");
+            _tc_print(s, e->args[k], style);
+        }
+        tc_str_printf(s, ")");
+        return;
+    case TC_ACCESS:
+        tc_str_printf(s, "%s[", e->tensor->name);
+        for (k = 0; k < e->nargs; k++) {
+            if (k) tc_str_printf(s, ", ");
+            _tc_print(s, e->args[k], style);
+        }
+        tc_str_printf(s, "]");
+        return;
+    case TC_LOAD:
+        _tc_print_var_name(s, e->buffer->name, style);
+        tc_str_printf(s, "[");
+        _tc_print(s, e->args[0], style);
+        tc_str_printf(s, "]");
+        return;
+    case TC_REDUCE: {
+        static const char *names[] = {"sum", "max", "min"};
+        tc_str_printf(s, "%s(", names[e->reduce_op]);
+        _tc_print(s, e->args[0], style);
+        tc_str_printf(s, ", axis=[");
+        for (k = 0; k < e->naxes; k++) tc_str_printf(s, "%s%s", k ? ", " : "", e->axes[k]->name);
+        tc_str_printf(s, "])");
+        return;
+    }
+    default: tc_str_printf(s, "<?>"); return;
+    }
+}
+
+void tc_str_expr(tc_str *s, const tc_expr *e) { _tc_print(s, e, _TC_STYLE_IR); }
+
+TECOMP_API size_t tc_expr_print(const tc_expr *e, char *buf, size_t cap) {
+    tc_str s;
+    size_t n;
+    if (!e) {
+        if (buf && cap) snprintf(buf, cap, "<null>");
+        return 6;
+    }
+    tc_str_init(&s, e->ctx);
+    _tc_print(&s, e, _TC_STYLE_IR);
+    n = s.len;
+    if (buf && cap) {
+        size_t m = n < cap - 1 ? n : cap - 1;
+        if (s.data) memcpy(buf, s.data, m);
+        buf[m] = 0;
+    }
+    tc_str_free(&s);
+    return n;
+}
+
+// >>stmt
+
+static tc_stmt *_tc_stmt_new(tc_context *ctx, tc_stmt_kind kind) {
+    tc_stmt *s = (tc_stmt *)_tc_alloc(ctx, sizeof *s);
+    if (s) s->kind = kind;
+    return s;
+}
+TECOMP_API const tc_stmt *tc_stmt_for(tc_context *ctx, const tc_expr *var, const tc_expr *min, const tc_expr *extent,
+                                       tc_for_kind kind, tc_thread_tag thread, const tc_stmt *body) {
+    tc_stmt *s;
+    if (!var || !min || !extent || !body) return NULL;
+    if (!(s = _tc_stmt_new(ctx, TC_S_FOR))) return NULL;
+    s->var = var, s->min = min, s->extent = extent, s->for_kind = kind, s->thread = thread, s->body = body;
+    return s;
+}
+TECOMP_API const tc_stmt *tc_stmt_let(tc_context *ctx, const tc_expr *var, const tc_expr *value, const tc_stmt *body) {
+    tc_stmt *s;
+    if (!var || !value || !body) return NULL;
+    if (!(s = _tc_stmt_new(ctx, TC_S_LET))) return NULL;
+    s->var = var, s->value = value, s->body = body;
+    return s;
+}
+TECOMP_API const tc_stmt *tc_stmt_provide(tc_context *ctx, tc_tensor *t, int nargs, const tc_expr *const *args, const tc_expr *value) {
+    tc_stmt *s;
+    const tc_expr **a;
+    int k;
+    if (!t || !value) return NULL;
+    for (k = 0; k < nargs; k++) if (!args[k]) return NULL;
+    if (!(s = _tc_stmt_new(ctx, TC_S_PROVIDE))) return NULL;
+    if (!(a = (const tc_expr **)_tc_alloc(ctx, sizeof *a * (size_t)(nargs ? nargs : 1)))) return NULL;
+    for (k = 0; k < nargs; k++) a[k] = args[k];
+    s->tensor = t, s->nargs = nargs, s->args = a, s->value = value;
+    return s;
+}
+TECOMP_API const tc_stmt *tc_stmt_store(tc_context *ctx, tc_buffer *b, const tc_expr *index, const tc_expr *value) {
+    tc_stmt *s;
+    if (!b || !index || !value) return NULL;
+    if (!(s = _tc_stmt_new(ctx, TC_S_STORE))) return NULL;
+    s->buffer = b, s->index = index, s->value = value;
+    return s;
+}
+TECOMP_API const tc_stmt *tc_stmt_allocate(tc_context *ctx, tc_buffer *b, const tc_stmt *body) {
+    tc_stmt *s;
+    if (!b || !body) return NULL;
+    if (!(s = _tc_stmt_new(ctx, TC_S_ALLOCATE))) return NULL;
+    s->buffer = b, s->body = body;
+    return s;
+}
+TECOMP_API const tc_stmt *tc_stmt_if(tc_context *ctx, const tc_expr *cond, const tc_stmt *then_case, const tc_stmt *else_case) {
+    tc_stmt *s;
+    if (!cond || !then_case) return NULL;
+    if (!(s = _tc_stmt_new(ctx, TC_S_IF))) return NULL;
+    s->cond = cond, s->then_case = then_case, s->else_case = else_case;
+    return s;
+}
+TECOMP_API const tc_stmt *tc_stmt_seq(tc_context *ctx, int n, const tc_stmt *const *stmts) {
+    tc_stmt *s;
+    const tc_stmt **list;
+    int k, m = 0;
+    for (k = 0; k < n; k++) m += stmts[k] != NULL;
+    if (m == 0) return NULL;
+    if (m == 1) for (k = 0; k < n; k++) if (stmts[k]) return stmts[k];
+    if (!(s = _tc_stmt_new(ctx, TC_S_SEQ))) return NULL;
+    if (!(list = (const tc_stmt **)_tc_alloc(ctx, sizeof *list * (size_t)m))) return NULL;
+    for (k = 0, m = 0; k < n; k++) if (stmts[k]) list[m++] = stmts[k];
+    s->nstmts = m, s->stmts = list;
+    return s;
+}
+TECOMP_API const tc_stmt *tc_stmt_barrier(tc_context *ctx) { return _tc_stmt_new(ctx, TC_S_BARRIER); }
+
+TECOMP_API tc_buffer *tc_buffer_new(tc_context *ctx, const char *name, tc_dtype t, tc_scope scope, const tc_expr *size) {
+    tc_buffer *b;
+    if (!ctx || !name || !size) return NULL;
+    if (!(b = (tc_buffer *)_tc_alloc(ctx, sizeof *b)) || !(b->name = _tc_strdup(ctx, name))) return NULL;
+    b->dtype = t, b->scope = scope, b->size = size, b->id = ctx->next_id++;
+    return b;
+}
+
+TECOMP_API const char *tc_thread_tag_name(tc_thread_tag tag) {
+    static const char *names[TC_THREAD_TAG_COUNT] = {"", "blockIdx.x", "blockIdx.y", "blockIdx.z",
+                                                     "threadIdx.x", "threadIdx.y", "threadIdx.z", "vthread"};
+    return (tag >= 0 && tag < TC_THREAD_TAG_COUNT) ? names[tag] : "?";
+}
+
+static void _tc_indent(tc_str *s, int depth) { tc_str_printf(s, "%*s", depth * 2, ""); }
+
+static void _tc_print_stmt(tc_str *s, const tc_stmt *st, int depth) {
+    static const char *scopes[] = {"global", "shared", "local"};
+    int k;
+    if (!st) return;
+    switch (st->kind) {
+    case TC_S_FOR:
+        _tc_indent(s, depth);
+        if (st->for_kind == TC_FOR_THREAD) {
+            tc_str_printf(s, "// attr [iter_var(%s, range(min=0, ext=", tc_thread_tag_name(st->thread));
+            _tc_print(s, st->extent, _TC_STYLE_IR);
+            tc_str_printf(s, "), %s)] thread_extent = ", st->var->name);
+            _tc_print(s, st->extent, _TC_STYLE_IR);
+            tc_str_printf(s, "\n");
+            _tc_print_stmt(s, st->body, depth);
+            return;
+        }
+        tc_str_printf(s, "for (%s, ", st->var->name);
+        _tc_print(s, st->min, _TC_STYLE_IR);
+        tc_str_printf(s, ", ");
+        _tc_print(s, st->extent, _TC_STYLE_IR);
+        tc_str_printf(s, ")%s {\n", st->for_kind == TC_FOR_UNROLLED ? " unrolled" : st->for_kind == TC_FOR_VECTORIZED ? " vectorized" : "");
+        _tc_print_stmt(s, st->body, depth + 1);
+        _tc_indent(s, depth);
+        tc_str_printf(s, "}\n");
+        return;
+    case TC_S_LET:
+        _tc_indent(s, depth);
+        tc_str_printf(s, "let %s = ", st->var->name);
+        _tc_print(s, st->value, _TC_STYLE_IR);
+        tc_str_printf(s, "\n");
+        _tc_print_stmt(s, st->body, depth);
+        return;
+    case TC_S_PROVIDE:
+        _tc_indent(s, depth);
+        tc_str_printf(s, "%s(", st->tensor->name);
+        for (k = 0; k < st->nargs; k++) {
+            if (k) tc_str_printf(s, ", ");
+            _tc_print(s, st->args[k], _TC_STYLE_IR);
+        }
+        tc_str_printf(s, ") = ");
+        _tc_print(s, st->value, _TC_STYLE_IR);
+        tc_str_printf(s, "\n");
+        return;
+    case TC_S_STORE:
+        _tc_indent(s, depth);
+        tc_str_printf(s, "%s[", st->buffer->name);
+        _tc_print(s, st->index, _TC_STYLE_IR);
+        tc_str_printf(s, "] = ");
+        _tc_print(s, st->value, _TC_STYLE_IR);
+        tc_str_printf(s, "\n");
+        return;
+    case TC_S_ALLOCATE:
+        _tc_indent(s, depth);
+        tc_str_printf(s, "allocate %s[%s * ", st->buffer->name, tc_dtype_name(st->buffer->dtype));
+        _tc_print(s, st->buffer->size, _TC_STYLE_IR);
+        tc_str_printf(s, "], storage_scope = %s\n", scopes[st->buffer->scope]);
+        _tc_print_stmt(s, st->body, depth);
+        return;
+    case TC_S_IF:
+        _tc_indent(s, depth);
+        tc_str_printf(s, "if (likely(");
+        _tc_print(s, st->cond, _TC_STYLE_IR);
+        tc_str_printf(s, ")) {\n");
+        _tc_print_stmt(s, st->then_case, depth + 1);
+        _tc_indent(s, depth);
+        if (st->else_case) {
+            tc_str_printf(s, "} else {\n");
+            _tc_print_stmt(s, st->else_case, depth + 1);
+            _tc_indent(s, depth);
+        }
+        tc_str_printf(s, "}\n");
+        return;
+    case TC_S_SEQ:
+        for (k = 0; k < st->nstmts; k++) _tc_print_stmt(s, st->stmts[k], depth);
+        return;
+    case TC_S_BARRIER:
+        _tc_indent(s, depth);
+        tc_str_printf(s, "__syncthreads()\n");
+        return;
+    default: return;
+    }
+}
+
+/* Copy a tc_str into the arena and free it: for strings handed to the user. */
+static const char *_tc_str_keep(tc_str *s) {
+    char *p;
+    if (s->failed) {
+        tc_str_free(s);
+        _tc_fail(s->ctx, TC_ERROR_OUT_OF_MEMORY, "out of memory building a string");
+        return NULL;
+    }
+    p = _tc_strdup(s->ctx, s->data ? s->data : "");
+    tc_str_free(s);
+    return p;
+}
+
+TECOMP_API const char *tc_stmt_to_string(tc_context *ctx, const tc_stmt *st) {
+    tc_str s;
+    if (!ctx) return NULL;
+    tc_str_init(&s, ctx);
+    _tc_print_stmt(&s, st, 0);
+    return _tc_str_keep(&s);
+}
+
+#endif /* TECOMP_IMPLEMENTATION */
