@@ -1,0 +1,1753 @@
+/* tecomp_sched.h - schedules, lowering to loop nests, and the host executor.  v0.1
+
+   Part of tecomp (see tecomp.h). Include "tecomp.h", or this file after
+   tecomp_ir.h; define TECOMP_IMPLEMENTATION in one file as for every module.
+
+   A schedule says how the loops of each computed tensor (a stage) run:
+   split, tile, fuse, reorder, bind to GPU threads, inline into consumers,
+   unroll, vectorize. The primitives follow TVM's te schedules, so a TVM
+   program reads the same, primitive for primitive:
+
+       Python (TVM)                                C (tecomp)
+       s = te.create_schedule(C.op)                tc_schedule *s = tc_create_schedule(ctx, 1, &C);
+       bx, tx = s[C].split(C.op.axis[0], 64)       tc_stage *sc = tc_stage_of(s, C);
+                                                   tc_split(sc, tc_axis_of(sc, 0), 64, &bx, &tx);
+       s[C].bind(bx, te.thread_axis("blockIdx.x")) tc_bind(sc, bx, TC_BLOCK_X);
+       tvm.lower(s, [A, B, C], simple_mode=True)   tc_lower(s, 3, args, "vecadd", NULL, &f);
+                                                   puts(tc_func_to_string(f));
+
+   Lowering (tc_lower) runs a fixed list of passes; set TECOMP_PRINT_IR=1 in
+   the environment (or desc.print_passes) to print the IR after each.
+
+   The host executor (tc_host_run) runs a lowered function on the CPU with
+   CUDA semantics - every block, every thread, per-thread locals, per-block
+   shared memory, barriers - and reports out-of-bounds accesses as errors.
+   It is slow (an interpreter) and meant for checking numerics.
+
+   WHAT THIS MODULE DOES NOT DO (yet): compute_at, cache_read/cache_write,
+   virtual threads, storage_align, double_buffer and tensorize.
+*/
+#ifndef TECOMP_SCHED_H
+#define TECOMP_SCHED_H
+
+#include "tecomp_ir.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+// >>api-schedule
+
+typedef struct tc_schedule tc_schedule;
+typedef struct tc_stage tc_stage;
+typedef struct tc_iter tc_iter;
+
+/* Loop variable of a stage: a root axis, or a loop made by split or fuse. */
+struct tc_iter {
+    const tc_expr *var;    /* an axis variable: its extent is the loop's */
+    int is_reduce;
+    tc_for_kind kind;      /* serial, unrolled, vectorized, or bound to a thread */
+    tc_thread_tag thread;
+    int is_leaf;           /* still a loop of the stage (not split or fused away) */
+    tc_stage *stage;
+};
+
+TECOMP_API tc_schedule *tc_create_schedule(tc_context *ctx, int noutputs, tc_tensor *const *outputs);
+TECOMP_API tc_stage *tc_stage_of(tc_schedule *s, tc_tensor *t);  /* s[t]; NULL (error set) if t is not in s */
+TECOMP_API tc_iter *tc_axis_of(tc_stage *st, int k);             /* s[t].op.axis[k] */
+TECOMP_API tc_iter *tc_reduce_axis_of(tc_stage *st, int k);      /* s[t].op.reduce_axis[k] */
+TECOMP_API int tc_stage_leaf_count(const tc_stage *st);
+TECOMP_API tc_iter *tc_stage_leaf(tc_stage *st, int k);          /* loops from outermost to innermost */
+
+TECOMP_API tc_result tc_split(tc_stage *st, tc_iter *parent, int64_t factor, tc_iter **outer, tc_iter **inner);
+TECOMP_API tc_result tc_split_nparts(tc_stage *st, tc_iter *parent, int64_t nparts, tc_iter **outer, tc_iter **inner);
+TECOMP_API tc_result tc_tile(tc_stage *st, tc_iter *x, tc_iter *y, int64_t x_factor, int64_t y_factor,
+                             tc_iter **x_outer, tc_iter **y_outer, tc_iter **x_inner, tc_iter **y_inner);
+TECOMP_API tc_result tc_fuse(tc_stage *st, tc_iter *outer, tc_iter *inner, tc_iter **fused);
+TECOMP_API tc_result tc_reorder(tc_stage *st, int n, tc_iter *const *order);
+TECOMP_API tc_result tc_reorder_va(tc_stage *st, int n, ...);
+#define tc_reorder_args(st, ...) tc_reorder_va((st), TC__NARGS(__VA_ARGS__), __VA_ARGS__)
+TECOMP_API tc_result tc_bind(tc_stage *st, tc_iter *it, tc_thread_tag tag);
+TECOMP_API tc_result tc_compute_inline(tc_stage *st);
+TECOMP_API tc_result tc_compute_root(tc_stage *st);
+TECOMP_API tc_result tc_unroll(tc_stage *st, tc_iter *it);
+TECOMP_API tc_result tc_vectorize(tc_stage *st, tc_iter *it);
+
+// >>api-lower
+
+typedef struct tc_kernel_ir {
+    const char *name;
+    tc_tensor *tensor;             /* the stage it computes */
+    const tc_stmt *body;           /* thread-bound loops inside give the launch shape */
+    const tc_expr *grid[3];        /* blockIdx.x/y/z extents (1 when unbound) */
+    const tc_expr *block[3];       /* threadIdx.x/y/z extents */
+    int has_threads;               /* some loop is bound to a block or thread index */
+} tc_kernel_ir;
+
+typedef struct tc_func {
+    const char *name;
+    int nparams;                   /* the tensors given to tc_lower, in order */
+    tc_buffer *const *params;
+    int nsizes;                    /* symbolic sizes (tc_var) the shapes use, by first use */
+    const tc_expr *const *sizes;
+    int ntemps;                    /* global buffers of computed tensors that are not params */
+    tc_buffer *const *temps;
+    int nkernels;
+    const tc_kernel_ir *kernels;
+    const tc_stmt *body;           /* all kernels in order, for printing */
+    tc_context *ctx;
+} tc_func;
+
+/* What the GPU allows; zero fields take an H100's values. */
+typedef struct tc_gpu_limits {
+    int max_threads_per_block;     /* 1024 */
+    int max_block_dim[3];          /* 1024, 1024, 64 */
+    int max_grid_dim[3];           /* 2^31 - 1, 65535, 65535 */
+} tc_gpu_limits;
+
+typedef struct tc_lower_desc {
+    int print_passes;              /* print the IR after each pass to stdout (also: env TECOMP_PRINT_IR=1) */
+    int for_host;                  /* allow stages with no thread binding (they run in one thread) */
+    tc_gpu_limits limits;
+} tc_lower_desc;
+
+/* tvm.lower(s, args): args are the placeholders and outputs the kernel takes. */
+TECOMP_API tc_result tc_lower(tc_schedule *s, int nargs, tc_tensor *const *args, const char *name,
+                              const tc_lower_desc *desc, const tc_func **out);
+/* The lowered IR as tvm.lower(..., simple_mode=True) prints it. */
+TECOMP_API const char *tc_func_to_string(const tc_func *f);
+
+// >>api-host
+
+/* Run a lowered function on the CPU. args[k] points at the data of param k
+   (dtype and size as the param buffer says); sizes[k] gives the value of
+   the symbolic size f->sizes[k]. Out-of-bounds accesses and division by
+   zero stop the run with TC_ERROR_EXECUTION and a message naming the kernel,
+   buffer, index, block and thread. */
+TECOMP_API tc_result tc_host_run(tc_context *ctx, const tc_func *f, void *const *args, const int64_t *sizes);
+/* Evaluate an integer expression of the function's symbolic sizes. */
+TECOMP_API tc_result tc_func_eval(const tc_func *f, const tc_expr *e, const int64_t *sizes, int64_t *out);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+#endif /* TECOMP_SCHED_H */
+
+/* ======================================================================== */
+/* IMPLEMENTATION                                                           */
+/* ======================================================================== */
+#if defined(TECOMP_IMPLEMENTATION) && !defined(TECOMP_SCHED_IMPL_DONE)
+#define TECOMP_SCHED_IMPL_DONE
+
+#define _TC_MAX_ITERS 64 /* loops per stage, counting those split or fused away */
+
+// >>schedule
+
+typedef enum _tc_rel_kind { _TC_REL_SPLIT, _TC_REL_FUSE } _tc_rel_kind;
+
+/* How loops derive from each other: split makes outer and inner from
+   parent (parent = outer * factor + inner); fuse makes fused from outer and
+   inner (outer = fused / extent(inner), inner = fused % extent(inner)). */
+typedef struct _tc_relation {
+    _tc_rel_kind kind;
+    tc_iter *parent, *outer, *inner, *fused;
+    const tc_expr *factor;
+} _tc_relation;
+
+typedef enum _tc_attach { _TC_ATTACH_ROOT, _TC_ATTACH_INLINE } _tc_attach;
+
+struct tc_stage {
+    tc_tensor *tensor;
+    tc_schedule *sch;
+    _tc_attach attach;
+    int is_output;
+    tc_iter *iters[_TC_MAX_ITERS]; /* every loop ever made; roots first */
+    int niters, nroots;
+    tc_iter *leaves[_TC_MAX_ITERS];
+    int nleaves;
+    _tc_relation rels[_TC_MAX_ITERS];
+    int nrels;
+};
+
+struct tc_schedule {
+    tc_context *ctx;
+    tc_stage **stages; /* producers before consumers */
+    int nstages, cap;
+    tc_tensor **outputs;
+    int noutputs;
+};
+
+static const tc_expr *_tc_reduce_node(const tc_tensor *t) {
+    return (t->op == TC_OP_COMPUTE && t->body->kind == TC_REDUCE) ? t->body : NULL;
+}
+
+static tc_iter *_tc_iter_add(tc_stage *st, const tc_expr *var) {
+    tc_context *ctx = st->sch->ctx;
+    tc_iter *it;
+    if (!var) return NULL;
+    if (st->niters == _TC_MAX_ITERS) {
+        _tc_fail(ctx, TC_ERROR_SCHEDULE, "stage %s: more than %d loops", st->tensor->name, _TC_MAX_ITERS);
+        return NULL;
+    }
+    if (!(it = (tc_iter *)_tc_alloc(ctx, sizeof *it))) return NULL;
+    it->var = var;
+    it->is_reduce = var->is_reduce_axis;
+    it->is_leaf = 1;
+    it->stage = st;
+    st->iters[st->niters++] = it;
+    return it;
+}
+
+/* Add the stages of t and everything it reads, producers first. */
+static int _tc_collect_stages(tc_schedule *s, tc_tensor *t);
+static int _tc_collect_reads(tc_schedule *s, const tc_expr *e) {
+    int k;
+    if (e->kind == TC_ACCESS && !_tc_collect_stages(s, e->tensor)) return 0;
+    for (k = 0; k < e->nargs; k++) if (!_tc_collect_reads(s, e->args[k])) return 0;
+    return 1;
+}
+static int _tc_collect_stages(tc_schedule *s, tc_tensor *t) {
+    tc_stage *st;
+    const tc_expr *red;
+    int k;
+    if (t->op != TC_OP_COMPUTE) return 1;
+    for (k = 0; k < s->nstages; k++) if (s->stages[k]->tensor == t) return 1;
+    if (!_tc_collect_reads(s, t->body)) return 0;
+    if (!(st = (tc_stage *)_tc_alloc(s->ctx, sizeof *st))) return 0;
+    st->tensor = t;
+    st->sch = s;
+    for (k = 0; k < t->ndim; k++) if (!_tc_iter_add(st, t->axes[k])) return 0;
+    if ((red = _tc_reduce_node(t)) != NULL)
+        for (k = 0; k < red->naxes; k++) if (!_tc_iter_add(st, red->axes[k])) return 0;
+    st->nroots = st->nleaves = st->niters;
+    for (k = 0; k < st->niters; k++) st->leaves[k] = st->iters[k];
+    if (!_tc_grow(s->ctx, (void **)&s->stages, &s->cap, s->nstages + 1, sizeof(tc_stage *))) return 0;
+    s->stages[s->nstages++] = st;
+    return 1;
+}
+
+TECOMP_API tc_schedule *tc_create_schedule(tc_context *ctx, int noutputs, tc_tensor *const *outputs) {
+    tc_schedule *s;
+    int k, j;
+    if (!ctx) return NULL;
+    if (noutputs < 1 || !outputs) {
+        _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_create_schedule: give at least one output tensor");
+        return NULL;
+    }
+    for (k = 0; k < noutputs; k++) {
+        if (!outputs[k]) {
+            _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_create_schedule: output %d is NULL", k);
+            return NULL;
+        }
+        if (outputs[k]->op != TC_OP_COMPUTE) {
+            _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_create_schedule: output %s is a placeholder, not a compute", outputs[k]->name);
+            return NULL;
+        }
+    }
+    if (!(s = (tc_schedule *)_tc_alloc(ctx, sizeof *s))) return NULL;
+    s->ctx = ctx;
+    if (!(s->outputs = (tc_tensor **)_tc_alloc(ctx, sizeof(tc_tensor *) * (size_t)noutputs))) return NULL;
+    for (k = 0; k < noutputs; k++) {
+        s->outputs[k] = outputs[k];
+        if (!_tc_collect_stages(s, outputs[k])) { _tc_free(ctx, s->stages); return NULL; }
+    }
+    s->noutputs = noutputs;
+    for (k = 0; k < s->nstages; k++)
+        for (j = 0; j < noutputs; j++) if (s->stages[k]->tensor == outputs[j]) s->stages[k]->is_output = 1;
+    /* the stage list lives in the heap; keep a copy in the arena so the context frees it */
+    {
+        tc_stage **copy = (tc_stage **)_tc_alloc(ctx, sizeof(tc_stage *) * (size_t)s->nstages);
+        if (!copy) { _tc_free(ctx, s->stages); return NULL; }
+        memcpy(copy, s->stages, sizeof(tc_stage *) * (size_t)s->nstages);
+        _tc_free(ctx, s->stages);
+        s->stages = copy;
+        s->cap = s->nstages;
+    }
+    return s;
+}
+
+TECOMP_API tc_stage *tc_stage_of(tc_schedule *s, tc_tensor *t) {
+    int k;
+    if (!s) return NULL;
+    if (!t) {
+        _tc_fail(s->ctx, TC_ERROR_INVALID_ARGUMENT, "tc_stage_of: tensor is NULL");
+        return NULL;
+    }
+    for (k = 0; k < s->nstages; k++) if (s->stages[k]->tensor == t) return s->stages[k];
+    _tc_fail(s->ctx, TC_ERROR_SCHEDULE, "tensor %s has no stage in this schedule%s", t->name,
+             t->op == TC_OP_PLACEHOLDER ? " (it is a placeholder)" : " (no output reads it)");
+    return NULL;
+}
+
+TECOMP_API tc_iter *tc_axis_of(tc_stage *st, int k) {
+    if (!st) return NULL;
+    if (k < 0 || k >= st->tensor->ndim) {
+        _tc_fail(st->sch->ctx, TC_ERROR_SCHEDULE, "stage %s has %d axes; axis %d does not exist", st->tensor->name, st->tensor->ndim, k);
+        return NULL;
+    }
+    return st->iters[k];
+}
+TECOMP_API tc_iter *tc_reduce_axis_of(tc_stage *st, int k) {
+    int nred;
+    if (!st) return NULL;
+    nred = st->nroots - st->tensor->ndim;
+    if (k < 0 || k >= nred) {
+        _tc_fail(st->sch->ctx, TC_ERROR_SCHEDULE, "stage %s has %d reduce axes; reduce axis %d does not exist", st->tensor->name, nred, k);
+        return NULL;
+    }
+    return st->iters[st->tensor->ndim + k];
+}
+TECOMP_API int tc_stage_leaf_count(const tc_stage *st) { return st ? st->nleaves : 0; }
+TECOMP_API tc_iter *tc_stage_leaf(tc_stage *st, int k) { return (st && k >= 0 && k < st->nleaves) ? st->leaves[k] : NULL; }
+
+static int _tc_leaf_pos(const tc_stage *st, const tc_iter *it) {
+    int k;
+    for (k = 0; k < st->nleaves; k++) if (st->leaves[k] == it) return k;
+    return -1;
+}
+
+/* Check that `it` is a loop of stage st now; on failure set an error naming the primitive. */
+static int _tc_check_leaf(tc_stage *st, tc_iter *it, const char *prim) {
+    if (!st) return 0;
+    if (!it) {
+        _tc_fail(st->sch->ctx, TC_ERROR_INVALID_ARGUMENT, "%s on stage %s: the axis is NULL", prim, st->tensor->name);
+        return 0;
+    }
+    if (it->stage != st) {
+        _tc_fail(st->sch->ctx, TC_ERROR_SCHEDULE, "%s on stage %s: axis '%s' belongs to stage %s", prim, st->tensor->name,
+                 it->var->name, it->stage->tensor->name);
+        return 0;
+    }
+    if (!it->is_leaf) {
+        _tc_fail(st->sch->ctx, TC_ERROR_SCHEDULE, "%s on stage %s: axis '%s' was already split or fused away", prim,
+                 st->tensor->name, it->var->name);
+        return 0;
+    }
+    if (st->attach == _TC_ATTACH_INLINE) {
+        _tc_fail(st->sch->ctx, TC_ERROR_SCHEDULE, "%s on stage %s: the stage is inlined and has no loops", prim, st->tensor->name);
+        return 0;
+    }
+    return 1;
+}
+
+static tc_iter *_tc_derived_iter(tc_stage *st, const tc_iter *from, const char *suffix, const tc_expr *extent) {
+    char name[256];
+    tc_context *ctx = st->sch->ctx;
+    snprintf(name, sizeof name, "%s.%s", from->var->name, suffix);
+    return _tc_iter_add(st, from->is_reduce ? tc_reduce_axis(ctx, name, extent) : tc_axis(ctx, name, extent));
+}
+
+/* Replace leaf at position pos with n new leaves. */
+static void _tc_replace_leaves(tc_stage *st, int pos, int nold, tc_iter *const *news, int nnew) {
+    int k;
+    memmove(&st->leaves[pos + nnew], &st->leaves[pos + nold], sizeof(tc_iter *) * (size_t)(st->nleaves - pos - nold));
+    for (k = 0; k < nnew; k++) st->leaves[pos + k] = news[k];
+    st->nleaves += nnew - nold;
+}
+
+static tc_result _tc_split(tc_stage *st, tc_iter *parent, const tc_expr *outer_ext, const tc_expr *factor, tc_iter **outer,
+                           tc_iter **inner) {
+    tc_iter *io[2];
+    io[0] = _tc_derived_iter(st, parent, "outer", tc_simplify(outer_ext));
+    io[1] = _tc_derived_iter(st, parent, "inner", factor);
+    if (!io[0] || !io[1]) return st->sch->ctx->result ? st->sch->ctx->result : TC_ERROR_OUT_OF_MEMORY;
+    st->rels[st->nrels].kind = _TC_REL_SPLIT;
+    st->rels[st->nrels].parent = parent;
+    st->rels[st->nrels].outer = io[0];
+    st->rels[st->nrels].inner = io[1];
+    st->rels[st->nrels++].factor = factor;
+    _tc_replace_leaves(st, _tc_leaf_pos(st, parent), 1, io, 2);
+    parent->is_leaf = 0;
+    if (outer) *outer = io[0];
+    if (inner) *inner = io[1];
+    return TC_OK;
+}
+
+TECOMP_API tc_result tc_split(tc_stage *st, tc_iter *parent, int64_t factor, tc_iter **outer, tc_iter **inner) {
+    const tc_expr *f, *ext;
+    if (!st) return TC_ERROR_INVALID_ARGUMENT;
+    if (!_tc_check_leaf(st, parent, "split")) return st->sch->ctx->result;
+    if (factor < 1)
+        return _tc_fail(st->sch->ctx, TC_ERROR_SCHEDULE, "split on stage %s: factor %lld of axis '%s' is not positive",
+                        st->tensor->name, (long long)factor, parent->var->name);
+    f = tc_int(st->sch->ctx, factor);
+    ext = parent->var->extent;
+    return _tc_split(st, parent, tc_div(tc_add(ext, tc_subi(f, 1)), f), f, outer, inner);
+}
+
+TECOMP_API tc_result tc_split_nparts(tc_stage *st, tc_iter *parent, int64_t nparts, tc_iter **outer, tc_iter **inner) {
+    const tc_expr *n, *ext;
+    if (!st) return TC_ERROR_INVALID_ARGUMENT;
+    if (!_tc_check_leaf(st, parent, "split")) return st->sch->ctx->result;
+    if (nparts < 1)
+        return _tc_fail(st->sch->ctx, TC_ERROR_SCHEDULE, "split on stage %s: nparts %lld of axis '%s' is not positive",
+                        st->tensor->name, (long long)nparts, parent->var->name);
+    n = tc_int(st->sch->ctx, nparts);
+    ext = parent->var->extent;
+    return _tc_split(st, parent, n, tc_simplify(tc_div(tc_add(ext, tc_subi(n, 1)), n)), outer, inner);
+}
+
+TECOMP_API tc_result tc_tile(tc_stage *st, tc_iter *x, tc_iter *y, int64_t xf, int64_t yf, tc_iter **xo, tc_iter **yo,
+                             tc_iter **xi, tc_iter **yi) {
+    tc_iter *xo_, *xi_, *yo_, *yi_;
+    tc_result r;
+    if ((r = tc_split(st, x, xf, &xo_, &xi_)) != TC_OK) return r;
+    if ((r = tc_split(st, y, yf, &yo_, &yi_)) != TC_OK) return r;
+    if ((r = tc_reorder_va(st, 4, xo_, yo_, xi_, yi_)) != TC_OK) return r;
+    if (xo) *xo = xo_;
+    if (yo) *yo = yo_;
+    if (xi) *xi = xi_;
+    if (yi) *yi = yi_;
+    return TC_OK;
+}
+
+TECOMP_API tc_result tc_fuse(tc_stage *st, tc_iter *outer, tc_iter *inner, tc_iter **fused) {
+    tc_context *ctx;
+    tc_iter *f;
+    char name[256];
+    int po, pi;
+    if (!st) return TC_ERROR_INVALID_ARGUMENT;
+    ctx = st->sch->ctx;
+    if (!_tc_check_leaf(st, outer, "fuse") || !_tc_check_leaf(st, inner, "fuse")) return ctx->result;
+    po = _tc_leaf_pos(st, outer);
+    pi = _tc_leaf_pos(st, inner);
+    if (pi != po + 1)
+        return _tc_fail(ctx, TC_ERROR_SCHEDULE, "fuse on stage %s: '%s' must be the loop right outside '%s' (reorder first)",
+                        st->tensor->name, outer->var->name, inner->var->name);
+    if (outer->is_reduce != inner->is_reduce)
+        return _tc_fail(ctx, TC_ERROR_SCHEDULE, "fuse on stage %s: cannot fuse data axis with reduce axis ('%s', '%s')",
+                        st->tensor->name, outer->var->name, inner->var->name);
+    if (outer->kind == TC_FOR_THREAD || inner->kind == TC_FOR_THREAD)
+        return _tc_fail(ctx, TC_ERROR_SCHEDULE, "fuse on stage %s: '%s' or '%s' is already bound to a thread", st->tensor->name,
+                        outer->var->name, inner->var->name);
+    snprintf(name, sizeof name, "%s.%s.fused", outer->var->name, inner->var->name);
+    f = _tc_iter_add(st, outer->is_reduce ? tc_reduce_axis(ctx, name, tc_simplify(tc_mul(outer->var->extent, inner->var->extent)))
+                                          : tc_axis(ctx, name, tc_simplify(tc_mul(outer->var->extent, inner->var->extent))));
+    if (!f) return ctx->result ? ctx->result : TC_ERROR_OUT_OF_MEMORY;
+    st->rels[st->nrels].kind = _TC_REL_FUSE;
+    st->rels[st->nrels].outer = outer;
+    st->rels[st->nrels].inner = inner;
+    st->rels[st->nrels++].fused = f;
+    _tc_replace_leaves(st, po, 2, &f, 1);
+    outer->is_leaf = inner->is_leaf = 0;
+    if (fused) *fused = f;
+    return TC_OK;
+}
+
+TECOMP_API tc_result tc_reorder(tc_stage *st, int n, tc_iter *const *order) {
+    int pos[_TC_MAX_ITERS], k, j;
+    if (!st) return TC_ERROR_INVALID_ARGUMENT;
+    if (n < 1 || n > st->nleaves || !order)
+        return _tc_fail(st->sch->ctx, TC_ERROR_SCHEDULE, "reorder on stage %s: %d axes given, the stage has %d loops",
+                        st->tensor->name, n, st->nleaves);
+    for (k = 0; k < n; k++) {
+        if (!_tc_check_leaf(st, order[k], "reorder")) return st->sch->ctx->result;
+        for (j = 0; j < k; j++)
+            if (order[j] == order[k])
+                return _tc_fail(st->sch->ctx, TC_ERROR_SCHEDULE, "reorder on stage %s: axis '%s' is given twice",
+                                st->tensor->name, order[k]->var->name);
+        pos[k] = _tc_leaf_pos(st, order[k]);
+    }
+    /* the given loops take the places they occupied, in the given order */
+    for (k = 1; k < n; k++)
+        for (j = k; j > 0 && pos[j] < pos[j - 1]; j--) {
+            int t = pos[j];
+            pos[j] = pos[j - 1];
+            pos[j - 1] = t;
+        }
+    for (k = 0; k < n; k++) st->leaves[pos[k]] = order[k];
+    return TC_OK;
+}
+
+TECOMP_API tc_result tc_reorder_va(tc_stage *st, int n, ...) {
+    tc_iter *order[_TC_MAX_ITERS];
+    va_list ap;
+    int k;
+    if (!st) return TC_ERROR_INVALID_ARGUMENT;
+    if (n < 1 || n > _TC_MAX_ITERS)
+        return _tc_fail(st->sch->ctx, TC_ERROR_SCHEDULE, "reorder on stage %s: %d axes given", st->tensor->name, n);
+    va_start(ap, n);
+    for (k = 0; k < n; k++) order[k] = va_arg(ap, tc_iter *);
+    va_end(ap);
+    return tc_reorder(st, n, order);
+}
+
+TECOMP_API tc_result tc_bind(tc_stage *st, tc_iter *it, tc_thread_tag tag) {
+    int k;
+    if (!st) return TC_ERROR_INVALID_ARGUMENT;
+    if (!_tc_check_leaf(st, it, "bind")) return st->sch->ctx->result;
+    if (tag <= TC_THREAD_NONE || tag >= TC_THREAD_TAG_COUNT)
+        return _tc_fail(st->sch->ctx, TC_ERROR_SCHEDULE, "bind on stage %s: invalid thread tag %d for axis '%s'", st->tensor->name,
+                        (int)tag, it->var->name);
+    if (tag == TC_VTHREAD)
+        return _tc_fail(st->sch->ctx, TC_ERROR_SCHEDULE, "bind on stage %s: virtual threads are not supported yet (axis '%s')",
+                        st->tensor->name, it->var->name);
+    if (it->is_reduce)
+        return _tc_fail(st->sch->ctx, TC_ERROR_SCHEDULE,
+                        "bind on stage %s: reduce axis '%s' cannot be bound to %s (cross-thread reduction is not supported)",
+                        st->tensor->name, it->var->name, tc_thread_tag_name(tag));
+    for (k = 0; k < st->nleaves; k++)
+        if (st->leaves[k] != it && st->leaves[k]->kind == TC_FOR_THREAD && st->leaves[k]->thread == tag)
+            return _tc_fail(st->sch->ctx, TC_ERROR_SCHEDULE, "bind on stage %s: %s is already bound to axis '%s'", st->tensor->name,
+                            tc_thread_tag_name(tag), st->leaves[k]->var->name);
+    it->kind = TC_FOR_THREAD;
+    it->thread = tag;
+    return TC_OK;
+}
+
+TECOMP_API tc_result tc_compute_inline(tc_stage *st) {
+    if (!st) return TC_ERROR_INVALID_ARGUMENT;
+    if (st->is_output)
+        return _tc_fail(st->sch->ctx, TC_ERROR_SCHEDULE, "compute_inline: stage %s is an output and cannot be inlined", st->tensor->name);
+    if (_tc_reduce_node(st->tensor))
+        return _tc_fail(st->sch->ctx, TC_ERROR_SCHEDULE, "compute_inline: stage %s is a reduction and cannot be inlined", st->tensor->name);
+    st->attach = _TC_ATTACH_INLINE;
+    return TC_OK;
+}
+TECOMP_API tc_result tc_compute_root(tc_stage *st) {
+    if (!st) return TC_ERROR_INVALID_ARGUMENT;
+    st->attach = _TC_ATTACH_ROOT;
+    return TC_OK;
+}
+
+static tc_result _tc_annotate(tc_stage *st, tc_iter *it, tc_for_kind kind, const char *prim) {
+    if (!st) return TC_ERROR_INVALID_ARGUMENT;
+    if (!_tc_check_leaf(st, it, prim)) return st->sch->ctx->result;
+    if (it->kind == TC_FOR_THREAD)
+        return _tc_fail(st->sch->ctx, TC_ERROR_SCHEDULE, "%s on stage %s: axis '%s' is bound to %s", prim, st->tensor->name,
+                        it->var->name, tc_thread_tag_name(it->thread));
+    it->kind = kind;
+    return TC_OK;
+}
+TECOMP_API tc_result tc_unroll(tc_stage *st, tc_iter *it) { return _tc_annotate(st, it, TC_FOR_UNROLLED, "unroll"); }
+TECOMP_API tc_result tc_vectorize(tc_stage *st, tc_iter *it) { return _tc_annotate(st, it, TC_FOR_VECTORIZED, "vectorize"); }
+
+// >>lower-helpers
+
+/* Rebuild a statement with every expression mapped by `expr` and every
+   statement first offered to `stmt` (which returns a replacement, or
+   _TC_KEEP to let the walk go on). A NULL result means "nothing": an empty
+   loop or branch disappears. Failures (out of memory) set m->failed. */
+typedef struct _tc_mutator _tc_mutator;
+struct _tc_mutator {
+    tc_context *ctx;
+    const tc_expr *(*expr)(const tc_expr *e, void *user);
+    const tc_stmt *(*stmt)(_tc_mutator *m, const tc_stmt *s);
+    void *user;
+    int failed;
+};
+static const tc_stmt _tc_keep_sentinel;
+#define _TC_KEEP (&_tc_keep_sentinel)
+
+static const tc_expr *_tc_mut_expr(_tc_mutator *m, const tc_expr *e) {
+    const tc_expr *r;
+    if (!e || !m->expr) return e;
+    r = m->expr(e, m->user);
+    if (!r) m->failed = 1;
+    return r;
+}
+
+static const tc_stmt *_tc_mutate(_tc_mutator *m, const tc_stmt *s) {
+    tc_context *ctx = m->ctx;
+    const tc_stmt *r;
+    int k;
+    if (!s || m->failed) return NULL;
+    if (m->stmt && (r = m->stmt(m, s)) != _TC_KEEP) return r;
+    switch (s->kind) {
+    case TC_S_FOR: {
+        const tc_stmt *body = _tc_mutate(m, s->body);
+        return body ? tc_stmt_for(ctx, s->var, _tc_mut_expr(m, s->min), _tc_mut_expr(m, s->extent), s->for_kind, s->thread, body) : NULL;
+    }
+    case TC_S_LET: {
+        const tc_stmt *body = _tc_mutate(m, s->body);
+        return body ? tc_stmt_let(ctx, s->var, _tc_mut_expr(m, s->value), body) : NULL;
+    }
+    case TC_S_PROVIDE: {
+        const tc_expr *args[16];
+        for (k = 0; k < s->nargs; k++) args[k] = _tc_mut_expr(m, s->args[k]);
+        return tc_stmt_provide(ctx, s->tensor, s->nargs, args, _tc_mut_expr(m, s->value));
+    }
+    case TC_S_STORE: return tc_stmt_store(ctx, s->buffer, _tc_mut_expr(m, s->index), _tc_mut_expr(m, s->value));
+    case TC_S_ALLOCATE: {
+        const tc_stmt *body = _tc_mutate(m, s->body);
+        return body ? tc_stmt_allocate(ctx, s->buffer, body) : NULL;
+    }
+    case TC_S_IF: {
+        const tc_stmt *t = _tc_mutate(m, s->then_case), *e = _tc_mutate(m, s->else_case);
+        if (!t && !e) return NULL;
+        if (!t) return tc_stmt_if(ctx, tc_not(_tc_mut_expr(m, s->cond)), e, NULL);
+        return tc_stmt_if(ctx, _tc_mut_expr(m, s->cond), t, e);
+    }
+    case TC_S_SEQ: {
+        const tc_stmt **list = (const tc_stmt **)_tc_alloc(ctx, sizeof *list * (size_t)s->nstmts);
+        if (!list) { m->failed = 1; return NULL; }
+        for (k = 0; k < s->nstmts; k++) list[k] = _tc_mutate(m, s->stmts[k]);
+        return tc_stmt_seq(ctx, s->nstmts, list);
+    }
+    default: return s;
+    }
+}
+
+static const tc_expr *_tc_subst_one_fn(const tc_expr *e, void *user) {
+    const tc_expr *const *pair = (const tc_expr *const *)user;
+    return tc_substitute(e, 1, &pair[0], &pair[1]);
+}
+/* The statement with var replaced by value everywhere. */
+static const tc_stmt *_tc_stmt_subst(tc_context *ctx, const tc_stmt *s, const tc_expr *var, const tc_expr *value, int *failed) {
+    const tc_expr *pair[2];
+    _tc_mutator m;
+    const tc_stmt *r;
+    pair[0] = var, pair[1] = value;
+    memset(&m, 0, sizeof m);
+    m.ctx = ctx, m.expr = _tc_subst_one_fn, m.user = (void *)pair;
+    r = _tc_mutate(&m, s);
+    if (m.failed) *failed = 1;
+    return r;
+}
+
+// >>lower-nest
+
+typedef struct _tc_lower {
+    tc_context *ctx;
+    tc_schedule *sch;
+    const char *name;
+    tc_lower_desc desc;
+    const tc_expr **inlined;  /* per stage: its body with inline producers substituted */
+    tc_tensor **tensors;      /* tensor -> buffer, for flattening: params first, then temps */
+    tc_buffer **buffers;
+    int nbuffers, nparams;
+    const tc_expr **sizes;    /* symbolic sizes */
+    int nsizes;
+    tc_kernel_ir *kernels;
+    int nkernels;
+} _tc_lower;
+
+static int _tc_stage_index(const tc_schedule *s, const tc_tensor *t) {
+    int k;
+    for (k = 0; k < s->nstages; k++) if (s->stages[k]->tensor == t) return k;
+    return -1;
+}
+
+/* Replace reads of inlined stages by their bodies. */
+static const tc_expr *_tc_inline_fn(const tc_expr *e, void *user) {
+    _tc_lower *L = (_tc_lower *)user;
+    const tc_expr *mapped;
+    int si;
+    if (!e->nargs) return e;
+    mapped = _tc_map_children(e, _tc_inline_fn, user);
+    if (!mapped || e->kind != TC_ACCESS) return mapped;
+    si = _tc_stage_index(L->sch, e->tensor);
+    if (si < 0 || L->sch->stages[si]->attach != _TC_ATTACH_INLINE) return mapped;
+    return tc_substitute(L->inlined[si], e->tensor->ndim, e->tensor->axes, mapped->args);
+}
+
+static tc_result _tc_pass_inline(_tc_lower *L) {
+    int k;
+    L->inlined = (const tc_expr **)_tc_alloc(L->ctx, sizeof(tc_expr *) * (size_t)L->sch->nstages);
+    if (!L->inlined) return TC_ERROR_OUT_OF_MEMORY;
+    for (k = 0; k < L->sch->nstages; k++) /* producers come first, so their bodies are ready */
+        if (!(L->inlined[k] = _tc_inline_fn(L->sch->stages[k]->tensor->body, L))) return L->ctx->result ? L->ctx->result : TC_ERROR_OUT_OF_MEMORY;
+    return TC_OK;
+}
+
+/* A guard of a split that may not divide its extent: parent value < extent. */
+typedef struct _tc_cond {
+    const tc_expr *cond;
+    int depth;     /* position of the innermost leaf loop it uses; -1 for none */
+    int is_reduce;
+} _tc_cond;
+
+/* The value of every loop of a stage in terms of the leaf loop variables. */
+typedef struct _tc_stage_vars {
+    const tc_expr *loopvar[_TC_MAX_ITERS]; /* per leaf position: the loop's variable (a thread index when bound) */
+    const tc_expr *value[_TC_MAX_ITERS];   /* per iter (stage->iters order) */
+    _tc_cond conds[_TC_MAX_ITERS];
+    int nconds;
+} _tc_stage_vars;
+
+static int _tc_iter_index(const tc_stage *st, const tc_iter *it) {
+    int k;
+    for (k = 0; k < st->niters; k++) if (st->iters[k] == it) return k;
+    return -1;
+}
+
+static tc_result _tc_stage_values(_tc_lower *L, tc_stage *st, _tc_stage_vars *v) {
+    int k, j;
+    memset(v, 0, sizeof *v);
+    for (k = 0; k < st->nleaves; k++) {
+        tc_iter *it = st->leaves[k];
+        v->loopvar[k] = it->kind == TC_FOR_THREAD ? tc_axis(L->ctx, tc_thread_tag_name(it->thread), it->var->extent) : it->var;
+        if (!v->loopvar[k]) return TC_ERROR_OUT_OF_MEMORY;
+        v->value[_tc_iter_index(st, it)] = v->loopvar[k];
+    }
+    for (k = st->nrels - 1; k >= 0; k--) {
+        const _tc_relation *r = &st->rels[k];
+        if (r->kind == _TC_REL_SPLIT) {
+            const tc_expr *pv = tc_add(tc_mul(v->value[_tc_iter_index(st, r->outer)], r->factor), v->value[_tc_iter_index(st, r->inner)]);
+            v->value[_tc_iter_index(st, r->parent)] = tc_simplify(pv);
+            v->conds[v->nconds].cond = tc_simplify(tc_lt(pv, r->parent->var->extent));
+            v->conds[v->nconds++].is_reduce = r->parent->is_reduce;
+        } else {
+            const tc_expr *fv = v->value[_tc_iter_index(st, r->fused)];
+            v->value[_tc_iter_index(st, r->outer)] = tc_simplify(tc_div(fv, r->inner->var->extent));
+            v->value[_tc_iter_index(st, r->inner)] = tc_simplify(tc_mod(fv, r->inner->var->extent));
+        }
+    }
+    for (k = 0; k < st->niters; k++) if (!v->value[k] && st->iters[k]->is_leaf) return TC_ERROR_OUT_OF_MEMORY;
+    for (k = 0; k < v->nconds; k++) {
+        if (!v->conds[k].cond) return L->ctx->result ? L->ctx->result : TC_ERROR_OUT_OF_MEMORY;
+        v->conds[k].depth = -1;
+        for (j = 0; j < st->nleaves; j++)
+            if (_tc_uses_var(v->conds[k].cond, v->loopvar[j])) v->conds[k].depth = j;
+    }
+    return TC_OK;
+}
+
+/* Wrap `body` in the loops at leaf positions idx[0..n) (outermost first),
+   placing each condition right inside the innermost of those loops it uses. */
+static const tc_stmt *_tc_make_loops(_tc_lower *L, tc_stage *st, const _tc_stage_vars *v, const int *idx, int n,
+                                     const tc_stmt *body, const _tc_cond *const *conds, int nconds) {
+    int k, c;
+    for (k = n - 1; k >= -1; k--) {
+        const tc_expr *guard = NULL;
+        for (c = 0; c < nconds; c++) {
+            int place = -1, j;
+            for (j = 0; j < n; j++) if (idx[j] <= conds[c]->depth) place = j;
+            if (place == k) guard = guard ? tc_and(guard, conds[c]->cond) : conds[c]->cond;
+        }
+        if (guard && !(guard->kind == TC_INT_IMM && guard->v.i)) body = tc_stmt_if(L->ctx, guard, body, NULL);
+        if (k >= 0) {
+            const tc_iter *it = st->leaves[idx[k]];
+            body = tc_stmt_for(L->ctx, v->loopvar[idx[k]], tc_int(L->ctx, 0), it->var->extent, it->kind, it->thread, body);
+        }
+    }
+    return body;
+}
+
+static const tc_expr *_tc_reduce_identity(tc_context *ctx, tc_reduce_op op, tc_dtype t) {
+    if (op == TC_REDUCE_SUM) return tc_imm(ctx, t, 0);
+    if (tc_dtype_is_float(t)) return tc_imm(ctx, t, op == TC_REDUCE_MAX ? -HUGE_VAL : HUGE_VAL);
+    if (t == TC_INT64) return _tc_int_typed(ctx, t, op == TC_REDUCE_MAX ? INT64_MIN : INT64_MAX);
+    return _tc_int_typed(ctx, t, op == TC_REDUCE_MAX ? INT32_MIN : INT32_MAX);
+}
+
+/* The loop nest of one root stage, computing tensor elements by PROVIDE. */
+static const tc_stmt *_tc_stage_nest(_tc_lower *L, tc_stage *st, const tc_expr *body) {
+    tc_context *ctx = L->ctx;
+    tc_tensor *t = st->tensor;
+    _tc_stage_vars v;
+    const tc_expr *vars[_TC_MAX_ITERS], *vals[_TC_MAX_ITERS], *idx[16], *src;
+    const tc_expr *red = body->kind == TC_REDUCE ? body : NULL;
+    const _tc_cond *all[_TC_MAX_ITERS], *outer[_TC_MAX_ITERS], *inner_data[_TC_MAX_ITERS], *inner_all[_TC_MAX_ITERS];
+    int loops[_TC_MAX_ITERS], init_loops[_TC_MAX_ITERS];
+    int k, p, nall = 0, nouter = 0, ndata = 0, nin = 0, ninit = 0;
+    if (_tc_stage_values(L, st, &v) != TC_OK) return NULL;
+    for (k = 0; k < st->nroots; k++) {
+        vars[k] = st->iters[k]->var;
+        vals[k] = v.value[k];
+    }
+    for (k = 0; k < t->ndim; k++) idx[k] = vals[k];
+    src = tc_substitute(red ? red->args[0] : body, st->nroots, vars, vals);
+    for (k = 0; k < v.nconds; k++) all[nall++] = &v.conds[k];
+    for (k = 0; k < st->nleaves; k++) loops[k] = k;
+    if (!red) return _tc_make_loops(L, st, &v, loops, st->nleaves, tc_stmt_provide(ctx, t, t->ndim, idx, src), all, nall);
+
+    /* A reduction: loops outside the first reduce loop are shared; inside, the
+       initialisation runs over the remaining data loops and the update over all. */
+    for (p = 0; p < st->nleaves && !st->leaves[p]->is_reduce; p++) {}
+    for (k = p; k < st->nleaves; k++) {
+        if (st->leaves[k]->is_reduce) continue;
+        if (st->leaves[k]->kind == TC_FOR_THREAD) {
+            _tc_fail(ctx, TC_ERROR_LOWER, "stage %s: axis '%s' is bound to %s but lies inside reduce loop '%s'; reorder it outside",
+                     t->name, st->leaves[k]->var->name, tc_thread_tag_name(st->leaves[k]->thread), st->leaves[p]->var->name);
+            return NULL;
+        }
+        init_loops[ninit++] = k;
+    }
+    for (k = 0; k < nall; k++) {
+        if (!all[k]->is_reduce && all[k]->depth < p) outer[nouter++] = all[k];
+        else {
+            inner_all[nin++] = all[k];
+            if (!all[k]->is_reduce) inner_data[ndata++] = all[k];
+        }
+    }
+    {
+        const tc_expr *cur = tc_access(t, t->ndim, idx);
+        const tc_expr *upd = red->reduce_op == TC_REDUCE_SUM ? tc_add(cur, src) : red->reduce_op == TC_REDUCE_MAX ? tc_max(cur, src) : tc_min(cur, src);
+        const tc_stmt *parts[2];
+        parts[0] = _tc_make_loops(L, st, &v, init_loops, ninit,
+                                  tc_stmt_provide(ctx, t, t->ndim, idx, _tc_reduce_identity(ctx, red->reduce_op, t->dtype)), inner_data, ndata);
+        parts[1] = _tc_make_loops(L, st, &v, loops + p, st->nleaves - p, tc_stmt_provide(ctx, t, t->ndim, idx, upd), inner_all, nin);
+        if (!parts[0] || !parts[1]) return NULL;
+        return _tc_make_loops(L, st, &v, loops, p, tc_stmt_seq(ctx, 2, parts), outer, nouter);
+    }
+}
+
+static int _tc_has_thread_loop(const tc_stmt *s) {
+    int k;
+    if (!s) return 0;
+    switch (s->kind) {
+    case TC_S_FOR: return s->for_kind == TC_FOR_THREAD || _tc_has_thread_loop(s->body);
+    case TC_S_LET: case TC_S_ALLOCATE: return _tc_has_thread_loop(s->body);
+    case TC_S_IF: return _tc_has_thread_loop(s->then_case) || _tc_has_thread_loop(s->else_case);
+    case TC_S_SEQ:
+        for (k = 0; k < s->nstmts; k++) if (_tc_has_thread_loop(s->stmts[k])) return 1;
+        return 0;
+    default: return 0;
+    }
+}
+
+/* One kernel per root stage, in producer-to-consumer order. */
+static tc_result _tc_pass_loop_nests(_tc_lower *L) {
+    int k, n = 0;
+    char name[300];
+    L->kernels = (tc_kernel_ir *)_tc_alloc(L->ctx, sizeof(tc_kernel_ir) * (size_t)L->sch->nstages);
+    if (!L->kernels) return TC_ERROR_OUT_OF_MEMORY;
+    for (k = 0; k < L->sch->nstages; k++) if (L->sch->stages[k]->attach == _TC_ATTACH_ROOT) n++;
+    for (k = 0; k < L->sch->nstages; k++) {
+        tc_stage *st = L->sch->stages[k];
+        tc_kernel_ir *kern;
+        if (st->attach != _TC_ATTACH_ROOT) continue;
+        kern = &L->kernels[L->nkernels];
+        if (n == 1) snprintf(name, sizeof name, "%s_kernel", L->name);
+        else snprintf(name, sizeof name, "%s_kernel%d", L->name, L->nkernels);
+        kern->name = _tc_strdup(L->ctx, name);
+        kern->tensor = st->tensor;
+        if (!(kern->body = _tc_stage_nest(L, st, L->inlined[k]))) return L->ctx->result ? L->ctx->result : TC_ERROR_OUT_OF_MEMORY;
+        kern->has_threads = _tc_has_thread_loop(kern->body);
+        if (!kern->has_threads && !L->desc.for_host)
+            return _tc_fail(L->ctx, TC_ERROR_LOWER,
+                            "stage %s: no axis is bound to blockIdx or threadIdx, so the GPU would run it in one thread; "
+                            "bind its loops (or lower with for_host to run it on the host executor)", st->tensor->name);
+        L->nkernels++;
+    }
+    return TC_OK;
+}
+
+// >>lower-storage
+
+static int _tc_buffer_index(const _tc_lower *L, const tc_tensor *t) {
+    int k;
+    for (k = 0; k < L->nbuffers; k++) if (L->tensors[k] == t) return k;
+    return -1;
+}
+
+static int _tc_add_size_vars(_tc_lower *L, const tc_expr *e) {
+    int k;
+    if (e->kind == TC_VAR && !e->extent) {
+        for (k = 0; k < L->nsizes; k++) if (L->sizes[k] == e) return 1;
+        if (L->nsizes == 32) return _tc_fail(L->ctx, TC_ERROR_LOWER, "more than 32 symbolic sizes"), 0;
+        L->sizes[L->nsizes++] = e;
+        return 1;
+    }
+    for (k = 0; k < e->nargs; k++) if (!_tc_add_size_vars(L, e->args[k])) return 0;
+    return 1;
+}
+
+static tc_result _tc_add_buffer(_tc_lower *L, tc_tensor *t) {
+    const tc_expr *size = tc_int(L->ctx, 1);
+    int k;
+    for (k = 0; k < t->ndim; k++) {
+        size = tc_mul(size, t->shape[k]);
+        if (!_tc_add_size_vars(L, t->shape[k])) return L->ctx->result;
+    }
+    L->tensors[L->nbuffers] = t;
+    if (!(L->buffers[L->nbuffers] = tc_buffer_new(L->ctx, t->name, t->dtype, TC_SCOPE_GLOBAL, tc_simplify(size))))
+        return TC_ERROR_OUT_OF_MEMORY;
+    L->buffers[L->nbuffers++]->tensor = t;
+    return TC_OK;
+}
+
+/* Check every read has storage: a placeholder must be an argument. */
+static tc_result _tc_check_reads(_tc_lower *L, const tc_tensor *reader, const tc_expr *e) {
+    int k;
+    tc_result r;
+    if (e->kind == TC_ACCESS && _tc_buffer_index(L, e->tensor) < 0)
+        return _tc_fail(L->ctx, TC_ERROR_LOWER, "stage %s reads %s %s, which is not in the argument list", reader->name,
+                        e->tensor->op == TC_OP_PLACEHOLDER ? "placeholder" : "tensor", e->tensor->name);
+    for (k = 0; k < e->nargs; k++) if ((r = _tc_check_reads(L, reader, e->args[k])) != TC_OK) return r;
+    return TC_OK;
+}
+
+static tc_result _tc_pass_buffers(_tc_lower *L, int nargs, tc_tensor *const *args) {
+    int k, j;
+    tc_result r;
+    int n = nargs + L->sch->nstages;
+    L->tensors = (tc_tensor **)_tc_alloc(L->ctx, sizeof(tc_tensor *) * (size_t)n);
+    L->buffers = (tc_buffer **)_tc_alloc(L->ctx, sizeof(tc_buffer *) * (size_t)n);
+    L->sizes = (const tc_expr **)_tc_alloc(L->ctx, sizeof(tc_expr *) * 32);
+    if (!L->tensors || !L->buffers || !L->sizes) return TC_ERROR_OUT_OF_MEMORY;
+    for (k = 0; k < nargs; k++) {
+        if (!args[k]) return _tc_fail(L->ctx, TC_ERROR_INVALID_ARGUMENT, "tc_lower: argument %d is NULL", k);
+        for (j = 0; j < k; j++)
+            if (args[j] == args[k]) return _tc_fail(L->ctx, TC_ERROR_INVALID_ARGUMENT, "tc_lower: %s is given twice", args[k]->name);
+        if (args[k]->op == TC_OP_COMPUTE && _tc_stage_index(L->sch, args[k]) >= 0 &&
+            L->sch->stages[_tc_stage_index(L->sch, args[k])]->attach == _TC_ATTACH_INLINE)
+            return _tc_fail(L->ctx, TC_ERROR_LOWER, "tc_lower: %s is inlined and has no storage to pass", args[k]->name);
+        if ((r = _tc_add_buffer(L, args[k])) != TC_OK) return r;
+    }
+    L->nparams = nargs;
+    for (k = 0; k < L->sch->noutputs; k++)
+        if (_tc_buffer_index(L, L->sch->outputs[k]) < 0)
+            return _tc_fail(L->ctx, TC_ERROR_LOWER, "tc_lower: output %s is not in the argument list", L->sch->outputs[k]->name);
+    for (k = 0; k < L->sch->nstages; k++) {
+        tc_stage *st = L->sch->stages[k];
+        if (st->attach == _TC_ATTACH_ROOT && _tc_buffer_index(L, st->tensor) < 0 && (r = _tc_add_buffer(L, st->tensor)) != TC_OK) return r;
+    }
+    for (k = 0; k < L->sch->nstages; k++)
+        if (L->sch->stages[k]->attach == _TC_ATTACH_ROOT && (r = _tc_check_reads(L, L->sch->stages[k]->tensor, L->inlined[k])) != TC_OK)
+            return r;
+    return TC_OK;
+}
+
+/* Row-major flat index of a multi-dimensional access. */
+static const tc_expr *_tc_flat_index(const tc_tensor *t, const tc_expr *const *idx) {
+    const tc_expr *flat = idx[0];
+    int k;
+    for (k = 1; k < t->ndim; k++) flat = tc_add(tc_mul(flat, t->shape[k]), idx[k]);
+    return tc_simplify(flat);
+}
+
+static const tc_expr *_tc_flatten_fn(const tc_expr *e, void *user) {
+    _tc_lower *L = (_tc_lower *)user;
+    const tc_expr *m;
+    if (!e->nargs) return e;
+    m = _tc_map_children(e, _tc_flatten_fn, user);
+    if (!m || m->kind != TC_ACCESS) return m;
+    return _tc_load(L->buffers[_tc_buffer_index(L, m->tensor)], _tc_flat_index(m->tensor, m->args));
+}
+
+static const tc_stmt *_tc_flatten_stmt(_tc_mutator *m, const tc_stmt *s) {
+    _tc_lower *L = (_tc_lower *)m->user;
+    const tc_expr *args[16];
+    int k;
+    if (s->kind != TC_S_PROVIDE) return _TC_KEEP;
+    for (k = 0; k < s->nargs; k++) args[k] = _tc_mut_expr(m, s->args[k]);
+    if (m->failed) return NULL;
+    return tc_stmt_store(m->ctx, L->buffers[_tc_buffer_index(L, s->tensor)], _tc_flat_index(s->tensor, args), _tc_mut_expr(m, s->value));
+}
+
+/* Run a mutator over every kernel body. */
+static tc_result _tc_mutate_kernels(_tc_lower *L, _tc_mutator *m) {
+    int k;
+    for (k = 0; k < L->nkernels; k++) {
+        const tc_stmt *body = _tc_mutate(m, L->kernels[k].body);
+        if (m->failed) return L->ctx->result ? L->ctx->result : TC_ERROR_OUT_OF_MEMORY;
+        if (!body) body = tc_stmt_seq(L->ctx, 0, NULL);
+        L->kernels[k].body = body;
+    }
+    return TC_OK;
+}
+
+static tc_result _tc_pass_flatten(_tc_lower *L) {
+    _tc_mutator m;
+    memset(&m, 0, sizeof m);
+    m.ctx = L->ctx, m.expr = _tc_flatten_fn, m.stmt = _tc_flatten_stmt, m.user = L;
+    return _tc_mutate_kernels(L, &m);
+}
+
+// >>lower-simplify
+
+static const tc_expr *_tc_simplify_fn2(const tc_expr *e, void *user) {
+    (void)user;
+    return tc_simplify(e);
+}
+
+/* Drop branches decided by constants, and loops of extent 0 or 1. */
+static const tc_stmt *_tc_simplify_stmt(_tc_mutator *m, const tc_stmt *s) {
+    const tc_expr *c;
+    int failed = 0;
+    if (s->kind == TC_S_IF) {
+        c = tc_simplify(s->cond);
+        if (!c) { m->failed = 1; return NULL; }
+        if (c->kind == TC_INT_IMM) return _tc_mutate(m, c->v.i ? s->then_case : s->else_case);
+        return _TC_KEEP;
+    }
+    if (s->kind == TC_S_FOR && s->for_kind != TC_FOR_THREAD) {
+        c = tc_simplify(s->extent);
+        if (!c) { m->failed = 1; return NULL; }
+        if (c->kind == TC_INT_IMM && c->v.i <= 0) return NULL;
+        if (c->kind == TC_INT_IMM && c->v.i == 1) {
+            const tc_stmt *body = _tc_stmt_subst(m->ctx, s->body, s->var, s->min, &failed);
+            if (failed) { m->failed = 1; return NULL; }
+            return _tc_mutate(m, body);
+        }
+    }
+    return _TC_KEEP;
+}
+
+static tc_result _tc_pass_simplify(_tc_lower *L) {
+    _tc_mutator m;
+    memset(&m, 0, sizeof m);
+    m.ctx = L->ctx, m.expr = _tc_simplify_fn2, m.stmt = _tc_simplify_stmt;
+    return _tc_mutate_kernels(L, &m);
+}
+
+// >>lower-unroll
+
+#define _TC_MAX_UNROLL 1024 /* longer unrolled loops stay loops (with #pragma unroll in CUDA) */
+
+static const tc_stmt *_tc_unroll_stmt(_tc_mutator *m, const tc_stmt *s) {
+    int64_t n, k;
+    const tc_stmt *body, **copies;
+    int failed = 0;
+    if (s->kind != TC_S_FOR || s->for_kind != TC_FOR_UNROLLED || !tc_expr_is_const(s->extent, &n) || n > _TC_MAX_UNROLL) return _TC_KEEP;
+    if (!(body = _tc_mutate(m, s->body))) return NULL;
+    if (!(copies = (const tc_stmt **)_tc_alloc(m->ctx, sizeof *copies * (size_t)n))) { m->failed = 1; return NULL; }
+    for (k = 0; k < n; k++)
+        copies[k] = _tc_stmt_subst(m->ctx, body, s->var, tc_simplify(tc_add(s->min, tc_int(m->ctx, k))), &failed);
+    if (failed) { m->failed = 1; return NULL; }
+    return tc_stmt_seq(m->ctx, (int)n, copies);
+}
+
+static tc_result _tc_pass_unroll(_tc_lower *L) {
+    _tc_mutator m;
+    memset(&m, 0, sizeof m);
+    m.ctx = L->ctx, m.stmt = _tc_unroll_stmt;
+    return _tc_mutate_kernels(L, &m);
+}
+
+// >>lower-launch
+
+/* Collect the thread-bound loops of a kernel into its launch shape; a tag
+   bound twice must have the same extent each time. */
+static tc_result _tc_collect_launch(_tc_lower *L, tc_kernel_ir *kern, const tc_stmt *s) {
+    int k;
+    tc_result r;
+    if (!s) return TC_OK;
+    switch (s->kind) {
+    case TC_S_FOR:
+        if (s->for_kind == TC_FOR_THREAD) {
+            const tc_expr **slot = s->thread <= TC_BLOCK_Z ? &kern->grid[s->thread - TC_BLOCK_X] : &kern->block[s->thread - TC_THREAD_X];
+            if (*slot && *slot != s->extent) {
+                char a[128], b[128];
+                tc_expr_print(*slot, a, sizeof a);
+                tc_expr_print(s->extent, b, sizeof b);
+                return _tc_fail(L->ctx, TC_ERROR_LOWER, "kernel %s (stage %s): %s is bound with extents %s and %s", kern->name,
+                                kern->tensor->name, tc_thread_tag_name(s->thread), a, b);
+            }
+            *slot = s->extent;
+        }
+        return _tc_collect_launch(L, kern, s->body);
+    case TC_S_LET: case TC_S_ALLOCATE: return _tc_collect_launch(L, kern, s->body);
+    case TC_S_IF:
+        if ((r = _tc_collect_launch(L, kern, s->then_case)) != TC_OK) return r;
+        return _tc_collect_launch(L, kern, s->else_case);
+    case TC_S_SEQ:
+        for (k = 0; k < s->nstmts; k++) if ((r = _tc_collect_launch(L, kern, s->stmts[k])) != TC_OK) return r;
+        return TC_OK;
+    default: return TC_OK;
+    }
+}
+
+static tc_result _tc_pass_launch_dims(_tc_lower *L) {
+    int k, d;
+    tc_result r;
+    for (k = 0; k < L->nkernels; k++) {
+        tc_kernel_ir *kern = &L->kernels[k];
+        if ((r = _tc_collect_launch(L, kern, kern->body)) != TC_OK) return r;
+        for (d = 0; d < 3; d++) {
+            if (!kern->grid[d]) kern->grid[d] = tc_int(L->ctx, 1);
+            if (!kern->block[d]) kern->block[d] = tc_int(L->ctx, 1);
+        }
+    }
+    return TC_OK;
+}
+
+// >>lower-verify
+
+static tc_result _tc_pass_verify_gpu(_tc_lower *L) {
+    static const char *axis = "xyz";
+    tc_gpu_limits lim = L->desc.limits;
+    int k, d;
+    if (!lim.max_threads_per_block) lim.max_threads_per_block = 1024;
+    for (d = 0; d < 3; d++) {
+        if (!lim.max_block_dim[d]) lim.max_block_dim[d] = d < 2 ? 1024 : 64;
+        if (!lim.max_grid_dim[d]) lim.max_grid_dim[d] = d == 0 ? 2147483647 : 65535;
+    }
+    for (k = 0; k < L->nkernels; k++) {
+        const tc_kernel_ir *kern = &L->kernels[k];
+        int64_t total = 1, n;
+        for (d = 0; d < 3; d++) {
+            if (tc_expr_is_const(kern->block[d], &n)) {
+                if (n > lim.max_block_dim[d])
+                    return _tc_fail(L->ctx, TC_ERROR_GPU_LIMIT, "stage %s: threadIdx.%c extent %lld exceeds the limit %d", kern->tensor->name,
+                                    axis[d], (long long)n, lim.max_block_dim[d]);
+                total *= n;
+            }
+            if (tc_expr_is_const(kern->grid[d], &n) && n > lim.max_grid_dim[d])
+                return _tc_fail(L->ctx, TC_ERROR_GPU_LIMIT, "stage %s: blockIdx.%c extent %lld exceeds the limit %d", kern->tensor->name,
+                                axis[d], (long long)n, lim.max_grid_dim[d]);
+        }
+        if (total > lim.max_threads_per_block)
+            return _tc_fail(L->ctx, TC_ERROR_GPU_LIMIT, "stage %s: %lld threads per block exceed the limit %d", kern->tensor->name,
+                            (long long)total, lim.max_threads_per_block);
+    }
+    return TC_OK;
+}
+
+// >>lower
+
+static const tc_stmt *_tc_kernels_stmt(const _tc_lower *L) {
+    const tc_stmt **list = (const tc_stmt **)_tc_alloc(L->ctx, sizeof *list * (size_t)(L->nkernels ? L->nkernels : 1));
+    int k;
+    if (!list) return NULL;
+    for (k = 0; k < L->nkernels; k++) list[k] = L->kernels[k].body;
+    return tc_stmt_seq(L->ctx, L->nkernels, list);
+}
+
+static void _tc_print_func(tc_str *s, const tc_func *f) {
+    int k, j;
+    tc_str_printf(s, "// %s(", f->name);
+    for (k = 0; k < f->nparams; k++) {
+        const tc_tensor *t = f->params[k]->tensor;
+        tc_str_printf(s, "%s%s: %s[", k ? ", " : "", t->name, tc_dtype_name(t->dtype));
+        for (j = 0; j < t->ndim; j++) {
+            if (j) tc_str_printf(s, ", ");
+            tc_str_expr(s, t->shape[j]);
+        }
+        tc_str_printf(s, "]");
+    }
+    tc_str_printf(s, ")\n");
+    for (k = 0; k < f->nkernels; k++) {
+        char *body;
+        tc_str_printf(s, "produce %s {\n", f->kernels[k].tensor->name);
+        body = (char *)tc_stmt_to_string(f->ctx, f->kernels[k].body);
+        if (body) {
+            char *line = body, *nl;
+            for (; *line; line = nl + 1) { /* indent the kernel body by one level */
+                nl = strchr(line, '\n');
+                if (!nl) { tc_str_printf(s, "  %s\n", line); break; }
+                tc_str_printf(s, "  %.*s\n", (int)(nl - line), line);
+            }
+        }
+        tc_str_printf(s, "}\n");
+    }
+}
+
+TECOMP_API const char *tc_func_to_string(const tc_func *f) {
+    tc_str s;
+    if (!f) return NULL;
+    tc_str_init(&s, f->ctx);
+    _tc_print_func(&s, f);
+    return _tc_str_keep(&s);
+}
+
+static tc_func *_tc_make_func(_tc_lower *L) {
+    tc_func *f = (tc_func *)_tc_alloc(L->ctx, sizeof *f);
+    if (!f) return NULL;
+    f->name = L->name;
+    f->nparams = L->nparams;
+    f->params = L->buffers;
+    f->ntemps = L->nbuffers - L->nparams;
+    f->temps = L->buffers + L->nparams;
+    f->nsizes = L->nsizes;
+    f->sizes = L->sizes;
+    f->nkernels = L->nkernels;
+    f->kernels = L->kernels;
+    f->body = _tc_kernels_stmt(L);
+    f->ctx = L->ctx;
+    return f;
+}
+
+typedef struct _tc_pass {
+    const char *name;
+    tc_result (*run)(_tc_lower *L);
+} _tc_pass;
+
+/* The lowering pipeline, in order. */
+static const _tc_pass _tc_passes[] = {
+    {"build_loop_nests", _tc_pass_loop_nests}, /* one kernel per root stage, PROVIDE statements, split guards */
+    {"flatten_storage", _tc_pass_flatten},     /* multi-dimensional accesses become flat loads and stores */
+    {"simplify", _tc_pass_simplify},           /* affine index arithmetic; proven guards and unit loops vanish */
+    {"unroll", _tc_pass_unroll},               /* loops marked unroll with constant extent are replicated */
+    {"simplify", _tc_pass_simplify},           /* again: unrolling substituted constants */
+    {"launch_dims", _tc_pass_launch_dims},     /* thread-bound loops give each kernel's grid and block */
+    {"verify_gpu", _tc_pass_verify_gpu},       /* threads per block and per dimension within the device's limits */
+};
+
+TECOMP_API tc_result tc_lower(tc_schedule *s, int nargs, tc_tensor *const *args, const char *name, const tc_lower_desc *desc,
+                              const tc_func **out) {
+    _tc_lower L;
+    tc_result r;
+    const char *env;
+    size_t k;
+    if (!out) return s ? _tc_fail(s->ctx, TC_ERROR_INVALID_ARGUMENT, "tc_lower: out is NULL") : TC_ERROR_INVALID_ARGUMENT;
+    *out = NULL;
+    if (!s) return TC_ERROR_INVALID_ARGUMENT;
+    if (nargs < 1 || !args) return _tc_fail(s->ctx, TC_ERROR_INVALID_ARGUMENT, "tc_lower: give the tensors the kernel takes");
+    memset(&L, 0, sizeof L);
+    L.ctx = s->ctx;
+    L.sch = s;
+    L.name = _tc_strdup(s->ctx, name && *name ? name : "default_function");
+    if (desc) L.desc = *desc;
+    env = getenv("TECOMP_PRINT_IR");
+    if (env && *env && strcmp(env, "0") != 0) L.desc.print_passes = 1;
+    if ((r = _tc_pass_inline(&L)) != TC_OK) return r;
+    if ((r = _tc_pass_buffers(&L, nargs, args)) != TC_OK) return r;
+    for (k = 0; k < sizeof _tc_passes / sizeof _tc_passes[0]; k++) {
+        if ((r = _tc_passes[k].run(&L)) != TC_OK) return r;
+        if (L.desc.print_passes) {
+            const tc_func *f = _tc_make_func(&L);
+            printf("// ---- after %s ----\n%s", _tc_passes[k].name, f ? tc_func_to_string(f) : "(out of memory)\n");
+        }
+    }
+    *out = _tc_make_func(&L);
+    return *out ? TC_OK : TC_ERROR_OUT_OF_MEMORY;
+}
+
+// >>host-eval
+
+/* Evaluate an integer expression whose only variables are symbolic sizes. */
+static int _tc_eval_sizes(const tc_func *f, const tc_expr *e, const int64_t *sizes, int64_t *out) {
+    int64_t a, b;
+    int k;
+    switch (e->kind) {
+    case TC_INT_IMM: *out = e->v.i; return 1;
+    case TC_VAR:
+        for (k = 0; k < f->nsizes; k++) if (f->sizes[k] == e) { *out = sizes ? sizes[k] : 0; return sizes != NULL; }
+        return 0;
+    case TC_SELECT:
+        if (!_tc_eval_sizes(f, e->args[0], sizes, &a)) return 0;
+        return _tc_eval_sizes(f, e->args[a ? 1 : 2], sizes, out);
+    case TC_CAST: return _tc_eval_sizes(f, e->args[0], sizes, out);
+    default: break;
+    }
+    if (e->nargs != 2 || !_tc_eval_sizes(f, e->args[0], sizes, &a) || !_tc_eval_sizes(f, e->args[1], sizes, &b)) return 0;
+    switch (e->kind) {
+    case TC_ADD: *out = a + b; return 1;
+    case TC_SUB: *out = a - b; return 1;
+    case TC_MUL: *out = a * b; return 1;
+    case TC_DIV: if (!b) return 0; *out = _tc_floordiv(a, b); return 1;
+    case TC_MOD: if (!b) return 0; *out = _tc_floormod(a, b); return 1;
+    case TC_MIN: *out = a < b ? a : b; return 1;
+    case TC_MAX: *out = a > b ? a : b; return 1;
+    case TC_EQ: *out = a == b; return 1;
+    case TC_NE: *out = a != b; return 1;
+    case TC_LT: *out = a < b; return 1;
+    case TC_LE: *out = a <= b; return 1;
+    case TC_GT: *out = a > b; return 1;
+    case TC_GE: *out = a >= b; return 1;
+    case TC_AND: *out = a && b; return 1;
+    case TC_OR: *out = a || b; return 1;
+    default: return 0;
+    }
+}
+
+TECOMP_API tc_result tc_func_eval(const tc_func *f, const tc_expr *e, const int64_t *sizes, int64_t *out) {
+    char text[256];
+    if (!f || !e || !out) return TC_ERROR_INVALID_ARGUMENT;
+    if (_tc_eval_sizes(f, e, sizes, out)) return TC_OK;
+    tc_expr_print(e, text, sizeof text);
+    return _tc_fail(f->ctx, TC_ERROR_INVALID_ARGUMENT, "cannot evaluate '%s' from the symbolic sizes of %s%s", text, f->name,
+                    sizes ? "" : " (no sizes given)");
+}
+
+// >>host-compile
+
+/* The host executor compiles each kernel into a small register machine, so
+   that every thread of a block can stop at a barrier and resume later. */
+typedef enum _tc_opcode {
+    _TC_OP_CONST,   /* r[dst] = imm */
+    _TC_OP_MOV,     /* r[dst] = r[a] */
+    _TC_OP_BIN,     /* r[dst] = r[a] <sub> r[b]; sub is a tc_expr_kind, t the operands' dtype */
+    _TC_OP_NOT,     /* r[dst] = !r[a] */
+    _TC_OP_CAST,    /* r[dst] = (t) r[a], from dtype st */
+    _TC_OP_CALL,    /* r[dst] = fn[sub](r[a], r[b]) */
+    _TC_OP_LOAD,    /* r[dst] = buf[r[a]] */
+    _TC_OP_STORE,   /* buf[r[a]] = r[b] */
+    _TC_OP_JMP,     /* pc = target */
+    _TC_OP_JZ,      /* if (!r[a]) pc = target */
+    _TC_OP_JNZ,     /* if (r[a]) pc = target */
+    _TC_OP_BARRIER, /* wait for the block's other threads */
+    _TC_OP_END
+} _tc_opcode;
+
+typedef union _tc_val { int64_t i; double f; } _tc_val;
+
+typedef struct _tc_ins {
+    uint8_t op, sub, t, st;
+    int dst, a, b, target, buf;
+    _tc_val imm;
+} _tc_ins;
+
+typedef struct _tc_vm_buf {
+    tc_buffer *buffer;
+    int slot_param; /* index among params then temps; -1 for an allocation */
+} _tc_vm_buf;
+
+typedef struct _tc_vm {
+    tc_context *ctx;
+    const tc_func *f;
+    _tc_ins *code;
+    int ncode, code_cap;
+    const tc_expr *vars[256]; /* variable of each fixed register */
+    int nvars, ntemps, max_regs;
+    int thread_reg[TC_THREAD_TAG_COUNT][8]; /* registers holding each thread index */
+    int nthread_reg[TC_THREAD_TAG_COUNT];
+    _tc_vm_buf bufs[64];
+    int nbufs;
+    int failed;
+} _tc_vm;
+
+static int _tc_vm_emit(_tc_vm *vm, _tc_opcode op, int dst, int a, int b) {
+    _tc_ins *in;
+    if (!_tc_grow(vm->ctx, (void **)&vm->code, &vm->code_cap, vm->ncode + 1, sizeof(_tc_ins))) { vm->failed = 1; return 0; }
+    in = &vm->code[vm->ncode];
+    memset(in, 0, sizeof *in);
+    in->op = (uint8_t)op, in->dst = dst, in->a = a, in->b = b;
+    return vm->ncode++;
+}
+
+static int _tc_vm_temp(_tc_vm *vm) {
+    int r = 256 + vm->ntemps++;
+    if (r + 1 > vm->max_regs) vm->max_regs = r + 1;
+    return r;
+}
+
+static int _tc_vm_var_reg(_tc_vm *vm, const tc_expr *v, int create) {
+    int k;
+    for (k = 0; k < vm->nvars; k++) if (vm->vars[k] == v) return k;
+    if (!create) return -1;
+    if (vm->nvars == 256) { vm->failed = 1; _tc_fail(vm->ctx, TC_ERROR_EXECUTION, "kernel uses more than 256 variables"); return 0; }
+    vm->vars[vm->nvars] = v;
+    return vm->nvars++;
+}
+
+static int _tc_vm_buffer_slot(_tc_vm *vm, tc_buffer *b) {
+    int k;
+    for (k = 0; k < vm->nbufs; k++) if (vm->bufs[k].buffer == b) return k;
+    if (vm->nbufs == 64) { vm->failed = 1; _tc_fail(vm->ctx, TC_ERROR_EXECUTION, "kernel uses more than 64 buffers"); return 0; }
+    vm->bufs[vm->nbufs].buffer = b;
+    vm->bufs[vm->nbufs].slot_param = -1;
+    for (k = 0; k < vm->f->nparams + vm->f->ntemps; k++)
+        if ((k < vm->f->nparams ? vm->f->params[k] : vm->f->temps[k - vm->f->nparams]) == b) vm->bufs[vm->nbufs].slot_param = k;
+    return vm->nbufs++;
+}
+
+static int _tc_vm_call_index(const char *name) {
+    int k;
+    for (k = 0; _tc_math_names[k]; k++) if (strcmp(_tc_math_names[k], name) == 0) return k;
+    return 0;
+}
+
+/* Compile e; its value ends up in the returned register. */
+static int _tc_vm_expr(_tc_vm *vm, const tc_expr *e) {
+    int a, b, dst, j1, j2;
+    if (vm->failed) return 0;
+    switch (e->kind) {
+    case TC_INT_IMM: case TC_FLOAT_IMM:
+        dst = _tc_vm_temp(vm);
+        j1 = _tc_vm_emit(vm, _TC_OP_CONST, dst, 0, 0);
+        if (!vm->failed) memcpy(&vm->code[j1].imm, &e->v, sizeof e->v);
+        return dst;
+    case TC_VAR:
+        a = _tc_vm_var_reg(vm, e, 0);
+        if (a < 0) {
+            int k;
+            for (k = 0; k < vm->f->nsizes; k++)
+                if (vm->f->sizes[k] == e) return _tc_vm_var_reg(vm, e, 1); /* filled from the sizes at launch */
+            vm->failed = 1;
+            _tc_fail(vm->ctx, TC_ERROR_EXECUTION, "variable '%s' is used outside the loop that defines it", e->name);
+            return 0;
+        }
+        return a;
+    case TC_AND: case TC_OR: /* short-circuit, as in C */
+        dst = _tc_vm_temp(vm);
+        a = _tc_vm_expr(vm, e->args[0]);
+        _tc_vm_emit(vm, _TC_OP_MOV, dst, a, 0);
+        j1 = _tc_vm_emit(vm, e->kind == TC_AND ? _TC_OP_JZ : _TC_OP_JNZ, 0, dst, 0);
+        b = _tc_vm_expr(vm, e->args[1]);
+        _tc_vm_emit(vm, _TC_OP_MOV, dst, b, 0);
+        if (!vm->failed) vm->code[j1].target = vm->ncode;
+        return dst;
+    case TC_SELECT: /* only the taken side runs: guarded reads must not fault */
+        dst = _tc_vm_temp(vm);
+        a = _tc_vm_expr(vm, e->args[0]);
+        j1 = _tc_vm_emit(vm, _TC_OP_JZ, 0, a, 0);
+        b = _tc_vm_expr(vm, e->args[1]);
+        _tc_vm_emit(vm, _TC_OP_MOV, dst, b, 0);
+        j2 = _tc_vm_emit(vm, _TC_OP_JMP, 0, 0, 0);
+        if (!vm->failed) vm->code[j1].target = vm->ncode;
+        b = _tc_vm_expr(vm, e->args[2]);
+        _tc_vm_emit(vm, _TC_OP_MOV, dst, b, 0);
+        if (!vm->failed) vm->code[j2].target = vm->ncode;
+        return dst;
+    case TC_NOT: case TC_CAST: case TC_LOAD:
+        a = _tc_vm_expr(vm, e->args[0]);
+        dst = _tc_vm_temp(vm);
+        j1 = _tc_vm_emit(vm, e->kind == TC_NOT ? _TC_OP_NOT : e->kind == TC_CAST ? _TC_OP_CAST : _TC_OP_LOAD, dst, a, 0);
+        if (!vm->failed) {
+            vm->code[j1].t = (uint8_t)e->dtype;
+            vm->code[j1].st = (uint8_t)e->args[0]->dtype;
+            if (e->kind == TC_LOAD) vm->code[j1].buf = _tc_vm_buffer_slot(vm, e->buffer);
+        }
+        return dst;
+    case TC_CALL:
+        a = _tc_vm_expr(vm, e->args[0]);
+        b = e->nargs > 1 ? _tc_vm_expr(vm, e->args[1]) : a;
+        dst = _tc_vm_temp(vm);
+        j1 = _tc_vm_emit(vm, _TC_OP_CALL, dst, a, b);
+        if (!vm->failed) vm->code[j1].sub = (uint8_t)_tc_vm_call_index(e->name), vm->code[j1].t = (uint8_t)e->dtype;
+        return dst;
+    case TC_ACCESS: case TC_REDUCE:
+        vm->failed = 1;
+        _tc_fail(vm->ctx, TC_ERROR_EXECUTION, "the host executor needs flattened storage (found a %s)", _tc_kind_name(e->kind));
+        return 0;
+    default:
+        a = _tc_vm_expr(vm, e->args[0]);
+        b = _tc_vm_expr(vm, e->args[1]);
+        dst = _tc_vm_temp(vm);
+        j1 = _tc_vm_emit(vm, _TC_OP_BIN, dst, a, b);
+        if (!vm->failed) vm->code[j1].sub = (uint8_t)e->kind, vm->code[j1].t = (uint8_t)e->args[0]->dtype;
+        return dst;
+    }
+}
+
+static void _tc_vm_stmt(_tc_vm *vm, const tc_stmt *s) {
+    int k, var, lim, cond, one, top, j1, loop;
+    if (!s || vm->failed) return;
+    top = vm->ntemps; /* temporaries of one statement are free after it */
+    switch (s->kind) {
+    case TC_S_FOR:
+        var = _tc_vm_var_reg(vm, s->var, 1);
+        if (s->for_kind == TC_FOR_THREAD) {
+            if (vm->nthread_reg[s->thread] < 8) vm->thread_reg[s->thread][vm->nthread_reg[s->thread]++] = var;
+            _tc_vm_stmt(vm, s->body);
+            break;
+        }
+        _tc_vm_emit(vm, _TC_OP_MOV, var, _tc_vm_expr(vm, s->min), 0);
+        lim = _tc_vm_temp(vm); /* min + extent, held for the whole loop */
+        j1 = _tc_vm_emit(vm, _TC_OP_BIN, lim, var, _tc_vm_expr(vm, s->extent));
+        if (!vm->failed) vm->code[j1].sub = TC_ADD, vm->code[j1].t = (uint8_t)s->var->dtype;
+        one = _tc_vm_expr(vm, tc_int(vm->ctx, 1));
+        loop = vm->ncode;
+        cond = _tc_vm_temp(vm);
+        j1 = _tc_vm_emit(vm, _TC_OP_BIN, cond, var, lim);
+        if (!vm->failed) vm->code[j1].sub = TC_LT, vm->code[j1].t = (uint8_t)s->var->dtype;
+        j1 = _tc_vm_emit(vm, _TC_OP_JZ, 0, cond, 0);
+        _tc_vm_stmt(vm, s->body);
+        k = _tc_vm_emit(vm, _TC_OP_BIN, var, var, one);
+        if (!vm->failed) vm->code[k].sub = TC_ADD, vm->code[k].t = (uint8_t)s->var->dtype;
+        k = _tc_vm_emit(vm, _TC_OP_JMP, 0, 0, 0);
+        if (!vm->failed) vm->code[k].target = loop, vm->code[j1].target = vm->ncode;
+        break;
+    case TC_S_LET:
+        var = _tc_vm_var_reg(vm, s->var, 1);
+        _tc_vm_emit(vm, _TC_OP_MOV, var, _tc_vm_expr(vm, s->value), 0);
+        _tc_vm_stmt(vm, s->body);
+        break;
+    case TC_S_STORE:
+        k = _tc_vm_emit(vm, _TC_OP_STORE, 0, _tc_vm_expr(vm, s->index), _tc_vm_expr(vm, s->value));
+        if (!vm->failed) vm->code[k].buf = _tc_vm_buffer_slot(vm, s->buffer), vm->code[k].t = (uint8_t)s->buffer->dtype;
+        break;
+    case TC_S_ALLOCATE:
+        _tc_vm_buffer_slot(vm, s->buffer);
+        _tc_vm_stmt(vm, s->body);
+        break;
+    case TC_S_IF:
+        cond = _tc_vm_expr(vm, s->cond);
+        j1 = _tc_vm_emit(vm, _TC_OP_JZ, 0, cond, 0);
+        _tc_vm_stmt(vm, s->then_case);
+        if (s->else_case) {
+            k = _tc_vm_emit(vm, _TC_OP_JMP, 0, 0, 0);
+            if (!vm->failed) vm->code[j1].target = vm->ncode;
+            _tc_vm_stmt(vm, s->else_case);
+            if (!vm->failed) vm->code[k].target = vm->ncode;
+        } else if (!vm->failed) {
+            vm->code[j1].target = vm->ncode;
+        }
+        break;
+    case TC_S_SEQ:
+        for (k = 0; k < s->nstmts; k++) _tc_vm_stmt(vm, s->stmts[k]);
+        break;
+    case TC_S_BARRIER: _tc_vm_emit(vm, _TC_OP_BARRIER, 0, 0, 0); break;
+    case TC_S_PROVIDE:
+        vm->failed = 1;
+        _tc_fail(vm->ctx, TC_ERROR_EXECUTION, "the host executor needs flattened storage (found a provide)");
+        break;
+    default: break;
+    }
+    vm->ntemps = top;
+}
+
+// >>host-run
+
+static double _tc_half_to_double(uint16_t h) {
+    int e = (h >> 10) & 31, m = h & 1023;
+    double v = e == 0 ? ldexp((double)m, -24) : e == 31 ? (m ? NAN : HUGE_VAL) : ldexp((double)(m | 1024), e - 25);
+    return (h & 0x8000) ? -v : v;
+}
+static uint16_t _tc_double_to_half(double x) {
+    uint16_t sign = (x < 0 || (x == 0 && 1 / x < 0)) ? 0x8000 : 0;
+    double a = fabs(_tc_round_half(x));
+    int e;
+    if (x != x) return 0x7e00;
+    if (a == HUGE_VAL) return (uint16_t)(sign | 0x7c00);
+    if (a < ldexp(1.0, -14)) return (uint16_t)(sign | (uint16_t)(a * ldexp(1.0, 24)));
+    frexp(a, &e); /* a = m * 2^e, m in [0.5, 1) */
+    return (uint16_t)(sign | (uint16_t)((e + 14) << 10) | (uint16_t)((a * ldexp(1.0, 11 - e)) - 1024));
+}
+
+static double _tc_vm_read(const void *base, tc_dtype t, int64_t i, int64_t *iv) {
+    switch (t) {
+    case TC_FLOAT32: return ((const float *)base)[i];
+    case TC_FLOAT16: return _tc_half_to_double(((const uint16_t *)base)[i]);
+    case TC_INT32: *iv = ((const int32_t *)base)[i]; return 0;
+    case TC_INT64: *iv = ((const int64_t *)base)[i]; return 0;
+    default: *iv = ((const uint8_t *)base)[i]; return 0;
+    }
+}
+static void _tc_vm_write(void *base, tc_dtype t, int64_t i, _tc_val v) {
+    switch (t) {
+    case TC_FLOAT32: ((float *)base)[i] = (float)v.f; break;
+    case TC_FLOAT16: ((uint16_t *)base)[i] = _tc_double_to_half(v.f); break;
+    case TC_INT32: ((int32_t *)base)[i] = (int32_t)v.i; break;
+    case TC_INT64: ((int64_t *)base)[i] = v.i; break;
+    default: ((uint8_t *)base)[i] = (uint8_t)(v.i != 0); break;
+    }
+}
+
+static int64_t _tc_wrap(tc_dtype t, uint64_t v) { return t == TC_INT32 ? (int64_t)(int32_t)(uint32_t)v : (int64_t)v; }
+
+static double _tc_vm_math(int fn, double x, double y) {
+    switch (fn) {
+    case 0: return exp(x);
+    case 1: return log(x);
+    case 2: return sqrt(x);
+    case 3: return 1.0 / sqrt(x);
+    case 4: return fabs(x);
+    case 5: return tanh(x);
+    case 6: return 1.0 / (1.0 + exp(-x));
+    case 7: return pow(x, y);
+    case 8: return floor(x);
+    default: return ceil(x);
+    }
+}
+
+typedef struct _tc_block_run {
+    const _tc_vm *vm;
+    const tc_kernel_ir *kern;
+    void **mem;        /* per vm buffer: base (locals: per thread, see local_stride) */
+    int64_t *size;     /* per vm buffer: elements */
+    int64_t nthreads;
+    int64_t block[3], block_idx[3];
+} _tc_block_run;
+
+/* Run one thread from its pc until a barrier or the end: 1 barrier, 0 end, -1 fault. */
+static int _tc_vm_thread(_tc_block_run *br, _tc_val *r, int *pc, int64_t tid) {
+    const _tc_vm *vm = br->vm;
+    tc_context *ctx = vm->ctx;
+    for (;;) {
+        const _tc_ins *in = &vm->code[*pc];
+        (*pc)++;
+        switch ((_tc_opcode)in->op) {
+        case _TC_OP_CONST: r[in->dst] = in->imm; break;
+        case _TC_OP_MOV: r[in->dst] = r[in->a]; break;
+        case _TC_OP_NOT: r[in->dst].i = !r[in->a].i; break;
+        case _TC_OP_JMP: *pc = in->target; break;
+        case _TC_OP_JZ: if (!r[in->a].i) *pc = in->target; break;
+        case _TC_OP_JNZ: if (r[in->a].i) *pc = in->target; break;
+        case _TC_OP_BARRIER: return 1;
+        case _TC_OP_END: return 0;
+        case _TC_OP_CAST: {
+            _tc_val v = r[in->a];
+            int from_f = tc_dtype_is_float((tc_dtype)in->st), to_f = tc_dtype_is_float((tc_dtype)in->t);
+            if (from_f && to_f) r[in->dst].f = _tc_round_to((tc_dtype)in->t, v.f);
+            else if (from_f) r[in->dst].i = in->t == TC_BOOL ? v.f != 0 : _tc_wrap((tc_dtype)in->t, (uint64_t)(int64_t)v.f);
+            else if (to_f) r[in->dst].f = _tc_round_to((tc_dtype)in->t, (double)v.i);
+            else r[in->dst].i = in->t == TC_BOOL ? v.i != 0 : _tc_wrap((tc_dtype)in->t, (uint64_t)v.i);
+            break;
+        }
+        case _TC_OP_CALL: r[in->dst].f = _tc_round_to((tc_dtype)in->t, _tc_vm_math(in->sub, r[in->a].f, r[in->b].f)); break;
+        case _TC_OP_LOAD: case _TC_OP_STORE: {
+            int64_t i = r[in->a].i, iv = 0;
+            const _tc_vm_buf *b = &vm->bufs[in->buf];
+            char *base = (char *)br->mem[in->buf];
+            if (i < 0 || i >= br->size[in->buf]) {
+                _tc_fail(ctx, TC_ERROR_EXECUTION,
+                         "kernel %s: %s of %s[%lld] is out of bounds (%lld elements) in block (%lld, %lld, %lld) thread (%lld, %lld, %lld)",
+                         br->kern->name, in->op == _TC_OP_LOAD ? "read" : "write", b->buffer->name, (long long)i,
+                         (long long)br->size[in->buf], (long long)br->block_idx[0], (long long)br->block_idx[1],
+                         (long long)br->block_idx[2], (long long)(tid % br->block[0]), (long long)(tid / br->block[0] % br->block[1]),
+                         (long long)(tid / (br->block[0] * br->block[1])));
+                return -1;
+            }
+            if (b->buffer->scope == TC_SCOPE_LOCAL) base += (size_t)tid * (size_t)br->size[in->buf] * (size_t)tc_dtype_bytes(b->buffer->dtype);
+            if (in->op == _TC_OP_LOAD) {
+                double f = _tc_vm_read(base, b->buffer->dtype, i, &iv);
+                if (tc_dtype_is_float(b->buffer->dtype)) r[in->dst].f = f;
+                else r[in->dst].i = iv;
+            } else {
+                _tc_vm_write(base, b->buffer->dtype, i, r[in->b]);
+            }
+            break;
+        }
+        case _TC_OP_BIN: {
+            _tc_val a = r[in->a], b = r[in->b], v;
+            tc_dtype t = (tc_dtype)in->t;
+            if (tc_dtype_is_float(t)) {
+                switch (in->sub) {
+                case TC_ADD: v.f = a.f + b.f; break;
+                case TC_SUB: v.f = a.f - b.f; break;
+                case TC_MUL: v.f = a.f * b.f; break;
+                case TC_DIV: v.f = a.f / b.f; break;
+                case TC_MIN: v.f = a.f < b.f ? a.f : b.f; break;
+                case TC_MAX: v.f = a.f > b.f ? a.f : b.f; break;
+                case TC_EQ: v.i = a.f == b.f; break;
+                case TC_NE: v.i = a.f != b.f; break;
+                case TC_LT: v.i = a.f < b.f; break;
+                case TC_LE: v.i = a.f <= b.f; break;
+                case TC_GT: v.i = a.f > b.f; break;
+                default: v.i = a.f >= b.f; break;
+                }
+                if (in->sub < TC_EQ) v.f = _tc_round_to(t, v.f); /* arithmetic rounds to the dtype, as the GPU does */
+            } else {
+                if ((in->sub == TC_DIV || in->sub == TC_MOD) && b.i == 0) {
+                    _tc_fail(ctx, TC_ERROR_EXECUTION, "kernel %s: integer division by zero", br->kern->name);
+                    return -1;
+                }
+                switch (in->sub) {
+                case TC_ADD: v.i = _tc_wrap(t, (uint64_t)a.i + (uint64_t)b.i); break;
+                case TC_SUB: v.i = _tc_wrap(t, (uint64_t)a.i - (uint64_t)b.i); break;
+                case TC_MUL: v.i = _tc_wrap(t, (uint64_t)a.i * (uint64_t)b.i); break;
+                case TC_DIV: v.i = _tc_floordiv(a.i, b.i); break;
+                case TC_MOD: v.i = _tc_floormod(a.i, b.i); break;
+                case TC_MIN: v.i = a.i < b.i ? a.i : b.i; break;
+                case TC_MAX: v.i = a.i > b.i ? a.i : b.i; break;
+                case TC_EQ: v.i = a.i == b.i; break;
+                case TC_NE: v.i = a.i != b.i; break;
+                case TC_LT: v.i = a.i < b.i; break;
+                case TC_LE: v.i = a.i <= b.i; break;
+                case TC_GT: v.i = a.i > b.i; break;
+                case TC_GE: v.i = a.i >= b.i; break;
+                case TC_AND: v.i = a.i && b.i; break;
+                default: v.i = a.i || b.i; break;
+                }
+            }
+            r[in->dst] = v;
+            break;
+        }
+        }
+    }
+}
+
+/* Run every thread of one block; threads meet at each barrier. */
+static tc_result _tc_vm_block(_tc_block_run *br, _tc_val *regs, int *pcs, int *state, const int64_t *sizes) {
+    const _tc_vm *vm = br->vm;
+    int64_t t, running;
+    int k, j, tag;
+    for (t = 0; t < br->nthreads; t++) {
+        _tc_val *r = regs + t * vm->max_regs;
+        int64_t idx[TC_THREAD_TAG_COUNT] = {0};
+        idx[TC_BLOCK_X] = br->block_idx[0], idx[TC_BLOCK_Y] = br->block_idx[1], idx[TC_BLOCK_Z] = br->block_idx[2];
+        idx[TC_THREAD_X] = t % br->block[0];
+        idx[TC_THREAD_Y] = t / br->block[0] % br->block[1];
+        idx[TC_THREAD_Z] = t / (br->block[0] * br->block[1]);
+        for (tag = 0; tag < TC_THREAD_TAG_COUNT; tag++)
+            for (j = 0; j < vm->nthread_reg[tag]; j++) r[vm->thread_reg[tag][j]].i = idx[tag];
+        for (k = 0; k < vm->f->nsizes; k++) {
+            int reg = _tc_vm_var_reg((_tc_vm *)vm, vm->f->sizes[k], 0);
+            if (reg >= 0) r[reg].i = sizes[k];
+        }
+        pcs[t] = 0;
+        state[t] = 1;
+    }
+    for (running = br->nthreads; running > 0;) {
+        int64_t at_barrier = 0;
+        for (t = 0; t < br->nthreads; t++) {
+            int st;
+            if (state[t] != 1) continue;
+            st = _tc_vm_thread(br, regs + t * vm->max_regs, &pcs[t], t);
+            if (st < 0) return TC_ERROR_EXECUTION;
+            state[t] = st ? 2 : 0;
+        }
+        for (running = 0, t = 0; t < br->nthreads; t++) {
+            at_barrier += state[t] == 2;
+            running += state[t] != 0;
+        }
+        if (at_barrier && at_barrier != br->nthreads)
+            return _tc_fail(vm->ctx, TC_ERROR_EXECUTION, "kernel %s: %lld of %lld threads of block (%lld, %lld, %lld) wait at a barrier the others never reach",
+                            br->kern->name, (long long)at_barrier, (long long)br->nthreads, (long long)br->block_idx[0],
+                            (long long)br->block_idx[1], (long long)br->block_idx[2]);
+        for (t = 0; t < br->nthreads; t++) if (state[t] == 2) state[t] = 1;
+    }
+    return TC_OK;
+}
+
+static tc_result _tc_vm_kernel(tc_context *ctx, const tc_func *f, const tc_kernel_ir *kern, void *const *mem_params, const int64_t *sizes) {
+    _tc_vm vm;
+    _tc_block_run br;
+    int64_t grid[3], total = 1;
+    _tc_val *regs = NULL;
+    int *pcs = NULL, *state = NULL, k;
+    void *mem[64];
+    int64_t size[64];
+    tc_result r = TC_OK;
+    memset(&vm, 0, sizeof vm);
+    memset(&br, 0, sizeof br);
+    memset(mem, 0, sizeof mem);
+    vm.ctx = ctx, vm.f = f, vm.max_regs = 256;
+    _tc_vm_stmt(&vm, kern->body);
+    _tc_vm_emit(&vm, _TC_OP_END, 0, 0, 0);
+    if (vm.failed) { _tc_free(ctx, vm.code); return ctx->result ? ctx->result : TC_ERROR_OUT_OF_MEMORY; }
+    for (k = 0; k < 3; k++) {
+        if ((r = tc_func_eval(f, kern->grid[k], sizes, &grid[k])) != TC_OK) goto done;
+        if ((r = tc_func_eval(f, kern->block[k], sizes, &br.block[k])) != TC_OK) goto done;
+        total *= br.block[k];
+    }
+    br.vm = &vm, br.kern = kern, br.nthreads = total, br.mem = mem, br.size = size;
+    /* buffers: params and temps come from the caller; allocations are made here */
+    for (k = 0; k < vm.nbufs; k++) {
+        tc_buffer *b = vm.bufs[k].buffer;
+        if ((r = tc_func_eval(f, b->size, sizes, &size[k])) != TC_OK) goto done;
+        if (vm.bufs[k].slot_param >= 0) mem[k] = mem_params[vm.bufs[k].slot_param];
+        else {
+            size_t copies = b->scope == TC_SCOPE_LOCAL ? (size_t)total : 1;
+            if (!(mem[k] = _tc_malloc(ctx, copies * (size_t)size[k] * (size_t)tc_dtype_bytes(b->dtype)))) { r = TC_ERROR_OUT_OF_MEMORY; goto done; }
+        }
+    }
+    regs = (_tc_val *)_tc_malloc(ctx, sizeof(_tc_val) * (size_t)vm.max_regs * (size_t)total);
+    pcs = (int *)_tc_malloc(ctx, sizeof(int) * (size_t)total);
+    state = (int *)_tc_malloc(ctx, sizeof(int) * (size_t)total);
+    if (!regs || !pcs || !state) { r = TC_ERROR_OUT_OF_MEMORY; goto done; }
+    memset(regs, 0, sizeof(_tc_val) * (size_t)vm.max_regs * (size_t)total);
+    for (br.block_idx[2] = 0; br.block_idx[2] < grid[2] && r == TC_OK; br.block_idx[2]++)
+        for (br.block_idx[1] = 0; br.block_idx[1] < grid[1] && r == TC_OK; br.block_idx[1]++)
+            for (br.block_idx[0] = 0; br.block_idx[0] < grid[0] && r == TC_OK; br.block_idx[0]++)
+                r = _tc_vm_block(&br, regs, pcs, state, sizes);
+done:
+    for (k = 0; k < vm.nbufs; k++) if (vm.bufs[k].slot_param < 0) _tc_free(ctx, mem[k]);
+    _tc_free(ctx, regs);
+    _tc_free(ctx, pcs);
+    _tc_free(ctx, state);
+    _tc_free(ctx, vm.code);
+    return r;
+}
+
+TECOMP_API tc_result tc_host_run(tc_context *ctx, const tc_func *f, void *const *args, const int64_t *sizes) {
+    void **mem;
+    int k, n;
+    tc_result r = TC_OK;
+    if (!ctx || !f || (!args && f->nparams)) return ctx ? _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_host_run: NULL function or arguments") : TC_ERROR_INVALID_ARGUMENT;
+    if (f->nsizes && !sizes)
+        return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_host_run: %s has %d symbolic sizes (first: %s) but no values were given", f->name,
+                        f->nsizes, f->sizes[0]->name);
+    for (k = 0; k < f->nparams; k++)
+        if (!args[k]) return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_host_run: argument %d (%s) is NULL", k, f->params[k]->name);
+    n = f->nparams + f->ntemps;
+    if (!(mem = (void **)_tc_malloc(ctx, sizeof(void *) * (size_t)(n ? n : 1)))) return TC_ERROR_OUT_OF_MEMORY;
+    memset(mem, 0, sizeof(void *) * (size_t)(n ? n : 1));
+    for (k = 0; k < f->nparams; k++) mem[k] = args[k];
+    for (k = 0; k < f->ntemps && r == TC_OK; k++) {
+        int64_t elems;
+        if ((r = tc_func_eval(f, f->temps[k]->size, sizes, &elems)) != TC_OK) break;
+        if (!(mem[f->nparams + k] = _tc_malloc(ctx, (size_t)elems * (size_t)tc_dtype_bytes(f->temps[k]->dtype)))) r = TC_ERROR_OUT_OF_MEMORY;
+    }
+    for (k = 0; k < f->nkernels && r == TC_OK; k++) r = _tc_vm_kernel(ctx, f, &f->kernels[k], mem, sizes);
+    for (k = 0; k < f->ntemps; k++) _tc_free(ctx, mem[f->nparams + k]);
+    _tc_free(ctx, mem);
+    return r;
+}
+
+#endif /* TECOMP_IMPLEMENTATION */
