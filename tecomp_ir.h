@@ -1759,10 +1759,21 @@ static const char *_tc_cuda_type(tc_dtype t) {
     }
 }
 
+/* In CUDA, thread indices go by the short names the kernel declares (bx, tx,
+   ...), and other names become C identifiers (i.outer: i_outer). */
 static void _tc_print_var_name(tc_str *s, const char *name, _tc_style style) {
+    static const char *tags[][2] = {{"blockIdx.x", "bx"}, {"blockIdx.y", "by"}, {"blockIdx.z", "bz"},
+                                    {"threadIdx.x", "tx"}, {"threadIdx.y", "ty"}, {"threadIdx.z", "tz"}};
     const char *p;
+    size_t k;
     if (style == _TC_STYLE_IR) { tc_str_printf(s, "%s", name); return; }
-    for (p = name; *p; p++) tc_str_printf(s, "%c", (*p == '.' || *p == '-') ? '_' : *p);
+    for (k = 0; k < sizeof tags / sizeof tags[0]; k++)
+        if (strcmp(name, tags[k][0]) == 0) { tc_str_printf(s, "%s", tags[k][1]); return; }
+    if (*name >= '0' && *name <= '9') tc_str_printf(s, "_");
+    for (p = name; *p; p++) {
+        int ok = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_';
+        tc_str_printf(s, "%c", ok ? *p : '_');
+    }
 }
 
 static void _tc_print_infix(tc_str *s, const tc_expr *e, int prec, const char *op, _tc_style style) {
@@ -1797,7 +1808,10 @@ static void _tc_print(tc_str *s, const tc_expr *e, _tc_style style) {
         }
         _tc_print_infix(s, e, p, ops[e->kind], style);
         return;
-    case TC_ADD: case TC_SUB: case TC_MUL: case TC_EQ: case TC_NE: case TC_LT: case TC_LE: case TC_GT: case TC_GE:
+    case TC_MUL:
+        _tc_print_infix(s, e, p, style == _TC_STYLE_CUDA ? " * " : "*", style);
+        return;
+    case TC_ADD: case TC_SUB: case TC_EQ: case TC_NE: case TC_LT: case TC_LE: case TC_GT: case TC_GE:
     case TC_AND: case TC_OR:
         _tc_print_infix(s, e, p, ops[e->kind], style);
         return;

@@ -107,7 +107,7 @@ typedef struct tc_gpu_limits {
 
 typedef struct tc_lower_desc {
     int print_passes;              /* print the IR after each pass to stdout (also: env TECOMP_PRINT_IR=1) */
-    int for_host;                  /* allow stages with no thread binding (they run in one thread) */
+    int allow_unbound;             /* allow stages with no thread binding: on the GPU they run in one thread */
     tc_gpu_limits limits;
 } tc_lower_desc;
 
@@ -815,10 +815,10 @@ static tc_result _tc_pass_loop_nests(_tc_lower *L) {
         kern->tensor = st->tensor;
         if (!(kern->body = _tc_stage_nest(L, st, L->inlined[k]))) return L->ctx->result ? L->ctx->result : TC_ERROR_OUT_OF_MEMORY;
         kern->has_threads = _tc_has_thread_loop(kern->body);
-        if (!kern->has_threads && !L->desc.for_host)
+        if (!kern->has_threads && !L->desc.allow_unbound)
             return _tc_fail(L->ctx, TC_ERROR_LOWER,
                             "stage %s: no axis is bound to blockIdx or threadIdx, so the GPU would run it in one thread; "
-                            "bind its loops (or lower with for_host to run it on the host executor)", st->tensor->name);
+                            "bind its loops (or set allow_unbound in tc_lower_desc to run it in one thread)", st->tensor->name);
         L->nkernels++;
     }
     return TC_OK;

@@ -1,0 +1,86 @@
+/* sample_run.h - what every sample does with a lowered function: run it on
+   the GPU when there is one, otherwise on the host executor, check it against
+   a reference and (on the GPU) time it. Include after tecomp.h. */
+#ifndef SAMPLE_RUN_H
+#define SAMPLE_RUN_H
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* One argument of a lowered function, in host memory (float32). Outputs are
+   poisoned with NaN before the run so an element nobody wrote shows up. */
+typedef struct sample_arg {
+    float *data;
+    size_t count;
+    int is_output;
+} sample_arg;
+
+static void sample_fill_random(float *x, size_t n, unsigned seed) {
+    size_t k;
+    for (k = 0; k < n; k++) {
+        seed = seed * 1664525u + 1013904223u;
+        x[k] = (float)((seed >> 8) & 0xffff) / 65536.0f * 2.0f - 1.0f;
+    }
+}
+
+/* ||out - ref|| / ||ref||; NaN anywhere gives infinity. */
+static double sample_rel_err(const float *out, const double *ref, size_t n) {
+    double num = 0, den = 0;
+    size_t k;
+    for (k = 0; k < n; k++) {
+        double d = (double)out[k] - ref[k];
+        if (out[k] != out[k]) return HUGE_VAL;
+        num += d * d;
+        den += ref[k] * ref[k];
+    }
+    return den > 0 ? sqrt(num / den) : sqrt(num);
+}
+
+/* Run f once on the GPU (use_gpu) or the host executor; when timing is
+   asked for and a GPU is used, time it too (time_ms < 0 otherwise). */
+static tc_result sample_run(tc_context *ctx, const tc_func *f, sample_arg *args, const int64_t *sizes, int use_gpu,
+                            const tc_time_desc *timing, double *time_ms) {
+    tc_result r = TC_OK;
+    int k;
+    if (time_ms) *time_ms = -1;
+    for (k = 0; k < f->nparams; k++)
+        if (args[k].is_output) {
+            size_t j;
+            for (j = 0; j < args[k].count; j++) args[k].data[j] = NAN;
+        }
+    if (!use_gpu) {
+        void *host[16];
+        for (k = 0; k < f->nparams; k++) host[k] = args[k].data;
+        return tc_host_run(ctx, f, host, sizes);
+    }
+    {
+        tc_cuda_func *cf = NULL;
+        tc_devptr dev[16];
+        memset(dev, 0, sizeof dev);
+        r = tc_cuda_build(ctx, f, &cf);
+        for (k = 0; r == TC_OK && k < f->nparams; k++) {
+            r = tc_cuda_malloc(ctx, args[k].count * sizeof(float), &dev[k]);
+            if (r == TC_OK) r = tc_cuda_upload(ctx, dev[k], args[k].data, args[k].count * sizeof(float));
+        }
+        if (r == TC_OK) r = tc_cuda_run(ctx, cf, dev, sizes);
+        if (r == TC_OK) r = tc_cuda_synchronize(ctx);
+        for (k = 0; r == TC_OK && k < f->nparams; k++)
+            if (args[k].is_output) r = tc_cuda_download(ctx, args[k].data, dev[k], args[k].count * sizeof(float));
+        if (r == TC_OK && timing && time_ms) {
+            tc_time_result t;
+            r = tc_cuda_time_func(ctx, cf, dev, sizes, timing, &t);
+            if (r == TC_OK) *time_ms = t.median_ms;
+        }
+        for (k = 0; k < f->nparams; k++) tc_cuda_free(ctx, dev[k]);
+        if (cf) tc_cuda_func_destroy(ctx, cf);
+    }
+    return r;
+}
+
+/* Print a failure with the context's message and return 1 (for main). */
+static int sample_fail(tc_context *ctx, const char *what, tc_result r) {
+    fprintf(stderr, "%s failed: %s: %s\n", what, tc_result_string(r), tc_last_error(ctx));
+    return 1;
+}
+#endif

@@ -1,0 +1,105 @@
+/* tecomp.h - tensor expressions to tuned CUDA kernels, at run time, from C.   v0.1
+
+   tecomp turns a tensor expression plus a TVM-style schedule into a CUDA
+   kernel while your program runs: no Python, no nvcc step, no link-time CUDA
+   dependency. It compiles through NVRTC and loads through the driver API,
+   both opened at run time; without a GPU the same lowered kernels run on a
+   host executor with CUDA semantics.
+
+   HOW TO INCLUDE
+       Vendor tecomp.h, tecomp_ir.h, tecomp_sched.h and tecomp_cuda.h. In
+       exactly one C or C++ file:
+           #define TECOMP_IMPLEMENTATION
+           #include "tecomp.h"
+       Everywhere else include "tecomp.h" without the define. Link with -lm
+       (and -ldl on glibc older than 2.34). Never link -lcuda or -lnvrtc.
+
+   OPTIONS (define before including)
+       TECOMP_IMPLEMENTATION  (one file)        compile the implementation
+       TECOMP_STATIC          (every file)      make every public function static
+       TECOMP_ASSERT(c)       (implementation)  internal invariant check; default assert()
+
+   MODULES (each one stands alone with the ones to its right)
+       tecomp.h  ->  tecomp_cuda.h  ->  tecomp_sched.h  ->  tecomp_ir.h
+       umbrella      CUDA emitter,       schedules,          context, arena,
+                     NVRTC + driver      lowering passes,    expressions, tensors,
+                     loader, cubin       host executor       statement IR, simplifier,
+                     cache, timing                           printers, text front-end
+
+   WHAT TECOMP DOES NOT DO (yet)
+       compute_at, cache_read/cache_write, virtual threads, tensorize, the
+       auto-tuner and float16 CUDA code are not there yet; see README.md.
+       It does not recover a CUDA context after a kernel fault.
+
+   WALKTHROUGH
+       tc_context *ctx;
+       tc_create_context(NULL, &ctx);
+       const tc_expr *n = tc_var(ctx, "n");
+       tc_tensor *A = tc_placeholder(ctx, "A", TC_FLOAT32, 1, &n);
+       tc_tensor *B = tc_placeholder(ctx, "B", TC_FLOAT32, 1, &n);
+       const tc_expr *i = tc_axis(ctx, "i", n);
+       tc_tensor *C = tc_compute(ctx, "C", 1, &i, tc_add(tc_at(A, i), tc_at(B, i)));
+
+       tc_schedule *s = tc_create_schedule(ctx, 1, &C);
+       tc_stage *sc = tc_stage_of(s, C);
+       tc_iter *bx, *tx;
+       tc_split(sc, tc_axis_of(sc, 0), 64, &bx, &tx);
+       tc_bind(sc, bx, TC_BLOCK_X);
+       tc_bind(sc, tx, TC_THREAD_X);
+
+       tc_tensor *args[] = {A, B, C};
+       const tc_func *f;
+       if (tc_lower(s, 3, args, "vecadd", NULL, &f) != TC_OK) puts(tc_last_error(ctx));
+       puts(tc_func_to_string(f));                  // the loop nest
+       puts(tc_cuda_source(f));                     // the CUDA C
+       int64_t size = 1000;
+       if (tc_cuda_available(ctx)) {                // on the GPU
+           tc_cuda_func *cf;
+           tc_cuda_build(ctx, f, &cf);
+           tc_cuda_run(ctx, cf, dev_args, &size);   // device buffers, symbolic sizes
+       } else {                                     // or on the host executor
+           tc_host_run(ctx, f, host_args, &size);
+       }
+       tc_destroy_context(ctx);                     // frees everything
+
+   LICENSE: MIT, at the end of this file.
+*/
+#ifndef TECOMP_H
+#define TECOMP_H
+
+#define TECOMP_VERSION_MAJOR 0
+#define TECOMP_VERSION_MINOR 1
+
+#include "tecomp_ir.h"
+#include "tecomp_sched.h"
+#include "tecomp_cuda.h"
+#include "wip_emit_api.h" /* TEMP until merged */
+#if defined(TECOMP_IMPLEMENTATION)
+#include "wip_emit.h"
+#endif
+
+#endif /* TECOMP_H */
+
+/*
+MIT License
+
+Copyright (c) 2026 the tecomp authors
+
+Permission is hereby granted, free of charge, to any person obtaining a copy
+of this software and associated documentation files (the "Software"), to deal
+in the Software without restriction, including without limitation the rights
+to use, copy, modify, merge, publish, distribute, sublicense, and/or sell
+copies of the Software, and to permit persons to whom the Software is
+furnished to do so, subject to the following conditions:
+
+The above copyright notice and this permission notice shall be included in all
+copies or substantial portions of the Software.
+
+THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR
+IMPLIED, INCLUDING BUT NOT LIMITED TO THE WARRANTIES OF MERCHANTABILITY,
+FITNESS FOR A PARTICULAR PURPOSE AND NONINFRINGEMENT. IN NO EVENT SHALL THE
+AUTHORS OR COPYRIGHT HOLDERS BE LIABLE FOR ANY CLAIM, DAMAGES OR OTHER
+LIABILITY, WHETHER IN AN ACTION OF CONTRACT, TORT OR OTHERWISE, ARISING FROM,
+OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS IN THE
+SOFTWARE.
+*/

@@ -1,0 +1,1399 @@
+/* tecomp_cuda.h - tecomp's CUDA runtime: loads the driver and NVRTC at run
+   time, compiles CUDA C to cubins (with a disk cache), loads modules, moves
+   memory, launches and times kernels.                               v0.1
+
+   Part of tecomp, a header-only toolkit that turns tensor expressions plus
+   TVM-style schedules into CUDA kernels at run time. Most programs include the
+   umbrella "tecomp.h"; this module needs only tecomp_ir.h.
+
+   HOW TO INCLUDE
+       In exactly one C or C++ file:
+           #define TECOMP_IMPLEMENTATION
+           #include "tecomp_cuda.h"
+       Everywhere else include it without the define. On Linux link with -ldl
+       (glibc 2.34 and later need nothing); never with -lcuda or -lnvrtc.
+
+   OPTIONS (define before including)
+       TECOMP_IMPLEMENTATION  (one file)      compile the implementation
+       TECOMP_STATIC          (everywhere)    make every public function static
+
+   WHAT THIS MODULE DOES NOT DO
+       It includes no CUDA header and links no CUDA library: libcuda and
+       libnvrtc are opened when first needed (names below, or a loader of your
+       own), so a program built with tecomp runs, without the GPU path, on a
+       machine that has neither. NVRTC alone needs no GPU and no driver.
+       It uses one device per context, the legacy default stream, and cubins
+       compiled for the device's own sm_XX (no PTX fallback, so an NVRTC older
+       than the GPU cannot target it). It cannot recover from a kernel fault:
+       after an illegal address (a "sticky" error) the driver refuses every
+       further call in the process, in every context; only a new process can
+       use the GPU again, so run untrusted kernels in a child process.
+       It does not emit CUDA C from lowered IR; that is the emitter's job.
+
+   LIBRARIES TRIED, in order
+       driver  libcuda.so.1, libcuda.so                     (Windows: nvcuda.dll)
+       NVRTC   libnvrtc.so.13, .so.12, .so.11.2, libnvrtc.so (Windows: nvrtc64_130_0.dll, ...)
+
+   CUBIN CACHE
+       Compiled cubins are kept in <dir>/<key>.sm<arch>.cubin, where key hashes
+       the source, program name, options, arch and NVRTC version, and dir is
+       tc_context_desc.cache_dir, else $TECOMP_CACHE_DIR, else
+       $XDG_CACHE_HOME/tecomp, else $HOME/.cache/tecomp. An empty cache_dir or
+       TECOMP_CACHE_DIR turns the cache off. Files are written whole and renamed
+       into place, so several processes can share the folder.
+
+   WALKTHROUGH
+       tc_context *ctx;
+       tc_create_context(NULL, &ctx);
+       tc_cubin bin;                                   // NVRTC, no GPU needed
+       if (tc_cuda_compile(ctx, src, "vadd.cu", 0, 0, NULL, &bin) != TC_OK)
+           puts(tc_last_error(ctx));                   // NVRTC's log
+       if (tc_cuda_available(ctx)) {                   // a GPU is there
+           tc_cuda_module *m; tc_cuda_function *f; tc_devptr a;
+           tc_cuda_module_load(ctx, &bin, &m);
+           tc_cuda_get_function(ctx, m, "vadd", &f);   // extern "C" name
+           tc_cuda_malloc(ctx, n * 4, &a);
+           ...upload, then
+           void *args[] = {&a, &b, &c, &n};
+           unsigned grid[3] = {(n + 255) / 256, 1, 1}, block[3] = {256, 1, 1};
+           tc_cuda_launch(ctx, f, grid, block, 0, args);
+           tc_time_result t;                           // AutoTVM-style timing
+           tc_cuda_time(ctx, f, grid, block, 0, args, NULL, &t);
+       }
+       tc_cubin_free(ctx, &bin);
+       tc_destroy_context(ctx);                        // unloads, frees, closes
+
+   THREADS
+       A context is used by one thread at a time; which thread may change
+       between calls (each call makes the device's context current).
+*/
+#ifndef TECOMP_CUDA_H
+#define TECOMP_CUDA_H
+
+#include "tecomp_ir.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+// >>api-cuda-init
+
+typedef unsigned long long tc_devptr; /* a device address (the driver's CUdeviceptr) */
+
+/* How to open a shared library and look a symbol up in it. Zero: dlopen and
+   dlsym (LoadLibrary and GetProcAddress on Windows). open_fn returns NULL when
+   it cannot open the name; symbol_fn is required with open_fn; close_fn may
+   be NULL. */
+typedef struct tc_cuda_loader {
+    void *(*open_fn)(const char *name, void *user_data);
+    void *(*symbol_fn)(void *lib, const char *symbol, void *user_data);
+    void (*close_fn)(void *lib, void *user_data);
+    void *user_data;
+} tc_cuda_loader;
+
+typedef struct tc_cuda_desc {
+    tc_cuda_loader loader; /* zero: the system's loader */
+    int device;            /* device ordinal; zero: the first GPU */
+} tc_cuda_desc;
+
+/* The limits the scheduler checks against and the tuner sizes for. */
+typedef struct tc_device_info {
+    char name[256];
+    int sm_major, sm_minor;             /* compute capability: 9, 0 on an H100 */
+    int sm_count;                       /* streaming multiprocessors */
+    int max_threads_per_block;
+    int max_block_dim[3];
+    int max_grid_dim[3];
+    int max_shared_per_block;           /* bytes, the opt-in maximum for dynamic shared memory */
+    int max_shared_per_block_default;   /* bytes a kernel gets without opting in (48 KiB) */
+    int max_regs_per_block;
+    int warp_size;
+    int l2_bytes;
+    size_t total_mem;                   /* bytes of device memory */
+    int is_default;                     /* 1: no device; these are an H100's numbers */
+} tc_device_info;
+
+/* Both init functions are idempotent: the first call's desc (NULL: zero) is
+   kept, and a failure is remembered and reported again by later calls.
+   tc_nvrtc_init loads NVRTC only (no GPU or driver needed): TC_ERROR_NO_CUDA
+   when it cannot. tc_cuda_init also loads the driver, opens the device and
+   retains its primary context: TC_ERROR_NO_CUDA without libcuda,
+   TC_ERROR_NO_DEVICE when the driver has no usable GPU. Every other function
+   initialises on first use with a zero desc. */
+TECOMP_API tc_result tc_nvrtc_init(tc_context *ctx, const tc_cuda_desc *desc);
+TECOMP_API tc_result tc_cuda_init(tc_context *ctx, const tc_cuda_desc *desc);
+/* 1 when tc_cuda_init succeeded (trying it once if nobody has). Asking is not
+   an error: the context's last error is left as it was. */
+TECOMP_API int tc_cuda_available(tc_context *ctx);
+/* The device's limits, or an H100's with is_default = 1 when there is none. */
+TECOMP_API void tc_device_info_get(tc_context *ctx, tc_device_info *out);
+/* The device's compute capability as 10 * major + minor (90 on an H100);
+   90 when there is no device. */
+TECOMP_API int tc_cuda_arch(tc_context *ctx);
+
+// >>api-cuda-compile
+
+/* A compiled kernel image. data and log come from the context's allocator;
+   free them with tc_cubin_free. */
+typedef struct tc_cubin {
+    void *data;     /* the cubin (an ELF file) */
+    size_t size;
+    char *log;      /* NVRTC's messages, warnings included; NULL when none or when cached */
+    int from_cache; /* 1: read from the disk cache, NVRTC did not run */
+} tc_cubin;
+
+/* Compile CUDA C with NVRTC for sm_<arch> (arch 0: tc_cuda_arch), adding the
+   caller's NVRTC options, through the disk cache. program_name (NULL:
+   "tecomp.cu") names the source in messages. On TC_ERROR_COMPILE the message
+   holds the start of NVRTC's log and out->log all of it: call tc_cubin_free
+   after a failure too. */
+TECOMP_API tc_result tc_cuda_compile(tc_context *ctx, const char *source, const char *program_name, int arch,
+                                     int nopts, const char *const *opts, tc_cubin *out);
+TECOMP_API void tc_cubin_free(tc_context *ctx, tc_cubin *c);
+
+// >>api-cuda-run
+
+typedef struct tc_cuda_module tc_cuda_module;     /* a loaded cubin */
+typedef struct tc_cuda_function tc_cuda_function; /* a kernel in it; lives as long as its module */
+
+/* Modules still loaded when the context is destroyed are unloaded then. */
+TECOMP_API tc_result tc_cuda_module_load(tc_context *ctx, const tc_cubin *cubin, tc_cuda_module **out);
+TECOMP_API void tc_cuda_module_unload(tc_context *ctx, tc_cuda_module *m);
+/* name is the kernel's symbol: declare kernels extern "C" to keep it plain. */
+TECOMP_API tc_result tc_cuda_get_function(tc_context *ctx, tc_cuda_module *m, const char *name, tc_cuda_function **out);
+
+/* Launch on the default stream; args holds a pointer to each kernel
+   parameter. A block or dynamic shared size past the device's limits is
+   TC_ERROR_GPU_LIMIT; more than 48 KiB of dynamic shared memory is opted
+   into. Kernel faults show up at the next synchronising call. */
+TECOMP_API tc_result tc_cuda_launch(tc_context *ctx, tc_cuda_function *f, const unsigned grid[3], const unsigned block[3],
+                                    unsigned shared_bytes, void **args);
+TECOMP_API tc_result tc_cuda_synchronize(tc_context *ctx);
+
+TECOMP_API tc_result tc_cuda_malloc(tc_context *ctx, size_t bytes, tc_devptr *out);
+TECOMP_API void tc_cuda_free(tc_context *ctx, tc_devptr p); /* 0 is ignored */
+TECOMP_API tc_result tc_cuda_upload(tc_context *ctx, tc_devptr dst, const void *src, size_t bytes);
+TECOMP_API tc_result tc_cuda_download(tc_context *ctx, void *dst, tc_devptr src, size_t bytes);
+TECOMP_API tc_result tc_cuda_copy(tc_context *ctx, tc_devptr dst, tc_devptr src, size_t bytes); /* device to device */
+TECOMP_API tc_result tc_cuda_memset(tc_context *ctx, tc_devptr dst, unsigned char byte, size_t bytes);
+
+// >>api-cuda-time
+
+/* How to time a kernel, after AutoTVM's time_evaluator: warm-up launches, then
+   `repeat` measurements of `number` back-to-back launches between two CUDA
+   events. Zero fields take the defaults. */
+typedef struct tc_time_desc {
+    int warmup;           /* launches before measuring; 0: 3 */
+    int number;           /* launches per measurement; 0: 1 */
+    int repeat;           /* measurements; 0: 10 */
+    double min_repeat_ms; /* grow number until one measurement lasts this long; 0: never */
+    int flush_l2;         /* write 2x the L2's size before each measurement, which is then
+                             one launch (number and min_repeat_ms are ignored) */
+} tc_time_desc;
+
+/* Milliseconds per launch over the measurements. */
+typedef struct tc_time_result {
+    double median_ms, mean_ms, min_ms, max_ms;
+    int number; /* launches in the last measurement */
+    int repeat;
+} tc_time_result;
+
+/* desc NULL: defaults. Synchronises and checks for faults before returning. */
+TECOMP_API tc_result tc_cuda_time(tc_context *ctx, tc_cuda_function *f, const unsigned grid[3], const unsigned block[3],
+                                  unsigned shared_bytes, void **args, const tc_time_desc *desc, tc_time_result *out);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+#endif /* TECOMP_CUDA_H */
+
+/* ======================================================================== */
+/* IMPLEMENTATION                                                           */
+/* ======================================================================== */
+#if defined(TECOMP_IMPLEMENTATION) && !defined(TECOMP_CUDA_IMPL_DONE)
+#define TECOMP_CUDA_IMPL_DONE
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#ifdef _WIN32
+#ifndef WIN32_LEAN_AND_MEAN
+#define WIN32_LEAN_AND_MEAN
+#endif
+#include <direct.h>
+#include <process.h>
+#include <windows.h>
+#else
+#include <dlfcn.h>
+#include <unistd.h>
+#endif
+
+// >>cuda-abi
+
+/* The slice of cuda.h and nvrtc.h that tecomp calls, declared here so that
+   building tecomp needs no CUDA headers. The numbers are copied from CUDA
+   13.0's headers; the driver and NVRTC keep them stable across versions. */
+#ifdef _WIN32
+#define _TC_CUDAAPI __stdcall
+#else
+#define _TC_CUDAAPI
+#endif
+
+typedef int _tc_CUresult; /* CUDA_SUCCESS is 0 */
+typedef int _tc_CUdevice;
+typedef unsigned long long _tc_CUdeviceptr;
+typedef struct _tc_CUctx_st *_tc_CUcontext;
+typedef struct _tc_CUmod_st *_tc_CUmodule;
+typedef struct _tc_CUfunc_st *_tc_CUfunction;
+typedef struct _tc_CUevent_st *_tc_CUevent;
+typedef struct _tc_CUstream_st *_tc_CUstream;
+typedef int _tc_nvrtcResult; /* NVRTC_SUCCESS is 0 */
+typedef struct _tc_nvrtcProgram_st *_tc_nvrtcProgram;
+
+enum {
+    _TC_CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK = 1,
+    _TC_CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X = 2,
+    _TC_CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y = 3,
+    _TC_CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z = 4,
+    _TC_CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X = 5,
+    _TC_CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y = 6,
+    _TC_CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z = 7,
+    _TC_CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK = 8,
+    _TC_CU_DEVICE_ATTRIBUTE_WARP_SIZE = 10,
+    _TC_CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK = 12,
+    _TC_CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16,
+    _TC_CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE = 38,
+    _TC_CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75,
+    _TC_CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76,
+    _TC_CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97,
+    _TC_CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8,
+    _TC_CU_EVENT_DEFAULT = 0,
+    _TC_CUDA_ERROR_STUB_LIBRARY = 34,
+    _TC_CUDA_ERROR_NOT_FOUND = 500
+};
+
+/* Dynamic shared memory a kernel may use without opting in. */
+#define _TC_DEFAULT_DYNAMIC_SHARED (48 * 1024)
+
+typedef struct _tc_driver_api {
+    _tc_CUresult(_TC_CUDAAPI *cuGetErrorString)(_tc_CUresult error, const char **str);
+    _tc_CUresult(_TC_CUDAAPI *cuGetErrorName)(_tc_CUresult error, const char **str);
+    _tc_CUresult(_TC_CUDAAPI *cuInit)(unsigned flags);
+    _tc_CUresult(_TC_CUDAAPI *cuDriverGetVersion)(int *version);
+    _tc_CUresult(_TC_CUDAAPI *cuDeviceGetCount)(int *count);
+    _tc_CUresult(_TC_CUDAAPI *cuDeviceGet)(_tc_CUdevice *device, int ordinal);
+    _tc_CUresult(_TC_CUDAAPI *cuDeviceGetName)(char *name, int len, _tc_CUdevice device);
+    _tc_CUresult(_TC_CUDAAPI *cuDeviceGetAttribute)(int *value, int attribute, _tc_CUdevice device);
+    _tc_CUresult(_TC_CUDAAPI *cuDeviceTotalMem)(size_t *bytes, _tc_CUdevice device);
+    _tc_CUresult(_TC_CUDAAPI *cuDevicePrimaryCtxRetain)(_tc_CUcontext *pctx, _tc_CUdevice device);
+    _tc_CUresult(_TC_CUDAAPI *cuDevicePrimaryCtxRelease)(_tc_CUdevice device);
+    _tc_CUresult(_TC_CUDAAPI *cuCtxSetCurrent)(_tc_CUcontext ctx);
+    _tc_CUresult(_TC_CUDAAPI *cuCtxSynchronize)(void);
+    _tc_CUresult(_TC_CUDAAPI *cuMemAlloc)(_tc_CUdeviceptr *ptr, size_t bytes);
+    _tc_CUresult(_TC_CUDAAPI *cuMemFree)(_tc_CUdeviceptr ptr);
+    _tc_CUresult(_TC_CUDAAPI *cuMemcpyHtoD)(_tc_CUdeviceptr dst, const void *src, size_t bytes);
+    _tc_CUresult(_TC_CUDAAPI *cuMemcpyDtoH)(void *dst, _tc_CUdeviceptr src, size_t bytes);
+    _tc_CUresult(_TC_CUDAAPI *cuMemcpyDtoD)(_tc_CUdeviceptr dst, _tc_CUdeviceptr src, size_t bytes);
+    _tc_CUresult(_TC_CUDAAPI *cuMemsetD8)(_tc_CUdeviceptr dst, unsigned char value, size_t bytes);
+    _tc_CUresult(_TC_CUDAAPI *cuModuleLoadData)(_tc_CUmodule *module, const void *image);
+    _tc_CUresult(_TC_CUDAAPI *cuModuleUnload)(_tc_CUmodule module);
+    _tc_CUresult(_TC_CUDAAPI *cuModuleGetFunction)(_tc_CUfunction *f, _tc_CUmodule module, const char *name);
+    _tc_CUresult(_TC_CUDAAPI *cuFuncSetAttribute)(_tc_CUfunction f, int attribute, int value);
+    _tc_CUresult(_TC_CUDAAPI *cuLaunchKernel)(_tc_CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+                                              unsigned by, unsigned bz, unsigned shared_bytes, _tc_CUstream stream,
+                                              void **params, void **extra);
+    _tc_CUresult(_TC_CUDAAPI *cuEventCreate)(_tc_CUevent *event, unsigned flags);
+    _tc_CUresult(_TC_CUDAAPI *cuEventRecord)(_tc_CUevent event, _tc_CUstream stream);
+    _tc_CUresult(_TC_CUDAAPI *cuEventSynchronize)(_tc_CUevent event);
+    _tc_CUresult(_TC_CUDAAPI *cuEventElapsedTime)(float *ms, _tc_CUevent start, _tc_CUevent end);
+    _tc_CUresult(_TC_CUDAAPI *cuEventDestroy)(_tc_CUevent event);
+} _tc_driver_api;
+
+typedef struct _tc_nvrtc_api {
+    _tc_nvrtcResult (*nvrtcVersion)(int *major, int *minor);
+    const char *(*nvrtcGetErrorString)(_tc_nvrtcResult result);
+    _tc_nvrtcResult (*nvrtcCreateProgram)(_tc_nvrtcProgram *prog, const char *src, const char *name, int nheaders,
+                                          const char *const *headers, const char *const *include_names);
+    _tc_nvrtcResult (*nvrtcDestroyProgram)(_tc_nvrtcProgram *prog);
+    _tc_nvrtcResult (*nvrtcCompileProgram)(_tc_nvrtcProgram prog, int nopts, const char *const *opts);
+    _tc_nvrtcResult (*nvrtcGetProgramLogSize)(_tc_nvrtcProgram prog, size_t *size);
+    _tc_nvrtcResult (*nvrtcGetProgramLog)(_tc_nvrtcProgram prog, char *log);
+    _tc_nvrtcResult (*nvrtcGetCUBINSize)(_tc_nvrtcProgram prog, size_t *size);
+    _tc_nvrtcResult (*nvrtcGetCUBIN)(_tc_nvrtcProgram prog, char *cubin);
+} _tc_nvrtc_api;
+
+/* Where a library's function goes in its API table. Where cuda.h maps the
+   plain name to a versioned one (#define cuMemAlloc cuMemAlloc_v2), the
+   versioned symbol is the one with the signature above; fallback is an older
+   symbol with the same signature, or NULL. */
+typedef struct _tc_symbol {
+    const char *name;
+    const char *fallback;
+    size_t offset;
+} _tc_symbol;
+
+#define _TC_DRIVER_SYM(field, name, fallback) {name, fallback, offsetof(_tc_driver_api, field)}
+static const _tc_symbol _tc_driver_symbols[] = {
+    _TC_DRIVER_SYM(cuGetErrorString, "cuGetErrorString", NULL),
+    _TC_DRIVER_SYM(cuGetErrorName, "cuGetErrorName", NULL),
+    _TC_DRIVER_SYM(cuInit, "cuInit", NULL),
+    _TC_DRIVER_SYM(cuDriverGetVersion, "cuDriverGetVersion", NULL),
+    _TC_DRIVER_SYM(cuDeviceGetCount, "cuDeviceGetCount", NULL),
+    _TC_DRIVER_SYM(cuDeviceGet, "cuDeviceGet", NULL),
+    _TC_DRIVER_SYM(cuDeviceGetName, "cuDeviceGetName", NULL),
+    _TC_DRIVER_SYM(cuDeviceGetAttribute, "cuDeviceGetAttribute", NULL),
+    _TC_DRIVER_SYM(cuDeviceTotalMem, "cuDeviceTotalMem_v2", NULL),
+    _TC_DRIVER_SYM(cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain", NULL),
+    _TC_DRIVER_SYM(cuDevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2", "cuDevicePrimaryCtxRelease"),
+    _TC_DRIVER_SYM(cuCtxSetCurrent, "cuCtxSetCurrent", NULL),
+    _TC_DRIVER_SYM(cuCtxSynchronize, "cuCtxSynchronize", NULL),
+    _TC_DRIVER_SYM(cuMemAlloc, "cuMemAlloc_v2", NULL),
+    _TC_DRIVER_SYM(cuMemFree, "cuMemFree_v2", NULL),
+    _TC_DRIVER_SYM(cuMemcpyHtoD, "cuMemcpyHtoD_v2", NULL),
+    _TC_DRIVER_SYM(cuMemcpyDtoH, "cuMemcpyDtoH_v2", NULL),
+    _TC_DRIVER_SYM(cuMemcpyDtoD, "cuMemcpyDtoD_v2", NULL),
+    _TC_DRIVER_SYM(cuMemsetD8, "cuMemsetD8_v2", NULL),
+    _TC_DRIVER_SYM(cuModuleLoadData, "cuModuleLoadData", NULL),
+    _TC_DRIVER_SYM(cuModuleUnload, "cuModuleUnload", NULL),
+    _TC_DRIVER_SYM(cuModuleGetFunction, "cuModuleGetFunction", NULL),
+    _TC_DRIVER_SYM(cuFuncSetAttribute, "cuFuncSetAttribute", NULL),
+    _TC_DRIVER_SYM(cuLaunchKernel, "cuLaunchKernel", NULL),
+    _TC_DRIVER_SYM(cuEventCreate, "cuEventCreate", NULL),
+    _TC_DRIVER_SYM(cuEventRecord, "cuEventRecord", NULL),
+    _TC_DRIVER_SYM(cuEventSynchronize, "cuEventSynchronize", NULL),
+    _TC_DRIVER_SYM(cuEventElapsedTime, "cuEventElapsedTime_v2", "cuEventElapsedTime"),
+    _TC_DRIVER_SYM(cuEventDestroy, "cuEventDestroy_v2", NULL),
+};
+
+#define _TC_NVRTC_SYM(field) {#field, NULL, offsetof(_tc_nvrtc_api, field)}
+static const _tc_symbol _tc_nvrtc_symbols[] = {
+    _TC_NVRTC_SYM(nvrtcVersion),           _TC_NVRTC_SYM(nvrtcGetErrorString),
+    _TC_NVRTC_SYM(nvrtcCreateProgram),     _TC_NVRTC_SYM(nvrtcDestroyProgram),
+    _TC_NVRTC_SYM(nvrtcCompileProgram),    _TC_NVRTC_SYM(nvrtcGetProgramLogSize),
+    _TC_NVRTC_SYM(nvrtcGetProgramLog),     _TC_NVRTC_SYM(nvrtcGetCUBINSize),
+    _TC_NVRTC_SYM(nvrtcGetCUBIN),
+};
+
+#define _TC_COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+// >>cuda-loader
+
+#ifdef _WIN32
+static const char *const _tc_driver_names[] = {"nvcuda.dll"};
+static const char *const _tc_nvrtc_names[] = {"nvrtc64_130_0.dll", "nvrtc64_120_0.dll", "nvrtc64_112_0.dll"};
+
+static void *_tc_dl_open(const char *name, void *user) {
+    (void)user;
+    return (void *)LoadLibraryA(name);
+}
+static void *_tc_dl_symbol(void *lib, const char *symbol, void *user) {
+    FARPROC f = GetProcAddress((HMODULE)lib, symbol);
+    void *p;
+    (void)user;
+    memcpy(&p, &f, sizeof p);
+    return p;
+}
+static void _tc_dl_close(void *lib, void *user) {
+    (void)user;
+    FreeLibrary((HMODULE)lib);
+}
+#else
+static const char *const _tc_driver_names[] = {"libcuda.so.1", "libcuda.so"};
+static const char *const _tc_nvrtc_names[] = {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so.11.2", "libnvrtc.so"};
+
+/* RTLD_NODELETE: dlclose keeps the library mapped. NVRTC and the driver are
+   not made to be unloaded (NVRTC's static C++ runtime leaks its buffers at
+   each unload, and the driver keeps threads of its own), and a later
+   context then reopens them at no cost. */
+#ifndef RTLD_NODELETE
+#define RTLD_NODELETE 0
+#endif
+static void *_tc_dl_open(const char *name, void *user) {
+    (void)user;
+    return dlopen(name, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+}
+static void *_tc_dl_symbol(void *lib, const char *symbol, void *user) {
+    (void)user;
+    return dlsym(lib, symbol);
+}
+static void _tc_dl_close(void *lib, void *user) {
+    (void)user;
+    dlclose(lib);
+}
+#endif
+
+/* Open the first of `names` that loads; on failure the message lists them all. */
+static tc_result _tc_open_library(tc_context *ctx, const tc_cuda_loader *ld, const char *what, const char *hint,
+                                  const char *const *names, int n, void **lib, const char **opened) {
+    char tried[512] = "";
+    size_t used = 0;
+    int i;
+    for (i = 0; i < n; i++) {
+        *lib = ld->open_fn(names[i], ld->user_data);
+        if (*lib) {
+            *opened = names[i];
+            return TC_OK;
+        }
+        used += (size_t)snprintf(tried + used, sizeof tried - used, "%s%s", i ? ", " : "", names[i]);
+        if (used >= sizeof tried) used = sizeof tried - 1;
+    }
+    return _tc_fail(ctx, TC_ERROR_NO_CUDA, "could not load %s (tried %s); %s", what, tried, hint);
+}
+
+/* Fill an API table from a library. Every symbol must be there: a library
+   without one is too old, or not the one we want. */
+static tc_result _tc_load_symbols(tc_context *ctx, const tc_cuda_loader *ld, void *lib, const char *libname,
+                                  const _tc_symbol *syms, int n, void *table) {
+    int i;
+    for (i = 0; i < n; i++) {
+        void *p = ld->symbol_fn(lib, syms[i].name, ld->user_data);
+        if (!p && syms[i].fallback) p = ld->symbol_fn(lib, syms[i].fallback, ld->user_data);
+        if (!p)
+            return _tc_fail(ctx, TC_ERROR_NO_CUDA, "%s has no symbol %s%s%s%s: it is too old or not the CUDA library",
+                            libname, syms[i].name, syms[i].fallback ? " (nor " : "",
+                            syms[i].fallback ? syms[i].fallback : "", syms[i].fallback ? ")" : "");
+        /* POSIX promises that dlsym's data pointer holds a function pointer;
+           copying the bits avoids a cast that C++ only conditionally allows. */
+        memcpy((char *)table + syms[i].offset, &p, sizeof p);
+    }
+    return TC_OK;
+}
+
+// >>cuda-state
+
+struct tc_cuda_function {
+    _tc_CUfunction handle;
+    unsigned dynamic_shared;  /* the dynamic shared memory it is allowed now */
+    tc_cuda_function *next;   /* its module's functions */
+};
+
+struct tc_cuda_module {
+    _tc_CUmodule handle;
+    tc_cuda_function *functions;
+    tc_cuda_module *prev, *next; /* the context's loaded modules */
+};
+
+/* What hangs on ctx->cuda. Each half (NVRTC, driver) is tried once; a failure
+   is remembered with its message so that later calls report it again. */
+typedef struct _tc_cuda_state {
+    tc_cuda_loader loader;
+    int ordinal;
+
+    int nvrtc_tried;
+    tc_result nvrtc_status;
+    char nvrtc_error[1024];
+    void *nvrtc_lib;
+    _tc_nvrtc_api nvrtc;
+    int nvrtc_major, nvrtc_minor;
+
+    int cuda_tried;
+    tc_result cuda_status;
+    char cuda_error[1024];
+    void *cuda_lib;
+    _tc_driver_api cu;
+    int driver_version;
+    _tc_CUdevice device;
+    _tc_CUcontext primary; /* retained primary context; NULL until the device is open */
+    tc_device_info info;
+
+    tc_cuda_module *modules;
+    tc_devptr flush_buf;   /* tc_cuda_time's L2-flush scratch, allocated on first use */
+    size_t flush_bytes;
+} _tc_cuda_state;
+
+static void _tc_cuda_release(tc_context *ctx);
+
+/* The context's CUDA state, made on first use with desc's loader and device. */
+static _tc_cuda_state *_tc_cuda_state_get(tc_context *ctx, const tc_cuda_desc *desc) {
+    _tc_cuda_state *st = (_tc_cuda_state *)ctx->cuda;
+    if (st) return st;
+    if (desc && desc->loader.open_fn && !desc->loader.symbol_fn) {
+        _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_cuda_desc.loader has open_fn but no symbol_fn");
+        return NULL;
+    }
+    if (desc && desc->device < 0) {
+        _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_cuda_desc.device is %d; device ordinals start at 0", desc->device);
+        return NULL;
+    }
+    st = (_tc_cuda_state *)_tc_malloc(ctx, sizeof *st);
+    if (!st) return NULL;
+    memset(st, 0, sizeof *st);
+    if (desc && desc->loader.open_fn) {
+        st->loader = desc->loader;
+    } else {
+        st->loader.open_fn = _tc_dl_open;
+        st->loader.symbol_fn = _tc_dl_symbol;
+        st->loader.close_fn = _tc_dl_close;
+    }
+    st->ordinal = desc ? desc->device : 0;
+    ctx->cuda = st;
+    ctx->cuda_release = _tc_cuda_release;
+    return st;
+}
+
+static void _tc_close_library(_tc_cuda_state *st, void **lib) {
+    if (*lib && st->loader.close_fn) st->loader.close_fn(*lib, st->loader.user_data);
+    *lib = NULL;
+}
+
+/* Note the outcome of an init so that later calls can repeat it. */
+static void _tc_remember(tc_context *ctx, tc_result r, int *tried, tc_result *status, char *error, size_t cap) {
+    *tried = 1;
+    *status = r;
+    if (r != TC_OK) snprintf(error, cap, "%s", tc_last_error(ctx));
+}
+
+static tc_result _tc_replay(tc_context *ctx, tc_result status, const char *error) {
+    return status == TC_OK ? TC_OK : _tc_fail(ctx, status, "%s", error);
+}
+
+// >>cuda-errors
+
+/* The kernel faults that cuda.h says leave the process unable to use CUDA
+   (ILLEGAL_ADDRESS, LAUNCH_TIMEOUT, HARDWARE_STACK_ERROR through LAUNCH_FAILED). */
+static int _tc_cu_is_sticky(_tc_CUresult r) {
+    return r == 700 || r == 702 || (r >= 714 && r <= 719);
+}
+
+/* Turn a failed driver call into TC_ERROR_CUDA in the driver's own words;
+   what says which call, printf-style. Returns TC_OK when r is success. */
+#if defined(__GNUC__) || defined(__clang__)
+static tc_result _tc_cu_check(tc_context *ctx, const _tc_cuda_state *st, _tc_CUresult r, const char *what, ...)
+    __attribute__((format(printf, 4, 5)));
+#endif
+static tc_result _tc_cu_check(tc_context *ctx, const _tc_cuda_state *st, _tc_CUresult r, const char *what, ...) {
+    const char *name = NULL, *text = NULL;
+    char call[512];
+    va_list ap;
+    if (r == 0) return TC_OK;
+    va_start(ap, what);
+    vsnprintf(call, sizeof call, what, ap);
+    va_end(ap);
+    st->cu.cuGetErrorName(r, &name);
+    st->cu.cuGetErrorString(r, &text);
+    return _tc_fail(ctx, TC_ERROR_CUDA, "%s failed: %s (%s, error %d)%s", call, text ? text : "unknown error",
+                    name ? name : "unknown", r,
+                    _tc_cu_is_sticky(r) ? "; the GPU is unusable in this process from now on" : "");
+}
+
+/* The driver's words for r, for messages that are not TC_ERROR_CUDA. */
+static const char *_tc_cu_string(const _tc_cuda_state *st, _tc_CUresult r) {
+    const char *text = NULL;
+    st->cu.cuGetErrorString(r, &text);
+    return text ? text : "unknown error";
+}
+
+// >>cuda-init
+
+static tc_result _tc_nvrtc_load(tc_context *ctx, _tc_cuda_state *st) {
+    const char *name = NULL;
+    tc_result r = _tc_open_library(ctx, &st->loader, "NVRTC, CUDA's runtime compiler",
+                                   "install the CUDA toolkit's NVRTC and put its library folder on the loader's path",
+                                   _tc_nvrtc_names, _TC_COUNT(_tc_nvrtc_names), &st->nvrtc_lib, &name);
+    if (r != TC_OK) return r;
+    r = _tc_load_symbols(ctx, &st->loader, st->nvrtc_lib, name, _tc_nvrtc_symbols, _TC_COUNT(_tc_nvrtc_symbols),
+                         &st->nvrtc);
+    if (r == TC_OK && st->nvrtc.nvrtcVersion(&st->nvrtc_major, &st->nvrtc_minor) != 0)
+        r = _tc_fail(ctx, TC_ERROR_NO_CUDA, "%s does not answer nvrtcVersion", name);
+    if (r != TC_OK) {
+        _tc_close_library(st, &st->nvrtc_lib);
+        return r;
+    }
+    _tc_log(ctx, TC_LOG_INFO, "loaded %s (NVRTC %d.%d)", name, st->nvrtc_major, st->nvrtc_minor);
+    return TC_OK;
+}
+
+/* Load libcuda, initialise it and check that the wanted device exists. */
+static tc_result _tc_driver_load(tc_context *ctx, _tc_cuda_state *st) {
+    const char *name = NULL;
+    int count = 0;
+    _tc_CUresult cr;
+    tc_result r = _tc_open_library(ctx, &st->loader, "the CUDA driver", "is an NVIDIA driver installed?",
+                                   _tc_driver_names, _TC_COUNT(_tc_driver_names), &st->cuda_lib, &name);
+    if (r != TC_OK) return r;
+    r = _tc_load_symbols(ctx, &st->loader, st->cuda_lib, name, _tc_driver_symbols, _TC_COUNT(_tc_driver_symbols),
+                         &st->cu);
+    if (r != TC_OK) return r;
+    cr = st->cu.cuInit(0);
+    if (cr != 0)
+        return _tc_fail(ctx, TC_ERROR_NO_DEVICE, "the CUDA driver (%s) has no usable GPU: cuInit failed: %s (error %d)%s",
+                        name, _tc_cu_string(st, cr), cr,
+                        cr == _TC_CUDA_ERROR_STUB_LIBRARY ? "; this libcuda is the CUDA toolkit's stub, not a driver" : "");
+    if ((r = _tc_cu_check(ctx, st, st->cu.cuDriverGetVersion(&st->driver_version), "cuDriverGetVersion")) != TC_OK)
+        return r;
+    cr = st->cu.cuDeviceGetCount(&count);
+    if (cr != 0)
+        return _tc_fail(ctx, TC_ERROR_NO_DEVICE, "cuDeviceGetCount failed: %s (error %d)", _tc_cu_string(st, cr), cr);
+    if (st->ordinal >= count)
+        return _tc_fail(ctx, TC_ERROR_NO_DEVICE, "CUDA device %d was asked for, but the driver (%s) reports %d device%s",
+                        st->ordinal, name, count, count == 1 ? "" : "s");
+    return TC_OK;
+}
+
+/* Read the device's limits into st->info. */
+static tc_result _tc_device_query(tc_context *ctx, _tc_cuda_state *st) {
+    tc_device_info *info = &st->info;
+    struct {
+        int attribute;
+        int *value;
+    } attrs[] = {
+        {_TC_CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, &info->sm_major},
+        {_TC_CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, &info->sm_minor},
+        {_TC_CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, &info->sm_count},
+        {_TC_CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, &info->max_threads_per_block},
+        {_TC_CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X, &info->max_block_dim[0]},
+        {_TC_CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y, &info->max_block_dim[1]},
+        {_TC_CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z, &info->max_block_dim[2]},
+        {_TC_CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X, &info->max_grid_dim[0]},
+        {_TC_CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y, &info->max_grid_dim[1]},
+        {_TC_CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z, &info->max_grid_dim[2]},
+        {_TC_CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, &info->max_shared_per_block},
+        {_TC_CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK, &info->max_shared_per_block_default},
+        {_TC_CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK, &info->max_regs_per_block},
+        {_TC_CU_DEVICE_ATTRIBUTE_WARP_SIZE, &info->warp_size},
+        {_TC_CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, &info->l2_bytes},
+    };
+    tc_result r;
+    int i;
+    memset(info, 0, sizeof *info);
+    if ((r = _tc_cu_check(ctx, st, st->cu.cuDeviceGetName(info->name, (int)sizeof info->name, st->device),
+                          "cuDeviceGetName")) != TC_OK)
+        return r;
+    if ((r = _tc_cu_check(ctx, st, st->cu.cuDeviceTotalMem(&info->total_mem, st->device), "cuDeviceTotalMem")) != TC_OK)
+        return r;
+    for (i = 0; i < _TC_COUNT(attrs); i++) {
+        r = _tc_cu_check(ctx, st, st->cu.cuDeviceGetAttribute(attrs[i].value, attrs[i].attribute, st->device),
+                         "cuDeviceGetAttribute(%d)", attrs[i].attribute);
+        if (r != TC_OK) return r;
+    }
+    return TC_OK;
+}
+
+/* Open the device: retain its primary context (the one the runtime API and
+   other libraries share) and read its limits. */
+static tc_result _tc_device_open(tc_context *ctx, _tc_cuda_state *st) {
+    tc_result r;
+    if ((r = _tc_cu_check(ctx, st, st->cu.cuDeviceGet(&st->device, st->ordinal), "cuDeviceGet(%d)", st->ordinal)) != TC_OK)
+        return r;
+    if ((r = _tc_cu_check(ctx, st, st->cu.cuDevicePrimaryCtxRetain(&st->primary, st->device),
+                          "cuDevicePrimaryCtxRetain")) != TC_OK) {
+        st->primary = NULL;
+        return r;
+    }
+    if ((r = _tc_cu_check(ctx, st, st->cu.cuCtxSetCurrent(st->primary), "cuCtxSetCurrent")) != TC_OK) return r;
+    return _tc_device_query(ctx, st);
+}
+
+/* Let go of the device and libcuda: after a failed tc_cuda_init, and at the end. */
+static void _tc_driver_unload(_tc_cuda_state *st) {
+    if (st->primary) st->cu.cuDevicePrimaryCtxRelease(st->device);
+    st->primary = NULL;
+    _tc_close_library(st, &st->cuda_lib);
+}
+
+static void _tc_log_cuda_status(tc_context *ctx, const _tc_cuda_state *st) {
+    if (st->cuda_status == TC_OK)
+        _tc_log(ctx, TC_LOG_INFO, "CUDA device %d: %s, sm_%d%d, %d SMs, driver %d.%d, NVRTC %d.%d", st->ordinal,
+                st->info.name, st->info.sm_major, st->info.sm_minor, st->info.sm_count, st->driver_version / 1000,
+                st->driver_version % 1000 / 10, st->nvrtc_major, st->nvrtc_minor);
+    else
+        _tc_log(ctx, TC_LOG_INFO, "CUDA is not available: %s", st->cuda_error);
+}
+
+TECOMP_API tc_result tc_nvrtc_init(tc_context *ctx, const tc_cuda_desc *desc) {
+    _tc_cuda_state *st;
+    tc_result r;
+    if (!ctx) return TC_ERROR_INVALID_ARGUMENT;
+    if (!(st = _tc_cuda_state_get(ctx, desc))) return tc_last_result(ctx);
+    if (st->nvrtc_tried) return _tc_replay(ctx, st->nvrtc_status, st->nvrtc_error);
+    r = _tc_nvrtc_load(ctx, st);
+    _tc_remember(ctx, r, &st->nvrtc_tried, &st->nvrtc_status, st->nvrtc_error, sizeof st->nvrtc_error);
+    return r;
+}
+
+TECOMP_API tc_result tc_cuda_init(tc_context *ctx, const tc_cuda_desc *desc) {
+    _tc_cuda_state *st;
+    tc_result r;
+    if (!ctx) return TC_ERROR_INVALID_ARGUMENT;
+    if (!(st = _tc_cuda_state_get(ctx, desc))) return tc_last_result(ctx);
+    if (st->cuda_tried) return _tc_replay(ctx, st->cuda_status, st->cuda_error);
+    r = tc_nvrtc_init(ctx, desc);
+    if (r == TC_OK) r = _tc_driver_load(ctx, st);
+    if (r == TC_OK) r = _tc_device_open(ctx, st);
+    if (r != TC_OK) _tc_driver_unload(st);
+    _tc_remember(ctx, r, &st->cuda_tried, &st->cuda_status, st->cuda_error, sizeof st->cuda_error);
+    if (r == TC_OK) _tc_log_cuda_status(ctx, st);
+    return r;
+}
+
+/* tc_cuda_init for a caller that only asks whether there is a GPU: no GPU is
+   an answer, not an error, so the context's error and the log stay quiet but
+   for one informational line. */
+static void _tc_cuda_probe(tc_context *ctx) {
+    tc_result saved_result = tc_last_result(ctx);
+    char saved_message[1024];
+    tc_logger saved_logger = ctx->logger;
+    snprintf(saved_message, sizeof saved_message, "%s", tc_last_error(ctx));
+    ctx->logger.log_fn = NULL;
+    tc_cuda_init(ctx, NULL);
+    ctx->logger = saved_logger;
+    ctx->result = saved_result;
+    snprintf(ctx->message, sizeof ctx->message, "%s", saved_message);
+    if (ctx->cuda) _tc_log_cuda_status(ctx, (_tc_cuda_state *)ctx->cuda);
+}
+
+TECOMP_API int tc_cuda_available(tc_context *ctx) {
+    _tc_cuda_state *st;
+    if (!ctx) return 0;
+    st = (_tc_cuda_state *)ctx->cuda;
+    if (!st || !st->cuda_tried) _tc_cuda_probe(ctx);
+    st = (_tc_cuda_state *)ctx->cuda;
+    return st && st->cuda_tried && st->cuda_status == TC_OK;
+}
+
+/* An H100 SXM's limits, for planning when there is no device. */
+static void _tc_h100_defaults(tc_device_info *info) {
+    memset(info, 0, sizeof *info);
+    snprintf(info->name, sizeof info->name, "NVIDIA H100 (assumed: no CUDA device)");
+    info->sm_major = 9;
+    info->sm_minor = 0;
+    info->sm_count = 132;
+    info->max_threads_per_block = 1024;
+    info->max_block_dim[0] = 1024;
+    info->max_block_dim[1] = 1024;
+    info->max_block_dim[2] = 64;
+    info->max_grid_dim[0] = 2147483647;
+    info->max_grid_dim[1] = 65535;
+    info->max_grid_dim[2] = 65535;
+    info->max_shared_per_block = 227 * 1024;
+    info->max_shared_per_block_default = 48 * 1024;
+    info->max_regs_per_block = 65536;
+    info->warp_size = 32;
+    info->l2_bytes = 50 * 1024 * 1024;
+    info->total_mem = (size_t)81559 * 1024 * 1024;
+    info->is_default = 1;
+}
+
+TECOMP_API void tc_device_info_get(tc_context *ctx, tc_device_info *out) {
+    if (!out) return;
+    if (ctx && tc_cuda_available(ctx))
+        *out = ((_tc_cuda_state *)ctx->cuda)->info;
+    else
+        _tc_h100_defaults(out);
+}
+
+TECOMP_API int tc_cuda_arch(tc_context *ctx) {
+    tc_device_info info;
+    tc_device_info_get(ctx, &info);
+    return info.sm_major * 10 + info.sm_minor;
+}
+
+/* The driver state for a call that needs the GPU, initialised with defaults
+   on first use. The device's context is made current on every call because
+   CUDA keeps it per thread and the caller may have switched threads. NULL
+   (with the error in the context) when there is no GPU. */
+static _tc_cuda_state *_tc_cuda_enter(tc_context *ctx) {
+    _tc_cuda_state *st;
+    if (tc_cuda_init(ctx, NULL) != TC_OK) return NULL;
+    st = (_tc_cuda_state *)ctx->cuda;
+    if (_tc_cu_check(ctx, st, st->cu.cuCtxSetCurrent(st->primary), "cuCtxSetCurrent") != TC_OK) return NULL;
+    return st;
+}
+
+/* The state for a call that releases something: NULL when the device was
+   never opened, so there is nothing to release. */
+static _tc_cuda_state *_tc_cuda_opened(tc_context *ctx) {
+    _tc_cuda_state *st = ctx ? (_tc_cuda_state *)ctx->cuda : NULL;
+    if (!st || !st->primary) return NULL;
+    st->cu.cuCtxSetCurrent(st->primary);
+    return st;
+}
+
+static void _tc_module_destroy(tc_context *ctx, _tc_cuda_state *st, tc_cuda_module *m);
+
+/* ctx->cuda_release: unload what is still loaded, release the device, close
+   the libraries. Driver errors cannot stop this: after a kernel fault the
+   driver refuses every call, and the device memory goes with the process. */
+static void _tc_cuda_release(tc_context *ctx) {
+    _tc_cuda_state *st = (_tc_cuda_state *)ctx->cuda;
+    if (st->primary) {
+        st->cu.cuCtxSetCurrent(st->primary);
+        while (st->modules) _tc_module_destroy(ctx, st, st->modules);
+        if (st->flush_buf) st->cu.cuMemFree(st->flush_buf);
+    }
+    _tc_driver_unload(st);
+    _tc_close_library(st, &st->nvrtc_lib);
+    _tc_free(ctx, st);
+    ctx->cuda = NULL;
+    ctx->cuda_release = NULL;
+}
+
+// >>cuda-cache
+
+#define _TC_PATH_CAP 4096
+
+static uint64_t _tc_fnv1a(uint64_t h, const void *data, size_t n) {
+    const unsigned char *p = (const unsigned char *)data;
+    size_t i;
+    for (i = 0; i < n; i++) h = (h ^ p[i]) * 1099511628211ULL;
+    return h;
+}
+
+/* The cache key: everything that changes the cubin. Strings are hashed with
+   their NUL so that ("ab", "c") and ("a", "bc") differ. */
+static uint64_t _tc_cubin_key(const _tc_cuda_state *st, const char *source, const char *name, int arch, int nopts,
+                              const char *const *opts) {
+    char tail[96];
+    uint64_t h = 14695981039346656037ULL;
+    int i;
+    h = _tc_fnv1a(h, source, strlen(source) + 1);
+    h = _tc_fnv1a(h, name, strlen(name) + 1);
+    for (i = 0; i < nopts; i++) h = _tc_fnv1a(h, opts[i], strlen(opts[i]) + 1);
+    snprintf(tail, sizeof tail, "%d options, sm_%d, NVRTC %d.%d", nopts, arch, st->nvrtc_major, st->nvrtc_minor);
+    return _tc_fnv1a(h, tail, strlen(tail));
+}
+
+/* The cache folder into dir; 0 when the cache is off or no folder is known. */
+static int _tc_cache_dir(const tc_context *ctx, char *dir, size_t cap) {
+    const char *env;
+    int n;
+    if (ctx->cache_dir) {
+        n = snprintf(dir, cap, "%s", ctx->cache_dir);
+    } else if ((env = getenv("TECOMP_CACHE_DIR")) != NULL) {
+        n = snprintf(dir, cap, "%s", env);
+    } else if ((env = getenv("XDG_CACHE_HOME")) != NULL && env[0]) {
+        n = snprintf(dir, cap, "%s/tecomp", env);
+#ifdef _WIN32
+    } else if ((env = getenv("LOCALAPPDATA")) != NULL && env[0]) {
+        n = snprintf(dir, cap, "%s\\tecomp", env);
+#endif
+    } else if ((env = getenv("HOME")) != NULL && env[0]) {
+        n = snprintf(dir, cap, "%s/.cache/tecomp", env);
+    } else {
+        return 0;
+    }
+    return n > 0 && (size_t)n < cap;
+}
+
+static int _tc_is_dir(const char *path) {
+    struct stat s;
+#ifdef _WIN32
+    return stat(path, &s) == 0 && (s.st_mode & _S_IFDIR);
+#else
+    return stat(path, &s) == 0 && S_ISDIR(s.st_mode);
+#endif
+}
+
+static void _tc_mkdir1(const char *path) {
+#ifdef _WIN32
+    _mkdir(path);
+#else
+    mkdir(path, 0777);
+#endif
+}
+
+/* mkdir -p: make each missing folder along path. 1 when path is a folder after. */
+static int _tc_mkdirs(const char *path) {
+    char buf[_TC_PATH_CAP];
+    size_t i;
+    if (_tc_is_dir(path)) return 1;
+    snprintf(buf, sizeof buf, "%s", path);
+    for (i = 1; buf[i]; i++) {
+        if (buf[i] == '/' || buf[i] == '\\') {
+            char c = buf[i];
+            buf[i] = 0;
+            _tc_mkdir1(buf);
+            buf[i] = c;
+        }
+    }
+    _tc_mkdir1(buf);
+    return _tc_is_dir(path);
+}
+
+/* Rename over an existing file (rename does not on Windows). */
+static int _tc_replace_file(const char *from, const char *to) {
+#ifdef _WIN32
+    return MoveFileExA(from, to, MOVEFILE_REPLACE_EXISTING) != 0;
+#else
+    return rename(from, to) == 0;
+#endif
+}
+
+static long _tc_pid(void) {
+#ifdef _WIN32
+    return (long)_getpid();
+#else
+    return (long)getpid();
+#endif
+}
+
+/* Read a cached cubin into out; 0 when there is none, or when the file is not
+   an ELF image (writes are atomic, but a stray file could sit there). */
+static int _tc_cache_read(tc_context *ctx, const char *path, tc_cubin *out) {
+    FILE *f = fopen(path, "rb");
+    long size;
+    void *data;
+    if (!f) return 0;
+    if (fseek(f, 0, SEEK_END) != 0 || (size = ftell(f)) < 4 || fseek(f, 0, SEEK_SET) != 0) {
+        fclose(f);
+        return 0;
+    }
+    data = _tc_malloc(ctx, (size_t)size);
+    if (!data || fread(data, 1, (size_t)size, f) != (size_t)size || memcmp(data, "\177ELF", 4) != 0) {
+        _tc_free(ctx, data);
+        fclose(f);
+        return 0;
+    }
+    fclose(f);
+    out->data = data;
+    out->size = (size_t)size;
+    out->from_cache = 1;
+    return 1;
+}
+
+/* Store a cubin at path through a temporary file renamed into place, so that
+   no reader, in this process or another, sees a partial file. The temporary's
+   name holds the pid and the address of the cubin's buffer, which differ
+   between writers running at the same time. A cache that cannot be written
+   costs speed only, so failure is a warning. */
+static void _tc_cache_write(tc_context *ctx, const char *dir, const char *path, const tc_cubin *c) {
+    char tmp[_TC_PATH_CAP + 128];
+    FILE *f;
+    int ok;
+    if (!_tc_mkdirs(dir)) {
+        _tc_log(ctx, TC_LOG_WARN, "cubin cache: cannot create folder %s: %s", dir, strerror(errno));
+        return;
+    }
+    snprintf(tmp, sizeof tmp, "%s.%ld.%p.tmp", path, _tc_pid(), c->data);
+    f = fopen(tmp, "wb");
+    ok = f && fwrite(c->data, 1, c->size, f) == c->size;
+    if (f && fclose(f) != 0) ok = 0;
+    if (ok) ok = _tc_replace_file(tmp, path);
+    if (!ok) {
+        _tc_log(ctx, TC_LOG_WARN, "cubin cache: cannot write %s: %s", path, strerror(errno));
+        remove(tmp);
+    }
+}
+
+// >>cuda-compile
+
+/* NVRTC's log for prog into *log (NULL when it is empty). */
+static tc_result _tc_nvrtc_log(tc_context *ctx, const _tc_cuda_state *st, _tc_nvrtcProgram prog, char **log) {
+    size_t size = 0;
+    *log = NULL;
+    if (st->nvrtc.nvrtcGetProgramLogSize(prog, &size) != 0 || size <= 1) return TC_OK;
+    if (!(*log = (char *)_tc_malloc(ctx, size))) return TC_ERROR_OUT_OF_MEMORY;
+    if (st->nvrtc.nvrtcGetProgramLog(prog, *log) != 0) (*log)[0] = 0;
+    (*log)[size - 1] = 0;
+    return TC_OK;
+}
+
+static tc_result _tc_nvrtc_cubin(tc_context *ctx, const _tc_cuda_state *st, _tc_nvrtcProgram prog, tc_cubin *out) {
+    _tc_nvrtcResult nr = st->nvrtc.nvrtcGetCUBINSize(prog, &out->size);
+    if (nr != 0)
+        return _tc_fail(ctx, TC_ERROR_COMPILE, "nvrtcGetCUBINSize failed: %s", st->nvrtc.nvrtcGetErrorString(nr));
+    if (!(out->data = _tc_malloc(ctx, out->size))) return TC_ERROR_OUT_OF_MEMORY;
+    nr = st->nvrtc.nvrtcGetCUBIN(prog, (char *)out->data);
+    if (nr != 0) {
+        _tc_free(ctx, out->data);
+        out->data = NULL;
+        out->size = 0;
+        return _tc_fail(ctx, TC_ERROR_COMPILE, "nvrtcGetCUBIN failed: %s", st->nvrtc.nvrtcGetErrorString(nr));
+    }
+    return TC_OK;
+}
+
+/* Run NVRTC: the architecture option first, then the caller's. */
+static tc_result _tc_nvrtc_compile(tc_context *ctx, const _tc_cuda_state *st, const char *source, const char *name,
+                                   int arch, int nopts, const char *const *opts, tc_cubin *out) {
+    char arch_opt[40];
+    const char **all;
+    _tc_nvrtcProgram prog = NULL;
+    _tc_nvrtcResult nr;
+    tc_result r;
+    if (!(all = (const char **)_tc_malloc(ctx, (size_t)(nopts + 1) * sizeof *all))) return TC_ERROR_OUT_OF_MEMORY;
+    snprintf(arch_opt, sizeof arch_opt, "--gpu-architecture=sm_%d", arch);
+    all[0] = arch_opt;
+    if (nopts) memcpy(all + 1, opts, (size_t)nopts * sizeof *all);
+    nr = st->nvrtc.nvrtcCreateProgram(&prog, source, name, 0, NULL, NULL);
+    if (nr != 0) {
+        _tc_free(ctx, (void *)all);
+        return _tc_fail(ctx, TC_ERROR_COMPILE, "nvrtcCreateProgram(%s) failed: %s", name,
+                        st->nvrtc.nvrtcGetErrorString(nr));
+    }
+    nr = st->nvrtc.nvrtcCompileProgram(prog, nopts + 1, all);
+    r = _tc_nvrtc_log(ctx, st, prog, &out->log);
+    if (r == TC_OK && nr != 0)
+        r = _tc_fail(ctx, TC_ERROR_COMPILE, "NVRTC could not compile %s for sm_%d (%s):\n%.800s", name, arch,
+                     st->nvrtc.nvrtcGetErrorString(nr), out->log ? out->log : "(no log)");
+    if (r == TC_OK) r = _tc_nvrtc_cubin(ctx, st, prog, out);
+    st->nvrtc.nvrtcDestroyProgram(&prog);
+    _tc_free(ctx, (void *)all);
+    return r;
+}
+
+TECOMP_API tc_result tc_cuda_compile(tc_context *ctx, const char *source, const char *program_name, int arch,
+                                     int nopts, const char *const *opts, tc_cubin *out) {
+    char dir[_TC_PATH_CAP], path[_TC_PATH_CAP + 64];
+    const _tc_cuda_state *st;
+    int cached;
+    tc_result r;
+    if (!ctx) return TC_ERROR_INVALID_ARGUMENT;
+    if (out) memset(out, 0, sizeof *out); /* so that tc_cubin_free is safe after any failure */
+    if (!out || !source || arch < 0 || nopts < 0 || (nopts > 0 && !opts))
+        return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT,
+                        "tc_cuda_compile: needs source and out, arch >= 0, and opts when nopts > 0");
+    if ((r = tc_nvrtc_init(ctx, NULL)) != TC_OK) return r;
+    st = (const _tc_cuda_state *)ctx->cuda;
+    if (!program_name) program_name = "tecomp.cu";
+    if (!arch) arch = tc_cuda_arch(ctx);
+    cached = _tc_cache_dir(ctx, dir, sizeof dir);
+    if (cached) {
+        snprintf(path, sizeof path, "%s/%016llx.sm%d.cubin", dir,
+                 (unsigned long long)_tc_cubin_key(st, source, program_name, arch, nopts, opts), arch);
+        if (_tc_cache_read(ctx, path, out)) return TC_OK;
+    }
+    r = _tc_nvrtc_compile(ctx, st, source, program_name, arch, nopts, opts, out);
+    if (r == TC_OK && cached) _tc_cache_write(ctx, dir, path, out);
+    return r;
+}
+
+TECOMP_API void tc_cubin_free(tc_context *ctx, tc_cubin *c) {
+    if (!ctx || !c) return;
+    _tc_free(ctx, c->data);
+    _tc_free(ctx, c->log);
+    memset(c, 0, sizeof *c);
+}
+
+// >>cuda-module
+
+TECOMP_API tc_result tc_cuda_module_load(tc_context *ctx, const tc_cubin *cubin, tc_cuda_module **out) {
+    _tc_cuda_state *st;
+    tc_cuda_module *m;
+    tc_result r;
+    if (!ctx) return TC_ERROR_INVALID_ARGUMENT;
+    if (!out || !cubin || !cubin->data || !cubin->size)
+        return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_cuda_module_load: needs a compiled cubin and out");
+    *out = NULL;
+    if (!(st = _tc_cuda_enter(ctx))) return tc_last_result(ctx);
+    if (!(m = (tc_cuda_module *)_tc_malloc(ctx, sizeof *m))) return TC_ERROR_OUT_OF_MEMORY;
+    memset(m, 0, sizeof *m);
+    if ((r = _tc_cu_check(ctx, st, st->cu.cuModuleLoadData(&m->handle, cubin->data), "cuModuleLoadData")) != TC_OK) {
+        _tc_free(ctx, m);
+        return r;
+    }
+    m->next = st->modules;
+    if (st->modules) st->modules->prev = m;
+    st->modules = m;
+    *out = m;
+    return TC_OK;
+}
+
+/* Unload m, free its functions and unlink it from the context's list. */
+static void _tc_module_destroy(tc_context *ctx, _tc_cuda_state *st, tc_cuda_module *m) {
+    _tc_CUresult cr = st->cu.cuModuleUnload(m->handle);
+    if (cr != 0) _tc_log(ctx, TC_LOG_WARN, "cuModuleUnload failed: %s", _tc_cu_string(st, cr));
+    while (m->functions) {
+        tc_cuda_function *next = m->functions->next;
+        _tc_free(ctx, m->functions);
+        m->functions = next;
+    }
+    if (m->prev) m->prev->next = m->next;
+    else st->modules = m->next;
+    if (m->next) m->next->prev = m->prev;
+    _tc_free(ctx, m);
+}
+
+TECOMP_API void tc_cuda_module_unload(tc_context *ctx, tc_cuda_module *m) {
+    _tc_cuda_state *st = _tc_cuda_opened(ctx);
+    if (st && m) _tc_module_destroy(ctx, st, m);
+}
+
+TECOMP_API tc_result tc_cuda_get_function(tc_context *ctx, tc_cuda_module *m, const char *name, tc_cuda_function **out) {
+    _tc_cuda_state *st;
+    _tc_CUfunction handle;
+    _tc_CUresult cr;
+    tc_cuda_function *f;
+    if (!ctx) return TC_ERROR_INVALID_ARGUMENT;
+    if (!m || !name || !out)
+        return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_cuda_get_function: needs a module, a name and out");
+    *out = NULL;
+    if (!(st = _tc_cuda_enter(ctx))) return tc_last_result(ctx);
+    cr = st->cu.cuModuleGetFunction(&handle, m->handle, name);
+    if (cr == _TC_CUDA_ERROR_NOT_FOUND)
+        return _tc_fail(ctx, TC_ERROR_CUDA, "the module has no kernel named %s (is it declared extern \"C\"?)", name);
+    if (_tc_cu_check(ctx, st, cr, "cuModuleGetFunction(%s)", name) != TC_OK) return TC_ERROR_CUDA;
+    /* asking twice gives the same function, so callers need not keep it */
+    for (f = m->functions; f; f = f->next)
+        if (f->handle == handle) break;
+    if (!f) {
+        if (!(f = (tc_cuda_function *)_tc_malloc(ctx, sizeof *f))) return TC_ERROR_OUT_OF_MEMORY;
+        f->handle = handle;
+        f->dynamic_shared = _TC_DEFAULT_DYNAMIC_SHARED;
+        f->next = m->functions;
+        m->functions = f;
+    }
+    *out = f;
+    return TC_OK;
+}
+
+// >>cuda-memory
+
+TECOMP_API tc_result tc_cuda_malloc(tc_context *ctx, size_t bytes, tc_devptr *out) {
+    _tc_cuda_state *st;
+    _tc_CUdeviceptr p = 0;
+    tc_result r;
+    if (!ctx) return TC_ERROR_INVALID_ARGUMENT;
+    if (!out || !bytes) return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_cuda_malloc: needs out and bytes > 0");
+    *out = 0;
+    if (!(st = _tc_cuda_enter(ctx))) return tc_last_result(ctx);
+    if ((r = _tc_cu_check(ctx, st, st->cu.cuMemAlloc(&p, bytes), "cuMemAlloc(%zu bytes)", bytes)) != TC_OK) return r;
+    *out = p;
+    return TC_OK;
+}
+
+TECOMP_API void tc_cuda_free(tc_context *ctx, tc_devptr p) {
+    _tc_cuda_state *st = _tc_cuda_opened(ctx);
+    _tc_CUresult cr;
+    if (!st || !p) return;
+    cr = st->cu.cuMemFree(p);
+    if (cr != 0) _tc_log(ctx, TC_LOG_WARN, "cuMemFree failed: %s", _tc_cu_string(st, cr));
+}
+
+TECOMP_API tc_result tc_cuda_upload(tc_context *ctx, tc_devptr dst, const void *src, size_t bytes) {
+    _tc_cuda_state *st;
+    if (!ctx) return TC_ERROR_INVALID_ARGUMENT;
+    if (!bytes) return TC_OK;
+    if (!src || !dst) return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_cuda_upload: NULL pointer");
+    if (!(st = _tc_cuda_enter(ctx))) return tc_last_result(ctx);
+    return _tc_cu_check(ctx, st, st->cu.cuMemcpyHtoD(dst, src, bytes), "cuMemcpyHtoD(%zu bytes)", bytes);
+}
+
+TECOMP_API tc_result tc_cuda_download(tc_context *ctx, void *dst, tc_devptr src, size_t bytes) {
+    _tc_cuda_state *st;
+    if (!ctx) return TC_ERROR_INVALID_ARGUMENT;
+    if (!bytes) return TC_OK;
+    if (!src || !dst) return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_cuda_download: NULL pointer");
+    if (!(st = _tc_cuda_enter(ctx))) return tc_last_result(ctx);
+    return _tc_cu_check(ctx, st, st->cu.cuMemcpyDtoH(dst, src, bytes), "cuMemcpyDtoH(%zu bytes)", bytes);
+}
+
+TECOMP_API tc_result tc_cuda_copy(tc_context *ctx, tc_devptr dst, tc_devptr src, size_t bytes) {
+    _tc_cuda_state *st;
+    if (!ctx) return TC_ERROR_INVALID_ARGUMENT;
+    if (!bytes) return TC_OK;
+    if (!src || !dst) return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_cuda_copy: NULL pointer");
+    if (!(st = _tc_cuda_enter(ctx))) return tc_last_result(ctx);
+    return _tc_cu_check(ctx, st, st->cu.cuMemcpyDtoD(dst, src, bytes), "cuMemcpyDtoD(%zu bytes)", bytes);
+}
+
+TECOMP_API tc_result tc_cuda_memset(tc_context *ctx, tc_devptr dst, unsigned char byte, size_t bytes) {
+    _tc_cuda_state *st;
+    if (!ctx) return TC_ERROR_INVALID_ARGUMENT;
+    if (!bytes) return TC_OK;
+    if (!dst) return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_cuda_memset: NULL pointer");
+    if (!(st = _tc_cuda_enter(ctx))) return tc_last_result(ctx);
+    return _tc_cu_check(ctx, st, st->cu.cuMemsetD8(dst, byte, bytes), "cuMemsetD8(%zu bytes)", bytes);
+}
+
+// >>cuda-launch
+
+/* Catch launch shapes the device cannot run with a message that names the
+   limit, rather than the driver's bare "invalid argument". */
+static tc_result _tc_check_launch(tc_context *ctx, const tc_device_info *info, const unsigned grid[3],
+                                  const unsigned block[3], unsigned shared) {
+    static const char axis[3] = {'x', 'y', 'z'};
+    unsigned long long threads = (unsigned long long)block[0] * block[1] * block[2];
+    int i;
+    for (i = 0; i < 3; i++) {
+        if (!grid[i] || !block[i])
+            return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "launch: grid %ux%ux%u, block %ux%ux%u has a zero dimension",
+                            grid[0], grid[1], grid[2], block[0], block[1], block[2]);
+        if (block[i] > (unsigned)info->max_block_dim[i])
+            return _tc_fail(ctx, TC_ERROR_GPU_LIMIT, "launch: block.%c = %u exceeds the device's %d", axis[i], block[i],
+                            info->max_block_dim[i]);
+        if (grid[i] > (unsigned)info->max_grid_dim[i])
+            return _tc_fail(ctx, TC_ERROR_GPU_LIMIT, "launch: grid.%c = %u exceeds the device's %d", axis[i], grid[i],
+                            info->max_grid_dim[i]);
+    }
+    if (threads > (unsigned long long)info->max_threads_per_block)
+        return _tc_fail(ctx, TC_ERROR_GPU_LIMIT, "launch: a block of %ux%ux%u = %llu threads exceeds the device's %d",
+                        block[0], block[1], block[2], threads, info->max_threads_per_block);
+    if (shared > (unsigned)info->max_shared_per_block)
+        return _tc_fail(ctx, TC_ERROR_GPU_LIMIT,
+                        "launch: %u bytes of dynamic shared memory exceed the device's %d per block",
+                        shared, info->max_shared_per_block);
+    return TC_OK;
+}
+
+static tc_result _tc_launch(tc_context *ctx, _tc_cuda_state *st, tc_cuda_function *f, const unsigned grid[3],
+                            const unsigned block[3], unsigned shared, void **args) {
+    tc_result r = _tc_check_launch(ctx, &st->info, grid, block, shared);
+    if (r != TC_OK) return r;
+    /* past 48 KiB a kernel must opt in to its dynamic shared memory */
+    if (shared > f->dynamic_shared) {
+        _tc_CUresult cr =
+            st->cu.cuFuncSetAttribute(f->handle, _TC_CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)shared);
+        r = _tc_cu_check(ctx, st, cr, "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES, %u)", shared);
+        if (r != TC_OK) return r;
+        f->dynamic_shared = shared;
+    }
+    return _tc_cu_check(ctx, st,
+                        st->cu.cuLaunchKernel(f->handle, grid[0], grid[1], grid[2], block[0], block[1], block[2], shared,
+                                              NULL, args, NULL),
+                        "cuLaunchKernel(grid %ux%ux%u, block %ux%ux%u, %u bytes shared)", grid[0], grid[1], grid[2],
+                        block[0], block[1], block[2], shared);
+}
+
+TECOMP_API tc_result tc_cuda_launch(tc_context *ctx, tc_cuda_function *f, const unsigned grid[3], const unsigned block[3],
+                                    unsigned shared_bytes, void **args) {
+    _tc_cuda_state *st;
+    if (!ctx) return TC_ERROR_INVALID_ARGUMENT;
+    if (!f || !grid || !block)
+        return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_cuda_launch: needs a function, grid and block");
+    if (!(st = _tc_cuda_enter(ctx))) return tc_last_result(ctx);
+    return _tc_launch(ctx, st, f, grid, block, shared_bytes, args);
+}
+
+TECOMP_API tc_result tc_cuda_synchronize(tc_context *ctx) {
+    _tc_cuda_state *st;
+    if (!ctx) return TC_ERROR_INVALID_ARGUMENT;
+    if (!(st = _tc_cuda_enter(ctx))) return tc_last_result(ctx);
+    return _tc_cu_check(ctx, st, st->cu.cuCtxSynchronize(), "cuCtxSynchronize (waiting for the kernels launched before)");
+}
+
+// >>cuda-time
+
+/* One kernel launch, as tc_cuda_time repeats it. */
+typedef struct _tc_kernel_call {
+    tc_cuda_function *f;
+    const unsigned *grid, *block;
+    unsigned shared;
+    void **args;
+} _tc_kernel_call;
+
+/* The scratch buffer whose writing evicts the L2: twice its size. */
+static tc_result _tc_flush_buffer(tc_context *ctx, _tc_cuda_state *st) {
+    size_t bytes = (size_t)2 * (size_t)(st->info.l2_bytes > 0 ? st->info.l2_bytes : 50 * 1024 * 1024);
+    tc_result r;
+    if (st->flush_buf) return TC_OK;
+    r = _tc_cu_check(ctx, st, st->cu.cuMemAlloc(&st->flush_buf, bytes), "cuMemAlloc(%zu bytes for the L2 flush)", bytes);
+    if (r != TC_OK) st->flush_buf = 0;
+    else st->flush_bytes = bytes;
+    return r;
+}
+
+/* Time `number` back-to-back launches between two events, in milliseconds. */
+static tc_result _tc_time_launches(tc_context *ctx, _tc_cuda_state *st, const _tc_kernel_call *k, int number,
+                                   _tc_CUevent ev[2], int flush_l2, double *ms) {
+    float elapsed = 0;
+    tc_result r = TC_OK;
+    int i;
+    if (flush_l2)
+        r = _tc_cu_check(ctx, st, st->cu.cuMemsetD8(st->flush_buf, 0, st->flush_bytes), "cuMemsetD8 (L2 flush)");
+    if (r == TC_OK) r = _tc_cu_check(ctx, st, st->cu.cuEventRecord(ev[0], NULL), "cuEventRecord");
+    for (i = 0; i < number && r == TC_OK; i++) r = _tc_launch(ctx, st, k->f, k->grid, k->block, k->shared, k->args);
+    if (r == TC_OK) r = _tc_cu_check(ctx, st, st->cu.cuEventRecord(ev[1], NULL), "cuEventRecord");
+    if (r == TC_OK)
+        r = _tc_cu_check(ctx, st, st->cu.cuEventSynchronize(ev[1]), "cuEventSynchronize (waiting for the timed launches)");
+    if (r == TC_OK) r = _tc_cu_check(ctx, st, st->cu.cuEventElapsedTime(&elapsed, ev[0], ev[1]), "cuEventElapsedTime");
+    *ms = elapsed;
+    return r;
+}
+
+/* One measurement, as AutoTVM's time_evaluator takes it: time *number
+   launches and, while that is shorter than min_repeat_ms, grow *number (to
+   what the last rate says is enough, and at least by the golden ratio) and
+   time again. The grown number carries over to later measurements. */
+static tc_result _tc_measure(tc_context *ctx, _tc_cuda_state *st, const _tc_kernel_call *k, const tc_time_desc *d,
+                             _tc_CUevent ev[2], int *number, double *ms_per_launch) {
+    double ms = 0;
+    for (;;) {
+        tc_result r = _tc_time_launches(ctx, st, k, *number, ev, d->flush_l2, &ms);
+        double per, next;
+        if (r != TC_OK) return r;
+        if (d->flush_l2 || ms >= d->min_repeat_ms) break;
+        per = ms / *number;
+        next = per > 0 ? d->min_repeat_ms / per + 1 : 0;
+        if (next < *number * 1.618) next = *number * 1.618;
+        if (next < *number + 1) next = *number + 1;
+        if (next > 1e9) next = 1e9;
+        *number = (int)next;
+    }
+    *ms_per_launch = ms / *number;
+    return TC_OK;
+}
+
+static int _tc_cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Median, mean, min and max of n measurements (sorts them). */
+static void _tc_summarise(double *ms, int n, tc_time_result *out) {
+    double sum = 0;
+    int i;
+    qsort(ms, (size_t)n, sizeof *ms, _tc_cmp_double);
+    for (i = 0; i < n; i++) sum += ms[i];
+    out->min_ms = ms[0];
+    out->max_ms = ms[n - 1];
+    out->mean_ms = sum / n;
+    out->median_ms = n % 2 ? ms[n / 2] : (ms[n / 2 - 1] + ms[n / 2]) / 2;
+}
+
+/* Defaults for the zero fields; 0 when a field is out of range. */
+static int _tc_time_desc_resolve(const tc_time_desc *desc, tc_time_desc *d) {
+    memset(d, 0, sizeof *d);
+    if (desc) *d = *desc;
+    if (d->warmup < 0 || d->number < 0 || d->repeat < 0 || d->min_repeat_ms < 0) return 0;
+    if (!d->warmup) d->warmup = 3;
+    if (!d->number) d->number = 1;
+    if (!d->repeat) d->repeat = 10;
+    if (d->flush_l2) d->number = 1;
+    return 1;
+}
+
+TECOMP_API tc_result tc_cuda_time(tc_context *ctx, tc_cuda_function *f, const unsigned grid[3], const unsigned block[3],
+                                  unsigned shared_bytes, void **args, const tc_time_desc *desc, tc_time_result *out) {
+    _tc_kernel_call k;
+    tc_time_desc d;
+    _tc_cuda_state *st;
+    _tc_CUevent ev[2] = {NULL, NULL};
+    double *ms = NULL;
+    int number, i;
+    tc_result r;
+    if (!ctx) return TC_ERROR_INVALID_ARGUMENT;
+    if (!f || !grid || !block || !out)
+        return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_cuda_time: needs a function, grid, block and out");
+    if (!_tc_time_desc_resolve(desc, &d))
+        return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_cuda_time: negative field in tc_time_desc");
+    memset(out, 0, sizeof *out);
+    if (!(st = _tc_cuda_enter(ctx))) return tc_last_result(ctx);
+    k.f = f;
+    k.grid = grid;
+    k.block = block;
+    k.shared = shared_bytes;
+    k.args = args;
+    number = d.number;
+    r = d.flush_l2 ? _tc_flush_buffer(ctx, st) : TC_OK;
+    if (r == TC_OK && !(ms = (double *)_tc_malloc(ctx, (size_t)d.repeat * sizeof *ms))) r = TC_ERROR_OUT_OF_MEMORY;
+    if (r == TC_OK) r = _tc_cu_check(ctx, st, st->cu.cuEventCreate(&ev[0], _TC_CU_EVENT_DEFAULT), "cuEventCreate");
+    if (r == TC_OK) r = _tc_cu_check(ctx, st, st->cu.cuEventCreate(&ev[1], _TC_CU_EVENT_DEFAULT), "cuEventCreate");
+    for (i = 0; i < d.warmup && r == TC_OK; i++) r = _tc_launch(ctx, st, f, grid, block, shared_bytes, args);
+    for (i = 0; i < d.repeat && r == TC_OK; i++) r = _tc_measure(ctx, st, &k, &d, ev, &number, &ms[i]);
+    if (r == TC_OK) r = _tc_cu_check(ctx, st, st->cu.cuCtxSynchronize(), "cuCtxSynchronize (after timing)");
+    if (r == TC_OK) {
+        _tc_summarise(ms, d.repeat, out);
+        out->number = number;
+        out->repeat = d.repeat;
+    }
+    for (i = 0; i < 2; i++)
+        if (ev[i]) st->cu.cuEventDestroy(ev[i]);
+    _tc_free(ctx, ms);
+    return r;
+}
+
+#endif /* TECOMP_IMPLEMENTATION */

@@ -1,0 +1,10 @@
+/* tecomp's headers, implementation included, build as C99 (-std=c99 -Wall -Wextra -Werror). */
+#define TECOMP_IMPLEMENTATION
+#include "tecomp.h"
+
+int main(void) {
+    tc_context *ctx;
+    if (tc_create_context(NULL, &ctx) != TC_OK) return 1;
+    tc_destroy_context(ctx);
+    return 0;
+}

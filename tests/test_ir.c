@@ -1,0 +1,177 @@
+/* Expressions: hash-consing, builders, type rules, the simplifier (a table of
+   cases), the printer, and every misuse returning NULL with a message. */
+#define TECOMP_IMPLEMENTATION
+#include "tecomp.h"
+#include "tc_test.h"
+
+static tc_context *ctx;
+
+static const char *str(const tc_expr *e) {
+    static char buf[1024];
+    tc_expr_print(e, buf, sizeof buf);
+    return buf;
+}
+
+TC_TEST(hash_consing_gives_one_node_per_structure) {
+    const tc_expr *i = tc_axisi(ctx, "i", 16), *j = tc_axisi(ctx, "j", 16);
+    TC_CHECK(tc_add(i, j) == tc_add(i, j));
+    TC_CHECK(tc_add(i, j) != tc_add(j, i));
+    TC_CHECK(tc_int(ctx, 7) == tc_int(ctx, 7));
+    TC_CHECK(tc_float(ctx, 0.5) == tc_float(ctx, 0.5));
+    TC_CHECK(tc_int(ctx, 7) != tc_imm(ctx, TC_INT64, 7));
+    /* variables are never merged, even with the same name */
+    TC_CHECK(tc_axisi(ctx, "i", 16) != i);
+    TC_CHECK(tc_var(ctx, "n") != tc_var(ctx, "n"));
+}
+
+TC_TEST(literals_fold_and_types_promote) {
+    const tc_expr *x = tc_var(ctx, "x");
+    TC_CHECK_STR(str(tc_add(tc_int(ctx, 2), tc_int(ctx, 3))), "5");
+    TC_CHECK_STR(str(tc_div(tc_int(ctx, -7), tc_int(ctx, 2))), "-4"); /* floor division */
+    TC_CHECK_STR(str(tc_mod(tc_int(ctx, -7), tc_int(ctx, 2))), "1");  /* floor modulo */
+    TC_CHECK_EQ_INT(tc_add(x, tc_float(ctx, 1))->dtype, TC_FLOAT32);
+    TC_CHECK_STR(str(tc_add(x, tc_float(ctx, 1))), "float32(x) + 1.0");
+    TC_CHECK_EQ_INT(tc_add(x, tc_imm(ctx, TC_INT64, 1))->dtype, TC_INT64);
+    TC_CHECK_EQ_INT(tc_lt(x, tc_int(ctx, 1))->dtype, TC_BOOL);
+    TC_CHECK_EQ_INT(tc_add(tc_imm(ctx, TC_FLOAT16, 1), tc_float(ctx, 2))->dtype, TC_FLOAT32);
+    /* float16 literals hold float16 values */
+    TC_CHECK(tc_imm(ctx, TC_FLOAT16, 0.1)->v.f == 0.0999755859375);
+    TC_CHECK(tc_imm(ctx, TC_FLOAT32, 0.1)->v.f == (double)0.1f);
+}
+
+typedef struct simplify_case {
+    const char *expected;
+    const tc_expr *e;
+} simplify_case;
+
+TC_TEST(simplifier_table) {
+    const tc_expr *i = tc_axisi(ctx, "i", 16), *j = tc_axisi(ctx, "j", 64), *k = tc_axisi(ctx, "k", 7);
+    const tc_expr *n = tc_var(ctx, "n"), *x = tc_var(ctx, "x");
+    const tc_expr *ij = tc_add(tc_muli(i, 64), j); /* a fused (i, j) index */
+    simplify_case cases[32];
+    int c = 0, t;
+#define CASE(exp, expr) (cases[c].expected = (exp), cases[c++].e = (expr))
+    CASE("i*64 + j", tc_add(j, tc_muli(i, 64)));                              /* larger stride first */
+    CASE("j", tc_sub(tc_add(i, j), i));                                        /* terms cancel */
+    CASE("i*3 + 3", tc_muli(tc_addi(i, 1), 3));                                /* distribute constants */
+    CASE("3 - i - j", tc_sub(tc_int(ctx, 3), tc_add(i, j)));
+    CASE("i", tc_divi(ij, 64));                                                /* j < 64 */
+    CASE("j", tc_modi(ij, 64));
+    CASE("i*4 + floordiv(j, 16)", tc_divi(ij, 16));
+    CASE("floormod(j, 16)", tc_modi(ij, 16));
+    CASE("floordiv(i*2 + 1, 4)", tc_divi(tc_addi(tc_muli(i, 4), 2), 8));      /* common factor */
+    CASE("floordiv(n, 32)", tc_divi(tc_divi(n, 4), 8));                        /* nested division */
+    CASE("n", tc_add(tc_muli(tc_divi(n, 8), 8), tc_modi(n, 8)));               /* split then fuse */
+    CASE("x", tc_add(tc_muli(tc_divi(x, 5), 5), tc_modi(x, 5)));
+    CASE("0", tc_divi(k, 7));                                                  /* k < 7 */
+    CASE("k", tc_modi(k, 7));
+    CASE("floormod(k + 2, 7)", tc_modi(tc_addi(k, 2), 7));
+    CASE("1", tc_divi(tc_addi(k, 7), 7));
+    CASE("true", tc_lt(ij, tc_int(ctx, 1024)));                                /* guards that always hold */
+    CASE("false", tc_lt(ij, tc_int(ctx, 0)));
+    CASE("i*64 + j < n", tc_lt(ij, n));                                        /* guards that may not */
+    CASE("i*64 + j < 1000", tc_lt(ij, tc_int(ctx, 1000)));
+    CASE("k", tc_min(k, tc_int(ctx, 6)));
+    CASE("min(k, 5)", tc_min(k, tc_int(ctx, 5)));
+    CASE("7", tc_max(k, tc_int(ctx, 7)));
+    CASE("i < 3", tc_and(tc_lt(i, tc_int(ctx, 3)), tc_lt(k, tc_int(ctx, 9))));
+    CASE("select(i < 3, 1.5, 0.0)", tc_select(tc_lt(i, tc_int(ctx, 3)), tc_float(ctx, 1.5), tc_float(ctx, 0)));
+    CASE("i*64 + j", tc_add(tc_muli(tc_divi(tc_add(tc_muli(i, 8), tc_divi(j, 8)), 8), 64), j)); /* (i*8 + j/8)/8 = i */
+#undef CASE
+    for (t = 0; t < c; t++) {
+        const tc_expr *s = tc_simplify(cases[t].e);
+        TC_CHECK(s != NULL);
+        if (strcmp(str(s), cases[t].expected) != 0) printf("  case %d: %s\n", t, str(cases[t].e));
+        TC_CHECK_STR(str(s), cases[t].expected);
+        TC_CHECK(tc_simplify(s) == s); /* a fixed point */
+    }
+}
+
+TC_TEST(substitute_replaces_every_use) {
+    const tc_expr *i = tc_axisi(ctx, "i", 8), *j = tc_axisi(ctx, "j", 8);
+    const tc_expr *vars[] = {i}, *vals[] = {tc_addi(j, 1)};
+    TC_CHECK_STR(str(tc_simplify(tc_substitute(tc_mul(i, tc_add(i, j)), 1, vars, vals))), "(j + 1)*(j*2 + 1)");
+}
+
+TC_TEST(compute_and_reduce_build_tensors) {
+    tc_tensor *A = tc_placeholderi(ctx, "A", TC_FLOAT32, TC_DIMS(4, 8));
+    const tc_expr *i = tc_axisi(ctx, "i", 4), *k = tc_reduce_axisi(ctx, "k", 8);
+    tc_tensor *S = tc_compute(ctx, "S", 1, &i, tc_sum(tc_at(A, i, k), 1, &k));
+    TC_CHECK(S != NULL);
+    TC_CHECK_EQ_INT(S->ndim, 1);
+    TC_CHECK(S->shape[0] == tc_int(ctx, 4));
+    TC_CHECK_STR(str(S->body), "sum(A[i, k], axis=[k])");
+    TC_CHECK(tc_find_tensor(ctx, "S") == S);
+}
+
+TC_TEST(misuse_returns_null_with_a_message) {
+    tc_tensor *A = tc_placeholderi(ctx, "A", TC_FLOAT32, TC_DIMS(4, 8));
+    const tc_expr *i = tc_axisi(ctx, "i", 4), *k = tc_reduce_axisi(ctx, "k", 8), *f = tc_float(ctx, 1);
+    const tc_expr *other = tc_axisi(ctx, "q", 3);
+
+    TC_CHECK(tc_at(A, i) == NULL);
+    TC_CHECK_CONTAINS(tc_last_error(ctx), "A has 2 dimensions but is indexed with 1");
+    TC_CHECK(tc_at(A, i, f) == NULL);
+    TC_CHECK_CONTAINS(tc_last_error(ctx), "index 1 of A is float32");
+    TC_CHECK(tc_mod(f, f) == NULL);
+    TC_CHECK_CONTAINS(tc_last_error(ctx), "integer operands");
+    TC_CHECK(tc_and(i, i) == NULL);
+    TC_CHECK_CONTAINS(tc_last_error(ctx), "bool operands");
+    TC_CHECK(tc_imm(ctx, (tc_dtype)42, 1) == NULL);
+    TC_CHECK_CONTAINS(tc_last_error(ctx), "invalid dtype");
+    TC_CHECK(tc_placeholderi(ctx, "Z", (tc_dtype)-1, TC_DIMS(2)) == NULL);
+    TC_CHECK_EQ_INT(tc_last_result(ctx), TC_ERROR_INVALID_ARGUMENT);
+    TC_CHECK(tc_axisi(ctx, "bad", 0) == NULL);
+    TC_CHECK_CONTAINS(tc_last_error(ctx), "not positive");
+    TC_CHECK(tc_call1("frobnicate", f) == NULL);
+    TC_CHECK_CONTAINS(tc_last_error(ctx), "unknown math function 'frobnicate'");
+    TC_CHECK(tc_sum(tc_at(A, i, k), 1, &i) == NULL);
+    TC_CHECK_CONTAINS(tc_last_error(ctx), "not a reduce axis");
+    TC_CHECK(tc_compute(ctx, "Bad", 1, &i, tc_at(A, i, other)) == NULL);
+    TC_CHECK_CONTAINS(tc_last_error(ctx), "axis 'q' is used in the body but is not one of its axes");
+    TC_CHECK(tc_add(tc_sum(tc_at(A, i, k), 1, &k), f) == NULL);
+    TC_CHECK_CONTAINS(tc_last_error(ctx), "reduction can only stand at the top");
+    /* NULL propagates without a crash */
+    TC_CHECK(tc_add(NULL, i) == NULL);
+    TC_CHECK(tc_simplify(NULL) == NULL);
+    TC_CHECK(tc_compute(ctx, "N", 1, &i, NULL) == NULL);
+}
+
+static size_t allocated;
+static void *counting_alloc(size_t n, void *user) {
+    (void)user;
+    allocated += n;
+    return malloc(n);
+}
+static void counting_free(void *p, void *user) {
+    (void)user;
+    free(p);
+}
+
+TC_TEST(allocator_hooks_are_used_and_failures_are_reported) {
+    tc_context_desc d;
+    tc_context *c2;
+    memset(&d, 0, sizeof d);
+    d.allocator.alloc_fn = counting_alloc;
+    d.allocator.free_fn = counting_free;
+    allocated = 0;
+    TC_CHECK_EQ_INT(tc_create_context(&d, &c2), TC_OK);
+    TC_CHECK(tc_axisi(c2, "i", 3) != NULL);
+    TC_CHECK(allocated > 0);
+    tc_destroy_context(c2);
+    TC_CHECK_EQ_INT(tc_create_context(NULL, NULL), TC_ERROR_INVALID_ARGUMENT);
+    TC_CHECK_STR(tc_result_string(TC_ERROR_GPU_LIMIT), "GPU limit exceeded");
+}
+
+int main(void) {
+    if (tc_create_context(NULL, &ctx) != TC_OK) return 1;
+    TC_RUN(hash_consing_gives_one_node_per_structure);
+    TC_RUN(literals_fold_and_types_promote);
+    TC_RUN(simplifier_table);
+    TC_RUN(substitute_replaces_every_use);
+    TC_RUN(compute_and_reduce_build_tensors);
+    TC_RUN(misuse_returns_null_with_a_message);
+    TC_RUN(allocator_hooks_are_used_and_failures_are_reported);
+    tc_destroy_context(ctx);
+    return tc_test_summary();
+}
