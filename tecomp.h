@@ -73,10 +73,6 @@
 #include "tecomp_ir.h"
 #include "tecomp_sched.h"
 #include "tecomp_cuda.h"
-#include "wip_emit_api.h" /* TEMP until merged */
-#if defined(TECOMP_IMPLEMENTATION)
-#include "wip_emit.h"
-#endif
 
 #endif /* TECOMP_H */
 

@@ -643,7 +643,7 @@ static int _tc_expr_table_grow(tc_context *ctx) {
 /* The unique node structurally equal to `proto` (hash-consing): found in the
    table, or copied into the arena and added. Variables are never merged. */
 static const tc_expr *_tc_intern(tc_context *ctx, tc_expr *proto) {
-    size_t j;
+    size_t j = 0;
     tc_expr *e;
     proto->ctx = ctx;
     proto->hash = _tc_expr_hash(proto);
@@ -1132,14 +1132,6 @@ TECOMP_API const tc_expr *tc_substitute(const tc_expr *e, int n, const tc_expr *
     return _tc_subst_fn(e, &s);
 }
 
-/* Does e mention variable v? */
-static int _tc_uses_var(const tc_expr *e, const tc_expr *v) {
-    int k;
-    if (!e) return 0;
-    if (e == v) return 1;
-    for (k = 0; k < e->nargs; k++) if (_tc_uses_var(e->args[k], v)) return 1;
-    return 0;
-}
 
 // >>tensors
 
@@ -1456,6 +1448,14 @@ static const tc_expr *_tc_lin_to_expr(_tc_lin *l, tc_context *ctx, tc_dtype t) {
             l->atom[j] = l->atom[j - 1], l->coef[j] = l->coef[j - 1];
             l->atom[j - 1] = a, l->coef[j - 1] = c;
         }
+    for (k = 0; k < l->n && l->coef[0] < 0; k++) /* lead with a positive term: tx - z, not 0 - z + tx */
+        if (l->coef[k] > 0) {
+            const tc_expr *a = l->atom[k];
+            int64_t c = l->coef[k];
+            memmove((void *)&l->atom[1], (void *)&l->atom[0], sizeof l->atom[0] * (size_t)k);
+            memmove(&l->coef[1], &l->coef[0], sizeof l->coef[0] * (size_t)k);
+            l->atom[0] = a, l->coef[0] = c;
+        }
     if (l->n && l->coef[0] < 0 && l->c != 0) { /* 3 - i, not 0 - i + 3 */
         r = _tc_int_typed(ctx, t, l->c);
         l->c = 0;
@@ -1582,6 +1582,20 @@ static int _tc_prove_compare(tc_expr_kind k, const tc_expr *a, const tc_expr *b)
     }
 }
 
+/* j + 2 < 9 becomes j < 7: the constants of both sides move to the right. */
+static const tc_expr *_tc_compare_constants_right(const tc_expr *e) {
+    _tc_lin l, r;
+    tc_dtype t = e->args[0]->dtype;
+    memset(&l, 0, sizeof l);
+    memset(&r, 0, sizeof r);
+    _tc_lin_collect(&l, e->args[0], 1);
+    _tc_lin_collect(&r, e->args[1], 1);
+    if (l.overflow || r.overflow || l.c == 0 || l.n == 0) return e;
+    r.c -= l.c;
+    l.c = 0;
+    return tc_binary(e->kind, _tc_lin_to_expr(&l, e->ctx, t), _tc_lin_to_expr(&r, e->ctx, t));
+}
+
 static const tc_expr *_tc_simplify_fn(const tc_expr *e, void *user) {
     (void)user;
     return _tc_simplify_node(e);
@@ -1616,6 +1630,7 @@ static const tc_expr *_tc_simplify_rules(const tc_expr *e) {
         if (!tc_dtype_is_float(a->dtype)) {
             int v = _tc_prove_compare(e->kind, a, b);
             if (v >= 0) return _tc_int_typed(ctx, TC_BOOL, v);
+            return _tc_compare_constants_right(e);
         }
         return e;
     case TC_AND:
@@ -1714,7 +1729,7 @@ static int _tc_prec(const tc_expr *e, _tc_style style) {
     case TC_EQ: case TC_NE: return 6;
     case TC_AND: return 4;
     case TC_OR: return 3;
-    case TC_SELECT: return 2;
+    case TC_SELECT: return style == _TC_STYLE_CUDA ? 2 : 20;
     case TC_NOT: return 12;
     case TC_CAST: return style == _TC_STYLE_CUDA ? 12 : 20;
     case TC_INT_IMM: return e->v.i < 0 ? 12 : 20;

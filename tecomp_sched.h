@@ -524,20 +524,28 @@ TECOMP_API tc_result tc_vectorize(tc_stage *st, tc_iter *it) { return _tc_annota
 
 // >>lower-helpers
 
+/* Does e mention variable v? */
+static int _tc_uses_var(const tc_expr *e, const tc_expr *v) {
+    int k;
+    if (!e) return 0;
+    if (e == v) return 1;
+    for (k = 0; k < e->nargs; k++) if (_tc_uses_var(e->args[k], v)) return 1;
+    return 0;
+}
+
 /* Rebuild a statement with every expression mapped by `expr` and every
-   statement first offered to `stmt` (which returns a replacement, or
-   _TC_KEEP to let the walk go on). A NULL result means "nothing": an empty
-   loop or branch disappears. Failures (out of memory) set m->failed. */
+   statement first offered to `stmt`, which returns 1 and sets *out to take
+   the statement over, or 0 to let the walk go on. A NULL result means
+   "nothing": an empty loop or branch disappears. Failures (out of memory)
+   set m->failed. */
 typedef struct _tc_mutator _tc_mutator;
 struct _tc_mutator {
     tc_context *ctx;
     const tc_expr *(*expr)(const tc_expr *e, void *user);
-    const tc_stmt *(*stmt)(_tc_mutator *m, const tc_stmt *s);
+    int (*stmt)(_tc_mutator *m, const tc_stmt *s, const tc_stmt **out);
     void *user;
     int failed;
 };
-static const tc_stmt _tc_keep_sentinel;
-#define _TC_KEEP (&_tc_keep_sentinel)
 
 static const tc_expr *_tc_mut_expr(_tc_mutator *m, const tc_expr *e) {
     const tc_expr *r;
@@ -552,7 +560,7 @@ static const tc_stmt *_tc_mutate(_tc_mutator *m, const tc_stmt *s) {
     const tc_stmt *r;
     int k;
     if (!s || m->failed) return NULL;
-    if (m->stmt && (r = m->stmt(m, s)) != _TC_KEEP) return r;
+    if (m->stmt && m->stmt(m, s, &r)) return r;
     switch (s->kind) {
     case TC_S_FOR: {
         const tc_stmt *body = _tc_mutate(m, s->body);
@@ -894,9 +902,12 @@ static tc_result _tc_pass_buffers(_tc_lower *L, int nargs, tc_tensor *const *arg
         tc_stage *st = L->sch->stages[k];
         if (st->attach == _TC_ATTACH_ROOT && _tc_buffer_index(L, st->tensor) < 0 && (r = _tc_add_buffer(L, st->tensor)) != TC_OK) return r;
     }
-    for (k = 0; k < L->sch->nstages; k++)
-        if (L->sch->stages[k]->attach == _TC_ATTACH_ROOT && (r = _tc_check_reads(L, L->sch->stages[k]->tensor, L->inlined[k])) != TC_OK)
-            return r;
+    for (k = 0; k < L->sch->nstages; k++) {
+        if (L->sch->stages[k]->attach != _TC_ATTACH_ROOT) continue;
+        if ((r = _tc_check_reads(L, L->sch->stages[k]->tensor, L->inlined[k])) != TC_OK) return r;
+        /* symbolic values used in a body are kernel arguments too */
+        if (!_tc_add_size_vars(L, L->inlined[k])) return L->ctx->result;
+    }
     return TC_OK;
 }
 
@@ -917,14 +928,16 @@ static const tc_expr *_tc_flatten_fn(const tc_expr *e, void *user) {
     return _tc_load(L->buffers[_tc_buffer_index(L, m->tensor)], _tc_flat_index(m->tensor, m->args));
 }
 
-static const tc_stmt *_tc_flatten_stmt(_tc_mutator *m, const tc_stmt *s) {
+static int _tc_flatten_stmt(_tc_mutator *m, const tc_stmt *s, const tc_stmt **out) {
     _tc_lower *L = (_tc_lower *)m->user;
     const tc_expr *args[16];
     int k;
-    if (s->kind != TC_S_PROVIDE) return _TC_KEEP;
+    if (s->kind != TC_S_PROVIDE) return 0;
     for (k = 0; k < s->nargs; k++) args[k] = _tc_mut_expr(m, s->args[k]);
-    if (m->failed) return NULL;
-    return tc_stmt_store(m->ctx, L->buffers[_tc_buffer_index(L, s->tensor)], _tc_flat_index(s->tensor, args), _tc_mut_expr(m, s->value));
+    *out = m->failed ? NULL
+                     : tc_stmt_store(m->ctx, L->buffers[_tc_buffer_index(L, s->tensor)], _tc_flat_index(s->tensor, args),
+                                     _tc_mut_expr(m, s->value));
+    return 1;
 }
 
 /* Run a mutator over every kernel body. */
@@ -954,26 +967,27 @@ static const tc_expr *_tc_simplify_fn2(const tc_expr *e, void *user) {
 }
 
 /* Drop branches decided by constants, and loops of extent 0 or 1. */
-static const tc_stmt *_tc_simplify_stmt(_tc_mutator *m, const tc_stmt *s) {
+static int _tc_simplify_stmt(_tc_mutator *m, const tc_stmt *s, const tc_stmt **out) {
     const tc_expr *c;
     int failed = 0;
+    *out = NULL;
     if (s->kind == TC_S_IF) {
-        c = tc_simplify(s->cond);
-        if (!c) { m->failed = 1; return NULL; }
-        if (c->kind == TC_INT_IMM) return _tc_mutate(m, c->v.i ? s->then_case : s->else_case);
-        return _TC_KEEP;
+        if (!(c = tc_simplify(s->cond))) return m->failed = 1;
+        if (c->kind != TC_INT_IMM) return 0;
+        *out = _tc_mutate(m, c->v.i ? s->then_case : s->else_case);
+        return 1;
     }
     if (s->kind == TC_S_FOR && s->for_kind != TC_FOR_THREAD) {
-        c = tc_simplify(s->extent);
-        if (!c) { m->failed = 1; return NULL; }
-        if (c->kind == TC_INT_IMM && c->v.i <= 0) return NULL;
+        if (!(c = tc_simplify(s->extent))) return m->failed = 1;
+        if (c->kind == TC_INT_IMM && c->v.i <= 0) return 1;
         if (c->kind == TC_INT_IMM && c->v.i == 1) {
             const tc_stmt *body = _tc_stmt_subst(m->ctx, s->body, s->var, s->min, &failed);
-            if (failed) { m->failed = 1; return NULL; }
-            return _tc_mutate(m, body);
+            if (failed) return m->failed = 1;
+            *out = _tc_mutate(m, body);
+            return 1;
         }
     }
-    return _TC_KEEP;
+    return 0;
 }
 
 static tc_result _tc_pass_simplify(_tc_lower *L) {
@@ -987,17 +1001,19 @@ static tc_result _tc_pass_simplify(_tc_lower *L) {
 
 #define _TC_MAX_UNROLL 1024 /* longer unrolled loops stay loops (with #pragma unroll in CUDA) */
 
-static const tc_stmt *_tc_unroll_stmt(_tc_mutator *m, const tc_stmt *s) {
+static int _tc_unroll_stmt(_tc_mutator *m, const tc_stmt *s, const tc_stmt **out) {
     int64_t n, k;
     const tc_stmt *body, **copies;
     int failed = 0;
-    if (s->kind != TC_S_FOR || s->for_kind != TC_FOR_UNROLLED || !tc_expr_is_const(s->extent, &n) || n > _TC_MAX_UNROLL) return _TC_KEEP;
-    if (!(body = _tc_mutate(m, s->body))) return NULL;
-    if (!(copies = (const tc_stmt **)_tc_alloc(m->ctx, sizeof *copies * (size_t)n))) { m->failed = 1; return NULL; }
+    if (s->kind != TC_S_FOR || s->for_kind != TC_FOR_UNROLLED || !tc_expr_is_const(s->extent, &n) || n > _TC_MAX_UNROLL) return 0;
+    *out = NULL;
+    if (!(body = _tc_mutate(m, s->body))) return 1;
+    if (!(copies = (const tc_stmt **)_tc_alloc(m->ctx, sizeof *copies * (size_t)n))) return m->failed = 1;
     for (k = 0; k < n; k++)
         copies[k] = _tc_stmt_subst(m->ctx, body, s->var, tc_simplify(tc_add(s->min, tc_int(m->ctx, k))), &failed);
-    if (failed) { m->failed = 1; return NULL; }
-    return tc_stmt_seq(m->ctx, (int)n, copies);
+    if (failed) return m->failed = 1;
+    *out = tc_stmt_seq(m->ctx, (int)n, copies);
+    return 1;
 }
 
 static tc_result _tc_pass_unroll(_tc_lower *L) {

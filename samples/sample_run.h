@@ -51,6 +51,16 @@ static tc_result sample_run(tc_context *ctx, const tc_func *f, sample_arg *args,
         }
     if (!use_gpu) {
         void *host[16];
+        /* no GPU: still compile the CUDA through NVRTC when it is there, so
+           every kernel a sample makes is checked by the CUDA compiler */
+        if (tc_nvrtc_init(ctx, NULL) == TC_OK) {
+            const char *src = tc_cuda_source(f);
+            tc_cubin bin;
+            if (!src) return tc_last_result(ctx);
+            r = tc_cuda_compile(ctx, src, f->name, 0, 0, NULL, &bin);
+            tc_cubin_free(ctx, &bin);
+            if (r != TC_OK) return r;
+        }
         for (k = 0; k < f->nparams; k++) host[k] = args[k].data;
         return tc_host_run(ctx, f, host, sizes);
     }

@@ -131,9 +131,11 @@ TC_TEST(compile_second_time_comes_from_disk_cache) {
 }
 
 TC_TEST(cache_dir_from_environment_and_empty_disables) {
-    char root[64];
+    char root[64], saved[1024] = "";
+    const char *outer = getenv("TECOMP_CACHE_DIR"); /* the test runner's, put back at the end */
     tc_context *ctx;
     tc_cubin a, b;
+    if (outer) snprintf(saved, sizeof saved, "%s", outer);
     TC_CHECK(make_temp_dir(root));
     setenv("TECOMP_CACHE_DIR", root, 1);
     ctx = make_context(NULL); /* NULL: the environment decides */
@@ -151,7 +153,8 @@ TC_TEST(cache_dir_from_environment_and_empty_disables) {
     tc_cubin_free(ctx, &a);
     tc_cubin_free(ctx, &b);
     tc_destroy_context(ctx);
-    unsetenv("TECOMP_CACHE_DIR");
+    if (outer) setenv("TECOMP_CACHE_DIR", saved, 1);
+    else unsetenv("TECOMP_CACHE_DIR");
     remove_tree(root);
 }
 
