@@ -202,6 +202,10 @@ typedef struct tc_time_result {
 /* desc NULL: defaults. Synchronises and checks for faults before returning. */
 TECOMP_API tc_result tc_cuda_time(tc_context *ctx, tc_cuda_function *f, const unsigned grid[3], const unsigned block[3],
                                   unsigned shared_bytes, void **args, const tc_time_desc *desc, tc_time_result *out);
+/* The same for any GPU work on the default stream, such as a call into another
+   library: fn is called once per launch and returns TC_OK or an error. */
+typedef tc_result (*tc_launch_fn)(tc_context *ctx, void *user);
+TECOMP_API tc_result tc_cuda_time_call(tc_context *ctx, tc_launch_fn fn, void *user, const tc_time_desc *desc, tc_time_result *out);
 
 // >>api-cuda-emit
 
@@ -1289,13 +1293,25 @@ TECOMP_API tc_result tc_cuda_synchronize(tc_context *ctx) {
 
 // >>cuda-time
 
-/* One kernel launch, as tc_cuda_time repeats it. */
+/* What tc_cuda_time_call repeats. */
+typedef struct _tc_timed_work {
+    tc_launch_fn fn;
+    void *user;
+} _tc_timed_work;
+
+/* One kernel launch, for tc_cuda_time. */
 typedef struct _tc_kernel_call {
     tc_cuda_function *f;
     const unsigned *grid, *block;
     unsigned shared;
     void **args;
 } _tc_kernel_call;
+
+static tc_result _tc_launch_call(tc_context *ctx, void *user) {
+    _tc_kernel_call *k = (_tc_kernel_call *)user;
+    _tc_cuda_state *st = (_tc_cuda_state *)ctx->cuda;
+    return _tc_launch(ctx, st, k->f, k->grid, k->block, k->shared, k->args);
+}
 
 /* The scratch buffer whose writing evicts the L2: twice its size. */
 static tc_result _tc_flush_buffer(tc_context *ctx, _tc_cuda_state *st) {
@@ -1309,7 +1325,7 @@ static tc_result _tc_flush_buffer(tc_context *ctx, _tc_cuda_state *st) {
 }
 
 /* Time `number` back-to-back launches between two events, in milliseconds. */
-static tc_result _tc_time_launches(tc_context *ctx, _tc_cuda_state *st, const _tc_kernel_call *k, int number,
+static tc_result _tc_time_launches(tc_context *ctx, _tc_cuda_state *st, const _tc_timed_work *k, int number,
                                    _tc_CUevent ev[2], int flush_l2, double *ms) {
     float elapsed = 0;
     tc_result r = TC_OK;
@@ -1317,7 +1333,7 @@ static tc_result _tc_time_launches(tc_context *ctx, _tc_cuda_state *st, const _t
     if (flush_l2)
         r = _tc_cu_check(ctx, st, st->cu.cuMemsetD8(st->flush_buf, 0, st->flush_bytes), "cuMemsetD8 (L2 flush)");
     if (r == TC_OK) r = _tc_cu_check(ctx, st, st->cu.cuEventRecord(ev[0], NULL), "cuEventRecord");
-    for (i = 0; i < number && r == TC_OK; i++) r = _tc_launch(ctx, st, k->f, k->grid, k->block, k->shared, k->args);
+    for (i = 0; i < number && r == TC_OK; i++) r = k->fn(ctx, k->user);
     if (r == TC_OK) r = _tc_cu_check(ctx, st, st->cu.cuEventRecord(ev[1], NULL), "cuEventRecord");
     if (r == TC_OK)
         r = _tc_cu_check(ctx, st, st->cu.cuEventSynchronize(ev[1]), "cuEventSynchronize (waiting for the timed launches)");
@@ -1330,7 +1346,7 @@ static tc_result _tc_time_launches(tc_context *ctx, _tc_cuda_state *st, const _t
    launches and, while that is shorter than min_repeat_ms, grow *number (to
    what the last rate says is enough, and at least by the golden ratio) and
    time again. The grown number carries over to later measurements. */
-static tc_result _tc_measure(tc_context *ctx, _tc_cuda_state *st, const _tc_kernel_call *k, const tc_time_desc *d,
+static tc_result _tc_measure(tc_context *ctx, _tc_cuda_state *st, const _tc_timed_work *k, const tc_time_desc *d,
                              _tc_CUevent ev[2], int *number, double *ms_per_launch) {
     double ms = 0;
     for (;;) {
@@ -1378,9 +1394,8 @@ static int _tc_time_desc_resolve(const tc_time_desc *desc, tc_time_desc *d) {
     return 1;
 }
 
-TECOMP_API tc_result tc_cuda_time(tc_context *ctx, tc_cuda_function *f, const unsigned grid[3], const unsigned block[3],
-                                  unsigned shared_bytes, void **args, const tc_time_desc *desc, tc_time_result *out) {
-    _tc_kernel_call k;
+TECOMP_API tc_result tc_cuda_time_call(tc_context *ctx, tc_launch_fn fn, void *user, const tc_time_desc *desc, tc_time_result *out) {
+    _tc_timed_work k;
     tc_time_desc d;
     _tc_cuda_state *st;
     _tc_CUevent ev[2] = {NULL, NULL};
@@ -1388,23 +1403,19 @@ TECOMP_API tc_result tc_cuda_time(tc_context *ctx, tc_cuda_function *f, const un
     int number, i;
     tc_result r;
     if (!ctx) return TC_ERROR_INVALID_ARGUMENT;
-    if (!f || !grid || !block || !out)
-        return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_cuda_time: needs a function, grid, block and out");
+    if (!fn || !out) return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_cuda_time: needs work to time and out");
     if (!_tc_time_desc_resolve(desc, &d))
         return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_cuda_time: negative field in tc_time_desc");
     memset(out, 0, sizeof *out);
     if (!(st = _tc_cuda_enter(ctx))) return tc_last_result(ctx);
-    k.f = f;
-    k.grid = grid;
-    k.block = block;
-    k.shared = shared_bytes;
-    k.args = args;
+    k.fn = fn;
+    k.user = user;
     number = d.number;
     r = d.flush_l2 ? _tc_flush_buffer(ctx, st) : TC_OK;
     if (r == TC_OK && !(ms = (double *)_tc_malloc(ctx, (size_t)d.repeat * sizeof *ms))) r = TC_ERROR_OUT_OF_MEMORY;
     if (r == TC_OK) r = _tc_cu_check(ctx, st, st->cu.cuEventCreate(&ev[0], _TC_CU_EVENT_DEFAULT), "cuEventCreate");
     if (r == TC_OK) r = _tc_cu_check(ctx, st, st->cu.cuEventCreate(&ev[1], _TC_CU_EVENT_DEFAULT), "cuEventCreate");
-    for (i = 0; i < d.warmup && r == TC_OK; i++) r = _tc_launch(ctx, st, f, grid, block, shared_bytes, args);
+    for (i = 0; i < d.warmup && r == TC_OK; i++) r = fn(ctx, user);
     for (i = 0; i < d.repeat && r == TC_OK; i++) r = _tc_measure(ctx, st, &k, &d, ev, &number, &ms[i]);
     if (r == TC_OK) r = _tc_cu_check(ctx, st, st->cu.cuCtxSynchronize(), "cuCtxSynchronize (after timing)");
     if (r == TC_OK) {
@@ -1416,6 +1427,20 @@ TECOMP_API tc_result tc_cuda_time(tc_context *ctx, tc_cuda_function *f, const un
         if (ev[i]) st->cu.cuEventDestroy(ev[i]);
     _tc_free(ctx, ms);
     return r;
+}
+
+TECOMP_API tc_result tc_cuda_time(tc_context *ctx, tc_cuda_function *f, const unsigned grid[3], const unsigned block[3],
+                                  unsigned shared_bytes, void **args, const tc_time_desc *desc, tc_time_result *out) {
+    _tc_kernel_call k;
+    if (!ctx) return TC_ERROR_INVALID_ARGUMENT;
+    if (!f || !grid || !block || !out)
+        return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_cuda_time: needs a function, grid, block and out");
+    k.f = f;
+    k.grid = grid;
+    k.block = block;
+    k.shared = shared_bytes;
+    k.args = args;
+    return tc_cuda_time_call(ctx, _tc_launch_call, &k, desc, out);
 }
 
 // >>emit

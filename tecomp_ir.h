@@ -701,7 +701,7 @@ static const tc_expr *_tc_int_typed(tc_context *ctx, tc_dtype t, int64_t value) 
     tc_expr p;
     if (tc_dtype_is_float(t)) return tc_imm(ctx, t, (double)value);
     _tc_proto(&p, TC_INT_IMM, t);
-    p.v.i = t == TC_BOOL ? value != 0 : t == TC_INT32 ? (int32_t)value : value;
+    p.v.i = t == TC_BOOL ? value != 0 : t == TC_INT32 ? (int32_t)(uint32_t)(uint64_t)value : value;
     return _tc_intern(ctx, &p);
 }
 TECOMP_API const tc_expr *tc_int(tc_context *ctx, int64_t value) {
@@ -769,7 +769,7 @@ static int _tc_is_compare(tc_expr_kind k) { return k >= TC_EQ && k <= TC_GE; }
 
 /* The common type of two operands: floats win over integers, wider over narrower. */
 static tc_dtype _tc_promote(tc_dtype a, tc_dtype b) {
-    if (a == b) return a;
+    if (a == b && a != TC_BOOL) return a;
     if (tc_dtype_is_float(a) || tc_dtype_is_float(b)) {
         if (tc_dtype_is_float(a) && tc_dtype_is_float(b)) return TC_FLOAT32;
         return tc_dtype_is_float(a) ? a : b;
@@ -801,11 +801,12 @@ static const tc_expr *_tc_fold(tc_context *ctx, tc_expr_kind k, tc_dtype t, cons
     } else {
         int64_t x = a->v.i, y = b->v.i;
         switch (k) {
-        case TC_ADD: return _tc_int_typed(ctx, t, x + y);
-        case TC_SUB: return _tc_int_typed(ctx, t, x - y);
-        case TC_MUL: return _tc_int_typed(ctx, t, x * y);
-        case TC_DIV: return y != 0 ? _tc_int_typed(ctx, t, _tc_floordiv(x, y)) : NULL;
-        case TC_MOD: return y != 0 ? _tc_int_typed(ctx, t, _tc_floormod(x, y)) : NULL;
+        /* wrap around like the GPU's integers (unsigned: no undefined overflow) */
+        case TC_ADD: return _tc_int_typed(ctx, t, (int64_t)((uint64_t)x + (uint64_t)y));
+        case TC_SUB: return _tc_int_typed(ctx, t, (int64_t)((uint64_t)x - (uint64_t)y));
+        case TC_MUL: return _tc_int_typed(ctx, t, (int64_t)((uint64_t)x * (uint64_t)y));
+        case TC_DIV: return (y != 0 && !(y == -1 && x == INT64_MIN)) ? _tc_int_typed(ctx, t, _tc_floordiv(x, y)) : NULL;
+        case TC_MOD: return (y != 0 && !(y == -1 && x == INT64_MIN)) ? _tc_int_typed(ctx, t, _tc_floormod(x, y)) : NULL;
         case TC_MIN: return _tc_int_typed(ctx, t, x < y ? x : y);
         case TC_MAX: return _tc_int_typed(ctx, t, x > y ? x : y);
         case TC_EQ: return _tc_int_typed(ctx, TC_BOOL, x == y);
@@ -919,7 +920,7 @@ TECOMP_API const tc_expr *tc_select(const tc_expr *c, const tc_expr *a, const tc
         _tc_fail(c->ctx, TC_ERROR_INVALID_ARGUMENT, "select: the condition must be bool, got %s", tc_dtype_name(c->dtype));
         return NULL;
     }
-    t = _tc_promote(a->dtype, b->dtype);
+    t = a->dtype == b->dtype ? a->dtype : _tc_promote(a->dtype, b->dtype);
     if (a->dtype != t) a = tc_cast(t, a);
     if (b->dtype != t) b = tc_cast(t, b);
     if (!a || !b) return NULL;
@@ -964,8 +965,12 @@ TECOMP_API const tc_expr *tc_call(const char *name, int nargs, const tc_expr *co
     tc_context *ctx;
     const tc_expr *conv[2];
     int k, arity;
-    if (!name || nargs < 1 || nargs > 2 || !args || !args[0]) return NULL;
+    if (!args || nargs < 1 || !args[0]) return NULL; /* no context to report to, or an operand failed already */
     ctx = args[0]->ctx;
+    if (!name || nargs > 2) {
+        _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_call: %s", name ? "math functions take one or two arguments" : "name is NULL");
+        return NULL;
+    }
     arity = _tc_math_arity(name);
     if (!arity) {
         _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "unknown math function '%s'", name);
@@ -2117,6 +2122,813 @@ TECOMP_API const char *tc_stmt_to_string(tc_context *ctx, const tc_stmt *st) {
     tc_str_init(&s, ctx);
     _tc_print_stmt(&s, st, 0);
     return _tc_str_keep(&s);
+}
+
+// >>parse
+
+/* The text front-end: one compute per line, in the notation of Tensor
+   Comprehensions.
+
+       Out[b, c, i, j] = <expr>             elementwise
+       Out[b, c, i, j] +=! <expr>           sum over the index variables of <expr>
+                                            that are not output indices
+       Out[b, c, i, j] max=! <expr>         max reduction; min=! for min
+       ... where i in 16, j in 32           optional extents (positive integer literals)
+
+   Output indices are plain variable names, each once. The output may not be
+   read in its own body. Whitespace (newlines too) is free between tokens, but
+   not inside one: +=!, max=!, <= and the like are written whole.
+
+   Expressions, loosest binding first; binary operators are left-associative,
+   as in C:
+       c ? a : b                            (right-associative)
+       ||    &&    == !=    < <= > >=    + -    * / %
+       -x (0 - x in x's type)    !x
+       42 (int32)    1.5  2e-3  0.5f (float32: a '.' or an exponent, optional 'f')
+       i (an index variable)    T[e, ...] (a read of an existing tensor)    (e)
+       select(c, a, b)    min(a, b)    max(a, b)
+       exp log sqrt rsqrt fabs tanh sigmoid floor ceil (one argument), pow (two)
+       float32(x)  float16(x)  int32(x)  int64(x)  bool(x)     casts
+   Every name not followed by '(' or '[' is an index variable: symbolic sizes
+   cannot be named in the body.
+
+   Every index variable ranges over [0, extent). An extent given with 'where'
+   wins; the others are inferred from the reads, as Tensor Comprehensions
+   does. An index that is the variable v alone gives v the size of its
+   dimension (a symbolic size too). An index that adds v to other terms,
+   v + e (i + di, 2 * k + i, i + 1), where e is made of constants and
+   variables of known extent with + - *, gives the largest extent that keeps
+   the read in bounds: size - max(e). It is an error, asking for 'where',
+   when e can be negative (i - 3), as the read would then be out of bounds at
+   v = 0. Several reads of one variable take the smallest extent (a min() of
+   symbolic sizes). Variables resolve each other until nothing changes (the
+   depthwise convolution
+       Out[b, c, i, j] +=! P[b, c, i + di, j + dj] * F[c, 0, di, dj]
+   gets di and dj from F, then i and j from P); one left without an extent is
+   an error.
+
+   Output axes are made with tc_axis in the order written, reduce axes with
+   tc_reduce_axis in order of first appearance, and the body with the public
+   builders, so the result is the graph the same C code would build.
+
+   Errors return NULL with TC_ERROR_PARSE (or TC_ERROR_OUT_OF_MEMORY) and a
+   message that starts with the 1-based column:
+       column 17: expected ']' after the indices of P, found ','
+   An expression may nest at most 200 levels deep, and its tree may be at most
+   200 operations tall, so that no recursive pass can run off the stack; a
+   compute has at most 64 index variables. */
+
+#define _TC_PARSE_MAX_DEPTH 200 /* nesting in the text, and height of the tree */
+#define _TC_PARSE_MAX_VARS 64   /* index variables of one compute */
+#define _TC_PARSE_MAX_ARGS 16   /* indices of a read (tensors have at most 16 dimensions) */
+
+typedef enum _tc_token_kind {
+    _TC_TOK_END,   /* the end of the text */
+    _TC_TOK_IDENT, /* a name */
+    _TC_TOK_INT,   /* an integer literal */
+    _TC_TOK_FLOAT, /* a float literal */
+    _TC_TOK_PUNCT, /* an operator or bracket, "max=!" included */
+    _TC_TOK_BAD    /* a byte that starts no token, or a malformed number */
+} _tc_token_kind;
+
+typedef struct _tc_token {
+    _tc_token_kind kind;
+    const char *start;
+    size_t len;
+    size_t col; /* 1-based */
+} _tc_token;
+
+/* An index variable. The body is built with a stand-in tc_var while the
+   extents are unknown; the stand-ins are replaced by the real axes at the end. */
+typedef struct _tc_parse_var {
+    const char *name;
+    size_t col; /* of its first appearance */
+    const tc_expr *temp;
+    const tc_expr *extent; /* NULL while unknown */
+    int from_where;
+} _tc_parse_var;
+
+/* One index of one tensor read, kept for the extent inference. */
+typedef struct _tc_parse_index {
+    const tc_tensor *tensor;
+    int dim;
+    const tc_expr *index;
+    size_t col;
+} _tc_parse_index;
+
+typedef struct _tc_parser {
+    tc_context *ctx;
+    const char *text;
+    _tc_token tok;  /* the current token */
+    char found[64]; /* the current token as messages quote it */
+    int depth;      /* nesting of the expression being read */
+    const char *out_name;
+    size_t out_col;
+    const char *assign; /* "=", "+=!", "max=!" or "min=!" */
+    size_t assign_col;
+    int reduce;
+    tc_reduce_op reduce_op;
+    _tc_parse_var vars[_TC_PARSE_MAX_VARS]; /* the output indices first, then the others as they appear */
+    int nvars, nout;
+    _tc_parse_index *indices; /* on the heap: freed by tc_parse_compute */
+    int nindices, indices_cap;
+} _tc_parser;
+
+typedef const tc_expr *(*_tc_parse_fn)(_tc_parser *p);
+static const tc_expr *_tc_parse_expr(_tc_parser *p);
+
+/* Record a parse error at a column; returns 0 for `return _tc_parse_error(...)`. */
+static int _tc_parse_error(_tc_parser *p, size_t col, const char *fmt, ...) {
+    char msg[sizeof p->ctx->message];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    _tc_fail(p->ctx, TC_ERROR_PARSE, "column %zu: %s", col, msg);
+    return 0;
+}
+
+/* Did a builder succeed? If not, its message (a type error, say) becomes a
+   parse error at col; running out of memory stays what it is. */
+static int _tc_parse_check(_tc_parser *p, const void *built, size_t col) {
+    char msg[sizeof p->ctx->message];
+    if (built) return 1;
+    if (p->ctx->result != TC_ERROR_OUT_OF_MEMORY) {
+        memcpy(msg, p->ctx->message, sizeof msg); /* _tc_fail overwrites the message it reads */
+        _tc_parse_error(p, col, "%s", msg);
+    }
+    return 0;
+}
+
+// >>parse-lexer
+
+/* Character classes by hand: <ctype.h> depends on the locale and is
+   undefined for the negative chars of non-ASCII bytes. */
+static int _tc_parse_is_digit(char c) { return c >= '0' && c <= '9'; }
+static int _tc_parse_is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
+static int _tc_parse_is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'; }
+
+/* The length of the number at s: digits, an optional fraction and exponent,
+   and an 'f' after a float. Letters, digits or dots straight after it make
+   the whole run one bad token ("2f", "1.2.3"), not a number and a name. */
+static size_t _tc_parse_lex_number(const char *s, _tc_token_kind *kind) {
+    const char *q = s;
+    *kind = _TC_TOK_INT;
+    while (_tc_parse_is_digit(*q)) q++;
+    if (*q == '.') {
+        *kind = _TC_TOK_FLOAT;
+        for (q++; _tc_parse_is_digit(*q); q++) {}
+    }
+    if ((*q == 'e' || *q == 'E') &&
+        (_tc_parse_is_digit(q[1]) || ((q[1] == '+' || q[1] == '-') && _tc_parse_is_digit(q[2])))) {
+        *kind = _TC_TOK_FLOAT;
+        for (q += 2; _tc_parse_is_digit(*q); q++) {}
+    }
+    if (*kind == _TC_TOK_FLOAT && *q == 'f') q++;
+    if (_tc_parse_is_alpha(*q) || _tc_parse_is_digit(*q) || *q == '.') {
+        *kind = _TC_TOK_BAD;
+        while (_tc_parse_is_alpha(*q) || _tc_parse_is_digit(*q) || *q == '.') q++;
+    }
+    return (size_t)(q - s);
+}
+
+/* Move to the next token. */
+static void _tc_parse_next(_tc_parser *p) {
+    /* longest first, so that "<=" is not read as "<" then "=" */
+    static const char *const puncts[] = {"max=!", "min=!", "+=!", "==", "!=", "<=", ">=", "&&", "||", "+", "-", "*",
+                                         "/", "%", "<", ">", "!", "?", ":", "(", ")", "[", "]", ",", "=", NULL};
+    const char *s = p->tok.start + p->tok.len;
+    int k;
+    while (_tc_parse_is_space(*s)) s++;
+    p->tok.start = s;
+    p->tok.col = (size_t)(s - p->text) + 1;
+    p->tok.len = 0;
+    if (!*s) {
+        p->tok.kind = _TC_TOK_END;
+        return;
+    }
+    for (k = 0; puncts[k]; k++) {
+        size_t n = strlen(puncts[k]);
+        if (strncmp(s, puncts[k], n) == 0) {
+            p->tok.kind = _TC_TOK_PUNCT;
+            p->tok.len = n;
+            return;
+        }
+    }
+    if (_tc_parse_is_alpha(*s)) {
+        p->tok.kind = _TC_TOK_IDENT;
+        while (_tc_parse_is_alpha(s[p->tok.len]) || _tc_parse_is_digit(s[p->tok.len])) p->tok.len++;
+    } else if (_tc_parse_is_digit(*s) || (*s == '.' && _tc_parse_is_digit(s[1]))) {
+        p->tok.len = _tc_parse_lex_number(s, &p->tok.kind);
+    } else {
+        p->tok.kind = _TC_TOK_BAD;
+        p->tok.len = 1;
+    }
+}
+
+/* The current token as messages quote it: 'name', or byte 0xff for what is
+   not printable, or the end of the text. */
+static const char *_tc_parse_found(_tc_parser *p) {
+    const _tc_token *t = &p->tok;
+    unsigned char c = (unsigned char)t->start[0];
+    if (t->kind == _TC_TOK_END) return "the end of the text";
+    if (c < 32 || c > 126) snprintf(p->found, sizeof p->found, "byte 0x%02x", c);
+    else snprintf(p->found, sizeof p->found, "'%.*s%s'", (int)(t->len > 40 ? 40 : t->len), t->start, t->len > 40 ? "..." : "");
+    return p->found;
+}
+
+/* Is the current token this operator or name? */
+static int _tc_parse_is(const _tc_parser *p, const char *text) {
+    return (p->tok.kind == _TC_TOK_PUNCT || p->tok.kind == _TC_TOK_IDENT) && p->tok.len == strlen(text) &&
+           memcmp(p->tok.start, text, p->tok.len) == 0;
+}
+
+static int _tc_parse_accept(_tc_parser *p, const char *text) {
+    if (!_tc_parse_is(p, text)) return 0;
+    _tc_parse_next(p);
+    return 1;
+}
+
+/* Consume `text`, or fail with "expected 'text' <context>, found ...". */
+static int _tc_parse_expect(_tc_parser *p, const char *text, const char *context_fmt, ...) {
+    char context[256];
+    va_list ap;
+    if (_tc_parse_accept(p, text)) return 1;
+    va_start(ap, context_fmt);
+    vsnprintf(context, sizeof context, context_fmt, ap);
+    va_end(ap);
+    return _tc_parse_error(p, p->tok.col, "expected '%s' %s, found %s", text, context, _tc_parse_found(p));
+}
+
+/* A token's text as a string in the arena. */
+static const char *_tc_parse_name(_tc_parser *p, const _tc_token *t) {
+    char *s = (char *)_tc_alloc(p->ctx, t->len + 1); /* zeroed: the terminator is there */
+    if (s) memcpy(s, t->start, t->len);
+    return s;
+}
+
+// >>parse-expr
+
+static _tc_parse_var *_tc_parse_lookup(_tc_parser *p, const _tc_token *t) {
+    int k;
+    for (k = 0; k < p->nvars; k++)
+        if (strncmp(p->vars[k].name, t->start, t->len) == 0 && p->vars[k].name[t->len] == 0) return &p->vars[k];
+    return NULL;
+}
+
+static _tc_parse_var *_tc_parse_add_var(_tc_parser *p, const _tc_token *t) {
+    _tc_parse_var *v;
+    if (p->nvars == _TC_PARSE_MAX_VARS) {
+        _tc_parse_error(p, t->col, "more than %d index variables", _TC_PARSE_MAX_VARS);
+        return NULL;
+    }
+    v = &p->vars[p->nvars];
+    v->col = t->col;
+    if (!(v->name = _tc_parse_name(p, t)) || !(v->temp = tc_var(p->ctx, v->name))) return NULL;
+    p->nvars++;
+    return v;
+}
+
+/* Parse with fn one level deeper: the limit keeps hostile input from
+   running the recursion off the end of the stack. */
+static const tc_expr *_tc_parse_nested(_tc_parser *p, _tc_parse_fn fn) {
+    const tc_expr *e;
+    if (p->depth == _TC_PARSE_MAX_DEPTH) {
+        _tc_parse_error(p, p->tok.col, "the expression nests more than %d levels deep", _TC_PARSE_MAX_DEPTH);
+        return NULL;
+    }
+    p->depth++;
+    e = fn(p);
+    p->depth--;
+    return e;
+}
+
+/* An integer token's value, or -1 when it does not fit in int32. */
+static int64_t _tc_parse_int_value(const _tc_token *t) {
+    int64_t v = 0;
+    size_t k;
+    for (k = 0; k < t->len; k++) {
+        v = v * 10 + (t->start[k] - '0');
+        if (v > INT32_MAX) return -1;
+    }
+    return v;
+}
+
+/* A float token's value. By hand, not strtod, which reads the decimal point
+   of the C locale, and the host program may have changed that. Significant
+   digits past the 17th cannot change a float32: the integer part only counts
+   them, the fraction drops them. */
+static double _tc_parse_float_value(const char *s) {
+    double mant = 0.0;
+    long exp10 = 0, e = 0;
+    int negative = 0;
+    for (; _tc_parse_is_digit(*s); s++) {
+        if (mant < 1e17) mant = mant * 10.0 + (*s - '0');
+        else exp10++;
+    }
+    if (*s == '.')
+        for (s++; _tc_parse_is_digit(*s); s++)
+            if (mant < 1e17) {
+                mant = mant * 10.0 + (*s - '0');
+                exp10--;
+            }
+    if (*s == 'e' || *s == 'E') {
+        s++;
+        if (*s == '+' || *s == '-') negative = *s++ == '-';
+        for (; _tc_parse_is_digit(*s); s++)
+            if (e < 100000) e = e * 10 + (*s - '0');
+        exp10 += negative ? -e : e;
+    }
+    if (mant == 0.0) return 0.0; /* not 0 * inf for 0e999 */
+    return exp10 < 0 ? mant / pow(10.0, (double)-exp10) : mant * pow(10.0, (double)exp10);
+}
+
+static const tc_expr *_tc_parse_number(_tc_parser *p) {
+    const tc_expr *e;
+    if (p->tok.kind == _TC_TOK_INT) {
+        int64_t v = _tc_parse_int_value(&p->tok);
+        if (v < 0) {
+            _tc_parse_error(p, p->tok.col, "integer literal %s does not fit in int32", _tc_parse_found(p));
+            return NULL;
+        }
+        e = tc_int(p->ctx, v);
+    } else {
+        e = tc_float(p->ctx, _tc_parse_float_value(p->tok.start));
+        if (e && !(fabs(e->v.f) < HUGE_VAL)) {
+            _tc_parse_error(p, p->tok.col, "float literal %s is out of the range of float32", _tc_parse_found(p));
+            return NULL;
+        }
+    }
+    _tc_parse_next(p);
+    return e;
+}
+
+static const tc_expr *_tc_parse_var_ref(_tc_parser *p, const _tc_token *t) {
+    _tc_parse_var *v = _tc_parse_lookup(p, t);
+    if (!v) v = _tc_parse_add_var(p, t);
+    return v ? v->temp : NULL;
+}
+
+/* "e, e, ...]" after an opening bracket: at most 16 expressions and their
+   columns. Returns how many, or -1 on error. */
+static int _tc_parse_args(_tc_parser *p, const char *close, const char *what, const char *name,
+                          const tc_expr **args, size_t *cols) {
+    int n = 0;
+    if (_tc_parse_accept(p, close)) return 0;
+    do {
+        if (n == _TC_PARSE_MAX_ARGS) {
+            _tc_parse_error(p, p->tok.col, "more than %d %s for %s", _TC_PARSE_MAX_ARGS, what, name);
+            return -1;
+        }
+        cols[n] = p->tok.col;
+        if (!(args[n++] = _tc_parse_expr(p))) return -1;
+    } while (_tc_parse_accept(p, ","));
+    return _tc_parse_expect(p, close, "after the %s of %s", what, name) ? n : -1;
+}
+
+/* Keep one index of a read for the extent inference. */
+static int _tc_parse_keep_index(_tc_parser *p, const tc_tensor *t, int dim, const tc_expr *index, size_t col) {
+    _tc_parse_index *x;
+    if (!_tc_grow(p->ctx, (void **)&p->indices, &p->indices_cap, p->nindices + 1, sizeof *p->indices)) return 0;
+    x = &p->indices[p->nindices++];
+    x->tensor = t;
+    x->dim = dim;
+    x->index = index;
+    x->col = col;
+    return 1;
+}
+
+/* "T[e, ...]" after the '[': a read of an existing tensor. */
+static const tc_expr *_tc_parse_read(_tc_parser *p, const _tc_token *name) {
+    const tc_expr *idx[_TC_PARSE_MAX_ARGS], *e;
+    size_t cols[_TC_PARSE_MAX_ARGS];
+    const char *s = _tc_parse_name(p, name);
+    tc_tensor *t;
+    int n, k;
+    if (!s) return NULL;
+    if (strcmp(s, p->out_name) == 0) {
+        _tc_parse_error(p, name->col, "%s is the output of this compute and cannot be read in its body", s);
+        return NULL;
+    }
+    if (!(t = tc_find_tensor(p->ctx, s))) {
+        _tc_parse_error(p, name->col, "unknown tensor '%s'", s);
+        return NULL;
+    }
+    if ((n = _tc_parse_args(p, "]", "indices", s, idx, cols)) < 0) return NULL;
+    if (n != t->ndim) {
+        _tc_parse_error(p, name->col, "%s has %d dimension%s but is indexed with %d", s, t->ndim, t->ndim == 1 ? "" : "s", n);
+        return NULL;
+    }
+    for (k = 0; k < n; k++)
+        if (!_tc_parse_keep_index(p, t, k, idx[k], cols[k])) return NULL;
+    e = tc_access(t, n, idx);
+    return _tc_parse_check(p, e, name->col) ? e : NULL;
+}
+
+/* The dtype a cast function names, or -1. */
+static int _tc_parse_dtype(const char *name) {
+    int t;
+    for (t = 0; t < TC_DTYPE_COUNT; t++)
+        if (strcmp(name, tc_dtype_name((tc_dtype)t)) == 0) return t;
+    return -1;
+}
+
+/* How many arguments a function takes; 0 for a name that is no function. */
+static int _tc_parse_arity(const char *name) {
+    if (strcmp(name, "select") == 0) return 3;
+    if (strcmp(name, "min") == 0 || strcmp(name, "max") == 0) return 2;
+    if (_tc_parse_dtype(name) >= 0) return 1;
+    return _tc_math_arity(name);
+}
+
+/* "f(e, ...)" after the '(': select, min, max, a cast or a math function. */
+static const tc_expr *_tc_parse_call(_tc_parser *p, const _tc_token *name) {
+    const tc_expr *args[_TC_PARSE_MAX_ARGS], *e;
+    size_t cols[_TC_PARSE_MAX_ARGS];
+    const char *s = _tc_parse_name(p, name);
+    int n, arity, t;
+    if (!s) return NULL;
+    if (!(arity = _tc_parse_arity(s))) {
+        _tc_parse_error(p, name->col, "unknown function '%s'", s);
+        return NULL;
+    }
+    if ((n = _tc_parse_args(p, ")", "arguments", s, args, cols)) < 0) return NULL;
+    if (n != arity) {
+        _tc_parse_error(p, name->col, "'%s' takes %d argument%s, got %d", s, arity, arity == 1 ? "" : "s", n);
+        return NULL;
+    }
+    if ((t = _tc_parse_dtype(s)) >= 0) e = tc_cast((tc_dtype)t, args[0]);
+    else if (strcmp(s, "select") == 0) e = tc_select(args[0], args[1], args[2]);
+    else if (strcmp(s, "min") == 0) e = tc_min(args[0], args[1]);
+    else if (strcmp(s, "max") == 0) e = tc_max(args[0], args[1]);
+    else e = tc_call(s, n, args);
+    return _tc_parse_check(p, e, name->col) ? e : NULL;
+}
+
+/* A literal, a variable, a read, a call or a parenthesized expression. */
+static const tc_expr *_tc_parse_primary(_tc_parser *p) {
+    _tc_token t = p->tok;
+    const tc_expr *e;
+    if (t.kind == _TC_TOK_INT || t.kind == _TC_TOK_FLOAT) return _tc_parse_number(p);
+    if (t.kind == _TC_TOK_IDENT && !_tc_parse_is(p, "where")) {
+        _tc_parse_next(p);
+        if (_tc_parse_accept(p, "(")) return _tc_parse_call(p, &t);
+        if (_tc_parse_accept(p, "[")) return _tc_parse_read(p, &t);
+        return _tc_parse_var_ref(p, &t);
+    }
+    if (_tc_parse_accept(p, "(")) {
+        e = _tc_parse_expr(p);
+        return e && _tc_parse_expect(p, ")", "to close the '(' at column %zu", t.col) ? e : NULL;
+    }
+    _tc_parse_error(p, t.col, "expected an expression, found %s", _tc_parse_found(p));
+    return NULL;
+}
+
+static const tc_expr *_tc_parse_unary(_tc_parser *p) {
+    size_t col = p->tok.col;
+    const tc_expr *x, *e;
+    if (_tc_parse_accept(p, "-")) {
+        if (!(x = _tc_parse_nested(p, _tc_parse_unary))) return NULL;
+        e = tc_sub(_tc_int_typed(p->ctx, x->dtype, 0), x);
+    } else if (_tc_parse_accept(p, "!")) {
+        if (!(x = _tc_parse_nested(p, _tc_parse_unary))) return NULL;
+        e = tc_not(x);
+    } else {
+        return _tc_parse_primary(p);
+    }
+    return _tc_parse_check(p, e, col) ? e : NULL;
+}
+
+typedef struct _tc_parse_binop {
+    const char *op;
+    int prec; /* higher binds tighter */
+    tc_expr_kind kind;
+} _tc_parse_binop;
+
+/* The binary operator at the current token, if it is one. */
+static const _tc_parse_binop *_tc_parse_binop_at(const _tc_parser *p) {
+    static const _tc_parse_binop ops[] = {
+        {"||", 1, TC_OR}, {"&&", 2, TC_AND}, {"==", 3, TC_EQ}, {"!=", 3, TC_NE}, {"<", 4, TC_LT},
+        {"<=", 4, TC_LE}, {">", 4, TC_GT},   {">=", 4, TC_GE}, {"+", 5, TC_ADD}, {"-", 5, TC_SUB},
+        {"*", 6, TC_MUL}, {"/", 6, TC_DIV},  {"%", 6, TC_MOD}};
+    size_t k;
+    for (k = 0; k < sizeof ops / sizeof ops[0]; k++)
+        if (_tc_parse_is(p, ops[k].op)) return &ops[k];
+    return NULL;
+}
+
+/* Binary operators binding at least as tight as min_prec, by precedence
+   climbing: the loop makes them left-associative. */
+static const tc_expr *_tc_parse_binary(_tc_parser *p, int min_prec) {
+    const tc_expr *lhs = _tc_parse_unary(p), *rhs;
+    const _tc_parse_binop *op;
+    while (lhs && (op = _tc_parse_binop_at(p)) != NULL && op->prec >= min_prec) {
+        size_t col = p->tok.col;
+        _tc_parse_next(p);
+        if (!(rhs = _tc_parse_binary(p, op->prec + 1))) return NULL;
+        lhs = tc_binary(op->kind, lhs, rhs);
+        if (!_tc_parse_check(p, lhs, col)) return NULL;
+    }
+    return lhs;
+}
+
+/* c ? a : b, right-associative like C's. */
+static const tc_expr *_tc_parse_ternary(_tc_parser *p) {
+    const tc_expr *c = _tc_parse_binary(p, 1), *a, *b, *e;
+    size_t col = p->tok.col;
+    if (!c || !_tc_parse_accept(p, "?")) return c;
+    if (!(a = _tc_parse_expr(p)) || !_tc_parse_expect(p, ":", "after the '?' at column %zu", col) ||
+        !(b = _tc_parse_expr(p)))
+        return NULL;
+    e = tc_select(c, a, b);
+    return _tc_parse_check(p, e, col) ? e : NULL;
+}
+
+static const tc_expr *_tc_parse_expr(_tc_parser *p) { return _tc_parse_nested(p, _tc_parse_ternary); }
+
+/* Is e's tree more than `limit` nodes tall? Looks no deeper than that. */
+static int _tc_parse_taller(const tc_expr *e, int limit) {
+    int k;
+    if (limit == 0) return 1;
+    for (k = 0; k < e->nargs; k++)
+        if (_tc_parse_taller(e->args[k], limit - 1)) return 1;
+    return 0;
+}
+
+// >>parse-statement
+
+/* "Out[i, j, ...]": the output's name and its index variables. */
+static int _tc_parse_output(_tc_parser *p) {
+    if (p->tok.kind != _TC_TOK_IDENT)
+        return _tc_parse_error(p, p->tok.col, "expected the name of the output tensor, found %s", _tc_parse_found(p));
+    p->out_col = p->tok.col;
+    if (!(p->out_name = _tc_parse_name(p, &p->tok))) return 0;
+    _tc_parse_next(p);
+    if (!_tc_parse_expect(p, "[", "after the output name %s", p->out_name)) return 0;
+    do {
+        _tc_parse_var *v;
+        if (p->tok.kind != _TC_TOK_IDENT)
+            return _tc_parse_error(p, p->tok.col, "expected an index variable name in the indices of %s, found %s",
+                                   p->out_name, _tc_parse_found(p));
+        if ((v = _tc_parse_lookup(p, &p->tok)) != NULL)
+            return _tc_parse_error(p, p->tok.col, "index variable %s appears twice in the indices of %s", v->name, p->out_name);
+        if (!_tc_parse_add_var(p, &p->tok)) return 0;
+        _tc_parse_next(p);
+    } while (_tc_parse_accept(p, ","));
+    p->nout = p->nvars;
+    return _tc_parse_expect(p, "]", "or ',' after the output index %s", p->vars[p->nvars - 1].name);
+}
+
+/* "=", "+=!", "max=!" or "min=!". */
+static int _tc_parse_assign(_tc_parser *p) {
+    static const struct { const char *op; int reduce; tc_reduce_op kind; } ops[] = {
+        {"=", 0, TC_REDUCE_SUM}, {"+=!", 1, TC_REDUCE_SUM}, {"max=!", 1, TC_REDUCE_MAX}, {"min=!", 1, TC_REDUCE_MIN}};
+    size_t k;
+    for (k = 0; k < sizeof ops / sizeof ops[0]; k++)
+        if (_tc_parse_is(p, ops[k].op)) {
+            p->assign = ops[k].op;
+            p->assign_col = p->tok.col;
+            p->reduce = ops[k].reduce;
+            p->reduce_op = ops[k].kind;
+            _tc_parse_next(p);
+            return 1;
+        }
+    return _tc_parse_error(p, p->tok.col, "expected '=', '+=!', 'max=!' or 'min=!' after the indices of %s, found %s",
+                           p->out_name, _tc_parse_found(p));
+}
+
+/* After the body: an optional "where i in 16, j in 32", then the end. */
+static int _tc_parse_tail(_tc_parser *p) {
+    if (!_tc_parse_accept(p, "where")) {
+        if (p->tok.kind == _TC_TOK_END) return 1;
+        return _tc_parse_error(p, p->tok.col, "expected an operator, 'where' or the end of the text, found %s",
+                               _tc_parse_found(p));
+    }
+    do {
+        _tc_parse_var *v;
+        int64_t n;
+        if (p->tok.kind != _TC_TOK_IDENT)
+            return _tc_parse_error(p, p->tok.col, "expected an index variable name in 'where', found %s", _tc_parse_found(p));
+        if (!(v = _tc_parse_lookup(p, &p->tok)))
+            return _tc_parse_error(p, p->tok.col, "%s in 'where' is not an index variable of this compute", _tc_parse_found(p));
+        if (v->from_where) return _tc_parse_error(p, p->tok.col, "%s is given twice in 'where'", v->name);
+        _tc_parse_next(p);
+        if (!_tc_parse_expect(p, "in", "after %s in 'where'", v->name)) return 0;
+        n = p->tok.kind == _TC_TOK_INT ? _tc_parse_int_value(&p->tok) : -1;
+        if (n <= 0)
+            return _tc_parse_error(p, p->tok.col, "expected a positive integer extent for %s, found %s", v->name,
+                                   _tc_parse_found(p));
+        if (!(v->extent = tc_int(p->ctx, n))) return 0;
+        v->from_where = 1;
+        _tc_parse_next(p);
+    } while (_tc_parse_accept(p, ","));
+    if (p->tok.kind == _TC_TOK_END) return 1;
+    return _tc_parse_error(p, p->tok.col, "expected ',' or the end of the text, found %s", _tc_parse_found(p));
+}
+
+/* The index variables that are not output indices are what a reduction
+   reduces over; an elementwise compute may have none. */
+static int _tc_parse_check_reduction(_tc_parser *p) {
+    if (!p->reduce && p->nvars > p->nout)
+        return _tc_parse_error(p, p->vars[p->nout].col,
+                               "index variable %s is not an output index; only a reduction ('+=!', 'max=!' or 'min=!') may use it",
+                               p->vars[p->nout].name);
+    if (p->reduce && p->nvars == p->nout)
+        return _tc_parse_error(p, p->assign_col,
+                               "'%s' reduces over the index variables that are not output indices, but the body has none",
+                               p->assign);
+    return 1;
+}
+
+// >>parse-extents
+
+/* The range of an index expression made of constants and variables of
+   known constant extent with + - *; 0 when unknown. */
+static int _tc_parse_range(const _tc_parser *p, const tc_expr *e, _tc_range *r) {
+    _tc_range a, b;
+    int64_t x[4], ext;
+    int k;
+    if (e->kind == TC_INT_IMM) {
+        *r = _tc_range_make(e->v.i, e->v.i);
+        return 1;
+    }
+    if (e->kind == TC_VAR) {
+        for (k = 0; k < p->nvars; k++)
+            if (p->vars[k].temp == e && tc_expr_is_const(p->vars[k].extent, &ext)) {
+                *r = _tc_range_make(0, ext - 1);
+                return 1;
+            }
+        return 0;
+    }
+    if ((e->kind != TC_ADD && e->kind != TC_SUB && e->kind != TC_MUL) || !_tc_parse_range(p, e->args[0], &a) ||
+        !_tc_parse_range(p, e->args[1], &b))
+        return 0;
+    if (e->kind == TC_ADD) *r = _tc_range_make(a.lo + b.lo, a.hi + b.hi);
+    else if (e->kind == TC_SUB) *r = _tc_range_make(a.lo - b.hi, a.hi - b.lo);
+    else {
+        x[0] = _tc_sat_mul(a.lo, b.lo);
+        x[1] = _tc_sat_mul(a.lo, b.hi);
+        x[2] = _tc_sat_mul(a.hi, b.lo);
+        x[3] = _tc_sat_mul(a.hi, b.hi);
+        *r = _tc_range_make(x[0], x[0]);
+        for (k = 1; k < 4; k++) *r = _tc_range_make(x[k] < r->lo ? x[k] : r->lo, x[k] > r->hi ? x[k] : r->hi);
+    }
+    return 1;
+}
+
+/* Does e mention variable v? */
+static int _tc_parse_uses(const tc_expr *e, const tc_expr *v) {
+    int k;
+    if (e == v) return 1;
+    for (k = 0; k < e->nargs; k++)
+        if (_tc_parse_uses(e->args[k], v)) return 1;
+    return 0;
+}
+
+/* Split an index into v + rest and give rest's range, walking the terms the
+   index adds up. 0 when it is not of that shape: v must be one of the added
+   terms (not negated, scaled or under another operation) and the other terms
+   must have known ranges. *found says whether v was met. */
+static int _tc_parse_split(const _tc_parser *p, const tc_expr *e, const tc_expr *v, int negate, int *found, _tc_range *r) {
+    _tc_range a, b;
+    if (e == v) {
+        if (negate || *found) return 0;
+        *found = 1;
+        *r = _tc_range_make(0, 0);
+        return 1;
+    }
+    if (e->kind == TC_ADD || e->kind == TC_SUB) {
+        if (!_tc_parse_split(p, e->args[0], v, negate, found, &a) ||
+            !_tc_parse_split(p, e->args[1], v, negate != (e->kind == TC_SUB), found, &b))
+            return 0;
+        *r = _tc_range_make(a.lo + b.lo, a.hi + b.hi);
+        return 1;
+    }
+    if (_tc_parse_uses(e, v) || !_tc_parse_range(p, e, r)) return 0;
+    if (negate) *r = _tc_range_make(-r->hi, -r->lo);
+    return 1;
+}
+
+/* Does the extent e, a min() of bounds, have bound b already? */
+static int _tc_parse_has_bound(const tc_expr *e, const tc_expr *b) {
+    return e == b || (e->kind == TC_MIN && (_tc_parse_has_bound(e->args[0], b) || _tc_parse_has_bound(e->args[1], b)));
+}
+
+/* The smaller of an extent (NULL: none yet) and a new bound: constants
+   compare; symbolic sizes meet in a min(). */
+static const tc_expr *_tc_parse_min(const tc_expr *extent, const tc_expr *bound) {
+    int64_t a, b;
+    if (!extent || !bound) return bound;
+    if (tc_expr_is_const(extent, &a) && tc_expr_is_const(bound, &b)) return a <= b ? extent : bound;
+    return _tc_parse_has_bound(extent, bound) ? extent : tc_min(extent, bound);
+}
+
+/* Tighten *extent, v's extent for the next round, by what one index of a
+   read says: the largest extent that keeps the index in its dimension for
+   every value of the other terms. 0 on error. */
+static int _tc_parse_bound(_tc_parser *p, const _tc_parse_index *x, const _tc_parse_var *v, const tc_expr **extent) {
+    const tc_expr *dim = x->tensor->shape[x->dim], *bound;
+    _tc_range rest;
+    int64_t size;
+    int found = 0;
+    if (!_tc_parse_split(p, x->index, v->temp, 0, &found, &rest) || !found) return 1;
+    if (rest.lo < 0)
+        return _tc_parse_error(p, x->col,
+                               "cannot infer the extent of %s from this index of %s, which would be negative for %s < %lld; "
+                               "add 'where %s in N'",
+                               v->name, x->tensor->name, v->name, (long long)-rest.lo, v->name);
+    if (rest.hi == 0) {
+        bound = dim; /* v alone: the whole dimension, symbolic or not */
+    } else if (!tc_expr_is_const(dim, &size)) {
+        return 1;
+    } else if (size - rest.hi < 1) {
+        return _tc_parse_error(p, x->col, "no value of %s keeps this index of %s within its %lld elements", v->name,
+                               x->tensor->name, (long long)size);
+    } else {
+        bound = _tc_int_typed(p->ctx, dim->dtype, size - rest.hi);
+    }
+    return (*extent = _tc_parse_min(*extent, bound)) != NULL;
+}
+
+/* Infer the extents not given by 'where', in rounds: each round uses only
+   the extents known before it, so that the order of the reads does not
+   matter, until a round changes nothing. */
+static int _tc_parse_infer(_tc_parser *p) {
+    const tc_expr *next[_TC_PARSE_MAX_VARS];
+    int k, j, changed;
+    do {
+        for (k = 0; k < p->nvars; k++) next[k] = p->vars[k].extent;
+        for (j = 0; j < p->nindices; j++)
+            for (k = 0; k < p->nvars; k++)
+                if (!p->vars[k].from_where && !_tc_parse_bound(p, &p->indices[j], &p->vars[k], &next[k])) return 0;
+        changed = 0;
+        for (k = 0; k < p->nvars; k++) {
+            changed |= next[k] != p->vars[k].extent;
+            p->vars[k].extent = next[k];
+        }
+    } while (changed);
+    for (k = 0; k < p->nvars; k++)
+        if (!p->vars[k].extent)
+            return _tc_parse_error(p, p->vars[k].col, "cannot infer the extent of index variable %s; add 'where %s in N'",
+                                   p->vars[k].name, p->vars[k].name);
+    return 1;
+}
+
+/* The tensor: axes for the index variables, the stand-ins in the body
+   replaced by them, and the reduction on top. */
+static tc_tensor *_tc_parse_build(_tc_parser *p, const tc_expr *body) {
+    const tc_expr *temps[_TC_PARSE_MAX_VARS], *axes[_TC_PARSE_MAX_VARS];
+    tc_tensor *t;
+    int k;
+    for (k = 0; k < p->nvars; k++) {
+        _tc_parse_var *v = &p->vars[k];
+        temps[k] = v->temp;
+        axes[k] = k < p->nout ? tc_axis(p->ctx, v->name, v->extent) : tc_reduce_axis(p->ctx, v->name, v->extent);
+        if (!_tc_parse_check(p, axes[k], v->col)) return NULL;
+    }
+    body = tc_substitute(body, p->nvars, temps, axes);
+    if (p->reduce) body = tc_reduce(p->reduce_op, body, p->nvars - p->nout, axes + p->nout);
+    t = tc_compute(p->ctx, p->out_name, p->nout, axes, body);
+    return _tc_parse_check(p, t, p->out_col) ? t : NULL;
+}
+
+static tc_tensor *_tc_parse_statement(_tc_parser *p) {
+    const tc_expr *body;
+    size_t col;
+    _tc_parse_next(p);
+    if (!_tc_parse_output(p) || !_tc_parse_assign(p)) return NULL;
+    col = p->tok.col;
+    if (!(body = _tc_parse_expr(p))) return NULL;
+    /* building never recursed, but every pass after this does */
+    if (_tc_parse_taller(body, _TC_PARSE_MAX_DEPTH)) {
+        _tc_parse_error(p, col, "the expression is more than %d operations deep; split it into several computes",
+                        _TC_PARSE_MAX_DEPTH);
+        return NULL;
+    }
+    if (!_tc_parse_tail(p) || !_tc_parse_check_reduction(p) || !_tc_parse_infer(p)) return NULL;
+    return _tc_parse_build(p, body);
+}
+
+TECOMP_API tc_tensor *tc_parse_compute(tc_context *ctx, const char *text) {
+    _tc_parser p;
+    tc_logger logger;
+    tc_tensor *t;
+    if (!ctx) return NULL;
+    if (!text) {
+        _tc_fail(ctx, TC_ERROR_PARSE, "tc_parse_compute: text is NULL");
+        return NULL;
+    }
+    memset(&p, 0, sizeof p);
+    p.ctx = ctx;
+    p.text = p.tok.start = text;
+    /* the builders log their own errors, without the column: log once, at the end */
+    logger = ctx->logger;
+    ctx->logger.log_fn = NULL;
+    t = _tc_parse_statement(&p);
+    ctx->logger = logger;
+    if (!t) _tc_log(ctx, TC_LOG_ERROR, "%s", ctx->message);
+    _tc_free(ctx, p.indices);
+    return t;
 }
 
 #endif /* TECOMP_IMPLEMENTATION */
