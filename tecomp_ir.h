@@ -1797,10 +1797,15 @@ static void _tc_print_var_name(tc_str *s, const char *name, _tc_style style) {
 }
 
 static void _tc_print_infix(tc_str *s, const tc_expr *e, int prec, const char *op, _tc_style style) {
-    _tc_print_operand(s, e->args[0], prec, style);
+    const tc_expr *a = e->args[0], *b = e->args[1];
+    /* (x % 4) * 49 reads better than x % 4 * 49, though C needs no parentheses */
+    int mixed = e->kind == TC_MUL && (a->kind == TC_DIV || a->kind == TC_MOD) && style == _TC_STYLE_CUDA;
+    /* && and || are associative: a && (b && c) prints as a && b && c */
+    int assoc = (e->kind == TC_AND || e->kind == TC_OR) && b->kind == e->kind;
+    _tc_print_operand(s, a, mixed ? 99 : prec, style);
     tc_str_printf(s, "%s", op);
-    /* the right operand binds tighter, to keep a - (b + c) intact */
-    _tc_print_operand(s, e->args[1], prec + 1, style);
+    /* otherwise the right operand binds tighter, to keep a - (b + c) intact */
+    _tc_print_operand(s, b, assoc ? prec : prec + 1, style);
 }
 
 static void _tc_print(tc_str *s, const tc_expr *e, _tc_style style) {
