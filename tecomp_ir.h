@@ -284,7 +284,8 @@ typedef enum tc_for_kind {
     TC_FOR_SERIAL,
     TC_FOR_UNROLLED,
     TC_FOR_VECTORIZED,
-    TC_FOR_THREAD      /* bound to a thread index: thread names which */
+    TC_FOR_THREAD,     /* bound to a thread index: thread names which (a vthread is an unrolled loop) */
+    TC_FOR_UNROLL_HINT /* a loop the CUDA compiler is asked to unroll (#pragma unroll) */
 } tc_for_kind;
 
 typedef enum tc_thread_tag {
@@ -322,6 +323,8 @@ struct tc_stmt {
     /* TC_S_STORE, TC_S_ALLOCATE */
     tc_buffer *buffer;
     const tc_expr *index;
+    int unroll_max_step;          /* TC_S_FOR: pragma auto_unroll_max_step from here down; -1 none */
+    int unroll_explicit;          /* TC_S_FOR: pragma unroll_explicit; -1 none */
     /* TC_S_IF */
     const tc_expr *cond;
     const tc_stmt *then_case, *else_case;
@@ -1952,6 +1955,7 @@ TECOMP_API const tc_stmt *tc_stmt_for(tc_context *ctx, const tc_expr *var, const
     if (!var || !min || !extent || !body) return NULL;
     if (!(s = _tc_stmt_new(ctx, TC_S_FOR))) return NULL;
     s->var = var, s->min = min, s->extent = extent, s->for_kind = kind, s->thread = thread, s->body = body;
+    s->unroll_max_step = s->unroll_explicit = -1;
     return s;
 }
 TECOMP_API const tc_stmt *tc_stmt_let(tc_context *ctx, const tc_expr *var, const tc_expr *value, const tc_stmt *body) {
@@ -2045,7 +2049,8 @@ static void _tc_print_stmt(tc_str *s, const tc_stmt *st, int depth) {
         _tc_print(s, st->min, _TC_STYLE_IR);
         tc_str_printf(s, ", ");
         _tc_print(s, st->extent, _TC_STYLE_IR);
-        tc_str_printf(s, ")%s {\n", st->for_kind == TC_FOR_UNROLLED ? " unrolled" : st->for_kind == TC_FOR_VECTORIZED ? " vectorized" : "");
+        tc_str_printf(s, ")%s {\n", st->for_kind == TC_FOR_UNROLLED ? " unrolled" : st->for_kind == TC_FOR_VECTORIZED ? " vectorized"
+                                       : st->for_kind == TC_FOR_UNROLL_HINT ? " unroll_hint" : "");
         _tc_print_stmt(s, st->body, depth + 1);
         _tc_indent(s, depth);
         tc_str_printf(s, "}\n");

@@ -24,8 +24,7 @@
    shared memory, barriers - and reports out-of-bounds accesses as errors.
    It is slow (an interpreter) and meant for checking numerics.
 
-   WHAT THIS MODULE DOES NOT DO (yet): compute_at, cache_read/cache_write,
-   virtual threads, storage_align, double_buffer and tensorize.
+   WHAT THIS MODULE DOES NOT DO (yet): tensorize, cross-thread reductions.
 */
 #ifndef TECOMP_SCHED_H
 #define TECOMP_SCHED_H
@@ -50,6 +49,8 @@ struct tc_iter {
     tc_thread_tag thread;
     int is_leaf;           /* still a loop of the stage (not split or fused away) */
     tc_stage *stage;
+    int unroll_max_step;   /* pragma auto_unroll_max_step on this loop; -1: none */
+    int unroll_explicit;   /* pragma unroll_explicit; -1: none */
 };
 
 TECOMP_API tc_schedule *tc_create_schedule(tc_context *ctx, int noutputs, tc_tensor *const *outputs);
@@ -72,6 +73,28 @@ TECOMP_API tc_result tc_compute_inline(tc_stage *st);
 TECOMP_API tc_result tc_compute_root(tc_stage *st);
 TECOMP_API tc_result tc_unroll(tc_stage *st, tc_iter *it);
 TECOMP_API tc_result tc_vectorize(tc_stage *st, tc_iter *it);
+
+/* s[st].compute_at(s[parent], at): compute st inside loop `at` of parent,
+   just the region of it that the loops inside `at` need (bound inference). */
+TECOMP_API tc_result tc_compute_at(tc_stage *st, tc_stage *parent, tc_iter *at);
+/* s.cache_read(t, scope, readers): a new stage copying t into `scope`
+   ("t.shared", "t.local"); the readers read the copy. Returns the copy. */
+TECOMP_API tc_tensor *tc_cache_read(tc_schedule *s, tc_tensor *t, tc_scope scope, int nreaders, tc_tensor *const *readers);
+/* s.cache_write(t, scope): t's computation moves to a new stage in `scope`
+   ("t.local"), and t's stage copies the result out. Call it before
+   scheduling t. Returns the cache. */
+TECOMP_API tc_tensor *tc_cache_write(tc_schedule *s, tc_tensor *t, tc_scope scope);
+/* Pad the stride of dimension `axis` (a root axis) of st's buffer so that
+   stride % factor == offset: spreads shared-memory rows over banks. */
+TECOMP_API tc_result tc_storage_align(tc_stage *st, tc_iter *axis, int factor, int offset);
+/* Two copies of st's shared buffer, used by alternate iterations of the loop
+   st is computed at, so one barrier per iteration is enough. */
+TECOMP_API tc_result tc_double_buffer(tc_stage *st);
+/* s[st].pragma(it, name, value): "auto_unroll_max_step" unrolls every
+   constant loop inside `it` whose steps (its extent times those of the loops
+   inside it) are at most value; "unroll_explicit" 1 replicates the unrolled
+   bodies in the IR, 0 leaves them to the CUDA compiler (#pragma unroll). */
+TECOMP_API tc_result tc_pragma(tc_stage *st, tc_iter *it, const char *name, int value);
 
 // >>api-lower
 
@@ -151,15 +174,23 @@ typedef enum _tc_rel_kind { _TC_REL_SPLIT, _TC_REL_FUSE } _tc_rel_kind;
 typedef struct _tc_relation {
     _tc_rel_kind kind;
     tc_iter *parent, *outer, *inner, *fused;
-    const tc_expr *factor;
+    int64_t count;  /* split: the factor, or the number of parts when by_nparts */
+    int by_nparts;
 } _tc_relation;
 
-typedef enum _tc_attach { _TC_ATTACH_ROOT, _TC_ATTACH_INLINE } _tc_attach;
+typedef enum _tc_attach { _TC_ATTACH_ROOT, _TC_ATTACH_INLINE, _TC_ATTACH_AT } _tc_attach;
 
 struct tc_stage {
     tc_tensor *tensor;
     tc_schedule *sch;
+    const tc_expr *body;     /* the tensor's body, with reads redirected by cache_read/cache_write */
     _tc_attach attach;
+    tc_stage *attach_parent; /* _TC_ATTACH_AT: computed inside loop attach_iter of attach_parent */
+    tc_iter *attach_iter;
+    tc_scope scope;          /* where its buffer lives */
+    int scope_given;         /* scope chosen by a cache primitive (else inferred at lowering) */
+    int align_factor[16], align_offset[16]; /* storage_align per dimension; factor 0: none */
+    int double_buffer;
     int is_output;
     tc_iter *iters[_TC_MAX_ITERS]; /* every loop ever made; roots first */
     int niters, nroots;
@@ -181,6 +212,12 @@ static const tc_expr *_tc_reduce_node(const tc_tensor *t) {
     return (t->op == TC_OP_COMPUTE && t->body->kind == TC_REDUCE) ? t->body : NULL;
 }
 
+static int _tc_stage_index(const tc_schedule *s, const tc_tensor *t) {
+    int k;
+    for (k = 0; k < s->nstages; k++) if (s->stages[k]->tensor == t) return k;
+    return -1;
+}
+
 static tc_iter *_tc_iter_add(tc_stage *st, const tc_expr *var) {
     tc_context *ctx = st->sch->ctx;
     tc_iter *it;
@@ -194,6 +231,7 @@ static tc_iter *_tc_iter_add(tc_stage *st, const tc_expr *var) {
     it->is_reduce = var->is_reduce_axis;
     it->is_leaf = 1;
     it->stage = st;
+    it->unroll_max_step = it->unroll_explicit = -1;
     st->iters[st->niters++] = it;
     return it;
 }
@@ -206,24 +244,53 @@ static int _tc_collect_reads(tc_schedule *s, const tc_expr *e) {
     for (k = 0; k < e->nargs; k++) if (!_tc_collect_reads(s, e->args[k])) return 0;
     return 1;
 }
-static int _tc_collect_stages(tc_schedule *s, tc_tensor *t) {
+/* _tc_grow for arrays in the arena: the old array stays until the context goes. */
+static int _tc_arena_grow(tc_context *ctx, void **items, int *cap, int need, size_t item) {
+    int ncap;
+    void *p;
+    if (need <= *cap) return 1;
+    ncap = *cap ? *cap * 2 : 16;
+    while (ncap < need) ncap *= 2;
+    if (!(p = _tc_alloc(ctx, (size_t)ncap * item))) return 0;
+    if (*items) memcpy(p, *items, (size_t)*cap * item);
+    *items = p;
+    *cap = ncap;
+    return 1;
+}
+
+/* A fresh stage for a compute tensor: its axes and reduce axes as loops. */
+static tc_stage *_tc_stage_new(tc_schedule *s, tc_tensor *t) {
     tc_stage *st;
     const tc_expr *red;
+    int k;
+    if (!(st = (tc_stage *)_tc_alloc(s->ctx, sizeof *st))) return NULL;
+    st->tensor = t;
+    st->sch = s;
+    st->body = t->body;
+    for (k = 0; k < t->ndim; k++) if (!_tc_iter_add(st, t->axes[k])) return NULL;
+    if ((red = _tc_reduce_node(t)) != NULL)
+        for (k = 0; k < red->naxes; k++) if (!_tc_iter_add(st, red->axes[k])) return NULL;
+    st->nroots = st->nleaves = st->niters;
+    for (k = 0; k < st->niters; k++) st->leaves[k] = st->iters[k];
+    return st;
+}
+
+/* Put st into the stage list at position pos. */
+static int _tc_insert_stage(tc_schedule *s, tc_stage *st, int pos) {
+    if (!_tc_arena_grow(s->ctx, (void **)&s->stages, &s->cap, s->nstages + 1, sizeof(tc_stage *))) return 0;
+    memmove(&s->stages[pos + 1], &s->stages[pos], sizeof(tc_stage *) * (size_t)(s->nstages - pos));
+    s->stages[pos] = st;
+    s->nstages++;
+    return 1;
+}
+
+static int _tc_collect_stages(tc_schedule *s, tc_tensor *t) {
+    tc_stage *st;
     int k;
     if (t->op != TC_OP_COMPUTE) return 1;
     for (k = 0; k < s->nstages; k++) if (s->stages[k]->tensor == t) return 1;
     if (!_tc_collect_reads(s, t->body)) return 0;
-    if (!(st = (tc_stage *)_tc_alloc(s->ctx, sizeof *st))) return 0;
-    st->tensor = t;
-    st->sch = s;
-    for (k = 0; k < t->ndim; k++) if (!_tc_iter_add(st, t->axes[k])) return 0;
-    if ((red = _tc_reduce_node(t)) != NULL)
-        for (k = 0; k < red->naxes; k++) if (!_tc_iter_add(st, red->axes[k])) return 0;
-    st->nroots = st->nleaves = st->niters;
-    for (k = 0; k < st->niters; k++) st->leaves[k] = st->iters[k];
-    if (!_tc_grow(s->ctx, (void **)&s->stages, &s->cap, s->nstages + 1, sizeof(tc_stage *))) return 0;
-    s->stages[s->nstages++] = st;
-    return 1;
+    return (st = _tc_stage_new(s, t)) != NULL && _tc_insert_stage(s, st, s->nstages);
 }
 
 TECOMP_API tc_schedule *tc_create_schedule(tc_context *ctx, int noutputs, tc_tensor *const *outputs) {
@@ -249,20 +316,11 @@ TECOMP_API tc_schedule *tc_create_schedule(tc_context *ctx, int noutputs, tc_ten
     if (!(s->outputs = (tc_tensor **)_tc_alloc(ctx, sizeof(tc_tensor *) * (size_t)noutputs))) return NULL;
     for (k = 0; k < noutputs; k++) {
         s->outputs[k] = outputs[k];
-        if (!_tc_collect_stages(s, outputs[k])) { _tc_free(ctx, s->stages); return NULL; }
+        if (!_tc_collect_stages(s, outputs[k])) return NULL;
     }
     s->noutputs = noutputs;
     for (k = 0; k < s->nstages; k++)
         for (j = 0; j < noutputs; j++) if (s->stages[k]->tensor == outputs[j]) s->stages[k]->is_output = 1;
-    /* the stage list lives in the heap; keep a copy in the arena so the context frees it */
-    {
-        tc_stage **copy = (tc_stage **)_tc_alloc(ctx, sizeof(tc_stage *) * (size_t)s->nstages);
-        if (!copy) { _tc_free(ctx, s->stages); return NULL; }
-        memcpy(copy, s->stages, sizeof(tc_stage *) * (size_t)s->nstages);
-        _tc_free(ctx, s->stages);
-        s->stages = copy;
-        s->cap = s->nstages;
-    }
     return s;
 }
 
@@ -345,17 +403,29 @@ static void _tc_replace_leaves(tc_stage *st, int pos, int nold, tc_iter *const *
     st->nleaves += nnew - nold;
 }
 
-static tc_result _tc_split(tc_stage *st, tc_iter *parent, const tc_expr *outer_ext, const tc_expr *factor, tc_iter **outer,
-                           tc_iter **inner) {
+/* Split parent into outer and inner: by a factor (inner extent) or into
+   nparts (outer extent); the other extent rounds up. */
+static tc_result _tc_split(tc_stage *st, tc_iter *parent, int64_t count, int by_nparts, tc_iter **outer, tc_iter **inner) {
+    tc_context *ctx = st->sch->ctx;
+    const tc_expr *n, *rest;
+    _tc_relation *r;
     tc_iter *io[2];
-    io[0] = _tc_derived_iter(st, parent, "outer", tc_simplify(outer_ext));
-    io[1] = _tc_derived_iter(st, parent, "inner", factor);
-    if (!io[0] || !io[1]) return st->sch->ctx->result ? st->sch->ctx->result : TC_ERROR_OUT_OF_MEMORY;
-    st->rels[st->nrels].kind = _TC_REL_SPLIT;
-    st->rels[st->nrels].parent = parent;
-    st->rels[st->nrels].outer = io[0];
-    st->rels[st->nrels].inner = io[1];
-    st->rels[st->nrels++].factor = factor;
+    if (!_tc_check_leaf(st, parent, "split")) return ctx->result;
+    if (count < 1)
+        return _tc_fail(ctx, TC_ERROR_SCHEDULE, "split on stage %s: %s %lld of axis '%s' is not positive", st->tensor->name,
+                        by_nparts ? "nparts" : "factor", (long long)count, parent->var->name);
+    n = tc_int(ctx, count);
+    rest = tc_simplify(tc_div(tc_add(parent->var->extent, tc_subi(n, 1)), n));
+    io[0] = _tc_derived_iter(st, parent, "outer", by_nparts ? n : rest);
+    io[1] = _tc_derived_iter(st, parent, "inner", by_nparts ? rest : n);
+    if (!io[0] || !io[1]) return ctx->result ? ctx->result : TC_ERROR_OUT_OF_MEMORY;
+    r = &st->rels[st->nrels++];
+    r->kind = _TC_REL_SPLIT;
+    r->parent = parent;
+    r->outer = io[0];
+    r->inner = io[1];
+    r->count = count;
+    r->by_nparts = by_nparts;
     _tc_replace_leaves(st, _tc_leaf_pos(st, parent), 1, io, 2);
     parent->is_leaf = 0;
     if (outer) *outer = io[0];
@@ -364,27 +434,11 @@ static tc_result _tc_split(tc_stage *st, tc_iter *parent, const tc_expr *outer_e
 }
 
 TECOMP_API tc_result tc_split(tc_stage *st, tc_iter *parent, int64_t factor, tc_iter **outer, tc_iter **inner) {
-    const tc_expr *f, *ext;
-    if (!st) return TC_ERROR_INVALID_ARGUMENT;
-    if (!_tc_check_leaf(st, parent, "split")) return st->sch->ctx->result;
-    if (factor < 1)
-        return _tc_fail(st->sch->ctx, TC_ERROR_SCHEDULE, "split on stage %s: factor %lld of axis '%s' is not positive",
-                        st->tensor->name, (long long)factor, parent->var->name);
-    f = tc_int(st->sch->ctx, factor);
-    ext = parent->var->extent;
-    return _tc_split(st, parent, tc_div(tc_add(ext, tc_subi(f, 1)), f), f, outer, inner);
+    return st ? _tc_split(st, parent, factor, 0, outer, inner) : TC_ERROR_INVALID_ARGUMENT;
 }
 
 TECOMP_API tc_result tc_split_nparts(tc_stage *st, tc_iter *parent, int64_t nparts, tc_iter **outer, tc_iter **inner) {
-    const tc_expr *n, *ext;
-    if (!st) return TC_ERROR_INVALID_ARGUMENT;
-    if (!_tc_check_leaf(st, parent, "split")) return st->sch->ctx->result;
-    if (nparts < 1)
-        return _tc_fail(st->sch->ctx, TC_ERROR_SCHEDULE, "split on stage %s: nparts %lld of axis '%s' is not positive",
-                        st->tensor->name, (long long)nparts, parent->var->name);
-    n = tc_int(st->sch->ctx, nparts);
-    ext = parent->var->extent;
-    return _tc_split(st, parent, n, tc_simplify(tc_div(tc_add(ext, tc_subi(n, 1)), n)), outer, inner);
+    return st ? _tc_split(st, parent, nparts, 1, outer, inner) : TC_ERROR_INVALID_ARGUMENT;
 }
 
 TECOMP_API tc_result tc_tile(tc_stage *st, tc_iter *x, tc_iter *y, int64_t xf, int64_t yf, tc_iter **xo, tc_iter **yo,
@@ -479,14 +533,11 @@ TECOMP_API tc_result tc_bind(tc_stage *st, tc_iter *it, tc_thread_tag tag) {
     if (tag <= TC_THREAD_NONE || tag >= TC_THREAD_TAG_COUNT)
         return _tc_fail(st->sch->ctx, TC_ERROR_SCHEDULE, "bind on stage %s: invalid thread tag %d for axis '%s'", st->tensor->name,
                         (int)tag, it->var->name);
-    if (tag == TC_VTHREAD)
-        return _tc_fail(st->sch->ctx, TC_ERROR_SCHEDULE, "bind on stage %s: virtual threads are not supported yet (axis '%s')",
-                        st->tensor->name, it->var->name);
     if (it->is_reduce)
         return _tc_fail(st->sch->ctx, TC_ERROR_SCHEDULE,
                         "bind on stage %s: reduce axis '%s' cannot be bound to %s (cross-thread reduction is not supported)",
                         st->tensor->name, it->var->name, tc_thread_tag_name(tag));
-    for (k = 0; k < st->nleaves; k++)
+    for (k = 0; k < st->nleaves && tag != TC_VTHREAD; k++) /* virtual threads may be many */
         if (st->leaves[k] != it && st->leaves[k]->kind == TC_FOR_THREAD && st->leaves[k]->thread == tag)
             return _tc_fail(st->sch->ctx, TC_ERROR_SCHEDULE, "bind on stage %s: %s is already bound to axis '%s'", st->tensor->name,
                             tc_thread_tag_name(tag), st->leaves[k]->var->name);
@@ -499,14 +550,170 @@ TECOMP_API tc_result tc_compute_inline(tc_stage *st) {
     if (!st) return TC_ERROR_INVALID_ARGUMENT;
     if (st->is_output)
         return _tc_fail(st->sch->ctx, TC_ERROR_SCHEDULE, "compute_inline: stage %s is an output and cannot be inlined", st->tensor->name);
-    if (_tc_reduce_node(st->tensor))
+    if (st->body->kind == TC_REDUCE)
         return _tc_fail(st->sch->ctx, TC_ERROR_SCHEDULE, "compute_inline: stage %s is a reduction and cannot be inlined", st->tensor->name);
     st->attach = _TC_ATTACH_INLINE;
     return TC_OK;
 }
+
 TECOMP_API tc_result tc_compute_root(tc_stage *st) {
     if (!st) return TC_ERROR_INVALID_ARGUMENT;
     st->attach = _TC_ATTACH_ROOT;
+    st->attach_parent = NULL;
+    st->attach_iter = NULL;
+    return TC_OK;
+}
+
+TECOMP_API tc_result tc_compute_at(tc_stage *st, tc_stage *parent, tc_iter *at) {
+    tc_stage *p;
+    if (!st) return TC_ERROR_INVALID_ARGUMENT;
+    if (!parent) return _tc_fail(st->sch->ctx, TC_ERROR_INVALID_ARGUMENT, "compute_at on stage %s: the parent stage is NULL", st->tensor->name);
+    if (!_tc_check_leaf(parent, at, "compute_at")) return st->sch->ctx->result;
+    if (parent == st) return _tc_fail(st->sch->ctx, TC_ERROR_SCHEDULE, "compute_at: stage %s cannot be computed inside itself", st->tensor->name);
+    if (st->is_output)
+        return _tc_fail(st->sch->ctx, TC_ERROR_SCHEDULE, "compute_at: stage %s is an output; it stays at root", st->tensor->name);
+    for (p = parent; p; p = p->attach == _TC_ATTACH_AT ? p->attach_parent : NULL)
+        if (p == st)
+            return _tc_fail(st->sch->ctx, TC_ERROR_SCHEDULE, "compute_at: stage %s is itself computed inside %s", parent->tensor->name,
+                            st->tensor->name);
+    st->attach = _TC_ATTACH_AT;
+    st->attach_parent = parent;
+    st->attach_iter = at;
+    return TC_OK;
+}
+
+/* e with every read of tensor `from` made a read of `to` (same indices). */
+static const tc_expr *_tc_redirect_fn(const tc_expr *e, void *user) {
+    tc_tensor *const *ft = (tc_tensor *const *)user;
+    const tc_expr *m;
+    if (!e->nargs) return e;
+    m = _tc_map_children(e, _tc_redirect_fn, user);
+    if (!m || m->kind != TC_ACCESS || m->tensor != ft[0]) return m;
+    return tc_access(ft[1], m->nargs, m->args);
+}
+static const tc_expr *_tc_redirect(const tc_expr *e, tc_tensor *from, tc_tensor *to) {
+    tc_tensor *ft[2];
+    ft[0] = from, ft[1] = to;
+    return _tc_redirect_fn(e, ft);
+}
+
+static int _tc_reads_tensor(const tc_expr *e, const tc_tensor *t) {
+    int k;
+    if (e->kind == TC_ACCESS && e->tensor == t) return 1;
+    for (k = 0; k < e->nargs; k++) if (_tc_reads_tensor(e->args[k], t)) return 1;
+    return 0;
+}
+
+static const char *_tc_scope_name(tc_scope scope) {
+    return scope == TC_SCOPE_SHARED ? "shared" : scope == TC_SCOPE_LOCAL ? "local" : "global";
+}
+
+/* A compute tensor "<t>.<suffix>" copying t through new axes ax0, ax1, ... */
+static tc_tensor *_tc_copy_tensor(tc_context *ctx, tc_tensor *t, const char *suffix) {
+    const tc_expr *axes[16];
+    char name[256];
+    int k;
+    for (k = 0; k < t->ndim; k++) {
+        snprintf(name, sizeof name, "ax%d", k);
+        if (!(axes[k] = tc_axis(ctx, name, t->shape[k]))) return NULL;
+    }
+    snprintf(name, sizeof name, "%s.%s", t->name, suffix);
+    return tc_compute(ctx, name, t->ndim, axes, tc_access(t, t->ndim, axes));
+}
+
+TECOMP_API tc_tensor *tc_cache_read(tc_schedule *s, tc_tensor *t, tc_scope scope, int nreaders, tc_tensor *const *readers) {
+    tc_stage *cache, *rs[16];
+    tc_tensor *c;
+    int k, first = -1;
+    if (!s) return NULL;
+    if (!t || !readers || nreaders < 1 || nreaders > 16) {
+        _tc_fail(s->ctx, TC_ERROR_INVALID_ARGUMENT, "cache_read: give the tensor and 1 to 16 readers");
+        return NULL;
+    }
+    if (scope != TC_SCOPE_SHARED && scope != TC_SCOPE_LOCAL) {
+        _tc_fail(s->ctx, TC_ERROR_SCHEDULE, "cache_read of %s: the scope must be shared or local", t->name);
+        return NULL;
+    }
+    for (k = 0; k < nreaders; k++) {
+        int pos;
+        if (!(rs[k] = tc_stage_of(s, readers[k]))) return NULL;
+        if (!_tc_reads_tensor(rs[k]->body, t)) {
+            _tc_fail(s->ctx, TC_ERROR_SCHEDULE, "cache_read: stage %s does not read %s", readers[k]->name, t->name);
+            return NULL;
+        }
+        pos = _tc_stage_index(s, readers[k]);
+        if (first < 0 || pos < first) first = pos;
+    }
+    if (!(c = _tc_copy_tensor(s->ctx, t, _tc_scope_name(scope))) || !(cache = _tc_stage_new(s, c))) return NULL;
+    cache->scope = scope;
+    cache->scope_given = 1;
+    for (k = 0; k < nreaders; k++)
+        if (!(rs[k]->body = _tc_redirect(rs[k]->body, t, c))) return NULL;
+    return _tc_insert_stage(s, cache, first) ? c : NULL; /* before its first reader: producers stay first */
+}
+
+TECOMP_API tc_tensor *tc_cache_write(tc_schedule *s, tc_tensor *t, tc_scope scope) {
+    tc_stage *st, *cache;
+    tc_tensor *c;
+    const tc_expr *axes[16];
+    char name[256];
+    int k;
+    if (!s || !(st = tc_stage_of(s, t))) return NULL;
+    if (scope != TC_SCOPE_SHARED && scope != TC_SCOPE_LOCAL) {
+        _tc_fail(s->ctx, TC_ERROR_SCHEDULE, "cache_write of %s: the scope must be shared or local", t->name);
+        return NULL;
+    }
+    if (st->nrels || st->attach != _TC_ATTACH_ROOT) {
+        _tc_fail(s->ctx, TC_ERROR_SCHEDULE, "cache_write of %s: call it before scheduling stage %s", t->name, t->name);
+        return NULL;
+    }
+    for (k = 0; k < t->ndim; k++) {
+        snprintf(name, sizeof name, "%s.c", t->axes[k]->name);
+        if (!(axes[k] = tc_axis(s->ctx, name, t->shape[k]))) return NULL;
+    }
+    snprintf(name, sizeof name, "%s.%s", t->name, _tc_scope_name(scope));
+    /* the cache computes what the stage computed; the stage copies the cache out */
+    if (!(c = tc_compute(s->ctx, name, t->ndim, axes, tc_substitute(st->body, t->ndim, t->axes, axes)))) return NULL;
+    if (!(cache = _tc_stage_new(s, c))) return NULL;
+    cache->scope = scope;
+    cache->scope_given = 1;
+    if (!(st->body = tc_access(c, t->ndim, t->axes))) return NULL;
+    st->niters = st->nroots = st->nleaves = t->ndim; /* the reduce loops went to the cache */
+    return _tc_insert_stage(s, cache, _tc_stage_index(s, t)) ? c : NULL;
+}
+
+TECOMP_API tc_result tc_storage_align(tc_stage *st, tc_iter *axis, int factor, int offset) {
+    int k;
+    if (!st) return TC_ERROR_INVALID_ARGUMENT;
+    for (k = 0; k < st->tensor->ndim && st->iters[k] != axis; k++) {}
+    if (k == st->tensor->ndim)
+        return _tc_fail(st->sch->ctx, TC_ERROR_SCHEDULE, "storage_align on stage %s: the axis is not one of its root axes", st->tensor->name);
+    if (factor < 1 || offset < 0 || offset >= factor)
+        return _tc_fail(st->sch->ctx, TC_ERROR_SCHEDULE, "storage_align on stage %s: needs factor >= 1 and 0 <= offset < factor (got %d, %d)",
+                        st->tensor->name, factor, offset);
+    st->align_factor[k] = factor;
+    st->align_offset[k] = offset;
+    return TC_OK;
+}
+
+TECOMP_API tc_result tc_double_buffer(tc_stage *st) {
+    if (!st) return TC_ERROR_INVALID_ARGUMENT;
+    if (st->scope != TC_SCOPE_SHARED)
+        return _tc_fail(st->sch->ctx, TC_ERROR_SCHEDULE, "double_buffer on stage %s: only shared-memory caches are double buffered",
+                        st->tensor->name);
+    st->double_buffer = 1;
+    return TC_OK;
+}
+
+TECOMP_API tc_result tc_pragma(tc_stage *st, tc_iter *it, const char *name, int value) {
+    if (!st) return TC_ERROR_INVALID_ARGUMENT;
+    if (!_tc_check_leaf(st, it, "pragma")) return st->sch->ctx->result;
+    if (name && strcmp(name, "auto_unroll_max_step") == 0 && value >= 0) it->unroll_max_step = value;
+    else if (name && strcmp(name, "unroll_explicit") == 0 && (value == 0 || value == 1)) it->unroll_explicit = value;
+    else
+        return _tc_fail(st->sch->ctx, TC_ERROR_SCHEDULE,
+                        "pragma on stage %s: unknown pragma '%s' = %d (known: auto_unroll_max_step >= 0, unroll_explicit 0 or 1)",
+                        st->tensor->name, name ? name : "(null)", value);
     return TC_OK;
 }
 
@@ -555,6 +762,13 @@ static const tc_expr *_tc_mut_expr(_tc_mutator *m, const tc_expr *e) {
     return r;
 }
 
+/* A loop like s (kind, thread, pragmas) with new bounds and body. */
+static const tc_stmt *_tc_for_like(tc_context *ctx, const tc_stmt *s, const tc_expr *min, const tc_expr *extent, const tc_stmt *body) {
+    tc_stmt *f = (tc_stmt *)tc_stmt_for(ctx, s->var, min, extent, s->for_kind, s->thread, body);
+    if (f) f->unroll_max_step = s->unroll_max_step, f->unroll_explicit = s->unroll_explicit;
+    return f;
+}
+
 static const tc_stmt *_tc_mutate(_tc_mutator *m, const tc_stmt *s) {
     tc_context *ctx = m->ctx;
     const tc_stmt *r;
@@ -564,7 +778,7 @@ static const tc_stmt *_tc_mutate(_tc_mutator *m, const tc_stmt *s) {
     switch (s->kind) {
     case TC_S_FOR: {
         const tc_stmt *body = _tc_mutate(m, s->body);
-        return body ? tc_stmt_for(ctx, s->var, _tc_mut_expr(m, s->min), _tc_mut_expr(m, s->extent), s->for_kind, s->thread, body) : NULL;
+        return body ? _tc_for_like(ctx, s, _tc_mut_expr(m, s->min), _tc_mut_expr(m, s->extent), body) : NULL;
     }
     case TC_S_LET: {
         const tc_stmt *body = _tc_mutate(m, s->body);
@@ -615,26 +829,57 @@ static const tc_stmt *_tc_stmt_subst(tc_context *ctx, const tc_stmt *s, const tc
 
 // >>lower-nest
 
+/* A guard of a split that may not divide its extent: parent value < extent. */
+typedef struct _tc_cond {
+    const tc_expr *cond;
+    int depth;     /* position of the innermost leaf loop it uses; -1 for none */
+    int is_reduce;
+} _tc_cond;
+
+/* What lowering works out for one stage. */
+typedef struct _tc_stage_lower {
+    const tc_expr *body;                   /* the stage's body with inlined producers substituted */
+    const tc_expr *ext[_TC_MAX_ITERS];     /* extent of every iter after bound inference */
+    const tc_expr *loopvar[_TC_MAX_ITERS]; /* per leaf position: the loop's variable (a thread index when bound) */
+    const tc_expr *value[_TC_MAX_ITERS];   /* per iter: its value in loop variables */
+    _tc_cond conds[_TC_MAX_ITERS];
+    int nconds;
+    const tc_expr *root_min[16], *root_ext[16]; /* the region of the tensor that the stage computes */
+    const tc_expr **outer;                 /* loop variables around the stage, outermost first */
+    int nouter;
+    tc_scope scope;
+    tc_buffer *buffer;
+    const tc_expr *stride[16];
+    const tc_expr *offset;                 /* double buffering: the half in use */
+    int done;
+} _tc_stage_lower;
+
+/* A loop variable bound to a thread index, and which. */
+typedef struct _tc_thread_var {
+    const tc_expr *var;
+    tc_thread_tag tag;
+} _tc_thread_var;
+
 typedef struct _tc_lower {
     tc_context *ctx;
     tc_schedule *sch;
     const char *name;
     tc_lower_desc desc;
-    const tc_expr **inlined;  /* per stage: its body with inline producers substituted */
-    tc_tensor **tensors;      /* tensor -> buffer, for flattening: params first, then temps */
+    _tc_stage_lower *sl;      /* per stage */
+    _tc_thread_var *threads;
+    int nthreads, thread_cap;
+    tc_tensor **tensors;      /* tensor -> global buffer: params first, then temps */
     tc_buffer **buffers;
     int nbuffers, nparams;
     const tc_expr **sizes;    /* symbolic sizes */
     int nsizes;
+    int nargs;                /* the tensors the function takes */
+    tc_tensor *const *args;
     tc_kernel_ir *kernels;
     int nkernels;
 } _tc_lower;
 
-static int _tc_stage_index(const tc_schedule *s, const tc_tensor *t) {
-    int k;
-    for (k = 0; k < s->nstages; k++) if (s->stages[k]->tensor == t) return k;
-    return -1;
-}
+#define _TC_LOWER_FAIL(L) ((L)->ctx->result ? (L)->ctx->result : TC_ERROR_OUT_OF_MEMORY)
 
 /* Replace reads of inlined stages by their bodies. */
 static const tc_expr *_tc_inline_fn(const tc_expr *e, void *user) {
@@ -646,32 +891,15 @@ static const tc_expr *_tc_inline_fn(const tc_expr *e, void *user) {
     if (!mapped || e->kind != TC_ACCESS) return mapped;
     si = _tc_stage_index(L->sch, e->tensor);
     if (si < 0 || L->sch->stages[si]->attach != _TC_ATTACH_INLINE) return mapped;
-    return tc_substitute(L->inlined[si], e->tensor->ndim, e->tensor->axes, mapped->args);
+    return tc_substitute(L->sl[si].body, e->tensor->ndim, e->tensor->axes, mapped->args);
 }
 
 static tc_result _tc_pass_inline(_tc_lower *L) {
     int k;
-    L->inlined = (const tc_expr **)_tc_alloc(L->ctx, sizeof(tc_expr *) * (size_t)L->sch->nstages);
-    if (!L->inlined) return TC_ERROR_OUT_OF_MEMORY;
     for (k = 0; k < L->sch->nstages; k++) /* producers come first, so their bodies are ready */
-        if (!(L->inlined[k] = _tc_inline_fn(L->sch->stages[k]->tensor->body, L))) return L->ctx->result ? L->ctx->result : TC_ERROR_OUT_OF_MEMORY;
+        if (!(L->sl[k].body = _tc_inline_fn(L->sch->stages[k]->body, L))) return _TC_LOWER_FAIL(L);
     return TC_OK;
 }
-
-/* A guard of a split that may not divide its extent: parent value < extent. */
-typedef struct _tc_cond {
-    const tc_expr *cond;
-    int depth;     /* position of the innermost leaf loop it uses; -1 for none */
-    int is_reduce;
-} _tc_cond;
-
-/* The value of every loop of a stage in terms of the leaf loop variables. */
-typedef struct _tc_stage_vars {
-    const tc_expr *loopvar[_TC_MAX_ITERS]; /* per leaf position: the loop's variable (a thread index when bound) */
-    const tc_expr *value[_TC_MAX_ITERS];   /* per iter (stage->iters order) */
-    _tc_cond conds[_TC_MAX_ITERS];
-    int nconds;
-} _tc_stage_vars;
 
 static int _tc_iter_index(const tc_stage *st, const tc_iter *it) {
     int k;
@@ -679,54 +907,367 @@ static int _tc_iter_index(const tc_stage *st, const tc_iter *it) {
     return -1;
 }
 
-static tc_result _tc_stage_values(_tc_lower *L, tc_stage *st, _tc_stage_vars *v) {
-    int k, j;
-    memset(v, 0, sizeof *v);
-    for (k = 0; k < st->nleaves; k++) {
-        tc_iter *it = st->leaves[k];
-        v->loopvar[k] = it->kind == TC_FOR_THREAD ? tc_axis(L->ctx, tc_thread_tag_name(it->thread), it->var->extent) : it->var;
-        if (!v->loopvar[k]) return TC_ERROR_OUT_OF_MEMORY;
-        v->value[_tc_iter_index(st, it)] = v->loopvar[k];
+static tc_thread_tag _tc_thread_of(const _tc_lower *L, const tc_expr *v) {
+    int k;
+    for (k = 0; k < L->nthreads; k++) if (L->threads[k].var == v) return L->threads[k].tag;
+    return TC_THREAD_NONE;
+}
+
+/* TVM's rule for which thread indices a buffer is shared across: global
+   memory across all, shared memory across the threads (and virtual threads)
+   of a block, local memory across none. */
+static int _tc_scope_spans(tc_scope scope, tc_thread_tag tag) {
+    if (tag == TC_THREAD_NONE) return 0;
+    if (scope == TC_SCOPE_GLOBAL) return 1;
+    if (scope == TC_SCOPE_SHARED) return tag >= TC_THREAD_X;
+    return 0;
+}
+
+/* Does bound inference for stage P take variable v over its whole range?
+   Loops inside P's attach point are; so are thread indices P's buffer spans. */
+static int _tc_relaxed(const _tc_lower *L, const _tc_stage_lower *P, const tc_expr *v) {
+    int k;
+    if (v->kind != TC_VAR || !v->extent) return 0; /* a symbolic size */
+    for (k = 0; k < P->nouter; k++)
+        if (P->outer[k] == v) return _tc_scope_spans(P->scope, _tc_thread_of(L, v));
+    return 1;
+}
+
+static int _tc_mentions_relaxed(const _tc_lower *L, const _tc_stage_lower *P, const tc_expr *e) {
+    int k;
+    if (e->kind == TC_VAR) return _tc_relaxed(L, P, e);
+    for (k = 0; k < e->nargs; k++) if (_tc_mentions_relaxed(L, P, e->args[k])) return 1;
+    return 0;
+}
+
+/* The least and greatest value of integer e as the relaxed variables range
+   over their loops (symbolic in the others). 0 when e is not monotone in a
+   way this can follow. */
+static int _tc_relax(const _tc_lower *L, const _tc_stage_lower *P, const tc_expr *e, const tc_expr **lo, const tc_expr **hi) {
+    const tc_expr *alo, *ahi, *blo, *bhi;
+    int64_t c;
+    if (!_tc_mentions_relaxed(L, P, e)) {
+        *lo = *hi = e;
+        return 1;
     }
-    for (k = st->nrels - 1; k >= 0; k--) {
-        const _tc_relation *r = &st->rels[k];
-        if (r->kind == _TC_REL_SPLIT) {
-            const tc_expr *pv = tc_add(tc_mul(v->value[_tc_iter_index(st, r->outer)], r->factor), v->value[_tc_iter_index(st, r->inner)]);
-            v->value[_tc_iter_index(st, r->parent)] = tc_simplify(pv);
-            v->conds[v->nconds].cond = tc_simplify(tc_lt(pv, r->parent->var->extent));
-            v->conds[v->nconds++].is_reduce = r->parent->is_reduce;
+    switch (e->kind) {
+    case TC_VAR:
+        *lo = tc_int(e->ctx, 0);
+        *hi = tc_subi(e->extent, 1);
+        return 1;
+    case TC_ADD: case TC_SUB: case TC_MIN: case TC_MAX:
+        if (!_tc_relax(L, P, e->args[0], &alo, &ahi) || !_tc_relax(L, P, e->args[1], &blo, &bhi)) return 0;
+        if (e->kind == TC_ADD) *lo = tc_add(alo, blo), *hi = tc_add(ahi, bhi);
+        else if (e->kind == TC_SUB) *lo = tc_sub(alo, bhi), *hi = tc_sub(ahi, blo);
+        else *lo = tc_binary(e->kind, alo, blo), *hi = tc_binary(e->kind, ahi, bhi);
+        return *lo && *hi;
+    case TC_MUL:
+        if (!tc_expr_is_const(e->args[1], &c) || !_tc_relax(L, P, e->args[0], &alo, &ahi)) return 0;
+        *lo = c >= 0 ? tc_muli(alo, c) : tc_muli(ahi, c);
+        *hi = c >= 0 ? tc_muli(ahi, c) : tc_muli(alo, c);
+        return *lo && *hi;
+    case TC_DIV: /* floor division by a positive constant keeps the order */
+        if (!tc_expr_is_const(e->args[1], &c) || c <= 0 || !_tc_relax(L, P, e->args[0], &alo, &ahi)) return 0;
+        *lo = tc_divi(alo, c);
+        *hi = tc_divi(ahi, c);
+        return *lo && *hi;
+    case TC_MOD:
+        if (!tc_expr_is_const(e->args[1], &c) || c <= 0 || !_tc_relax(L, P, e->args[0], &alo, &ahi)) return 0;
+        if (tc_simplify(tc_divi(alo, c)) == tc_simplify(tc_divi(ahi, c))) { /* one period: the order holds */
+            *lo = tc_modi(alo, c);
+            *hi = tc_modi(ahi, c);
         } else {
-            const tc_expr *fv = v->value[_tc_iter_index(st, r->fused)];
-            v->value[_tc_iter_index(st, r->outer)] = tc_simplify(tc_div(fv, r->inner->var->extent));
-            v->value[_tc_iter_index(st, r->inner)] = tc_simplify(tc_mod(fv, r->inner->var->extent));
+            *lo = tc_int(e->ctx, 0);
+            *hi = tc_int(e->ctx, c - 1);
+        }
+        return *lo && *hi;
+    default: return 0;
+    }
+}
+
+/* Accumulate into lo/hi the region of P read by every access in e. */
+static tc_result _tc_union_reads(const _tc_lower *L, _tc_stage_lower *P, tc_stage *reader, const tc_expr *e, const tc_tensor *t,
+                                 const _tc_stage_lower *R, const tc_expr **lo, const tc_expr **hi) {
+    int k, d;
+    tc_result r;
+    if (e->kind == TC_ACCESS && e->tensor == t) {
+        const tc_expr *vars[_TC_MAX_ITERS], *vals[_TC_MAX_ITERS];
+        for (k = 0; k < reader->nroots; k++) vars[k] = reader->iters[k]->var, vals[k] = R->value[k];
+        for (d = 0; d < t->ndim; d++) {
+            const tc_expr *ilo, *ihi, *idx = tc_simplify(tc_substitute(e->args[d], reader->nroots, vars, vals));
+            char text[256];
+            if (!idx) return _TC_LOWER_FAIL(L);
+            if (!_tc_relax(L, P, idx, &ilo, &ihi)) {
+                tc_expr_print(idx, text, sizeof text);
+                return _tc_fail(L->ctx, TC_ERROR_LOWER, "stage %s: cannot bound the region of %s read at index %d (%s) by stage %s",
+                                t->name, t->name, d, text, reader->tensor->name);
+            }
+            lo[d] = lo[d] ? tc_min(lo[d], ilo) : ilo;
+            hi[d] = hi[d] ? tc_max(hi[d], ihi) : ihi;
+            if (!lo[d] || !hi[d]) return _TC_LOWER_FAIL(L);
         }
     }
-    for (k = 0; k < st->niters; k++) if (!v->value[k] && st->iters[k]->is_leaf) return TC_ERROR_OUT_OF_MEMORY;
-    for (k = 0; k < v->nconds; k++) {
-        if (!v->conds[k].cond) return L->ctx->result ? L->ctx->result : TC_ERROR_OUT_OF_MEMORY;
-        v->conds[k].depth = -1;
-        for (j = 0; j < st->nleaves; j++)
-            if (_tc_uses_var(v->conds[k].cond, v->loopvar[j])) v->conds[k].depth = j;
+    for (k = 0; k < e->nargs; k++)
+        if ((r = _tc_union_reads(L, P, reader, e->args[k], t, R, lo, hi)) != TC_OK) return r;
+    return TC_OK;
+}
+
+/* Is stage s computed (transitively) inside stage p? */
+static int _tc_inside(const tc_stage *s, const tc_stage *p) {
+    for (; s; s = s->attach == _TC_ATTACH_AT ? s->attach_parent : NULL)
+        if (s == p) return 1;
+    return 0;
+}
+
+/* The region of stage k that its readers need at its attach point. */
+static tc_result _tc_infer_region(_tc_lower *L, int k) {
+    tc_stage *st = L->sch->stages[k];
+    _tc_stage_lower *P = &L->sl[k];
+    const tc_expr *lo[16], *hi[16];
+    int j, d;
+    tc_result r;
+    memset(lo, 0, sizeof lo);
+    memset(hi, 0, sizeof hi);
+    for (j = k + 1; j < L->sch->nstages; j++) {
+        tc_stage *reader = L->sch->stages[j];
+        if (reader->attach == _TC_ATTACH_INLINE || !_tc_reads_tensor(L->sl[j].body, st->tensor)) continue;
+        if (!_tc_inside(reader, st->attach_parent))
+            return _tc_fail(L->ctx, TC_ERROR_LOWER, "stage %s reads %s, which is computed at stage %s; it must be computed inside %s too",
+                            reader->tensor->name, st->tensor->name, st->attach_parent->tensor->name, st->attach_parent->tensor->name);
+        if ((r = _tc_union_reads(L, P, reader, L->sl[j].body, st->tensor, &L->sl[j], lo, hi)) != TC_OK) return r;
+    }
+    for (d = 0; d < st->tensor->ndim; d++) {
+        if (!lo[d]) { /* nobody reads it: compute nothing beyond one element */
+            lo[d] = tc_int(L->ctx, 0);
+            hi[d] = lo[d];
+        }
+        P->root_min[d] = tc_simplify(lo[d]);
+        P->root_ext[d] = tc_simplify(tc_addi(tc_sub(hi[d], lo[d]), 1));
+        if (!P->root_min[d] || !P->root_ext[d]) return _TC_LOWER_FAIL(L);
+        if (!tc_expr_is_const(P->root_ext[d], NULL) && P->scope != TC_SCOPE_GLOBAL) {
+            char text[256];
+            tc_expr_print(P->root_ext[d], text, sizeof text);
+            return _tc_fail(L->ctx, TC_ERROR_LOWER, "stage %s: the region needed at %s of stage %s is not of constant size (dimension %d: %s)",
+                            st->tensor->name, st->attach_iter->var->name, st->attach_parent->tensor->name, d, text);
+        }
     }
     return TC_OK;
 }
 
+/* Loops around stage k: its parent's, then the parent's leaves down to the attach point. */
+static tc_result _tc_outer_loops(_tc_lower *L, int k) {
+    tc_stage *st = L->sch->stages[k];
+    _tc_stage_lower *P = &L->sl[k], *par;
+    int pi, pos, j, n = 0;
+    tc_thread_tag inner_tag = TC_THREAD_NONE;
+    if (st->attach != _TC_ATTACH_AT) return TC_OK;
+    pi = _tc_stage_index(L->sch, st->attach_parent->tensor);
+    if (pi <= k)
+        return _tc_fail(L->ctx, TC_ERROR_LOWER, "stage %s is computed at stage %s, which does not consume it", st->tensor->name,
+                        st->attach_parent->tensor->name);
+    if (L->sch->stages[pi]->attach == _TC_ATTACH_INLINE)
+        return _tc_fail(L->ctx, TC_ERROR_LOWER, "stage %s is computed at stage %s, which is inlined", st->tensor->name, st->attach_parent->tensor->name);
+    par = &L->sl[pi];
+    pos = _tc_leaf_pos(st->attach_parent, st->attach_iter);
+    if (pos < 0)
+        return _tc_fail(L->ctx, TC_ERROR_LOWER, "stage %s is computed at axis '%s' of %s, which was split or fused away afterwards",
+                        st->tensor->name, st->attach_iter->var->name, st->attach_parent->tensor->name);
+    if (!(P->outer = (const tc_expr **)_tc_alloc(L->ctx, sizeof(tc_expr *) * (size_t)(par->nouter + pos + 1)))) return TC_ERROR_OUT_OF_MEMORY;
+    for (j = 0; j < par->nouter; j++) P->outer[n++] = par->outer[j];
+    for (j = 0; j <= pos; j++) P->outer[n++] = par->loopvar[j];
+    P->nouter = n;
+    /* scope: a cache says; otherwise local inside threads, shared inside blocks only (as TVM infers it) */
+    for (j = 0; j < n; j++) {
+        tc_thread_tag t = _tc_thread_of(L, P->outer[j]);
+        if (t > inner_tag) inner_tag = t;
+    }
+    P->scope = st->scope_given ? st->scope : inner_tag >= TC_THREAD_X ? TC_SCOPE_LOCAL : inner_tag >= TC_BLOCK_X ? TC_SCOPE_SHARED : TC_SCOPE_LOCAL;
+    return TC_OK;
+}
+
+/* Extents of every loop of stage k from its region, then loop variables,
+   the value of every iter and the guards of uneven splits. */
+static tc_result _tc_stage_loops(_tc_lower *L, int k) {
+    tc_stage *st = L->sch->stages[k];
+    _tc_stage_lower *v = &L->sl[k];
+    int j, i;
+    for (j = 0; j < st->nroots; j++) v->ext[j] = j < st->tensor->ndim ? v->root_ext[j] : st->iters[j]->var->extent;
+    for (j = 0; j < st->nrels; j++) {
+        const _tc_relation *r = &st->rels[j];
+        if (r->kind == _TC_REL_SPLIT) {
+            const tc_expr *e = v->ext[_tc_iter_index(st, r->parent)], *n = tc_int(L->ctx, r->count);
+            const tc_expr *rest = tc_simplify(tc_div(tc_add(e, tc_subi(n, 1)), n));
+            v->ext[_tc_iter_index(st, r->outer)] = r->by_nparts ? n : rest;
+            v->ext[_tc_iter_index(st, r->inner)] = r->by_nparts ? rest : n;
+        } else {
+            v->ext[_tc_iter_index(st, r->fused)] = tc_simplify(tc_mul(v->ext[_tc_iter_index(st, r->outer)], v->ext[_tc_iter_index(st, r->inner)]));
+        }
+    }
+    for (j = 0; j < st->nleaves; j++) {
+        tc_iter *it = st->leaves[j];
+        const tc_expr *ext = v->ext[_tc_iter_index(st, it)];
+        if (it->kind == TC_FOR_THREAD && it->thread != TC_VTHREAD) {
+            v->loopvar[j] = tc_axis(L->ctx, tc_thread_tag_name(it->thread), ext);
+            if (!_tc_grow(L->ctx, (void **)&L->threads, &L->thread_cap, L->nthreads + 1, sizeof *L->threads)) return TC_ERROR_OUT_OF_MEMORY;
+            L->threads[L->nthreads].var = v->loopvar[j];
+            L->threads[L->nthreads++].tag = it->thread;
+        } else {
+            v->loopvar[j] = ext == it->var->extent ? it->var : tc_axis(L->ctx, it->var->name, ext);
+            if (it->kind == TC_FOR_THREAD) { /* virtual threads share memory like threads */
+                if (!_tc_grow(L->ctx, (void **)&L->threads, &L->thread_cap, L->nthreads + 1, sizeof *L->threads)) return TC_ERROR_OUT_OF_MEMORY;
+                L->threads[L->nthreads].var = v->loopvar[j];
+                L->threads[L->nthreads++].tag = TC_VTHREAD;
+            }
+        }
+        if (!v->loopvar[j]) return _TC_LOWER_FAIL(L);
+        v->value[_tc_iter_index(st, it)] = v->loopvar[j];
+    }
+    for (j = st->nrels - 1; j >= 0; j--) {
+        const _tc_relation *r = &st->rels[j];
+        if (r->kind == _TC_REL_SPLIT) {
+            const tc_expr *pv = tc_add(tc_mul(v->value[_tc_iter_index(st, r->outer)], v->ext[_tc_iter_index(st, r->inner)]),
+                                       v->value[_tc_iter_index(st, r->inner)]);
+            v->value[_tc_iter_index(st, r->parent)] = tc_simplify(pv);
+            v->conds[v->nconds].cond = tc_simplify(tc_lt(pv, v->ext[_tc_iter_index(st, r->parent)]));
+            v->conds[v->nconds++].is_reduce = r->parent->is_reduce;
+        } else {
+            const tc_expr *fv = v->value[_tc_iter_index(st, r->fused)], *inner = v->ext[_tc_iter_index(st, r->inner)];
+            v->value[_tc_iter_index(st, r->outer)] = tc_simplify(tc_div(fv, inner));
+            v->value[_tc_iter_index(st, r->inner)] = tc_simplify(tc_mod(fv, inner));
+        }
+    }
+    for (j = 0; j < st->tensor->ndim; j++) /* a region starts at root_min */
+        if (st->attach == _TC_ATTACH_AT) v->value[j] = tc_simplify(tc_add(v->root_min[j], v->value[j]));
+    for (j = 0; j < st->nroots; j++) if (!v->value[j]) return _TC_LOWER_FAIL(L);
+    for (j = 0; j < v->nconds; j++) {
+        if (!v->conds[j].cond) return _TC_LOWER_FAIL(L);
+        v->conds[j].depth = -1;
+        for (i = 0; i < st->nleaves; i++)
+            if (_tc_uses_var(v->conds[j].cond, v->loopvar[i])) v->conds[j].depth = i;
+    }
+    return TC_OK;
+}
+
+/* The buffer of an attached stage: its region, in its scope, rows padded by
+   storage_align, twice over when double buffered. */
+static tc_result _tc_stage_buffer(_tc_lower *L, int k) {
+    tc_stage *st = L->sch->stages[k];
+    _tc_stage_lower *v = &L->sl[k];
+    const tc_expr *size = tc_int(L->ctx, 1), *parity = NULL;
+    int d, j;
+    for (d = st->tensor->ndim - 1; d >= 0; d--) {
+        v->stride[d] = size;
+        if (st->align_factor[d]) { /* the smallest stride >= size with stride % factor == offset */
+            int64_t n = 0, f = st->align_factor[d], o = st->align_offset[d];
+            tc_expr_is_const(size, &n);
+            n = n + ((o - n % f) % f + f) % f;
+            v->stride[d] = tc_int(L->ctx, n);
+        }
+        size = tc_simplify(tc_mul(v->stride[d], v->root_ext[d]));
+    }
+    v->offset = tc_int(L->ctx, 0);
+    if (st->double_buffer) { /* which half: the parity of the iteration count of the loops around */
+        for (j = 0; j < v->nouter; j++) {
+            tc_thread_tag t = _tc_thread_of(L, v->outer[j]);
+            if (t != TC_THREAD_NONE && t != TC_VTHREAD) continue;
+            parity = parity ? tc_add(tc_mul(parity, v->outer[j]->extent), v->outer[j]) : v->outer[j];
+        }
+        if (parity) {
+            v->offset = tc_simplify(tc_mul(tc_modi(parity, 2), size));
+            size = tc_muli(size, 2);
+        }
+    }
+    if (!(v->buffer = tc_buffer_new(L->ctx, st->tensor->name, st->tensor->dtype, v->scope, tc_simplify(size)))) return TC_ERROR_OUT_OF_MEMORY;
+    v->buffer->tensor = st->tensor;
+    return TC_OK;
+}
+
+/* Bound inference, consumers first: each stage's region, loops and buffer. */
+static tc_result _tc_pass_infer_bounds(_tc_lower *L) {
+    int k, d;
+    tc_result r;
+    for (k = L->sch->nstages - 1; k >= 0; k--) {
+        tc_stage *st = L->sch->stages[k];
+        _tc_stage_lower *v = &L->sl[k];
+        if (st->attach == _TC_ATTACH_INLINE) continue;
+        if (st->attach == _TC_ATTACH_ROOT) {
+            v->scope = TC_SCOPE_GLOBAL;
+            for (d = 0; d < st->tensor->ndim; d++) v->root_min[d] = tc_int(L->ctx, 0), v->root_ext[d] = st->tensor->shape[d];
+        } else {
+            if ((r = _tc_outer_loops(L, k)) != TC_OK) return r;
+            if ((r = _tc_infer_region(L, k)) != TC_OK) return r;
+        }
+        if ((r = _tc_stage_loops(L, k)) != TC_OK) return r;
+        if (st->attach == _TC_ATTACH_AT && (r = _tc_stage_buffer(L, k)) != TC_OK) return r;
+    }
+    return TC_OK;
+}
+
+static const tc_stmt *_tc_stage_stmt(_tc_lower *L, int k);
+
+/* The stages computed at leaf `pos` of stage k, in order; shared-memory ones
+   between barriers (the first only when a loop around could run them again). */
+static const tc_stmt *_tc_attached_at(_tc_lower *L, int k, int pos, int *failed) {
+    tc_stage *st = L->sch->stages[k];
+    const tc_stmt *list[66];
+    int j, n = 0, shared = 0, lead = 0, m;
+    list[n++] = NULL; /* room for the leading barrier */
+    for (j = 0; j < k; j++) {
+        tc_stage *c = L->sch->stages[j];
+        const tc_stmt *s;
+        if (c->attach != _TC_ATTACH_AT || c->attach_parent != st || _tc_leaf_pos(st, c->attach_iter) != pos) continue;
+        if (n == 64) { *failed = 1; _tc_fail(L->ctx, TC_ERROR_LOWER, "more than 62 stages computed at one loop"); return NULL; }
+        if (!(s = _tc_stage_stmt(L, j))) { *failed = 1; return NULL; }
+        list[n++] = s;
+        if (L->sl[j].scope == TC_SCOPE_SHARED) {
+            shared = 1;
+            if (!c->double_buffer) lead = 1;
+        }
+    }
+    if (n == 1) return NULL;
+    if (shared) {
+        int around = 0;
+        for (m = 0; m < L->sl[k].nouter; m++) around |= _tc_thread_of(L, L->sl[k].outer[m]) == TC_THREAD_NONE;
+        for (m = 0; m <= pos; m++) around |= L->sch->stages[k]->leaves[m]->kind != TC_FOR_THREAD || L->sch->stages[k]->leaves[m]->thread == TC_VTHREAD;
+        if (lead && around) list[0] = tc_stmt_barrier(L->ctx);
+        list[n++] = tc_stmt_barrier(L->ctx);
+    }
+    return tc_stmt_seq(L->ctx, n, list);
+}
+
 /* Wrap `body` in the loops at leaf positions idx[0..n) (outermost first),
-   placing each condition right inside the innermost of those loops it uses. */
-static const tc_stmt *_tc_make_loops(_tc_lower *L, tc_stage *st, const _tc_stage_vars *v, const int *idx, int n,
-                                     const tc_stmt *body, const _tc_cond *const *conds, int nconds) {
-    int k, c;
-    for (k = n - 1; k >= -1; k--) {
+   placing each guard right inside the innermost of those loops it uses, and
+   (with_children) the stages computed at each loop first inside it. */
+static const tc_stmt *_tc_make_loops(_tc_lower *L, int k, const int *idx, int n, const tc_stmt *body, const _tc_cond *const *conds,
+                                     int nconds, int with_children, int *failed) {
+    tc_stage *st = L->sch->stages[k];
+    const _tc_stage_lower *v = &L->sl[k];
+    int j, c;
+    for (j = n - 1; j >= -1; j--) {
         const tc_expr *guard = NULL;
         for (c = 0; c < nconds; c++) {
-            int place = -1, j;
-            for (j = 0; j < n; j++) if (idx[j] <= conds[c]->depth) place = j;
-            if (place == k) guard = guard ? tc_and(guard, conds[c]->cond) : conds[c]->cond;
+            int place = -1, i;
+            for (i = 0; i < n; i++) if (idx[i] <= conds[c]->depth) place = i;
+            if (place == j) guard = guard ? tc_and(guard, conds[c]->cond) : conds[c]->cond;
         }
         if (guard && !(guard->kind == TC_INT_IMM && guard->v.i)) body = tc_stmt_if(L->ctx, guard, body, NULL);
-        if (k >= 0) {
-            const tc_iter *it = st->leaves[idx[k]];
-            body = tc_stmt_for(L->ctx, v->loopvar[idx[k]], tc_int(L->ctx, 0), it->var->extent, it->kind, it->thread, body);
+        if (j >= 0) {
+            const tc_iter *it = st->leaves[idx[j]];
+            tc_stmt *loop;
+            tc_for_kind kind = (it->kind == TC_FOR_THREAD && it->thread == TC_VTHREAD) ? TC_FOR_UNROLLED : it->kind;
+            if (with_children) {
+                const tc_stmt *parts[2];
+                parts[0] = _tc_attached_at(L, k, idx[j], failed);
+                parts[1] = body;
+                if (*failed) return NULL;
+                body = tc_stmt_seq(L->ctx, 2, parts);
+            }
+            loop = (tc_stmt *)tc_stmt_for(L->ctx, v->loopvar[idx[j]], tc_int(L->ctx, 0), v->ext[_tc_iter_index(st, it)], kind,
+                                          it->thread, body);
+            if (!loop) { *failed = 1; return NULL; }
+            loop->unroll_max_step = it->unroll_max_step;
+            loop->unroll_explicit = it->unroll_explicit;
+            body = loop;
         }
     }
     return body;
@@ -739,55 +1280,53 @@ static const tc_expr *_tc_reduce_identity(tc_context *ctx, tc_reduce_op op, tc_d
     return _tc_int_typed(ctx, t, op == TC_REDUCE_MAX ? INT32_MIN : INT32_MAX);
 }
 
-/* The loop nest of one root stage, computing tensor elements by PROVIDE. */
-static const tc_stmt *_tc_stage_nest(_tc_lower *L, tc_stage *st, const tc_expr *body) {
+/* The loop nest of stage k computing its elements by PROVIDE, with the
+   stages computed inside it. */
+static const tc_stmt *_tc_stage_stmt(_tc_lower *L, int k) {
     tc_context *ctx = L->ctx;
+    tc_stage *st = L->sch->stages[k];
     tc_tensor *t = st->tensor;
-    _tc_stage_vars v;
-    const tc_expr *vars[_TC_MAX_ITERS], *vals[_TC_MAX_ITERS], *idx[16], *src;
+    _tc_stage_lower *v = &L->sl[k];
+    const tc_expr *vars[_TC_MAX_ITERS], *idx[16], *src, *body = v->body;
     const tc_expr *red = body->kind == TC_REDUCE ? body : NULL;
     const _tc_cond *all[_TC_MAX_ITERS], *outer[_TC_MAX_ITERS], *inner_data[_TC_MAX_ITERS], *inner_all[_TC_MAX_ITERS];
     int loops[_TC_MAX_ITERS], init_loops[_TC_MAX_ITERS];
-    int k, p, nall = 0, nouter = 0, ndata = 0, nin = 0, ninit = 0;
-    if (_tc_stage_values(L, st, &v) != TC_OK) return NULL;
-    for (k = 0; k < st->nroots; k++) {
-        vars[k] = st->iters[k]->var;
-        vals[k] = v.value[k];
-    }
-    for (k = 0; k < t->ndim; k++) idx[k] = vals[k];
-    src = tc_substitute(red ? red->args[0] : body, st->nroots, vars, vals);
-    for (k = 0; k < v.nconds; k++) all[nall++] = &v.conds[k];
-    for (k = 0; k < st->nleaves; k++) loops[k] = k;
-    if (!red) return _tc_make_loops(L, st, &v, loops, st->nleaves, tc_stmt_provide(ctx, t, t->ndim, idx, src), all, nall);
+    int j, p, nall = 0, nouter = 0, ndata = 0, nin = 0, ninit = 0, failed = 0;
+    for (j = 0; j < st->nroots; j++) vars[j] = st->iters[j]->var;
+    for (j = 0; j < t->ndim; j++) idx[j] = v->value[j];
+    src = tc_substitute(red ? red->args[0] : body, st->nroots, vars, v->value);
+    for (j = 0; j < v->nconds; j++) all[nall++] = &v->conds[j];
+    for (j = 0; j < st->nleaves; j++) loops[j] = j;
+    if (!red) return _tc_make_loops(L, k, loops, st->nleaves, tc_stmt_provide(ctx, t, t->ndim, idx, src), all, nall, 1, &failed);
 
     /* A reduction: loops outside the first reduce loop are shared; inside, the
        initialisation runs over the remaining data loops and the update over all. */
     for (p = 0; p < st->nleaves && !st->leaves[p]->is_reduce; p++) {}
-    for (k = p; k < st->nleaves; k++) {
-        if (st->leaves[k]->is_reduce) continue;
-        if (st->leaves[k]->kind == TC_FOR_THREAD) {
+    for (j = p; j < st->nleaves; j++) {
+        if (st->leaves[j]->is_reduce) continue;
+        if (st->leaves[j]->kind == TC_FOR_THREAD) {
             _tc_fail(ctx, TC_ERROR_LOWER, "stage %s: axis '%s' is bound to %s but lies inside reduce loop '%s'; reorder it outside",
-                     t->name, st->leaves[k]->var->name, tc_thread_tag_name(st->leaves[k]->thread), st->leaves[p]->var->name);
+                     t->name, st->leaves[j]->var->name, tc_thread_tag_name(st->leaves[j]->thread), st->leaves[p]->var->name);
             return NULL;
         }
-        init_loops[ninit++] = k;
+        init_loops[ninit++] = j;
     }
-    for (k = 0; k < nall; k++) {
-        if (!all[k]->is_reduce && all[k]->depth < p) outer[nouter++] = all[k];
+    for (j = 0; j < nall; j++) {
+        if (!all[j]->is_reduce && all[j]->depth < p) outer[nouter++] = all[j];
         else {
-            inner_all[nin++] = all[k];
-            if (!all[k]->is_reduce) inner_data[ndata++] = all[k];
+            inner_all[nin++] = all[j];
+            if (!all[j]->is_reduce) inner_data[ndata++] = all[j];
         }
     }
     {
         const tc_expr *cur = tc_access(t, t->ndim, idx);
         const tc_expr *upd = red->reduce_op == TC_REDUCE_SUM ? tc_add(cur, src) : red->reduce_op == TC_REDUCE_MAX ? tc_max(cur, src) : tc_min(cur, src);
         const tc_stmt *parts[2];
-        parts[0] = _tc_make_loops(L, st, &v, init_loops, ninit,
-                                  tc_stmt_provide(ctx, t, t->ndim, idx, _tc_reduce_identity(ctx, red->reduce_op, t->dtype)), inner_data, ndata);
-        parts[1] = _tc_make_loops(L, st, &v, loops + p, st->nleaves - p, tc_stmt_provide(ctx, t, t->ndim, idx, upd), inner_all, nin);
-        if (!parts[0] || !parts[1]) return NULL;
-        return _tc_make_loops(L, st, &v, loops, p, tc_stmt_seq(ctx, 2, parts), outer, nouter);
+        parts[0] = _tc_make_loops(L, k, init_loops, ninit, tc_stmt_provide(ctx, t, t->ndim, idx, _tc_reduce_identity(ctx, red->reduce_op, t->dtype)),
+                                  inner_data, ndata, 0, &failed);
+        parts[1] = _tc_make_loops(L, k, loops + p, st->nleaves - p, tc_stmt_provide(ctx, t, t->ndim, idx, upd), inner_all, nin, 1, &failed);
+        if (!parts[0] || !parts[1] || failed) return NULL;
+        return _tc_make_loops(L, k, loops, p, tc_stmt_seq(ctx, 2, parts), outer, nouter, 1, &failed);
     }
 }
 
@@ -795,7 +1334,7 @@ static int _tc_has_thread_loop(const tc_stmt *s) {
     int k;
     if (!s) return 0;
     switch (s->kind) {
-    case TC_S_FOR: return s->for_kind == TC_FOR_THREAD || _tc_has_thread_loop(s->body);
+    case TC_S_FOR: return (s->for_kind == TC_FOR_THREAD && s->thread != TC_VTHREAD) || _tc_has_thread_loop(s->body);
     case TC_S_LET: case TC_S_ALLOCATE: return _tc_has_thread_loop(s->body);
     case TC_S_IF: return _tc_has_thread_loop(s->then_case) || _tc_has_thread_loop(s->else_case);
     case TC_S_SEQ:
@@ -805,24 +1344,35 @@ static int _tc_has_thread_loop(const tc_stmt *s) {
     }
 }
 
-/* One kernel per root stage, in producer-to-consumer order. */
+/* The root stage a stage is computed inside of (itself when at root). */
+static const tc_stage *_tc_root_of(const tc_stage *s) {
+    while (s->attach == _TC_ATTACH_AT) s = s->attach_parent;
+    return s;
+}
+
+/* One kernel per root stage, in producer-to-consumer order; the buffers of
+   the stages computed inside it are allocated at its top. */
 static tc_result _tc_pass_loop_nests(_tc_lower *L) {
-    int k, n = 0;
+    int k, j, n = 0;
     char name[300];
-    L->kernels = (tc_kernel_ir *)_tc_alloc(L->ctx, sizeof(tc_kernel_ir) * (size_t)L->sch->nstages);
-    if (!L->kernels) return TC_ERROR_OUT_OF_MEMORY;
-    for (k = 0; k < L->sch->nstages; k++) if (L->sch->stages[k]->attach == _TC_ATTACH_ROOT) n++;
+    if (!(L->kernels = (tc_kernel_ir *)_tc_alloc(L->ctx, sizeof(tc_kernel_ir) * (size_t)L->sch->nstages))) return TC_ERROR_OUT_OF_MEMORY;
+    for (k = 0; k < L->sch->nstages; k++) n += L->sch->stages[k]->attach == _TC_ATTACH_ROOT;
     for (k = 0; k < L->sch->nstages; k++) {
         tc_stage *st = L->sch->stages[k];
         tc_kernel_ir *kern;
+        const tc_stmt *body;
         if (st->attach != _TC_ATTACH_ROOT) continue;
         kern = &L->kernels[L->nkernels];
         if (n == 1) snprintf(name, sizeof name, "%s_kernel", L->name);
         else snprintf(name, sizeof name, "%s_kernel%d", L->name, L->nkernels);
         kern->name = _tc_strdup(L->ctx, name);
         kern->tensor = st->tensor;
-        if (!(kern->body = _tc_stage_nest(L, st, L->inlined[k]))) return L->ctx->result ? L->ctx->result : TC_ERROR_OUT_OF_MEMORY;
-        kern->has_threads = _tc_has_thread_loop(kern->body);
+        if (!(body = _tc_stage_stmt(L, k))) return _TC_LOWER_FAIL(L);
+        for (j = k - 1; j >= 0; j--)
+            if (L->sch->stages[j]->attach == _TC_ATTACH_AT && _tc_root_of(L->sch->stages[j]) == st)
+                if (!(body = tc_stmt_allocate(L->ctx, L->sl[j].buffer, body))) return TC_ERROR_OUT_OF_MEMORY;
+        kern->body = body;
+        kern->has_threads = _tc_has_thread_loop(body);
         if (!kern->has_threads && !L->desc.allow_unbound)
             return _tc_fail(L->ctx, TC_ERROR_LOWER,
                             "stage %s: no axis is bound to blockIdx or threadIdx, so the GPU would run it in one thread; "
@@ -870,15 +1420,15 @@ static tc_result _tc_add_buffer(_tc_lower *L, tc_tensor *t) {
 static tc_result _tc_check_reads(_tc_lower *L, const tc_tensor *reader, const tc_expr *e) {
     int k;
     tc_result r;
-    if (e->kind == TC_ACCESS && _tc_buffer_index(L, e->tensor) < 0)
-        return _tc_fail(L->ctx, TC_ERROR_LOWER, "stage %s reads %s %s, which is not in the argument list", reader->name,
-                        e->tensor->op == TC_OP_PLACEHOLDER ? "placeholder" : "tensor", e->tensor->name);
+    if (e->kind == TC_ACCESS && e->tensor->op == TC_OP_PLACEHOLDER && _tc_buffer_index(L, e->tensor) < 0)
+        return _tc_fail(L->ctx, TC_ERROR_LOWER, "stage %s reads placeholder %s, which is not in the argument list", reader->name, e->tensor->name);
     for (k = 0; k < e->nargs; k++) if ((r = _tc_check_reads(L, reader, e->args[k])) != TC_OK) return r;
     return TC_OK;
 }
 
-static tc_result _tc_pass_buffers(_tc_lower *L, int nargs, tc_tensor *const *args) {
-    int k, j;
+static tc_result _tc_pass_buffers(_tc_lower *L) {
+    int k, j, nargs = L->nargs;
+    tc_tensor *const *args = L->args;
     tc_result r;
     int n = nargs + L->sch->nstages;
     L->tensors = (tc_tensor **)_tc_alloc(L->ctx, sizeof(tc_tensor *) * (size_t)n);
@@ -886,12 +1436,14 @@ static tc_result _tc_pass_buffers(_tc_lower *L, int nargs, tc_tensor *const *arg
     L->sizes = (const tc_expr **)_tc_alloc(L->ctx, sizeof(tc_expr *) * 32);
     if (!L->tensors || !L->buffers || !L->sizes) return TC_ERROR_OUT_OF_MEMORY;
     for (k = 0; k < nargs; k++) {
+        int si;
         if (!args[k]) return _tc_fail(L->ctx, TC_ERROR_INVALID_ARGUMENT, "tc_lower: argument %d is NULL", k);
         for (j = 0; j < k; j++)
             if (args[j] == args[k]) return _tc_fail(L->ctx, TC_ERROR_INVALID_ARGUMENT, "tc_lower: %s is given twice", args[k]->name);
-        if (args[k]->op == TC_OP_COMPUTE && _tc_stage_index(L->sch, args[k]) >= 0 &&
-            L->sch->stages[_tc_stage_index(L->sch, args[k])]->attach == _TC_ATTACH_INLINE)
-            return _tc_fail(L->ctx, TC_ERROR_LOWER, "tc_lower: %s is inlined and has no storage to pass", args[k]->name);
+        si = args[k]->op == TC_OP_COMPUTE ? _tc_stage_index(L->sch, args[k]) : -1;
+        if (si >= 0 && L->sch->stages[si]->attach != _TC_ATTACH_ROOT)
+            return _tc_fail(L->ctx, TC_ERROR_LOWER, "tc_lower: %s is %s, so it has no global storage to pass", args[k]->name,
+                            L->sch->stages[si]->attach == _TC_ATTACH_INLINE ? "inlined" : "computed inside another stage");
         if ((r = _tc_add_buffer(L, args[k])) != TC_OK) return r;
     }
     L->nparams = nargs;
@@ -903,40 +1455,55 @@ static tc_result _tc_pass_buffers(_tc_lower *L, int nargs, tc_tensor *const *arg
         if (st->attach == _TC_ATTACH_ROOT && _tc_buffer_index(L, st->tensor) < 0 && (r = _tc_add_buffer(L, st->tensor)) != TC_OK) return r;
     }
     for (k = 0; k < L->sch->nstages; k++) {
-        if (L->sch->stages[k]->attach != _TC_ATTACH_ROOT) continue;
-        if ((r = _tc_check_reads(L, L->sch->stages[k]->tensor, L->inlined[k])) != TC_OK) return r;
+        if (L->sch->stages[k]->attach == _TC_ATTACH_INLINE) continue;
+        if ((r = _tc_check_reads(L, L->sch->stages[k]->tensor, L->sl[k].body)) != TC_OK) return r;
         /* symbolic values used in a body are kernel arguments too */
-        if (!_tc_add_size_vars(L, L->inlined[k])) return L->ctx->result;
+        if (!_tc_add_size_vars(L, L->sl[k].body)) return L->ctx->result;
     }
     return TC_OK;
 }
 
-/* Row-major flat index of a multi-dimensional access. */
-static const tc_expr *_tc_flat_index(const tc_tensor *t, const tc_expr *const *idx) {
-    const tc_expr *flat = idx[0];
+/* Where element idx of tensor t lives: its buffer and the flat index in it
+   (row-major over the region the stage computes, from its root_min). */
+static const tc_expr *_tc_flat_index(_tc_lower *L, const tc_tensor *t, const tc_expr *const *idx, tc_buffer **buffer) {
+    int si = t->op == TC_OP_COMPUTE ? _tc_stage_index(L->sch, t) : -1;
+    const tc_expr *flat;
     int k;
+    if (si >= 0 && L->sch->stages[si]->attach == _TC_ATTACH_AT) {
+        const _tc_stage_lower *v = &L->sl[si];
+        flat = v->offset;
+        for (k = 0; k < t->ndim; k++) flat = tc_add(flat, tc_mul(tc_sub(idx[k], v->root_min[k]), v->stride[k]));
+        *buffer = v->buffer;
+        return tc_simplify(flat);
+    }
+    flat = idx[0];
     for (k = 1; k < t->ndim; k++) flat = tc_add(tc_mul(flat, t->shape[k]), idx[k]);
+    *buffer = L->buffers[_tc_buffer_index(L, t)];
     return tc_simplify(flat);
 }
 
 static const tc_expr *_tc_flatten_fn(const tc_expr *e, void *user) {
     _tc_lower *L = (_tc_lower *)user;
-    const tc_expr *m;
+    const tc_expr *m, *flat;
+    tc_buffer *b = NULL;
     if (!e->nargs) return e;
     m = _tc_map_children(e, _tc_flatten_fn, user);
     if (!m || m->kind != TC_ACCESS) return m;
-    return _tc_load(L->buffers[_tc_buffer_index(L, m->tensor)], _tc_flat_index(m->tensor, m->args));
+    flat = _tc_flat_index(L, m->tensor, m->args, &b);
+    return b ? _tc_load(b, flat) : NULL;
 }
 
 static int _tc_flatten_stmt(_tc_mutator *m, const tc_stmt *s, const tc_stmt **out) {
     _tc_lower *L = (_tc_lower *)m->user;
-    const tc_expr *args[16];
+    const tc_expr *args[16], *flat;
+    tc_buffer *b = NULL;
     int k;
     if (s->kind != TC_S_PROVIDE) return 0;
     for (k = 0; k < s->nargs; k++) args[k] = _tc_mut_expr(m, s->args[k]);
-    *out = m->failed ? NULL
-                     : tc_stmt_store(m->ctx, L->buffers[_tc_buffer_index(L, s->tensor)], _tc_flat_index(s->tensor, args),
-                                     _tc_mut_expr(m, s->value));
+    if (m->failed) return m->failed;
+    flat = _tc_flat_index(L, s->tensor, args, &b);
+    *out = b ? tc_stmt_store(m->ctx, b, flat, _tc_mut_expr(m, s->value)) : NULL;
+    if (!*out) m->failed = 1;
     return 1;
 }
 
@@ -945,7 +1512,7 @@ static tc_result _tc_mutate_kernels(_tc_lower *L, _tc_mutator *m) {
     int k;
     for (k = 0; k < L->nkernels; k++) {
         const tc_stmt *body = _tc_mutate(m, L->kernels[k].body);
-        if (m->failed) return L->ctx->result ? L->ctx->result : TC_ERROR_OUT_OF_MEMORY;
+        if (m->failed) return _TC_LOWER_FAIL(L);
         if (!body) body = tc_stmt_seq(L->ctx, 0, NULL);
         L->kernels[k].body = body;
     }
@@ -1173,13 +1740,16 @@ typedef struct _tc_pass {
 
 /* The lowering pipeline, in order. */
 static const _tc_pass _tc_passes[] = {
-    {"build_loop_nests", _tc_pass_loop_nests}, /* one kernel per root stage, PROVIDE statements, split guards */
+    {"inline", _tc_pass_inline},               /* reads of inlined stages become their bodies */
+    {"global_buffers", _tc_pass_buffers},      /* arguments and root stages get global buffers; symbolic sizes */
+    {"infer_bounds", _tc_pass_infer_bounds},   /* the region of every stage computed at another; loop extents */
+    {"build_loop_nests", _tc_pass_loop_nests}, /* one kernel per root stage, attached stages inside, split guards */
     {"flatten_storage", _tc_pass_flatten},     /* multi-dimensional accesses become flat loads and stores */
     {"simplify", _tc_pass_simplify},           /* affine index arithmetic; proven guards and unit loops vanish */
-    {"unroll", _tc_pass_unroll},               /* loops marked unroll with constant extent are replicated */
+    {"unroll", _tc_pass_unroll},               /* unroll marks and pragmas: replicate or leave to the CUDA compiler */
     {"simplify", _tc_pass_simplify},           /* again: unrolling substituted constants */
     {"launch_dims", _tc_pass_launch_dims},     /* thread-bound loops give each kernel's grid and block */
-    {"verify_gpu", _tc_pass_verify_gpu},       /* threads per block and per dimension within the device's limits */
+    {"verify_gpu", _tc_pass_verify_gpu},       /* threads, shared and local memory, virtual threads within limits */
 };
 
 TECOMP_API tc_result tc_lower(tc_schedule *s, int nargs, tc_tensor *const *args, const char *name, const tc_lower_desc *desc,
@@ -1195,19 +1765,22 @@ TECOMP_API tc_result tc_lower(tc_schedule *s, int nargs, tc_tensor *const *args,
     memset(&L, 0, sizeof L);
     L.ctx = s->ctx;
     L.sch = s;
+    L.nargs = nargs;
+    L.args = args;
     L.name = _tc_strdup(s->ctx, name && *name ? name : "default_function");
     if (desc) L.desc = *desc;
     env = getenv("TECOMP_PRINT_IR");
     if (env && *env && strcmp(env, "0") != 0) L.desc.print_passes = 1;
-    if ((r = _tc_pass_inline(&L)) != TC_OK) return r;
-    if ((r = _tc_pass_buffers(&L, nargs, args)) != TC_OK) return r;
-    for (k = 0; k < sizeof _tc_passes / sizeof _tc_passes[0]; k++) {
-        if ((r = _tc_passes[k].run(&L)) != TC_OK) return r;
-        if (L.desc.print_passes) {
+    if (!(L.sl = (_tc_stage_lower *)_tc_alloc(s->ctx, sizeof(_tc_stage_lower) * (size_t)s->nstages))) return TC_ERROR_OUT_OF_MEMORY;
+    for (k = 0, r = TC_OK; k < sizeof _tc_passes / sizeof _tc_passes[0] && r == TC_OK; k++) {
+        r = _tc_passes[k].run(&L);
+        if (r == TC_OK && L.desc.print_passes && L.nkernels) { /* once there is IR to print */
             const tc_func *f = _tc_make_func(&L);
             printf("// ---- after %s ----\n%s", _tc_passes[k].name, f ? tc_func_to_string(f) : "(out of memory)\n");
         }
     }
+    _tc_free(s->ctx, L.threads);
+    if (r != TC_OK) return r;
     *out = _tc_make_func(&L);
     return *out ? TC_OK : TC_ERROR_OUT_OF_MEMORY;
 }
