@@ -128,6 +128,9 @@ TECOMP_API tc_result tc_cuda_init(tc_context *ctx, const tc_cuda_desc *desc);
 TECOMP_API int tc_cuda_available(tc_context *ctx);
 /* The device's limits, or an H100's with is_default = 1 when there is none. */
 TECOMP_API void tc_device_info_get(tc_context *ctx, tc_device_info *out);
+/* The limits tc_lower checks (tc_lower_desc.limits), for this context's
+   GPU, or an H100's when there is none. */
+TECOMP_API void tc_gpu_limits_get(tc_context *ctx, tc_gpu_limits *out);
 /* The device's compute capability as 10 * major + minor (90 on an H100);
    90 when there is no device. */
 TECOMP_API int tc_cuda_arch(tc_context *ctx);
@@ -1473,6 +1476,66 @@ static void _tc_collect_bound(_tc_emitter *em, const tc_stmt *s) {
     for (k = 0; k < s->nstmts; k++) _tc_collect_bound(em, s->stmts[k]);
 }
 
+/* If index is base + var with base a multiple of lanes (so the address is
+   16-byte aligned for four floats), the base. */
+static const tc_expr *_tc_vector_base(const tc_expr *index, const tc_expr *var, int lanes) {
+    _tc_lin l;
+    int k, found = 0;
+    memset(&l, 0, sizeof l);
+    _tc_lin_collect(&l, index, 1);
+    if (l.overflow || l.c % lanes) return NULL;
+    for (k = 0; k < l.n; k++) {
+        if (l.atom[k] == var && l.coef[k] == 1) found = 1;
+        else if (l.coef[k] % lanes || _tc_uses_var(l.atom[k], var)) return NULL;
+    }
+    if (!found) return NULL;
+    _tc_lin_add_term(&l, var, -1);
+    return _tc_lin_to_expr(&l, index->ctx, index->dtype);
+}
+
+static int _tc_vector_buffer(const tc_buffer *b) { return b->dtype == TC_FLOAT32 && b->scope != TC_SCOPE_LOCAL; }
+
+/* A vectorized loop of 2 or 4 lanes storing consecutive float32 elements:
+   one float2/float4 store, and one vector load when the value is a load of
+   consecutive elements too; the lanes are computed one by one otherwise.
+   0 when the loop does not have that shape (it is then emitted as a loop). */
+static int _tc_emit_vector_store(_tc_emitter *em, const tc_stmt *loop) {
+    const tc_stmt *st = loop->body;
+    const tc_expr *base, *src_base = NULL, *v = loop->var;
+    const char *vt;
+    int64_t lanes;
+    int k;
+    tc_str *o = em->out;
+    if (!tc_expr_is_const(loop->extent, &lanes) || (lanes != 2 && lanes != 4) || !tc_expr_is_const(loop->min, NULL) || loop->min->v.i != 0)
+        return 0;
+    if (!st || st->kind != TC_S_STORE || !_tc_vector_buffer(st->buffer)) return 0;
+    if (!(base = _tc_vector_base(st->index, v, (int)lanes))) return 0;
+    if (st->value->kind == TC_LOAD && _tc_vector_buffer(st->value->buffer))
+        src_base = _tc_vector_base(st->value->args[0], v, (int)lanes);
+    vt = lanes == 4 ? "float4" : "float2";
+    _tc_emit_line_start(em);
+    tc_str_printf(o, "*(%s *)&", vt);
+    _tc_print_var_name(o, st->buffer->name, _TC_STYLE_CUDA);
+    tc_str_printf(o, "[");
+    _tc_emit_expr(em, tc_simplify(base));
+    if (src_base) {
+        tc_str_printf(o, "] = *(const %s *)&", vt);
+        _tc_print_var_name(o, st->value->buffer->name, _TC_STYLE_CUDA);
+        tc_str_printf(o, "[");
+        _tc_emit_expr(em, tc_simplify(src_base));
+        tc_str_printf(o, "];\n");
+        return 1;
+    }
+    tc_str_printf(o, "] = make_%s(", vt);
+    for (k = 0; k < lanes; k++) {
+        const tc_expr *lane = tc_int(v->ctx, k);
+        if (k) tc_str_printf(o, ", ");
+        _tc_emit_expr(em, tc_simplify(tc_substitute(st->value, 1, &v, &lane)));
+    }
+    tc_str_printf(o, ");\n");
+    return 1;
+}
+
 static void _tc_emit_stmt(_tc_emitter *em, const tc_stmt *s) {
     tc_str *o = em->out;
     int k;
@@ -1483,6 +1546,7 @@ static void _tc_emit_stmt(_tc_emitter *em, const tc_stmt *s) {
             _tc_emit_stmt(em, s->body);
             return;
         }
+        if (s->for_kind == TC_FOR_VECTORIZED && _tc_emit_vector_store(em, s)) return;
         if (s->for_kind != TC_FOR_SERIAL) {
             _tc_emit_line_start(em);
             tc_str_printf(o, "#pragma unroll\n");
@@ -1529,7 +1593,8 @@ static void _tc_emit_stmt(_tc_emitter *em, const tc_stmt *s) {
     }
     case TC_S_ALLOCATE:
         _tc_emit_line_start(em);
-        tc_str_printf(o, "%s%s ", s->buffer->scope == TC_SCOPE_SHARED ? "__shared__ " : "", _tc_cuda_type(s->buffer->dtype));
+        /* aligned for vector loads and stores */
+        tc_str_printf(o, "%s%s ", s->buffer->scope == TC_SCOPE_SHARED ? "__shared__ __align__(16) " : "", _tc_cuda_type(s->buffer->dtype));
         _tc_print_var_name(o, s->buffer->name, _TC_STYLE_CUDA);
         tc_str_printf(o, "[");
         _tc_emit_expr(em, s->buffer->size);
@@ -1648,6 +1713,17 @@ TECOMP_API const char *tc_cuda_source(const tc_func *f) {
 }
 
 // >>build
+
+TECOMP_API void tc_gpu_limits_get(tc_context *ctx, tc_gpu_limits *out) {
+    tc_device_info info;
+    int d;
+    if (!out) return;
+    memset(out, 0, sizeof *out);
+    tc_device_info_get(ctx, &info);
+    out->max_threads_per_block = info.max_threads_per_block;
+    for (d = 0; d < 3; d++) out->max_block_dim[d] = info.max_block_dim[d], out->max_grid_dim[d] = info.max_grid_dim[d];
+    out->max_shared_bytes = info.max_shared_per_block_default; /* static __shared__ arrays cannot opt in to more */
+}
 
 struct tc_cuda_func {
     const tc_func *f;

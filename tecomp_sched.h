@@ -126,6 +126,9 @@ typedef struct tc_gpu_limits {
     int max_threads_per_block;     /* 1024 */
     int max_block_dim[3];          /* 1024, 1024, 64 */
     int max_grid_dim[3];           /* 2^31 - 1, 65535, 65535 */
+    int max_shared_bytes;          /* static shared memory per block: 48 KiB */
+    int max_local_bytes;           /* local arrays per thread: 64 KiB (registers spill past far less) */
+    int max_vthreads;              /* virtual threads per stage: 64 */
 } tc_gpu_limits;
 
 typedef struct tc_lower_desc {
@@ -1568,26 +1571,74 @@ static tc_result _tc_pass_simplify(_tc_lower *L) {
 
 #define _TC_MAX_UNROLL 1024 /* longer unrolled loops stay loops (with #pragma unroll in CUDA) */
 
-static int _tc_unroll_stmt(_tc_mutator *m, const tc_stmt *s, const tc_stmt **out) {
-    int64_t n, k;
-    const tc_stmt *body, **copies;
-    int failed = 0;
-    if (s->kind != TC_S_FOR || s->for_kind != TC_FOR_UNROLLED || !tc_expr_is_const(s->extent, &n) || n > _TC_MAX_UNROLL) return 0;
-    *out = NULL;
-    if (!(body = _tc_mutate(m, s->body))) return 1;
-    if (!(copies = (const tc_stmt **)_tc_alloc(m->ctx, sizeof *copies * (size_t)n))) return m->failed = 1;
-    for (k = 0; k < n; k++)
-        copies[k] = _tc_stmt_subst(m->ctx, body, s->var, tc_simplify(tc_add(s->min, tc_int(m->ctx, k))), &failed);
-    if (failed) return m->failed = 1;
-    *out = tc_stmt_seq(m->ctx, (int)n, copies);
-    return 1;
+/* Unroll loops marked unroll (replicating the body), and under a pragma
+   auto_unroll_max_step every constant loop whose steps (its extent times its
+   body's) stay within the limit: replicated with unroll_explicit 1, else
+   left to the CUDA compiler (TVM's rule). *steps gets the statement's steps. */
+static const tc_stmt *_tc_unroll_walk(tc_context *ctx, const tc_stmt *s, int max_step, int explicit_unroll, int64_t *steps, int *failed) {
+    int64_t n, sub, total = 0;
+    int k, failed_sub = 0;
+    *steps = 1;
+    if (!s || *failed) return s;
+    switch (s->kind) {
+    case TC_S_SEQ: {
+        const tc_stmt **list = (const tc_stmt **)_tc_alloc(ctx, sizeof *list * (size_t)s->nstmts);
+        if (!list) { *failed = 1; return NULL; }
+        for (k = 0; k < s->nstmts; k++) {
+            list[k] = _tc_unroll_walk(ctx, s->stmts[k], max_step, explicit_unroll, &sub, failed);
+            total += sub;
+        }
+        *steps = total;
+        return tc_stmt_seq(ctx, s->nstmts, list);
+    }
+    case TC_S_IF: {
+        const tc_stmt *t = _tc_unroll_walk(ctx, s->then_case, max_step, explicit_unroll, &sub, failed), *e;
+        total = sub;
+        e = s->else_case ? _tc_unroll_walk(ctx, s->else_case, max_step, explicit_unroll, &sub, failed) : NULL;
+        *steps = total + (s->else_case ? sub : 0);
+        return t ? tc_stmt_if(ctx, s->cond, t, e) : NULL;
+    }
+    case TC_S_LET: case TC_S_ALLOCATE: {
+        const tc_stmt *body = _tc_unroll_walk(ctx, s->body, max_step, explicit_unroll, steps, failed);
+        if (!body) return NULL;
+        return s->kind == TC_S_LET ? tc_stmt_let(ctx, s->var, s->value, body) : tc_stmt_allocate(ctx, s->buffer, body);
+    }
+    case TC_S_FOR: {
+        const tc_stmt *body;
+        int inner_max = s->unroll_max_step >= 0 ? s->unroll_max_step : max_step;
+        int inner_explicit = s->unroll_explicit >= 0 ? s->unroll_explicit : explicit_unroll;
+        int is_const = tc_expr_is_const(s->extent, &n);
+        tc_for_kind kind = s->for_kind;
+        if (!(body = _tc_unroll_walk(ctx, s->body, inner_max, inner_explicit, &sub, failed))) return NULL;
+        *steps = (is_const && s->for_kind != TC_FOR_THREAD) ? _tc_sat_mul(n, sub) : sub;
+        if (kind == TC_FOR_SERIAL && is_const && inner_max > 0 && *steps <= inner_max)
+            kind = inner_explicit == 1 ? TC_FOR_UNROLLED : TC_FOR_UNROLL_HINT;
+        if (kind == TC_FOR_UNROLLED && is_const && n <= _TC_MAX_UNROLL) { /* replicate */
+            const tc_stmt **copies = (const tc_stmt **)_tc_alloc(ctx, sizeof *copies * (size_t)(n ? n : 1));
+            if (!copies) { *failed = 1; return NULL; }
+            for (k = 0; k < n; k++)
+                copies[k] = _tc_stmt_subst(ctx, body, s->var, tc_simplify(tc_add(s->min, tc_int(ctx, k))), &failed_sub);
+            if (failed_sub) { *failed = 1; return NULL; }
+            return tc_stmt_seq(ctx, (int)n, copies);
+        }
+        {
+            tc_stmt *f = (tc_stmt *)_tc_for_like(ctx, s, s->min, s->extent, body);
+            if (f) f->for_kind = kind;
+            return f;
+        }
+    }
+    default: return s;
+    }
 }
 
 static tc_result _tc_pass_unroll(_tc_lower *L) {
-    _tc_mutator m;
-    memset(&m, 0, sizeof m);
-    m.ctx = L->ctx, m.stmt = _tc_unroll_stmt;
-    return _tc_mutate_kernels(L, &m);
+    int k, failed = 0;
+    int64_t steps;
+    for (k = 0; k < L->nkernels && !failed; k++) {
+        const tc_stmt *body = _tc_unroll_walk(L->ctx, L->kernels[k].body, 0, -1, &steps, &failed);
+        if (body) L->kernels[k].body = body;
+    }
+    return failed ? _TC_LOWER_FAIL(L) : TC_OK;
 }
 
 // >>lower-launch
@@ -1639,18 +1690,41 @@ static tc_result _tc_pass_launch_dims(_tc_lower *L) {
 
 // >>lower-verify
 
-static tc_result _tc_pass_verify_gpu(_tc_lower *L) {
-    static const char *axis = "xyz";
-    tc_gpu_limits lim = L->desc.limits;
-    int k, d;
+/* Bytes of shared and of local (per thread) memory a kernel allocates. */
+static void _tc_kernel_memory(const tc_stmt *s, int64_t *shared, int64_t *local) {
+    int k;
+    int64_t n;
+    if (!s) return;
+    if (s->kind == TC_S_ALLOCATE && tc_expr_is_const(s->buffer->size, &n)) {
+        if (s->buffer->scope == TC_SCOPE_SHARED) *shared += n * tc_dtype_bytes(s->buffer->dtype);
+        if (s->buffer->scope == TC_SCOPE_LOCAL) *local += n * tc_dtype_bytes(s->buffer->dtype);
+    }
+    _tc_kernel_memory(s->body, shared, local);
+    _tc_kernel_memory(s->then_case, shared, local);
+    _tc_kernel_memory(s->else_case, shared, local);
+    for (k = 0; k < s->nstmts; k++) _tc_kernel_memory(s->stmts[k], shared, local);
+}
+
+static tc_gpu_limits _tc_limits_or_h100(tc_gpu_limits lim) {
+    int d;
     if (!lim.max_threads_per_block) lim.max_threads_per_block = 1024;
     for (d = 0; d < 3; d++) {
         if (!lim.max_block_dim[d]) lim.max_block_dim[d] = d < 2 ? 1024 : 64;
         if (!lim.max_grid_dim[d]) lim.max_grid_dim[d] = d == 0 ? 2147483647 : 65535;
     }
+    if (!lim.max_shared_bytes) lim.max_shared_bytes = 48 * 1024;
+    if (!lim.max_local_bytes) lim.max_local_bytes = 64 * 1024;
+    if (!lim.max_vthreads) lim.max_vthreads = 64;
+    return lim;
+}
+
+static tc_result _tc_pass_verify_gpu(_tc_lower *L) {
+    static const char *axis = "xyz";
+    tc_gpu_limits lim = _tc_limits_or_h100(L->desc.limits);
+    int k, d, j;
     for (k = 0; k < L->nkernels; k++) {
         const tc_kernel_ir *kern = &L->kernels[k];
-        int64_t total = 1, n;
+        int64_t total = 1, n, shared = 0, local = 0;
         for (d = 0; d < 3; d++) {
             if (tc_expr_is_const(kern->block[d], &n)) {
                 if (n > lim.max_block_dim[d])
@@ -1665,6 +1739,25 @@ static tc_result _tc_pass_verify_gpu(_tc_lower *L) {
         if (total > lim.max_threads_per_block)
             return _tc_fail(L->ctx, TC_ERROR_GPU_LIMIT, "stage %s: %lld threads per block exceed the limit %d", kern->tensor->name,
                             (long long)total, lim.max_threads_per_block);
+        _tc_kernel_memory(kern->body, &shared, &local);
+        if (shared > lim.max_shared_bytes)
+            return _tc_fail(L->ctx, TC_ERROR_GPU_LIMIT, "stage %s: %lld bytes of shared memory per block exceed the limit %d",
+                            kern->tensor->name, (long long)shared, lim.max_shared_bytes);
+        if (local > lim.max_local_bytes)
+            return _tc_fail(L->ctx, TC_ERROR_GPU_LIMIT, "stage %s: %lld bytes of local memory per thread exceed the limit %d",
+                            kern->tensor->name, (long long)local, lim.max_local_bytes);
+    }
+    for (k = 0; k < L->sch->nstages; k++) {
+        tc_stage *st = L->sch->stages[k];
+        int64_t vthreads = 1, n;
+        if (st->attach == _TC_ATTACH_INLINE) continue;
+        for (j = 0; j < st->nleaves; j++)
+            if (st->leaves[j]->kind == TC_FOR_THREAD && st->leaves[j]->thread == TC_VTHREAD &&
+                tc_expr_is_const(L->sl[k].ext[_tc_iter_index(st, st->leaves[j])], &n))
+                vthreads *= n;
+        if (vthreads > lim.max_vthreads)
+            return _tc_fail(L->ctx, TC_ERROR_GPU_LIMIT, "stage %s: %lld virtual threads exceed the limit %d", st->tensor->name,
+                            (long long)vthreads, lim.max_vthreads);
     }
     return TC_OK;
 }
@@ -2114,14 +2207,58 @@ static double _tc_vm_math(int fn, double x, double y) {
     }
 }
 
+/* Who last touched a shared-memory element, for the race check: a location
+   written by one thread and read or written by another between two barriers. */
+typedef struct _tc_touch {
+    int64_t write_epoch, read_epoch;
+    int64_t writer, reader; /* thread ids; reader -2: several */
+} _tc_touch;
+
 typedef struct _tc_block_run {
     const _tc_vm *vm;
     const tc_kernel_ir *kern;
-    void **mem;        /* per vm buffer: base (locals: per thread, see local_stride) */
+    void **mem;        /* per vm buffer: base (locals: one copy per thread) */
     int64_t *size;     /* per vm buffer: elements */
+    _tc_touch **touch; /* per vm buffer: shared memory's race record, else NULL */
+    int64_t epoch;     /* advances at every barrier and every block */
     int64_t nthreads;
     int64_t block[3], block_idx[3];
 } _tc_block_run;
+
+static void _tc_thread_xyz(const _tc_block_run *br, int64_t tid, long long xyz[3]) {
+    xyz[0] = (long long)(tid % br->block[0]);
+    xyz[1] = (long long)(tid / br->block[0] % br->block[1]);
+    xyz[2] = (long long)(tid / (br->block[0] * br->block[1]));
+}
+
+/* Record an access to shared element i by thread tid; 0 (error set) on a race. */
+static int _tc_check_race(_tc_block_run *br, int buf, int64_t i, int64_t tid, int is_write) {
+    _tc_touch *t = &br->touch[buf][i];
+    int64_t other;
+    const char *prior;
+    long long a[3], b[3];
+    char who[96];
+    if (t->write_epoch == br->epoch && t->writer != tid) other = t->writer, prior = "wrote";
+    else if (is_write && t->read_epoch == br->epoch && t->reader != tid) other = t->reader, prior = "read";
+    else {
+        if (is_write) t->write_epoch = br->epoch, t->writer = tid;
+        else if (t->read_epoch == br->epoch && t->reader != tid) t->reader = -2;
+        else t->read_epoch = br->epoch, t->reader = tid;
+        return 1;
+    }
+    _tc_thread_xyz(br, tid, a);
+    if (other >= 0) {
+        _tc_thread_xyz(br, other, b);
+        snprintf(who, sizeof who, "thread (%lld, %lld, %lld)", b[0], b[1], b[2]);
+    } else {
+        snprintf(who, sizeof who, "other threads");
+    }
+    _tc_fail(br->vm->ctx, TC_ERROR_EXECUTION,
+             "kernel %s: race on shared %s[%lld] in block (%lld, %lld, %lld): thread (%lld, %lld, %lld) %s it after %s %s it, with no barrier between",
+             br->kern->name, br->vm->bufs[buf].buffer->name, (long long)i, (long long)br->block_idx[0], (long long)br->block_idx[1],
+             (long long)br->block_idx[2], a[0], a[1], a[2], is_write ? "writes" : "reads", who, prior);
+    return 0;
+}
 
 /* Run one thread from its pc until a barrier or the end: 1 barrier, 0 end, -1 fault. */
 static int _tc_vm_thread(_tc_block_run *br, _tc_val *r, int *pc, int64_t tid) {
@@ -2163,6 +2300,7 @@ static int _tc_vm_thread(_tc_block_run *br, _tc_val *r, int *pc, int64_t tid) {
                 return -1;
             }
             if (b->buffer->scope == TC_SCOPE_LOCAL) base += (size_t)tid * (size_t)br->size[in->buf] * (size_t)tc_dtype_bytes(b->buffer->dtype);
+            if (br->touch[in->buf] && !_tc_check_race(br, in->buf, i, tid, in->op == _TC_OP_STORE)) return -1;
             if (in->op == _TC_OP_LOAD) {
                 double f = _tc_vm_read(base, b->buffer->dtype, i, &iv);
                 if (tc_dtype_is_float(b->buffer->dtype)) r[in->dst].f = f;
@@ -2226,6 +2364,9 @@ static tc_result _tc_vm_block(_tc_block_run *br, _tc_val *regs, int *pcs, int *s
     const _tc_vm *vm = br->vm;
     int64_t t, running;
     int k, j, tag;
+    br->epoch++;
+    for (k = 0; k < vm->nbufs; k++) /* shared memory starts each block as garbage (NaN), as on the GPU */
+        if (br->touch[k]) memset(br->mem[k], 0xff, (size_t)br->size[k] * (size_t)tc_dtype_bytes(vm->bufs[k].buffer->dtype));
     for (t = 0; t < br->nthreads; t++) {
         _tc_val *r = regs + t * vm->max_regs;
         int64_t idx[TC_THREAD_TAG_COUNT] = {0};
@@ -2260,6 +2401,7 @@ static tc_result _tc_vm_block(_tc_block_run *br, _tc_val *regs, int *pcs, int *s
                             br->kern->name, (long long)at_barrier, (long long)br->nthreads, (long long)br->block_idx[0],
                             (long long)br->block_idx[1], (long long)br->block_idx[2]);
         for (t = 0; t < br->nthreads; t++) if (state[t] == 2) state[t] = 1;
+        br->epoch++; /* a barrier: accesses before it cannot race with those after */
     }
     return TC_OK;
 }
@@ -2272,10 +2414,12 @@ static tc_result _tc_vm_kernel(tc_context *ctx, const tc_func *f, const tc_kerne
     int *pcs = NULL, *state = NULL, k;
     void *mem[64];
     int64_t size[64];
+    _tc_touch *touch[64];
     tc_result r = TC_OK;
     memset(&vm, 0, sizeof vm);
     memset(&br, 0, sizeof br);
     memset(mem, 0, sizeof mem);
+    memset(touch, 0, sizeof touch);
     vm.ctx = ctx, vm.f = f, vm.max_regs = 256;
     _tc_vm_stmt(&vm, kern->body);
     _tc_vm_emit(&vm, _TC_OP_END, 0, 0, 0);
@@ -2285,7 +2429,7 @@ static tc_result _tc_vm_kernel(tc_context *ctx, const tc_func *f, const tc_kerne
         if ((r = tc_func_eval(f, kern->block[k], sizes, &br.block[k])) != TC_OK) goto done;
         total *= br.block[k];
     }
-    br.vm = &vm, br.kern = kern, br.nthreads = total, br.mem = mem, br.size = size;
+    br.vm = &vm, br.kern = kern, br.nthreads = total, br.mem = mem, br.size = size, br.touch = touch;
     /* buffers: params and temps come from the caller; allocations are made here */
     for (k = 0; k < vm.nbufs; k++) {
         tc_buffer *b = vm.bufs[k].buffer;
@@ -2294,6 +2438,10 @@ static tc_result _tc_vm_kernel(tc_context *ctx, const tc_func *f, const tc_kerne
         else {
             size_t copies = b->scope == TC_SCOPE_LOCAL ? (size_t)total : 1;
             if (!(mem[k] = _tc_malloc(ctx, copies * (size_t)size[k] * (size_t)tc_dtype_bytes(b->dtype)))) { r = TC_ERROR_OUT_OF_MEMORY; goto done; }
+            if (b->scope == TC_SCOPE_SHARED) {
+                if (!(touch[k] = (_tc_touch *)_tc_malloc(ctx, sizeof(_tc_touch) * (size_t)size[k]))) { r = TC_ERROR_OUT_OF_MEMORY; goto done; }
+                memset(touch[k], 0, sizeof(_tc_touch) * (size_t)size[k]);
+            }
         }
     }
     regs = (_tc_val *)_tc_malloc(ctx, sizeof(_tc_val) * (size_t)vm.max_regs * (size_t)total);
@@ -2306,7 +2454,10 @@ static tc_result _tc_vm_kernel(tc_context *ctx, const tc_func *f, const tc_kerne
             for (br.block_idx[0] = 0; br.block_idx[0] < grid[0] && r == TC_OK; br.block_idx[0]++)
                 r = _tc_vm_block(&br, regs, pcs, state, sizes);
 done:
-    for (k = 0; k < vm.nbufs; k++) if (vm.bufs[k].slot_param < 0) _tc_free(ctx, mem[k]);
+    for (k = 0; k < vm.nbufs; k++) {
+        if (vm.bufs[k].slot_param < 0) _tc_free(ctx, mem[k]);
+        _tc_free(ctx, touch[k]);
+    }
     _tc_free(ctx, regs);
     _tc_free(ctx, pcs);
     _tc_free(ctx, state);
