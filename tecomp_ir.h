@@ -1489,6 +1489,37 @@ static int64_t _tc_gcd(int64_t a, int64_t b) {
     return a;
 }
 
+/* floordiv or floormod of r by c when r = x*g + y with g the gcd of the
+   larger coefficients, g | c, and 0 <= y < g; NULL when r is not like that. */
+static const tc_expr *_tc_divmod_by_stride(tc_context *ctx, tc_dtype t, int is_mod, const _tc_lin *r, int64_t c) {
+    _tc_lin big, small;
+    _tc_range sr;
+    int64_t g = 0;
+    int k;
+    memset(&big, 0, sizeof big);
+    memset(&small, 0, sizeof small);
+    for (k = 0; k < r->n; k++) if (r->coef[k] > 1 || r->coef[k] < -1) g = _tc_gcd(g, r->coef[k]);
+    if (g <= 1 || c % g != 0) return NULL;
+    for (k = 0; k < r->n; k++) {
+        if (r->coef[k] % g == 0) _tc_lin_add_term(&big, r->atom[k], r->coef[k] / g);
+        else _tc_lin_add_term(&small, r->atom[k], r->coef[k]);
+    }
+    small.c = r->c;
+    sr = _tc_lin_range(&small);
+    if (sr.lo < 0 || sr.hi >= g || big.n == 0) return NULL;
+    {
+        tc_expr p;
+        const tc_expr *args[2];
+        _tc_proto(&p, is_mod ? TC_MOD : TC_DIV, t);
+        args[0] = _tc_lin_to_expr(&big, ctx, t);
+        args[1] = _tc_int_typed(ctx, t, c / g);
+        if (!args[0] || !args[1]) return NULL;
+        p.nargs = 2, p.args = args;
+        if (!is_mod) return _tc_intern(ctx, &p);
+        return tc_binary(TC_ADD, tc_binary(TC_MUL, _tc_intern(ctx, &p), _tc_int_typed(ctx, t, g)), _tc_lin_to_expr(&small, ctx, t));
+    }
+}
+
 /* floordiv / floormod of a linear form by a positive constant c. */
 static const tc_expr *_tc_simplify_divmod(tc_context *ctx, tc_dtype t, int is_mod, const tc_expr *x, int64_t c) {
     _tc_lin l, q, r;
@@ -1516,6 +1547,15 @@ static const tc_expr *_tc_simplify_divmod(tc_context *ctx, tc_dtype t, int is_mo
     q.c = _tc_floordiv(l.c, c);
     r.c = _tc_floormod(l.c, c);
     rr = _tc_lin_range(&r);
+    if (!(rr.lo >= 0 && rr.hi < c)) {
+        /* (x*g + y) / c with 0 <= y < g and g | c is x / (c/g): lanes of a vector stay in one row */
+        const tc_expr *m = _tc_divmod_by_stride(ctx, t, is_mod, &r, c);
+        if (m && is_mod) return g > 1 ? tc_binary(TC_MUL, m, _tc_int_typed(ctx, t, g)) : m;
+        if (m) {
+            _tc_lin_add_term(&q, m, 1);
+            return _tc_lin_to_expr(&q, ctx, t);
+        }
+    }
     if (is_mod) {
         const tc_expr *m;
         if (rr.lo >= 0 && rr.hi < c) m = _tc_lin_to_expr(&r, ctx, t);

@@ -140,6 +140,16 @@ typedef struct tc_lower_desc {
 /* tvm.lower(s, args): args are the placeholders and outputs the kernel takes. */
 TECOMP_API tc_result tc_lower(tc_schedule *s, int nargs, tc_tensor *const *args, const char *name,
                               const tc_lower_desc *desc, const tc_func **out);
+/* The region of tensor t that its stage computes, as bound inference finds
+   it (TVM's InferBound): per dimension, the first index (in the loop
+   variables around the stage: names like blockIdx.x, k.outer) and the extent. */
+typedef struct tc_region {
+    int ndim;
+    const tc_expr *min[16];
+    const tc_expr *extent[16];
+} tc_region;
+TECOMP_API tc_result tc_infer_region(tc_schedule *s, tc_tensor *t, tc_region *out);
+
 /* The lowered IR as tvm.lower(..., simple_mode=True) prints it. */
 TECOMP_API const char *tc_func_to_string(const tc_func *f);
 
@@ -845,7 +855,7 @@ typedef struct _tc_stage_lower {
     const tc_expr *ext[_TC_MAX_ITERS];     /* extent of every iter after bound inference */
     const tc_expr *loopvar[_TC_MAX_ITERS]; /* per leaf position: the loop's variable (a thread index when bound) */
     const tc_expr *value[_TC_MAX_ITERS];   /* per iter: its value in loop variables */
-    _tc_cond conds[_TC_MAX_ITERS];
+    _tc_cond conds[_TC_MAX_ITERS + 32];
     int nconds;
     const tc_expr *root_min[16], *root_ext[16]; /* the region of the tensor that the stage computes */
     const tc_expr **outer;                 /* loop variables around the stage, outermost first */
@@ -1123,7 +1133,8 @@ static tc_result _tc_stage_loops(_tc_lower *L, int k) {
             }
         }
         if (!v->loopvar[j]) return _TC_LOWER_FAIL(L);
-        v->value[_tc_iter_index(st, it)] = v->loopvar[j];
+        /* a loop of one iteration is its first value: regions and indices stay free of it */
+        v->value[_tc_iter_index(st, it)] = tc_expr_is_const(ext, NULL) && ext->v.i == 1 ? tc_int(L->ctx, 0) : v->loopvar[j];
     }
     for (j = st->nrels - 1; j >= 0; j--) {
         const _tc_relation *r = &st->rels[j];
@@ -1139,8 +1150,13 @@ static tc_result _tc_stage_loops(_tc_lower *L, int k) {
             v->value[_tc_iter_index(st, r->inner)] = tc_simplify(tc_mod(fv, inner));
         }
     }
-    for (j = 0; j < st->tensor->ndim; j++) /* a region starts at root_min */
-        if (st->attach == _TC_ATTACH_AT) v->value[j] = tc_simplify(tc_add(v->root_min[j], v->value[j]));
+    for (j = 0; j < st->tensor->ndim && st->attach == _TC_ATTACH_AT; j++) {
+        /* a region starts at root_min, and may reach past the tensor where the
+           consumer's own loops are guarded: compute only what exists */
+        v->value[j] = tc_simplify(tc_add(v->root_min[j], v->value[j]));
+        v->conds[v->nconds++].cond = tc_simplify(tc_gei(v->value[j], 0));
+        v->conds[v->nconds++].cond = tc_simplify(tc_lt(v->value[j], st->tensor->shape[j]));
+    }
     for (j = 0; j < st->nroots; j++) if (!v->value[j]) return _TC_LOWER_FAIL(L);
     for (j = 0; j < v->nconds; j++) {
         if (!v->conds[j].cond) return _TC_LOWER_FAIL(L);
@@ -1292,7 +1308,7 @@ static const tc_stmt *_tc_stage_stmt(_tc_lower *L, int k) {
     _tc_stage_lower *v = &L->sl[k];
     const tc_expr *vars[_TC_MAX_ITERS], *idx[16], *src, *body = v->body;
     const tc_expr *red = body->kind == TC_REDUCE ? body : NULL;
-    const _tc_cond *all[_TC_MAX_ITERS], *outer[_TC_MAX_ITERS], *inner_data[_TC_MAX_ITERS], *inner_all[_TC_MAX_ITERS];
+    const _tc_cond *all[_TC_MAX_ITERS + 32], *outer[_TC_MAX_ITERS + 32], *inner_data[_TC_MAX_ITERS + 32], *inner_all[_TC_MAX_ITERS + 32];
     int loops[_TC_MAX_ITERS], init_loops[_TC_MAX_ITERS];
     int j, p, nall = 0, nouter = 0, ndata = 0, nin = 0, ninit = 0, failed = 0;
     for (j = 0; j < st->nroots; j++) vars[j] = st->iters[j]->var;
@@ -1531,9 +1547,68 @@ static tc_result _tc_pass_flatten(_tc_lower *L) {
 
 // >>lower-simplify
 
-static const tc_expr *_tc_simplify_fn2(const tc_expr *e, void *user) {
-    (void)user;
-    return tc_simplify(e);
+/* Ranges known inside guards: inside if (tx < 2), tx stands for a variable of
+   extent 2 while simplifying, so that later guards and indices that only
+   hold for tx < 2 simplify too. */
+typedef struct _tc_narrowing {
+    int n;
+    const tc_expr *from[32], *to[32];
+} _tc_narrowing;
+
+static const tc_expr *_tc_simplify_narrowed(const tc_expr *e, void *user) {
+    _tc_narrowing *nw = (_tc_narrowing *)user;
+    if (!nw->n) return tc_simplify(e);
+    return tc_substitute(tc_simplify(tc_substitute(e, nw->n, nw->from, nw->to)), nw->n, nw->to, nw->from);
+}
+
+/* Split a conjunction into its terms. */
+static int _tc_conjuncts(const tc_expr *c, const tc_expr **out, int n, int cap) {
+    if (c->kind == TC_AND) {
+        n = _tc_conjuncts(c->args[0], out, n, cap);
+        return _tc_conjuncts(c->args[1], out, n, cap);
+    }
+    if (n < cap) out[n++] = c;
+    return n;
+}
+
+/* Simplify an if: its terms one by one (each knowing the ranges the terms
+   before it set: var < constant), and its then-branch knowing all of them. */
+static int _tc_simplify_if(_tc_mutator *m, const tc_stmt *s, const tc_stmt **out) {
+    _tc_narrowing *nw = (_tc_narrowing *)m->user;
+    const tc_expr *terms[32], *cond = NULL, *c;
+    const tc_stmt *then_case, *else_case;
+    int saved = nw->n, nterms, k;
+    if (!(c = _tc_simplify_narrowed(s->cond, nw))) return m->failed = 1;
+    nterms = _tc_conjuncts(c, terms, 0, 32);
+    for (k = 0; k < nterms; k++) {
+        const tc_expr *t = _tc_simplify_narrowed(terms[k], nw);
+        int64_t bound;
+        if (!t) return m->failed = 1;
+        if (t->kind == TC_INT_IMM && t->v.i) continue; /* holds given the terms before it */
+        cond = cond ? tc_and(cond, t) : t;
+        if ((t->kind == TC_LT || t->kind == TC_LE) && t->args[0]->kind == TC_VAR && t->args[0]->extent &&
+            tc_expr_is_const(t->args[1], &bound) && nw->n < 32 && s->else_case == NULL) {
+            bound += t->kind == TC_LE;
+            if (bound >= 1) {
+                nw->from[nw->n] = t->args[0];
+                nw->to[nw->n++] = tc_axis(m->ctx, t->args[0]->name, tc_int(m->ctx, bound));
+            }
+        }
+    }
+    if (!cond) cond = tc_int(m->ctx, 1), cond = tc_ne(cond, tc_int(m->ctx, 0));
+    if (cond->kind == TC_INT_IMM && !cond->v.i) {
+        nw->n = saved;
+        *out = _tc_mutate(m, s->else_case);
+        return 1;
+    }
+    then_case = _tc_mutate(m, s->then_case);
+    nw->n = saved;
+    else_case = _tc_mutate(m, s->else_case);
+    if (cond->kind == TC_INT_IMM) *out = then_case;
+    else if (!then_case && !else_case) *out = NULL;
+    else if (!then_case) *out = tc_stmt_if(m->ctx, tc_not(cond), else_case, NULL);
+    else *out = tc_stmt_if(m->ctx, cond, then_case, else_case);
+    return 1;
 }
 
 /* Drop branches decided by constants, and loops of extent 0 or 1. */
@@ -1541,12 +1616,7 @@ static int _tc_simplify_stmt(_tc_mutator *m, const tc_stmt *s, const tc_stmt **o
     const tc_expr *c;
     int failed = 0;
     *out = NULL;
-    if (s->kind == TC_S_IF) {
-        if (!(c = tc_simplify(s->cond))) return m->failed = 1;
-        if (c->kind != TC_INT_IMM) return 0;
-        *out = _tc_mutate(m, c->v.i ? s->then_case : s->else_case);
-        return 1;
-    }
+    if (s->kind == TC_S_IF) return _tc_simplify_if(m, s, out);
     if (s->kind == TC_S_FOR && s->for_kind != TC_FOR_THREAD) {
         if (!(c = tc_simplify(s->extent))) return m->failed = 1;
         if (c->kind == TC_INT_IMM && c->v.i <= 0) return 1;
@@ -1562,8 +1632,10 @@ static int _tc_simplify_stmt(_tc_mutator *m, const tc_stmt *s, const tc_stmt **o
 
 static tc_result _tc_pass_simplify(_tc_lower *L) {
     _tc_mutator m;
+    _tc_narrowing nw;
     memset(&m, 0, sizeof m);
-    m.ctx = L->ctx, m.expr = _tc_simplify_fn2, m.stmt = _tc_simplify_stmt;
+    memset(&nw, 0, sizeof nw);
+    m.ctx = L->ctx, m.expr = _tc_simplify_narrowed, m.stmt = _tc_simplify_stmt, m.user = &nw;
     return _tc_mutate_kernels(L, &m);
 }
 
@@ -1844,6 +1916,29 @@ static const _tc_pass _tc_passes[] = {
     {"launch_dims", _tc_pass_launch_dims},     /* thread-bound loops give each kernel's grid and block */
     {"verify_gpu", _tc_pass_verify_gpu},       /* threads, shared and local memory, virtual threads within limits */
 };
+
+TECOMP_API tc_result tc_infer_region(tc_schedule *s, tc_tensor *t, tc_region *out) {
+    _tc_lower L;
+    tc_result r;
+    int k, d;
+    if (!s || !out) return s ? _tc_fail(s->ctx, TC_ERROR_INVALID_ARGUMENT, "tc_infer_region: out is NULL") : TC_ERROR_INVALID_ARGUMENT;
+    memset(out, 0, sizeof *out);
+    if (!tc_stage_of(s, t)) return s->ctx->result;
+    memset(&L, 0, sizeof L);
+    L.ctx = s->ctx;
+    L.sch = s;
+    if (!(L.sl = (_tc_stage_lower *)_tc_alloc(s->ctx, sizeof(_tc_stage_lower) * (size_t)s->nstages))) return TC_ERROR_OUT_OF_MEMORY;
+    r = _tc_pass_inline(&L);
+    if (r == TC_OK) r = _tc_pass_infer_bounds(&L);
+    _tc_free(s->ctx, L.threads);
+    if (r != TC_OK) return r;
+    k = _tc_stage_index(s, t);
+    if (s->stages[k]->attach == _TC_ATTACH_INLINE)
+        return _tc_fail(s->ctx, TC_ERROR_SCHEDULE, "tc_infer_region: stage %s is inlined and computes no region", t->name);
+    out->ndim = t->ndim;
+    for (d = 0; d < t->ndim; d++) out->min[d] = L.sl[k].root_min[d], out->extent[d] = L.sl[k].root_ext[d];
+    return TC_OK;
+}
 
 TECOMP_API tc_result tc_lower(tc_schedule *s, int nargs, tc_tensor *const *args, const char *name, const tc_lower_desc *desc,
                               const tc_func **out) {
