@@ -1501,7 +1501,7 @@ static int _tc_vector_buffer(const tc_buffer *b) { return b->dtype == TC_FLOAT32
    0 when the loop does not have that shape (it is then emitted as a loop). */
 static int _tc_emit_vector_store(_tc_emitter *em, const tc_stmt *loop) {
     const tc_stmt *st = loop->body;
-    const tc_expr *base, *src_base = NULL, *v = loop->var;
+    const tc_expr *base, *src_base = NULL, *v = loop->var, *guarded = NULL, *load;
     const char *vt;
     int64_t lanes;
     int k;
@@ -1510,20 +1510,39 @@ static int _tc_emit_vector_store(_tc_emitter *em, const tc_stmt *loop) {
         return 0;
     if (!st || st->kind != TC_S_STORE || !_tc_vector_buffer(st->buffer)) return 0;
     if (!(base = _tc_vector_base(st->index, v, (int)lanes))) return 0;
-    if (st->value->kind == TC_LOAD && _tc_vector_buffer(st->value->buffer))
-        src_base = _tc_vector_base(st->value->args[0], v, (int)lanes);
     vt = lanes == 4 ? "float4" : "float2";
+    /* a padded copy, cond ? src[i] : 0 with cond the same for every lane: one vector load or zeros */
+    if (st->value->kind == TC_SELECT && !_tc_uses_var(st->value->args[0], v) && st->value->args[1]->kind == TC_LOAD &&
+        _tc_vector_buffer(st->value->args[1]->buffer) && st->value->args[2]->kind == TC_FLOAT_IMM)
+        guarded = st->value;
+    load = guarded ? guarded->args[1] : st->value;
+    if (load->kind == TC_LOAD && _tc_vector_buffer(load->buffer)) src_base = _tc_vector_base(load->args[0], v, (int)lanes);
+    if (guarded && !src_base) return 0;
     _tc_emit_line_start(em);
     tc_str_printf(o, "*(%s *)&", vt);
     _tc_print_var_name(o, st->buffer->name, _TC_STYLE_CUDA);
     tc_str_printf(o, "[");
     _tc_emit_expr(em, tc_simplify(base));
     if (src_base) {
-        tc_str_printf(o, "] = *(const %s *)&", vt);
-        _tc_print_var_name(o, st->value->buffer->name, _TC_STYLE_CUDA);
+        tc_str_printf(o, "] = ");
+        if (guarded) {
+            _tc_print_operand(o, guarded->args[0], 3, _TC_STYLE_CUDA);
+            tc_str_printf(o, " ? ");
+        }
+        tc_str_printf(o, "*(const %s *)&", vt);
+        _tc_print_var_name(o, load->buffer->name, _TC_STYLE_CUDA);
         tc_str_printf(o, "[");
         _tc_emit_expr(em, tc_simplify(src_base));
-        tc_str_printf(o, "];\n");
+        tc_str_printf(o, "]");
+        if (guarded) {
+            tc_str_printf(o, " : make_%s(", vt);
+            for (k = 0; k < lanes; k++) {
+                if (k) tc_str_printf(o, ", ");
+                _tc_emit_expr(em, guarded->args[2]);
+            }
+            tc_str_printf(o, ")");
+        }
+        tc_str_printf(o, ";\n");
         return 1;
     }
     tc_str_printf(o, "] = make_%s(", vt);

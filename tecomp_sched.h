@@ -1639,6 +1639,147 @@ static tc_result _tc_pass_simplify(_tc_lower *L) {
     return _tc_mutate_kernels(L, &m);
 }
 
+// >>lower-vthread
+
+/* Virtual threads, as TVM injects them: a loop bound to vthread is pushed
+   down through everything that does not depend on it (loops, guards, the
+   shared-memory loads all its iterations share, barriers), and only the
+   statements that do are replicated, one copy per virtual thread, side by
+   side. Local buffers used inside get one copy per virtual thread. */
+
+static int _tc_stmt_uses(const tc_stmt *s, const tc_expr *v) {
+    int k;
+    if (!s) return 0;
+    if (_tc_uses_var(s->min, v) || _tc_uses_var(s->extent, v) || _tc_uses_var(s->value, v) || _tc_uses_var(s->index, v) ||
+        _tc_uses_var(s->cond, v))
+        return 1;
+    for (k = 0; k < s->nargs; k++) if (_tc_uses_var(s->args[k], v)) return 1;
+    if (_tc_stmt_uses(s->body, v) || _tc_stmt_uses(s->then_case, v) || _tc_stmt_uses(s->else_case, v)) return 1;
+    for (k = 0; k < s->nstmts; k++) if (_tc_stmt_uses(s->stmts[k], v)) return 1;
+    return 0;
+}
+
+/* The local buffers a statement touches. */
+static void _tc_collect_locals_expr(const tc_expr *e, tc_buffer **out, int *n) {
+    int k;
+    if (!e) return;
+    if (e->kind == TC_LOAD && e->buffer->scope == TC_SCOPE_LOCAL) {
+        for (k = 0; k < *n && out[k] != e->buffer; k++) {}
+        if (k == *n && *n < 64) out[(*n)++] = e->buffer;
+    }
+    for (k = 0; k < e->nargs; k++) _tc_collect_locals_expr(e->args[k], out, n);
+}
+static void _tc_collect_locals(const tc_stmt *s, tc_buffer **out, int *n) {
+    int k;
+    if (!s) return;
+    if (s->kind == TC_S_STORE && s->buffer->scope == TC_SCOPE_LOCAL) {
+        for (k = 0; k < *n && out[k] != s->buffer; k++) {}
+        if (k == *n && *n < 64) out[(*n)++] = s->buffer;
+    }
+    _tc_collect_locals_expr(s->value, out, n);
+    _tc_collect_locals_expr(s->index, out, n);
+    _tc_collect_locals_expr(s->cond, out, n);
+    _tc_collect_locals(s->body, out, n);
+    _tc_collect_locals(s->then_case, out, n);
+    _tc_collect_locals(s->else_case, out, n);
+    for (k = 0; k < s->nstmts; k++) _tc_collect_locals(s->stmts[k], out, n);
+}
+
+/* Give each virtual thread v its own copy of the local buffers: index + v * size. */
+typedef struct _tc_vt_expand {
+    tc_buffer *bufs[64];
+    const tc_expr *old_size[64];
+    int n;
+    const tc_expr *v;
+} _tc_vt_expand;
+
+static const tc_expr *_tc_vt_index(const _tc_vt_expand *x, const tc_buffer *b, const tc_expr *index) {
+    int k;
+    for (k = 0; k < x->n; k++)
+        if (x->bufs[k] == b) return tc_simplify(tc_add(tc_mul(x->v, x->old_size[k]), index));
+    return index;
+}
+static const tc_expr *_tc_vt_expand_fn(const tc_expr *e, void *user) {
+    const tc_expr *m;
+    if (!e->nargs) return e;
+    m = _tc_map_children(e, _tc_vt_expand_fn, user);
+    if (!m || m->kind != TC_LOAD) return m;
+    return _tc_load(m->buffer, _tc_vt_index((const _tc_vt_expand *)user, m->buffer, m->args[0]));
+}
+static int _tc_vt_expand_stmt(_tc_mutator *m, const tc_stmt *s, const tc_stmt **out) {
+    if (s->kind != TC_S_STORE) return 0;
+    *out = tc_stmt_store(m->ctx, s->buffer, _tc_vt_index((const _tc_vt_expand *)m->user, s->buffer, _tc_mut_expr(m, s->index)),
+                         _tc_mut_expr(m, s->value));
+    if (!*out) m->failed = 1;
+    return 1;
+}
+
+/* One copy of s per virtual thread. */
+static const tc_stmt *_tc_vt_replicate(tc_context *ctx, const tc_stmt *s, const tc_expr *v, int64_t n, int *failed) {
+    const tc_stmt **copies = (const tc_stmt **)_tc_alloc(ctx, sizeof *copies * (size_t)n);
+    int64_t k;
+    if (!copies) { *failed = 1; return NULL; }
+    for (k = 0; k < n; k++) copies[k] = _tc_stmt_subst(ctx, s, v, tc_int(ctx, k), failed);
+    return tc_stmt_seq(ctx, (int)n, copies);
+}
+
+/* Push the virtual-thread loop over v (n threads) down into s. */
+static const tc_stmt *_tc_vt_sink(tc_context *ctx, const tc_stmt *s, const tc_expr *v, int64_t n, int *failed) {
+    int k;
+    if (!s || *failed || !_tc_stmt_uses(s, v)) return s; /* the same for every virtual thread: once */
+    switch (s->kind) {
+    case TC_S_SEQ: {
+        const tc_stmt **list = (const tc_stmt **)_tc_alloc(ctx, sizeof *list * (size_t)s->nstmts);
+        if (!list) { *failed = 1; return NULL; }
+        for (k = 0; k < s->nstmts; k++) list[k] = _tc_vt_sink(ctx, s->stmts[k], v, n, failed);
+        return tc_stmt_seq(ctx, s->nstmts, list);
+    }
+    case TC_S_FOR:
+        if (_tc_uses_var(s->min, v) || _tc_uses_var(s->extent, v)) break;
+        return _tc_for_like(ctx, s, s->min, s->extent, _tc_vt_sink(ctx, s->body, v, n, failed));
+    case TC_S_IF:
+        if (_tc_uses_var(s->cond, v)) break;
+        return tc_stmt_if(ctx, s->cond, _tc_vt_sink(ctx, s->then_case, v, n, failed), _tc_vt_sink(ctx, s->else_case, v, n, failed));
+    default: break;
+    }
+    return _tc_vt_replicate(ctx, s, v, n, failed);
+}
+
+static int _tc_vthread_stmt(_tc_mutator *m, const tc_stmt *s, const tc_stmt **out) {
+    _tc_vt_expand x;
+    _tc_mutator em;
+    const tc_stmt *body;
+    int64_t n;
+    int k, failed = 0;
+    if (s->kind != TC_S_FOR || s->thread != TC_VTHREAD) return 0;
+    if (!tc_expr_is_const(s->extent, &n)) {
+        _tc_fail(m->ctx, TC_ERROR_LOWER, "virtual thread '%s' needs a constant extent", s->var->name);
+        return m->failed = 1;
+    }
+    if (!(body = _tc_mutate(m, s->body))) { *out = NULL; return 1; } /* inner virtual threads first */
+    memset(&x, 0, sizeof x);
+    x.v = s->var;
+    _tc_collect_locals(body, x.bufs, &x.n);
+    for (k = 0; k < x.n; k++) {
+        x.old_size[k] = x.bufs[k]->size;
+        x.bufs[k]->size = tc_simplify(tc_muli(x.bufs[k]->size, n));
+    }
+    memset(&em, 0, sizeof em);
+    em.ctx = m->ctx, em.expr = _tc_vt_expand_fn, em.stmt = _tc_vt_expand_stmt, em.user = &x;
+    body = _tc_mutate(&em, body);
+    if (em.failed) return m->failed = 1;
+    *out = _tc_vt_sink(m->ctx, body, s->var, n, &failed);
+    if (failed) m->failed = 1;
+    return 1;
+}
+
+static tc_result _tc_pass_inject_vthreads(_tc_lower *L) {
+    _tc_mutator m;
+    memset(&m, 0, sizeof m);
+    m.ctx = L->ctx, m.stmt = _tc_vthread_stmt;
+    return _tc_mutate_kernels(L, &m);
+}
+
 // >>lower-unroll
 
 #define _TC_MAX_UNROLL 1024 /* longer unrolled loops stay loops (with #pragma unroll in CUDA) */
@@ -1911,6 +2052,7 @@ static const _tc_pass _tc_passes[] = {
     {"build_loop_nests", _tc_pass_loop_nests}, /* one kernel per root stage, attached stages inside, split guards */
     {"flatten_storage", _tc_pass_flatten},     /* multi-dimensional accesses become flat loads and stores */
     {"simplify", _tc_pass_simplify},           /* affine index arithmetic; proven guards and unit loops vanish */
+    {"inject_virtual_threads", _tc_pass_inject_vthreads}, /* vthread loops sink; their statements interleave */
     {"unroll", _tc_pass_unroll},               /* unroll marks and pragmas: replicate or leave to the CUDA compiler */
     {"simplify", _tc_pass_simplify},           /* again: unrolling substituted constants */
     {"launch_dims", _tc_pass_launch_dims},     /* thread-bound loops give each kernel's grid and block */
