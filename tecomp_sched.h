@@ -446,11 +446,21 @@ static tc_result _tc_split(tc_stage *st, tc_iter *parent, int64_t count, int by_
     return TC_OK;
 }
 
+/* Out-parameters are NULL after a failure. */
+static void _tc_clear_outs(tc_iter **a, tc_iter **b, tc_iter **c, tc_iter **d) {
+    if (a) *a = NULL;
+    if (b) *b = NULL;
+    if (c) *c = NULL;
+    if (d) *d = NULL;
+}
+
 TECOMP_API tc_result tc_split(tc_stage *st, tc_iter *parent, int64_t factor, tc_iter **outer, tc_iter **inner) {
+    _tc_clear_outs(outer, inner, NULL, NULL);
     return st ? _tc_split(st, parent, factor, 0, outer, inner) : TC_ERROR_INVALID_ARGUMENT;
 }
 
 TECOMP_API tc_result tc_split_nparts(tc_stage *st, tc_iter *parent, int64_t nparts, tc_iter **outer, tc_iter **inner) {
+    _tc_clear_outs(outer, inner, NULL, NULL);
     return st ? _tc_split(st, parent, nparts, 1, outer, inner) : TC_ERROR_INVALID_ARGUMENT;
 }
 
@@ -458,6 +468,7 @@ TECOMP_API tc_result tc_tile(tc_stage *st, tc_iter *x, tc_iter *y, int64_t xf, i
                              tc_iter **xi, tc_iter **yi) {
     tc_iter *xo_, *xi_, *yo_, *yi_;
     tc_result r;
+    _tc_clear_outs(xo, yo, xi, yi);
     if ((r = tc_split(st, x, xf, &xo_, &xi_)) != TC_OK) return r;
     if ((r = tc_split(st, y, yf, &yo_, &yi_)) != TC_OK) return r;
     if ((r = tc_reorder_va(st, 4, xo_, yo_, xi_, yi_)) != TC_OK) return r;
@@ -473,6 +484,7 @@ TECOMP_API tc_result tc_fuse(tc_stage *st, tc_iter *outer, tc_iter *inner, tc_it
     tc_iter *f;
     char name[256];
     int po, pi;
+    _tc_clear_outs(fused, NULL, NULL, NULL);
     if (!st) return TC_ERROR_INVALID_ARGUMENT;
     ctx = st->sch->ctx;
     if (!_tc_check_leaf(st, outer, "fuse") || !_tc_check_leaf(st, inner, "fuse")) return ctx->result;

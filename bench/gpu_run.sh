@@ -13,7 +13,7 @@ export TECOMP_CACHE_DIR="$PWD/build-gpu/cubin-cache"
 b=build-gpu/samples
 
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu --format=csv > "$out/gpu.txt" 2>&1
-meson setup build-gpu > "$out/build.log" 2>&1 && meson compile -C build-gpu >> "$out/build.log" 2>&1 || { tail -30 "$out/build.log"; exit 1; }
+meson setup build-gpu -Dwerror=false > "$out/build.log" 2>&1 && meson compile -C build-gpu >> "$out/build.log" 2>&1 || { tail -30 "$out/build.log"; exit 1; }
 meson test -C build-gpu --print-errorlogs > "$out/tests.log" 2>&1; echo "meson test exit $?" >> "$out/tests.log"
 : > "$out/samples.log"
 for s in te_primer depthwise hwcn_conv conv2d_template; do
@@ -32,5 +32,5 @@ for s in te_primer depthwise "hwcn_conv --small" "conv2d_template --small"; do
 done
 rm -f "$out/san.tmp"
 cat "$out/gpu.txt"; tail -20 "$out/tests.log"
-grep -E "^(naive|v[0-9]|cuDNN|tecomp|tutorial)|exit|GFLOP" "$out/samples.log"
+grep -c warning "$out/build.log"; grep -E "^(naive|v[0-9]|cuDNN|tecomp|tutorial)|exit|GFLOP" "$out/samples.log"
 cat "$out/sanitizers.log"

@@ -63,7 +63,7 @@ static mm matmul_tiles(int vthreads) {
    the 16 x 16 threads. */
 static mm matmul(int step, int attach_inner) {
     mm m = matmul_tiles(1);
-    tc_iter *f, *t1, *t2, *rest;
+    tc_iter *f = NULL, *t1 = NULL, *t2 = NULL, *rest = NULL;
     int q;
     m.AA = tc_cache_read(m.s, m.A, TC_SCOPE_SHARED, 1, &m.CL);
     m.BB = tc_cache_read(m.s, m.B, TC_SCOPE_SHARED, 1, &m.CL);
@@ -228,7 +228,7 @@ TC_TEST(double_buffer_and_storage_align) {
 
 TC_TEST(vectorized_cooperative_fetch_uses_float4) {
     mm m = matmul_tiles(1);
-    tc_iter *f, *ty, *tx, *rest, *vec, *t1, *t2;
+    tc_iter *f = NULL, *ty = NULL, *tx = NULL, *rest = NULL, *vec = NULL, *t1 = NULL, *t2 = NULL;
     const tc_func *fn;
     const char *cuda;
     /* B.shared's 8 x 16 floats: 32 threads (16 x 2 of the 16 x 16), 4 consecutive floats each */
