@@ -185,6 +185,46 @@ TC_TEST(bound_inference_of_a_sliding_window_and_virtual_threads) {
     TC_CHECK_STR(str(g.extent[1]), "18");
 }
 
+/* The whole lowered IR of the cached matmul, TVM's CompareBeforeAfter style:
+   cache_write to local, cache_read to shared at k.outer, cooperative loads
+   guarded where 16 x 16 threads fetch 16 x 8 floats, barriers around them. */
+TC_TEST(golden_lowered_ir_of_caches) {
+    mm m = matmul(8, 0);
+    const tc_func *f = lower_mm(&m);
+    TC_CHECK(f != NULL);
+    if (!f) return;
+    TC_CHECK_STR(tc_func_to_string(f),
+        "// mm(A: float32[64, 40], B: float32[40, 48], C: float32[64, 48])\n"
+        "produce C {\n"
+        "  allocate A.shared[float32 * 128], storage_scope = shared\n"
+        "  allocate B.shared[float32 * 128], storage_scope = shared\n"
+        "  allocate C.local[float32 * 1], storage_scope = local\n"
+        "  // attr [iter_var(blockIdx.y, range(min=0, ext=4), blockIdx.y)] thread_extent = 4\n"
+        "  // attr [iter_var(blockIdx.x, range(min=0, ext=3), blockIdx.x)] thread_extent = 3\n"
+        "  // attr [iter_var(threadIdx.y, range(min=0, ext=16), threadIdx.y)] thread_extent = 16\n"
+        "  // attr [iter_var(threadIdx.x, range(min=0, ext=16), threadIdx.x)] thread_extent = 16\n"
+        "  C.local[0] = 0.0\n"
+        "  for (k.outer, 0, 5) {\n"
+        "    __syncthreads()\n"
+        "    // attr [iter_var(threadIdx.y, range(min=0, ext=16), threadIdx.y)] thread_extent = 16\n"
+        "    // attr [iter_var(threadIdx.x, range(min=0, ext=16), threadIdx.x)] thread_extent = 16\n"
+        "    if (likely(threadIdx.x < 8)) {\n"
+        "      A.shared[threadIdx.y*8 + threadIdx.x] = A[blockIdx.y*640 + threadIdx.y*40 + k.outer*8 + threadIdx.x]\n"
+        "    }\n"
+        "    // attr [iter_var(threadIdx.y, range(min=0, ext=16), threadIdx.y)] thread_extent = 16\n"
+        "    // attr [iter_var(threadIdx.x, range(min=0, ext=16), threadIdx.x)] thread_extent = 16\n"
+        "    if (likely(threadIdx.x < 8)) {\n"
+        "      B.shared[threadIdx.y*8 + threadIdx.x] = B[k.outer*384 + floordiv(threadIdx.y, 2)*48 + blockIdx.x*16 + floormod(threadIdx.y, 2)*8 + threadIdx.x]\n"
+        "    }\n"
+        "    __syncthreads()\n"
+        "    for (k.inner, 0, 8) {\n"
+        "      C.local[0] = C.local[0] + A.shared[threadIdx.y*8 + k.inner]*B.shared[k.inner*16 + threadIdx.x]\n"
+        "    }\n"
+        "  }\n"
+        "  C[blockIdx.y*768 + threadIdx.y*48 + blockIdx.x*16 + threadIdx.x] = C.local[0]\n"
+        "}\n");
+}
+
 TC_TEST(shared_and_local_caches_compute_the_product) {
     mm m = matmul(8, 0);
     TC_CHECK_EQ_INT(run_matmul(lower_mm(&m)), 0);
@@ -414,6 +454,7 @@ int main(int argc, char **argv) {
     if (tc_create_context(NULL, &ctx) != TC_OK) return 1;
     TC_RUN(bound_inference_table);
     TC_RUN(bound_inference_of_a_sliding_window_and_virtual_threads);
+    TC_RUN(golden_lowered_ir_of_caches);
     TC_RUN(shared_and_local_caches_compute_the_product);
     TC_RUN(barriers_surround_shared_loads_only);
     TC_RUN(double_buffer_and_storage_align);
