@@ -17,7 +17,6 @@
 #define TECOMP_IMPLEMENTATION
 #include "tecomp.h"
 #include "sample_run.h"
-#include "../bench/cudnn_conv.h"
 
 enum { B = 3, C = 4, H = 16, W = 32, K = 7, PAD = 3, HP = H + 2 * PAD, WP = W + 2 * PAD };
 
@@ -109,37 +108,6 @@ static void reference(const float *in, const float *filt, double *out) {
                 }
 }
 
-/* cuDNN on the same convolution: checked against the reference, then timed
-   like the schedules. Returns milliseconds, or -1 (and says why). */
-static double time_cudnn(tc_context *ctx, const float *in, const float *filt, const double *ref, const tc_time_desc *timing) {
-    static float out[B * C * H * W];
-    tc_devptr dx = 0, dw = 0, dy = 0;
-    cudnn_conv cv;
-    tc_time_result t;
-    double ms = -1, err;
-    tc_result r = tc_cuda_malloc(ctx, sizeof out, &dx);
-    memset(&cv, 0, sizeof cv);
-    if (r == TC_OK) r = tc_cuda_malloc(ctx, sizeof(float) * C * K * K, &dw);
-    if (r == TC_OK) r = tc_cuda_malloc(ctx, sizeof out, &dy);
-    if (r == TC_OK) r = tc_cuda_upload(ctx, dx, in, sizeof out);
-    if (r == TC_OK) r = tc_cuda_upload(ctx, dw, filt, sizeof(float) * C * K * K);
-    if (r == TC_OK) r = cudnn_conv_setup(ctx, &cv, B, C, H, W, C, K, K, 1, PAD, C, dx, dw, dy);
-    if (r == TC_OK) r = cudnn_conv_run(ctx, &cv);
-    if (r == TC_OK) r = tc_cuda_download(ctx, out, dy, sizeof out);
-    if (r == TC_OK && (err = sample_rel_err(out, ref, B * C * H * W)) > 1e-5) {
-        printf("cuDNN   does not match the reference (relative error %.1e)\n", err);
-        r = TC_ERROR_EXECUTION;
-    }
-    if (r == TC_OK) r = tc_cuda_time_call(ctx, cudnn_conv_run, &cv, timing, &t);
-    if (r == TC_OK) ms = t.median_ms;
-    else printf("cuDNN   not measured: %s\n", cv.error[0] ? cv.error : tc_last_error(ctx));
-    cudnn_conv_release(ctx, &cv);
-    tc_cuda_free(ctx, dx);
-    tc_cuda_free(ctx, dw);
-    tc_cuda_free(ctx, dy);
-    return ms;
-}
-
 int main(int argc, char **argv) {
     static float in[B * C * H * W], filt[C * K * K], out[B * C * H * W];
     static double ref[B * C * H * W];
@@ -189,7 +157,8 @@ int main(int argc, char **argv) {
             printf("%-6s %12s %10.1e %18s %18s%s\n", names[v], "-", err, "-", "-", err > 1e-5 ? "  MISMATCH" : "");
     }
     if (use_gpu) {
-        double cudnn_ms = time_cudnn(ctx, in, filt, ref, &timing);
+        sample_conv_shape sh = {B, C, H, W, C, K, K, 1, PAD, C};
+        double cudnn_ms = sample_time_cudnn(ctx, &sh, in, filt, ref, 1e-5, &timing);
         if (cudnn_ms > 0)
             printf("%-6s %12.4f %10s %17.1fx %18s   (v4 / cuDNN: %.2fx faster)\n", "cuDNN", cudnn_ms, "ok", ms[NAIVE] / cudnn_ms, "",
                    cudnn_ms / ms[V4]);

@@ -1,8 +1,10 @@
 /* sample_run.h - what every sample does with a lowered function: run it on
    the GPU when there is one, otherwise on the host executor, check it against
-   a reference and (on the GPU) time it. Include after tecomp.h. */
+   a reference and (on the GPU) time it, and time cuDNN on the same
+   convolution the same way. Include after tecomp.h. */
 #ifndef SAMPLE_RUN_H
 #define SAMPLE_RUN_H
+#include "../bench/cudnn_conv.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -86,6 +88,49 @@ static tc_result sample_run(tc_context *ctx, const tc_func *f, sample_arg *args,
         if (cf) tc_cuda_func_destroy(ctx, cf);
     }
     return r;
+}
+
+/* An NCHW convolution as cuDNN describes it. */
+typedef struct sample_conv_shape {
+    int n, c, h, w, k, r, s, stride, pad, groups;
+} sample_conv_shape;
+
+/* cuDNN's best algorithm on convolution sh over the host inputs x (NCHW) and
+   w (K x C/groups x R x S): run once and, when ref is given (NCHW output),
+   checked against it (relative L2 error under tol); then timed like
+   tecomp's kernels. Milliseconds, or -1 after saying why not. */
+static double sample_time_cudnn(tc_context *ctx, const sample_conv_shape *sh, const float *x, const float *w, const double *ref,
+                                double tol, const tc_time_desc *timing) {
+    int oh = (sh->h + 2 * sh->pad - sh->r) / sh->stride + 1, ow = (sh->w + 2 * sh->pad - sh->s) / sh->stride + 1;
+    size_t nx = (size_t)sh->n * sh->c * sh->h * sh->w, nw = (size_t)sh->k * (sh->c / sh->groups) * sh->r * sh->s;
+    size_t ny = (size_t)sh->n * sh->k * oh * ow;
+    float *y = (float *)malloc(ny * sizeof(float));
+    tc_devptr dx = 0, dw = 0, dy = 0;
+    cudnn_conv cv;
+    tc_time_result t;
+    double ms = -1, err;
+    tc_result r = y ? tc_cuda_malloc(ctx, nx * sizeof(float), &dx) : TC_ERROR_OUT_OF_MEMORY;
+    memset(&cv, 0, sizeof cv);
+    if (r == TC_OK) r = tc_cuda_malloc(ctx, nw * sizeof(float), &dw);
+    if (r == TC_OK) r = tc_cuda_malloc(ctx, ny * sizeof(float), &dy);
+    if (r == TC_OK) r = tc_cuda_upload(ctx, dx, x, nx * sizeof(float));
+    if (r == TC_OK) r = tc_cuda_upload(ctx, dw, w, nw * sizeof(float));
+    if (r == TC_OK) r = cudnn_conv_setup(ctx, &cv, sh->n, sh->c, sh->h, sh->w, sh->k, sh->r, sh->s, sh->stride, sh->pad, sh->groups, dx, dw, dy);
+    if (r == TC_OK) r = cudnn_conv_run(ctx, &cv);
+    if (r == TC_OK) r = tc_cuda_download(ctx, y, dy, ny * sizeof(float));
+    if (r == TC_OK && ref && !((err = sample_rel_err(y, ref, ny)) < tol)) {
+        printf("cuDNN does not match the reference (relative error %.1e)\n", err);
+        r = TC_ERROR_EXECUTION;
+    }
+    if (r == TC_OK) r = tc_cuda_time_call(ctx, cudnn_conv_run, &cv, timing, &t);
+    if (r == TC_OK) ms = t.median_ms;
+    else if (r != TC_ERROR_EXECUTION) printf("cuDNN not measured: %s\n", cv.error[0] ? cv.error : tc_last_error(ctx));
+    cudnn_conv_release(ctx, &cv);
+    tc_cuda_free(ctx, dx);
+    tc_cuda_free(ctx, dw);
+    tc_cuda_free(ctx, dy);
+    free(y);
+    return ms;
 }
 
 /* Print a failure with the context's message and return 1 (for main). */
