@@ -7,7 +7,8 @@
    host executor with CUDA semantics.
 
    HOW TO INCLUDE
-       Vendor tecomp.h, tecomp_ir.h, tecomp_sched.h and tecomp_cuda.h. In
+       Vendor tecomp.h, tecomp_ir.h, tecomp_sched.h, tecomp_cuda.h and
+       tecomp_tune.h. In
        exactly one C or C++ file:
            #define TECOMP_IMPLEMENTATION
            #include "tecomp.h"
@@ -21,10 +22,12 @@
 
    MODULES (each one stands alone with the ones to its right)
        tecomp.h  ->  tecomp_cuda.h  ->  tecomp_sched.h  ->  tecomp_ir.h
+                 ->  tecomp_tune.h   ->  tecomp_sched.h
        umbrella      CUDA emitter,       schedules,          context, arena,
                      NVRTC + driver      lowering passes,    expressions, tensors,
                      loader, cubin       host executor       statement IR, simplifier,
                      cache, timing                           printers, text front-end
+                     (tune: templates and their configuration spaces)
 
    WHAT TECOMP DOES NOT DO (yet)
        compute_at, cache_read/cache_write, virtual threads, tensorize, the
@@ -73,6 +76,7 @@
 #include "tecomp_ir.h"
 #include "tecomp_sched.h"
 #include "tecomp_cuda.h"
+#include "tecomp_tune.h"
 
 #endif /* TECOMP_H */
 

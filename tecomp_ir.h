@@ -215,11 +215,11 @@ TECOMP_API const tc_expr *tc_reduce(tc_reduce_op op, const tc_expr *body, int na
 TECOMP_API const tc_expr *tc_sum(const tc_expr *body, int naxes, const tc_expr *const *axes);
 
 /* Tensor reads: tc_access with an array, tc_at with the indices as arguments
-   (tc_at(A, b, c, i, j); up to 8 indices). */
+   (tc_at(A, b, c, i, j); up to 16 indices, as for every argument-list macro). */
 TECOMP_API const tc_expr *tc_access(tc_tensor *t, int nidx, const tc_expr *const *idx);
 TECOMP_API const tc_expr *tc_access_va(tc_tensor *t, int nidx, ...);
-#define TC__NARGS(...) TC__NARGS_(__VA_ARGS__, 8, 7, 6, 5, 4, 3, 2, 1, 0)
-#define TC__NARGS_(a1, a2, a3, a4, a5, a6, a7, a8, n, ...) n
+#define TC__NARGS(...) TC__NARGS_(__VA_ARGS__, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0)
+#define TC__NARGS_(a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, n, ...) n
 #define tc_at(t, ...) tc_access_va((t), TC__NARGS(__VA_ARGS__), __VA_ARGS__)
 
 /* Substitute variables: every occurrence of vars[k] becomes values[k]. */
@@ -2085,6 +2085,8 @@ static void _tc_print_stmt(tc_str *s, const tc_stmt *st, int depth) {
             _tc_print_stmt(s, st->body, depth);
             return;
         }
+        if (st->unroll_max_step >= 0) tc_str_printf(s, "// attr pragma_auto_unroll_max_step = %d\n%*s", st->unroll_max_step, depth * 2, "");
+        if (st->unroll_explicit >= 0) tc_str_printf(s, "// attr pragma_unroll_explicit = %d\n%*s", st->unroll_explicit, depth * 2, "");
         tc_str_printf(s, "for (%s, ", st->var->name);
         _tc_print(s, st->min, _TC_STYLE_IR);
         tc_str_printf(s, ", ");

@@ -1565,6 +1565,7 @@ static tc_result _tc_pass_flatten(_tc_lower *L) {
 typedef struct _tc_narrowing {
     int n;
     const tc_expr *from[32], *to[32];
+    int keep_pragma_loops; /* before the unroll pass: a unit loop carrying a pragma stays */
 } _tc_narrowing;
 
 static const tc_expr *_tc_simplify_narrowed(const tc_expr *e, void *user) {
@@ -1632,7 +1633,8 @@ static int _tc_simplify_stmt(_tc_mutator *m, const tc_stmt *s, const tc_stmt **o
     if (s->kind == TC_S_FOR && s->for_kind != TC_FOR_THREAD) {
         if (!(c = tc_simplify(s->extent))) return m->failed = 1;
         if (c->kind == TC_INT_IMM && c->v.i <= 0) return 1;
-        if (c->kind == TC_INT_IMM && c->v.i == 1) {
+        if (c->kind == TC_INT_IMM && c->v.i == 1 &&
+            !(((_tc_narrowing *)m->user)->keep_pragma_loops && (s->unroll_max_step >= 0 || s->unroll_explicit >= 0))) {
             const tc_stmt *body = _tc_stmt_subst(m->ctx, s->body, s->var, s->min, &failed);
             if (failed) return m->failed = 1;
             *out = _tc_mutate(m, body);
@@ -1642,14 +1644,17 @@ static int _tc_simplify_stmt(_tc_mutator *m, const tc_stmt *s, const tc_stmt **o
     return 0;
 }
 
-static tc_result _tc_pass_simplify(_tc_lower *L) {
+static tc_result _tc_simplify_kernels(_tc_lower *L, int keep_pragma_loops) {
     _tc_mutator m;
     _tc_narrowing nw;
     memset(&m, 0, sizeof m);
     memset(&nw, 0, sizeof nw);
+    nw.keep_pragma_loops = keep_pragma_loops;
     m.ctx = L->ctx, m.expr = _tc_simplify_narrowed, m.stmt = _tc_simplify_stmt, m.user = &nw;
     return _tc_mutate_kernels(L, &m);
 }
+static tc_result _tc_pass_simplify(_tc_lower *L) { return _tc_simplify_kernels(L, 1); }
+static tc_result _tc_pass_simplify_final(_tc_lower *L) { return _tc_simplify_kernels(L, 0); }
 
 // >>lower-vthread
 
@@ -2063,10 +2068,10 @@ static const _tc_pass _tc_passes[] = {
     {"infer_bounds", _tc_pass_infer_bounds},   /* the region of every stage computed at another; loop extents */
     {"build_loop_nests", _tc_pass_loop_nests}, /* one kernel per root stage, attached stages inside, split guards */
     {"flatten_storage", _tc_pass_flatten},     /* multi-dimensional accesses become flat loads and stores */
-    {"simplify", _tc_pass_simplify},           /* affine index arithmetic; proven guards and unit loops vanish */
+    {"simplify", _tc_pass_simplify},           /* affine index arithmetic; proven guards and unit loops (but pragmas') vanish */
     {"inject_virtual_threads", _tc_pass_inject_vthreads}, /* vthread loops sink; their statements interleave */
     {"unroll", _tc_pass_unroll},               /* unroll marks and pragmas: replicate or leave to the CUDA compiler */
-    {"simplify", _tc_pass_simplify},           /* again: unrolling substituted constants */
+    {"simplify", _tc_pass_simplify_final},     /* again: unrolling substituted constants; unit loops go */
     {"launch_dims", _tc_pass_launch_dims},     /* thread-bound loops give each kernel's grid and block */
     {"verify_gpu", _tc_pass_verify_gpu},       /* threads, shared and local memory, virtual threads within limits */
 };

@@ -27,7 +27,6 @@
 #define TECOMP_IMPLEMENTATION
 #include "tecomp.h"
 #include "sample_run.h"
-#include "../bench/cudnn_conv.h"
 
 enum { N = 1, H = 7, W = 7, KH = 3, KW = 3, STRIDE = 1, PAD = 1, OH = (H + 2 * PAD - KH) / STRIDE + 1, OW = (W + 2 * PAD - KW) / STRIDE + 1 };
 
@@ -252,41 +251,6 @@ static void reference(int CI, int CO, const float *data, const float *kernel, do
             }
 }
 
-/* cuDNN's best algorithm on the same data (the same NCHW layout): checked
-   against the reference, then timed like ours. Returns milliseconds, or -1
-   (and says why). */
-static double time_cudnn(tc_context *ctx, int CI, int CO, const float *data, const float *kernel, const double *ref,
-                         const tc_time_desc *timing) {
-    size_t nd = (size_t)N * CI * H * W, nk = (size_t)CO * CI * KH * KW, no = (size_t)N * CO * OH * OW;
-    float *out = (float *)malloc(sizeof(float) * no);
-    tc_devptr dx = 0, dw = 0, dy = 0;
-    cudnn_conv cv;
-    tc_time_result t;
-    double ms = -1, err;
-    tc_result r = out ? tc_cuda_malloc(ctx, sizeof(float) * nd, &dx) : TC_ERROR_OUT_OF_MEMORY;
-    memset(&cv, 0, sizeof cv);
-    if (r == TC_OK) r = tc_cuda_malloc(ctx, sizeof(float) * nk, &dw);
-    if (r == TC_OK) r = tc_cuda_malloc(ctx, sizeof(float) * no, &dy);
-    if (r == TC_OK) r = tc_cuda_upload(ctx, dx, data, sizeof(float) * nd);
-    if (r == TC_OK) r = tc_cuda_upload(ctx, dw, kernel, sizeof(float) * nk);
-    if (r == TC_OK) r = cudnn_conv_setup(ctx, &cv, N, CI, H, W, CO, KH, KW, STRIDE, PAD, 1, dx, dw, dy);
-    if (r == TC_OK) r = cudnn_conv_run(ctx, &cv);
-    if (r == TC_OK) r = tc_cuda_download(ctx, out, dy, sizeof(float) * no);
-    if (r == TC_OK && !((err = sample_rel_err(out, ref, no)) < 1e-4)) {
-        printf("cuDNN does not match the reference (relative error %.1e)\n", err);
-        r = TC_ERROR_EXECUTION;
-    }
-    if (r == TC_OK) r = tc_cuda_time_call(ctx, cudnn_conv_run, &cv, timing, &t);
-    if (r == TC_OK) ms = t.median_ms;
-    else printf("cuDNN not measured: %s\n", cv.error[0] ? cv.error : tc_last_error(ctx));
-    cudnn_conv_release(ctx, &cv);
-    tc_cuda_free(ctx, dx);
-    tc_cuda_free(ctx, dw);
-    tc_cuda_free(ctx, dy);
-    free(out);
-    return ms;
-}
-
 /* One line of the table: time and GFLOP/s when measured, "-" otherwise. */
 static void print_row(const char *what, double ms, double gflops, const char *note) {
     if (ms > 0) printf("%-20s %12.4f %12.2f   %s\n", what, ms, gflops, note);
@@ -357,7 +321,8 @@ int main(int argc, char **argv) {
     print_row("tecomp", ms, ms > 0 ? flops / (ms * 1e6) : 0, note);
     if (is_full) print_row("tutorial (its GPU)", 0.568, 456.68, "the tutorial's figures");
     if (use_gpu) {
-        double cudnn_ms = time_cudnn(ctx, CI, CO, data, kernel, ref, &timing);
+        sample_conv_shape sh = {N, CI, H, W, CO, KH, KW, STRIDE, PAD, 1};
+        double cudnn_ms = sample_time_cudnn(ctx, &sh, data, kernel, ref, 1e-4, &timing); /* checked against the reference */
         if (cudnn_ms > 0) {
             snprintf(note, sizeof note, "best algorithm; matches (tecomp / cuDNN time: %.2f)", ms / cudnn_ms);
             print_row("cuDNN", cudnn_ms, flops / (cudnn_ms * 1e6), note);

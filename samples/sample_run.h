@@ -18,7 +18,7 @@ typedef struct sample_arg {
     int is_output;
 } sample_arg;
 
-static void sample_fill_random(float *x, size_t n, unsigned seed) {
+static inline void sample_fill_random(float *x, size_t n, unsigned seed) {
     size_t k;
     for (k = 0; k < n; k++) {
         seed = seed * 1664525u + 1013904223u;
@@ -27,7 +27,7 @@ static void sample_fill_random(float *x, size_t n, unsigned seed) {
 }
 
 /* ||out - ref|| / ||ref||; NaN anywhere gives infinity. */
-static double sample_rel_err(const float *out, const double *ref, size_t n) {
+static inline double sample_rel_err(const float *out, const double *ref, size_t n) {
     double num = 0, den = 0;
     size_t k;
     for (k = 0; k < n; k++) {
@@ -41,7 +41,7 @@ static double sample_rel_err(const float *out, const double *ref, size_t n) {
 
 /* Run f once on the GPU (use_gpu) or the host executor; when timing is
    asked for and a GPU is used, time it too (time_ms < 0 otherwise). */
-static tc_result sample_run(tc_context *ctx, const tc_func *f, sample_arg *args, const int64_t *sizes, int use_gpu,
+static inline tc_result sample_run(tc_context *ctx, const tc_func *f, sample_arg *args, const int64_t *sizes, int use_gpu,
                             const tc_time_desc *timing, double *time_ms) {
     tc_result r = TC_OK;
     int k;
@@ -99,7 +99,7 @@ typedef struct sample_conv_shape {
    w (K x C/groups x R x S): run once and, when ref is given (NCHW output),
    checked against it (relative L2 error under tol); then timed like
    tecomp's kernels. Milliseconds, or -1 after saying why not. */
-static double sample_time_cudnn(tc_context *ctx, const sample_conv_shape *sh, const float *x, const float *w, const double *ref,
+static inline double sample_time_cudnn(tc_context *ctx, const sample_conv_shape *sh, const float *x, const float *w, const double *ref,
                                 double tol, const tc_time_desc *timing) {
     int oh = (sh->h + 2 * sh->pad - sh->r) / sh->stride + 1, ow = (sh->w + 2 * sh->pad - sh->s) / sh->stride + 1;
     size_t nx = (size_t)sh->n * sh->c * sh->h * sh->w, nw = (size_t)sh->k * (sh->c / sh->groups) * sh->r * sh->s;
@@ -134,7 +134,7 @@ static double sample_time_cudnn(tc_context *ctx, const sample_conv_shape *sh, co
 }
 
 /* Print a failure with the context's message and return 1 (for main). */
-static int sample_fail(tc_context *ctx, const char *what, tc_result r) {
+static inline int sample_fail(tc_context *ctx, const char *what, tc_result r) {
     fprintf(stderr, "%s failed: %s: %s\n", what, tc_result_string(r), tc_last_error(ctx));
     return 1;
 }

@@ -1,0 +1,430 @@
+/* tecomp_tune.h - tuning templates and their configuration spaces.       v0.1
+
+   Part of tecomp (see tecomp.h). Include "tecomp.h"; define
+   TECOMP_IMPLEMENTATION in one file as for every module.
+
+   A template is a C function that builds a computation and schedules it,
+   asking a tc_cfg for the values of its knobs, AutoTVM style:
+
+       static tc_result conv_template(tc_cfg *cfg, const void *task, tc_instance *out) {
+           ...build tensors, s = tc_create_schedule(...)...
+           tc_define_split(cfg, "tile_f", f_extent, NULL);       // all factorizations into 4
+           tc_define_knob(cfg, "unroll_explicit", 2, (const int64_t[]){0, 1});
+           tc_cfg_apply_split(cfg, stage, f_axis, "tile_f", outs); // splits by this config's sizes
+           ... if (tc_cfg_knob(cfg, "unroll_explicit")) ...
+           out->schedule = s; out->nargs = 3; out->args[0] = ...;
+           return TC_OK;
+       }
+
+   tc_space_create runs the template once to collect the knobs (every
+   accessor then answers with the knob's first choice); tc_space_instantiate
+   runs it again for one configuration, given by its index in the space.
+
+   WHAT THIS MODULE DOES NOT DO (yet): tuners, measurement, records; see
+   the README's list of open issues.
+*/
+#ifndef TECOMP_TUNE_H
+#define TECOMP_TUNE_H
+
+#include "tecomp_sched.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+// >>api-space
+
+typedef enum tc_split_policy {
+    TC_SPLIT_FACTORS,   /* every ordered factorization whose product is the extent (AutoTVM "factors") */
+    TC_SPLIT_POWER2,    /* inner sizes powers of two; the outermost takes the rest (AutoTVM "power2") */
+    TC_SPLIT_VERBOSE,   /* both of the above (AutoTVM "verbose") */
+    TC_SPLIT_CANDIDATES /* the given candidate size lists only */
+} tc_split_policy;
+
+/* Zero means: policy factors, 4 outputs, no max factor. */
+typedef struct tc_split_desc {
+    tc_split_policy policy;
+    int num_outputs;          /* 2 to 8; 0: 4 */
+    int64_t max_factor;       /* inner sizes at most this; 0: no limit */
+    int ncandidates;          /* TC_SPLIT_CANDIDATES: lists of num_outputs sizes, the first -1 or the rest */
+    const int64_t *candidates;
+} tc_split_desc;
+
+typedef struct tc_cfg tc_cfg;                   /* what a template asks for knob values */
+typedef struct tc_config_space tc_config_space; /* the knobs a template defines */
+
+/* What a template returns: its schedule and the tensors the kernel takes. */
+typedef struct tc_instance {
+    tc_schedule *schedule;
+    int nargs;
+    tc_tensor *args[16];
+    double flops;             /* for GFLOPS; 0 when unknown */
+} tc_instance;
+
+typedef tc_result (*tc_template_fn)(tc_cfg *cfg, const void *task, tc_instance *out);
+
+TECOMP_API tc_result tc_define_split(tc_cfg *cfg, const char *name, int64_t extent, const tc_split_desc *desc);
+TECOMP_API tc_result tc_define_knob(tc_cfg *cfg, const char *name, int nvalues, const int64_t *values);
+/* This configuration's split sizes, outermost first, the first -1 (the rest);
+   NULL (error set) for an unknown name. */
+TECOMP_API const int64_t *tc_cfg_split(tc_cfg *cfg, const char *name);
+TECOMP_API int64_t tc_cfg_knob(tc_cfg *cfg, const char *name); /* 0 (error set) for an unknown name */
+/* Split `axis` of `st` by the knob's sizes from the inside out, as AutoTVM's
+   cfg[name].apply(s, op, axis) does; outs gets num_outputs loops, outermost first. */
+TECOMP_API tc_result tc_cfg_apply_split(tc_cfg *cfg, tc_stage *st, tc_iter *axis, const char *name, tc_iter **outs);
+TECOMP_API tc_context *tc_cfg_context(tc_cfg *cfg);
+
+TECOMP_API tc_result tc_space_create(tc_context *ctx, tc_template_fn fn, const void *task, tc_config_space **out);
+TECOMP_API int64_t tc_space_size(const tc_config_space *space);
+/* ConfigSpace (len=10454400, space_map=\n   0 tile_f: Split(policy=factors, product=512, num_outputs=4) len=220\n ...) */
+TECOMP_API const char *tc_space_to_string(const tc_config_space *space);
+/* [('tile_f', [-1, 2, 64, 1]), ..., ('unroll_explicit', 0)],None,5318342 */
+TECOMP_API const char *tc_space_config_string(const tc_config_space *space, int64_t index);
+/* The index of the configuration given by each knob's choice (-1 when a
+   value is not in its knob), for applying a configuration by hand. */
+TECOMP_API int64_t tc_space_index_of(const tc_config_space *space, int nknobs, const char *const *names, const int64_t *const *values);
+TECOMP_API tc_result tc_space_instantiate(const tc_config_space *space, int64_t index, tc_instance *out);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+#endif /* TECOMP_TUNE_H */
+
+/* ======================================================================== */
+/* IMPLEMENTATION                                                           */
+/* ======================================================================== */
+#if defined(TECOMP_IMPLEMENTATION) && !defined(TECOMP_TUNE_IMPL_DONE)
+#define TECOMP_TUNE_IMPL_DONE
+
+// >>space
+
+#define _TC_MAX_KNOBS 32
+#define _TC_MAX_SPLIT 8
+
+typedef enum _tc_knob_kind { _TC_KNOB_SPLIT, _TC_KNOB_OTHER } _tc_knob_kind;
+
+/* One knob: its choices, each a list of `width` numbers. */
+typedef struct _tc_knob {
+    const char *name;
+    _tc_knob_kind kind;
+    tc_split_policy policy;
+    int64_t product;          /* split: the extent */
+    int width;                /* numbers per choice: num_outputs, or 1 */
+    int64_t nchoices;
+    int64_t *choices;         /* nchoices * width, in the arena */
+} _tc_knob;
+
+struct tc_config_space {
+    tc_context *ctx;
+    tc_template_fn fn;
+    const void *task;
+    _tc_knob knobs[_TC_MAX_KNOBS];
+    int nknobs;
+};
+
+struct tc_cfg {
+    tc_config_space *space;
+    int collecting;           /* defining knobs (first choice everywhere) or applying `index` */
+    int64_t index;
+    int next;                 /* knobs defined so far in this run */
+};
+
+static const char *_tc_policy_name(tc_split_policy p) {
+    static const char *names[] = {"factors", "power2", "verbose", "candidate"};
+    return (p >= 0 && p <= TC_SPLIT_CANDIDATES) ? names[p] : "?";
+}
+
+/* Growable list of split choices while enumerating. */
+typedef struct _tc_choices {
+    tc_context *ctx;
+    int64_t *items;
+    int n, cap, width;
+    int failed;
+} _tc_choices;
+
+static void _tc_choices_add(_tc_choices *c, const int64_t *sizes) {
+    int k;
+    if (c->failed) return;
+    for (k = 0; k < c->n; k++) /* the verbose policy meets some lists twice */
+        if (memcmp(c->items + (size_t)k * (size_t)c->width, sizes, sizeof(int64_t) * (size_t)c->width) == 0) return;
+    if (!_tc_grow(c->ctx, (void **)&c->items, &c->cap, (c->n + 1) * c->width, sizeof(int64_t))) { c->failed = 1; return; }
+    memcpy(c->items + (size_t)c->n * (size_t)c->width, sizes, sizeof(int64_t) * (size_t)c->width);
+    c->n++;
+}
+
+/* Choose sizes[pos], sizes[pos - 1], ... from the inside out: divisors of
+   what is left of the extent (factors), or powers of two with the outer
+   loop rounding up (power2); sizes[0] takes the rest. */
+static void _tc_enum_split(_tc_choices *c, int64_t left, int pos, int64_t *sizes, int power2, int64_t max_factor) {
+    int64_t f;
+    if (pos == 0) {
+        sizes[0] = left;
+        _tc_choices_add(c, sizes);
+        return;
+    }
+    for (f = 1; f <= left && !c->failed; f = power2 ? f * 2 : f + 1) {
+        if (max_factor && f > max_factor) break;
+        if (!power2 && left % f != 0) continue;
+        sizes[pos] = f;
+        _tc_enum_split(c, power2 ? (left + f - 1) / f : left / f, pos - 1, sizes, power2, max_factor);
+    }
+}
+
+static _tc_knob *_tc_knob_find(const tc_config_space *space, const char *name) {
+    int k;
+    for (k = 0; k < space->nknobs; k++)
+        if (strcmp(space->knobs[k].name, name) == 0) return (_tc_knob *)&space->knobs[k];
+    return NULL;
+}
+
+/* A knob as the template defines it. While collecting: a new knob to fill
+   (1). While applying: checked to be one collected before (0: nothing to
+   do). -1 with the error set when neither. */
+static int _tc_knob_define(tc_cfg *cfg, const char *name, _tc_knob_kind kind, _tc_knob **out) {
+    tc_config_space *space = cfg->space;
+    _tc_knob *k;
+    if (!name || !*name) return _tc_fail(space->ctx, TC_ERROR_INVALID_ARGUMENT, "a knob needs a name"), -1;
+    k = _tc_knob_find(space, name);
+    if (!cfg->collecting) {
+        if (!k || k->kind != kind)
+            return _tc_fail(space->ctx, TC_ERROR_SCHEDULE, "the template defined knob '%s' now but not when its space was collected", name), -1;
+        cfg->next++;
+        return 0;
+    }
+    if (k) return _tc_fail(space->ctx, TC_ERROR_SCHEDULE, "knob '%s' is defined twice", name), -1;
+    if (space->nknobs == _TC_MAX_KNOBS) return _tc_fail(space->ctx, TC_ERROR_SCHEDULE, "more than %d knobs", _TC_MAX_KNOBS), -1;
+    k = &space->knobs[space->nknobs];
+    memset(k, 0, sizeof *k);
+    if (!(k->name = _tc_strdup(space->ctx, name))) return -1;
+    k->kind = kind;
+    *out = k;
+    return 1;
+}
+
+/* Keep a knob's choices in the arena and count it in. */
+static tc_result _tc_knob_commit(tc_cfg *cfg, _tc_knob *k, const int64_t *choices, int64_t n, int width) {
+    tc_config_space *space = cfg->space;
+    if (n < 1) return _tc_fail(space->ctx, TC_ERROR_SCHEDULE, "knob '%s' has no choices", k->name);
+    if (!(k->choices = (int64_t *)_tc_alloc(space->ctx, sizeof(int64_t) * (size_t)(n * width)))) return TC_ERROR_OUT_OF_MEMORY;
+    memcpy(k->choices, choices, sizeof(int64_t) * (size_t)(n * width));
+    k->nchoices = n;
+    k->width = width;
+    space->nknobs++;
+    cfg->next++;
+    return TC_OK;
+}
+
+TECOMP_API tc_result tc_define_split(tc_cfg *cfg, const char *name, int64_t extent, const tc_split_desc *desc) {
+    tc_split_desc d;
+    _tc_knob *k;
+    _tc_choices c;
+    int64_t sizes[_TC_MAX_SPLIT];
+    tc_result r;
+    if (!cfg) return TC_ERROR_INVALID_ARGUMENT;
+    memset(&d, 0, sizeof d);
+    if (desc) d = *desc;
+    if (!d.num_outputs) d.num_outputs = 4;
+    if (d.num_outputs < 2 || d.num_outputs > _TC_MAX_SPLIT || extent < 1)
+        return _tc_fail(cfg->space->ctx, TC_ERROR_INVALID_ARGUMENT, "define_split '%s': needs 2 to %d outputs and a positive extent (got %d, %lld)",
+                        name ? name : "?", _TC_MAX_SPLIT, d.num_outputs, (long long)extent);
+    switch (_tc_knob_define(cfg, name, _TC_KNOB_SPLIT, &k)) {
+    case 0: return TC_OK;
+    case 1: break;
+    default: return cfg->space->ctx->result ? cfg->space->ctx->result : TC_ERROR_OUT_OF_MEMORY;
+    }
+    k->policy = d.policy;
+    k->product = extent;
+    memset(&c, 0, sizeof c);
+    c.ctx = cfg->space->ctx;
+    c.width = d.num_outputs;
+    if (d.policy == TC_SPLIT_CANDIDATES) {
+        int j;
+        if (!d.candidates || d.ncandidates < 1)
+            return _tc_fail(c.ctx, TC_ERROR_INVALID_ARGUMENT, "define_split '%s': the candidate policy needs candidates", name);
+        for (j = 0; j < d.ncandidates; j++) _tc_choices_add(&c, d.candidates + (size_t)j * (size_t)d.num_outputs);
+    } else {
+        if (d.policy != TC_SPLIT_POWER2) _tc_enum_split(&c, extent, d.num_outputs - 1, sizes, 0, d.max_factor);
+        if (d.policy != TC_SPLIT_FACTORS) _tc_enum_split(&c, extent, d.num_outputs - 1, sizes, 1, d.max_factor ? d.max_factor : extent);
+    }
+    r = c.failed ? TC_ERROR_OUT_OF_MEMORY : _tc_knob_commit(cfg, k, c.items, c.n, c.width);
+    _tc_free(c.ctx, c.items);
+    return r;
+}
+
+TECOMP_API tc_result tc_define_knob(tc_cfg *cfg, const char *name, int nvalues, const int64_t *values) {
+    _tc_knob *k;
+    if (!cfg) return TC_ERROR_INVALID_ARGUMENT;
+    if (nvalues < 1 || !values)
+        return _tc_fail(cfg->space->ctx, TC_ERROR_INVALID_ARGUMENT, "define_knob '%s': give at least one value", name ? name : "?");
+    switch (_tc_knob_define(cfg, name, _TC_KNOB_OTHER, &k)) {
+    case 0: return TC_OK;
+    case 1: return _tc_knob_commit(cfg, k, values, nvalues, 1);
+    default: return cfg->space->ctx->result ? cfg->space->ctx->result : TC_ERROR_OUT_OF_MEMORY;
+    }
+}
+
+/* Which choice of knob `knob` configuration `index` takes: a mixed-radix
+   number whose first digit (the first knob) varies fastest, as AutoTVM's. */
+static int64_t _tc_choice_of(const tc_config_space *space, int knob, int64_t index) {
+    int j;
+    for (j = 0; j < knob; j++) index /= space->knobs[j].nchoices;
+    return index % space->knobs[knob].nchoices;
+}
+
+static const int64_t *_tc_cfg_choice(tc_cfg *cfg, const char *name, _tc_knob_kind kind) {
+    const tc_config_space *space = cfg->space;
+    const _tc_knob *k = name ? _tc_knob_find(space, name) : NULL;
+    int64_t c;
+    if (!k || k->kind != kind) {
+        _tc_fail(space->ctx, TC_ERROR_SCHEDULE, "no %s knob named '%s' is defined", kind == _TC_KNOB_SPLIT ? "split" : "value",
+                 name ? name : "(null)");
+        return NULL;
+    }
+    c = cfg->collecting ? 0 : _tc_choice_of(space, (int)(k - space->knobs), cfg->index);
+    return k->choices + (size_t)c * (size_t)k->width;
+}
+
+TECOMP_API const int64_t *tc_cfg_split(tc_cfg *cfg, const char *name) { return cfg ? _tc_cfg_choice(cfg, name, _TC_KNOB_SPLIT) : NULL; }
+
+TECOMP_API int64_t tc_cfg_knob(tc_cfg *cfg, const char *name) {
+    const int64_t *v = cfg ? _tc_cfg_choice(cfg, name, _TC_KNOB_OTHER) : NULL;
+    return v ? v[0] : 0;
+}
+
+TECOMP_API tc_context *tc_cfg_context(tc_cfg *cfg) { return cfg ? cfg->space->ctx : NULL; }
+
+TECOMP_API tc_result tc_cfg_apply_split(tc_cfg *cfg, tc_stage *st, tc_iter *axis, const char *name, tc_iter **outs) {
+    const int64_t *sizes;
+    const _tc_knob *k;
+    int j;
+    tc_result r;
+    if (!cfg || !outs) return TC_ERROR_INVALID_ARGUMENT;
+    if (!(sizes = tc_cfg_split(cfg, name))) return cfg->space->ctx->result;
+    k = _tc_knob_find(cfg->space, name);
+    for (j = k->width - 1; j >= 1; j--)
+        if ((r = tc_split(st, axis, sizes[j], &axis, &outs[j])) != TC_OK) return r;
+    outs[0] = axis;
+    return TC_OK;
+}
+
+/* Run the template: collecting the knobs, or for configuration `index`. */
+static tc_result _tc_space_run(tc_config_space *space, int collecting, int64_t index, tc_instance *out) {
+    tc_cfg cfg;
+    tc_result r;
+    memset(&cfg, 0, sizeof cfg);
+    memset(out, 0, sizeof *out);
+    cfg.space = space;
+    cfg.collecting = collecting;
+    cfg.index = index;
+    if ((r = space->fn(&cfg, space->task, out)) != TC_OK) return r;
+    if (!collecting && cfg.next != space->nknobs)
+        return _tc_fail(space->ctx, TC_ERROR_SCHEDULE, "the template defined %d knobs now and %d when its space was collected", cfg.next,
+                        space->nknobs);
+    if (!out->schedule || out->nargs < 1)
+        return _tc_fail(space->ctx, TC_ERROR_SCHEDULE, "the template returned no schedule or no arguments");
+    return TC_OK;
+}
+
+TECOMP_API tc_result tc_space_create(tc_context *ctx, tc_template_fn fn, const void *task, tc_config_space **out) {
+    tc_config_space *space;
+    tc_instance inst;
+    tc_result r;
+    if (!ctx || !fn || !out) return ctx ? _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_space_create: NULL argument") : TC_ERROR_INVALID_ARGUMENT;
+    *out = NULL;
+    if (!(space = (tc_config_space *)_tc_alloc(ctx, sizeof *space))) return TC_ERROR_OUT_OF_MEMORY;
+    space->ctx = ctx;
+    space->fn = fn;
+    space->task = task;
+    if ((r = _tc_space_run(space, 1, 0, &inst)) != TC_OK) return r;
+    *out = space;
+    return TC_OK;
+}
+
+TECOMP_API int64_t tc_space_size(const tc_config_space *space) {
+    int64_t n = 1;
+    int k;
+    if (!space) return 0;
+    for (k = 0; k < space->nknobs; k++) n *= space->knobs[k].nchoices;
+    return n;
+}
+
+TECOMP_API const char *tc_space_to_string(const tc_config_space *space) {
+    tc_str s;
+    int k, j;
+    if (!space) return NULL;
+    tc_str_init(&s, space->ctx);
+    tc_str_printf(&s, "ConfigSpace (len=%lld, space_map=\n", (long long)tc_space_size(space));
+    for (k = 0; k < space->nknobs; k++) {
+        const _tc_knob *kn = &space->knobs[k];
+        tc_str_printf(&s, "  %2d %s: ", k, kn->name);
+        if (kn->kind == _TC_KNOB_SPLIT) {
+            tc_str_printf(&s, "Split(policy=%s, product=%lld, num_outputs=%d)", _tc_policy_name(kn->policy), (long long)kn->product, kn->width);
+        } else {
+            tc_str_printf(&s, "OtherOption([");
+            for (j = 0; j < kn->nchoices; j++) tc_str_printf(&s, "%s%lld", j ? ", " : "", (long long)kn->choices[j]);
+            tc_str_printf(&s, "])");
+        }
+        tc_str_printf(&s, " len=%lld\n", (long long)kn->nchoices);
+    }
+    tc_str_printf(&s, ")");
+    return _tc_str_keep(&s);
+}
+
+TECOMP_API const char *tc_space_config_string(const tc_config_space *space, int64_t index) {
+    tc_str s;
+    int k, j;
+    if (!space) return NULL;
+    if (index < 0 || index >= tc_space_size(space)) {
+        _tc_fail(space->ctx, TC_ERROR_INVALID_ARGUMENT, "configuration %lld is outside the space (len=%lld)", (long long)index,
+                 (long long)tc_space_size(space));
+        return NULL;
+    }
+    tc_str_init(&s, space->ctx);
+    tc_str_printf(&s, "[");
+    for (k = 0; k < space->nknobs; k++) {
+        const _tc_knob *kn = &space->knobs[k];
+        const int64_t *v = kn->choices + (size_t)_tc_choice_of(space, k, index) * (size_t)kn->width;
+        tc_str_printf(&s, "%s('%s', ", k ? ", " : "", kn->name);
+        if (kn->kind == _TC_KNOB_SPLIT) {
+            tc_str_printf(&s, "[-1");
+            for (j = 1; j < kn->width; j++) tc_str_printf(&s, ", %lld", (long long)v[j]);
+            tc_str_printf(&s, "])");
+        } else {
+            tc_str_printf(&s, "%lld)", (long long)v[0]);
+        }
+    }
+    tc_str_printf(&s, "],None,%lld", (long long)index);
+    return _tc_str_keep(&s);
+}
+
+TECOMP_API int64_t tc_space_index_of(const tc_config_space *space, int nknobs, const char *const *names, const int64_t *const *values) {
+    int64_t index = 0, radix = 1;
+    int k, j;
+    if (!space || nknobs != space->nknobs) return -1;
+    for (k = 0; k < space->nknobs; k++) {
+        const _tc_knob *kn = &space->knobs[k];
+        int64_t c, found = -1;
+        for (j = 0; j < nknobs && strcmp(names[j], kn->name) != 0; j++) {}
+        if (j == nknobs) return -1;
+        for (c = 0; c < kn->nchoices && found < 0; c++) {
+            const int64_t *v = kn->choices + (size_t)c * (size_t)kn->width;
+            int w, same = 1;
+            for (w = kn->kind == _TC_KNOB_SPLIT ? 1 : 0; w < kn->width; w++) same &= v[w] == values[j][w];
+            if (same) found = c;
+        }
+        if (found < 0) return -1;
+        index += found * radix;
+        radix *= kn->nchoices;
+    }
+    return index;
+}
+
+TECOMP_API tc_result tc_space_instantiate(const tc_config_space *space, int64_t index, tc_instance *out) {
+    if (!space || !out) return TC_ERROR_INVALID_ARGUMENT;
+    if (index < 0 || index >= tc_space_size(space))
+        return _tc_fail(space->ctx, TC_ERROR_INVALID_ARGUMENT, "configuration %lld is outside the space (len=%lld)", (long long)index,
+                        (long long)tc_space_size(space));
+    return _tc_space_run((tc_config_space *)space, 0, index, out);
+}
+
+#endif /* TECOMP_IMPLEMENTATION */
