@@ -31,6 +31,7 @@
 #define TECOMP_IMPLEMENTATION
 #include "tecomp.h"
 #include "sample_run.h"
+#include "sample_schedule.h"
 
 typedef struct shape {
     int batch, in_channel, out_channel, in_size, kernel, pad, stride, out_size;
@@ -74,42 +75,6 @@ static conv build(tc_context *ctx, const shape *p) {
                                     tc_at(cv.W, ry, rx, rc, ax[2])),
                              3, red));
     return cv;
-}
-
-/* Every schedule call is checked; a failure returns its result and leaves
-   the call's text in failed_step (the context holds the message). */
-static const char *failed_step = "schedule";
-#define TRY(call)                                                                                        \
-    do {                                                                                                 \
-        tc_result r_ = (call);                                                                           \
-        if (r_ != TC_OK) {                                                                               \
-            failed_step = #call;                                                                         \
-            return r_;                                                                                   \
-        }                                                                                                \
-    } while (0)
-#define GET(var, call)                                                                                   \
-    do {                                                                                                 \
-        if (!((var) = (call))) {                                                                         \
-            failed_step = #call;                                                                         \
-            return tc_last_result(ctx) != TC_OK ? tc_last_result(ctx) : TC_ERROR_SCHEDULE;               \
-        }                                                                                                \
-    } while (0)
-
-/* a, b, c, d = s[st].op.axis */
-static tc_result op_axis(tc_stage *st, tc_iter **a, tc_iter **b, tc_iter **c, tc_iter **d) {
-    tc_iter **out[4];
-    int k;
-    out[0] = a, out[1] = b, out[2] = c, out[3] = d;
-    for (k = 0; k < 4; k++)
-        if (!(*out[k] = tc_axis_of(st, k))) return TC_ERROR_SCHEDULE;
-    return TC_OK;
-}
-
-/* a, b, c = s[st].op.reduce_axis (in the order the reduction lists them) */
-static tc_result op_reduce_axis(tc_stage *st, tc_iter **a, tc_iter **b, tc_iter **c) {
-    if (!(*a = tc_reduce_axis_of(st, 0)) || !(*b = tc_reduce_axis_of(st, 1)) || !(*c = tc_reduce_axis_of(st, 2)))
-        return TC_ERROR_SCHEDULE;
-    return TC_OK;
 }
 
 /* The tutorial's schedule, line for line. */
@@ -342,7 +307,7 @@ int main(int argc, char **argv) {
            use_gpu ? "GPU" : "host executor (no GPU: the small size, numerics only, no timings)");
     cv = build(ctx, &p);
     if (!cv.B) return sample_fail(ctx, "building the convolution", tc_last_result(ctx));
-    if ((r = schedule(ctx, &cv, &s)) != TC_OK) return sample_fail(ctx, failed_step, r);
+    if ((r = schedule(ctx, &cv, &s)) != TC_OK) return sample_fail(ctx, "the schedule", r);
     tensors[0] = cv.A, tensors[1] = cv.W, tensors[2] = cv.B;
     if ((r = tc_lower(s, 3, tensors, "hwcn_conv", NULL, &f)) != TC_OK) return sample_fail(ctx, "tc_lower", r);
     if (print) {
