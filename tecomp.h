@@ -30,9 +30,11 @@
                      (tune: templates and their configuration spaces)
 
    WHAT TECOMP DOES NOT DO (yet)
-       compute_at, cache_read/cache_write, virtual threads, tensorize, the
-       auto-tuner and float16 CUDA code are not there yet; see README.md.
-       It does not recover a CUDA context after a kernel fault.
+       Tensorize, float16 CUDA code, and the auto-tuner's tuners, measurement
+       and records are not there yet (templates and configuration spaces are);
+       see README.md. It does not recover a CUDA context after a kernel fault.
+       Memory a context allocates (expressions, schedules, lowered functions)
+       is freed when the context is destroyed, not before.
 
    WALKTHROUGH
        tc_context *ctx;
