@@ -228,7 +228,6 @@ int main(int argc, char **argv) {
     tc_schedule *s;
     tc_tensor *tensors[3];
     sample_arg args[3];
-    const tc_func *f;
     tc_time_desc timing;
     tc_result r;
     float *data, *kernel, *out;
@@ -269,15 +268,11 @@ int main(int argc, char **argv) {
     if (!cv.conv) return sample_fail(ctx, "building the convolution", tc_last_result(ctx));
     if ((r = schedule(ctx, &cv, &s)) != TC_OK) return sample_fail(ctx, "the schedule", r);
     tensors[0] = cv.data, tensors[1] = cv.kernel, tensors[2] = cv.conv;
-    if ((r = tc_lower(s, 3, tensors, "conv2d_template", NULL, &f)) != TC_OK) return sample_fail(ctx, "tc_lower", r);
-    if (print) {
-        const char *cuda = tc_cuda_source(f);
-        printf("==== lowered IR ====\n%s\n==== CUDA ====\n%s\n", tc_func_to_string(f), cuda ? cuda : tc_last_error(ctx));
-    }
     args[0].data = data, args[0].count = nd, args[0].is_output = 0;
     args[1].data = kernel, args[1].count = nk, args[1].is_output = 0;
     args[2].data = out, args[2].count = no, args[2].is_output = 1;
-    if ((r = sample_run(ctx, f, args, NULL, use_gpu, &timing, &ms)) != TC_OK) return sample_fail(ctx, "conv2d_template", r);
+    if ((r = sample_lower_run(ctx, s, 3, tensors, "conv2d_template", NULL, print, args, use_gpu, &timing, &ms)) != TC_OK)
+        return sample_fail(ctx, "conv2d_template", r);
     err = sample_rel_err(out, ref, no);
     ok = err < 1e-4;
 

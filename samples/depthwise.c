@@ -131,7 +131,6 @@ int main(int argc, char **argv) {
         tc_schedule *s;
         tc_tensor *tensors[3];
         sample_arg args[3];
-        const tc_func *f;
         tc_lower_desc ld;
         tc_result r;
         double err;
@@ -142,12 +141,8 @@ int main(int argc, char **argv) {
         memset(&ld, 0, sizeof ld);
         ld.allow_unbound = v == NAIVE; /* the naive kernel is one GPU thread */
         if ((r = schedule(ctx, &cv, (version)v, &s)) != TC_OK) return sample_fail(ctx, names[v], r);
-        if ((r = tc_lower(s, 3, tensors, names[v], &ld, &f)) != TC_OK) return sample_fail(ctx, names[v], r);
-        if (print && v == V4) {
-            const char *cuda = tc_cuda_source(f);
-            printf("==== v4: lowered IR ====\n%s\n==== v4: CUDA ====\n%s\n", tc_func_to_string(f), cuda ? cuda : tc_last_error(ctx));
-        }
-        if ((r = sample_run(ctx, f, args, NULL, use_gpu, &timing, &ms[v])) != TC_OK) return sample_fail(ctx, names[v], r);
+        if ((r = sample_lower_run(ctx, s, 3, tensors, names[v], &ld, print && v == V4, args, use_gpu, &timing, &ms[v])) != TC_OK)
+            return sample_fail(ctx, names[v], r);
         err = sample_rel_err(out, ref, B * C * H * W);
         if (err > 1e-5) failures++;
         if (use_gpu)

@@ -261,7 +261,6 @@ int main(int argc, char **argv) {
     tc_schedule *s;
     tc_tensor *tensors[3];
     sample_arg args[3];
-    const tc_func *f;
     tc_time_desc timing;
     tc_result r;
     float *a, *w, *b, *got;
@@ -309,15 +308,11 @@ int main(int argc, char **argv) {
     if (!cv.B) return sample_fail(ctx, "building the convolution", tc_last_result(ctx));
     if ((r = schedule(ctx, &cv, &s)) != TC_OK) return sample_fail(ctx, "the schedule", r);
     tensors[0] = cv.A, tensors[1] = cv.W, tensors[2] = cv.B;
-    if ((r = tc_lower(s, 3, tensors, "hwcn_conv", NULL, &f)) != TC_OK) return sample_fail(ctx, "tc_lower", r);
-    if (print) {
-        const char *cuda = tc_cuda_source(f);
-        printf("==== lowered IR ====\n%s\n==== CUDA ====\n%s\n", tc_func_to_string(f), cuda ? cuda : tc_last_error(ctx));
-    }
     args[0].data = a, args[0].count = na, args[0].is_output = 0;
     args[1].data = w, args[1].count = nw, args[1].is_output = 0;
     args[2].data = b, args[2].count = nb, args[2].is_output = 1;
-    if ((r = sample_run(ctx, f, args, NULL, use_gpu, &timing, &ms)) != TC_OK) return sample_fail(ctx, "hwcn_conv", r);
+    if ((r = sample_lower_run(ctx, s, 3, tensors, "hwcn_conv", NULL, print, args, use_gpu, &timing, &ms)) != TC_OK)
+        return sample_fail(ctx, "hwcn_conv", r);
     for (k = 0; k < nb; k++) unwritten += b[k] != b[k]; /* outputs start as NaN */
     checked = reference(&p, check_step, a, w, b, ref, got);
     err = sample_rel_err(got, ref, checked);

@@ -133,6 +133,21 @@ static inline double sample_time_cudnn(tc_context *ctx, const sample_conv_shape 
     return ms;
 }
 
+/* Lower schedule s into a function named `name` taking `tensors`, print its
+   IR and CUDA when asked, then run it as sample_run does. */
+static inline tc_result sample_lower_run(tc_context *ctx, tc_schedule *s, int ntensors, tc_tensor *const *tensors, const char *name,
+                                         const tc_lower_desc *desc, int print, sample_arg *args, int use_gpu, const tc_time_desc *timing,
+                                         double *time_ms) {
+    const tc_func *f;
+    tc_result r = tc_lower(s, ntensors, tensors, name, desc, &f);
+    if (r != TC_OK) return r;
+    if (print) {
+        const char *cuda = tc_cuda_source(f);
+        printf("==== %s: lowered IR ====\n%s\n==== %s: CUDA ====\n%s\n", name, tc_func_to_string(f), name, cuda ? cuda : tc_last_error(ctx));
+    }
+    return sample_run(ctx, f, args, NULL, use_gpu, timing, time_ms);
+}
+
 /* Print a failure with the context's message and return 1 (for main). */
 static inline int sample_fail(tc_context *ctx, const char *what, tc_result r) {
     fprintf(stderr, "%s failed: %s: %s\n", what, tc_result_string(r), tc_last_error(ctx));
