@@ -163,6 +163,7 @@ struct tc_expr {
     const tc_expr *const *axes;
     const tc_expr *const *args;
     tc_context *ctx;
+    const tc_expr *simplified;        /* internal: tc_simplify's answer, once known (it depends on e alone) */
 };
 
 /* Literals and variables */
@@ -658,6 +659,7 @@ static const tc_expr *_tc_intern(tc_context *ctx, tc_expr *proto) {
     e = (tc_expr *)_tc_alloc(ctx, sizeof *e);
     if (!e) return NULL;
     *e = *proto;
+    e->simplified = NULL; /* a proto copied from another node must not bring its answer along */
     if (proto->nargs) {
         const tc_expr **args = (const tc_expr **)_tc_alloc(ctx, sizeof(tc_expr *) * (size_t)proto->nargs);
         if (!args) return NULL;
@@ -1646,7 +1648,7 @@ static const tc_expr *_tc_compare_constants_right(const tc_expr *e) {
 
 static const tc_expr *_tc_simplify_fn(const tc_expr *e, void *user) {
     (void)user;
-    return _tc_simplify_node(e);
+    return tc_simplify(e); /* children to their fixed point, remembered */
 }
 
 /* Simplify one node whose children are simplified already. */
@@ -1710,13 +1712,16 @@ static const tc_expr *_tc_simplify_node(const tc_expr *e) {
 }
 
 TECOMP_API const tc_expr *tc_simplify(const tc_expr *e) {
-    const tc_expr *prev = NULL;
+    const tc_expr *first = e, *prev = NULL;
     int rounds = 0;
+    if (!e) return NULL;
+    if (e->simplified) return e->simplified; /* nodes are shared: each is simplified once */
     /* rules can expose more work for each other; a few rounds reach a fixed point */
     while (e && e != prev && rounds++ < 4) {
         prev = e;
         e = _tc_simplify_node(e);
     }
+    if (e) ((tc_expr *)first)->simplified = e; /* the node lives in the arena and is not const there */
     return e;
 }
 
