@@ -1600,7 +1600,7 @@ static int _tc_simplify_if(_tc_mutator *m, const tc_stmt *s, const tc_stmt **out
         if (t->kind == TC_INT_IMM && t->v.i) continue; /* holds given the terms before it */
         cond = cond ? tc_and(cond, t) : t;
         if ((t->kind == TC_LT || t->kind == TC_LE) && t->args[0]->kind == TC_VAR && t->args[0]->extent &&
-            tc_expr_is_const(t->args[1], &bound) && nw->n < 32 && s->else_case == NULL) {
+            tc_expr_is_const(t->args[1], &bound) && nw->n < 32) {
             bound += t->kind == TC_LE;
             if (bound >= 1) {
                 nw->from[nw->n] = t->args[0];
@@ -1608,7 +1608,7 @@ static int _tc_simplify_if(_tc_mutator *m, const tc_stmt *s, const tc_stmt **out
             }
         }
     }
-    if (!cond) cond = tc_int(m->ctx, 1), cond = tc_ne(cond, tc_int(m->ctx, 0));
+    if (!cond) cond = _tc_int_typed(m->ctx, TC_BOOL, 1); /* every term held */
     if (cond->kind == TC_INT_IMM && !cond->v.i) {
         nw->n = saved;
         *out = _tc_mutate(m, s->else_case);
