@@ -20,8 +20,11 @@
    accessor then answers with the knob's first choice); tc_space_instantiate
    runs it again for one configuration, given by its index in the space.
 
-   WHAT THIS MODULE DOES NOT DO (yet): tuners, measurement, records; see
-   the README's list of open issues.
+   Records of measured trials are JSON lines in AutoTVM's format
+   (tc_record_append, tc_records_load, tc_records_best).
+
+   WHAT THIS MODULE DOES NOT DO (yet): tuners and measurement; see the
+   README's list of open issues.
 */
 #ifndef TECOMP_TUNE_H
 #define TECOMP_TUNE_H
@@ -84,6 +87,35 @@ TECOMP_API const char *tc_space_config_string(const tc_config_space *space, int6
    value is not in its knob), for applying a configuration by hand. */
 TECOMP_API int64_t tc_space_index_of(const tc_config_space *space, int nknobs, const char *const *names, const int64_t *const *values);
 TECOMP_API tc_result tc_space_instantiate(const tc_config_space *space, int64_t index, tc_instance *out);
+
+// >>api-records
+
+/* One measured trial, as a line of a JSON-lines log in AutoTVM's record
+   format ({"input": [target, task, args, {}], "config": {"index": ...,
+   "entity": [...]}, "result": [[costs], error, all_cost, timestamp], ...}). */
+typedef struct tc_record {
+    const char *target;   /* e.g. "cuda -arch=sm_90 -device=NVIDIA H100 80GB HBM3" */
+    const char *task;     /* the template's name */
+    int nargs;
+    int64_t args[16];     /* the task's arguments (shape, stride, ...) */
+    int64_t config;       /* index in the task's configuration space */
+    int ncosts;
+    double costs[16];     /* seconds per run of the kernel */
+    tc_result error;      /* TC_OK, or why the trial has no costs */
+    double all_cost;      /* seconds the whole trial took */
+    double timestamp;     /* seconds since 1970 */
+} tc_record;
+
+/* Append one record and flush it to the file (a killed run loses at most the
+   trial in flight). space, when given, adds the configuration's knob values. */
+TECOMP_API tc_result tc_record_append(tc_context *ctx, const char *path, const tc_record *rec, const tc_config_space *space);
+/* Every record in the file (strings and the array live in the context's
+   arena); a line that does not parse, as the last one of a killed run may
+   not, is skipped. A missing file is zero records. */
+TECOMP_API tc_result tc_records_load(tc_context *ctx, const char *path, tc_record **out, int *count);
+/* The fastest successful record for a task, its arguments and a target
+   (NULL: any target): its position in recs, or -1. */
+TECOMP_API int tc_records_best(const tc_record *recs, int count, const char *task, int nargs, const int64_t *args, const char *target);
 
 #ifdef __cplusplus
 } /* extern "C" */
@@ -425,6 +457,246 @@ TECOMP_API tc_result tc_space_instantiate(const tc_config_space *space, int64_t 
         return _tc_fail(space->ctx, TC_ERROR_INVALID_ARGUMENT, "configuration %lld is outside the space (len=%lld)", (long long)index,
                         (long long)tc_space_size(space));
     return _tc_space_run((tc_config_space *)space, 0, index, out);
+}
+
+
+// >>records
+
+static double _tc_record_mean(const tc_record *r) {
+    double sum = 0;
+    int k;
+    for (k = 0; k < r->ncosts; k++) sum += r->costs[k];
+    return r->ncosts ? sum / r->ncosts : HUGE_VAL;
+}
+
+/* A string as JSON: quotes and backslashes escaped, control bytes dropped. */
+static void _tc_json_string(tc_str *s, const char *text) {
+    const char *p;
+    tc_str_printf(s, "\"");
+    for (p = text ? text : ""; *p; p++) {
+        if (*p == '"' || *p == '\\') tc_str_printf(s, "\\%c", *p);
+        else if ((unsigned char)*p >= 0x20) tc_str_printf(s, "%c", *p);
+    }
+    tc_str_printf(s, "\"");
+}
+
+TECOMP_API tc_result tc_record_append(tc_context *ctx, const char *path, const tc_record *rec, const tc_config_space *space) {
+    tc_str s;
+    FILE *f;
+    int k, j, ok;
+    if (!ctx || !path || !rec) return ctx ? _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_record_append: NULL argument") : TC_ERROR_INVALID_ARGUMENT;
+    tc_str_init(&s, ctx);
+    tc_str_printf(&s, "{\"input\": [");
+    _tc_json_string(&s, rec->target);
+    tc_str_printf(&s, ", ");
+    _tc_json_string(&s, rec->task);
+    tc_str_printf(&s, ", [");
+    for (k = 0; k < rec->nargs && k < 16; k++) tc_str_printf(&s, "%s%lld", k ? ", " : "", (long long)rec->args[k]);
+    tc_str_printf(&s, "], {}], \"config\": {\"index\": %lld, \"code_hash\": null, \"entity\": [", (long long)rec->config);
+    for (k = 0; space && rec->config >= 0 && rec->config < tc_space_size(space) && k < space->nknobs; k++) {
+        const _tc_knob *kn = &space->knobs[k];
+        const int64_t *v = kn->choices + (size_t)_tc_choice_of(space, k, rec->config) * (size_t)kn->width;
+        tc_str_printf(&s, "%s[", k ? ", " : "");
+        _tc_json_string(&s, kn->name);
+        if (kn->kind == _TC_KNOB_SPLIT) {
+            tc_str_printf(&s, ", \"sp\", [-1");
+            for (j = 1; j < kn->width; j++) tc_str_printf(&s, ", %lld", (long long)v[j]);
+            tc_str_printf(&s, "]]");
+        } else {
+            tc_str_printf(&s, ", \"ot\", %lld]", (long long)v[0]);
+        }
+    }
+    tc_str_printf(&s, "]}, \"result\": [[");
+    for (k = 0; k < rec->ncosts && k < 16; k++) tc_str_printf(&s, "%s%.9g", k ? ", " : "", rec->costs[k]);
+    tc_str_printf(&s, "], %d, %.6g, %.3f], \"version\": 0.2, \"tvm_version\": \"tecomp %d.%d\"}\n", (int)rec->error, rec->all_cost,
+                  rec->timestamp, 0, 1);
+    if (s.failed) {
+        tc_str_free(&s);
+        return _tc_fail(ctx, TC_ERROR_OUT_OF_MEMORY, "out of memory writing a record");
+    }
+    if (!(f = fopen(path, "a"))) {
+        tc_str_free(&s);
+        return _tc_fail(ctx, TC_ERROR_IO, "cannot open the records file %s for appending", path);
+    }
+    ok = fwrite(s.data, 1, s.len, f) == s.len;
+    ok &= fflush(f) == 0;
+    ok &= fclose(f) == 0;
+    tc_str_free(&s);
+    return ok ? TC_OK : _tc_fail(ctx, TC_ERROR_IO, "cannot write the records file %s", path);
+}
+
+/* A cursor over one line of JSON, for reading back our own records. */
+typedef struct _tc_json {
+    const char *p;
+    tc_context *ctx;
+    int bad;
+} _tc_json;
+
+static void _tc_json_space(_tc_json *j) {
+    while (*j->p == ' ' || *j->p == '\t' || *j->p == '\r') j->p++;
+}
+static int _tc_json_eat(_tc_json *j, char c) {
+    _tc_json_space(j);
+    if (*j->p != c) return j->bad = 1, 0;
+    j->p++;
+    return 1;
+}
+static int _tc_json_peek(_tc_json *j, char c) {
+    _tc_json_space(j);
+    return *j->p == c;
+}
+/* A string into the arena (escapes kept simple: \" and \\). */
+static const char *_tc_json_str(_tc_json *j) {
+    char buf[512];
+    size_t n = 0;
+    if (!_tc_json_eat(j, '"')) return NULL;
+    while (*j->p && *j->p != '"' && *j->p != '\n') {
+        if (*j->p == '\\' && j->p[1]) j->p++;
+        if (n + 1 < sizeof buf) buf[n++] = *j->p;
+        j->p++;
+    }
+    buf[n] = 0;
+    if (!_tc_json_eat(j, '"')) return NULL;
+    return _tc_strdup(j->ctx, buf);
+}
+static double _tc_json_num(_tc_json *j) {
+    char *end;
+    double v;
+    _tc_json_space(j);
+    v = strtod(j->p, &end);
+    if (end == j->p) j->bad = 1;
+    j->p = end;
+    return v;
+}
+/* Skip any JSON value (for the parts a record does not need back). */
+static void _tc_json_skip(_tc_json *j) {
+    int depth = 0;
+    _tc_json_space(j);
+    for (;;) {
+        char c = *j->p;
+        if (!c || c == '\n') { j->bad = 1; return; }
+        if (c == '"') {
+            _tc_json_str(j);
+            if (j->bad || depth == 0) return;
+            continue;
+        }
+        if (depth == 0 && (c == ',' || c == ']' || c == '}')) return; /* the end of a number or literal */
+        if (c == '[' || c == '{') depth++;
+        if (c == ']' || c == '}') depth--;
+        j->p++;
+        if (depth == 0 && (c == ']' || c == '}')) return; /* the end of an array or object */
+    }
+}
+
+/* Parse one line written by tc_record_append; 0 when it is not one. */
+static int _tc_record_parse(tc_context *ctx, const char *line, tc_record *r) {
+    _tc_json j;
+    const char *key;
+    memset(r, 0, sizeof *r);
+    j.p = line, j.ctx = ctx, j.bad = 0;
+    r->config = -1;
+    if (!_tc_json_eat(&j, '{')) return 0;
+    while (!j.bad && !_tc_json_peek(&j, '}')) {
+        if (!(key = _tc_json_str(&j)) || !_tc_json_eat(&j, ':')) return 0;
+        if (strcmp(key, "input") == 0) {
+            _tc_json_eat(&j, '[');
+            r->target = _tc_json_str(&j);
+            _tc_json_eat(&j, ',');
+            r->task = _tc_json_str(&j);
+            _tc_json_eat(&j, ',');
+            _tc_json_eat(&j, '[');
+            while (!j.bad && !_tc_json_peek(&j, ']')) {
+                double v = _tc_json_num(&j);
+                if (r->nargs < 16) r->args[r->nargs++] = (int64_t)v;
+                if (_tc_json_peek(&j, ',')) j.p++;
+            }
+            _tc_json_eat(&j, ']');
+            _tc_json_eat(&j, ',');
+            _tc_json_skip(&j);
+            _tc_json_eat(&j, ']');
+        } else if (strcmp(key, "config") == 0) {
+            _tc_json_eat(&j, '{');
+            while (!j.bad && !_tc_json_peek(&j, '}')) {
+                const char *ck = _tc_json_str(&j);
+                _tc_json_eat(&j, ':');
+                if (ck && strcmp(ck, "index") == 0) r->config = (int64_t)_tc_json_num(&j);
+                else _tc_json_skip(&j);
+                if (_tc_json_peek(&j, ',')) j.p++;
+            }
+            _tc_json_eat(&j, '}');
+        } else if (strcmp(key, "result") == 0) {
+            _tc_json_eat(&j, '[');
+            _tc_json_eat(&j, '[');
+            while (!j.bad && !_tc_json_peek(&j, ']')) {
+                double v = _tc_json_num(&j);
+                if (r->ncosts < 16) r->costs[r->ncosts++] = v;
+                if (_tc_json_peek(&j, ',')) j.p++;
+            }
+            _tc_json_eat(&j, ']');
+            _tc_json_eat(&j, ',');
+            r->error = (tc_result)(int)_tc_json_num(&j);
+            _tc_json_eat(&j, ',');
+            r->all_cost = _tc_json_num(&j);
+            _tc_json_eat(&j, ',');
+            r->timestamp = _tc_json_num(&j);
+            _tc_json_eat(&j, ']');
+        } else {
+            _tc_json_skip(&j);
+        }
+        if (_tc_json_peek(&j, ',')) j.p++;
+    }
+    return !j.bad && _tc_json_eat(&j, '}') && r->task && r->target && r->config >= 0;
+}
+
+TECOMP_API tc_result tc_records_load(tc_context *ctx, const char *path, tc_record **out, int *count) {
+    FILE *f;
+    char *line = NULL;
+    tc_record *recs = NULL;
+    int n = 0, cap = 0;
+    size_t lcap = 4096;
+    tc_result r = TC_OK;
+    if (!ctx || !path || !out || !count) return ctx ? _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_records_load: NULL argument") : TC_ERROR_INVALID_ARGUMENT;
+    *out = NULL;
+    *count = 0;
+    if (!(f = fopen(path, "r"))) return TC_OK; /* no file yet: no records */
+    if (!(line = (char *)_tc_malloc(ctx, lcap))) { fclose(f); return TC_ERROR_OUT_OF_MEMORY; }
+    while (r == TC_OK) {
+        size_t len = 0;
+        int c;
+        while ((c = fgetc(f)) != EOF && c != '\n') { /* one line, however long */
+            if (len + 1 >= lcap) {
+                char *bigger = (char *)_tc_malloc(ctx, lcap * 2);
+                if (!bigger) { r = TC_ERROR_OUT_OF_MEMORY; break; }
+                memcpy(bigger, line, len);
+                _tc_free(ctx, line);
+                line = bigger;
+                lcap *= 2;
+            }
+            line[len++] = (char)c;
+        }
+        line[len] = 0;
+        if (r != TC_OK || (c == EOF && len == 0)) break;
+        if (!_tc_arena_grow(ctx, (void **)&recs, &cap, n + 1, sizeof *recs)) { r = TC_ERROR_OUT_OF_MEMORY; break; }
+        if (_tc_record_parse(ctx, line, &recs[n])) n++;
+        if (c == EOF) break;
+    }
+    _tc_free(ctx, line);
+    fclose(f);
+    *out = recs;
+    *count = n;
+    return r;
+}
+
+TECOMP_API int tc_records_best(const tc_record *recs, int count, const char *task, int nargs, const int64_t *args, const char *target) {
+    int k, j, best = -1;
+    for (k = 0; k < count; k++) {
+        const tc_record *r = &recs[k];
+        int same = r->error == TC_OK && r->ncosts > 0 && task && strcmp(r->task, task) == 0 && r->nargs == nargs &&
+                   (!target || strcmp(r->target, target) == 0);
+        for (j = 0; same && j < nargs; j++) same = r->args[j] == args[j];
+        if (same && (best < 0 || _tc_record_mean(r) < _tc_record_mean(&recs[best]))) best = k;
+    }
+    return best;
 }
 
 #endif /* TECOMP_IMPLEMENTATION */

@@ -1,11 +1,16 @@
 /* Templates and configuration spaces: AutoTVM's conv2d_no_batching template
    in C, its space printed as AutoTVM prints it (10,454,400 configurations for
    the tutorial's layer), configurations by index and by text, and a
-   configuration instantiated, lowered and checked on the host executor. */
+   configuration instantiated, lowered and checked on the host executor;
+   records of trials appended, reloaded (a torn last line skipped) and searched. */
+#define _POSIX_C_SOURCE 200809L /* mkstemp, close */
 #define TECOMP_IMPLEMENTATION
 #include "tecomp.h"
 #include "tc_test.h"
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
 
 static tc_context *ctx;
 
@@ -205,11 +210,68 @@ TC_TEST(template_misuse_is_an_error) {
     TC_CHECK_EQ_INT(tc_space_create(ctx, NULL, NULL, &space), TC_ERROR_INVALID_ARGUMENT);
 }
 
+TC_TEST(records_are_appended_reloaded_and_searched) {
+    static const conv_task task = {1, 512, 7, 7, 512, 3, 3, 1, 1};
+    char path[] = "/tmp/tecomp_records_XXXXXX";
+    tc_config_space *space;
+    tc_record rec, *recs;
+    int fd, n = 0, best;
+    int64_t args[9] = {1, 512, 7, 7, 512, 3, 3, 1, 1};
+    FILE *f;
+    fd = mkstemp(path);
+    TC_CHECK(fd >= 0);
+    if (fd < 0) return;
+    close(fd);
+    TC_CHECK_EQ_INT(tc_space_create(ctx, conv2d_no_batching, &task, &space), TC_OK);
+    memset(&rec, 0, sizeof rec);
+    rec.target = "cuda -arch=sm_90 -device=NVIDIA H100 80GB HBM3";
+    rec.task = "conv2d_no_batching";
+    rec.nargs = 9;
+    memcpy(rec.args, args, sizeof args);
+    rec.config = tutorial_best(space), rec.ncosts = 2, rec.costs[0] = 4.4e-4, rec.costs[1] = 4.3e-4, rec.all_cost = 1.5, rec.timestamp = 1763780000;
+    TC_CHECK_EQ_INT(tc_record_append(ctx, path, &rec, space), TC_OK);
+    rec.config = 7, rec.costs[0] = rec.costs[1] = 2e-4; /* faster */
+    TC_CHECK_EQ_INT(tc_record_append(ctx, path, &rec, space), TC_OK);
+    rec.config = 9, rec.ncosts = 0, rec.error = TC_ERROR_GPU_LIMIT; /* rejected by the verifier: no costs */
+    TC_CHECK_EQ_INT(tc_record_append(ctx, path, &rec, NULL), TC_OK);
+    f = fopen(path, "a"); /* a run killed while writing leaves half a line */
+    if (f) fputs("{\"input\": [\"cuda\", \"conv2d_no_ba", f), fclose(f);
+    TC_CHECK_EQ_INT(tc_records_load(ctx, path, &recs, &n), TC_OK);
+    TC_CHECK_EQ_INT(n, 3);
+    if (n == 3) {
+        TC_CHECK_STR(recs[0].task, "conv2d_no_batching");
+        TC_CHECK_STR(recs[0].target, "cuda -arch=sm_90 -device=NVIDIA H100 80GB HBM3");
+        TC_CHECK_EQ_INT(recs[0].nargs, 9);
+        TC_CHECK_EQ_INT(recs[0].args[1], 512);
+        TC_CHECK_EQ_INT(recs[0].config, tutorial_best(space));
+        TC_CHECK_EQ_INT(recs[0].ncosts, 2);
+        TC_CHECK(recs[0].costs[1] == 4.3e-4);
+        TC_CHECK_EQ_INT(recs[2].error, TC_ERROR_GPU_LIMIT);
+        best = tc_records_best(recs, n, "conv2d_no_batching", 9, args, NULL);
+        TC_CHECK_EQ_INT(best, 1);
+        args[1] = 256;
+        TC_CHECK_EQ_INT(tc_records_best(recs, n, "conv2d_no_batching", 9, args, NULL), -1);
+    }
+    {
+        char line[1024];
+        f = fopen(path, "r");
+        TC_CHECK(f && fgets(line, sizeof line, f));
+        if (f) fclose(f);
+        TC_CHECK_CONTAINS(line, "\"config\": {\"index\": 4881186, \"code_hash\": null, \"entity\": [[\"tile_f\", \"sp\", [-1, 2, 64, 1]]");
+        TC_CHECK_CONTAINS(line, "[\"unroll_explicit\", \"ot\", 0]]}, \"result\": [[0.00044, 0.00043], 0, 1.5, 1763780000.000]");
+    }
+    remove(path);
+    TC_CHECK_EQ_INT(tc_records_load(ctx, path, &recs, &n), TC_OK); /* no file: no records */
+    TC_CHECK_EQ_INT(n, 0);
+    TC_CHECK_EQ_INT(tc_record_append(ctx, "/nonexistent-dir/records.jsonl", &rec, NULL), TC_ERROR_IO);
+}
+
 int main(void) {
     if (tc_create_context(NULL, &ctx) != TC_OK) return 1;
     TC_RUN(conv2d_space_matches_autotvm);
     TC_RUN(a_configuration_runs_and_matches);
     TC_RUN(template_misuse_is_an_error);
+    TC_RUN(records_are_appended_reloaded_and_searched);
     tc_destroy_context(ctx);
     return tc_test_summary();
 }
