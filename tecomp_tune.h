@@ -303,17 +303,29 @@ static int64_t _tc_choice_of(const tc_config_space *space, int knob, int64_t ind
     return index % space->knobs[knob].nchoices;
 }
 
+/* Knob k's value in configuration `index`: width numbers. */
+static const int64_t *_tc_knob_value(const tc_config_space *space, int k, int64_t index) {
+    const _tc_knob *kn = &space->knobs[k];
+    return kn->choices + (size_t)_tc_choice_of(space, k, index) * (size_t)kn->width;
+}
+
+/* A split's sizes as AutoTVM writes them: [-1, s1, s2, ...] (the outermost takes the rest). */
+static void _tc_print_split_sizes(tc_str *s, const int64_t *v, int width) {
+    int j;
+    tc_str_printf(s, "[-1");
+    for (j = 1; j < width; j++) tc_str_printf(s, ", %lld", (long long)v[j]);
+    tc_str_printf(s, "]");
+}
+
 static const int64_t *_tc_cfg_choice(tc_cfg *cfg, const char *name, _tc_knob_kind kind) {
     const tc_config_space *space = cfg->space;
     const _tc_knob *k = name ? _tc_knob_find(space, name) : NULL;
-    int64_t c;
     if (!k || k->kind != kind) {
         _tc_fail(space->ctx, TC_ERROR_SCHEDULE, "no %s knob named '%s' is defined", kind == _TC_KNOB_SPLIT ? "split" : "value",
                  name ? name : "(null)");
         return NULL;
     }
-    c = cfg->collecting ? 0 : _tc_choice_of(space, (int)(k - space->knobs), cfg->index);
-    return k->choices + (size_t)c * (size_t)k->width;
+    return cfg->collecting ? k->choices : _tc_knob_value(space, (int)(k - space->knobs), cfg->index);
 }
 
 TECOMP_API const int64_t *tc_cfg_split(tc_cfg *cfg, const char *name) { return cfg ? _tc_cfg_choice(cfg, name, _TC_KNOB_SPLIT) : NULL; }
@@ -404,7 +416,7 @@ TECOMP_API const char *tc_space_to_string(const tc_config_space *space) {
 
 TECOMP_API const char *tc_space_config_string(const tc_config_space *space, int64_t index) {
     tc_str s;
-    int k, j;
+    int k;
     if (!space) return NULL;
     if (index < 0 || index >= tc_space_size(space)) {
         _tc_fail(space->ctx, TC_ERROR_INVALID_ARGUMENT, "configuration %lld is outside the space (len=%lld)", (long long)index,
@@ -415,15 +427,11 @@ TECOMP_API const char *tc_space_config_string(const tc_config_space *space, int6
     tc_str_printf(&s, "[");
     for (k = 0; k < space->nknobs; k++) {
         const _tc_knob *kn = &space->knobs[k];
-        const int64_t *v = kn->choices + (size_t)_tc_choice_of(space, k, index) * (size_t)kn->width;
+        const int64_t *v = _tc_knob_value(space, k, index);
         tc_str_printf(&s, "%s('%s', ", k ? ", " : "", kn->name);
-        if (kn->kind == _TC_KNOB_SPLIT) {
-            tc_str_printf(&s, "[-1");
-            for (j = 1; j < kn->width; j++) tc_str_printf(&s, ", %lld", (long long)v[j]);
-            tc_str_printf(&s, "])");
-        } else {
-            tc_str_printf(&s, "%lld)", (long long)v[0]);
-        }
+        if (kn->kind == _TC_KNOB_SPLIT) _tc_print_split_sizes(&s, v, kn->width);
+        else tc_str_printf(&s, "%lld", (long long)v[0]);
+        tc_str_printf(&s, ")");
     }
     tc_str_printf(&s, "],None,%lld", (long long)index);
     return _tc_str_keep(&s);
@@ -483,7 +491,7 @@ static void _tc_json_string(tc_str *s, const char *text) {
 TECOMP_API tc_result tc_record_append(tc_context *ctx, const char *path, const tc_record *rec, const tc_config_space *space) {
     tc_str s;
     FILE *f;
-    int k, j, ok;
+    int k, ok;
     if (!ctx || !path || !rec) return ctx ? _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_record_append: NULL argument") : TC_ERROR_INVALID_ARGUMENT;
     tc_str_init(&s, ctx);
     tc_str_printf(&s, "{\"input\": [");
@@ -495,16 +503,16 @@ TECOMP_API tc_result tc_record_append(tc_context *ctx, const char *path, const t
     tc_str_printf(&s, "], {}], \"config\": {\"index\": %lld, \"code_hash\": null, \"entity\": [", (long long)rec->config);
     for (k = 0; space && rec->config >= 0 && rec->config < tc_space_size(space) && k < space->nknobs; k++) {
         const _tc_knob *kn = &space->knobs[k];
-        const int64_t *v = kn->choices + (size_t)_tc_choice_of(space, k, rec->config) * (size_t)kn->width;
+        const int64_t *v = _tc_knob_value(space, k, rec->config);
         tc_str_printf(&s, "%s[", k ? ", " : "");
         _tc_json_string(&s, kn->name);
         if (kn->kind == _TC_KNOB_SPLIT) {
-            tc_str_printf(&s, ", \"sp\", [-1");
-            for (j = 1; j < kn->width; j++) tc_str_printf(&s, ", %lld", (long long)v[j]);
-            tc_str_printf(&s, "]]");
+            tc_str_printf(&s, ", \"sp\", ");
+            _tc_print_split_sizes(&s, v, kn->width);
         } else {
-            tc_str_printf(&s, ", \"ot\", %lld]", (long long)v[0]);
+            tc_str_printf(&s, ", \"ot\", %lld", (long long)v[0]);
         }
+        tc_str_printf(&s, "]");
     }
     tc_str_printf(&s, "]}, \"result\": [[");
     for (k = 0; k < rec->ncosts && k < 16; k++) tc_str_printf(&s, "%s%.9g", k ? ", " : "", rec->costs[k]);
