@@ -1448,13 +1448,6 @@ TECOMP_API tc_result tc_cuda_time(tc_context *ctx, tc_cuda_function *f, const un
 
 // >>emit
 
-/* Short names for the thread indices, declared once at the top of a kernel
-   as signed ints (blockIdx.x is unsigned: x - 3 >= 0 must stay signed). */
-static const char *_tc_cuda_thread_alias(tc_thread_tag tag) {
-    static const char *names[TC_THREAD_TAG_COUNT] = {"", "bx", "by", "bz", "tx", "ty", "tz", "vt"};
-    return names[tag];
-}
-
 typedef struct _tc_emitter {
     tc_str *out;
     int depth;
@@ -1681,14 +1674,15 @@ static void _tc_emit_signature(_tc_emitter *em, const tc_func *f, const tc_kerne
 }
 
 static void _tc_emit_kernel(_tc_emitter *em, const tc_func *f, const tc_kernel_ir *kern) {
-    static const char *builtin[TC_THREAD_TAG_COUNT] = {"", "blockIdx.x", "blockIdx.y", "blockIdx.z", "threadIdx.x", "threadIdx.y", "threadIdx.z", ""};
     int tag;
     memset(em->bound, 0, sizeof em->bound);
     _tc_collect_bound(em, kern->body);
     _tc_emit_signature(em, f, kern);
     em->depth = 1;
+    /* the thread indices by short names, as signed ints (blockIdx.x is unsigned: x - 3 >= 0 must stay signed) */
     for (tag = TC_BLOCK_X; tag <= TC_THREAD_Z; tag++)
-        if (em->bound[tag]) tc_str_printf(em->out, "    const int %s = %s;\n", _tc_cuda_thread_alias((tc_thread_tag)tag), builtin[tag]);
+        if (em->bound[tag])
+            tc_str_printf(em->out, "    const int %s = %s;\n", _tc_thread_alias((tc_thread_tag)tag), tc_thread_tag_name((tc_thread_tag)tag));
     _tc_emit_stmt(em, kern->body);
     tc_str_printf(em->out, "}\n");
 }

@@ -451,22 +451,6 @@ static void *_tc_malloc(tc_context *ctx, size_t size) {
 static void _tc_free(tc_context *ctx, void *p) {
     if (p) ctx->allocator.free_fn(p, ctx->allocator.user_data);
 }
-/* Grow a heap array to hold at least `need` items of `item` bytes. */
-static int _tc_grow(tc_context *ctx, void **items, int *cap, int need, size_t item) {
-    int ncap;
-    void *p;
-    if (need <= *cap) return 1;
-    ncap = *cap ? *cap * 2 : 16;
-    while (ncap < need) ncap *= 2;
-    p = _tc_malloc(ctx, (size_t)ncap * item);
-    if (!p) return 0;
-    if (*items) memcpy(p, *items, (size_t)*cap * item);
-    _tc_free(ctx, *items);
-    *items = p;
-    *cap = ncap;
-    return 1;
-}
-
 /* Zeroed memory that lives as long as the context. */
 static void *_tc_alloc(tc_context *ctx, size_t size) {
     _tc_arena_block *b = ctx->blocks;
@@ -488,6 +472,25 @@ static void *_tc_alloc(tc_context *ctx, size_t size) {
         return p;
     }
 }
+
+/* Grow an array to hold at least `need` items of `item` bytes: on the heap
+   (the old array freed), or in the arena (the old one stays until the
+   context goes; for arrays the context owns). */
+static int _tc_grow_in(tc_context *ctx, void **items, int *cap, int need, size_t item, int in_arena) {
+    int ncap;
+    void *p;
+    if (need <= *cap) return 1;
+    ncap = *cap ? *cap * 2 : 16;
+    while (ncap < need) ncap *= 2;
+    p = in_arena ? _tc_alloc(ctx, (size_t)ncap * item) : _tc_malloc(ctx, (size_t)ncap * item);
+    if (!p) return 0;
+    if (*items) memcpy(p, *items, (size_t)*cap * item);
+    if (!in_arena) _tc_free(ctx, *items);
+    *items = p;
+    *cap = ncap;
+    return 1;
+}
+static int _tc_grow(tc_context *ctx, void **items, int *cap, int need, size_t item) { return _tc_grow_in(ctx, items, cap, need, item, 0); }
 
 static char *_tc_strdup(tc_context *ctx, const char *s) {
     size_t n = strlen(s ? s : "");
@@ -1829,14 +1832,17 @@ static const char *_tc_cuda_type(tc_dtype t) {
 
 /* In CUDA, thread indices go by the short names the kernel declares (bx, tx,
    ...), and other names become C identifiers (i.outer: i_outer). */
+static const char *_tc_thread_alias(tc_thread_tag tag) {
+    static const char *names[TC_THREAD_TAG_COUNT] = {"", "bx", "by", "bz", "tx", "ty", "tz", "vt"};
+    return (tag >= 0 && tag < TC_THREAD_TAG_COUNT) ? names[tag] : "";
+}
+
 static void _tc_print_var_name(tc_str *s, const char *name, _tc_style style) {
-    static const char *tags[][2] = {{"blockIdx.x", "bx"}, {"blockIdx.y", "by"}, {"blockIdx.z", "bz"},
-                                    {"threadIdx.x", "tx"}, {"threadIdx.y", "ty"}, {"threadIdx.z", "tz"}};
     const char *p;
-    size_t k;
+    int tag;
     if (style == _TC_STYLE_IR) { tc_str_printf(s, "%s", name); return; }
-    for (k = 0; k < sizeof tags / sizeof tags[0]; k++)
-        if (strcmp(name, tags[k][0]) == 0) { tc_str_printf(s, "%s", tags[k][1]); return; }
+    for (tag = TC_BLOCK_X; tag <= TC_THREAD_Z; tag++) /* thread variables are named after their tag */
+        if (strcmp(name, tc_thread_tag_name((tc_thread_tag)tag)) == 0) { tc_str_printf(s, "%s", _tc_thread_alias((tc_thread_tag)tag)); return; }
     if (*name >= '0' && *name <= '9') tc_str_printf(s, "_");
     for (p = name; *p; p++) {
         int ok = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_';

@@ -257,20 +257,6 @@ static int _tc_collect_reads(tc_schedule *s, const tc_expr *e) {
     for (k = 0; k < e->nargs; k++) if (!_tc_collect_reads(s, e->args[k])) return 0;
     return 1;
 }
-/* _tc_grow for arrays in the arena: the old array stays until the context goes. */
-static int _tc_arena_grow(tc_context *ctx, void **items, int *cap, int need, size_t item) {
-    int ncap;
-    void *p;
-    if (need <= *cap) return 1;
-    ncap = *cap ? *cap * 2 : 16;
-    while (ncap < need) ncap *= 2;
-    if (!(p = _tc_alloc(ctx, (size_t)ncap * item))) return 0;
-    if (*items) memcpy(p, *items, (size_t)*cap * item);
-    *items = p;
-    *cap = ncap;
-    return 1;
-}
-
 /* A fresh stage for a compute tensor: its axes and reduce axes as loops. */
 static tc_stage *_tc_stage_new(tc_schedule *s, tc_tensor *t) {
     tc_stage *st;
@@ -290,7 +276,7 @@ static tc_stage *_tc_stage_new(tc_schedule *s, tc_tensor *t) {
 
 /* Put st into the stage list at position pos. */
 static int _tc_insert_stage(tc_schedule *s, tc_stage *st, int pos) {
-    if (!_tc_arena_grow(s->ctx, (void **)&s->stages, &s->cap, s->nstages + 1, sizeof(tc_stage *))) return 0;
+    if (!_tc_grow_in(s->ctx, (void **)&s->stages, &s->cap, s->nstages + 1, sizeof(tc_stage *), 1)) return 0;
     memmove(&s->stages[pos + 1], &s->stages[pos], sizeof(tc_stage *) * (size_t)(s->nstages - pos));
     s->stages[pos] = st;
     s->nstages++;

@@ -684,7 +684,7 @@ TECOMP_API tc_result tc_records_load(tc_context *ctx, const char *path, tc_recor
         }
         line[len] = 0;
         if (r != TC_OK || (c == EOF && len == 0)) break;
-        if (!_tc_arena_grow(ctx, (void **)&recs, &cap, n + 1, sizeof *recs)) { r = TC_ERROR_OUT_OF_MEMORY; break; }
+        if (!_tc_grow_in(ctx, (void **)&recs, &cap, n + 1, sizeof *recs, 1)) { r = TC_ERROR_OUT_OF_MEMORY; break; }
         if (_tc_record_parse(ctx, line, &recs[n])) n++;
         if (c == EOF) break;
     }
