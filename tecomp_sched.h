@@ -2002,17 +2002,8 @@ static void _tc_print_func(tc_str *s, const tc_func *f) {
     }
     tc_str_printf(s, ")\n");
     for (k = 0; k < f->nkernels; k++) {
-        char *body;
         tc_str_printf(s, "produce %s {\n", f->kernels[k].tensor->name);
-        body = (char *)tc_stmt_to_string(f->ctx, f->kernels[k].body);
-        if (body) {
-            char *line = body, *nl;
-            for (; *line; line = nl + 1) { /* indent the kernel body by one level */
-                nl = strchr(line, '\n');
-                if (!nl) { tc_str_printf(s, "  %s\n", line); break; }
-                tc_str_printf(s, "  %.*s\n", (int)(nl - line), line);
-            }
-        }
+        _tc_print_stmt(s, f->kernels[k].body, 1);
         tc_str_printf(s, "}\n");
     }
 }
@@ -2209,6 +2200,7 @@ typedef struct _tc_vm {
     int nthread_reg[TC_THREAD_TAG_COUNT];
     _tc_vm_buf bufs[64];
     int nbufs;
+    int size_reg[32];         /* register of each symbolic size the kernel uses; -1 when unused */
     int failed;
 } _tc_vm;
 
@@ -2616,10 +2608,8 @@ static tc_result _tc_vm_block(_tc_block_run *br, _tc_val *regs, int *pcs, int *s
         idx[TC_THREAD_Z] = t / (br->block[0] * br->block[1]);
         for (tag = 0; tag < TC_THREAD_TAG_COUNT; tag++)
             for (j = 0; j < vm->nthread_reg[tag]; j++) r[vm->thread_reg[tag][j]].i = idx[tag];
-        for (k = 0; k < vm->f->nsizes; k++) {
-            int reg = _tc_vm_var_reg((_tc_vm *)vm, vm->f->sizes[k], 0);
-            if (reg >= 0) r[reg].i = sizes[k];
-        }
+        for (k = 0; k < vm->f->nsizes; k++)
+            if (vm->size_reg[k] >= 0) r[vm->size_reg[k]].i = sizes[k];
         pcs[t] = 0;
         state[t] = 1;
     }
@@ -2663,6 +2653,7 @@ static tc_result _tc_vm_kernel(tc_context *ctx, const tc_func *f, const tc_kerne
     vm.ctx = ctx, vm.f = f, vm.max_regs = 256;
     _tc_vm_stmt(&vm, kern->body);
     _tc_vm_emit(&vm, _TC_OP_END, 0, 0, 0);
+    for (k = 0; k < f->nsizes && k < 32; k++) vm.size_reg[k] = _tc_vm_var_reg(&vm, f->sizes[k], 0);
     if (vm.failed) { _tc_free(ctx, vm.code); return ctx->result ? ctx->result : TC_ERROR_OUT_OF_MEMORY; }
     for (k = 0; k < 3; k++) {
         if ((r = tc_func_eval(f, kern->grid[k], sizes, &grid[k])) != TC_OK) goto done;
