@@ -216,12 +216,6 @@ static void reference(int CI, int CO, const float *data, const float *kernel, do
             }
 }
 
-/* One line of the table: time and GFLOP/s when measured, "-" otherwise. */
-static void print_row(const char *what, double ms, double gflops, const char *note) {
-    if (ms > 0) printf("%-20s %12.4f %12.2f   %s\n", what, ms, gflops, note);
-    else printf("%-20s %12s %12s   %s\n", what, "-", "-", note);
-}
-
 int main(int argc, char **argv) {
     tc_context *ctx;
     conv cv;
@@ -234,15 +228,8 @@ int main(int argc, char **argv) {
     double *ref, ms = -1, err, flops;
     size_t nd, nk, no;
     char note[96];
-    int k, CI, CO, use_gpu, want_small = 0, print = 0, is_full, ok;
-    for (k = 1; k < argc; k++) {
-        if (strcmp(argv[k], "--small") == 0) want_small = 1;
-        else if (strcmp(argv[k], "--print") == 0) print = 1;
-        else {
-            fprintf(stderr, "usage: %s [--small] [--print]\n", argv[0]);
-            return 2;
-        }
-    }
+    int CI, CO, use_gpu, want_small, print, is_full, ok;
+    if (!sample_flags(argc, argv, &want_small, &print)) return 2;
     if (tc_create_context(NULL, &ctx) != TC_OK) return 1;
     use_gpu = tc_cuda_available(ctx);
     is_full = use_gpu && !want_small;
@@ -278,14 +265,14 @@ int main(int argc, char **argv) {
 
     printf("%-20s %12s %12s   %s\n", "", "time (ms)", "GFLOP/s", "relative L2 error vs float64 (bound 1e-4)");
     snprintf(note, sizeof note, "%.1e%s", err, ok ? "" : "  MISMATCH");
-    print_row("tecomp", ms, ms > 0 ? flops / (ms * 1e6) : 0, note);
-    if (is_full) print_row("tutorial (its GPU)", 0.568, 456.68, "the tutorial's figures");
+    sample_print_row("tecomp", ms, ms > 0 ? flops / (ms * 1e6) : 0, note);
+    if (is_full) sample_print_row("tutorial (its GPU)", 0.568, 456.68, "the tutorial's figures");
     if (use_gpu) {
         sample_conv_shape sh = {N, CI, H, W, CO, KH, KW, STRIDE, PAD, 1};
         double cudnn_ms = sample_time_cudnn(ctx, &sh, data, kernel, ref, 1e-4, &timing); /* checked against the reference */
         if (cudnn_ms > 0) {
             snprintf(note, sizeof note, "best algorithm; matches (tecomp / cuDNN time: %.2f)", ms / cudnn_ms);
-            print_row("cuDNN", cudnn_ms, flops / (cudnn_ms * 1e6), note);
+            sample_print_row("cuDNN", cudnn_ms, flops / (cudnn_ms * 1e6), note);
         }
         printf("GFLOP/s counts the direct convolution's 2*N*K*C*R*S*OH*OW flops (cuDNN may do fewer: Winograd, FFT)\n");
     }

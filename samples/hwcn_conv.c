@@ -247,12 +247,6 @@ static double time_cudnn_nchw(tc_context *ctx, const shape *p, const tc_time_des
     return ms;
 }
 
-/* One line of the table: time and GFLOP/s when measured, "-" otherwise. */
-static void print_row(const char *what, double ms, double gflops, const char *note) {
-    if (ms > 0) printf("%-20s %12.4f %12.1f   %s\n", what, ms, gflops, note);
-    else printf("%-20s %12s %12s   %s\n", what, "-", "-", note);
-}
-
 int main(int argc, char **argv) {
     static const shape full = {256, 256, 512, 14, 3, 1, 1, 0}, small = {64, 16, 64, 4, 3, 1, 1, 0};
     shape p;
@@ -267,15 +261,8 @@ int main(int argc, char **argv) {
     double *ref, ms = -1, err, flops;
     size_t na, nw, nb, k, unwritten = 0, checked;
     char note[96];
-    int i, use_gpu, want_small = 0, print = 0, is_full, check_step, ok;
-    for (i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--small") == 0) want_small = 1;
-        else if (strcmp(argv[i], "--print") == 0) print = 1;
-        else {
-            fprintf(stderr, "usage: %s [--small] [--print]\n", argv[0]);
-            return 2;
-        }
-    }
+    int use_gpu, want_small, print, is_full, check_step, ok;
+    if (!sample_flags(argc, argv, &want_small, &print)) return 2;
     if (tc_create_context(NULL, &ctx) != TC_OK) return 1;
     use_gpu = tc_cuda_available(ctx);
     is_full = use_gpu && !want_small;
@@ -322,13 +309,13 @@ int main(int argc, char **argv) {
     if (check_step > 1) snprintf(note, sizeof note, ", 1/%d of the outputs", check_step);
     printf("%-20s %12s %12s   relative L2 error vs float64%s (bound 1e-4)\n", "", "time (ms)", "GFLOP/s", check_step > 1 ? note : "");
     snprintf(note, sizeof note, "%.1e%s", err, ok ? "" : "  MISMATCH");
-    print_row("tecomp (HWCN)", ms, ms > 0 ? flops / (ms * 1e6) : 0, note);
-    if (is_full) print_row("tutorial (its GPU)", 14.04, flops / (14.04 * 1e6), "the tutorial's figure");
+    sample_print_row("tecomp (HWCN)", ms, ms > 0 ? flops / (ms * 1e6) : 0, note);
+    if (is_full) sample_print_row("tutorial (its GPU)", 14.04, flops / (14.04 * 1e6), "the tutorial's figure");
     if (use_gpu) {
         double cudnn_ms = time_cudnn_nchw(ctx, &p, &timing);
         if (cudnn_ms > 0) {
             snprintf(note, sizeof note, "best algorithm, own random data (tecomp / cuDNN time: %.2f)", ms / cudnn_ms);
-            print_row("cuDNN NCHW", cudnn_ms, flops / (cudnn_ms * 1e6), note);
+            sample_print_row("cuDNN NCHW", cudnn_ms, flops / (cudnn_ms * 1e6), note);
         }
         printf("GFLOP/s counts the direct convolution's 2*N*K*C*R*S*OH*OW flops (cuDNN may do fewer: Winograd, FFT)\n");
     }

@@ -148,6 +148,28 @@ static inline tc_result sample_lower_run(tc_context *ctx, tc_schedule *s, int nt
     return sample_run(ctx, f, args, NULL, use_gpu, timing, time_ms);
 }
 
+/* The samples' flags: --small (reduced sizes) and --print (lowered IR and
+   CUDA). 0 after printing the usage for anything else. */
+static inline int sample_flags(int argc, char **argv, int *small, int *print) {
+    int k;
+    *small = *print = 0;
+    for (k = 1; k < argc; k++) {
+        if (strcmp(argv[k], "--small") == 0) *small = 1;
+        else if (strcmp(argv[k], "--print") == 0) *print = 1;
+        else {
+            fprintf(stderr, "usage: %s [--small] [--print]\n", argv[0]);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* One line of a results table: time and GFLOP/s when measured, "-" otherwise. */
+static inline void sample_print_row(const char *what, double ms, double gflops, const char *note) {
+    if (ms > 0) printf("%-20s %12.4f %12.2f   %s\n", what, ms, gflops, note);
+    else printf("%-20s %12s %12s   %s\n", what, "-", "-", note);
+}
+
 /* Print a failure with the context's message and return 1 (for main). */
 static inline int sample_fail(tc_context *ctx, const char *what, tc_result r) {
     fprintf(stderr, "%s failed: %s: %s\n", what, tc_result_string(r), tc_last_error(ctx));
