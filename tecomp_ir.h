@@ -1400,7 +1400,7 @@ static void _tc_lin_collect(_tc_lin *l, const tc_expr *e, int64_t scale) {
 
 /* floordiv(x, c) * c + floormod(x, c) == x: merge such pairs, the shape that
    fusing and splitting by the same factor leaves behind. */
-static void _tc_lin_merge_divmod(_tc_lin *l, tc_context *ctx) {
+static void _tc_lin_merge_divmod(_tc_lin *l) {
     int k, j;
     for (k = 0; k < l->n; k++) {
         const tc_expr *m = l->atom[k];
@@ -1421,7 +1421,6 @@ static void _tc_lin_merge_divmod(_tc_lin *l, tc_context *ctx) {
                     for (i = 0; i < sub.n; i++) _tc_lin_add_term(l, sub.atom[i], sub.coef[i]);
                     l->c += sub.c;
                 }
-                (void)ctx;
                 k = -1; /* the table changed: scan again */
                 break;
             }
@@ -1610,7 +1609,7 @@ static const tc_expr *_tc_simplify_linear(const tc_expr *e) {
     memset(&l, 0, sizeof l);
     _tc_lin_collect(&l, e, 1);
     if (l.overflow) return e;
-    _tc_lin_merge_divmod(&l, e->ctx);
+    _tc_lin_merge_divmod(&l);
     if (l.overflow) return e;
     return _tc_lin_to_expr(&l, e->ctx, e->dtype);
 }

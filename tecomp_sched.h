@@ -862,7 +862,6 @@ typedef struct _tc_stage_lower {
     tc_buffer *buffer;
     const tc_expr *stride[16];
     const tc_expr *offset;                 /* double buffering: the half in use */
-    int done;
 } _tc_stage_lower;
 
 /* A loop variable bound to a thread index, and which. */
