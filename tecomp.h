@@ -8,7 +8,7 @@
 
    HOW TO INCLUDE
        Vendor tecomp.h, tecomp_ir.h, tecomp_sched.h, tecomp_cuda.h and
-       tecomp_tune.h. In
+       tecomp_space.h. In
        exactly one C or C++ file:
            #define TECOMP_IMPLEMENTATION
            #include "tecomp.h"
@@ -22,7 +22,7 @@
 
    MODULES (each one stands alone with the ones to its right)
        tecomp.h  ->  tecomp_cuda.h  ->  tecomp_sched.h  ->  tecomp_ir.h
-                 ->  tecomp_tune.h   ->  tecomp_sched.h
+                 ->  tecomp_space.h  ->  tecomp_sched.h
        umbrella      CUDA emitter,       schedules,          context, arena,
                      NVRTC + driver      lowering passes,    expressions, tensors,
                      loader, cubin       host executor       statement IR, simplifier,
@@ -78,7 +78,7 @@
 #include "tecomp_ir.h"
 #include "tecomp_sched.h"
 #include "tecomp_cuda.h"
-#include "tecomp_tune.h"
+#include "tecomp_space.h"
 
 #endif /* TECOMP_H */
 

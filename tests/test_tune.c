@@ -247,6 +247,15 @@ TC_TEST(records_are_appended_reloaded_and_searched) {
         TC_CHECK_EQ_INT(recs[0].ncosts, 2);
         TC_CHECK(recs[0].costs[1] == 4.3e-4);
         TC_CHECK_EQ_INT(recs[2].error, TC_ERROR_GPU_LIMIT);
+        TC_CHECK_EQ_INT(recs[0].nknobs, 8); /* the entity comes back knob by knob */
+        if (recs[0].nknobs == 8) {
+            TC_CHECK_STR(recs[0].knobs[0].name, "tile_f");
+            TC_CHECK(recs[0].knobs[0].is_split && recs[0].knobs[0].width == 4);
+            TC_CHECK(recs[0].knobs[0].values[0] == -1 && recs[0].knobs[0].values[2] == 64);
+            TC_CHECK_STR(recs[0].knobs[6].name, "auto_unroll_max_step");
+            TC_CHECK(!recs[0].knobs[6].is_split && recs[0].knobs[6].values[0] == 1500);
+        }
+        TC_CHECK_EQ_INT(recs[2].nknobs, 0); /* written without its space */
         best = tc_records_best(recs, n, "conv2d_no_batching", 9, args, NULL);
         TC_CHECK_EQ_INT(best, 1);
         args[1] = 256;

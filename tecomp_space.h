@@ -1,4 +1,4 @@
-/* tecomp_tune.h - tuning templates and their configuration spaces.       v0.1
+/* tecomp_space.h - tuning templates, their configuration spaces, trial records.       v0.1
 
    Part of tecomp (see tecomp.h). Include "tecomp.h"; define
    TECOMP_IMPLEMENTATION in one file as for every module.
@@ -26,8 +26,8 @@
    WHAT THIS MODULE DOES NOT DO (yet): tuners and measurement; see the
    README's list of open issues.
 */
-#ifndef TECOMP_TUNE_H
-#define TECOMP_TUNE_H
+#ifndef TECOMP_SPACE_H
+#define TECOMP_SPACE_H
 
 #include "tecomp_sched.h"
 
@@ -87,6 +87,30 @@ TECOMP_API const char *tc_space_config_string(const tc_config_space *space, int6
    value is not in its knob), for applying a configuration by hand. */
 TECOMP_API int64_t tc_space_index_of(const tc_config_space *space, int nknobs, const char *const *names, const int64_t *const *values);
 TECOMP_API tc_result tc_space_instantiate(const tc_config_space *space, int64_t index, tc_instance *out);
+/* The same, building in another context: a thread's own (errors live in a
+   context, so threads never share one). The space is only read. */
+TECOMP_API tc_result tc_space_instantiate_in(const tc_config_space *space, tc_context *ctx, int64_t index, tc_instance *out);
+
+/* Reading a space, for tuners: knob k's choices, each `width` numbers (a
+   split's sizes outermost first, the first the whole outer extent; a value
+   knob's one value). */
+typedef struct tc_knob_info {
+    const char *name;
+    int is_split;
+    int width;
+    int64_t nchoices;
+    const int64_t *choices;   /* nchoices * width numbers */
+} tc_knob_info;
+TECOMP_API int tc_space_nknobs(const tc_config_space *space);
+TECOMP_API tc_result tc_space_knob(const tc_config_space *space, int k, tc_knob_info *out);
+/* Which choice knob k takes in configuration `index`, and back: the index
+   of the configuration taking choices[k] for every knob k (-1 when one is
+   out of range). Configuration indices are mixed-radix numbers, the first
+   knob's digit varying fastest (AutoTVM's numbering). */
+TECOMP_API int64_t tc_space_choice(const tc_config_space *space, int k, int64_t index);
+TECOMP_API int64_t tc_space_index_from_choices(const tc_config_space *space, const int64_t *choices);
+TECOMP_API const void *tc_space_task(const tc_config_space *space);
+TECOMP_API tc_context *tc_space_context(const tc_config_space *space);
 
 // >>api-records
 
@@ -104,7 +128,18 @@ typedef struct tc_record {
     tc_result error;      /* TC_OK, or why the trial has no costs */
     double all_cost;      /* seconds the whole trial took */
     double timestamp;     /* seconds since 1970 */
+    int nknobs;           /* the configuration's knob values, read back by tc_records_load */
+    const struct tc_record_knob *knobs;
 } tc_record;
+
+/* One knob of a recorded configuration, as the record's "entity" spells it:
+   a split's sizes with -1 first (the rest), or a value knob's one value. */
+typedef struct tc_record_knob {
+    const char *name;
+    int is_split;
+    int width;
+    int64_t values[8];
+} tc_record_knob;
 
 /* Append one record and flush it to the file (a killed run loses at most the
    trial in flight). space, when given, adds the configuration's knob values. */
@@ -120,13 +155,13 @@ TECOMP_API int tc_records_best(const tc_record *recs, int count, const char *tas
 #ifdef __cplusplus
 } /* extern "C" */
 #endif
-#endif /* TECOMP_TUNE_H */
+#endif /* TECOMP_SPACE_H */
 
 /* ======================================================================== */
 /* IMPLEMENTATION                                                           */
 /* ======================================================================== */
-#if defined(TECOMP_IMPLEMENTATION) && !defined(TECOMP_TUNE_IMPL_DONE)
-#define TECOMP_TUNE_IMPL_DONE
+#if defined(TECOMP_IMPLEMENTATION) && !defined(TECOMP_SPACE_IMPL_DONE)
+#define TECOMP_SPACE_IMPL_DONE
 
 // >>space
 
@@ -156,6 +191,7 @@ struct tc_config_space {
 
 struct tc_cfg {
     tc_config_space *space;
+    tc_context *ctx;          /* where the template builds and errors go: the space's, or a builder thread's */
     int collecting;           /* defining knobs (first choice everywhere) or applying `index` */
     int64_t index;
     int next;                 /* knobs defined so far in this run */
@@ -215,11 +251,11 @@ static _tc_knob *_tc_knob_find(const tc_config_space *space, const char *name) {
 static int _tc_knob_define(tc_cfg *cfg, const char *name, _tc_knob_kind kind, _tc_knob **out) {
     tc_config_space *space = cfg->space;
     _tc_knob *k;
-    if (!name || !*name) return _tc_fail(space->ctx, TC_ERROR_INVALID_ARGUMENT, "a knob needs a name"), -1;
+    if (!name || !*name) return _tc_fail(cfg->ctx, TC_ERROR_INVALID_ARGUMENT, "a knob needs a name"), -1;
     k = _tc_knob_find(space, name);
     if (!cfg->collecting) {
         if (!k || k->kind != kind)
-            return _tc_fail(space->ctx, TC_ERROR_SCHEDULE, "the template defined knob '%s' now but not when its space was collected", name), -1;
+            return _tc_fail(cfg->ctx, TC_ERROR_SCHEDULE, "the template defined knob '%s' now but not when its space was collected", name), -1;
         cfg->next++;
         return 0;
     }
@@ -257,17 +293,17 @@ TECOMP_API tc_result tc_define_split(tc_cfg *cfg, const char *name, int64_t exte
     if (desc) d = *desc;
     if (!d.num_outputs) d.num_outputs = 4;
     if (d.num_outputs < 2 || d.num_outputs > _TC_MAX_SPLIT || extent < 1)
-        return _tc_fail(cfg->space->ctx, TC_ERROR_INVALID_ARGUMENT, "define_split '%s': needs 2 to %d outputs and a positive extent (got %d, %lld)",
+        return _tc_fail(cfg->ctx, TC_ERROR_INVALID_ARGUMENT, "define_split '%s': needs 2 to %d outputs and a positive extent (got %d, %lld)",
                         name ? name : "?", _TC_MAX_SPLIT, d.num_outputs, (long long)extent);
     switch (_tc_knob_define(cfg, name, _TC_KNOB_SPLIT, &k)) {
     case 0: return TC_OK;
     case 1: break;
-    default: return cfg->space->ctx->result ? cfg->space->ctx->result : TC_ERROR_OUT_OF_MEMORY;
+    default: return cfg->ctx->result ? cfg->ctx->result : TC_ERROR_OUT_OF_MEMORY;
     }
     k->policy = d.policy;
     k->product = extent;
     memset(&c, 0, sizeof c);
-    c.ctx = cfg->space->ctx;
+    c.ctx = cfg->ctx;
     c.width = d.num_outputs;
     if (d.policy == TC_SPLIT_CANDIDATES) {
         int j;
@@ -287,11 +323,11 @@ TECOMP_API tc_result tc_define_knob(tc_cfg *cfg, const char *name, int nvalues, 
     _tc_knob *k;
     if (!cfg) return TC_ERROR_INVALID_ARGUMENT;
     if (nvalues < 1 || !values)
-        return _tc_fail(cfg->space->ctx, TC_ERROR_INVALID_ARGUMENT, "define_knob '%s': give at least one value", name ? name : "?");
+        return _tc_fail(cfg->ctx, TC_ERROR_INVALID_ARGUMENT, "define_knob '%s': give at least one value", name ? name : "?");
     switch (_tc_knob_define(cfg, name, _TC_KNOB_OTHER, &k)) {
     case 0: return TC_OK;
     case 1: return _tc_knob_commit(cfg, k, values, nvalues, 1);
-    default: return cfg->space->ctx->result ? cfg->space->ctx->result : TC_ERROR_OUT_OF_MEMORY;
+    default: return cfg->ctx->result ? cfg->ctx->result : TC_ERROR_OUT_OF_MEMORY;
     }
 }
 
@@ -321,7 +357,7 @@ static const int64_t *_tc_cfg_choice(tc_cfg *cfg, const char *name, _tc_knob_kin
     const tc_config_space *space = cfg->space;
     const _tc_knob *k = name ? _tc_knob_find(space, name) : NULL;
     if (!k || k->kind != kind) {
-        _tc_fail(space->ctx, TC_ERROR_SCHEDULE, "no %s knob named '%s' is defined", kind == _TC_KNOB_SPLIT ? "split" : "value",
+        _tc_fail(cfg->ctx, TC_ERROR_SCHEDULE, "no %s knob named '%s' is defined", kind == _TC_KNOB_SPLIT ? "split" : "value",
                  name ? name : "(null)");
         return NULL;
     }
@@ -335,7 +371,7 @@ TECOMP_API int64_t tc_cfg_knob(tc_cfg *cfg, const char *name) {
     return v ? v[0] : 0;
 }
 
-TECOMP_API tc_context *tc_cfg_context(tc_cfg *cfg) { return cfg ? cfg->space->ctx : NULL; }
+TECOMP_API tc_context *tc_cfg_context(tc_cfg *cfg) { return cfg ? cfg->ctx : NULL; }
 
 TECOMP_API tc_result tc_cfg_apply_split(tc_cfg *cfg, tc_stage *st, tc_iter *axis, const char *name, tc_iter **outs) {
     const int64_t *sizes;
@@ -343,7 +379,7 @@ TECOMP_API tc_result tc_cfg_apply_split(tc_cfg *cfg, tc_stage *st, tc_iter *axis
     int j;
     tc_result r;
     if (!cfg || !outs) return TC_ERROR_INVALID_ARGUMENT;
-    if (!(sizes = tc_cfg_split(cfg, name))) return cfg->space->ctx->result;
+    if (!(sizes = tc_cfg_split(cfg, name))) return cfg->ctx->result;
     k = _tc_knob_find(cfg->space, name);
     for (j = k->width - 1; j >= 1; j--)
         if ((r = tc_split(st, axis, sizes[j], &axis, &outs[j])) != TC_OK) return r;
@@ -351,21 +387,22 @@ TECOMP_API tc_result tc_cfg_apply_split(tc_cfg *cfg, tc_stage *st, tc_iter *axis
     return TC_OK;
 }
 
-/* Run the template: collecting the knobs, or for configuration `index`. */
-static tc_result _tc_space_run(tc_config_space *space, int collecting, int64_t index, tc_instance *out) {
+/* Run the template in ctx: collecting the knobs, or for configuration `index`. */
+static tc_result _tc_space_run(tc_config_space *space, tc_context *ctx, int collecting, int64_t index, tc_instance *out) {
     tc_cfg cfg;
     tc_result r;
     memset(&cfg, 0, sizeof cfg);
     memset(out, 0, sizeof *out);
     cfg.space = space;
+    cfg.ctx = ctx;
     cfg.collecting = collecting;
     cfg.index = index;
     if ((r = space->fn(&cfg, space->task, out)) != TC_OK) return r;
     if (!collecting && cfg.next != space->nknobs)
-        return _tc_fail(space->ctx, TC_ERROR_SCHEDULE, "the template defined %d knobs now and %d when its space was collected", cfg.next,
+        return _tc_fail(ctx, TC_ERROR_SCHEDULE, "the template defined %d knobs now and %d when its space was collected", cfg.next,
                         space->nknobs);
     if (!out->schedule || out->nargs < 1)
-        return _tc_fail(space->ctx, TC_ERROR_SCHEDULE, "the template returned no schedule or no arguments");
+        return _tc_fail(ctx, TC_ERROR_SCHEDULE, "the template returned no schedule or no arguments");
     return TC_OK;
 }
 
@@ -379,7 +416,7 @@ TECOMP_API tc_result tc_space_create(tc_context *ctx, tc_template_fn fn, const v
     space->ctx = ctx;
     space->fn = fn;
     space->task = task;
-    if ((r = _tc_space_run(space, 1, 0, &inst)) != TC_OK) return r;
+    if ((r = _tc_space_run(space, ctx, 1, 0, &inst)) != TC_OK) return r;
     *out = space;
     return TC_OK;
 }
@@ -460,13 +497,49 @@ TECOMP_API int64_t tc_space_index_of(const tc_config_space *space, int nknobs, c
 }
 
 TECOMP_API tc_result tc_space_instantiate(const tc_config_space *space, int64_t index, tc_instance *out) {
-    if (!space || !out) return TC_ERROR_INVALID_ARGUMENT;
-    if (index < 0 || index >= tc_space_size(space))
-        return _tc_fail(space->ctx, TC_ERROR_INVALID_ARGUMENT, "configuration %lld is outside the space (len=%lld)", (long long)index,
-                        (long long)tc_space_size(space));
-    return _tc_space_run((tc_config_space *)space, 0, index, out);
+    return space ? tc_space_instantiate_in(space, space->ctx, index, out) : TC_ERROR_INVALID_ARGUMENT;
 }
 
+TECOMP_API tc_result tc_space_instantiate_in(const tc_config_space *space, tc_context *ctx, int64_t index, tc_instance *out) {
+    if (!space || !ctx || !out) return TC_ERROR_INVALID_ARGUMENT;
+    if (index < 0 || index >= tc_space_size(space))
+        return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "configuration %lld is outside the space (len=%lld)", (long long)index,
+                        (long long)tc_space_size(space));
+    return _tc_space_run((tc_config_space *)space, ctx, 0, index, out);
+}
+
+TECOMP_API int tc_space_nknobs(const tc_config_space *space) { return space ? space->nknobs : 0; }
+
+TECOMP_API tc_result tc_space_knob(const tc_config_space *space, int k, tc_knob_info *out) {
+    const _tc_knob *kn;
+    if (!space || !out || k < 0 || k >= space->nknobs) return TC_ERROR_INVALID_ARGUMENT;
+    kn = &space->knobs[k];
+    out->name = kn->name;
+    out->is_split = kn->kind == _TC_KNOB_SPLIT;
+    out->width = kn->width;
+    out->nchoices = kn->nchoices;
+    out->choices = kn->choices;
+    return TC_OK;
+}
+
+TECOMP_API int64_t tc_space_choice(const tc_config_space *space, int k, int64_t index) {
+    return space && k >= 0 && k < space->nknobs ? _tc_choice_of(space, k, index) : -1;
+}
+
+TECOMP_API int64_t tc_space_index_from_choices(const tc_config_space *space, const int64_t *choices) {
+    int64_t index = 0, radix = 1;
+    int k;
+    if (!space || !choices) return -1;
+    for (k = 0; k < space->nknobs; k++) {
+        if (choices[k] < 0 || choices[k] >= space->knobs[k].nchoices) return -1;
+        index += choices[k] * radix;
+        radix *= space->knobs[k].nchoices;
+    }
+    return index;
+}
+
+TECOMP_API const void *tc_space_task(const tc_config_space *space) { return space ? space->task : NULL; }
+TECOMP_API tc_context *tc_space_context(const tc_config_space *space) { return space ? space->ctx : NULL; }
 
 // >>records
 
@@ -596,6 +669,43 @@ static void _tc_json_skip(_tc_json *j) {
     }
 }
 
+/* The configuration's knobs: [["tile_f", "sp", [-1, 2, 64, 1]], ["unroll_explicit", "ot", 0], ...]. */
+static void _tc_record_parse_entity(_tc_json *j, tc_record *r) {
+    tc_record_knob knobs[_TC_MAX_KNOBS], *kept;
+    int n = 0;
+    _tc_json_eat(j, '[');
+    while (!j->bad && !_tc_json_peek(j, ']') && n < _TC_MAX_KNOBS) {
+        tc_record_knob *k = &knobs[n++];
+        const char *kind;
+        memset(k, 0, sizeof *k);
+        _tc_json_eat(j, '[');
+        k->name = _tc_json_str(j);
+        _tc_json_eat(j, ',');
+        kind = _tc_json_str(j);
+        _tc_json_eat(j, ',');
+        k->is_split = kind && strcmp(kind, "sp") == 0;
+        if (k->is_split) {
+            _tc_json_eat(j, '[');
+            while (!j->bad && !_tc_json_peek(j, ']')) {
+                double v = _tc_json_num(j);
+                if (k->width < 8) k->values[k->width++] = (int64_t)v;
+                if (_tc_json_peek(j, ',')) j->p++;
+            }
+            _tc_json_eat(j, ']');
+        } else {
+            k->values[0] = (int64_t)_tc_json_num(j);
+            k->width = 1;
+        }
+        _tc_json_eat(j, ']');
+        if (_tc_json_peek(j, ',')) j->p++;
+    }
+    _tc_json_eat(j, ']');
+    if (j->bad || !n || !(kept = (tc_record_knob *)_tc_alloc(j->ctx, sizeof *kept * (size_t)n))) return;
+    memcpy(kept, knobs, sizeof *kept * (size_t)n);
+    r->knobs = kept;
+    r->nknobs = n;
+}
+
 /* Parse one line written by tc_record_append; 0 when it is not one. */
 static int _tc_record_parse(tc_context *ctx, const char *line, tc_record *r) {
     _tc_json j;
@@ -628,6 +738,7 @@ static int _tc_record_parse(tc_context *ctx, const char *line, tc_record *r) {
                 const char *ck = _tc_json_str(&j);
                 _tc_json_eat(&j, ':');
                 if (ck && strcmp(ck, "index") == 0) r->config = (int64_t)_tc_json_num(&j);
+                else if (ck && strcmp(ck, "entity") == 0) _tc_record_parse_entity(&j, r);
                 else _tc_json_skip(&j);
                 if (_tc_json_peek(&j, ',')) j.p++;
             }
