@@ -19,6 +19,9 @@
        TECOMP_IMPLEMENTATION  (one file)        compile the implementation
        TECOMP_STATIC          (every file)      make every public function static
        TECOMP_ASSERT(c)       (implementation)  internal invariant check; default assert()
+       _POSIX_C_SOURCE        (implementation)  tecomp defines it as 200809L (fork, poll,
+                                                threads) when tecomp.h is the file's first
+                                                include; define it yourself otherwise
 
    MODULES (each one stands alone with the ones to its right)
        tecomp.h  ->  tecomp_cuda.h  ->  tecomp_sched.h  ->  tecomp_ir.h
@@ -79,6 +82,7 @@
 #include "tecomp_sched.h"
 #include "tecomp_cuda.h"
 #include "tecomp_space.h"
+#include "tecomp_measure.h"
 
 #endif /* TECOMP_H */
 

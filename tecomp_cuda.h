@@ -126,11 +126,17 @@ TECOMP_API tc_result tc_cuda_init(tc_context *ctx, const tc_cuda_desc *desc);
 /* 1 when tc_cuda_init succeeded (trying it once if nobody has). Asking is not
    an error: the context's last error is left as it was. */
 TECOMP_API int tc_cuda_available(tc_context *ctx);
+/* 1 when the CUDA driver is already initialised in this process, by tecomp
+   or by anyone else: a process forked from now on cannot use the GPU. Loads
+   libcuda to ask and never initialises it; 0 without libcuda. */
+TECOMP_API int tc_cuda_process_initialized(tc_context *ctx);
 /* The device's limits, or an H100's with is_default = 1 when there is none. */
 TECOMP_API void tc_device_info_get(tc_context *ctx, tc_device_info *out);
 /* The limits tc_lower checks (tc_lower_desc.limits), for this context's
    GPU, or an H100's when there is none. */
 TECOMP_API void tc_gpu_limits_get(tc_context *ctx, tc_gpu_limits *out);
+/* The same limits for a device described by info (from another process, say). */
+TECOMP_API void tc_gpu_limits_of(const tc_device_info *info, tc_gpu_limits *out);
 /* The device's compute capability as 10 * major + minor (90 on an H100);
    90 when there is no device. */
 TECOMP_API int tc_cuda_arch(tc_context *ctx);
@@ -804,6 +810,31 @@ static void _tc_h100_defaults(tc_device_info *info) {
     info->l2_bytes = 50 * 1024 * 1024;
     info->total_mem = (size_t)81559 * 1024 * 1024;
     info->is_default = 1;
+}
+
+TECOMP_API int tc_cuda_process_initialized(tc_context *ctx) {
+    _tc_cuda_state *st;
+    const char *name = NULL;
+    void *lib = NULL, *sym;
+    _tc_CUresult (_TC_CUDAAPI *device_get)(_tc_CUdevice *, int);
+    _tc_CUdevice dev;
+    tc_result kept;
+    char message[sizeof ctx->message];
+    int initialized = 0;
+    if (!ctx || !(st = _tc_cuda_state_get(ctx, NULL))) return 0;
+    kept = ctx->result; /* asking is not an error */
+    memcpy(message, ctx->message, sizeof message);
+    if (_tc_open_library(ctx, &st->loader, "the CUDA driver", "", _tc_driver_names, _TC_COUNT(_tc_driver_names), &lib, &name) == TC_OK) {
+        /* Before cuInit every driver call answers CUDA_ERROR_NOT_INITIALIZED (3). */
+        if ((sym = st->loader.symbol_fn(lib, "cuDeviceGet", st->loader.user_data)) != NULL) {
+            memcpy(&device_get, &sym, sizeof sym);
+            initialized = device_get(&dev, 0) != 3;
+        }
+        _tc_close_library(st, &lib);
+    }
+    ctx->result = kept;
+    memcpy(ctx->message, message, sizeof message);
+    return initialized;
 }
 
 TECOMP_API void tc_device_info_get(tc_context *ctx, tc_device_info *out) {
@@ -1729,13 +1760,18 @@ TECOMP_API const char *tc_cuda_source(const tc_func *f) {
 
 TECOMP_API void tc_gpu_limits_get(tc_context *ctx, tc_gpu_limits *out) {
     tc_device_info info;
+    tc_device_info_get(ctx, &info);
+    tc_gpu_limits_of(&info, out);
+}
+
+TECOMP_API void tc_gpu_limits_of(const tc_device_info *info, tc_gpu_limits *out) {
     int d;
     if (!out) return;
     memset(out, 0, sizeof *out);
-    tc_device_info_get(ctx, &info);
-    out->max_threads_per_block = info.max_threads_per_block;
-    for (d = 0; d < 3; d++) out->max_block_dim[d] = info.max_block_dim[d], out->max_grid_dim[d] = info.max_grid_dim[d];
-    out->max_shared_bytes = info.max_shared_per_block_default; /* static __shared__ arrays cannot opt in to more */
+    if (!info) return;
+    out->max_threads_per_block = info->max_threads_per_block;
+    for (d = 0; d < 3; d++) out->max_block_dim[d] = info->max_block_dim[d], out->max_grid_dim[d] = info->max_grid_dim[d];
+    out->max_shared_bytes = info->max_shared_per_block_default; /* static __shared__ arrays cannot opt in to more */
 }
 
 struct tc_cuda_func {

@@ -37,6 +37,14 @@
    too, so a chain of builders can be checked once at the end. Functions that
    do work return a tc_result.
 */
+/* The tuner forks, polls and runs threads (POSIX 2008): ask for those
+   declarations when the implementation is compiled as strict C99. This works
+   when tecomp.h comes before any system header in that file; otherwise
+   define _POSIX_C_SOURCE 200809L there yourself. */
+#if defined(TECOMP_IMPLEMENTATION) && !defined(_WIN32) && !defined(_POSIX_C_SOURCE) && !defined(_GNU_SOURCE)
+#define _POSIX_C_SOURCE 200809L
+#endif
+
 #ifndef TECOMP_IR_H
 #define TECOMP_IR_H
 
@@ -69,6 +77,7 @@ typedef enum tc_result {
     TC_ERROR_COMPILE,          /* NVRTC rejected the generated source */
     TC_ERROR_CUDA,             /* a driver call failed */
     TC_ERROR_IO,               /* a file could not be read or written */
+    TC_ERROR_TIMEOUT,          /* a run did not finish within its time limit */
     TC_RESULT_COUNT
 } tc_result;
 
@@ -544,7 +553,7 @@ TECOMP_API const char *tc_result_string(tc_result r) {
     static const char *names[TC_RESULT_COUNT] = {
         "ok", "invalid argument", "out of memory", "parse error", "schedule error",
         "lowering error", "GPU limit exceeded", "execution fault", "CUDA libraries not found",
-        "no CUDA device", "compile error", "CUDA error", "I/O error"};
+        "no CUDA device", "compile error", "CUDA error", "I/O error", "timeout"};
     return (r >= 0 && r < TC_RESULT_COUNT) ? names[r] : "unknown result";
 }
 TECOMP_API const char *tc_last_error(const tc_context *ctx) { return ctx ? ctx->message : ""; }

@@ -451,9 +451,23 @@ TECOMP_API const char *tc_space_to_string(const tc_config_space *space) {
     return _tc_str_keep(&s);
 }
 
+/* [('tile_f', [-1, 2, 64, 1]), ...],None,5318342: a configuration as AutoTVM prints it. */
+static void _tc_space_print_config(tc_str *s, const tc_config_space *space, int64_t index) {
+    int k;
+    tc_str_printf(s, "[");
+    for (k = 0; k < space->nknobs; k++) {
+        const _tc_knob *kn = &space->knobs[k];
+        const int64_t *v = _tc_knob_value(space, k, index);
+        tc_str_printf(s, "%s('%s', ", k ? ", " : "", kn->name);
+        if (kn->kind == _TC_KNOB_SPLIT) _tc_print_split_sizes(s, v, kn->width);
+        else tc_str_printf(s, "%lld", (long long)v[0]);
+        tc_str_printf(s, ")");
+    }
+    tc_str_printf(s, "],None,%lld", (long long)index);
+}
+
 TECOMP_API const char *tc_space_config_string(const tc_config_space *space, int64_t index) {
     tc_str s;
-    int k;
     if (!space) return NULL;
     if (index < 0 || index >= tc_space_size(space)) {
         _tc_fail(space->ctx, TC_ERROR_INVALID_ARGUMENT, "configuration %lld is outside the space (len=%lld)", (long long)index,
@@ -461,16 +475,7 @@ TECOMP_API const char *tc_space_config_string(const tc_config_space *space, int6
         return NULL;
     }
     tc_str_init(&s, space->ctx);
-    tc_str_printf(&s, "[");
-    for (k = 0; k < space->nknobs; k++) {
-        const _tc_knob *kn = &space->knobs[k];
-        const int64_t *v = _tc_knob_value(space, k, index);
-        tc_str_printf(&s, "%s('%s', ", k ? ", " : "", kn->name);
-        if (kn->kind == _TC_KNOB_SPLIT) _tc_print_split_sizes(&s, v, kn->width);
-        else tc_str_printf(&s, "%lld", (long long)v[0]);
-        tc_str_printf(&s, ")");
-    }
-    tc_str_printf(&s, "],None,%lld", (long long)index);
+    _tc_space_print_config(&s, space, index);
     return _tc_str_keep(&s);
 }
 
