@@ -10,16 +10,20 @@
         live in a context): instantiate the template, lower it against the
         device's limits (a configuration the verifier rejects is recorded as
         invalid and never compiled), emit CUDA, compile it with NVRTC;
-     2. run, one candidate at a time, in a worker process: on the GPU the
-        worker holds the CUDA context, loads each cubin and times it with CUDA
-        events (number, repeat, min_repeat_ms, optional L2 flush); without a
-        GPU a forked child runs the kernel on the host executor;
+     2. run, one candidate at a time as soon as it is built, in a worker
+        process: on the GPU the worker holds the CUDA context, loads each
+        cubin and times it with CUDA events (number, repeat, min_repeat_ms,
+        optional L2 flush); without a GPU a forked child runs the kernel on
+        the host executor;
      3. a candidate that faults (an illegal address poisons a CUDA context),
         hangs past the timeout (its worker is killed) or kills its worker is
-        recorded with its error, the worker is restarted, the batch goes on.
+        recorded with its error, the worker is replaced, the batch goes on.
 
-   The GPU worker is forked, and a process forked after the CUDA driver has
-   been initialised cannot use the GPU: when this process has already
+   GPU workers are forked by a supervisor process, itself forked when the
+   measurer is created, before this process loads NVRTC or starts a thread:
+   a worker forked later from this process could not open the GPU (the H100
+   answers cuInit with "initialization error"). A process forked after the
+   CUDA driver has been initialised cannot use the GPU either: when this process has already
    initialised CUDA (tc_cuda_process_initialized), candidates are timed in
    this process instead, where a faulting kernel ends the process. Records
    written so far survive that (they are flushed per trial), so a run resumed
@@ -59,6 +63,9 @@ typedef struct tc_measure_desc {
     double timeout_s;         /* a run past this is stopped and recorded as TC_ERROR_TIMEOUT; 0: 5 s (host: 60 s) */
     int flush_l2;             /* flush the L2 before each measurement (then one launch each) */
     int in_process;           /* time in this process, not in a worker (a fault then ends the process) */
+    int max_local_bytes;      /* local arrays per thread past this are rejected as invalid without compiling:
+                                 they cannot live in registers, the kernel spills and NVRTC takes seconds;
+                                 0: 1020 (255 registers), -1: the device's own limit only */
 } tc_measure_desc;
 
 typedef struct tc_measure_result {
@@ -82,8 +89,8 @@ typedef struct tc_measurer tc_measurer;
 TECOMP_API tc_result tc_measurer_create(tc_context *ctx, const tc_config_space *space, const tc_measure_desc *desc,
                                         tc_measurer **out);
 TECOMP_API void tc_measurer_destroy(tc_measurer *m);
-/* Build the n configurations in parallel, then run them one by one:
-   results[i] for configs[i]. A candidate's failure is in its result; the
+/* Build the n configurations in parallel threads and run each, one at a
+   time, as soon as it is built: results[i] for configs[i]. A candidate's failure is in its result; the
    call fails only when measuring cannot go on at all. */
 TECOMP_API tc_result tc_measure_batch(tc_measurer *m, int n, const int64_t *configs, tc_measure_result *results);
 /* "cuda -arch=sm_90 -device=NVIDIA H100 80GB HBM3", or "host" (records key on it). */
@@ -141,6 +148,7 @@ typedef struct _tc_plan {
     _tc_plan_kernel kernels[_TC_PLAN_KERNELS];
     uint64_t buf_bytes[_TC_PLAN_BUFFERS]; /* params, then global temporaries: every kernel takes them all */
     tc_time_desc timing;
+    double timeout_s;                     /* for the run: the supervisor kills a worker that takes longer */
     uint64_t cubin_size;                  /* the cubin follows the plan on the socket */
 } _tc_plan;
 
@@ -165,7 +173,8 @@ struct tc_measurer {
     tc_gpu_limits limits;
     char target[320];
     tc_context *run_ctx;      /* in-process GPU timing */
-    int worker_pid, worker_fd, workers_started;
+    int worker_pid, worker_fd;  /* the supervisor process (GPU), or -1 */
+    int workers_started;
     /* the worker's device buffers are reused while a task's sizes stay the same */
 };
 
@@ -181,7 +190,7 @@ static double _tc_now_s(void) {
 
 static void _tc_result_fail(tc_measure_result *res, tc_result code, const char *message) {
     res->error = code;
-    snprintf(res->message, sizeof res->message, "%s", message && *message ? message : tc_result_string(code));
+    snprintf(res->message, sizeof res->message, "%.255s", message && *message ? message : tc_result_string(code));
 }
 
 /* The launch shape and buffer sizes of a lowered function with fixed sizes. */
@@ -257,30 +266,50 @@ static void _tc_build_candidate(tc_measurer *m, _tc_candidate *c) {
     }
 }
 
+/* Candidates to build, shared by the builder threads; `done` lists them in
+   the order their builds finished, so that they can run while others build. */
 typedef struct _tc_build_queue {
     tc_measurer *m;
     _tc_candidate *cands;
     int n, next;
+    int *done, ndone;
 #if _TC_HAVE_FORK
     pthread_mutex_t lock;
+    pthread_cond_t finished;
 #endif
 } _tc_build_queue;
 
 /* A builder thread: take the next candidate until none is left. */
 static void *_tc_builder(void *arg) {
     _tc_build_queue *q = (_tc_build_queue *)arg;
+    int i = -1;
     for (;;) {
-        int i;
 #if _TC_HAVE_FORK
         pthread_mutex_lock(&q->lock);
-#endif
+        if (i >= 0) q->done[q->ndone++] = i, pthread_cond_signal(&q->finished);
         i = q->next < q->n ? q->next++ : -1;
-#if _TC_HAVE_FORK
         pthread_mutex_unlock(&q->lock);
+#else
+        if (i >= 0) q->done[q->ndone++] = i;
+        i = q->next < q->n ? q->next++ : -1;
 #endif
         if (i < 0) return NULL;
         if (q->cands[i].res->error == TC_OK) _tc_build_candidate(q->m, &q->cands[i]);
     }
+}
+
+/* The k-th candidate to finish building, waiting for it. */
+static int _tc_next_built(_tc_build_queue *q, int k) {
+    int i;
+#if _TC_HAVE_FORK
+    pthread_mutex_lock(&q->lock);
+    while (q->ndone <= k) pthread_cond_wait(&q->finished, &q->lock);
+    i = q->done[k];
+    pthread_mutex_unlock(&q->lock);
+#else
+    i = q->done[k];
+#endif
+    return i;
 }
 
 static int _tc_cores(void) {
@@ -289,30 +318,6 @@ static int _tc_cores(void) {
     return n > 0 ? (int)n : 1;
 #else
     return 1;
-#endif
-}
-
-/* Build every candidate, in parallel threads where there are threads. */
-static void _tc_build_all(tc_measurer *m, _tc_candidate *cands, int n) {
-    _tc_build_queue q;
-    int nthreads = m->desc.build_threads, t;
-    memset(&q, 0, sizeof q);
-    q.m = m, q.cands = cands, q.n = n;
-    if (nthreads > n) nthreads = n;
-#if _TC_HAVE_FORK
-    {
-        pthread_t threads[64];
-        int started = 0;
-        pthread_mutex_init(&q.lock, NULL);
-        for (t = 0; t < nthreads - 1 && t < 63; t++)
-            if (pthread_create(&threads[started], NULL, _tc_builder, &q) == 0) started++;
-        _tc_builder(&q); /* this thread builds too; with no other thread it builds them all */
-        for (t = 0; t < started; t++) pthread_join(threads[t], NULL);
-        pthread_mutex_destroy(&q.lock);
-    }
-#else
-    (void)t;
-    _tc_builder(&q);
 #endif
 }
 
@@ -482,6 +487,7 @@ typedef struct _tc_reply {
     char message[256];
     int ncosts;
     double costs[16];
+    int workers;              /* from the supervisor: CUDA workers it has started */
 } _tc_reply;
 
 /* The GPU worker: open the device, then load and time each plan sent until
@@ -498,7 +504,7 @@ static void _tc_gpu_worker_main(int fd, int device) {
     cd.device = device;
     hello.status = tc_create_context(NULL, &ctx);
     if (hello.status == TC_OK) hello.status = tc_cuda_init(ctx, &cd);
-    snprintf(hello.message, sizeof hello.message, "%s", ctx ? tc_last_error(ctx) : "out of memory");
+    snprintf(hello.message, sizeof hello.message, "%.511s", ctx ? tc_last_error(ctx) : "out of memory");
     if (hello.status == TC_OK) tc_device_info_get(ctx, &hello.device);
     if (!_tc_send_all(fd, &hello, sizeof hello) || hello.status != TC_OK) return;
     for (;;) {
@@ -558,16 +564,122 @@ static void _tc_reap(int *pid, int *fd) {
 
 static void _tc_gpu_worker_body(int fd, void *arg) { _tc_gpu_worker_main(fd, *(const int *)arg); }
 
+static void _tc_sleep_s(double s) {
+    struct timespec ts;
+    ts.tv_sec = (time_t)s;
+    ts.tv_nsec = (long)((s - (double)ts.tv_sec) * 1e9);
+    nanosleep(&ts, NULL);
+}
+
+/* The supervisor: a small process forked before this one loads NVRTC or
+   starts a thread, that never touches CUDA itself. It forks the CUDA
+   workers, one at a time, relays plans to them and their replies back, and
+   replaces a worker that faults, hangs past the timeout or dies. Forking
+   workers from a process that has done nothing else is what keeps them
+   able to open the GPU. */
+typedef struct _tc_supervisor {
+    int device;
+    int worker_pid, worker_fd;
+    int started;              /* workers forked so far */
+} _tc_supervisor;
+
+/* Start a worker, trying again for a few seconds when a replacement finds
+   the device still held while the driver tears its predecessor down. */
+static void _tc_sup_start(_tc_supervisor *s, _tc_hello *hello) {
+    double wait_s = 0.05, waited = 0;
+    for (;;) {
+        int got = 0;
+        memset(hello, 0, sizeof *hello);
+        if (_tc_spawn(&s->worker_pid, &s->worker_fd, _tc_gpu_worker_body, &s->device)) {
+            s->started++;
+            got = _tc_recv_all(s->worker_fd, hello, sizeof *hello, 120);
+            if (got != 1) {
+                hello->status = TC_ERROR_CUDA;
+                snprintf(hello->message, sizeof hello->message, "the measuring worker process %s before opening the GPU",
+                         got < 0 ? "hung" : "died");
+            }
+        } else {
+            hello->status = TC_ERROR_CUDA;
+            snprintf(hello->message, sizeof hello->message, "cannot start a measuring worker process (fork or socketpair failed)");
+        }
+        if (hello->status == TC_OK) return;
+        _tc_reap(&s->worker_pid, &s->worker_fd);
+        if (s->started <= 1 || waited >= 10) return; /* the first start fails for good: no GPU */
+        _tc_sleep_s(wait_s);
+        waited += wait_s;
+        wait_s *= 2;
+    }
+}
+
+/* One plan through the current worker (started when there is none). */
+static void _tc_sup_run(_tc_supervisor *s, const _tc_plan *plan, const void *cubin, _tc_reply *reply) {
+    _tc_hello hello;
+    int got;
+    memset(reply, 0, sizeof *reply);
+    if (s->worker_pid <= 0) {
+        _tc_sup_start(s, &hello);
+        if (hello.status != TC_OK) {
+            reply->error = hello.status;
+            snprintf(reply->message, sizeof reply->message, "%.255s", hello.message);
+            return;
+        }
+    }
+    if (!_tc_send_all(s->worker_fd, plan, sizeof *plan) || !_tc_send_all(s->worker_fd, cubin, (size_t)plan->cubin_size)) {
+        _tc_reap(&s->worker_pid, &s->worker_fd);
+        reply->error = TC_ERROR_CUDA;
+        snprintf(reply->message, sizeof reply->message, "the measuring worker process died before taking the kernel");
+        return;
+    }
+    got = _tc_recv_all(s->worker_fd, reply, sizeof *reply, plan->timeout_s);
+    if (got != 1) {
+        _tc_reap(&s->worker_pid, &s->worker_fd);
+        memset(reply, 0, sizeof *reply);
+        reply->error = got < 0 ? TC_ERROR_TIMEOUT : TC_ERROR_CUDA;
+        snprintf(reply->message, sizeof reply->message, "%s",
+                 got < 0 ? "the kernel ran past the timeout; its worker was killed" : "the measuring worker process died running the kernel");
+    } else if (reply->error == TC_ERROR_CUDA) {
+        _tc_reap(&s->worker_pid, &s->worker_fd); /* it quits after a CUDA error */
+    }
+}
+
+static void _tc_supervisor_main(int fd, void *arg) {
+    _tc_supervisor s;
+    _tc_hello hello;
+    memset(&s, 0, sizeof s);
+    s.device = *(const int *)arg;
+    s.worker_fd = -1;
+    _tc_sup_start(&s, &hello); /* the first worker says which device it opened */
+    if (_tc_send_all(fd, &hello, sizeof hello) && hello.status == TC_OK) {
+        for (;;) {
+            _tc_plan plan;
+            _tc_reply reply;
+            void *cubin;
+            if (_tc_recv_all(fd, &plan, sizeof plan, -1) != 1) break;
+            if (!(cubin = malloc((size_t)plan.cubin_size ? (size_t)plan.cubin_size : 1))) break;
+            if (_tc_recv_all(fd, cubin, (size_t)plan.cubin_size, -1) != 1) {
+                free(cubin);
+                break;
+            }
+            _tc_sup_run(&s, &plan, cubin, &reply);
+            free(cubin);
+            reply.workers = s.started;
+            if (!_tc_send_all(fd, &reply, sizeof reply)) break;
+        }
+    }
+    _tc_reap(&s.worker_pid, &s.worker_fd);
+}
+
+/* Start the supervisor and hear from its first worker. */
 static tc_result _tc_worker_start(tc_measurer *m, _tc_hello *hello) {
     int got;
-    if (!_tc_spawn(&m->worker_pid, &m->worker_fd, _tc_gpu_worker_body, &m->desc.device))
-        return _tc_fail(m->ctx, TC_ERROR_CUDA, "cannot start the measuring worker process (fork or socketpair failed)");
-    m->workers_started++;
-    got = _tc_recv_all(m->worker_fd, hello, sizeof *hello, 120);
+    if (!_tc_spawn(&m->worker_pid, &m->worker_fd, _tc_supervisor_main, &m->desc.device))
+        return _tc_fail(m->ctx, TC_ERROR_CUDA, "cannot start the measuring process (fork or socketpair failed)");
+    got = _tc_recv_all(m->worker_fd, hello, sizeof *hello, 150);
     if (got != 1) {
         _tc_reap(&m->worker_pid, &m->worker_fd);
-        return _tc_fail(m->ctx, TC_ERROR_CUDA, "the measuring worker process %s before opening the GPU", got < 0 ? "hung" : "died");
+        return _tc_fail(m->ctx, TC_ERROR_CUDA, "the measuring process %s before opening the GPU", got < 0 ? "hung" : "died");
     }
+    m->workers_started++;
     if (hello->status != TC_OK) {
         _tc_reap(&m->worker_pid, &m->worker_fd);
         return _tc_fail(m->ctx, hello->status, "%s", hello->message);
@@ -575,34 +687,29 @@ static tc_result _tc_worker_start(tc_measurer *m, _tc_hello *hello) {
     return TC_OK;
 }
 
-/* Run one candidate in the GPU worker, starting one when there is none; a
-   worker that hangs, dies or reports a CUDA error is replaced. */
+/* Run one candidate through the supervisor (restarted if it went away). */
 static void _tc_worker_run(tc_measurer *m, _tc_candidate *c) {
     _tc_reply reply;
     _tc_hello hello;
     int got;
-    double limit = m->desc.timeout_s + 10; /* loading a module and growing `number` take time beyond the kernel's */
     if (m->worker_pid <= 0 && _tc_worker_start(m, &hello) != TC_OK) {
         _tc_result_fail(c->res, tc_last_result(m->ctx), tc_last_error(m->ctx));
         return;
     }
-    if (!_tc_send_all(m->worker_fd, &c->plan, sizeof c->plan) || !_tc_send_all(m->worker_fd, c->cubin, (size_t)c->plan.cubin_size)) {
+    /* The supervisor enforces the timeout; this wait only guards against the
+       supervisor itself going wrong, so it allows for a worker restart. */
+    c->plan.timeout_s = m->desc.timeout_s + 2;
+    if (!_tc_send_all(m->worker_fd, &c->plan, sizeof c->plan) || !_tc_send_all(m->worker_fd, c->cubin, (size_t)c->plan.cubin_size) ||
+        (got = _tc_recv_all(m->worker_fd, &reply, sizeof reply, c->plan.timeout_s + 150)) != 1) {
         _tc_reap(&m->worker_pid, &m->worker_fd);
-        _tc_result_fail(c->res, TC_ERROR_CUDA, "the measuring worker process died before taking the kernel");
-        return;
-    }
-    got = _tc_recv_all(m->worker_fd, &reply, sizeof reply, limit);
-    if (got != 1) {
-        _tc_reap(&m->worker_pid, &m->worker_fd);
-        if (got < 0) _tc_result_fail(c->res, TC_ERROR_TIMEOUT, "the kernel ran past the timeout; its worker was killed");
-        else _tc_result_fail(c->res, TC_ERROR_CUDA, "the measuring worker process died running the kernel");
+        _tc_result_fail(c->res, TC_ERROR_CUDA, "the measuring process stopped answering; it will be restarted");
         return;
     }
     c->res->error = reply.error;
     memcpy(c->res->message, reply.message, sizeof reply.message);
     c->res->ncosts = reply.ncosts;
     memcpy(c->res->costs, reply.costs, sizeof reply.costs);
-    if (reply.error == TC_ERROR_CUDA) _tc_reap(&m->worker_pid, &m->worker_fd); /* it quits after a CUDA error */
+    m->workers_started = reply.workers;
 }
 
 typedef struct _tc_host_job {
@@ -709,6 +816,7 @@ static tc_result _tc_measurer_open(tc_measurer *m) {
     }
     m->arch = m->device.sm_major * 10 + m->device.sm_minor;
     tc_gpu_limits_of(&m->device, &m->limits);
+    if (m->desc.max_local_bytes >= 0) m->limits.max_local_bytes = m->desc.max_local_bytes ? m->desc.max_local_bytes : 255 * 4;
     m->nvrtc = tc_nvrtc_init(m->ctx, NULL) == TC_OK;
     if (m->on_gpu && !m->nvrtc) return _tc_fail(m->ctx, TC_ERROR_NO_CUDA, "the GPU is there but NVRTC is not: %s", tc_last_error(m->ctx));
     tc_clear_error(m->ctx);
@@ -758,31 +866,72 @@ TECOMP_API void tc_measurer_destroy(tc_measurer *m) {
     _tc_free(m->ctx, m);
 }
 
+/* Whether a built candidate can run while builder threads still run: not
+   if running it means forking (a host run, or a GPU worker to start), since
+   a child forked beside running threads may inherit a lock one of them held. */
+static int _tc_can_run_beside_builders(const tc_measurer *m) {
+    return m->on_gpu && (m->run_ctx || m->worker_pid > 0);
+}
+
 TECOMP_API tc_result tc_measure_batch(tc_measurer *m, int n, const int64_t *configs, tc_measure_result *results) {
     _tc_candidate *cands;
+    _tc_build_queue q;
     _tc_gpu_buffers bufs;
-    int i;
+    int *deferred, ndeferred = 0, i, k;
     if (!m) return TC_ERROR_INVALID_ARGUMENT;
     if (n < 0 || (n && (!configs || !results))) return _tc_fail(m->ctx, TC_ERROR_INVALID_ARGUMENT, "tc_measure_batch: bad arguments");
     if (!n) return TC_OK;
-    if (!(cands = (_tc_candidate *)_tc_malloc(m->ctx, sizeof *cands * (size_t)n))) return TC_ERROR_OUT_OF_MEMORY;
+    cands = (_tc_candidate *)_tc_malloc(m->ctx, sizeof *cands * (size_t)n);
+    deferred = (int *)_tc_malloc(m->ctx, sizeof *deferred * (size_t)n * 2);
+    if (!cands || !deferred) {
+        _tc_free(m->ctx, cands), _tc_free(m->ctx, deferred);
+        return TC_ERROR_OUT_OF_MEMORY;
+    }
     memset(cands, 0, sizeof *cands * (size_t)n);
     memset(results, 0, sizeof *results * (size_t)n);
     memset(&bufs, 0, sizeof bufs);
+    memset(&q, 0, sizeof q);
     for (i = 0; i < n; i++) {
         cands[i].res = &results[i];
         results[i].config = configs[i];
         if (configs[i] < 0 || configs[i] >= tc_space_size(m->space))
             _tc_result_fail(&results[i], TC_ERROR_INVALID_ARGUMENT, "configuration outside the space");
     }
-    _tc_build_all(m, cands, n); /* all threads are joined again before any fork below */
+    q.m = m, q.cands = cands, q.n = n, q.done = deferred + n;
+#if _TC_HAVE_FORK
+    {
+        pthread_t threads[64];
+        int started = 0, t, nthreads = m->desc.build_threads < n ? m->desc.build_threads : n;
+        pthread_mutex_init(&q.lock, NULL);
+        pthread_cond_init(&q.finished, NULL);
+        for (t = 0; t < nthreads && t < 64; t++)
+            if (pthread_create(&threads[started], NULL, _tc_builder, &q) == 0) started++;
+        if (!started) _tc_builder(&q); /* no thread to be had: build here */
+        /* Run each candidate as soon as it is built, on the GPU while the
+           others build; what cannot run beside the builders waits for them. */
+        for (k = 0; k < n; k++) {
+            i = _tc_next_built(&q, k);
+            if (results[i].error != TC_OK) continue;
+            if (_tc_can_run_beside_builders(m)) _tc_run_candidate(m, &cands[i], &bufs);
+            else deferred[ndeferred++] = i;
+        }
+        for (t = 0; t < started; t++) pthread_join(threads[t], NULL);
+        pthread_cond_destroy(&q.finished);
+        pthread_mutex_destroy(&q.lock);
+    }
+#else
+    _tc_builder(&q);
+    for (k = 0; k < n; k++)
+        if (results[q.done[k]].error == TC_OK) deferred[ndeferred++] = q.done[k];
+#endif
+    for (k = 0; k < ndeferred; k++) _tc_run_candidate(m, &cands[deferred[k]], &bufs);
     for (i = 0; i < n; i++) {
-        if (results[i].error == TC_OK) _tc_run_candidate(m, &cands[i], &bufs);
         if (cands[i].ctx) tc_destroy_context(cands[i].ctx);
         _tc_free(m->ctx, cands[i].cubin);
     }
     if (m->run_ctx) _tc_gpu_buffers_free(m->run_ctx, &bufs);
     _tc_free(m->ctx, cands);
+    _tc_free(m->ctx, deferred);
     return TC_OK;
 }
 

@@ -139,6 +139,8 @@ TC_TEST(planted_faults_on_the_gpu_do_not_end_the_run) {
     temp_path(records, sizeof records, "gpu_faults");
     TC_CHECK_EQ_INT(tc_space_create(ctx, row_sum, &task, &space), TC_OK);
     tune_desc_for(&td, records, 100, 8, TC_MEASURE_GPU);
+    td.log = stderr; /* what each planted candidate got, in the test's log */
+    td.log_trials = 1;
     /* The worker process opens the GPU: this process never initialises CUDA
        here, so the later tests can still fork workers that use it. */
     r = tc_tune(ctx, space, &td, &res);
