@@ -82,7 +82,10 @@
 #include "tecomp_sched.h"
 #include "tecomp_cuda.h"
 #include "tecomp_space.h"
+#include "tecomp_search.h"
 #include "tecomp_measure.h"
+#include "tecomp_tune.h"
+#include "tecomp_conv.h"
 
 #endif /* TECOMP_H */
 

@@ -228,7 +228,7 @@ static void _tc_build_candidate(tc_measurer *m, _tc_candidate *c) {
     tc_context_desc cd;
     tc_instance inst;
     tc_lower_desc ld;
-    const char *src;
+    const char *src = NULL;
     tc_cubin bin;
     tc_result r;
     double t0 = _tc_now_s();

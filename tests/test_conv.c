@@ -1,9 +1,506 @@
-/* placeholder: being written */
+/* The convolution operators: descriptions resolved and refused with messages
+   naming the field, the host reference against known numbers, a naive loop
+   and itself in other layouts, the templates' spaces (the AutoTVM
+   tutorial's len=10454400; the depthwise one on the blog's shape), and a
+   table of small shapes - batches, strides, padding, dilation, groups,
+   prime sizes, depthwise ones - where configurations of every template
+   that fits are lowered, run on the host executor and checked against the
+   reference; one kernel of each template compiles through NVRTC. */
 #define TECOMP_IMPLEMENTATION
 #include "tecomp.h"
+#include "tecomp_conv.h"
 #include "tc_test.h"
-TC_TEST(placeholder) { TC_CHECK(1); }
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static tc_context *ctx;
+
+/* A description by its fields, zeros meaning the defaults. */
+static tc_conv2d_desc conv(int n, int c, int h, int w, int k, int r, int s, int stride, int pad, int dilation, int groups) {
+    tc_conv2d_desc d;
+    memset(&d, 0, sizeof d);
+    d.n = n, d.c = c, d.h = h, d.w = w, d.k = k, d.r = r, d.s = s;
+    d.stride_h = d.stride_w = stride, d.pad_h = d.pad_w = pad, d.dilation_h = d.dilation_w = dilation, d.groups = groups;
+    return d;
+}
+
+static void fill(float *x, size_t n, unsigned seed) {
+    size_t j;
+    for (j = 0; j < n; j++) {
+        seed = seed * 1664525u + 1013904223u;
+        x[j] = (float)((seed >> 8) & 0xffff) / 65536.0f * 2.0f - 1.0f;
+    }
+}
+
+/* max |out - ref| / max |ref|; NaN (an element nobody wrote) gives infinity. */
+static double max_rel_err(const float *out, const float *ref, size_t n) {
+    double err = 0, scale = 0;
+    size_t j;
+    for (j = 0; j < n; j++) {
+        double e = fabs((double)out[j] - ref[j]);
+        if (!(e <= err)) err = e != e ? HUGE_VAL : e;
+        if (fabs(ref[j]) > scale) scale = fabs(ref[j]);
+    }
+    return scale > 0 ? err / scale : err;
+}
+
+static size_t input_count(const tc_conv2d_desc *d) { return (size_t)d->n * d->c * d->h * d->w; }
+static size_t weight_count(const tc_conv2d_desc *d) { return (size_t)d->k * (d->c / (d->groups ? d->groups : 1)) * d->r * d->s; }
+static size_t output_count(const tc_conv2d_desc *d) {
+    int p, q;
+    tc_conv2d_output_size(d, &p, &q);
+    return (size_t)d->n * d->k * p * q;
+}
+
+TC_TEST(resolve_fills_the_defaults) {
+    tc_conv2d_desc d = conv(1, 512, 7, 7, 512, 3, 3, 0, 1, 0, 0), r;
+    int p, q;
+    TC_CHECK_EQ_INT(tc_conv2d_resolve(ctx, &d, &r), TC_OK);
+    TC_CHECK_EQ_INT(r.layout, TC_LAYOUT_NCHW);
+    TC_CHECK_EQ_INT(r.dtype, TC_FLOAT32);
+    TC_CHECK(r.stride_h == 1 && r.stride_w == 1 && r.dilation_h == 1 && r.dilation_w == 1 && r.groups == 1);
+    TC_CHECK(r.n == 1 && r.c == 512 && r.h == 7 && r.w == 7 && r.k == 512 && r.r == 3 && r.s == 3 && r.pad_h == 1 && r.pad_w == 1);
+    TC_CHECK_EQ_INT(tc_conv2d_resolve(ctx, &r, &r), TC_OK); /* resolving twice changes nothing */
+    TC_CHECK(r.stride_h == 1 && r.groups == 1 && r.dtype == TC_FLOAT32);
+    tc_conv2d_output_size(&d, &p, &q);
+    TC_CHECK(p == 7 && q == 7);
+    d = conv(1, 3, 224, 224, 64, 7, 7, 2, 3, 1, 1); /* ResNet's first layer */
+    tc_conv2d_output_size(&d, &p, &q);
+    TC_CHECK(p == 112 && q == 112);
+    d = conv(1, 4, 9, 8, 4, 3, 3, 2, 0, 2, 1); /* (9 - 4 - 1) / 2 + 1, (8 - 4 - 1) / 2 + 1 */
+    tc_conv2d_output_size(&d, &p, &q);
+    TC_CHECK(p == 3 && q == 2);
+    TC_CHECK_STR(tc_layout_name(TC_LAYOUT_HWCN), "HWCN");
+    TC_CHECK_STR(tc_layout_name((tc_layout)9), "?");
+}
+
+TC_TEST(resolve_names_what_is_wrong) {
+    typedef struct bad {
+        tc_conv2d_desc d;
+        const char *message;
+    } bad;
+    bad cases[20];
+    tc_conv2d_desc out;
+    int n = 0, j;
+    cases[n].d = conv(0, 8, 5, 5, 4, 3, 3, 1, 1, 1, 1), cases[n++].message = "n (batch) must be positive, got 0";
+    cases[n].d = conv(1, -3, 5, 5, 4, 3, 3, 1, 1, 1, 1), cases[n++].message = "c (input channels) must be positive, got -3";
+    cases[n].d = conv(1, 8, 0, 5, 4, 3, 3, 1, 1, 1, 1), cases[n++].message = "h (input height) must be positive, got 0";
+    cases[n].d = conv(1, 8, 5, -1, 4, 3, 3, 1, 1, 1, 1), cases[n++].message = "w (input width) must be positive, got -1";
+    cases[n].d = conv(1, 8, 5, 5, 0, 3, 3, 1, 1, 1, 1), cases[n++].message = "k (output channels) must be positive, got 0";
+    cases[n].d = conv(1, 8, 5, 5, 4, 0, 3, 1, 1, 1, 1), cases[n++].message = "r (kernel height) must be positive, got 0";
+    cases[n].d = conv(1, 8, 5, 5, 4, 3, -2, 1, 1, 1, 1), cases[n++].message = "s (kernel width) must be positive, got -2";
+    cases[n].d = conv(1, 8, 5, 5, 4, 3, 3, -1, 1, 1, 1), cases[n++].message = "stride_h must be positive (0 means 1), got -1";
+    cases[n].d = conv(1, 8, 5, 5, 4, 3, 3, 1, 1, 1, 1), cases[n].d.dilation_w = -2;
+    cases[n++].message = "dilation_w must be positive (0 means 1), got -2";
+    cases[n].d = conv(1, 8, 5, 5, 4, 3, 3, 1, -1, 1, 1), cases[n++].message = "pad_h must not be negative, got -1";
+    cases[n].d = conv(1, 8, 5, 5, 4, 3, 3, 1, 1, 1, 3), cases[n++].message = "groups = 3 does not divide c (input channels) = 8";
+    cases[n].d = conv(1, 8, 5, 5, 6, 3, 3, 1, 1, 1, 4), cases[n++].message = "groups = 4 does not divide k (output channels) = 6";
+    cases[n].d = conv(1, 8, 5, 5, 4, 3, 3, 1, 1, 1, -2), cases[n++].message = "groups must be positive (0 means 1), got -2";
+    cases[n].d = conv(1, 8, 2, 5, 4, 5, 3, 1, 1, 1, 1);
+    cases[n++].message = "r = 5 with dilation_h = 1 spans 5, more than the padded input's 4 (h + 2 pad_h)";
+    cases[n].d = conv(1, 8, 5, 4, 4, 3, 3, 1, 0, 3, 1), cases[n].d.dilation_h = 1;
+    cases[n++].message = "s = 3 with dilation_w = 3 spans 7, more than the padded input's 4 (w + 2 pad_w)";
+    cases[n].d = conv(1, 8, 5, 5, 4, 3, 3, 1, 1, 1, 1), cases[n].d.layout = (tc_layout)7, cases[n++].message = "layout 7 is not a tc_layout";
+    cases[n].d = conv(1, 8, 5, 5, 4, 3, 3, 1, 1, 1, 1), cases[n].d.dtype = TC_INT32, cases[n++].message = "dtype int32 is not a convolution's";
+    cases[n].d = conv(1 << 16, 1 << 10, 64, 64, 4, 3, 3, 1, 1, 1, 1);
+    cases[n++].message = "the input has 274877906944 elements, more than 32-bit indices reach";
+    cases[n].d = conv(1, 1, 65536, 65536, 1, 1, 1, 1, 0, 1, 1), cases[n++].message = "the input has 4294967296 elements";
+    for (j = 0; j < n; j++) {
+        memset(&out, 0x5a, sizeof out);
+        TC_CHECK_EQ_INT(tc_conv2d_resolve(ctx, &cases[j].d, &out), TC_ERROR_INVALID_ARGUMENT);
+        TC_CHECK_CONTAINS(tc_last_error(ctx), cases[j].message);
+        TC_CHECK_EQ_INT(out.n, 0x5a5a5a5a); /* nothing written on failure */
+    }
+    TC_CHECK_EQ_INT(tc_conv2d_resolve(ctx, NULL, &out), TC_ERROR_INVALID_ARGUMENT);
+    TC_CHECK_CONTAINS(tc_last_error(ctx), "tc_conv2d_resolve: NULL argument");
+    TC_CHECK_EQ_INT(tc_conv2d_resolve(NULL, &cases[0].d, &out), TC_ERROR_INVALID_ARGUMENT);
+}
+
+TC_TEST(flops_and_task_args) {
+    tc_conv2d_desc d = conv(2, 8, 9, 9, 6, 3, 3, 2, 1, 0, 2);
+    int64_t args[16];
+    static const int64_t want[16] = {2, 8, 9, 9, 6, 3, 3, 2, 2, 1, 1, 1, 1, 2, TC_LAYOUT_NCHW, TC_FLOAT32};
+    int j;
+    TC_CHECK(tc_conv2d_flops(&d) == 2.0 * 2 * 6 * 5 * 5 * 4 * 3 * 3);
+    TC_CHECK_EQ_INT(tc_conv2d_task_args(&d, args), 16);
+    for (j = 0; j < 16; j++) TC_CHECK_EQ_INT(args[j], want[j]);
+    TC_CHECK_EQ_INT(tc_conv2d_task_args(NULL, args), 0);
+    TC_CHECK(tc_conv2d_flops(NULL) == 0);
+}
+
+TC_TEST(reference_gives_known_numbers) {
+    /* all ones, a 3x3 kernel of ones, padding 1: each output counts the input pixels under its window */
+    static const float counts[16] = {4, 6, 6, 4, 6, 9, 9, 6, 6, 9, 9, 6, 4, 6, 6, 4};
+    tc_conv2d_desc d = conv(1, 1, 4, 4, 1, 3, 3, 1, 1, 1, 1);
+    float in[54], wt[54], out[16];
+    int j, y, x, bad = 0;
+    for (j = 0; j < 16; j++) in[j] = 1.0f;
+    for (j = 0; j < 9; j++) wt[j] = 1.0f;
+    TC_CHECK_EQ_INT(tc_conv2d_reference(ctx, &d, in, wt, out), TC_OK);
+    for (j = 0; j < 16; j++) bad += out[j] != counts[j];
+    TC_CHECK_EQ_INT(bad, 0);
+    /* two groups of three 3x3 channels, one output each: group 0 sums ones with weight 1, group 1 twos with weight -1 */
+    d = conv(1, 6, 3, 3, 2, 3, 3, 1, 0, 1, 2);
+    for (j = 0; j < 54; j++) in[j] = j < 27 ? 1.0f : 2.0f, wt[j] = j < 27 ? 1.0f : -1.0f;
+    TC_CHECK_EQ_INT(tc_conv2d_reference(ctx, &d, in, wt, out), TC_OK);
+    TC_CHECK(out[0] == 27.0f && out[1] == -54.0f);
+    /* an identity kernel (one tap, at (1, 1)) with stride 2, padding 2 and
+       dilation 2: output (y, x) is input (2y - 2 + 2, 2x - 2 + 2) */
+    d = conv(1, 1, 6, 6, 1, 3, 3, 2, 2, 2, 1);
+    for (j = 0; j < 36; j++) in[j] = (float)j;
+    for (j = 0; j < 9; j++) wt[j] = j == 4 ? 1.0f : 0.0f;
+    TC_CHECK_EQ_INT(tc_conv2d_reference(ctx, &d, in, wt, out), TC_OK);
+    for (y = 0; y < 3; y++)
+        for (x = 0; x < 3; x++) bad += out[y * 3 + x] != in[(2 * y) * 6 + 2 * x];
+    TC_CHECK_EQ_INT(bad, 0);
+    TC_CHECK_EQ_INT(tc_conv2d_reference(ctx, &d, NULL, wt, out), TC_ERROR_INVALID_ARGUMENT);
+    d.groups = 5;
+    TC_CHECK_EQ_INT(tc_conv2d_reference(ctx, &d, in, wt, out), TC_ERROR_INVALID_ARGUMENT);
+    TC_CHECK_CONTAINS(tc_last_error(ctx), "groups = 5 does not divide c (input channels) = 1");
+}
+
+/* The convolution as its definition says, written out independently of the library. */
+static double naive_at(const tc_conv2d_desc *d, const float *in, const float *wt, int n, int k, int y, int x) {
+    int cg = d->c / d->groups, kg = d->k / d->groups, c, ry, rx;
+    double acc = 0;
+    for (c = 0; c < cg; c++)
+        for (ry = 0; ry < d->r; ry++)
+            for (rx = 0; rx < d->s; rx++) {
+                int iy = y * d->stride_h + ry * d->dilation_h - d->pad_h, ix = x * d->stride_w + rx * d->dilation_w - d->pad_w;
+                int ic = k / kg * cg + c;
+                if (iy >= 0 && iy < d->h && ix >= 0 && ix < d->w)
+                    acc += (double)in[((n * d->c + ic) * d->h + iy) * d->w + ix] * wt[((k * cg + c) * d->r + ry) * d->s + rx];
+            }
+    return acc;
+}
+
+TC_TEST(reference_matches_a_naive_loop) {
+    tc_conv2d_desc d = conv(2, 6, 9, 8, 4, 3, 2, 2, 2, 2, 2);
+    float in[2 * 6 * 9 * 8], wt[4 * 3 * 3 * 2], out[2 * 4 * 9 * 8];
+    int p, q, n, k, y, x, bad = 0;
+    d.stride_w = 1, d.dilation_h = 1, d.pad_w = 1;
+    fill(in, sizeof in / sizeof in[0], 1);
+    fill(wt, sizeof wt / sizeof wt[0], 2);
+    TC_CHECK_EQ_INT(tc_conv2d_reference(ctx, &d, in, wt, out), TC_OK);
+    tc_conv2d_output_size(&d, &p, &q);
+    TC_CHECK(p == 6 && q == 8);
+    for (n = 0; n < d.n; n++)
+        for (k = 0; k < d.k; k++)
+            for (y = 0; y < p; y++)
+                for (x = 0; x < q; x++) bad += fabs(out[((n * d.k + k) * p + y) * q + x] - naive_at(&d, in, wt, n, k, y, x)) > 1e-5;
+    TC_CHECK_EQ_INT(bad, 0);
+}
+
+/* x[a][b][c][d] (sizes s) into the order perm of its axes: y's axis j is x's axis perm[j]. */
+static void transpose4(const float *x, const int s[4], const int perm[4], float *y) {
+    int i[4], t[4];
+    for (i[0] = 0; i[0] < s[0]; i[0]++)
+        for (i[1] = 0; i[1] < s[1]; i[1]++)
+            for (i[2] = 0; i[2] < s[2]; i[2]++)
+                for (i[3] = 0; i[3] < s[3]; i[3]++) {
+                    int j;
+                    for (j = 0; j < 4; j++) t[j] = i[perm[j]];
+                    y[((t[0] * s[perm[1]] + t[1]) * s[perm[2]] + t[2]) * s[perm[3]] + t[3]] = x[((i[0] * s[1] + i[1]) * s[2] + i[2]) * s[3] + i[3]];
+                }
+}
+
+TC_TEST(reference_layouts_agree) {
+    static const int nhwc[4] = {0, 2, 3, 1}, krsc[4] = {0, 2, 3, 1}, hwcn[4] = {2, 3, 1, 0}, rsck[4] = {2, 3, 1, 0};
+    tc_conv2d_desc d = conv(2, 4, 5, 6, 6, 3, 2, 1, 1, 1, 2), dl;
+    float in[240], wt[72], ref[420], tin[240], twt[72], tout[420], back[420];
+    int p, q, si[4], sw[4], so[4], so_t[4], layout, j;
+    static const int inverse_nhwc[4] = {0, 3, 1, 2}, inverse_hwcn[4] = {3, 2, 0, 1};
+    fill(in, 240, 3);
+    fill(wt, 72, 4);
+    tc_conv2d_output_size(&d, &p, &q);
+    TC_CHECK_EQ_INT(tc_conv2d_reference(ctx, &d, in, wt, ref), TC_OK);
+    si[0] = 2, si[1] = 4, si[2] = 5, si[3] = 6;
+    sw[0] = 6, sw[1] = 2, sw[2] = 3, sw[3] = 2;
+    so[0] = 2, so[1] = 6, so[2] = p, so[3] = q;
+    for (layout = TC_LAYOUT_NHWC; layout <= TC_LAYOUT_HWCN; layout++) {
+        const int *pi = layout == TC_LAYOUT_NHWC ? nhwc : hwcn, *pw = layout == TC_LAYOUT_NHWC ? krsc : rsck;
+        const int *inv = layout == TC_LAYOUT_NHWC ? inverse_nhwc : inverse_hwcn;
+        double err = 0;
+        transpose4(in, si, pi, tin);
+        transpose4(wt, sw, pw, twt);
+        dl = d;
+        dl.layout = (tc_layout)layout;
+        TC_CHECK_EQ_INT(tc_conv2d_reference(ctx, &dl, tin, twt, tout), TC_OK);
+        for (j = 0; j < 4; j++) so_t[j] = so[pi[j]];
+        transpose4(tout, so_t, inv, back);
+        for (j = 0; j < 2 * 6 * p * q; j++) err = fmax(err, fabs(back[j] - ref[j]));
+        TC_CHECK(err < 1e-6);
+    }
+}
+
+TC_TEST(template_for_picks_by_shape) {
+    tc_conv2d_desc d = conv(1, 32, 112, 112, 32, 3, 3, 2, 1, 1, 32);
+    const char *name = "x";
+    TC_CHECK(tc_conv2d_template_for(&d, &name) == tc_conv2d_depthwise_template);
+    TC_CHECK_STR(name, "conv2d_depthwise");
+    d.k = 64; /* a channel multiplier of 2: the direct template takes any groups */
+    TC_CHECK(tc_conv2d_template_for(&d, &name) == tc_conv2d_direct_template);
+    TC_CHECK_STR(name, "conv2d_direct");
+    d = conv(1, 512, 7, 7, 512, 3, 3, 1, 1, 1, 0);
+    TC_CHECK(tc_conv2d_template_for(&d, &name) == tc_conv2d_direct_template);
+    d.layout = TC_LAYOUT_NHWC;
+    TC_CHECK(tc_conv2d_template_for(&d, &name) == NULL);
+    TC_CHECK(name == NULL);
+    TC_CHECK(tc_conv2d_template_for(NULL, NULL) == NULL);
+}
+
+/* The tutorial's best configuration, by its knobs' values. */
+static int64_t tutorial_best(const tc_config_space *space) {
+    static const int64_t f[] = {-1, 2, 64, 1}, y[] = {-1, 1, 1, 7}, x[] = {-1, 1, 7, 1}, rc[] = {-1, 2, 2}, ry[] = {-1, 3, 1},
+                         rx[] = {-1, 1, 3}, unroll[] = {1500}, expl[] = {0};
+    static const char *names[] = {"tile_f", "tile_y", "tile_x", "tile_rc", "tile_ry", "tile_rx", "auto_unroll_max_step", "unroll_explicit"};
+    const int64_t *values[] = {f, y, x, rc, ry, rx, unroll, expl};
+    return tc_space_index_of(space, 8, names, values);
+}
+
+TC_TEST(direct_space_is_the_tutorials) {
+    static const tc_conv2d_desc task = {TC_LAYOUT_NCHW, TC_FLOAT32, 1, 512, 7, 7, 512, 3, 3, 1, 1, 1, 1, 1, 1, 1};
+    tc_config_space *space;
+    TC_CHECK_EQ_INT(tc_space_create(ctx, tc_conv2d_direct_template, &task, &space), TC_OK);
+    if (!space) return;
+    TC_CHECK_EQ_INT(tc_space_size(space), 10454400);
+    TC_CHECK_STR(tc_space_to_string(space),
+                 "ConfigSpace (len=10454400, space_map=\n"
+                 "   0 tile_f: Split(policy=factors, product=512, num_outputs=4) len=220\n"
+                 "   1 tile_y: Split(policy=factors, product=7, num_outputs=4) len=4\n"
+                 "   2 tile_x: Split(policy=factors, product=7, num_outputs=4) len=4\n"
+                 "   3 tile_rc: Split(policy=factors, product=512, num_outputs=3) len=55\n"
+                 "   4 tile_ry: Split(policy=factors, product=3, num_outputs=3) len=3\n"
+                 "   5 tile_rx: Split(policy=factors, product=3, num_outputs=3) len=3\n"
+                 "   6 auto_unroll_max_step: OtherOption([0, 512, 1500]) len=3\n"
+                 "   7 unroll_explicit: OtherOption([0, 1]) len=2\n"
+                 ")");
+    TC_CHECK_EQ_INT(tutorial_best(space), 4881186);
+}
+
+/* The blog's v4 schedule as a configuration of the depthwise template: a
+   thread per output in 16 x 16 tiles, one channel per block, no unrolling. */
+static int64_t blog_v4(const tc_config_space *space) {
+    static const int64_t c[] = {-1, 1}, y[] = {-1, 16, 1}, x[] = {-1, 16, 1}, unroll[] = {0};
+    static const char *names[] = {"tile_c", "tile_y", "tile_x", "auto_unroll_max_step"};
+    const int64_t *values[] = {c, y, x, unroll};
+    return tc_space_index_of(space, 4, names, values);
+}
+
+TC_TEST(depthwise_space_on_the_blog_shape) {
+    tc_conv2d_desc task = conv(3, 4, 16, 32, 4, 7, 7, 1, 3, 1, 4); /* suite row seed1 */
+    tc_config_space *space;
+    TC_CHECK_EQ_INT(tc_space_create(ctx, tc_conv2d_depthwise_template, &task, &space), TC_OK);
+    if (!space) return;
+    printf("  conv2d_depthwise on seed1 (3x4x16x32, 7x7, pad 3): len=%lld\n", (long long)tc_space_size(space));
+    TC_CHECK_EQ_INT(tc_space_size(space), 2835);
+    TC_CHECK_STR(tc_space_to_string(space),
+                 "ConfigSpace (len=2835, space_map=\n"
+                 "   0 tile_c: Split(policy=factors, product=4, num_outputs=2) len=3\n"
+                 "   1 tile_y: Split(policy=factors, product=16, num_outputs=3) len=15\n"
+                 "   2 tile_x: Split(policy=factors, product=32, num_outputs=3) len=21\n"
+                 "   3 auto_unroll_max_step: OtherOption([0, 256, 1500]) len=3\n"
+                 ")");
+    TC_CHECK(blog_v4(space) >= 0); /* the blog's v4 is one of its configurations */
+    task = conv(1, 256, 28, 28, 256, 3, 3, 2, 1, 1, 256); /* D6: threadIdx.z takes at most 64 channels */
+    TC_CHECK_EQ_INT(tc_space_create(ctx, tc_conv2d_depthwise_template, &task, &space), TC_OK);
+    if (space) TC_CHECK_EQ_INT(tc_space_size(space), 7 * 9 * 9 * 3); /* 7 channel splits, 14 = 2 * 7 into 3 twice */
+}
+
+/* Lower configuration `index` and run it on the host executor against ref:
+   1 when it ran and matched, 0 when the verifier rejected it, -1 when it
+   failed otherwise or computed something else (said on stderr). */
+static int run_config(const tc_config_space *space, int64_t index, void *const *mem, float *out, const float *ref, size_t nout) {
+    tc_instance inst;
+    const tc_func *f;
+    tc_result r;
+    double err;
+    size_t j;
+    if (tc_space_instantiate(space, index, &inst) != TC_OK) {
+        fprintf(stderr, "  configuration %lld: %s\n", (long long)index, tc_last_error(ctx));
+        return -1;
+    }
+    r = tc_lower(inst.schedule, inst.nargs, inst.args, "conv", NULL, &f);
+    if (r == TC_ERROR_GPU_LIMIT) return 0;
+    for (j = 0; j < nout; j++) out[j] = NAN;
+    if (r == TC_OK) r = tc_host_run(ctx, f, mem, NULL);
+    if (r != TC_OK) {
+        fprintf(stderr, "  %s: %s\n", tc_space_config_string(space, index), tc_last_error(ctx));
+        return -1;
+    }
+    if (!((err = max_rel_err(out, ref, nout)) < 1e-4)) {
+        fprintf(stderr, "  %s: max relative error %.2g\n", tc_space_config_string(space, index), err);
+        return -1;
+    }
+    return 1;
+}
+
+/* The first configuration and others picked by an LCG, until `want` ran:
+   how many ran; *wrong counts those that failed or computed wrong. */
+static int run_configs(tc_template_fn fn, const tc_conv2d_desc *d, int want, int *wrong) {
+    size_t ni = input_count(d), nw = weight_count(d), no = output_count(d);
+    float *in = (float *)malloc(ni * sizeof(float)), *wt = (float *)malloc(nw * sizeof(float));
+    float *out = (float *)malloc(no * sizeof(float)), *ref = (float *)malloc(no * sizeof(float));
+    tc_config_space *space = NULL;
+    void *mem[3];
+    int ran = 0, tries, got;
+    uint64_t index = 0;
+    *wrong = 0;
+    if (in && wt) fill(in, ni, 5), fill(wt, nw, 6);
+    if (!in || !wt || !out || !ref || tc_space_create(ctx, fn, d, &space) != TC_OK || tc_conv2d_reference(ctx, d, in, wt, ref) != TC_OK) {
+        fprintf(stderr, "  %s\n", tc_last_error(ctx));
+        *wrong = 1;
+        space = NULL;
+    }
+    mem[0] = in, mem[1] = wt, mem[2] = out;
+    for (tries = 0; space && ran < want && tries < 4 * want; tries++) {
+        got = run_config(space, (int64_t)index, mem, out, ref, no);
+        ran += got > 0;
+        *wrong += got < 0;
+        index = (index * 6364136223846793005ull + 1442695040888963407ull + (uint64_t)tries) % (uint64_t)tc_space_size(space);
+    }
+    free(in), free(wt), free(out), free(ref);
+    return ran;
+}
+
+TC_TEST(templates_compute_every_shape) {
+    typedef struct shape {
+        const char *what;
+        tc_conv2d_desc d;
+    } shape;
+    shape shapes[20];
+    int n = 0, j, which;
+    shapes[n].what = "3x3, c = 3", shapes[n++].d = conv(1, 3, 5, 5, 4, 3, 3, 1, 1, 1, 1);
+    shapes[n].what = "batch 2", shapes[n++].d = conv(2, 4, 6, 6, 6, 3, 3, 1, 1, 1, 1);
+    shapes[n].what = "stride 2", shapes[n++].d = conv(1, 8, 9, 9, 6, 3, 3, 2, 1, 1, 1);
+    shapes[n].what = "dilation 2, pad 2", shapes[n++].d = conv(1, 4, 7, 7, 4, 3, 3, 1, 2, 2, 1);
+    shapes[n].what = "groups 2, batch 2", shapes[n++].d = conv(2, 8, 6, 6, 6, 3, 3, 1, 1, 1, 2);
+    shapes[n].what = "1x1, prime k = 7, no padding", shapes[n++].d = conv(1, 3, 7, 7, 7, 1, 1, 1, 0, 1, 1);
+    shapes[n].what = "primes: c = 3, h = w = 7, k = 37", shapes[n++].d = conv(1, 3, 7, 7, 37, 3, 3, 1, 1, 1, 1);
+    shapes[n].what = "5x5, pad 2", shapes[n++].d = conv(1, 5, 9, 9, 4, 5, 5, 1, 2, 1, 1);
+    shapes[n].what = "3x2, strides 2x1, pads 0x1, dilations 1x2", shapes[n].d = conv(1, 4, 7, 9, 4, 3, 2, 1, 0, 1, 1);
+    shapes[n].d.stride_h = 2, shapes[n].d.pad_w = 1, shapes[n++].d.dilation_w = 2;
+    shapes[n].what = "groups 3, 5x5 input", shapes[n++].d = conv(1, 6, 5, 5, 6, 3, 3, 1, 1, 1, 3);
+    shapes[n].what = "channel multiplier 2", shapes[n++].d = conv(1, 4, 6, 6, 8, 3, 3, 1, 1, 1, 4);
+    shapes[n].what = "depthwise", shapes[n++].d = conv(1, 4, 8, 8, 4, 3, 3, 1, 1, 1, 4);
+    shapes[n].what = "depthwise, stride 2, batch 2", shapes[n++].d = conv(2, 3, 9, 7, 3, 3, 3, 2, 1, 1, 3);
+    shapes[n].what = "depthwise 5x5, prime c = 5", shapes[n++].d = conv(1, 5, 7, 7, 5, 5, 5, 1, 2, 1, 5);
+    shapes[n].what = "depthwise, dilation 2, no padding", shapes[n++].d = conv(1, 2, 9, 9, 2, 3, 3, 1, 0, 2, 2);
+    for (j = 0; j < n; j++)
+        for (which = 0; which < 2; which++) {
+            const tc_conv2d_desc *d = &shapes[j].d;
+            int ran, wrong, depthwise = d->groups == d->c && d->k == d->c;
+            if (which == 1 && !depthwise) continue; /* the direct template fits every shape, the depthwise one these */
+            ran = run_configs(which ? tc_conv2d_depthwise_template : tc_conv2d_direct_template, d, 16, &wrong);
+            printf("  %-44s %-16s %2d configurations ran and match\n", shapes[j].what, which ? "conv2d_depthwise" : "conv2d_direct", ran);
+            TC_CHECK_EQ_INT(wrong, 0);
+            TC_CHECK(ran >= 12);
+        }
+}
+
+TC_TEST(the_blogs_v4_computes_the_blogs_shape) {
+    static float in[3 * 4 * 16 * 32], wt[4 * 49], out[3 * 4 * 16 * 32], ref[3 * 4 * 16 * 32];
+    tc_conv2d_desc task = conv(3, 4, 16, 32, 4, 7, 7, 1, 3, 1, 4);
+    tc_config_space *space;
+    void *mem[3];
+    int64_t index;
+    TC_CHECK_EQ_INT(tc_space_create(ctx, tc_conv2d_depthwise_template, &task, &space), TC_OK);
+    if (!space) return;
+    index = blog_v4(space);
+    TC_CHECK(index >= 0);
+    fill(in, sizeof in / sizeof in[0], 7);
+    fill(wt, sizeof wt / sizeof wt[0], 8);
+    TC_CHECK_EQ_INT(tc_conv2d_reference(ctx, &task, in, wt, ref), TC_OK);
+    mem[0] = in, mem[1] = wt, mem[2] = out;
+    TC_CHECK_EQ_INT(run_config(space, index, mem, out, ref, sizeof out / sizeof out[0]), 1);
+}
+
+/* Tuners build configurations in threads, each in a context of its own: the
+   templates build in the context the configuration is instantiated in. */
+TC_TEST(a_configuration_builds_in_another_context) {
+    tc_conv2d_desc task = conv(2, 8, 6, 6, 6, 3, 3, 1, 1, 1, 2);
+    tc_config_space *space;
+    tc_context *mine;
+    tc_instance inst;
+    const tc_func *f = NULL;
+    if (tc_create_context(NULL, &mine) != TC_OK) return;
+    TC_CHECK_EQ_INT(tc_space_create(ctx, tc_conv2d_direct_template, &task, &space), TC_OK);
+    if (space) {
+        TC_CHECK_EQ_INT(tc_space_instantiate_in(space, mine, tc_space_size(space) / 3, &inst), TC_OK);
+        TC_CHECK(inst.schedule != NULL && inst.args[0]->ctx == mine);
+        TC_CHECK_EQ_INT(tc_lower(inst.schedule, inst.nargs, inst.args, "conv", NULL, &f), TC_OK);
+        TC_CHECK(f && f->ctx == mine);
+        task.groups = 4; /* the space keeps the task's address: a task changed under it is checked again */
+        TC_CHECK_EQ_INT(tc_space_instantiate_in(space, mine, 0, &inst), TC_ERROR_INVALID_ARGUMENT);
+        TC_CHECK_CONTAINS(tc_last_error(mine), "groups = 4 does not divide k (output channels) = 6");
+    }
+    tc_destroy_context(mine);
+}
+
+TC_TEST(templates_refuse_tasks_they_cannot_build) {
+    tc_conv2d_desc d = conv(1, 8, 5, 5, 8, 3, 3, 1, 1, 1, 1);
+    tc_config_space *space;
+    TC_CHECK_EQ_INT(tc_space_create(ctx, tc_conv2d_depthwise_template, &d, &space), TC_ERROR_INVALID_ARGUMENT);
+    TC_CHECK_CONTAINS(tc_last_error(ctx), "conv2d_depthwise: needs groups == c == k (one filter per channel); the task has groups 1, c 8, k 8");
+    d.layout = TC_LAYOUT_HWCN;
+    TC_CHECK_EQ_INT(tc_space_create(ctx, tc_conv2d_direct_template, &d, &space), TC_ERROR_INVALID_ARGUMENT);
+    TC_CHECK_CONTAINS(tc_last_error(ctx), "conv2d_direct: builds NCHW float32 kernels; the task is HWCN float32");
+    d.layout = TC_LAYOUT_NCHW, d.dtype = TC_FLOAT16;
+    TC_CHECK_EQ_INT(tc_space_create(ctx, tc_conv2d_direct_template, &d, &space), TC_ERROR_INVALID_ARGUMENT);
+    TC_CHECK_CONTAINS(tc_last_error(ctx), "the task is NCHW float16");
+    d.dtype = TC_FLOAT32, d.pad_h = -1;
+    TC_CHECK_EQ_INT(tc_space_create(ctx, tc_conv2d_direct_template, &d, &space), TC_ERROR_INVALID_ARGUMENT);
+    TC_CHECK_CONTAINS(tc_last_error(ctx), "pad_h must not be negative, got -1");
+    TC_CHECK_EQ_INT(tc_space_create(ctx, tc_conv2d_direct_template, NULL, &space), TC_ERROR_INVALID_ARGUMENT);
+    TC_CHECK_CONTAINS(tc_last_error(ctx), "conv2d_direct: the task (a tc_conv2d_desc) is NULL");
+    TC_CHECK(space == NULL);
+}
+
+TC_TEST(each_template_compiles_through_nvrtc) {
+    tc_conv2d_desc tasks[2];
+    tc_template_fn fns[2];
+    int64_t index[2];
+    int k;
+    if (tc_nvrtc_init(ctx, NULL) != TC_OK) TC_SKIP("NVRTC is not installed here");
+    tasks[0] = conv(1, 16, 7, 7, 128, 3, 3, 1, 1, 1, 1), fns[0] = tc_conv2d_direct_template; /* the sample's small size */
+    tasks[1] = conv(3, 4, 16, 32, 4, 7, 7, 1, 3, 1, 4), fns[1] = tc_conv2d_depthwise_template;
+    for (k = 0; k < 2; k++) {
+        tc_config_space *space;
+        tc_instance inst;
+        const tc_func *f = NULL;
+        const char *src;
+        tc_cubin bin;
+        TC_CHECK_EQ_INT(tc_space_create(ctx, fns[k], &tasks[k], &space), TC_OK);
+        if (!space) continue;
+        index[k] = k == 0 ? tutorial_best(space) : blog_v4(space);
+        TC_CHECK_EQ_INT(tc_space_instantiate(space, index[k], &inst), TC_OK);
+        TC_CHECK_EQ_INT(tc_lower(inst.schedule, inst.nargs, inst.args, k ? "conv2d_depthwise" : "conv2d_direct", NULL, &f), TC_OK);
+        src = f ? tc_cuda_source(f) : NULL;
+        TC_CHECK(src != NULL);
+        if (!src) continue;
+        TC_CHECK_EQ_INT(tc_cuda_compile(ctx, src, f->name, 90, 0, NULL, &bin), TC_OK);
+        TC_CHECK(bin.size > 4 && memcmp(bin.data, "\177ELF", 4) == 0);
+        tc_cubin_free(ctx, &bin);
+    }
+}
+
 int main(void) {
-    TC_RUN(placeholder);
+    if (tc_create_context(NULL, &ctx) != TC_OK) return 1;
+    TC_RUN(resolve_fills_the_defaults);
+    TC_RUN(resolve_names_what_is_wrong);
+    TC_RUN(flops_and_task_args);
+    TC_RUN(reference_gives_known_numbers);
+    TC_RUN(reference_matches_a_naive_loop);
+    TC_RUN(reference_layouts_agree);
+    TC_RUN(template_for_picks_by_shape);
+    TC_RUN(direct_space_is_the_tutorials);
+    TC_RUN(depthwise_space_on_the_blog_shape);
+    TC_RUN(templates_compute_every_shape);
+    TC_RUN(the_blogs_v4_computes_the_blogs_shape);
+    TC_RUN(a_configuration_builds_in_another_context);
+    TC_RUN(templates_refuse_tasks_they_cannot_build);
+    TC_RUN(each_template_compiles_through_nvrtc);
+    tc_destroy_context(ctx);
     return tc_test_summary();
 }

@@ -1,11 +1,13 @@
 /* Templates and configuration spaces: AutoTVM's conv2d_no_batching template
-   in C, its space printed as AutoTVM prints it (10,454,400 configurations for
-   the tutorial's layer), configurations by index and by text, and a
-   configuration instantiated, lowered and checked on the host executor;
-   records of trials appended, reloaded (a torn last line skipped) and searched. */
+   (tc_conv2d_direct_template, tecomp_conv.h), its space printed as AutoTVM
+   prints it (10,454,400 configurations for the tutorial's layer),
+   configurations by index and by text, and a configuration instantiated,
+   lowered and checked on the host executor; records of trials appended,
+   reloaded (a torn last line skipped) and searched. */
 #define _POSIX_C_SOURCE 200809L /* mkstemp, close */
 #define TECOMP_IMPLEMENTATION
 #include "tecomp.h"
+#include "tecomp_conv.h"
 #include "tc_test.h"
 #include <math.h>
 #include <stdio.h>
@@ -14,107 +16,12 @@
 
 static tc_context *ctx;
 
-typedef struct conv_task {
-    int n, ci, h, w, co, kh, kw, stride, pad;
-} conv_task;
-
-#define CHECK_OK(call)                                                                                   \
-    do {                                                                                                 \
-        tc_result r_ = (call);                                                                           \
-        if (r_ != TC_OK) return r_;                                                                      \
-    } while (0)
-
-/* AutoTVM's conv2d_no_batching tutorial template, primitive for primitive. */
-static tc_result conv2d_no_batching(tc_cfg *cfg, const void *task_ptr, tc_instance *out) {
-    const conv_task *t = (const conv_task *)task_ptr;
-    tc_context *c = tc_cfg_context(cfg);
-    int oh = (t->h + 2 * t->pad - t->kh) / t->stride + 1, ow = (t->w + 2 * t->pad - t->kw) / t->stride + 1;
-    tc_tensor *data = tc_placeholderi(c, "data", TC_FLOAT32, TC_DIMS(t->n, t->ci, t->h, t->w));
-    tc_tensor *kernel = tc_placeholderi(c, "kernel", TC_FLOAT32, TC_DIMS(t->co, t->ci, t->kh, t->kw));
-    const tc_expr *pax[4], *ax[4], *red[3], *inside;
-    tc_tensor *pad, *conv, *OL, *AA, *WW, *AL, *WL;
-    tc_schedule *s;
-    tc_stage *so, *sl;
-    tc_iter *f[4], *y[4], *x[4], *rc[3], *ry[3], *rx[3], *fused, *tz, *ty, *tx;
-    static const int64_t unroll_steps[] = {0, 512, 1500}, explicit_values[] = {0, 1};
-    tc_split_desc three;
-    int k;
-    /* pad_data = pad(data) */
-    pax[0] = tc_axisi(c, "i0", t->n), pax[1] = tc_axisi(c, "i1", t->ci);
-    pax[2] = tc_axisi(c, "i2", t->h + 2 * t->pad), pax[3] = tc_axisi(c, "i3", t->w + 2 * t->pad);
-    inside = tc_and(tc_and(tc_gei(pax[2], t->pad), tc_lti(pax[2], t->h + t->pad)), tc_and(tc_gei(pax[3], t->pad), tc_lti(pax[3], t->w + t->pad)));
-    pad = tc_compute(c, "pad_data", 4, pax, tc_select(inside, tc_at(data, pax[0], pax[1], tc_subi(pax[2], t->pad), tc_subi(pax[3], t->pad)), tc_float(c, 0)));
-    /* conv[n, f, y, x] = sum(pad_data[n, rc, y*stride + ry, x*stride + rx] * kernel[f, rc, ry, rx]) */
-    ax[0] = tc_axisi(c, "nn", t->n), ax[1] = tc_axisi(c, "ff", t->co), ax[2] = tc_axisi(c, "yy", oh), ax[3] = tc_axisi(c, "xx", ow);
-    red[0] = tc_reduce_axisi(c, "rc", t->ci), red[1] = tc_reduce_axisi(c, "ry", t->kh), red[2] = tc_reduce_axisi(c, "rx", t->kw);
-    conv = tc_compute(c, "conv", 4, ax,
-                      tc_sum(tc_mul(tc_at(pad, ax[0], red[0], tc_add(tc_muli(ax[2], t->stride), red[1]), tc_add(tc_muli(ax[3], t->stride), red[2])),
-                                    tc_at(kernel, ax[1], red[0], red[1], red[2])),
-                             3, red));
-    if (!(s = tc_create_schedule(c, 1, &conv))) return tc_last_result(c);
-    /* the knobs */
-    CHECK_OK(tc_define_split(cfg, "tile_f", t->co, NULL));
-    CHECK_OK(tc_define_split(cfg, "tile_y", oh, NULL));
-    CHECK_OK(tc_define_split(cfg, "tile_x", ow, NULL));
-    memset(&three, 0, sizeof three);
-    three.num_outputs = 3;
-    CHECK_OK(tc_define_split(cfg, "tile_rc", t->ci, &three));
-    CHECK_OK(tc_define_split(cfg, "tile_ry", t->kh, &three));
-    CHECK_OK(tc_define_split(cfg, "tile_rx", t->kw, &three));
-    CHECK_OK(tc_define_knob(cfg, "auto_unroll_max_step", 3, unroll_steps));
-    CHECK_OK(tc_define_knob(cfg, "unroll_explicit", 2, explicit_values));
-    /* the schedule */
-    CHECK_OK(tc_compute_inline(tc_stage_of(s, pad)));
-    OL = tc_cache_write(s, conv, TC_SCOPE_LOCAL);
-    AA = tc_cache_read(s, pad, TC_SCOPE_SHARED, 1, &OL);
-    WW = tc_cache_read(s, kernel, TC_SCOPE_SHARED, 1, &OL);
-    AL = tc_cache_read(s, AA, TC_SCOPE_LOCAL, 1, &OL);
-    WL = tc_cache_read(s, WW, TC_SCOPE_LOCAL, 1, &OL);
-    if (!OL || !AA || !WW || !AL || !WL) return tc_last_result(c);
-    so = tc_stage_of(s, conv);
-    CHECK_OK(tc_cfg_apply_split(cfg, so, tc_axis_of(so, 1), "tile_f", f));
-    CHECK_OK(tc_cfg_apply_split(cfg, so, tc_axis_of(so, 2), "tile_y", y));
-    CHECK_OK(tc_cfg_apply_split(cfg, so, tc_axis_of(so, 3), "tile_x", x));
-    CHECK_OK(tc_bind(so, f[0], TC_BLOCK_Z));
-    CHECK_OK(tc_bind(so, y[0], TC_BLOCK_Y));
-    CHECK_OK(tc_bind(so, x[0], TC_BLOCK_X));
-    CHECK_OK(tc_bind(so, f[1], TC_VTHREAD));
-    CHECK_OK(tc_bind(so, y[1], TC_VTHREAD));
-    CHECK_OK(tc_bind(so, x[1], TC_VTHREAD));
-    CHECK_OK(tc_bind(so, f[2], TC_THREAD_Z));
-    CHECK_OK(tc_bind(so, y[2], TC_THREAD_Y));
-    CHECK_OK(tc_bind(so, x[2], TC_THREAD_X));
-    CHECK_OK(tc_reorder_args(so, tc_axis_of(so, 0), f[0], y[0], x[0], f[1], y[1], x[1], f[2], y[2], x[2], f[3], y[3], x[3]));
-    sl = tc_stage_of(s, OL);
-    CHECK_OK(tc_compute_at(sl, so, x[2]));
-    CHECK_OK(tc_cfg_apply_split(cfg, sl, tc_reduce_axis_of(sl, 0), "tile_rc", rc));
-    CHECK_OK(tc_cfg_apply_split(cfg, sl, tc_reduce_axis_of(sl, 1), "tile_ry", ry));
-    CHECK_OK(tc_cfg_apply_split(cfg, sl, tc_reduce_axis_of(sl, 2), "tile_rx", rx));
-    CHECK_OK(tc_reorder_args(sl, rc[0], ry[0], rx[0], rc[1], ry[1], rx[1], rc[2], ry[2], rx[2], tc_axis_of(sl, 0), tc_axis_of(sl, 1),
-                             tc_axis_of(sl, 2), tc_axis_of(sl, 3)));
-    CHECK_OK(tc_compute_at(tc_stage_of(s, AA), sl, rx[0]));
-    CHECK_OK(tc_compute_at(tc_stage_of(s, WW), sl, rx[0]));
-    CHECK_OK(tc_compute_at(tc_stage_of(s, AL), sl, rx[1]));
-    CHECK_OK(tc_compute_at(tc_stage_of(s, WL), sl, rx[1]));
-    for (k = 0; k < 2; k++) { /* cooperative fetching */
-        tc_stage *ld = tc_stage_of(s, k ? WW : AA);
-        CHECK_OK(tc_fuse(ld, tc_axis_of(ld, 0), tc_axis_of(ld, 1), &fused));
-        CHECK_OK(tc_fuse(ld, fused, tc_axis_of(ld, 2), &fused));
-        CHECK_OK(tc_fuse(ld, fused, tc_axis_of(ld, 3), &fused));
-        CHECK_OK(tc_split_nparts(ld, fused, tc_cfg_split(cfg, "tile_f")[2], &tz, &fused));
-        CHECK_OK(tc_split_nparts(ld, fused, tc_cfg_split(cfg, "tile_y")[2], &ty, &fused));
-        CHECK_OK(tc_split_nparts(ld, fused, tc_cfg_split(cfg, "tile_x")[2], &tx, &fused));
-        CHECK_OK(tc_bind(ld, tz, TC_THREAD_Z));
-        CHECK_OK(tc_bind(ld, ty, TC_THREAD_Y));
-        CHECK_OK(tc_bind(ld, tx, TC_THREAD_X));
-    }
-    CHECK_OK(tc_pragma(so, tc_axis_of(so, 0), "auto_unroll_max_step", (int)tc_cfg_knob(cfg, "auto_unroll_max_step")));
-    CHECK_OK(tc_pragma(so, tc_axis_of(so, 0), "unroll_explicit", (int)tc_cfg_knob(cfg, "unroll_explicit")));
-    out->schedule = s;
-    out->nargs = 3;
-    out->args[0] = data, out->args[1] = kernel, out->args[2] = conv;
-    out->flops = 2.0 * t->n * t->co * oh * ow * t->ci * t->kh * t->kw;
-    return TC_OK;
+/* The tutorial's layer (N=1, 7x7, 3x3, padding 1) with ci input and co output channels. */
+static tc_conv2d_desc tutorial_layer(int ci, int co) {
+    tc_conv2d_desc d;
+    memset(&d, 0, sizeof d);
+    d.n = 1, d.c = ci, d.h = d.w = 7, d.k = co, d.r = d.s = 3, d.pad_h = d.pad_w = 1;
+    return d;
 }
 
 /* The tutorial's best configuration, by its knobs' values. */
@@ -127,10 +34,10 @@ static int64_t tutorial_best(const tc_config_space *space) {
 }
 
 TC_TEST(conv2d_space_matches_autotvm) {
-    static const conv_task task = {1, 512, 7, 7, 512, 3, 3, 1, 1};
+    tc_conv2d_desc task = tutorial_layer(512, 512);
     tc_config_space *space;
     int64_t best;
-    TC_CHECK_EQ_INT(tc_space_create(ctx, conv2d_no_batching, &task, &space), TC_OK);
+    TC_CHECK_EQ_INT(tc_space_create(ctx, tc_conv2d_direct_template, &task, &space), TC_OK);
     if (!space) return;
     TC_CHECK_EQ_INT(tc_space_size(space), 10454400); /* the tutorial's len */
     TC_CHECK_STR(tc_space_to_string(space),
@@ -155,7 +62,7 @@ TC_TEST(conv2d_space_matches_autotvm) {
 }
 
 TC_TEST(a_configuration_runs_and_matches) {
-    static const conv_task task = {1, 16, 7, 7, 128, 3, 3, 1, 1}; /* small: the host executor runs it */
+    tc_conv2d_desc task = tutorial_layer(16, 128); /* small: the host executor runs it */
     static float data[16 * 49], kernel[128 * 16 * 9], out[128 * 49];
     tc_config_space *space;
     tc_instance inst;
@@ -163,7 +70,7 @@ TC_TEST(a_configuration_runs_and_matches) {
     void *mem[3];
     int co, y, x, q, bad = 0;
     int64_t best;
-    TC_CHECK_EQ_INT(tc_space_create(ctx, conv2d_no_batching, &task, &space), TC_OK);
+    TC_CHECK_EQ_INT(tc_space_create(ctx, tc_conv2d_direct_template, &task, &space), TC_OK);
     if (!space) return;
     best = tutorial_best(space);
     TC_CHECK(best >= 0);
@@ -211,7 +118,7 @@ TC_TEST(template_misuse_is_an_error) {
 }
 
 TC_TEST(records_are_appended_reloaded_and_searched) {
-    static const conv_task task = {1, 512, 7, 7, 512, 3, 3, 1, 1};
+    tc_conv2d_desc task = tutorial_layer(512, 512);
     char path[] = "/tmp/tecomp_records_XXXXXX";
     tc_config_space *space;
     tc_record rec, *recs;
@@ -222,7 +129,7 @@ TC_TEST(records_are_appended_reloaded_and_searched) {
     TC_CHECK(fd >= 0);
     if (fd < 0) return;
     close(fd);
-    TC_CHECK_EQ_INT(tc_space_create(ctx, conv2d_no_batching, &task, &space), TC_OK);
+    TC_CHECK_EQ_INT(tc_space_create(ctx, tc_conv2d_direct_template, &task, &space), TC_OK);
     memset(&rec, 0, sizeof rec);
     rec.target = "cuda -arch=sm_90 -device=NVIDIA H100 80GB HBM3";
     rec.task = "conv2d_no_batching";

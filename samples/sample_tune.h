@@ -1,0 +1,224 @@
+/* sample_tune.h - the tuning flow the tuning samples and the tecomp-tune
+   tool share: print a conv2d's configuration space, tune it on the GPU,
+   print the best configuration, check it against the reference and time it
+   beside cuDNN. Without a GPU: say so and check one configuration on the
+   host executor instead. Include after tecomp.h and sample_run.h. */
+#ifndef SAMPLE_TUNE_H
+#define SAMPLE_TUNE_H
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+typedef struct sample_tune_opts {
+    int trials;
+    tc_tuner_kind tuner;
+    const char *records;      /* the records file (the plot goes beside it) */
+    int resume;               /* 0: start the records afresh */
+    int per_trial_lines;      /* AutoTVM's line per trial; else a progress bar */
+    int print_cuda;           /* print the best kernel's CUDA */
+    int64_t host_config;      /* no GPU: the configuration checked on the host (-1: the first that lowers) */
+} sample_tune_opts;
+
+static inline double sample_now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static inline int sample_tuner_kind(const char *name, tc_tuner_kind *out) {
+    int k;
+    for (k = TC_TUNER_MODEL; k <= TC_TUNER_GENETIC; k++)
+        if (strcmp(name, tc_tuner_kind_name((tc_tuner_kind)k)) == 0) {
+            *out = (tc_tuner_kind)k;
+            return 1;
+        }
+    return 0;
+}
+
+/* The tuning samples' flags; small (NULL: no --small) shrinks the
+   channels to 16. 0 after printing the usage for anything else. */
+static inline int sample_tune_flags(int argc, char **argv, sample_tune_opts *o, tc_conv2d_desc *small) {
+    int k;
+    for (k = 1; k < argc; k++) {
+        const char *a = argv[k], *v = k + 1 < argc ? argv[k + 1] : NULL;
+        if (small && strcmp(a, "--small") == 0) small->c = small->k = 16;
+        else if (strcmp(a, "--resume") == 0) o->resume = 1;
+        else if (strcmp(a, "--trials") == 0 && v && atoi(v) > 0) o->trials = atoi(v), k++;
+        else if (strcmp(a, "--records") == 0 && v) o->records = v, k++;
+        else if (strcmp(a, "--tuner") == 0 && v && sample_tuner_kind(v, &o->tuner)) k++;
+        else {
+            fprintf(stderr, "usage: %s%s [--trials N] [--tuner model|random|grid|genetic] [--records FILE] [--resume]\n", argv[0],
+                    small ? " [--small]" : "");
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* Random inputs and the reference output of a resolved convolution. */
+typedef struct sample_conv_data {
+    float *x, *w, *y;
+    double *ref;
+    size_t nx, nw, ny;
+} sample_conv_data;
+
+static inline void sample_conv_data_free(sample_conv_data *d) {
+    free(d->x), free(d->w), free(d->y), free(d->ref);
+    memset(d, 0, sizeof *d);
+}
+
+static inline tc_result sample_conv_data_make(tc_context *ctx, const tc_conv2d_desc *c, sample_conv_data *d) {
+    int p, q;
+    size_t k;
+    float *yref;
+    tc_result r;
+    memset(d, 0, sizeof *d);
+    tc_conv2d_output_size(c, &p, &q);
+    d->nx = (size_t)c->n * c->c * c->h * c->w;
+    d->nw = (size_t)c->k * (c->c / c->groups) * c->r * c->s;
+    d->ny = (size_t)c->n * c->k * p * q;
+    d->x = (float *)malloc(d->nx * sizeof(float));
+    d->w = (float *)malloc(d->nw * sizeof(float));
+    d->y = (float *)malloc(d->ny * sizeof(float));
+    d->ref = (double *)malloc(d->ny * sizeof(double));
+    yref = (float *)malloc(d->ny * sizeof(float));
+    if (!d->x || !d->w || !d->y || !d->ref || !yref) {
+        free(yref);
+        sample_conv_data_free(d);
+        return TC_ERROR_OUT_OF_MEMORY;
+    }
+    sample_fill_random(d->x, d->nx, 1);
+    sample_fill_random(d->w, d->nw, 2);
+    r = tc_conv2d_reference(ctx, c, d->x, d->w, yref);
+    for (k = 0; k < d->ny; k++) d->ref[k] = yref[k];
+    free(yref);
+    return r;
+}
+
+/* Check configuration `index` (or the first one that lowers, from index 0)
+   on the host executor: what a machine without a GPU can still do. */
+static inline int sample_check_on_host(tc_context *ctx, const tc_config_space *space, const tc_conv2d_desc *c, int64_t index) {
+    sample_conv_data d;
+    tc_instance inst;
+    const tc_func *f = NULL;
+    void *args[3];
+    double err;
+    int64_t k, size = tc_space_size(space);
+    tc_result r = TC_ERROR_LOWER;
+    for (k = index >= 0 ? index : 0; k < size && r != TC_OK; k++) {
+        if ((r = tc_space_instantiate(space, k, &inst)) == TC_OK) r = tc_lower(inst.schedule, inst.nargs, inst.args, "default_function", NULL, &f);
+        if (index >= 0) break;
+    }
+    if (r != TC_OK) return sample_fail(ctx, "lowering a configuration", r);
+    printf("checking %s on the host executor\n", tc_space_config_string(space, k - 1));
+    if ((r = sample_conv_data_make(ctx, c, &d)) != TC_OK) return sample_fail(ctx, "the reference", r);
+    args[0] = d.x, args[1] = d.w, args[2] = d.y;
+    if ((r = tc_host_run(ctx, f, args, NULL)) != TC_OK) {
+        sample_conv_data_free(&d);
+        return sample_fail(ctx, "the host run", r);
+    }
+    err = sample_rel_err(d.y, d.ref, d.ny);
+    printf("host executor: relative error %.2e %s\n", err, err < 1e-4 ? "ok" : "MISMATCH");
+    sample_conv_data_free(&d);
+    return err < 1e-4 ? 0 : 1;
+}
+
+/* Build the best recorded kernel, check it on the GPU, time it and cuDNN. */
+static inline int sample_check_and_time(tc_context *ctx, const tc_config_space *space, const tc_conv2d_desc *c, const char *task,
+                                 const tc_tune_desc *td, const sample_tune_opts *o) {
+    sample_conv_data d;
+    tc_best best;
+    tc_devptr dev[3] = {0, 0, 0};
+    tc_time_desc timing;
+    tc_time_result t;
+    sample_conv_shape sh;
+    double err = 1, cudnn_ms, flops = tc_conv2d_flops(c);
+    tc_result r;
+    int k;
+    if ((r = tc_apply_history_best(ctx, space, o->records, task, td->nargs, td->args, &best)) != TC_OK)
+        return sample_fail(ctx, "apply_history_best", r);
+    if (o->print_cuda) printf("==== the best kernel's CUDA ====\n%s\n", tc_cuda_func_source(best.cuda));
+    { /* what an engine pays at start-up: the records read and the cubin cache hit, CUDA already up */
+        tc_best again;
+        double t0 = sample_now_s();
+        if (tc_apply_history_best(ctx, space, o->records, task, td->nargs, td->args, &again) == TC_OK) {
+            printf("the best kernel again from the records and the cubin cache: ready to launch in %.3f ms\n", (sample_now_s() - t0) * 1e3);
+            tc_cuda_func_destroy(ctx, again.cuda);
+        }
+    }
+    if ((r = sample_conv_data_make(ctx, c, &d)) != TC_OK) return sample_fail(ctx, "the reference", r);
+    r = tc_cuda_malloc(ctx, d.nx * sizeof(float), &dev[0]);
+    if (r == TC_OK) r = tc_cuda_malloc(ctx, d.nw * sizeof(float), &dev[1]);
+    if (r == TC_OK) r = tc_cuda_malloc(ctx, d.ny * sizeof(float), &dev[2]);
+    if (r == TC_OK) r = tc_cuda_upload(ctx, dev[0], d.x, d.nx * sizeof(float));
+    if (r == TC_OK) r = tc_cuda_upload(ctx, dev[1], d.w, d.nw * sizeof(float));
+    if (r == TC_OK) r = tc_cuda_run(ctx, best.cuda, dev, NULL);
+    if (r == TC_OK) r = tc_cuda_download(ctx, d.y, dev[2], d.ny * sizeof(float));
+    if (r == TC_OK) {
+        err = sample_rel_err(d.y, d.ref, d.ny);
+        printf("the best kernel on the GPU: relative error %.2e %s\n", err, err < 1e-4 ? "ok" : "MISMATCH");
+    }
+    memset(&timing, 0, sizeof timing);
+    timing.repeat = 100;
+    timing.flush_l2 = 1;
+    if (r == TC_OK && (r = tc_cuda_time_func(ctx, best.cuda, dev, NULL, &timing, &t)) == TC_OK) {
+        sh.n = c->n, sh.c = c->c, sh.h = c->h, sh.w = c->w, sh.k = c->k, sh.r = c->r, sh.s = c->s;
+        sh.stride = c->stride_h, sh.pad = c->pad_h, sh.groups = c->groups;
+        cudnn_ms = c->dilation_h == 1 && c->stride_h == c->stride_w && c->pad_h == c->pad_w ? sample_time_cudnn(ctx, &sh, d.x, d.w, d.ref, 1e-4, &timing) : -1;
+        printf("%-20s %12s %12s\n", "(L2 flushed, median of 100)", "ms", "GFLOP/s");
+        sample_print_row("tecomp (tuned)", t.median_ms, flops / t.median_ms * 1e-6, "");
+        sample_print_row("cuDNN (best algo)", cudnn_ms, cudnn_ms > 0 ? flops / cudnn_ms * 1e-6 : 0,
+                         cudnn_ms > 0 ? (t.median_ms < cudnn_ms ? "tecomp faster" : "cuDNN faster") : "");
+    }
+    if (r != TC_OK) sample_fail(ctx, "running the best kernel", r);
+    for (k = 0; k < 3; k++) tc_cuda_free(ctx, dev[k]);
+    tc_cuda_func_destroy(ctx, best.cuda);
+    sample_conv_data_free(&d);
+    return r == TC_OK && err < 1e-4 ? 0 : 1;
+}
+
+/* The whole flow for one convolution; 0 when everything checked out.
+   *tuned says whether it tuned on a GPU. */
+static inline int sample_tune_conv(tc_context *ctx, const tc_conv2d_desc *in, const sample_tune_opts *o, int *tuned) {
+    tc_conv2d_desc c;
+    tc_config_space *space;
+    tc_template_fn fn;
+    const char *task = NULL;
+    tc_tune_desc td;
+    tc_tune_result res;
+    tc_result r;
+    if ((r = tc_conv2d_resolve(ctx, in, &c)) != TC_OK) return sample_fail(ctx, "the convolution", r);
+    if (!(fn = tc_conv2d_template_for(&c, &task))) return sample_fail(ctx, "choosing a template", tc_last_result(ctx));
+    if ((r = tc_space_create(ctx, fn, &c, &space)) != TC_OK) return sample_fail(ctx, "the configuration space", r);
+    printf("template %s, %.3f GFLOP\n%s\n", task, tc_conv2d_flops(&c) * 1e-9, tc_space_to_string(space));
+    memset(&td, 0, sizeof td);
+    td.task_name = task;
+    td.nargs = tc_conv2d_task_args(&c, td.args);
+    td.n_trial = o->trials;
+    td.records = o->records;
+    td.log = stdout;
+    td.log_trials = o->per_trial_lines;
+    td.tuner.kind = o->tuner;
+    td.measure.where = TC_MEASURE_GPU; /* tuning on the host executor would take hours at these sizes */
+    if (!o->resume) remove(o->records);
+    *tuned = 0;
+    r = tc_tune(ctx, space, &td, &res);
+    if (r == TC_ERROR_NO_CUDA || r == TC_ERROR_NO_DEVICE) {
+        printf("No GPU here (%s).\nTuning needs one; the space is above, and a configuration is checked on the host executor.\n",
+               tc_last_error(ctx));
+        return sample_check_on_host(ctx, space, &c, o->host_config);
+    }
+    if (r != TC_OK) return sample_fail(ctx, "tuning", r);
+    *tuned = 1;
+    printf("%d trials (%d resumed from %s; %d invalid, never compiled; %d failed) in %.1f s: %.1f trials/s on %s\n", res.trials,
+           res.resumed, o->records, res.invalid, res.failed, res.seconds, res.seconds > 0 ? res.trials / res.seconds : 0.0, res.target);
+    if (res.best_config < 0) {
+        printf("no configuration ran successfully\n");
+        return 1;
+    }
+    printf("Best config:\n%s\nbest measured while tuning: %.4f ms, %.2f GFLOPS\n", tc_space_config_string(space, res.best_config),
+           res.best_cost_s * 1e3, res.best_gflops);
+    return sample_check_and_time(ctx, space, &c, task, &td, o);
+}
+#endif

@@ -1,0 +1,626 @@
+/* tecomp_conv.h - convolution operators: shape descriptions, a host
+   reference, and tuning templates for 2-D convolutions.              v0.1
+
+   Part of tecomp (see tecomp.h). Include "tecomp.h", then this file; define
+   TECOMP_IMPLEMENTATION in one file as for every module.
+
+   A convolution is a tc_conv2d_desc, zero meaning the default where the
+   field says so. tc_conv2d_resolve fills the defaults and checks the shape;
+   everything else here takes a description and resolves it first, so a bad
+   one is an error with a message naming the field, never a crash.
+
+       tc_conv2d_desc d = {0};                    // NCHW, float32, stride 1
+       d.n = 1, d.c = 512, d.h = d.w = 7;         // input
+       d.k = 512, d.r = d.s = 3, d.pad_h = d.pad_w = 1;
+       const char *name;
+       tc_template_fn fn = tc_conv2d_template_for(&d, &name);    // "conv2d_direct"
+       tc_config_space *space;
+       tc_space_create(ctx, fn, &d, &space);      // len=10454400: AutoTVM's space
+       tc_instance inst;
+       tc_space_instantiate(space, index, &inst); // then tc_lower(inst.schedule, 3, inst.args, ...)
+
+   The templates take the description as their task (it must outlive the
+   space) and build NCHW float32 kernels taking (data, kernel, output):
+       conv2d_direct     AutoTVM's conv2d_no_batching tutorial template, knob
+                         for knob, grown to batches, strides, dilation, groups
+                         and any sizes;
+       conv2d_depthwise  the depthwise blog's last schedule (v4) made tunable,
+                         for groups == c == k.
+   tc_conv2d_reference computes any description on the host, in every layout.
+
+   WHAT THIS MODULE DOES NOT DO (yet): templates for NHWC and HWCN (the
+   reference covers them), float16 kernels, channel multipliers other than 1
+   in the depthwise template (the direct one takes any groups), Winograd.
+*/
+#ifndef TECOMP_CONV_H
+#define TECOMP_CONV_H
+
+#include "tecomp_space.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+// >>api-conv
+
+/* Where each element lives. Weights follow the data: NCHW takes KCRS
+   ([k][c/groups][r][s]), NHWC takes KRSC ([k][r][s][c/groups], cuDNN's NHWC
+   filters), HWCN takes RSCK ([r][s][c/groups][k], TVM's HWCN tutorial). The
+   output is laid out like the input, with k for c and p, q for h, w. */
+typedef enum tc_layout { TC_LAYOUT_NCHW = 0, TC_LAYOUT_NHWC, TC_LAYOUT_HWCN, TC_LAYOUT_COUNT } tc_layout;
+
+/* Zero means the default where the comment says so. */
+typedef struct tc_conv2d_desc {
+    tc_layout layout;                 /* 0: NCHW */
+    tc_dtype dtype;                   /* 0: float32 (0 is TC_BOOL, no convolution's type); float16 is described, not built yet */
+    int n, c, h, w;                   /* input: batch, channels, height, width */
+    int k, r, s;                      /* output channels, kernel height, width */
+    int stride_h, stride_w;           /* 0: 1 */
+    int pad_h, pad_w;                 /* zeros added on each side */
+    int dilation_h, dilation_w;       /* 0: 1 */
+    int groups;                       /* 0: 1; c and k divisible by it */
+} tc_conv2d_desc;
+
+TECOMP_API const char *tc_layout_name(tc_layout layout); /* "NCHW", ...; "?" for none */
+
+/* out = in with the defaults filled, after checking the shape: sizes
+   positive, pads non-negative, groups dividing c and k, the (dilated)
+   kernel within the padded input, every tensor indexable with 32 bits.
+   TC_ERROR_INVALID_ARGUMENT with a message naming the field otherwise.
+   Output size p = (h + 2 pad_h - dilation_h (r - 1) - 1) / stride_h + 1, q likewise. */
+TECOMP_API tc_result tc_conv2d_resolve(tc_context *ctx, const tc_conv2d_desc *in, tc_conv2d_desc *out);
+/* p and q of a valid description (zeros taken as their defaults). */
+TECOMP_API void tc_conv2d_output_size(const tc_conv2d_desc *d, int *p, int *q);
+/* 2 * n * k * p * q * (c / groups) * r * s: the direct convolution's flops. */
+TECOMP_API double tc_conv2d_flops(const tc_conv2d_desc *d);
+/* The task's numbers as records key them, defaults filled: n, c, h, w, k, r,
+   s, stride_h, stride_w, pad_h, pad_w, dilation_h, dilation_w, groups,
+   layout, dtype. Returns 16 (0 for a NULL description). */
+TECOMP_API int tc_conv2d_task_args(const tc_conv2d_desc *d, int64_t args[16]);
+/* The convolution computed on the host, accumulating in double: input,
+   weight and output laid out as tc_layout says. The numbers are floats
+   whatever d->dtype says (convert half data first). */
+TECOMP_API tc_result tc_conv2d_reference(tc_context *ctx, const tc_conv2d_desc *d, const float *input, const float *weight, float *output);
+
+/* Templates; task is a const tc_conv2d_desc * (NCHW, float32). Each builds
+   data (n, c, h, w), kernel (k, c / groups, r, s) and the output (n, k, p, q),
+   schedules it by the configuration's knobs and returns args = {data,
+   kernel, output} and the flops. */
+TECOMP_API tc_result tc_conv2d_direct_template(tc_cfg *cfg, const void *task, tc_instance *out);    /* "conv2d_direct" */
+TECOMP_API tc_result tc_conv2d_depthwise_template(tc_cfg *cfg, const void *task, tc_instance *out); /* "conv2d_depthwise" */
+/* The template that fits a shape, and its name for records: depthwise when
+   groups == c == k, direct otherwise; NULL (and name NULL) when none does
+   (a layout other than NCHW, a dtype other than float32). */
+TECOMP_API tc_template_fn tc_conv2d_template_for(const tc_conv2d_desc *d, const char **name);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+#endif /* TECOMP_CONV_H */
+
+/* ======================================================================== */
+/* IMPLEMENTATION                                                           */
+/* ======================================================================== */
+#if defined(TECOMP_IMPLEMENTATION) && !defined(TECOMP_CONV_IMPL_DONE)
+#define TECOMP_CONV_IMPL_DONE
+
+// >>conv-desc
+
+TECOMP_API const char *tc_layout_name(tc_layout layout) {
+    static const char *names[TC_LAYOUT_COUNT] = {"NCHW", "NHWC", "HWCN"};
+    return (layout >= 0 && layout < TC_LAYOUT_COUNT) ? names[layout] : "?";
+}
+
+/* The description with zeros taken as their defaults; nothing checked.
+   A zero dtype is TC_BOOL, which no convolution computes in, so zero can
+   mean float32 as every other zero means the common case. */
+static tc_conv2d_desc _tc_conv_defaults(const tc_conv2d_desc *in) {
+    tc_conv2d_desc d = *in;
+    if (d.dtype == TC_BOOL) d.dtype = TC_FLOAT32;
+    if (!d.stride_h) d.stride_h = 1;
+    if (!d.stride_w) d.stride_w = 1;
+    if (!d.dilation_h) d.dilation_h = 1;
+    if (!d.dilation_w) d.dilation_w = 1;
+    if (!d.groups) d.groups = 1;
+    return d;
+}
+
+/* One output extent: (in + 2 pad - dilation (kernel - 1) - 1) / stride + 1, in 64 bits. */
+static int64_t _tc_conv_out_extent(int in, int pad, int kernel, int stride, int dilation) {
+    int64_t span = (int64_t)dilation * (kernel - 1) + 1;
+    return ((int64_t)in + 2 * (int64_t)pad - span) / stride + 1;
+}
+
+/* Kernel extent against the padded input along one axis. */
+static tc_result _tc_conv_check_span(tc_context *ctx, const char *kname, int kernel, const char *dname, int dilation,
+                                     const char *iname, int in, const char *pname, int pad) {
+    int64_t span = (int64_t)dilation * (kernel - 1) + 1, padded = (int64_t)in + 2 * (int64_t)pad;
+    if (span <= padded) return TC_OK;
+    return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT,
+                    "tc_conv2d_resolve: %s = %d with %s = %d spans %lld, more than the padded input's %lld (%s + 2 %s)", kname, kernel,
+                    dname, dilation, (long long)span, (long long)padded, iname, pname);
+}
+
+/* Every tensor's elements must be reachable by the kernels' 32-bit indices. */
+static tc_result _tc_conv_check_elements(tc_context *ctx, const char *what, double count) {
+    if (count <= 2147483647.0) return TC_OK;
+    return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_conv2d_resolve: the %s has %.0f elements, more than 32-bit indices reach (2^31 - 1)",
+                    what, count);
+}
+
+TECOMP_API tc_result tc_conv2d_resolve(tc_context *ctx, const tc_conv2d_desc *in, tc_conv2d_desc *out) {
+    static const char *size_names[7] = {"n (batch)", "c (input channels)", "h (input height)", "w (input width)",
+                                        "k (output channels)", "r (kernel height)", "s (kernel width)"};
+    static const char *step_names[4] = {"stride_h", "stride_w", "dilation_h", "dilation_w"};
+    tc_conv2d_desc d;
+    int sizes[7], steps[4], j;
+    int64_t p, q;
+    tc_result r;
+    if (!ctx) return TC_ERROR_INVALID_ARGUMENT;
+    if (!in || !out) return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_conv2d_resolve: NULL argument");
+    d = _tc_conv_defaults(in);
+    if (d.layout < 0 || d.layout >= TC_LAYOUT_COUNT)
+        return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_conv2d_resolve: layout %d is not a tc_layout", (int)d.layout);
+    if (d.dtype != TC_FLOAT32 && d.dtype != TC_FLOAT16)
+        return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_conv2d_resolve: dtype %s is not a convolution's (float32 or float16)",
+                        tc_dtype_name(d.dtype));
+    sizes[0] = d.n, sizes[1] = d.c, sizes[2] = d.h, sizes[3] = d.w, sizes[4] = d.k, sizes[5] = d.r, sizes[6] = d.s;
+    for (j = 0; j < 7; j++)
+        if (sizes[j] < 1) return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_conv2d_resolve: %s must be positive, got %d", size_names[j], sizes[j]);
+    steps[0] = d.stride_h, steps[1] = d.stride_w, steps[2] = d.dilation_h, steps[3] = d.dilation_w;
+    for (j = 0; j < 4; j++)
+        if (steps[j] < 1)
+            return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_conv2d_resolve: %s must be positive (0 means 1), got %d", step_names[j], steps[j]);
+    if (d.pad_h < 0 || d.pad_w < 0)
+        return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_conv2d_resolve: %s must not be negative, got %d", d.pad_h < 0 ? "pad_h" : "pad_w",
+                        d.pad_h < 0 ? d.pad_h : d.pad_w);
+    if (d.groups < 1) return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_conv2d_resolve: groups must be positive (0 means 1), got %d", d.groups);
+    if (d.c % d.groups || d.k % d.groups)
+        return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_conv2d_resolve: groups = %d does not divide %s = %d", d.groups,
+                        d.c % d.groups ? "c (input channels)" : "k (output channels)", d.c % d.groups ? d.c : d.k);
+    if ((r = _tc_conv_check_span(ctx, "r", d.r, "dilation_h", d.dilation_h, "h", d.h, "pad_h", d.pad_h)) != TC_OK) return r;
+    if ((r = _tc_conv_check_span(ctx, "s", d.s, "dilation_w", d.dilation_w, "w", d.w, "pad_w", d.pad_w)) != TC_OK) return r;
+    p = _tc_conv_out_extent(d.h, d.pad_h, d.r, d.stride_h, d.dilation_h);
+    q = _tc_conv_out_extent(d.w, d.pad_w, d.s, d.stride_w, d.dilation_w);
+    if ((r = _tc_conv_check_elements(ctx, "input", (double)d.n * d.c * d.h * d.w)) != TC_OK) return r;
+    if ((r = _tc_conv_check_elements(ctx, "padded input", (double)d.n * d.c * (d.h + 2.0 * d.pad_h) * (d.w + 2.0 * d.pad_w))) != TC_OK) return r;
+    if ((r = _tc_conv_check_elements(ctx, "weight", (double)d.k * (d.c / d.groups) * d.r * d.s)) != TC_OK) return r;
+    if ((r = _tc_conv_check_elements(ctx, "output", (double)d.n * d.k * (double)p * (double)q)) != TC_OK) return r;
+    *out = d;
+    return TC_OK;
+}
+
+TECOMP_API void tc_conv2d_output_size(const tc_conv2d_desc *d, int *p, int *q) {
+    tc_conv2d_desc r;
+    if (!d) {
+        if (p) *p = 0;
+        if (q) *q = 0;
+        return;
+    }
+    r = _tc_conv_defaults(d);
+    if (p) *p = (int)_tc_conv_out_extent(r.h, r.pad_h, r.r, r.stride_h, r.dilation_h);
+    if (q) *q = (int)_tc_conv_out_extent(r.w, r.pad_w, r.s, r.stride_w, r.dilation_w);
+}
+
+TECOMP_API double tc_conv2d_flops(const tc_conv2d_desc *d) {
+    tc_conv2d_desc r;
+    int p, q;
+    if (!d) return 0;
+    r = _tc_conv_defaults(d);
+    tc_conv2d_output_size(&r, &p, &q);
+    return 2.0 * r.n * r.k * p * q * (double)(r.c / r.groups) * r.r * r.s;
+}
+
+TECOMP_API int tc_conv2d_task_args(const tc_conv2d_desc *d, int64_t args[16]) {
+    tc_conv2d_desc r;
+    if (!d || !args) return 0;
+    r = _tc_conv_defaults(d);
+    args[0] = r.n, args[1] = r.c, args[2] = r.h, args[3] = r.w, args[4] = r.k, args[5] = r.r, args[6] = r.s;
+    args[7] = r.stride_h, args[8] = r.stride_w, args[9] = r.pad_h, args[10] = r.pad_w;
+    args[11] = r.dilation_h, args[12] = r.dilation_w, args[13] = r.groups, args[14] = (int64_t)r.layout, args[15] = (int64_t)r.dtype;
+    return 16;
+}
+
+// >>conv-reference
+
+/* Element strides of the three tensors in a layout: input by (n, c, h, w),
+   weight by (k, c / groups, r, s), output by (n, k, p, q). */
+static void _tc_conv_strides(const tc_conv2d_desc *d, int64_t p, int64_t q, int64_t in[4], int64_t wt[4], int64_t out[4]) {
+    int64_t cg = d->c / d->groups;
+    switch (d->layout) {
+    case TC_LAYOUT_NHWC:
+        in[1] = 1, in[3] = d->c, in[2] = in[3] * d->w, in[0] = in[2] * d->h;
+        wt[1] = 1, wt[3] = cg, wt[2] = wt[3] * d->s, wt[0] = wt[2] * d->r;
+        out[1] = 1, out[3] = d->k, out[2] = out[3] * q, out[0] = out[2] * p;
+        break;
+    case TC_LAYOUT_HWCN:
+        in[0] = 1, in[1] = d->n, in[3] = in[1] * d->c, in[2] = in[3] * d->w;
+        wt[0] = 1, wt[1] = d->k, wt[3] = wt[1] * cg, wt[2] = wt[3] * d->s;
+        out[0] = 1, out[1] = d->n, out[3] = out[1] * d->k, out[2] = out[3] * q;
+        break;
+    default: /* NCHW */
+        in[3] = 1, in[2] = d->w, in[1] = in[2] * d->h, in[0] = in[1] * d->c;
+        wt[3] = 1, wt[2] = d->s, wt[1] = wt[2] * d->r, wt[0] = wt[1] * cg;
+        out[3] = 1, out[2] = q, out[1] = out[2] * p, out[0] = out[1] * d->k;
+        break;
+    }
+}
+
+/* One output element: the sum over its group's input channels and the kernel window. */
+static double _tc_conv_reference_at(const tc_conv2d_desc *d, const float *input, const float *weight, const int64_t in[4],
+                                    const int64_t wt[4], int64_t n, int64_t k, int64_t y, int64_t x) {
+    int64_t cg = d->c / d->groups, first = k / (d->k / d->groups) * cg, c, ry, rx;
+    double acc = 0;
+    for (c = 0; c < cg; c++)
+        for (ry = 0; ry < d->r; ry++) {
+            int64_t iy = y * d->stride_h - d->pad_h + ry * d->dilation_h;
+            if (iy < 0 || iy >= d->h) continue;
+            for (rx = 0; rx < d->s; rx++) {
+                int64_t ix = x * d->stride_w - d->pad_w + rx * d->dilation_w;
+                if (ix < 0 || ix >= d->w) continue;
+                acc += (double)input[n * in[0] + (first + c) * in[1] + iy * in[2] + ix * in[3]] *
+                       (double)weight[k * wt[0] + c * wt[1] + ry * wt[2] + rx * wt[3]];
+            }
+        }
+    return acc;
+}
+
+TECOMP_API tc_result tc_conv2d_reference(tc_context *ctx, const tc_conv2d_desc *d, const float *input, const float *weight, float *output) {
+    tc_conv2d_desc r;
+    int64_t in[4], wt[4], out[4], n, k, y, x;
+    int p, q;
+    tc_result res;
+    if (!ctx) return TC_ERROR_INVALID_ARGUMENT;
+    if (!d || !input || !weight || !output) return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_conv2d_reference: NULL argument");
+    if ((res = tc_conv2d_resolve(ctx, d, &r)) != TC_OK) return res;
+    tc_conv2d_output_size(&r, &p, &q);
+    _tc_conv_strides(&r, p, q, in, wt, out);
+    for (n = 0; n < r.n; n++)
+        for (k = 0; k < r.k; k++)
+            for (y = 0; y < p; y++)
+                for (x = 0; x < q; x++)
+                    output[n * out[0] + k * out[1] + y * out[2] + x * out[3]] = (float)_tc_conv_reference_at(&r, input, weight, in, wt, n, k, y, x);
+    return TC_OK;
+}
+
+// >>conv-compute
+
+#define _TC_CONV_TRY(call)                                                                               \
+    do {                                                                                                 \
+        tc_result r_ = (call);                                                                           \
+        if (r_ != TC_OK) return r_;                                                                      \
+    } while (0)
+
+/* The error a builder that returned NULL left in the context. */
+static tc_result _tc_conv_error(tc_context *ctx) {
+    tc_result r = tc_last_result(ctx);
+    return r != TC_OK ? r : TC_ERROR_OUT_OF_MEMORY;
+}
+
+/* The tensors of one convolution: the placeholders, the padded input (its
+   own compute, so that a schedule can inline it or cache it) and the output. */
+typedef struct _tc_conv_graph {
+    tc_tensor *data, *kernel, *pad, *out;
+} _tc_conv_graph;
+
+/* A template's task, resolved, and one a template of NCHW float32 kernels can build. */
+static tc_result _tc_conv_task(tc_context *ctx, const void *task, const char *name, tc_conv2d_desc *d) {
+    if (!task) return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "%s: the task (a tc_conv2d_desc) is NULL", name);
+    _TC_CONV_TRY(tc_conv2d_resolve(ctx, (const tc_conv2d_desc *)task, d));
+    if (d->layout != TC_LAYOUT_NCHW || d->dtype != TC_FLOAT32)
+        return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "%s: builds NCHW float32 kernels; the task is %s %s", name, tc_layout_name(d->layout),
+                        tc_dtype_name(d->dtype));
+    return TC_OK;
+}
+
+/* data[n, c, h, w], kernel[k, c / groups, r, s] and pad_data: data with
+   pad_h rows and pad_w columns of zeros on each side (the condition only
+   for the sides that have any). */
+static tc_result _tc_conv_inputs(tc_context *ctx, const tc_conv2d_desc *d, _tc_conv_graph *g) {
+    const tc_expr *ax[4], *rows = NULL, *cols = NULL, *inside, *value;
+    g->data = tc_placeholderi(ctx, "data", TC_FLOAT32, TC_DIMS(d->n, d->c, d->h, d->w));
+    g->kernel = tc_placeholderi(ctx, "kernel", TC_FLOAT32, TC_DIMS(d->k, d->c / d->groups, d->r, d->s));
+    ax[0] = tc_axisi(ctx, "i0", d->n), ax[1] = tc_axisi(ctx, "i1", d->c);
+    ax[2] = tc_axisi(ctx, "i2", d->h + 2 * d->pad_h), ax[3] = tc_axisi(ctx, "i3", d->w + 2 * d->pad_w);
+    if (!g->data || !g->kernel || !ax[0] || !ax[1] || !ax[2] || !ax[3]) return _tc_conv_error(ctx);
+    if (d->pad_h) rows = tc_and(tc_gei(ax[2], d->pad_h), tc_lti(ax[2], d->h + d->pad_h));
+    if (d->pad_w) cols = tc_and(tc_gei(ax[3], d->pad_w), tc_lti(ax[3], d->w + d->pad_w));
+    inside = rows && cols ? tc_and(rows, cols) : rows ? rows : cols;
+    value = tc_at(g->data, ax[0], ax[1], tc_subi(ax[2], d->pad_h), tc_subi(ax[3], d->pad_w));
+    if (inside) value = tc_select(inside, value, tc_float(ctx, 0.0));
+    if (!(g->pad = tc_compute(ctx, "pad_data", 4, ax, value))) return _tc_conv_error(ctx);
+    return TC_OK;
+}
+
+/* y * stride + ry * dilation: where output row y reads padded row ry of its window. */
+static const tc_expr *_tc_conv_window(const tc_expr *y, int stride, const tc_expr *ry, int dilation) {
+    return tc_add(tc_muli(y, stride), dilation == 1 ? ry : tc_muli(ry, dilation));
+}
+
+/* conv[n, f, y, x] = sum over rc, ry, rx of
+       pad_data[n, c0 + rc, y * stride_h + ry * dilation_h, x * stride_w + rx * dilation_w] * kernel[f, rc, ry, rx]
+   where c0 = f / (k / groups) * (c / groups), the first input channel of f's group. */
+static tc_result _tc_conv_direct_compute(tc_context *ctx, const tc_conv2d_desc *d, int p, int q, _tc_conv_graph *g) {
+    const tc_expr *ax[4], *red[3], *channel;
+    _TC_CONV_TRY(_tc_conv_inputs(ctx, d, g));
+    red[0] = tc_reduce_axisi(ctx, "rc", d->c / d->groups), red[1] = tc_reduce_axisi(ctx, "ry", d->r), red[2] = tc_reduce_axisi(ctx, "rx", d->s);
+    ax[0] = tc_axisi(ctx, "n", d->n), ax[1] = tc_axisi(ctx, "f", d->k), ax[2] = tc_axisi(ctx, "y", p), ax[3] = tc_axisi(ctx, "x", q);
+    channel = d->groups == 1 ? red[0] : tc_add(tc_muli(tc_divi(ax[1], d->k / d->groups), d->c / d->groups), red[0]);
+    g->out = tc_compute(ctx, "conv", 4, ax,
+                        tc_sum(tc_mul(tc_at(g->pad, ax[0], channel, _tc_conv_window(ax[2], d->stride_h, red[1], d->dilation_h),
+                                            _tc_conv_window(ax[3], d->stride_w, red[2], d->dilation_w)),
+                                      tc_at(g->kernel, ax[1], red[0], red[1], red[2])),
+                               3, red));
+    return g->out ? TC_OK : _tc_conv_error(ctx);
+}
+
+/* depthwise[n, c, y, x] = sum over ry, rx of
+       pad_data[n, c, y * stride_h + ry * dilation_h, x * stride_w + rx * dilation_w] * kernel[c, 0, ry, rx] */
+static tc_result _tc_conv_depthwise_compute(tc_context *ctx, const tc_conv2d_desc *d, int p, int q, _tc_conv_graph *g) {
+    const tc_expr *ax[4], *red[2];
+    _TC_CONV_TRY(_tc_conv_inputs(ctx, d, g));
+    red[0] = tc_reduce_axisi(ctx, "ry", d->r), red[1] = tc_reduce_axisi(ctx, "rx", d->s);
+    ax[0] = tc_axisi(ctx, "n", d->n), ax[1] = tc_axisi(ctx, "c", d->c), ax[2] = tc_axisi(ctx, "y", p), ax[3] = tc_axisi(ctx, "x", q);
+    g->out = tc_compute(ctx, "depthwise", 4, ax,
+                        tc_sum(tc_mul(tc_at(g->pad, ax[0], ax[1], _tc_conv_window(ax[2], d->stride_h, red[0], d->dilation_h),
+                                            _tc_conv_window(ax[3], d->stride_w, red[1], d->dilation_w)),
+                                      tc_at(g->kernel, ax[1], tc_int(ctx, 0), red[0], red[1])),
+                               2, red));
+    return g->out ? TC_OK : _tc_conv_error(ctx);
+}
+
+/* What every template returns: the schedule, (data, kernel, output), the flops. */
+static void _tc_conv_instance(const tc_conv2d_desc *d, tc_schedule *s, const _tc_conv_graph *g, tc_instance *out) {
+    out->schedule = s;
+    out->nargs = 3;
+    out->args[0] = g->data, out->args[1] = g->kernel, out->args[2] = g->out;
+    out->flops = tc_conv2d_flops(d);
+}
+
+/* A split knob's sizes, outermost first (NULL with the error set when the name is unknown). */
+static tc_result _tc_conv_sizes(tc_cfg *cfg, const char *name, const int64_t **sizes) {
+    *sizes = tc_cfg_split(cfg, name);
+    return *sizes ? TC_OK : _tc_conv_error(tc_cfg_context(cfg));
+}
+
+// >>conv-direct
+
+/* AutoTVM's conv2d_no_batching knobs, in its order and with its policies:
+   the output channels (per group), rows and columns each into block,
+   virtual thread, thread and inner tiles; the reduction axes into three. */
+static tc_result _tc_direct_knobs(tc_cfg *cfg, const tc_conv2d_desc *d, int p, int q) {
+    static const int64_t unroll_steps[] = {0, 512, 1500}, explicit_values[] = {0, 1};
+    tc_split_desc three;
+    memset(&three, 0, sizeof three);
+    three.num_outputs = 3;
+    _TC_CONV_TRY(tc_define_split(cfg, "tile_f", d->k / d->groups, NULL));
+    _TC_CONV_TRY(tc_define_split(cfg, "tile_y", p, NULL));
+    _TC_CONV_TRY(tc_define_split(cfg, "tile_x", q, NULL));
+    _TC_CONV_TRY(tc_define_split(cfg, "tile_rc", d->c / d->groups, &three));
+    _TC_CONV_TRY(tc_define_split(cfg, "tile_ry", d->r, &three));
+    _TC_CONV_TRY(tc_define_split(cfg, "tile_rx", d->s, &three));
+    _TC_CONV_TRY(tc_define_knob(cfg, "auto_unroll_max_step", 3, unroll_steps));
+    return tc_define_knob(cfg, "unroll_explicit", 2, explicit_values);
+}
+
+/* The cache stages of the direct schedule. */
+typedef struct _tc_direct_stages {
+    tc_stage *out, *OL, *AA, *WW, *AL, *WL;
+    tc_iter *scope; /* the outermost loop, where the unroll pragmas go */
+} _tc_direct_stages;
+
+/* Accumulate in registers (OL), stage the padded input and the weights of
+   each reduction tile in shared memory (AA, WW) and from there in registers
+   (AL, WL); the padding is inlined into whoever reads it. */
+static tc_result _tc_direct_caches(tc_context *ctx, tc_schedule *s, const _tc_conv_graph *g, _tc_direct_stages *st) {
+    tc_tensor *OL, *AA, *WW, *AL, *WL;
+    _TC_CONV_TRY(tc_compute_inline(tc_stage_of(s, g->pad)));
+    if (!(OL = tc_cache_write(s, g->out, TC_SCOPE_LOCAL)) || !(AA = tc_cache_read(s, g->pad, TC_SCOPE_SHARED, 1, &OL)) ||
+        !(WW = tc_cache_read(s, g->kernel, TC_SCOPE_SHARED, 1, &OL)) || !(AL = tc_cache_read(s, AA, TC_SCOPE_LOCAL, 1, &OL)) ||
+        !(WL = tc_cache_read(s, WW, TC_SCOPE_LOCAL, 1, &OL)))
+        return _tc_conv_error(ctx);
+    st->out = tc_stage_of(s, g->out), st->OL = tc_stage_of(s, OL), st->AA = tc_stage_of(s, AA);
+    st->WW = tc_stage_of(s, WW), st->AL = tc_stage_of(s, AL), st->WL = tc_stage_of(s, WL);
+    return st->out && st->OL && st->AA && st->WW && st->AL && st->WL ? TC_OK : _tc_conv_error(ctx);
+}
+
+/* Tile the output: f (within its group), y and x each into block, virtual
+   thread, thread and inner loops, the blocks outermost, then the virtual
+   threads, the threads and the inner loops; *tx is the threadIdx.x loop.
+   The groups join the blocks of f on blockIdx.z (a block's channels stay
+   in one group, so its shared tiles hold one group's inputs); the images
+   join the blocks of x on blockIdx.x, whose grid limit (2^31 - 1, not
+   65535) leaves room for large batches. With one image the batch loop (of
+   one iteration) stays outermost: the tutorial's kernel scope. */
+static tc_result _tc_direct_tile_output(tc_cfg *cfg, const tc_conv2d_desc *d, _tc_direct_stages *st, tc_iter **tx) {
+    static const tc_thread_tag tags[3][3] = {{TC_BLOCK_Z, TC_BLOCK_Y, TC_BLOCK_X},
+                                             {TC_VTHREAD, TC_VTHREAD, TC_VTHREAD},
+                                             {TC_THREAD_Z, TC_THREAD_Y, TC_THREAD_X}};
+    tc_stage *so = st->out;
+    tc_iter *n = tc_axis_of(so, 0), *f = tc_axis_of(so, 1), *group = NULL, *t[3][4], *order[14];
+    int j, a, m = 0;
+    if (d->groups > 1) _TC_CONV_TRY(tc_split(so, f, d->k / d->groups, &group, &f));
+    _TC_CONV_TRY(tc_cfg_apply_split(cfg, so, f, "tile_f", t[0]));
+    _TC_CONV_TRY(tc_cfg_apply_split(cfg, so, tc_axis_of(so, 2), "tile_y", t[1]));
+    _TC_CONV_TRY(tc_cfg_apply_split(cfg, so, tc_axis_of(so, 3), "tile_x", t[2]));
+    if (d->n == 1) order[m++] = n;
+    if (group) order[m++] = group;
+    order[m++] = t[0][0], order[m++] = t[1][0];
+    if (d->n > 1) order[m++] = n;
+    order[m++] = t[2][0];
+    for (j = 1; j < 4; j++)
+        for (a = 0; a < 3; a++) order[m++] = t[a][j];
+    _TC_CONV_TRY(tc_reorder(so, m, order));
+    if (group) _TC_CONV_TRY(tc_fuse(so, group, t[0][0], &t[0][0]));
+    if (d->n > 1) _TC_CONV_TRY(tc_fuse(so, n, t[2][0], &t[2][0]));
+    for (j = 0; j < 3; j++)
+        for (a = 0; a < 3; a++) _TC_CONV_TRY(tc_bind(so, t[a][j], tags[j][a]));
+    st->scope = tc_stage_leaf(so, 0);
+    *tx = t[2][2];
+    return TC_OK;
+}
+
+/* Tile the reduction of OL into outer, middle and inner loops of rc, ry
+   and rx, the outer ones outermost; *outer and *middle are rx's outer and
+   middle loops, where the shared and the register caches go. The tutorial
+   splits ry by tile_rx and rx by tile_ry (crossed in its code): with a
+   square kernel that only renames the knobs, so it is kept and the
+   tutorial's configurations mean here what they mean there; a kernel that
+   is not square splits each axis by its own knob. */
+static tc_result _tc_direct_tile_reduction(tc_cfg *cfg, const tc_conv2d_desc *d, _tc_direct_stages *st, tc_iter **outer, tc_iter **middle) {
+    tc_stage *sl = st->OL;
+    tc_iter *rc[3], *ry[3], *rx[3];
+    int crossed = d->r == d->s;
+    _TC_CONV_TRY(tc_cfg_apply_split(cfg, sl, tc_reduce_axis_of(sl, 0), "tile_rc", rc));
+    _TC_CONV_TRY(tc_cfg_apply_split(cfg, sl, tc_reduce_axis_of(sl, 1), crossed ? "tile_rx" : "tile_ry", ry));
+    _TC_CONV_TRY(tc_cfg_apply_split(cfg, sl, tc_reduce_axis_of(sl, 2), crossed ? "tile_ry" : "tile_rx", rx));
+    _TC_CONV_TRY(tc_reorder_args(sl, rc[0], ry[0], rx[0], rc[1], ry[1], rx[1], rc[2], ry[2], rx[2], tc_axis_of(sl, 0), tc_axis_of(sl, 1),
+                                 tc_axis_of(sl, 2), tc_axis_of(sl, 3)));
+    *outer = rx[0];
+    *middle = rx[1];
+    return TC_OK;
+}
+
+/* Every thread of the block loads a part of a shared cache: its elements
+   in one fused loop split over threadIdx.z, y and x as the output's threads
+   are (guarded where they do not divide it). */
+static tc_result _tc_direct_fetch(tc_cfg *cfg, tc_stage *ld) {
+    const int64_t *tf, *ty, *tx;
+    tc_iter *fused, *z, *y, *x;
+    _TC_CONV_TRY(_tc_conv_sizes(cfg, "tile_f", &tf));
+    _TC_CONV_TRY(_tc_conv_sizes(cfg, "tile_y", &ty));
+    _TC_CONV_TRY(_tc_conv_sizes(cfg, "tile_x", &tx));
+    _TC_CONV_TRY(tc_fuse(ld, tc_axis_of(ld, 0), tc_axis_of(ld, 1), &fused));
+    _TC_CONV_TRY(tc_fuse(ld, fused, tc_axis_of(ld, 2), &fused));
+    _TC_CONV_TRY(tc_fuse(ld, fused, tc_axis_of(ld, 3), &fused));
+    _TC_CONV_TRY(tc_split_nparts(ld, fused, tf[2], &z, &fused));
+    _TC_CONV_TRY(tc_split_nparts(ld, fused, ty[2], &y, &fused));
+    _TC_CONV_TRY(tc_split_nparts(ld, fused, tx[2], &x, &fused));
+    _TC_CONV_TRY(tc_bind(ld, z, TC_THREAD_Z));
+    _TC_CONV_TRY(tc_bind(ld, y, TC_THREAD_Y));
+    return tc_bind(ld, x, TC_THREAD_X);
+}
+
+/* The tutorial's schedule, step by step, on the stages of g. */
+static tc_result _tc_direct_schedule(tc_cfg *cfg, const tc_conv2d_desc *d, tc_schedule *s, const _tc_conv_graph *g) {
+    _tc_direct_stages st;
+    tc_iter *tx, *outer, *middle;
+    memset(&st, 0, sizeof st);
+    _TC_CONV_TRY(_tc_direct_caches(tc_cfg_context(cfg), s, g, &st));
+    _TC_CONV_TRY(_tc_direct_tile_output(cfg, d, &st, &tx));
+    _TC_CONV_TRY(tc_compute_at(st.OL, st.out, tx));
+    _TC_CONV_TRY(_tc_direct_tile_reduction(cfg, d, &st, &outer, &middle));
+    _TC_CONV_TRY(tc_compute_at(st.AA, st.OL, outer));
+    _TC_CONV_TRY(tc_compute_at(st.WW, st.OL, outer));
+    _TC_CONV_TRY(tc_compute_at(st.AL, st.OL, middle));
+    _TC_CONV_TRY(tc_compute_at(st.WL, st.OL, middle));
+    _TC_CONV_TRY(_tc_direct_fetch(cfg, st.AA));
+    _TC_CONV_TRY(_tc_direct_fetch(cfg, st.WW));
+    _TC_CONV_TRY(tc_pragma(st.out, st.scope, "auto_unroll_max_step", (int)tc_cfg_knob(cfg, "auto_unroll_max_step")));
+    return tc_pragma(st.out, st.scope, "unroll_explicit", (int)tc_cfg_knob(cfg, "unroll_explicit"));
+}
+
+TECOMP_API tc_result tc_conv2d_direct_template(tc_cfg *cfg, const void *task, tc_instance *out) {
+    tc_context *ctx = tc_cfg_context(cfg);
+    tc_conv2d_desc d;
+    _tc_conv_graph g;
+    tc_schedule *s;
+    int p, q;
+    if (!ctx || !out) return ctx ? _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "conv2d_direct: NULL argument") : TC_ERROR_INVALID_ARGUMENT;
+    _TC_CONV_TRY(_tc_conv_task(ctx, task, "conv2d_direct", &d));
+    tc_conv2d_output_size(&d, &p, &q);
+    _TC_CONV_TRY(_tc_conv_direct_compute(ctx, &d, p, q, &g));
+    if (!(s = tc_create_schedule(ctx, 1, &g.out))) return _tc_conv_error(ctx);
+    _TC_CONV_TRY(_tc_direct_knobs(cfg, &d, p, q));
+    _TC_CONV_TRY(_tc_direct_schedule(cfg, &d, s, &g));
+    _tc_conv_instance(&d, s, &g, out);
+    return TC_OK;
+}
+
+// >>conv-depthwise
+
+/* The blog's v4, tunable: channels into blocks and threadIdx.z (at most
+   64 there, the limit of every CUDA GPU), rows and columns each into
+   blocks, threads and a tile of outputs per thread; how far the unroller
+   goes. */
+static tc_result _tc_depthwise_knobs(tc_cfg *cfg, const tc_conv2d_desc *d, int p, int q) {
+    static const int64_t unroll_steps[] = {0, 256, 1500};
+    tc_split_desc two, three;
+    memset(&two, 0, sizeof two);
+    memset(&three, 0, sizeof three);
+    two.num_outputs = 2;
+    two.max_factor = 64;
+    three.num_outputs = 3;
+    _TC_CONV_TRY(tc_define_split(cfg, "tile_c", d->c, &two));
+    _TC_CONV_TRY(tc_define_split(cfg, "tile_y", p, &three));
+    _TC_CONV_TRY(tc_define_split(cfg, "tile_x", q, &three));
+    return tc_define_knob(cfg, "auto_unroll_max_step", 3, unroll_steps);
+}
+
+/* As v4: blocks over channel tiles on blockIdx.y and over (image, row
+   tile, column tile) on blockIdx.x (the images there, as its grid limit is
+   2^31 - 1, not 65535), threads over channels, rows and columns; past v4,
+   each thread accumulates its tile of outputs in registers, taking each
+   weight once for the whole tile (the window loops outside the tile's). */
+static tc_result _tc_depthwise_schedule(tc_cfg *cfg, tc_schedule *s, const _tc_conv_graph *g) {
+    tc_context *ctx = tc_cfg_context(cfg);
+    tc_tensor *OL;
+    tc_stage *so, *sl;
+    tc_iter *c[2], *y[3], *x[3], *blocks;
+    _TC_CONV_TRY(tc_compute_inline(tc_stage_of(s, g->pad)));
+    if (!(OL = tc_cache_write(s, g->out, TC_SCOPE_LOCAL)) || !(so = tc_stage_of(s, g->out)) || !(sl = tc_stage_of(s, OL)))
+        return _tc_conv_error(ctx);
+    _TC_CONV_TRY(tc_cfg_apply_split(cfg, so, tc_axis_of(so, 1), "tile_c", c));
+    _TC_CONV_TRY(tc_cfg_apply_split(cfg, so, tc_axis_of(so, 2), "tile_y", y));
+    _TC_CONV_TRY(tc_cfg_apply_split(cfg, so, tc_axis_of(so, 3), "tile_x", x));
+    _TC_CONV_TRY(tc_reorder_args(so, c[0], tc_axis_of(so, 0), y[0], x[0], c[1], y[1], x[1], y[2], x[2]));
+    _TC_CONV_TRY(tc_fuse(so, tc_axis_of(so, 0), y[0], &blocks));
+    _TC_CONV_TRY(tc_fuse(so, blocks, x[0], &blocks));
+    _TC_CONV_TRY(tc_bind(so, c[0], TC_BLOCK_Y));
+    _TC_CONV_TRY(tc_bind(so, blocks, TC_BLOCK_X));
+    _TC_CONV_TRY(tc_bind(so, c[1], TC_THREAD_Z));
+    _TC_CONV_TRY(tc_bind(so, y[1], TC_THREAD_Y));
+    _TC_CONV_TRY(tc_bind(so, x[1], TC_THREAD_X));
+    _TC_CONV_TRY(tc_compute_at(sl, so, x[1]));
+    _TC_CONV_TRY(tc_reorder_args(sl, tc_axis_of(sl, 0), tc_axis_of(sl, 1), tc_reduce_axis_of(sl, 0), tc_reduce_axis_of(sl, 1),
+                                 tc_axis_of(sl, 2), tc_axis_of(sl, 3)));
+    return tc_pragma(so, c[0], "auto_unroll_max_step", (int)tc_cfg_knob(cfg, "auto_unroll_max_step"));
+}
+
+TECOMP_API tc_result tc_conv2d_depthwise_template(tc_cfg *cfg, const void *task, tc_instance *out) {
+    tc_context *ctx = tc_cfg_context(cfg);
+    tc_conv2d_desc d;
+    _tc_conv_graph g;
+    tc_schedule *s;
+    int p, q;
+    if (!ctx || !out) return ctx ? _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "conv2d_depthwise: NULL argument") : TC_ERROR_INVALID_ARGUMENT;
+    _TC_CONV_TRY(_tc_conv_task(ctx, task, "conv2d_depthwise", &d));
+    if (d.groups != d.c || d.k != d.c)
+        return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT,
+                        "conv2d_depthwise: needs groups == c == k (one filter per channel); the task has groups %d, c %d, k %d", d.groups, d.c, d.k);
+    tc_conv2d_output_size(&d, &p, &q);
+    _TC_CONV_TRY(_tc_conv_depthwise_compute(ctx, &d, p, q, &g));
+    if (!(s = tc_create_schedule(ctx, 1, &g.out))) return _tc_conv_error(ctx);
+    _TC_CONV_TRY(_tc_depthwise_knobs(cfg, &d, p, q));
+    _TC_CONV_TRY(_tc_depthwise_schedule(cfg, s, &g));
+    _tc_conv_instance(&d, s, &g, out);
+    return TC_OK;
+}
+
+// >>conv-choose
+
+TECOMP_API tc_template_fn tc_conv2d_template_for(const tc_conv2d_desc *d, const char **name) {
+    tc_conv2d_desc r;
+    if (name) *name = NULL;
+    if (!d) return NULL;
+    r = _tc_conv_defaults(d);
+    if (r.layout != TC_LAYOUT_NCHW || r.dtype != TC_FLOAT32) return NULL;
+    if (r.groups == r.c && r.k == r.c) {
+        if (name) *name = "conv2d_depthwise";
+        return tc_conv2d_depthwise_template;
+    }
+    if (name) *name = "conv2d_direct";
+    return tc_conv2d_direct_template;
+}
+
+#endif /* TECOMP_IMPLEMENTATION */
