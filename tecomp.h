@@ -7,13 +7,13 @@
    host executor with CUDA semantics.
 
    HOW TO INCLUDE
-       Vendor tecomp.h, tecomp_ir.h, tecomp_sched.h, tecomp_cuda.h and
-       tecomp_space.h. In
-       exactly one C or C++ file:
+       Vendor tecomp.h and the tecomp_*.h modules below. In exactly one C or
+       C++ file, first:
            #define TECOMP_IMPLEMENTATION
            #include "tecomp.h"
        Everywhere else include "tecomp.h" without the define. Link with -lm
-       (and -ldl on glibc older than 2.34). Never link -lcuda or -lnvrtc.
+       and -pthread (and -ldl on glibc older than 2.34). Never link -lcuda or
+       -lnvrtc.
 
    OPTIONS (define before including)
        TECOMP_IMPLEMENTATION  (one file)        compile the implementation
@@ -23,21 +23,28 @@
                                                 threads) when tecomp.h is the file's first
                                                 include; define it yourself otherwise
 
-   MODULES (each one stands alone with the ones to its right)
-       tecomp.h  ->  tecomp_cuda.h  ->  tecomp_sched.h  ->  tecomp_ir.h
-                 ->  tecomp_space.h  ->  tecomp_sched.h
-       umbrella      CUDA emitter,       schedules,          context, arena,
-                     NVRTC + driver      lowering passes,    expressions, tensors,
-                     loader, cubin       host executor       statement IR, simplifier,
-                     cache, timing                           printers, text front-end
-                     (tune: templates and their configuration spaces)
+   MODULES (each includes the ones it needs; the umbrella includes all)
+       tecomp_ir.h       context, arena, expressions, tensors, statement IR,
+                         simplifier, printers, text front-end
+       tecomp_sched.h    schedules, bound inference, lowering passes, host executor
+       tecomp_cuda.h     CUDA emitter, NVRTC + driver loader, cubin cache, timing
+       tecomp_space.h    tuning templates, configuration spaces, trial records
+       tecomp_search.h   tuners: model-based (boosted trees + annealing), random,
+                         grid, genetic
+       tecomp_measure.h  candidates built in parallel threads, timed in worker
+                         processes that survive faulting and hanging kernels
+       tecomp_tune.h     the tuning loop (tc_tune), resume, apply_history_best
+       tecomp_conv.h     conv2d descriptions, host reference, direct and
+                         depthwise templates
 
    WHAT TECOMP DOES NOT DO (yet)
-       Tensorize, float16 CUDA code, and the auto-tuner's tuners, measurement
-       and records are not there yet (templates and configuration spaces are);
-       see README.md. It does not recover a CUDA context after a kernel fault.
-       Memory a context allocates (expressions, schedules, lowered functions)
-       is freed when the context is destroyed, not before.
+       Tensorize and float16 CUDA code; NHWC/HWCN/Winograd conv templates; see
+       README.md. A context does not recover its CUDA context after a kernel
+       fault (the tuner measures in worker processes for that reason).
+       Measuring forks: on Windows the tuner builds in one thread and times in
+       its own process. Memory a context allocates (expressions, schedules,
+       lowered functions) is freed when the context is destroyed, not before
+       (the tuner builds each candidate in a context of its own).
 
    WALKTHROUGH
        tc_context *ctx;

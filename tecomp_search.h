@@ -535,6 +535,8 @@ done:
 #define _TC_MAX_CROSS (_TC_MAX_SPLIT * (_TC_MAX_SPLIT + 1) / 2) /* per split width: one per position, one for the products */
 #define _TC_SAME_SCORE 0.01 /* predictions this close (in units of the best) do not tell configurations apart */
 #define _TC_RECOMBINE 0.5   /* share of annealing steps that take a knob's choice from a good measured configuration */
+#define _TC_STUCK_EXPLORE 0.5 /* share of a batch that explores once half a plan of results brought no new best */
+#define _TC_EXPLORE_FLOOR 0.2 /* exploring picks are configurations the model rates at least this (not failing) */
 
 struct tc_tuner {
     tc_context *ctx;
@@ -564,6 +566,7 @@ struct tc_tuner {
     int split_width[_TC_MAX_KNOBS]; /* 0 for a value knob */
     int cross_width[_TC_MAX_CROSS], cross_pos[_TC_MAX_CROSS];
     float *knob_feat[_TC_MAX_KNOBS]; /* nchoices rows of feat_n[k] */
+    float *scratch;                  /* one feature vector */
     /* model tuner */
     _tc_gbt base, own;   /* base: other tasks' records; own: this task's results, correcting base */
     int has_base, has_own;
@@ -742,7 +745,7 @@ TECOMP_API tc_result tc_tuner_create(tc_context *ctx, const tc_config_space *spa
         t->nchoices[k] = info.nchoices;
         t->radix[k] = k ? t->radix[k - 1] * t->nchoices[k - 1] : 1;
     }
-    if ((r = _tc_tuner_feature_tables(t)) != TC_OK ||
+    if ((r = _tc_tuner_feature_tables(t)) != TC_OK || !(t->scratch = (float *)_tc_malloc(ctx, sizeof(float) * (size_t)t->nfeat + 1)) ||
         (d.kind == TC_TUNER_MODEL && !(t->plan = (int64_t *)_tc_malloc(ctx, sizeof(int64_t) * (size_t)d.plan_size)))) {
         tc_tuner_destroy(t);
         return TC_ERROR_OUT_OF_MEMORY;
@@ -763,6 +766,7 @@ TECOMP_API void tc_tuner_destroy(tc_tuner *t) {
     _tc_free(ctx, t->res_config);
     _tc_free(ctx, t->res_gflops);
     for (k = 0; k < t->nknobs; k++) _tc_free(ctx, t->knob_feat[k]);
+    _tc_free(ctx, t->scratch);
     _tc_gbt_free(ctx, &t->base);
     _tc_gbt_free(ctx, &t->own);
     _tc_free(ctx, t->xfer_x);
@@ -1079,34 +1083,40 @@ static tc_result _tc_model_pick(tc_tuner *t, int *annealed, int64_t *out) {
     }
 }
 
-static int64_t _tc_model_explore(tc_tuner *t, double floor_score) {
-    int64_t ch[_TC_MAX_KNOBS];
-    float x[512];
+/* An exploring pick: a random unvisited configuration that the model does
+   not rate as failing (most of a real space fails: a pick at random would
+   mostly measure nothing). Drawn with replacement, so that the random
+   order of _tc_tuner_draw_random keeps every configuration; -1 after 256
+   misses. */
+static int64_t _tc_model_explore(tc_tuner *t) {
+    int64_t choices[_TC_MAX_KNOBS];
     int tries, k;
     for (tries = 0; tries < 256; tries++) {
         int64_t c;
-        for (k = 0; k < t->nknobs; k++) ch[k] = _tc_rng_below(&t->rng, t->nchoices[k]);
-        c = _tc_tuner_encode(t, ch);
+        for (k = 0; k < t->nknobs; k++) choices[k] = _tc_rng_below(&t->rng, t->nchoices[k]);
+        c = _tc_tuner_encode(t, choices);
         if (_tc_imap_has(&t->visited, c)) continue;
-        _tc_tuner_features(t, ch, x);
-        if (_tc_model_score(t, x) >= floor_score) return c;
+        _tc_tuner_features(t, choices, t->scratch);
+        if (_tc_model_score(t, t->scratch) >= _TC_EXPLORE_FLOOR) return c;
     }
     return -1;
 }
 
+/* The plan first, a share epsilon at random. Once half a plan of results
+   has brought no new best, the model is exploiting a plateau it cannot see
+   past (it never rates unmeasured regions above what it was shown), so half
+   of each batch explores instead, until the best rises again. */
 static int _tc_model_next_batch(tc_tuner *t, int max, int64_t *out) {
-    int n = 0, annealed = 0;
-    static int stag = -1; static double eps2 = 0, filt = 0;
-    if (stag < 0) { stag = getenv("STAG") ? atoi(getenv("STAG")) : 0; eps2 = getenv("EPS2") ? atof(getenv("EPS2")) : 0; filt = getenv("FILT") ? atof(getenv("FILT")) : 0; }
+    int n = 0, annealed = 0, stuck_after = t->desc.plan_size / 2 > 8 ? t->desc.plan_size / 2 : 8;
     while (n < max) {
         int64_t c = -1;
         tc_result r = TC_OK;
-        int stuck = stag > 0 && t->nresults - t->best_at >= stag;
-        double eps = stuck ? eps2 : t->desc.epsilon;
+        int has_model, stuck = t->nresults - t->best_at >= stuck_after;
         /* refreshed before asking whether there is a model: results may have just made one */
         if (_tc_model_refresh(t) != TC_OK) return -1;
-        if ((t->has_own || t->has_base) && _tc_rng_unit(&t->rng) >= eps) r = _tc_model_pick(t, &annealed, &c);
-        else if ((t->has_own || t->has_base) && stuck) c = _tc_model_explore(t, filt);
+        has_model = t->has_own || t->has_base;
+        if (has_model && _tc_rng_unit(&t->rng) >= (stuck ? _TC_STUCK_EXPLORE : t->desc.epsilon)) r = _tc_model_pick(t, &annealed, &c);
+        else if (has_model && stuck) c = _tc_model_explore(t);
         if (r == TC_OK && c < 0) r = _tc_tuner_draw_random(t, &c);
         if (r != TC_OK || (c >= 0 && _tc_tuner_propose(t, c, out, &n) != TC_OK)) return -1;
         if (c < 0) break;
@@ -1364,7 +1374,6 @@ done:
 
 TECOMP_API tc_result tc_tuner_predict(tc_tuner *t, int n, const int64_t *configs, double *out) {
     int64_t choices[_TC_MAX_KNOBS];
-    float *x;
     int i;
     tc_result r;
     if (!t) return TC_ERROR_INVALID_ARGUMENT;
@@ -1374,13 +1383,11 @@ TECOMP_API tc_result tc_tuner_predict(tc_tuner *t, int n, const int64_t *configs
             return _tc_fail(t->ctx, TC_ERROR_INVALID_ARGUMENT, "tc_tuner_predict: configuration %lld is outside the space (len=%lld)",
                             (long long)configs[i], (long long)t->size);
     if (t->desc.kind == TC_TUNER_MODEL && (r = _tc_model_refresh(t)) != TC_OK) return r;
-    if (!(x = (float *)_tc_malloc(t->ctx, sizeof(float) * (size_t)t->nfeat + 1))) return TC_ERROR_OUT_OF_MEMORY;
     for (i = 0; i < n; i++) {
         _tc_tuner_decode(t, configs[i], choices);
-        _tc_tuner_features(t, choices, x);
-        out[i] = _tc_model_score(t, x);
+        _tc_tuner_features(t, choices, t->scratch);
+        out[i] = _tc_model_score(t, t->scratch);
     }
-    _tc_free(t->ctx, x);
     return TC_OK;
 }
 
