@@ -24,14 +24,21 @@
        tc_tuner_destroy(t);
 
    THE TUNERS
-       model    (default) boosted regression trees over knob values predict
-                each configuration's GFLOPS relative to the best measured;
-                they are refitted whenever new results came in, and
-                simulated annealing over them picks the plan_size unmeasured
-                configurations they rate best. A share epsilon of every batch
-                is random, and so is everything before the model has data.
-                Records of other tasks of the same template can warm it
-                (tc_tuner_transfer). AutoTVM's XGBTuner with its
+       model    (default) boosted regression trees predict each
+                configuration's GFLOPS relative to the best measured, from
+                knob values (log2 split sizes) and from their sums across the
+                splits (log2 threads per block, work per thread, ...). They
+                are refitted whenever new results came in; simulated
+                annealing over them (one knob per step, half the time taken
+                from a good measured configuration) picks the plan_size
+                unmeasured configurations they rate best, skipping ones the
+                model cannot tell from a measured neighbour. A share epsilon
+                of every batch is random, and so is everything before the
+                model has data; once half a plan of results brought no new
+                best, half of each batch explores configurations the model
+                does not expect to fail. Records of other tasks of the same
+                template warm it (tc_tuner_transfer), weighted by how well
+                they explain this task's results. AutoTVM's XGBTuner with its
                 SimulatedAnnealingOptimizer, without XGBoost.
        random   uniform without repetition (a lazily shuffled order of the
                 whole space), so that it exhausts even a tiny space exactly.
@@ -560,7 +567,8 @@ struct tc_tuner {
     _tc_imap measured; /* configuration -> its best result's position */
     _tc_imap near;     /* model: (configuration with one or two knobs blanked, which) -> the best result's position there */
     /* features: knob k's choices give features feat_at[k] .. feat_at[k] + feat_n[k] - 1;
-       then cross features from nknob_feat on, each a (split width, position) pair */
+       then cross features from nknob_feat on, each a split width and a position
+       (0: the product of the inner sizes) summed over the splits of that width */
     int nfeat, nknob_feat, ncross;
     int feat_at[_TC_MAX_KNOBS], feat_n[_TC_MAX_KNOBS];
     int split_width[_TC_MAX_KNOBS]; /* 0 for a value knob */
@@ -637,8 +645,10 @@ static int _tc_knob_features(int is_split, int width, const int64_t *values, flo
    bind the same position of every split of one arity to the same level
    (blockIdx, vthread, threadIdx, inner loop; outer, middle, inner of a
    reduction), so the sum of log2 sizes at one position over those knobs is
-   log2 of threads per block, virtual threads, work per thread: the products
-   GPU limits and speed hang on, which trees cannot form from one knob each. */
+   log2 of threads per block, virtual threads, work per thread, and the sum
+   of their products (position 0) log2 of the work per block, which sets the
+   number of blocks: the products GPU limits and speed hang on, which trees
+   cannot form from one knob at a time. */
 static void _tc_tuner_cross_features(const tc_tuner *t, float *x) {
     int i, k;
     for (i = 0; i < t->ncross; i++) {
