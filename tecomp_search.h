@@ -1,9 +1,9 @@
 /* tecomp_search.h - tuners: which configurations of a space to measure next
    (a cost model searched by simulated annealing, random, grid, genetic).   v0.1
 
-   Part of tecomp (see tecomp.h); needs tecomp_space.h, which it includes.
-   Include it after "tecomp.h"; define TECOMP_IMPLEMENTATION in one file as
-   for every module.
+   Part of tecomp (see tecomp.h, which includes it); on its own it needs
+   tecomp_space.h, which it includes. Define TECOMP_IMPLEMENTATION in one
+   file as for every module.
 
    A tuner proposes configuration indices of a tc_config_space and learns
    from their measured GFLOPS, AutoTVM style:
