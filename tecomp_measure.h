@@ -220,6 +220,12 @@ static tc_result _tc_plan_of(tc_context *ctx, const tc_func *f, _tc_plan *plan) 
     return TC_OK;
 }
 
+/* A target as records spell it: "cuda -arch=sm_90 -device=NAME", or "host" (info NULL). */
+static void _tc_target_of(const tc_device_info *info, char *out, size_t cap) {
+    if (info) snprintf(out, cap, "cuda -arch=sm_%d -device=%s", info->sm_major * 10 + info->sm_minor, info->name);
+    else snprintf(out, cap, "host");
+}
+
 // >>measure-build
 
 /* Build one candidate in its own context: instantiate, lower (the verifier
@@ -490,6 +496,21 @@ typedef struct _tc_reply {
     int workers;              /* from the supervisor: CUDA workers it has started */
 } _tc_reply;
 
+static void _tc_reply_from(_tc_reply *reply, const tc_measure_result *res) {
+    memset(reply, 0, sizeof *reply);
+    reply->error = res->error;
+    memcpy(reply->message, res->message, sizeof reply->message);
+    reply->ncosts = res->ncosts;
+    memcpy(reply->costs, res->costs, sizeof reply->costs);
+}
+
+static void _tc_result_from(tc_measure_result *res, const _tc_reply *reply) {
+    res->error = reply->error;
+    memcpy(res->message, reply->message, sizeof reply->message);
+    res->ncosts = reply->ncosts;
+    memcpy(res->costs, reply->costs, sizeof reply->costs);
+}
+
 /* The GPU worker: open the device, then load and time each plan sent until
    the socket closes. After a CUDA error it answers and quits: the error may
    have poisoned its context, and a fresh worker is cheap. */
@@ -518,11 +539,7 @@ static void _tc_gpu_worker_main(int fd, int device) {
         memset(&res, 0, sizeof res);
         _tc_gpu_run(ctx, &bufs, &plan, cubin, &res);
         free(cubin);
-        memset(&reply, 0, sizeof reply);
-        reply.error = res.error;
-        memcpy(reply.message, res.message, sizeof reply.message);
-        reply.ncosts = res.ncosts;
-        memcpy(reply.costs, res.costs, sizeof reply.costs);
+        _tc_reply_from(&reply, &res);
         if (!_tc_send_all(fd, &reply, sizeof reply) || reply.error == TC_ERROR_CUDA) break;
     }
     /* The process ends with _exit: the driver tears the context down. */
@@ -705,10 +722,7 @@ static void _tc_worker_run(tc_measurer *m, _tc_candidate *c) {
         _tc_result_fail(c->res, TC_ERROR_CUDA, "the measuring process stopped answering; it will be restarted");
         return;
     }
-    c->res->error = reply.error;
-    memcpy(c->res->message, reply.message, sizeof reply.message);
-    c->res->ncosts = reply.ncosts;
-    memcpy(c->res->costs, reply.costs, sizeof reply.costs);
+    _tc_result_from(c->res, &reply);
     m->workers_started = reply.workers;
 }
 
@@ -723,12 +737,8 @@ static void _tc_host_child(int fd, void *arg) {
     tc_measure_result res;
     _tc_reply reply;
     memset(&res, 0, sizeof res);
-    memset(&reply, 0, sizeof reply);
     _tc_host_run_timed(job->ctx, job->f, job->repeat, &res);
-    reply.error = res.error;
-    memcpy(reply.message, res.message, sizeof reply.message);
-    reply.ncosts = res.ncosts;
-    memcpy(reply.costs, res.costs, sizeof reply.costs);
+    _tc_reply_from(&reply, &res);
     _tc_send_all(fd, &reply, sizeof reply);
 }
 
@@ -751,10 +761,7 @@ static void _tc_host_run_forked(tc_measurer *m, _tc_candidate *c) {
                         got < 0 ? "the run went past the timeout; its process was killed" : "the process running the candidate died");
         return;
     }
-    c->res->error = reply.error;
-    memcpy(c->res->message, reply.message, sizeof reply.message);
-    c->res->ncosts = reply.ncosts;
-    memcpy(c->res->costs, reply.costs, sizeof reply.costs);
+    _tc_result_from(c->res, &reply);
 }
 #endif /* _TC_HAVE_FORK */
 
@@ -774,10 +781,8 @@ static void _tc_run_candidate(tc_measurer *m, _tc_candidate *c, _tc_gpu_buffers 
     else _tc_host_run_timed(c->ctx, c->f, m->desc.repeat, c->res);
     c->res->run_s = _tc_now_s() - t0;
     if (c->res->error == TC_OK && c->res->ncosts > 0 && c->flops > 0) {
-        double sum = 0;
-        int k;
-        for (k = 0; k < c->res->ncosts; k++) sum += c->res->costs[k];
-        c->res->gflops = sum > 0 ? c->flops / (sum / c->res->ncosts) * 1e-9 : 0;
+        double cost = _tc_mean_cost(c->res->costs, c->res->ncosts);
+        c->res->gflops = cost > 0 ? c->flops / cost * 1e-9 : 0;
     }
 }
 
@@ -820,8 +825,7 @@ static tc_result _tc_measurer_open(tc_measurer *m) {
     m->nvrtc = tc_nvrtc_init(m->ctx, NULL) == TC_OK;
     if (m->on_gpu && !m->nvrtc) return _tc_fail(m->ctx, TC_ERROR_NO_CUDA, "the GPU is there but NVRTC is not: %s", tc_last_error(m->ctx));
     tc_clear_error(m->ctx);
-    if (m->on_gpu) snprintf(m->target, sizeof m->target, "cuda -arch=sm_%d -device=%s", m->arch, m->device.name);
-    else snprintf(m->target, sizeof m->target, "host");
+    _tc_target_of(m->on_gpu ? &m->device : NULL, m->target, sizeof m->target);
     return TC_OK;
 }
 

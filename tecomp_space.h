@@ -548,12 +548,15 @@ TECOMP_API tc_context *tc_space_context(const tc_config_space *space) { return s
 
 // >>records
 
-static double _tc_record_mean(const tc_record *r) {
+/* The mean of n costs; 0 when there are none. */
+static double _tc_mean_cost(const double *costs, int n) {
     double sum = 0;
     int k;
-    for (k = 0; k < r->ncosts; k++) sum += r->costs[k];
-    return r->ncosts ? sum / r->ncosts : HUGE_VAL;
+    for (k = 0; k < n; k++) sum += costs[k];
+    return n ? sum / n : 0;
 }
+
+static double _tc_record_mean(const tc_record *r) { return r->ncosts ? _tc_mean_cost(r->costs, r->ncosts) : HUGE_VAL; }
 
 /* A string as JSON: quotes and backslashes escaped, control bytes dropped. */
 static void _tc_json_string(tc_str *s, const char *text) {

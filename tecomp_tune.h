@@ -126,13 +126,6 @@ static int _tc_record_matches(const tc_record *r, const tc_tune_desc *d, const c
     return 1;
 }
 
-static double _tc_mean_cost(const double *costs, int n) {
-    double sum = 0;
-    int k;
-    for (k = 0; k < n; k++) sum += costs[k];
-    return n ? sum / n : 0;
-}
-
 /* Count one finished trial (measured now or read back) toward the best. */
 static void _tc_tuning_count(_tc_tuning *t, int64_t config, tc_result error, double cost, double gflops) {
     tc_tune_result *o = t->out;
@@ -356,13 +349,11 @@ TECOMP_API tc_result tc_tune(tc_context *ctx, const tc_config_space *space, cons
 
 TECOMP_API const char *tc_target_string(tc_context *ctx) {
     tc_device_info info;
-    tc_str s;
-    if (!ctx) return "host";
-    if (!tc_cuda_available(ctx)) return "host";
+    char target[320];
+    if (!ctx || !tc_cuda_available(ctx)) return "host";
     tc_device_info_get(ctx, &info);
-    tc_str_init(&s, ctx);
-    tc_str_printf(&s, "cuda -arch=sm_%d -device=%s", info.sm_major * 10 + info.sm_minor, info.name);
-    return _tc_str_keep(&s);
+    _tc_target_of(&info, target, sizeof target);
+    return _tc_strdup(ctx, target);
 }
 
 TECOMP_API tc_result tc_apply_history_best(tc_context *ctx, const tc_config_space *space, const char *records,
