@@ -35,7 +35,8 @@
 #ifndef TECOMP_CONV_H
 #define TECOMP_CONV_H
 
-#include "tecomp_space.h"
+#include <stdio.h>
+#include "tecomp_tune.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -92,6 +93,46 @@ TECOMP_API tc_result tc_conv2d_depthwise_template(tc_cfg *cfg, const void *task,
    groups == c == k, direct otherwise; NULL (and name NULL) when none does
    (a layout other than NCHW, a dtype other than float32). */
 TECOMP_API tc_template_fn tc_conv2d_template_for(const tc_conv2d_desc *d, const char **name);
+
+// >>api-conv-kernel
+
+/* The call an engine makes, cuDNN-like: describe a convolution, get the
+   best kernel known for this GPU (from the records, or tuned now) and
+   launch it. Zero fields take the defaults. */
+typedef struct tc_conv2d_kernel_desc {
+    tc_conv2d_desc conv;
+    const char *records;      /* tuning records, read and extended; NULL: conv2d.jsonl in the cubin cache's folder */
+    int tune_trials;          /* tune now until the records hold this many trials of the shape on this GPU; 0: never */
+    tc_tuner_kind tuner;      /* 0: model-based */
+    FILE *log;                /* tuning progress; NULL: quiet */
+} tc_conv2d_kernel_desc;
+
+typedef struct tc_conv2d_kernel tc_conv2d_kernel;
+
+typedef struct tc_conv2d_kernel_info {
+    const char *task;         /* the template: "conv2d_direct", "conv2d_depthwise" */
+    int64_t config;           /* its configuration */
+    double cost_s;            /* the recorded seconds per run; 0 when none was measured */
+    int trials_run;           /* trials this call measured */
+    int on_gpu;               /* 0: no GPU here, only tc_conv2d_kernel_run_host runs it */
+    int from_index;           /* loaded from the records' index: no records read, nothing lowered or compiled */
+} tc_conv2d_kernel_info;
+
+/* Tuning (when asked) happens before this process touches the GPU, so that
+   a faulting candidate cannot take it down: create kernels before other
+   CUDA work. The best record's kernel is then loaded (tc_tuned_kernel_load:
+   well under a millisecond once it is in the index). Without a GPU, the
+   kernel runs on the host executor: the best configuration recorded on any
+   device, else the first one that lowers. TC_ERROR_INVALID_ARGUMENT with a
+   message for a bad description or records without a successful trial. */
+TECOMP_API tc_result tc_conv2d_kernel_create(tc_context *ctx, const tc_conv2d_kernel_desc *desc, tc_conv2d_kernel **out);
+/* On the GPU, default stream, not synchronised: device buffers laid out as
+   the description says (NCHW data, KCRS weights, NKPQ output). */
+TECOMP_API tc_result tc_conv2d_kernel_launch(tc_context *ctx, const tc_conv2d_kernel *k, tc_devptr input, tc_devptr weight, tc_devptr output);
+/* The same kernel on the host executor, on host buffers (lowered on first use). */
+TECOMP_API tc_result tc_conv2d_kernel_run_host(tc_context *ctx, tc_conv2d_kernel *k, const float *input, const float *weight, float *output);
+TECOMP_API void tc_conv2d_kernel_info_get(const tc_conv2d_kernel *k, tc_conv2d_kernel_info *out);
+TECOMP_API void tc_conv2d_kernel_destroy(tc_context *ctx, tc_conv2d_kernel *k); /* NULL is ignored */
 
 #ifdef __cplusplus
 } /* extern "C" */
@@ -621,6 +662,168 @@ TECOMP_API tc_template_fn tc_conv2d_template_for(const tc_conv2d_desc *d, const 
     }
     if (name) *name = "conv2d_direct";
     return tc_conv2d_direct_template;
+}
+
+// >>conv-kernel
+
+struct tc_conv2d_kernel {
+    tc_conv2d_desc conv;      /* resolved; the space's task */
+    tc_template_fn fn;
+    tc_config_space *space;   /* made when first needed (an index hit needs none) */
+    int nargs;
+    int64_t args[16];
+    tc_tuned_kernel *gpu;     /* NULL without a GPU */
+    const tc_func *host;      /* lowered for the host executor on first use */
+    tc_conv2d_kernel_info info;
+};
+
+static tc_result _tc_conv_kernel_space(tc_context *ctx, tc_conv2d_kernel *k) {
+    return k->space ? TC_OK : tc_space_create(ctx, k->fn, &k->conv, &k->space);
+}
+
+/* The records path: the caller's, or conv2d.jsonl in the cubin cache's folder. */
+static tc_result _tc_conv_kernel_records(tc_context *ctx, const char *given, const char **out) {
+    char dir[_TC_PATH_CAP];
+    if (given) {
+        *out = given;
+        return TC_OK;
+    }
+    if (!_tc_cache_dir(ctx, dir, sizeof dir) || !_tc_mkdirs(dir))
+        return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_conv2d_kernel_create: no records file given and no cache folder to keep one in");
+    if (strlen(dir) + sizeof "/conv2d.jsonl" > sizeof dir)
+        return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_conv2d_kernel_create: the cache folder's path is too long");
+    strcat(dir, "/conv2d.jsonl");
+    return (*out = _tc_strdup(ctx, dir)) != NULL ? TC_OK : TC_ERROR_OUT_OF_MEMORY;
+}
+
+/* Tune until the records hold tune_trials trials of the shape (tc_tune
+   resumes from them, so a shape tuned before costs only the check). No
+   GPU is not an error: the kernel then runs on the host. */
+static tc_result _tc_conv_kernel_tune(tc_context *ctx, tc_conv2d_kernel *k, const tc_conv2d_kernel_desc *desc, const char *records) {
+    tc_tune_desc td;
+    tc_tune_result res;
+    tc_result r;
+    memset(&td, 0, sizeof td);
+    td.task_name = k->info.task;
+    td.nargs = k->nargs;
+    memcpy(td.args, k->args, sizeof td.args);
+    td.n_trial = desc->tune_trials;
+    td.records = records;
+    td.log = desc->log;
+    td.tuner.kind = desc->tuner;
+    td.measure.where = TC_MEASURE_GPU;
+    r = tc_tune(ctx, k->space, &td, &res);
+    k->info.trials_run = res.trials;
+    if (r == TC_ERROR_NO_CUDA || r == TC_ERROR_NO_DEVICE) return tc_clear_error(ctx), TC_OK;
+    return r;
+}
+
+/* Without a GPU: the best configuration recorded on any device, else the
+   first that lowers (tried in a scratch context, so failures leave nothing). */
+static int64_t _tc_conv_kernel_host_config(tc_context *ctx, tc_conv2d_kernel *k, const char *records) {
+    tc_record *recs = NULL;
+    tc_context *scratch = NULL;
+    int n = 0, best;
+    int64_t c, size = tc_space_size(k->space);
+    if (tc_records_load(ctx, records, &recs, &n) == TC_OK &&
+        (best = tc_records_best(recs, n, k->info.task, k->nargs, k->args, NULL)) >= 0 && recs[best].config < size) {
+        k->info.cost_s = _tc_mean_cost(recs[best].costs, recs[best].ncosts);
+        return recs[best].config;
+    }
+    tc_clear_error(ctx);
+    for (c = 0; c < size && c < 100000; c++) {
+        tc_instance inst;
+        const tc_func *f;
+        int ok;
+        if (tc_create_context(NULL, &scratch) != TC_OK) return -1;
+        ok = tc_space_instantiate_in(k->space, scratch, c, &inst) == TC_OK &&
+             tc_lower(inst.schedule, inst.nargs, inst.args, "probe", NULL, &f) == TC_OK;
+        tc_destroy_context(scratch);
+        if (ok) return c;
+    }
+    return -1;
+}
+
+TECOMP_API tc_result tc_conv2d_kernel_create(tc_context *ctx, const tc_conv2d_kernel_desc *desc, tc_conv2d_kernel **out) {
+    tc_conv2d_kernel *k;
+    const char *records = NULL;
+    tc_result r;
+    if (!ctx) return TC_ERROR_INVALID_ARGUMENT;
+    if (!desc || !out) return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_conv2d_kernel_create: NULL argument");
+    *out = NULL;
+    if (desc->tune_trials < 0) return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_conv2d_kernel_create: tune_trials must not be negative");
+    if (!(k = (tc_conv2d_kernel *)_tc_malloc(ctx, sizeof *k))) return TC_ERROR_OUT_OF_MEMORY;
+    memset(k, 0, sizeof *k);
+    k->info.config = -1;
+    r = tc_conv2d_resolve(ctx, &desc->conv, &k->conv);
+    if (r == TC_OK && !(k->fn = tc_conv2d_template_for(&k->conv, &k->info.task)))
+        r = _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_conv2d_kernel_create: no template builds %s %s convolutions yet",
+                     tc_layout_name(k->conv.layout), tc_dtype_name(k->conv.dtype));
+    k->nargs = tc_conv2d_task_args(&k->conv, k->args);
+    if (r == TC_OK) r = _tc_conv_kernel_records(ctx, desc->records, &records);
+    /* Tuning comes first, before CUDA starts in this process (tc_tune times
+       in this process, with a warning, when it has started); a shape
+       already in the records' index was tuned before and is not tuned again. */
+    if (r == TC_OK && desc->tune_trials > 0 && !_tc_index_has(ctx, records, k->info.task, k->nargs, k->args)) {
+        if ((r = _tc_conv_kernel_space(ctx, k)) == TC_OK) r = _tc_conv_kernel_tune(ctx, k, desc, records);
+    }
+    if (r == TC_OK && tc_cuda_available(ctx)) {
+        r = tc_tuned_kernel_load(ctx, NULL, records, k->info.task, k->nargs, k->args, &k->gpu);
+        if (r != TC_OK && (r = _tc_conv_kernel_space(ctx, k)) == TC_OK) {
+            tc_clear_error(ctx);
+            r = tc_tuned_kernel_load(ctx, k->space, records, k->info.task, k->nargs, k->args, &k->gpu);
+        }
+        if (r == TC_OK) {
+            tc_tuned_kernel_info ki;
+            tc_tuned_kernel_info_get(k->gpu, &ki);
+            k->info.config = ki.config, k->info.cost_s = ki.cost_s, k->info.from_index = ki.from_index, k->info.on_gpu = 1;
+        }
+    } else if (r == TC_OK && (r = _tc_conv_kernel_space(ctx, k)) == TC_OK) {
+        if ((k->info.config = _tc_conv_kernel_host_config(ctx, k, records)) < 0)
+            r = _tc_fail(ctx, TC_ERROR_LOWER, "tc_conv2d_kernel_create: no configuration of %s lowers for this shape", k->info.task);
+    }
+    if (r != TC_OK) {
+        tc_conv2d_kernel_destroy(ctx, k);
+        return r;
+    }
+    *out = k;
+    return TC_OK;
+}
+
+TECOMP_API tc_result tc_conv2d_kernel_launch(tc_context *ctx, const tc_conv2d_kernel *k, tc_devptr input, tc_devptr weight, tc_devptr output) {
+    tc_devptr args[3];
+    if (!ctx) return TC_ERROR_INVALID_ARGUMENT;
+    if (!k) return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_conv2d_kernel_launch: NULL kernel");
+    if (!k->gpu) return _tc_fail(ctx, TC_ERROR_NO_DEVICE, "tc_conv2d_kernel_launch: the kernel was made without a GPU; use tc_conv2d_kernel_run_host");
+    args[0] = input, args[1] = weight, args[2] = output;
+    return tc_tuned_kernel_launch(ctx, k->gpu, args);
+}
+
+TECOMP_API tc_result tc_conv2d_kernel_run_host(tc_context *ctx, tc_conv2d_kernel *k, const float *input, const float *weight, float *output) {
+    void *args[3];
+    tc_result r;
+    if (!ctx) return TC_ERROR_INVALID_ARGUMENT;
+    if (!k || !input || !weight || !output) return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_conv2d_kernel_run_host: NULL argument");
+    if (!k->host) {
+        tc_instance inst;
+        if ((r = _tc_conv_kernel_space(ctx, k)) != TC_OK || (r = tc_space_instantiate(k->space, k->info.config, &inst)) != TC_OK ||
+            (r = tc_lower(inst.schedule, inst.nargs, inst.args, k->info.task, NULL, &k->host)) != TC_OK)
+            return r;
+    }
+    args[0] = (void *)input, args[1] = (void *)weight, args[2] = output;
+    return tc_host_run(ctx, k->host, args, NULL);
+}
+
+TECOMP_API void tc_conv2d_kernel_info_get(const tc_conv2d_kernel *k, tc_conv2d_kernel_info *out) {
+    if (!out) return;
+    if (k) *out = k->info;
+    else memset(out, 0, sizeof *out), out->config = -1;
+}
+
+TECOMP_API void tc_conv2d_kernel_destroy(tc_context *ctx, tc_conv2d_kernel *k) {
+    if (!ctx || !k) return;
+    tc_tuned_kernel_destroy(ctx, k->gpu);
+    _tc_free(ctx, k);
 }
 
 #endif /* TECOMP_IMPLEMENTATION */

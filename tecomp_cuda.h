@@ -1095,6 +1095,18 @@ static tc_result _tc_nvrtc_compile(tc_context *ctx, const _tc_cuda_state *st, co
     return r;
 }
 
+/* Where the disk cache keeps (or will keep) the cubin of these inputs, in
+   dir (the folder) and path; 0 when the cache is off. NVRTC must be loaded
+   (its version is part of the key). */
+static int _tc_cubin_cache_path(tc_context *ctx, const char *source, const char *program_name, int arch, int nopts,
+                                const char *const *opts, char dir[_TC_PATH_CAP], char path[_TC_PATH_CAP + 64]) {
+    const _tc_cuda_state *st = (const _tc_cuda_state *)ctx->cuda;
+    if (!st || !_tc_cache_dir(ctx, dir, _TC_PATH_CAP)) return 0;
+    snprintf(path, _TC_PATH_CAP + 64, "%s/%016llx.sm%d.cubin", dir,
+             (unsigned long long)_tc_cubin_key(st, source, program_name, arch, nopts, opts), arch);
+    return 1;
+}
+
 TECOMP_API tc_result tc_cuda_compile(tc_context *ctx, const char *source, const char *program_name, int arch,
                                      int nopts, const char *const *opts, tc_cubin *out) {
     char dir[_TC_PATH_CAP], path[_TC_PATH_CAP + 64];
@@ -1110,12 +1122,8 @@ TECOMP_API tc_result tc_cuda_compile(tc_context *ctx, const char *source, const 
     st = (const _tc_cuda_state *)ctx->cuda;
     if (!program_name) program_name = "tecomp.cu";
     if (!arch) arch = tc_cuda_arch(ctx);
-    cached = _tc_cache_dir(ctx, dir, sizeof dir);
-    if (cached) {
-        snprintf(path, sizeof path, "%s/%016llx.sm%d.cubin", dir,
-                 (unsigned long long)_tc_cubin_key(st, source, program_name, arch, nopts, opts), arch);
-        if (_tc_cache_read(ctx, path, out)) return TC_OK;
-    }
+    cached = _tc_cubin_cache_path(ctx, source, program_name, arch, nopts, opts, dir, path);
+    if (cached && _tc_cache_read(ctx, path, out)) return TC_OK;
     r = _tc_nvrtc_compile(ctx, st, source, program_name, arch, nopts, opts, out);
     if (r == TC_OK && cached) _tc_cache_write(ctx, dir, path, out);
     return r;

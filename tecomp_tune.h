@@ -88,6 +88,37 @@ typedef struct tc_best {
 TECOMP_API tc_result tc_apply_history_best(tc_context *ctx, const tc_config_space *space, const char *records,
                                            const char *task_name, int nargs, const int64_t *args, tc_best *out);
 
+// >>api-tuned-kernel
+
+/* A tuned kernel without its IR: the loaded module and how to launch it,
+   what an engine keeps once it has started. */
+typedef struct tc_tuned_kernel tc_tuned_kernel;
+
+typedef struct tc_tuned_kernel_info {
+    int64_t config;           /* the configuration's index in its space */
+    double cost_s;            /* its recorded time */
+    int from_index;           /* 1: found in the index, without reading the records or lowering */
+    int nparams;              /* buffers tc_tuned_kernel_launch takes */
+} tc_tuned_kernel_info;
+
+/* The best kernel a records file holds for a task on this GPU, loaded and
+   ready to launch. Beside the records it keeps an index (the records path
+   + ".best") of the kernels it loaded: configuration, launch shape and
+   the cubin cache's file, valid while the records file stays as it was
+   (size and time). A kernel found there loads in well under a millisecond,
+   without reading the records, lowering or compiling; otherwise it is
+   built as tc_apply_history_best builds it (in ctx's arena) and added to
+   the index. space may be NULL when the index is expected to hold the
+   kernel (TC_ERROR_INVALID_ARGUMENT with a message when it does not).
+   Without a GPU: TC_ERROR_NO_CUDA or TC_ERROR_NO_DEVICE. */
+TECOMP_API tc_result tc_tuned_kernel_load(tc_context *ctx, const tc_config_space *space, const char *records, const char *task_name,
+                                          int nargs, const int64_t *args, tc_tuned_kernel **out);
+/* Launch on the default stream: args[k] is the device buffer of the
+   template's k-th tensor. Does not synchronise. */
+TECOMP_API tc_result tc_tuned_kernel_launch(tc_context *ctx, const tc_tuned_kernel *k, const tc_devptr *args);
+TECOMP_API void tc_tuned_kernel_info_get(const tc_tuned_kernel *k, tc_tuned_kernel_info *out);
+TECOMP_API void tc_tuned_kernel_destroy(tc_context *ctx, tc_tuned_kernel *k); /* NULL is ignored */
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif
@@ -100,7 +131,9 @@ TECOMP_API tc_result tc_apply_history_best(tc_context *ctx, const tc_config_spac
 #define TECOMP_TUNE_IMPL_DONE
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 // >>tune-state
@@ -356,19 +389,14 @@ TECOMP_API const char *tc_target_string(tc_context *ctx) {
     return _tc_strdup(ctx, target);
 }
 
-TECOMP_API tc_result tc_apply_history_best(tc_context *ctx, const tc_config_space *space, const char *records,
-                                           const char *task_name, int nargs, const int64_t *args, tc_best *out) {
+/* The best successful record of a task on target, instantiated and lowered
+   in ctx: what tc_apply_history_best and tc_tuned_kernel_load build. */
+static tc_result _tc_history_best_lowered(tc_context *ctx, const tc_config_space *space, const char *records, const char *task_name,
+                                          int nargs, const int64_t *args, const char *target, tc_best *out) {
     tc_record *recs = NULL;
     tc_lower_desc ld;
-    const char *target;
     int n = 0, best;
     tc_result r;
-    if (!ctx) return TC_ERROR_INVALID_ARGUMENT;
-    if (!space || !records || !task_name || !out || nargs < 0 || (nargs && !args))
-        return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_apply_history_best: NULL or bad argument");
-    memset(out, 0, sizeof *out);
-    out->config = -1;
-    target = tc_target_string(ctx);
     if ((r = tc_records_load(ctx, records, &recs, &n)) != TC_OK) return r;
     best = tc_records_best(recs, n, task_name, nargs, args, target);
     if (best < 0 || recs[best].config >= tc_space_size(space))
@@ -378,9 +406,354 @@ TECOMP_API tc_result tc_apply_history_best(tc_context *ctx, const tc_config_spac
     memset(&ld, 0, sizeof ld);
     tc_gpu_limits_get(ctx, &ld.limits);
     if ((r = tc_space_instantiate_in(space, ctx, out->config, &out->instance)) != TC_OK) return r;
-    if ((r = tc_lower(out->instance.schedule, out->instance.nargs, out->instance.args, task_name, &ld, &out->func)) != TC_OK) return r;
+    return tc_lower(out->instance.schedule, out->instance.nargs, out->instance.args, task_name, &ld, &out->func);
+}
+
+TECOMP_API tc_result tc_apply_history_best(tc_context *ctx, const tc_config_space *space, const char *records,
+                                           const char *task_name, int nargs, const int64_t *args, tc_best *out) {
+    const char *target;
+    tc_result r;
+    if (!ctx) return TC_ERROR_INVALID_ARGUMENT;
+    if (!space || !records || !task_name || !out || nargs < 0 || (nargs && !args))
+        return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_apply_history_best: NULL or bad argument");
+    memset(out, 0, sizeof *out);
+    out->config = -1;
+    target = tc_target_string(ctx);
+    if ((r = _tc_history_best_lowered(ctx, space, records, task_name, nargs, args, target, out)) != TC_OK) return r;
     if (strcmp(target, "host") != 0) r = tc_cuda_build(ctx, out->func, &out->cuda);
     return r;
+}
+
+// >>tune-kernel
+
+struct tc_tuned_kernel {
+    _tc_plan plan;            /* launch shapes and buffer sizes: params first, then temporaries */
+    int nparams;
+    tc_cuda_module *module;
+    tc_cuda_function *fns[_TC_PLAN_KERNELS];
+    tc_devptr temps[_TC_PLAN_BUFFERS]; /* the global temporaries, owned */
+    tc_tuned_kernel_info info;
+};
+
+TECOMP_API void tc_tuned_kernel_destroy(tc_context *ctx, tc_tuned_kernel *k) {
+    int j;
+    if (!ctx || !k) return;
+    for (j = k->nparams; j < k->plan.nbufs; j++) tc_cuda_free(ctx, k->temps[j - k->nparams]);
+    if (k->module) tc_cuda_module_unload(ctx, k->module);
+    _tc_free(ctx, k);
+}
+
+/* A kernel from its launch plan and cubin: loaded, its temporaries allocated. */
+static tc_result _tc_tuned_kernel_create(tc_context *ctx, const _tc_plan *plan, int nparams, const tc_cubin *bin, tc_tuned_kernel **out) {
+    tc_tuned_kernel *k = (tc_tuned_kernel *)_tc_malloc(ctx, sizeof *k);
+    tc_result r = TC_OK;
+    int j;
+    if (!k) return TC_ERROR_OUT_OF_MEMORY;
+    memset(k, 0, sizeof *k);
+    k->plan = *plan;
+    k->nparams = k->info.nparams = nparams;
+    r = tc_cuda_module_load(ctx, bin, &k->module);
+    for (j = 0; j < plan->nkernels && r == TC_OK; j++) r = tc_cuda_get_function(ctx, k->module, plan->kernels[j].name, &k->fns[j]);
+    for (j = nparams; j < plan->nbufs && r == TC_OK; j++) r = tc_cuda_malloc(ctx, (size_t)plan->buf_bytes[j], &k->temps[j - nparams]);
+    if (r != TC_OK) {
+        tc_tuned_kernel_destroy(ctx, k);
+        return r;
+    }
+    *out = k;
+    return TC_OK;
+}
+
+TECOMP_API tc_result tc_tuned_kernel_launch(tc_context *ctx, const tc_tuned_kernel *k, const tc_devptr *args) {
+    void *ptrs[_TC_PLAN_BUFFERS];
+    tc_result r = TC_OK;
+    int j;
+    if (!ctx) return TC_ERROR_INVALID_ARGUMENT;
+    if (!k || (k->nparams && !args)) return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_tuned_kernel_launch: NULL argument");
+    for (j = 0; j < k->plan.nbufs; j++) ptrs[j] = j < k->nparams ? (void *)&args[j] : (void *)&k->temps[j - k->nparams];
+    for (j = 0; j < k->plan.nkernels && r == TC_OK; j++)
+        r = tc_cuda_launch(ctx, k->fns[j], k->plan.kernels[j].grid, k->plan.kernels[j].block, 0, ptrs);
+    return r;
+}
+
+TECOMP_API void tc_tuned_kernel_info_get(const tc_tuned_kernel *k, tc_tuned_kernel_info *out) {
+    if (!out) return;
+    if (k) *out = k->info;
+    else memset(out, 0, sizeof *out), out->config = -1;
+}
+
+// >>tune-index
+
+/* The best-kernel index beside a records file: a stamp of the records it
+   describes, then one line per kernel loaded, its fields separated by tabs:
+       task  nargs,a0,a1,...  target  config  cost  cubin-path  nparams
+       name gx gy gz bx by bz;name ...  bytes,bytes,...
+   A stale stamp means the records changed: the index is started afresh. */
+#define _TC_INDEX_MAGIC "tecomp-best-index 1"
+#define _TC_INDEX_FIELDS 9
+
+typedef struct _tc_index_entry {
+    const char *task, *target, *cubin_path;
+    int nargs;
+    int64_t args[16];
+    int64_t config;
+    double cost_s;
+    int nparams;
+    _tc_plan plan;
+} _tc_index_entry;
+
+/* The records file's size and modification time, as the index's stamp. */
+static int _tc_records_stamp(const char *records, char *out, size_t cap) {
+    struct stat st;
+    if (stat(records, &st) != 0) return 0;
+    snprintf(out, cap, "%lld %lld", (long long)st.st_size, (long long)st.st_mtime);
+    return 1;
+}
+
+/* The whole index file (NUL-terminated, from the context's allocator), or
+   NULL when there is none or its stamp is not `stamp`. */
+static char *_tc_index_read(tc_context *ctx, const char *path, const char *stamp) {
+    char head[128];
+    char *text = NULL;
+    long size;
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    snprintf(head, sizeof head, _TC_INDEX_MAGIC " %s\n", stamp);
+    if (fseek(f, 0, SEEK_END) == 0 && (size = ftell(f)) > 0 && fseek(f, 0, SEEK_SET) == 0 &&
+        (text = (char *)_tc_malloc(ctx, (size_t)size + 1)) != NULL) {
+        if (fread(text, 1, (size_t)size, f) != (size_t)size || strncmp(text, head, strlen(head)) != 0) _tc_free(ctx, text), text = NULL;
+        else text[size] = 0;
+    }
+    fclose(f);
+    return text;
+}
+
+/* Up to n comma-separated integers of s; how many were read. */
+static int _tc_parse_ints(const char *s, int64_t *out, int n) {
+    int k = 0;
+    char *end;
+    while (k < n && *s) {
+        out[k++] = (int64_t)strtoll(s, &end, 10);
+        if (end == s) return k - 1;
+        s = *end == ',' ? end + 1 : end;
+        if (*end != ',') break;
+    }
+    return k;
+}
+
+/* One index line (its tabs overwritten) into e; 0 when it does not parse. */
+static int _tc_index_parse(char *line, _tc_index_entry *e) {
+    char *field[_TC_INDEX_FIELDS], *p = line, *kern;
+    int64_t nums[1 + 16], bufs[_TC_PLAN_BUFFERS];
+    int n = 0, j;
+    for (n = 0; n < _TC_INDEX_FIELDS; n++) {
+        field[n] = p;
+        if (n + 1 < _TC_INDEX_FIELDS) {
+            if (!(p = strchr(p, '\t'))) return 0;
+            *p++ = 0;
+        }
+    }
+    memset(e, 0, sizeof *e);
+    e->task = field[0], e->target = field[2], e->cubin_path = field[5];
+    n = _tc_parse_ints(field[1], nums, 17);
+    if (n < 1 || nums[0] < 0 || nums[0] > 16 || n != 1 + nums[0]) return 0;
+    e->nargs = (int)nums[0];
+    for (j = 0; j < e->nargs; j++) e->args[j] = nums[1 + j];
+    e->config = strtoll(field[3], NULL, 10);
+    e->cost_s = strtod(field[4], NULL);
+    e->nparams = atoi(field[6]);
+    for (kern = field[7]; *kern && e->plan.nkernels < _TC_PLAN_KERNELS; e->plan.nkernels++) {
+        _tc_plan_kernel *pk = &e->plan.kernels[e->plan.nkernels];
+        int used = 0;
+        if (sscanf(kern, "%127s %u %u %u %u %u %u%n", pk->name, &pk->grid[0], &pk->grid[1], &pk->grid[2], &pk->block[0], &pk->block[1],
+                   &pk->block[2], &used) != 7)
+            return 0;
+        kern += used;
+        if (*kern == ';') kern++;
+    }
+    e->plan.nbufs = _tc_parse_ints(field[8], bufs, _TC_PLAN_BUFFERS);
+    for (j = 0; j < e->plan.nbufs; j++) e->plan.buf_bytes[j] = (uint64_t)bufs[j];
+    return e->plan.nkernels > 0 && e->nparams >= 0 && e->nparams <= e->plan.nbufs && e->config >= 0;
+}
+
+/* What an entry's line starts with: its task and shape, "task<TAB>nargs,a0,...<TAB>". */
+static void _tc_index_key(tc_str *s, const char *task, int nargs, const int64_t *args) {
+    int j;
+    tc_str_printf(s, "%s\t%d", task, nargs);
+    for (j = 0; j < nargs; j++) tc_str_printf(s, ",%lld", (long long)args[j]);
+    tc_str_printf(s, "\t");
+}
+
+/* The lines of index text after its stamp, each passed to fn (NUL-terminated
+   in place) until fn returns nonzero. */
+static void _tc_index_lines(char *text, int (*fn)(char *line, void *user), void *user) {
+    char *line = strchr(text, '\n'), *next;
+    for (; line && *++line; line = next) {
+        if ((next = strchr(line, '\n')) != NULL) *next = 0;
+        if (fn(line, user) || !next) return;
+    }
+}
+
+typedef struct _tc_index_search {
+    const char *key;
+    _tc_index_entry *entry;
+    int found;
+} _tc_index_search;
+
+static int _tc_index_try_line(char *line, void *user) {
+    _tc_index_search *q = (_tc_index_search *)user;
+    q->found = strncmp(line, q->key, strlen(q->key)) == 0 && _tc_index_parse(line, q->entry);
+    return q->found;
+}
+
+/* The entry for a task's shape in index text (modified in place); 0 when none. */
+static int _tc_index_find(tc_context *ctx, char *text, const char *task, int nargs, const int64_t *args, _tc_index_entry *out) {
+    _tc_index_search q;
+    tc_str key;
+    tc_str_init(&key, ctx);
+    _tc_index_key(&key, task, nargs, args);
+    q.key = key.data, q.entry = out, q.found = 0;
+    if (!key.failed) _tc_index_lines(text, _tc_index_try_line, &q);
+    tc_str_free(&key);
+    return q.found;
+}
+
+/* An index entry as its line. */
+static void _tc_index_format(tc_str *s, const _tc_index_entry *e) {
+    int j;
+    _tc_index_key(s, e->task, e->nargs, e->args);
+    tc_str_printf(s, "%s\t%lld\t%.17g\t%s\t%d\t", e->target, (long long)e->config, e->cost_s, e->cubin_path, e->nparams);
+    for (j = 0; j < e->plan.nkernels; j++) {
+        const _tc_plan_kernel *k = &e->plan.kernels[j];
+        tc_str_printf(s, "%s%s %u %u %u %u %u %u", j ? ";" : "", k->name, k->grid[0], k->grid[1], k->grid[2], k->block[0], k->block[1],
+                      k->block[2]);
+    }
+    tc_str_printf(s, "\t");
+    for (j = 0; j < e->plan.nbufs; j++) tc_str_printf(s, "%s%llu", j ? "," : "", (unsigned long long)e->plan.buf_bytes[j]);
+    tc_str_printf(s, "\n");
+}
+
+/* Add an entry to the index (its other lines kept while the stamp holds),
+   written whole and renamed into place. An index that cannot be written
+   only costs the next load its speed, so failures are not errors. */
+typedef struct _tc_index_copy {
+    tc_str *out;
+    const char *skip; /* the key of the entry being replaced */
+} _tc_index_copy;
+
+static int _tc_index_copy_line(char *line, void *user) {
+    _tc_index_copy *c = (_tc_index_copy *)user;
+    if (*line && strncmp(line, c->skip, strlen(c->skip)) != 0) tc_str_printf(c->out, "%s\n", line);
+    return 0;
+}
+
+static void _tc_index_add(tc_context *ctx, const char *path, const char *stamp, const _tc_index_entry *e) {
+    char tmp[_TC_PATH_CAP + 64];
+    char *old = _tc_index_read(ctx, path, stamp);
+    _tc_index_copy copy;
+    tc_str s, key;
+    FILE *f;
+    tc_str_init(&s, ctx);
+    tc_str_init(&key, ctx);
+    tc_str_printf(&s, _TC_INDEX_MAGIC " %s\n", stamp);
+    _tc_index_key(&key, e->task, e->nargs, e->args);
+    copy.out = &s, copy.skip = key.data && !key.failed ? key.data : "";
+    if (old) _tc_index_lines(old, _tc_index_copy_line, &copy); /* the other kernels' lines */
+    _tc_free(ctx, old);
+    _tc_index_format(&s, e);
+    tc_str_free(&key);
+    snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, _tc_pid());
+    if (!s.failed && (f = fopen(tmp, "wb")) != NULL) {
+        int ok = fwrite(s.data, 1, s.len, f) == s.len;
+        ok = fclose(f) == 0 && ok;
+        if (!ok || !_tc_replace_file(tmp, path)) remove(tmp);
+    }
+    tc_str_free(&s);
+}
+
+/* Whether the records' index, fresh, holds a kernel for a task's shape
+   (on whatever device): asked without starting CUDA. */
+static int _tc_index_has(tc_context *ctx, const char *records, const char *task, int nargs, const int64_t *args) {
+    char index[_TC_PATH_CAP + 16], stamp[64];
+    char *text;
+    _tc_index_entry e;
+    int found;
+    snprintf(index, sizeof index, "%s.best", records);
+    if (!_tc_records_stamp(records, stamp, sizeof stamp) || !(text = _tc_index_read(ctx, index, stamp))) return 0;
+    found = _tc_index_find(ctx, text, task, nargs, args, &e);
+    _tc_free(ctx, text);
+    return found;
+}
+
+/* The kernel of an index entry: its cubin read back from the cache. */
+static tc_result _tc_tuned_kernel_from_entry(tc_context *ctx, const _tc_index_entry *e, tc_tuned_kernel **out) {
+    tc_cubin bin;
+    tc_result r;
+    memset(&bin, 0, sizeof bin);
+    if (!_tc_cache_read(ctx, e->cubin_path, &bin)) return TC_ERROR_IO; /* the cache was cleared: build it again */
+    r = _tc_tuned_kernel_create(ctx, &e->plan, e->nparams, &bin, out);
+    tc_cubin_free(ctx, &bin);
+    if (r == TC_OK) (*out)->info.config = e->config, (*out)->info.cost_s = e->cost_s;
+    return r;
+}
+
+/* The kernel from the records (lowered, compiled through the cubin cache),
+   added to the index when the cache keeps its cubin. */
+static tc_result _tc_tuned_kernel_from_records(tc_context *ctx, const tc_config_space *space, const char *records, const char *index,
+                                               const char *stamp, _tc_index_entry *e, tc_tuned_kernel **out) {
+    char dir[_TC_PATH_CAP], path[_TC_PATH_CAP + 64];
+    const char *source;
+    tc_best best;
+    tc_cubin bin;
+    tc_result r;
+    int arch = tc_cuda_arch(ctx);
+    memset(&best, 0, sizeof best);
+    memset(&bin, 0, sizeof bin);
+    if ((r = _tc_history_best_lowered(ctx, space, records, e->task, e->nargs, e->args, e->target, &best)) != TC_OK) return r;
+    if ((r = _tc_plan_of(ctx, best.func, &e->plan)) != TC_OK) return r;
+    if (!(source = tc_cuda_source(best.func))) return tc_last_result(ctx);
+    if ((r = tc_cuda_compile(ctx, source, best.func->name, arch, 0, NULL, &bin)) == TC_OK)
+        r = _tc_tuned_kernel_create(ctx, &e->plan, best.func->nparams, &bin, out);
+    tc_cubin_free(ctx, &bin);
+    if (r != TC_OK) return r;
+    (*out)->info.config = e->config = best.config;
+    (*out)->info.cost_s = e->cost_s = best.cost_s;
+    e->nparams = best.func->nparams;
+    if (stamp && _tc_cubin_cache_path(ctx, source, best.func->name, arch, 0, NULL, dir, path) && !strchr(path, '\t') && !strchr(path, '\n')) {
+        e->cubin_path = path;
+        _tc_index_add(ctx, index, stamp, e);
+    }
+    return TC_OK;
+}
+
+TECOMP_API tc_result tc_tuned_kernel_load(tc_context *ctx, const tc_config_space *space, const char *records, const char *task_name,
+                                          int nargs, const int64_t *args, tc_tuned_kernel **out) {
+    char index[_TC_PATH_CAP + 16], stamp[64];
+    char *text;
+    int have_stamp, found = 0;
+    _tc_index_entry e;
+    tc_result r;
+    if (!ctx) return TC_ERROR_INVALID_ARGUMENT;
+    if (!records || !task_name || !out || nargs < 0 || nargs > 16 || (nargs && !args))
+        return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_tuned_kernel_load: NULL or bad argument");
+    *out = NULL;
+    if ((r = tc_cuda_init(ctx, NULL)) != TC_OK) return r;
+    snprintf(index, sizeof index, "%s.best", records);
+    have_stamp = _tc_records_stamp(records, stamp, sizeof stamp);
+    if (have_stamp && (text = _tc_index_read(ctx, index, stamp)) != NULL) {
+        found = _tc_index_find(ctx, text, task_name, nargs, args, &e) && strcmp(e.target, tc_target_string(ctx)) == 0 &&
+                _tc_tuned_kernel_from_entry(ctx, &e, out) == TC_OK;
+        _tc_free(ctx, text);
+        if (found) {
+            (*out)->info.from_index = 1;
+            return TC_OK;
+        }
+    }
+    if (!space) return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_tuned_kernel_load: %s has no entry for %s of this shape; give the space to build it",
+                                index, task_name);
+    memset(&e, 0, sizeof e);
+    e.task = task_name, e.nargs = nargs, e.target = tc_target_string(ctx);
+    if (nargs) memcpy(e.args, args, sizeof *args * (size_t)nargs);
+    return _tc_tuned_kernel_from_records(ctx, space, records, index, have_stamp ? stamp : NULL, &e, out);
 }
 
 #endif /* TECOMP_IMPLEMENTATION */

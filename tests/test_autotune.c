@@ -3,7 +3,6 @@
    hanging and invalid candidates, apply_history_best. Runs on the host
    executor everywhere; the GPU test runs for real where there is a GPU. */
 #define _POSIX_C_SOURCE 200809L /* mkstemp, fork, kill, nanosleep */
-#define TECOMP_IMPLEMENTATION
 #include "tecomp.h"
 #include "tecomp_tune.h"
 #include "tc_test.h"

@@ -1,6 +1,5 @@
 /* The CUDA emitter: golden CUDA text, every kernel compiled through NVRTC
    (no GPU needed), and on a GPU the same results as the host executor. */
-#define TECOMP_IMPLEMENTATION
 #include "tecomp.h"
 #include "tc_test.h"
 #include <math.h>

@@ -6,7 +6,6 @@
    prime sizes, depthwise ones - where configurations of every template
    that fits are lowered, run on the host executor and checked against the
    reference; one kernel of each template compiles through NVRTC. */
-#define TECOMP_IMPLEMENTATION
 #include "tecomp.h"
 #include "tecomp_conv.h"
 #include "tc_test.h"
@@ -485,8 +484,103 @@ TC_TEST(each_template_compiles_through_nvrtc) {
     }
 }
 
+/* One convolution through the kernel's memory: on the GPU (upload, launch,
+   download) or on the host executor. The output is poisoned first. */
+static tc_result run_conv_kernel(tc_conv2d_kernel *k, int on_gpu, const tc_conv2d_desc *d, const float *x, const float *w, float *y) {
+    size_t nx = input_count(d) * 4, nw = weight_count(d) * 4, ny = output_count(d) * 4;
+    tc_devptr dx = 0, dw = 0, dy = 0;
+    tc_result r;
+    memset(y, 0xff, ny); /* NaN: an output nobody writes fails the comparison */
+    if (!on_gpu) return tc_conv2d_kernel_run_host(ctx, k, x, w, y);
+    r = tc_cuda_malloc(ctx, nx, &dx);
+    if (r == TC_OK) r = tc_cuda_malloc(ctx, nw, &dw);
+    if (r == TC_OK) r = tc_cuda_malloc(ctx, ny, &dy);
+    if (r == TC_OK) r = tc_cuda_upload(ctx, dx, x, nx);
+    if (r == TC_OK) r = tc_cuda_upload(ctx, dw, w, nw);
+    if (r == TC_OK) r = tc_cuda_upload(ctx, dy, y, ny);
+    if (r == TC_OK) r = tc_conv2d_kernel_launch(ctx, k, dx, dw, dy);
+    if (r == TC_OK) r = tc_cuda_synchronize(ctx);
+    if (r == TC_OK) r = tc_cuda_download(ctx, y, dy, ny);
+    tc_cuda_free(ctx, dx), tc_cuda_free(ctx, dw), tc_cuda_free(ctx, dy);
+    return r;
+}
+
+/* The engine's call: a kernel for a shape, tuned now where there is a GPU
+   (this test runs first: tuning comes before CUDA starts in the process),
+   checked against the reference; asked again, it comes from the records'
+   index, until the records change. Without a GPU the same calls give a kernel for the host executor. */
+TC_TEST(a_conv2d_kernel_is_tuned_then_loaded) {
+    tc_conv2d_kernel_desc kd;
+    tc_conv2d_kernel *k = NULL;
+    tc_conv2d_kernel_info info;
+    tc_conv2d_desc d = conv(1, 8, 9, 9, 12, 3, 3, 2, 1, 1, 1);
+    char records[1024], index[1040];
+    const char *dir = getenv("TECOMP_CACHE_DIR");
+    float *x = (float *)malloc(input_count(&d) * 4), *w = (float *)malloc(weight_count(&d) * 4);
+    float *y = (float *)malloc(output_count(&d) * 4), *ref = (float *)malloc(output_count(&d) * 4);
+    int round;
+    snprintf(records, sizeof records, "%s/test_conv_kernel.jsonl", dir && *dir ? dir : "/tmp");
+    snprintf(index, sizeof index, "%s.best", records);
+    remove(records), remove(index);
+    fill(x, input_count(&d), 1), fill(w, weight_count(&d), 2);
+    TC_CHECK_EQ_INT(tc_conv2d_reference(ctx, &d, x, w, ref), TC_OK);
+    memset(&kd, 0, sizeof kd);
+    kd.conv = d;
+    kd.records = records;
+    kd.tune_trials = 8;
+    for (round = 0; round < 3; round++) {
+        if (round == 2) { /* the records change: the index is stale, the kernel is rebuilt from them */
+            FILE *f = fopen(records, "a");
+            if (f) fputs("\n", f), fclose(f);
+        }
+        TC_CHECK_EQ_INT(tc_conv2d_kernel_create(ctx, &kd, &k), TC_OK);
+        if (!k) break;
+        tc_conv2d_kernel_info_get(k, &info);
+        TC_CHECK_STR(info.task, "conv2d_direct");
+        TC_CHECK(info.config >= 0);
+        if (info.on_gpu) { /* tuned the first time, from the index the second */
+            TC_CHECK_EQ_INT(info.trials_run, round == 0 ? 8 : 0);
+            TC_CHECK_EQ_INT(info.from_index, round == 1);
+            TC_CHECK(info.cost_s > 0);
+        } else {
+            TC_CHECK_EQ_INT(tc_conv2d_kernel_launch(ctx, k, 0, 0, 0), TC_ERROR_NO_DEVICE);
+            TC_CHECK_CONTAINS(tc_last_error(ctx), "without a GPU");
+        }
+        TC_CHECK_EQ_INT(run_conv_kernel(k, info.on_gpu, &d, x, w, y), TC_OK);
+        TC_CHECK(max_rel_err(y, ref, output_count(&d)) < 1e-5);
+        tc_conv2d_kernel_destroy(ctx, k);
+        k = NULL;
+    }
+    free(x), free(w), free(y), free(ref);
+    remove(records), remove(index);
+}
+
+/* What no template builds, or no convolution is, is refused with a message. */
+TC_TEST(a_conv2d_kernel_refuses_bad_descriptions) {
+    tc_conv2d_kernel_desc kd;
+    tc_conv2d_kernel *k = (tc_conv2d_kernel *)&kd;
+    memset(&kd, 0, sizeof kd);
+    kd.conv = conv(1, 8, 9, 9, 12, 3, 3, 1, 1, 1, 1);
+    kd.conv.layout = TC_LAYOUT_HWCN;
+    TC_CHECK_EQ_INT(tc_conv2d_kernel_create(ctx, &kd, &k), TC_ERROR_INVALID_ARGUMENT);
+    TC_CHECK_CONTAINS(tc_last_error(ctx), "no template builds HWCN float32");
+    TC_CHECK(k == NULL);
+    kd.conv.layout = TC_LAYOUT_NCHW;
+    kd.conv.c = 0;
+    TC_CHECK_EQ_INT(tc_conv2d_kernel_create(ctx, &kd, &k), TC_ERROR_INVALID_ARGUMENT);
+    TC_CHECK_CONTAINS(tc_last_error(ctx), "c (input channels) must be positive");
+    kd.conv.c = 8;
+    kd.tune_trials = -1;
+    TC_CHECK_EQ_INT(tc_conv2d_kernel_create(ctx, &kd, &k), TC_ERROR_INVALID_ARGUMENT);
+    TC_CHECK_EQ_INT(tc_conv2d_kernel_create(ctx, NULL, &k), TC_ERROR_INVALID_ARGUMENT);
+    TC_CHECK_EQ_INT(tc_conv2d_kernel_launch(ctx, NULL, 0, 0, 0), TC_ERROR_INVALID_ARGUMENT);
+    tc_conv2d_kernel_destroy(ctx, NULL);
+}
+
 int main(void) {
     if (tc_create_context(NULL, &ctx) != TC_OK) return 1;
+    TC_RUN(a_conv2d_kernel_is_tuned_then_loaded);
+    TC_RUN(a_conv2d_kernel_refuses_bad_descriptions);
     TC_RUN(resolve_fills_the_defaults);
     TC_RUN(resolve_names_what_is_wrong);
     TC_RUN(flops_and_task_args);

@@ -3,7 +3,6 @@
 
    Without a GPU the NVRTC and loader tests run and the GPU tests skip. */
 #define _POSIX_C_SOURCE 200809L /* mkdtemp, setenv, opendir */
-#define TECOMP_IMPLEMENTATION
 #include "tecomp_ir.h"
 #include "tecomp_cuda.h"
 #include "tc_test.h"

@@ -1,7 +1,6 @@
 /* The host executor: numerics against references, CUDA semantics (every
    block and thread, symbolic sizes, temporaries between kernels, float16
    rounding), and faults reported as errors instead of crashes. */
-#define TECOMP_IMPLEMENTATION
 #include "tecomp.h"
 #include "tc_test.h"
 #include <math.h>

@@ -1,8 +1,8 @@
 /* Expressions: hash-consing, builders, type rules, the simplifier (a table of
    cases), the printer, and every misuse returning NULL with a message. */
-#define TECOMP_IMPLEMENTATION
 #include "tecomp.h"
 #include "tc_test.h"
+#include <stdlib.h>
 
 static tc_context *ctx;
 

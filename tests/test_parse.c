@@ -1,5 +1,4 @@
 /* Tests of the text front-end, tc_parse_compute. */
-#define TECOMP_IMPLEMENTATION
 #include "tecomp_ir.h"
 #include "tc_test.h"
 

@@ -1,7 +1,6 @@
 /* Schedules and lowering: golden lowered IR for each primitive (the
    before/after style of TVM's tests), and every misuse returning an error
    that names the stage and axis. Run with --dump to print the IR. */
-#define TECOMP_IMPLEMENTATION
 #include "tecomp.h"
 #include "tc_test.h"
 

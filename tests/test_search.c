@@ -4,7 +4,6 @@
    against random search, the genetic tuner against random search, a model
    warmed with records of another shape against a cold one, and the time a
    model proposal takes with 1000 results. */
-#define TECOMP_IMPLEMENTATION
 #include "tecomp.h"
 #include "tecomp_search.h"
 #include "tc_test.h"

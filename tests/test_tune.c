@@ -5,7 +5,6 @@
    lowered and checked on the host executor; records of trials appended,
    reloaded (a torn last line skipped) and searched. */
 #define _POSIX_C_SOURCE 200809L /* mkstemp, close */
-#define TECOMP_IMPLEMENTATION
 #include "tecomp.h"
 #include "tecomp_conv.h"
 #include "tc_test.h"
