@@ -89,9 +89,17 @@ TECOMP_API tc_result tc_conv2d_reference(tc_context *ctx, const tc_conv2d_desc *
    kernel, output} and the flops. */
 TECOMP_API tc_result tc_conv2d_direct_template(tc_cfg *cfg, const void *task, tc_instance *out);    /* "conv2d_direct" */
 TECOMP_API tc_result tc_conv2d_depthwise_template(tc_cfg *cfg, const void *task, tc_instance *out); /* "conv2d_depthwise" */
+/* The direct template over a reduction split across blocks (split-K): the
+   channels of each group in tile_rc's outermost number of chunks (at most
+   64), each chunk's partial sums in a global buffer, a second kernel adding
+   them. For small outputs, where one block per output tile leaves most of
+   the GPU idle. */
+TECOMP_API tc_result tc_conv2d_splitk_template(tc_cfg *cfg, const void *task, tc_instance *out);    /* "conv2d_splitk" */
 /* The template that fits a shape, and its name for records: depthwise when
-   groups == c == k, direct otherwise; NULL (and name NULL) when none does
-   (a layout other than NCHW, a dtype other than float32). */
+   groups == c == k; split-K for small outputs (at most 1024 images times
+   output pixels) with at least 16 channels a group; direct otherwise. NULL
+   (and name NULL) when none does (a layout other than NCHW, a dtype other
+   than float32). */
 TECOMP_API tc_template_fn tc_conv2d_template_for(const tc_conv2d_desc *d, const char **name);
 
 // >>api-conv-kernel
@@ -429,7 +437,7 @@ static tc_result _tc_conv_sizes(tc_cfg *cfg, const char *name, const int64_t **s
 /* AutoTVM's conv2d_no_batching knobs, in its order and with its policies:
    the output channels (per group), rows and columns each into block,
    virtual thread, thread and inner tiles; the reduction axes into three. */
-static tc_result _tc_direct_knobs(tc_cfg *cfg, const tc_conv2d_desc *d, int p, int q) {
+static tc_result _tc_direct_knobs(tc_cfg *cfg, const tc_conv2d_desc *d, int p, int q, int split_k) {
     static const int64_t unroll_steps[] = {0, 512, 1500}, explicit_values[] = {0, 1};
     tc_split_desc three;
     memset(&three, 0, sizeof three);
@@ -437,7 +445,7 @@ static tc_result _tc_direct_knobs(tc_cfg *cfg, const tc_conv2d_desc *d, int p, i
     _TC_CONV_TRY(tc_define_split(cfg, "tile_f", d->k / d->groups, NULL));
     _TC_CONV_TRY(tc_define_split(cfg, "tile_y", p, NULL));
     _TC_CONV_TRY(tc_define_split(cfg, "tile_x", q, NULL));
-    _TC_CONV_TRY(tc_define_split(cfg, "tile_rc", d->c / d->groups, &three));
+    if (!split_k) _TC_CONV_TRY(tc_define_split(cfg, "tile_rc", d->c / d->groups, &three)); /* the split-K template's comes first */
     _TC_CONV_TRY(tc_define_split(cfg, "tile_ry", d->r, &three));
     _TC_CONV_TRY(tc_define_split(cfg, "tile_rx", d->s, &three));
     _TC_CONV_TRY(tc_define_knob(cfg, "auto_unroll_max_step", 3, unroll_steps));
@@ -501,6 +509,18 @@ static tc_result _tc_direct_tile_output(tc_cfg *cfg, const tc_conv2d_desc *d, _t
     return TC_OK;
 }
 
+/* The channel reduction into three loops by tile_rc. The split-K template's
+   tile_rc has a fourth, outermost size: the chunks spread over blocks,
+   which its compute has taken out of the reduction already. */
+static tc_result _tc_direct_tile_channels(tc_cfg *cfg, tc_stage *sl, int split_k, tc_iter *rc[3]) {
+    const int64_t *sizes;
+    tc_iter *axis = tc_reduce_axis_of(sl, 0);
+    if (!split_k) return tc_cfg_apply_split(cfg, sl, axis, "tile_rc", rc);
+    _TC_CONV_TRY(_tc_conv_sizes(cfg, "tile_rc", &sizes));
+    _TC_CONV_TRY(tc_split(sl, axis, sizes[3], &axis, &rc[2]));
+    return tc_split(sl, axis, sizes[2], &rc[0], &rc[1]);
+}
+
 /* Tile the reduction of OL into outer, middle and inner loops of rc, ry
    and rx, the outer ones outermost; *outer and *middle are rx's outer and
    middle loops, where the shared and the register caches go. The tutorial
@@ -508,11 +528,12 @@ static tc_result _tc_direct_tile_output(tc_cfg *cfg, const tc_conv2d_desc *d, _t
    square kernel that only renames the knobs, so it is kept and the
    tutorial's configurations mean here what they mean there; a kernel that
    is not square splits each axis by its own knob. */
-static tc_result _tc_direct_tile_reduction(tc_cfg *cfg, const tc_conv2d_desc *d, _tc_direct_stages *st, tc_iter **outer, tc_iter **middle) {
+static tc_result _tc_direct_tile_reduction(tc_cfg *cfg, const tc_conv2d_desc *d, int split_k, _tc_direct_stages *st, tc_iter **outer,
+                                           tc_iter **middle) {
     tc_stage *sl = st->OL;
     tc_iter *rc[3], *ry[3], *rx[3];
     int crossed = d->r == d->s;
-    _TC_CONV_TRY(tc_cfg_apply_split(cfg, sl, tc_reduce_axis_of(sl, 0), "tile_rc", rc));
+    _TC_CONV_TRY(_tc_direct_tile_channels(cfg, sl, split_k, rc));
     _TC_CONV_TRY(tc_cfg_apply_split(cfg, sl, tc_reduce_axis_of(sl, 1), crossed ? "tile_rx" : "tile_ry", ry));
     _TC_CONV_TRY(tc_cfg_apply_split(cfg, sl, tc_reduce_axis_of(sl, 2), crossed ? "tile_ry" : "tile_rx", rx));
     _TC_CONV_TRY(tc_reorder_args(sl, rc[0], ry[0], rx[0], rc[1], ry[1], rx[1], rc[2], ry[2], rx[2], tc_axis_of(sl, 0), tc_axis_of(sl, 1),
@@ -542,15 +563,16 @@ static tc_result _tc_direct_fetch(tc_cfg *cfg, tc_stage *ld) {
     return tc_bind(ld, x, TC_THREAD_X);
 }
 
-/* The tutorial's schedule, step by step, on the stages of g. */
-static tc_result _tc_direct_schedule(tc_cfg *cfg, const tc_conv2d_desc *d, tc_schedule *s, const _tc_conv_graph *g) {
+/* The tutorial's schedule, step by step, on the stages of g (with split_k,
+   on the split-K template's partial sums). */
+static tc_result _tc_direct_schedule(tc_cfg *cfg, const tc_conv2d_desc *d, int split_k, tc_schedule *s, const _tc_conv_graph *g) {
     _tc_direct_stages st;
     tc_iter *tx, *outer, *middle;
     memset(&st, 0, sizeof st);
     _TC_CONV_TRY(_tc_direct_caches(tc_cfg_context(cfg), s, g, &st));
     _TC_CONV_TRY(_tc_direct_tile_output(cfg, d, &st, &tx));
     _TC_CONV_TRY(tc_compute_at(st.OL, st.out, tx));
-    _TC_CONV_TRY(_tc_direct_tile_reduction(cfg, d, &st, &outer, &middle));
+    _TC_CONV_TRY(_tc_direct_tile_reduction(cfg, d, split_k, &st, &outer, &middle));
     _TC_CONV_TRY(tc_compute_at(st.AA, st.OL, outer));
     _TC_CONV_TRY(tc_compute_at(st.WW, st.OL, outer));
     _TC_CONV_TRY(tc_compute_at(st.AL, st.OL, middle));
@@ -572,8 +594,81 @@ TECOMP_API tc_result tc_conv2d_direct_template(tc_cfg *cfg, const void *task, tc
     tc_conv2d_output_size(&d, &p, &q);
     _TC_CONV_TRY(_tc_conv_direct_compute(ctx, &d, p, q, &g));
     if (!(s = tc_create_schedule(ctx, 1, &g.out))) return _tc_conv_error(ctx);
-    _TC_CONV_TRY(_tc_direct_knobs(cfg, &d, p, q));
-    _TC_CONV_TRY(_tc_direct_schedule(cfg, &d, s, &g));
+    _TC_CONV_TRY(_tc_direct_knobs(cfg, &d, p, q, 0));
+    _TC_CONV_TRY(_tc_direct_schedule(cfg, &d, 0, s, &g));
+    _tc_conv_instance(&d, s, &g, out);
+    return TC_OK;
+}
+
+// >>conv-splitk
+
+/* At most this many channel chunks: past it the second kernel's sums cost
+   more than the parallelism they buy. */
+#define _TC_SPLITK_MAX_CHUNKS 64
+
+/* partial[ko * n + b, f, y, x] = the direct convolution of image b over
+   chunk ko of f's group's channels (c / groups / chunks of them); then
+   conv[b, f, y, x] = the sum of the chunks' partial sums. */
+static tc_result _tc_conv_splitk_compute(tc_context *ctx, const tc_conv2d_desc *d, int p, int q, int chunks, _tc_conv_graph *g,
+                                         tc_tensor **partial) {
+    const tc_expr *ax[4], *red[3], *image, *chunk, *first, *ko, *fax[4];
+    int per_chunk = d->c / d->groups / chunks;
+    _TC_CONV_TRY(_tc_conv_inputs(ctx, d, g));
+    red[0] = tc_reduce_axisi(ctx, "rc", per_chunk), red[1] = tc_reduce_axisi(ctx, "ry", d->r), red[2] = tc_reduce_axisi(ctx, "rx", d->s);
+    ax[0] = tc_axisi(ctx, "kn", (int64_t)chunks * d->n), ax[1] = tc_axisi(ctx, "f", d->k), ax[2] = tc_axisi(ctx, "y", p), ax[3] = tc_axisi(ctx, "x", q);
+    image = d->n == 1 ? tc_int(ctx, 0) : tc_modi(ax[0], d->n);
+    chunk = d->n == 1 ? ax[0] : tc_divi(ax[0], d->n);
+    first = tc_add(tc_muli(chunk, per_chunk), red[0]); /* the channel within f's group */
+    *partial = tc_compute(ctx, "partial", 4, ax,
+                          tc_sum(tc_mul(tc_at(g->pad, image, d->groups == 1 ? first : tc_add(tc_muli(tc_divi(ax[1], d->k / d->groups), d->c / d->groups), first),
+                                              _tc_conv_window(ax[2], d->stride_h, red[1], d->dilation_h),
+                                              _tc_conv_window(ax[3], d->stride_w, red[2], d->dilation_w)),
+                                        tc_at(g->kernel, ax[1], first, red[1], red[2])),
+                                 3, red));
+    if (!*partial) return _tc_conv_error(ctx);
+    ko = tc_reduce_axisi(ctx, "ko", chunks);
+    fax[0] = tc_axisi(ctx, "n", d->n), fax[1] = tc_axisi(ctx, "f", d->k), fax[2] = tc_axisi(ctx, "y", p), fax[3] = tc_axisi(ctx, "x", q);
+    g->out = tc_compute(ctx, "conv", 4, fax, tc_sum(tc_at(*partial, tc_add(tc_muli(ko, d->n), fax[0]), fax[1], fax[2], fax[3]), 1, &ko));
+    return g->out ? TC_OK : _tc_conv_error(ctx);
+}
+
+/* The chunks' sums: one output per thread, 128 threads a block. */
+static tc_result _tc_splitk_sum_schedule(tc_stage *so) {
+    tc_iter *fused, *bx, *tx;
+    _TC_CONV_TRY(tc_fuse(so, tc_axis_of(so, 0), tc_axis_of(so, 1), &fused));
+    _TC_CONV_TRY(tc_fuse(so, fused, tc_axis_of(so, 2), &fused));
+    _TC_CONV_TRY(tc_fuse(so, fused, tc_axis_of(so, 3), &fused));
+    _TC_CONV_TRY(tc_split(so, fused, 128, &bx, &tx));
+    _TC_CONV_TRY(tc_bind(so, bx, TC_BLOCK_X));
+    return tc_bind(so, tx, TC_THREAD_X);
+}
+
+TECOMP_API tc_result tc_conv2d_splitk_template(tc_cfg *cfg, const void *task, tc_instance *out) {
+    tc_context *ctx = tc_cfg_context(cfg);
+    tc_conv2d_desc d, partial_shape;
+    _tc_conv_graph g, partial_graph;
+    tc_split_desc four;
+    const int64_t *rc;
+    tc_tensor *partial;
+    tc_schedule *s;
+    int p, q;
+    if (!ctx || !out) return ctx ? _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "conv2d_splitk: NULL argument") : TC_ERROR_INVALID_ARGUMENT;
+    _TC_CONV_TRY(_tc_conv_task(ctx, task, "conv2d_splitk", &d));
+    tc_conv2d_output_size(&d, &p, &q);
+    memset(&four, 0, sizeof four);
+    four.num_outputs = 4;
+    /* tile_rc's outermost size is the number of chunks, which the compute needs: it comes first */
+    _TC_CONV_TRY(tc_define_split(cfg, "tile_rc", d.c / d.groups, &four));
+    _TC_CONV_TRY(_tc_conv_sizes(cfg, "tile_rc", &rc));
+    _TC_CONV_TRY(_tc_direct_knobs(cfg, &d, p, q, 1));
+    if (rc[0] > _TC_SPLITK_MAX_CHUNKS)
+        return _tc_fail(ctx, TC_ERROR_SCHEDULE, "conv2d_splitk: %lld channel chunks, more than %d", (long long)rc[0], _TC_SPLITK_MAX_CHUNKS);
+    _TC_CONV_TRY(_tc_conv_splitk_compute(ctx, &d, p, q, (int)rc[0], &g, &partial));
+    if (!(s = tc_create_schedule(ctx, 1, &g.out))) return _tc_conv_error(ctx);
+    partial_graph = g, partial_graph.out = partial;
+    partial_shape = d, partial_shape.n = (int)rc[0] * d.n; /* the chunks are images to the direct schedule */
+    _TC_CONV_TRY(_tc_direct_schedule(cfg, &partial_shape, 1, s, &partial_graph));
+    _TC_CONV_TRY(_tc_splitk_sum_schedule(tc_stage_of(s, g.out)));
     _tc_conv_instance(&d, s, &g, out);
     return TC_OK;
 }
@@ -650,8 +745,13 @@ TECOMP_API tc_result tc_conv2d_depthwise_template(tc_cfg *cfg, const void *task,
 
 // >>conv-choose
 
+/* Images times output pixels up to which split-K is the template: 28x28
+   at batch 1. Past it, output tiles alone give every SM blocks enough. */
+#define _TC_SPLITK_MAX_OUTPUTS 1024
+
 TECOMP_API tc_template_fn tc_conv2d_template_for(const tc_conv2d_desc *d, const char **name) {
     tc_conv2d_desc r;
+    int p, q;
     if (name) *name = NULL;
     if (!d) return NULL;
     r = _tc_conv_defaults(d);
@@ -659,6 +759,11 @@ TECOMP_API tc_template_fn tc_conv2d_template_for(const tc_conv2d_desc *d, const 
     if (r.groups == r.c && r.k == r.c) {
         if (name) *name = "conv2d_depthwise";
         return tc_conv2d_depthwise_template;
+    }
+    tc_conv2d_output_size(&r, &p, &q);
+    if ((int64_t)r.n * p * q <= _TC_SPLITK_MAX_OUTPUTS && r.c / r.groups >= 16) {
+        if (name) *name = "conv2d_splitk";
+        return tc_conv2d_splitk_template;
     }
     if (name) *name = "conv2d_direct";
     return tc_conv2d_direct_template;

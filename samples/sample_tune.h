@@ -18,6 +18,8 @@ typedef struct sample_tune_opts {
     int per_trial_lines;      /* AutoTVM's line per trial; else a progress bar */
     int print_cuda;           /* print the best kernel's CUDA */
     int64_t host_config;      /* no GPU: the configuration checked on the host (-1: the first that lowers) */
+    tc_template_fn template_fn; /* NULL: tc_conv2d_template_for's choice */
+    const char *template_name;
 } sample_tune_opts;
 
 static inline double sample_now_s(void) {
@@ -195,7 +197,8 @@ static inline int sample_tune_conv(tc_context *ctx, const tc_conv2d_desc *in, co
     tc_tune_result res;
     tc_result r;
     if ((r = tc_conv2d_resolve(ctx, in, &c)) != TC_OK) return sample_fail(ctx, "the convolution", r);
-    if (!(fn = tc_conv2d_template_for(&c, &task))) return sample_fail(ctx, "choosing a template", tc_last_result(ctx));
+    fn = o->template_fn, task = o->template_name;
+    if (!fn && !(fn = tc_conv2d_template_for(&c, &task))) return sample_fail(ctx, "choosing a template", tc_last_result(ctx));
     if ((r = tc_space_create(ctx, fn, &c, &space)) != TC_OK) return sample_fail(ctx, "the configuration space", r);
     printf("template %s, %.3f GFLOP\n%s\n", task, tc_conv2d_flops(&c) * 1e-9, tc_space_to_string(space));
     memset(&td, 0, sizeof td);

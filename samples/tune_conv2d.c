@@ -36,6 +36,7 @@ int main(int argc, char **argv) {
     conv.n = 1, conv.c = 512, conv.h = conv.w = 7, conv.k = 512, conv.r = conv.s = 3, conv.pad_h = conv.pad_w = 1;
     memset(&o, 0, sizeof o);
     o.trials = 20, o.tuner = TC_TUNER_MODEL, o.records = "tune_conv2d.jsonl", o.per_trial_lines = 1;
+    o.template_fn = tc_conv2d_direct_template, o.template_name = "conv2d_direct"; /* the tutorial's, whatever the shape */
     if (!sample_tune_flags(argc, argv, &o, &conv)) return 2;
     if (tc_create_context(NULL, &ctx) != TC_OK) return 1;
     /* without a GPU, check the tutorial's own best configuration (the small shape: the first that lowers) */

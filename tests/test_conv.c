@@ -241,7 +241,12 @@ TC_TEST(template_for_picks_by_shape) {
     d.k = 64; /* a channel multiplier of 2: the direct template takes any groups */
     TC_CHECK(tc_conv2d_template_for(&d, &name) == tc_conv2d_direct_template);
     TC_CHECK_STR(name, "conv2d_direct");
-    d = conv(1, 512, 7, 7, 512, 3, 3, 1, 1, 1, 0);
+    d = conv(1, 512, 7, 7, 512, 3, 3, 1, 1, 1, 0); /* 49 outputs a channel: split the reduction across blocks */
+    TC_CHECK(tc_conv2d_template_for(&d, &name) == tc_conv2d_splitk_template);
+    TC_CHECK_STR(name, "conv2d_splitk");
+    d.n = 32; /* 32 images: enough output tiles */
+    TC_CHECK(tc_conv2d_template_for(&d, &name) == tc_conv2d_direct_template);
+    d.n = 1, d.c = d.k = 8; /* too few channels to split */
     TC_CHECK(tc_conv2d_template_for(&d, &name) == tc_conv2d_direct_template);
     d.layout = TC_LAYOUT_NHWC;
     TC_CHECK(tc_conv2d_template_for(&d, &name) == NULL);
@@ -386,13 +391,15 @@ TC_TEST(templates_compute_every_shape) {
     shapes[n].what = "depthwise, stride 2, batch 2", shapes[n++].d = conv(2, 3, 9, 7, 3, 3, 3, 2, 1, 1, 3);
     shapes[n].what = "depthwise 5x5, prime c = 5", shapes[n++].d = conv(1, 5, 7, 7, 5, 5, 5, 1, 2, 1, 5);
     shapes[n].what = "depthwise, dilation 2, no padding", shapes[n++].d = conv(1, 2, 9, 9, 2, 3, 3, 1, 0, 2, 2);
+    static const tc_template_fn templates[3] = {tc_conv2d_direct_template, tc_conv2d_splitk_template, tc_conv2d_depthwise_template};
+    static const char *names[3] = {"conv2d_direct", "conv2d_splitk", "conv2d_depthwise"};
     for (j = 0; j < n; j++)
-        for (which = 0; which < 2; which++) {
+        for (which = 0; which < 3; which++) {
             const tc_conv2d_desc *d = &shapes[j].d;
             int ran, wrong, depthwise = d->groups == d->c && d->k == d->c;
-            if (which == 1 && !depthwise) continue; /* the direct template fits every shape, the depthwise one these */
-            ran = run_configs(which ? tc_conv2d_depthwise_template : tc_conv2d_direct_template, d, 16, &wrong);
-            printf("  %-44s %-16s %2d configurations ran and match\n", shapes[j].what, which ? "conv2d_depthwise" : "conv2d_direct", ran);
+            if (which == 2 && !depthwise) continue; /* the direct and split-K templates fit every shape, the depthwise one these */
+            ran = run_configs(templates[which], d, 16, &wrong);
+            printf("  %-44s %-16s %2d configurations ran and match\n", shapes[j].what, names[which], ran);
             TC_CHECK_EQ_INT(wrong, 0);
             TC_CHECK(ran >= 12);
         }
