@@ -90,9 +90,10 @@ TECOMP_API tc_result tc_conv2d_reference(tc_context *ctx, const tc_conv2d_desc *
 TECOMP_API tc_result tc_conv2d_direct_template(tc_cfg *cfg, const void *task, tc_instance *out);    /* "conv2d_direct" */
 TECOMP_API tc_result tc_conv2d_depthwise_template(tc_cfg *cfg, const void *task, tc_instance *out); /* "conv2d_depthwise" */
 /* The direct template over a reduction split across blocks (split-K): the
-   channels of each group in tile_rc's outermost number of chunks (at most
-   64), each chunk's partial sums in a global buffer, a second kernel adding
-   them. For small outputs, where one block per output tile leaves most of
+   channels of each group in tile_rc's last size of chunks ([-1, 2, 2, 8]:
+   8 chunks, each reduced as [-1, 2, 2] is; every size after the first at
+   most 64), each chunk's partial sums in a global buffer, a second kernel
+   adding them. For small outputs, where one block per output tile leaves most of
    the GPU idle. */
 TECOMP_API tc_result tc_conv2d_splitk_template(tc_cfg *cfg, const void *task, tc_instance *out);    /* "conv2d_splitk" */
 /* The template that fits a shape, and its name for records: depthwise when
@@ -510,15 +511,15 @@ static tc_result _tc_direct_tile_output(tc_cfg *cfg, const tc_conv2d_desc *d, _t
 }
 
 /* The channel reduction into three loops by tile_rc. The split-K template's
-   tile_rc has a fourth, outermost size: the chunks spread over blocks,
-   which its compute has taken out of the reduction already. */
+   tile_rc has a fourth size, last: the chunks spread over blocks, which its
+   compute has taken out of the reduction already. */
 static tc_result _tc_direct_tile_channels(tc_cfg *cfg, tc_stage *sl, int split_k, tc_iter *rc[3]) {
     const int64_t *sizes;
     tc_iter *axis = tc_reduce_axis_of(sl, 0);
     if (!split_k) return tc_cfg_apply_split(cfg, sl, axis, "tile_rc", rc);
     _TC_CONV_TRY(_tc_conv_sizes(cfg, "tile_rc", &sizes));
-    _TC_CONV_TRY(tc_split(sl, axis, sizes[3], &axis, &rc[2]));
-    return tc_split(sl, axis, sizes[2], &rc[0], &rc[1]);
+    _TC_CONV_TRY(tc_split(sl, axis, sizes[2], &axis, &rc[2]));
+    return tc_split(sl, axis, sizes[1], &rc[0], &rc[1]);
 }
 
 /* Tile the reduction of OL into outer, middle and inner loops of rc, ry
@@ -602,8 +603,8 @@ TECOMP_API tc_result tc_conv2d_direct_template(tc_cfg *cfg, const void *task, tc
 
 // >>conv-splitk
 
-/* At most this many channel chunks: past it the second kernel's sums cost
-   more than the parallelism they buy. */
+/* At most this many channel chunks (and reduction tiles): past it the
+   second kernel's sums cost more than the parallelism they buy. */
 #define _TC_SPLITK_MAX_CHUNKS 64
 
 /* partial[ko * n + b, f, y, x] = the direct convolution of image b over
@@ -657,16 +658,15 @@ TECOMP_API tc_result tc_conv2d_splitk_template(tc_cfg *cfg, const void *task, tc
     tc_conv2d_output_size(&d, &p, &q);
     memset(&four, 0, sizeof four);
     four.num_outputs = 4;
-    /* tile_rc's outermost size is the number of chunks, which the compute needs: it comes first */
+    four.max_factor = _TC_SPLITK_MAX_CHUNKS;
+    /* tile_rc's last size is the number of chunks, which the compute needs: it comes first */
     _TC_CONV_TRY(tc_define_split(cfg, "tile_rc", d.c / d.groups, &four));
     _TC_CONV_TRY(_tc_conv_sizes(cfg, "tile_rc", &rc));
     _TC_CONV_TRY(_tc_direct_knobs(cfg, &d, p, q, 1));
-    if (rc[0] > _TC_SPLITK_MAX_CHUNKS)
-        return _tc_fail(ctx, TC_ERROR_SCHEDULE, "conv2d_splitk: %lld channel chunks, more than %d", (long long)rc[0], _TC_SPLITK_MAX_CHUNKS);
-    _TC_CONV_TRY(_tc_conv_splitk_compute(ctx, &d, p, q, (int)rc[0], &g, &partial));
+    _TC_CONV_TRY(_tc_conv_splitk_compute(ctx, &d, p, q, (int)rc[3], &g, &partial));
     if (!(s = tc_create_schedule(ctx, 1, &g.out))) return _tc_conv_error(ctx);
     partial_graph = g, partial_graph.out = partial;
-    partial_shape = d, partial_shape.n = (int)rc[0] * d.n; /* the chunks are images to the direct schedule */
+    partial_shape = d, partial_shape.n = (int)rc[3] * d.n; /* the chunks are images to the direct schedule */
     _TC_CONV_TRY(_tc_direct_schedule(cfg, &partial_shape, 1, s, &partial_graph));
     _TC_CONV_TRY(_tc_splitk_sum_schedule(tc_stage_of(s, g.out)));
     _tc_conv_instance(&d, s, &g, out);

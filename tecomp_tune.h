@@ -501,6 +501,8 @@ typedef struct _tc_index_entry {
     _tc_plan plan;
 } _tc_index_entry;
 
+static void _tc_index_path(const char *records, char *out, size_t cap) { snprintf(out, cap, "%s.best", records); }
+
 /* The records file's size and modification time, as the index's stamp. */
 static int _tc_records_stamp(const char *records, char *out, size_t cap) {
     struct stat st;
@@ -677,7 +679,7 @@ static int _tc_index_has(tc_context *ctx, const char *records, const char *task,
     char *text;
     _tc_index_entry e;
     int found;
-    snprintf(index, sizeof index, "%s.best", records);
+    _tc_index_path(records, index, sizeof index);
     if (!_tc_records_stamp(records, stamp, sizeof stamp) || !(text = _tc_index_read(ctx, index, stamp))) return 0;
     found = _tc_index_find(ctx, text, task, nargs, args, &e);
     _tc_free(ctx, text);
@@ -737,7 +739,7 @@ TECOMP_API tc_result tc_tuned_kernel_load(tc_context *ctx, const tc_config_space
         return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_tuned_kernel_load: NULL or bad argument");
     *out = NULL;
     if ((r = tc_cuda_init(ctx, NULL)) != TC_OK) return r;
-    snprintf(index, sizeof index, "%s.best", records);
+    _tc_index_path(records, index, sizeof index);
     have_stamp = _tc_records_stamp(records, stamp, sizeof stamp);
     if (have_stamp && (text = _tc_index_read(ctx, index, stamp)) != NULL) {
         found = _tc_index_find(ctx, text, task_name, nargs, args, &e) && strcmp(e.target, tc_target_string(ctx)) == 0 &&
