@@ -116,6 +116,9 @@ TECOMP_API tc_result tc_tuned_kernel_load(tc_context *ctx, const tc_config_space
 /* Launch on the default stream: args[k] is the device buffer of the
    template's k-th tensor. Does not synchronise. */
 TECOMP_API tc_result tc_tuned_kernel_launch(tc_context *ctx, const tc_tuned_kernel *k, const tc_devptr *args);
+/* Time its launches (all its kernels, each launch) as tc_cuda_time_call does. */
+TECOMP_API tc_result tc_tuned_kernel_time(tc_context *ctx, const tc_tuned_kernel *k, const tc_devptr *args, const tc_time_desc *desc,
+                                          tc_time_result *out);
 TECOMP_API void tc_tuned_kernel_info_get(const tc_tuned_kernel *k, tc_tuned_kernel_info *out);
 TECOMP_API void tc_tuned_kernel_destroy(tc_context *ctx, tc_tuned_kernel *k); /* NULL is ignored */
 
@@ -473,6 +476,25 @@ TECOMP_API tc_result tc_tuned_kernel_launch(tc_context *ctx, const tc_tuned_kern
     for (j = 0; j < k->plan.nkernels && r == TC_OK; j++)
         r = tc_cuda_launch(ctx, k->fns[j], k->plan.kernels[j].grid, k->plan.kernels[j].block, 0, ptrs);
     return r;
+}
+
+typedef struct _tc_tuned_launch {
+    const tc_tuned_kernel *k;
+    const tc_devptr *args;
+} _tc_tuned_launch;
+
+static tc_result _tc_tuned_launch_fn(tc_context *ctx, void *user) {
+    _tc_tuned_launch *l = (_tc_tuned_launch *)user;
+    return tc_tuned_kernel_launch(ctx, l->k, l->args);
+}
+
+TECOMP_API tc_result tc_tuned_kernel_time(tc_context *ctx, const tc_tuned_kernel *k, const tc_devptr *args, const tc_time_desc *desc,
+                                          tc_time_result *out) {
+    _tc_tuned_launch l;
+    if (!ctx) return TC_ERROR_INVALID_ARGUMENT;
+    if (!k || !out || (k->nparams && !args)) return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_tuned_kernel_time: NULL argument");
+    l.k = k, l.args = args;
+    return tc_cuda_time_call(ctx, _tc_tuned_launch_fn, &l, desc, out);
 }
 
 TECOMP_API void tc_tuned_kernel_info_get(const tc_tuned_kernel *k, tc_tuned_kernel_info *out) {

@@ -131,6 +131,7 @@ static inline int sample_check_and_time(tc_context *ctx, const tc_config_space *
                                  const tc_tune_desc *td, const sample_tune_opts *o) {
     sample_conv_data d;
     tc_best best;
+    tc_tuned_kernel *tuned = NULL; /* the same kernel as an engine loads it */
     tc_devptr dev[3] = {0, 0, 0};
     tc_time_desc timing;
     tc_time_result t;
@@ -141,19 +142,16 @@ static inline int sample_check_and_time(tc_context *ctx, const tc_config_space *
     if ((r = tc_apply_history_best(ctx, space, o->records, task, td->nargs, td->args, &best)) != TC_OK)
         return sample_fail(ctx, "apply_history_best", r);
     if (o->print_cuda) printf("==== the best kernel's CUDA ====\n%s\n", tc_cuda_func_source(best.cuda));
-    { /* what an engine pays at start-up, CUDA already up: the first load
-         reads the records and writes their index, the next ones read the index */
-        int round;
-        for (round = 0; round < 3; round++) {
-            tc_tuned_kernel *again = NULL;
-            tc_tuned_kernel_info info;
-            double t0 = sample_now_s();
-            if (tc_tuned_kernel_load(ctx, space, o->records, task, td->nargs, td->args, &again) != TC_OK) break;
-            tc_tuned_kernel_info_get(again, &info);
-            printf("the best kernel loaded again (%s): ready to launch in %.3f ms\n", info.from_index ? "from the index" : "from the records",
-                   (sample_now_s() - t0) * 1e3);
-            tc_tuned_kernel_destroy(ctx, again);
-        }
+    for (k = 0; k < 3; k++) { /* what an engine pays at start-up, CUDA already up: the first load
+                                  reads the records and writes their index, the next ones read the index */
+        tc_tuned_kernel_info info;
+        double t0 = sample_now_s();
+        tc_tuned_kernel_destroy(ctx, tuned);
+        tuned = NULL;
+        if ((r = tc_tuned_kernel_load(ctx, space, o->records, task, td->nargs, td->args, &tuned)) != TC_OK) return sample_fail(ctx, "loading the best kernel", r);
+        tc_tuned_kernel_info_get(tuned, &info);
+        printf("the best kernel loaded again (%s): ready to launch in %.3f ms\n", info.from_index ? "from the index" : "from the records",
+               (sample_now_s() - t0) * 1e3);
     }
     if ((r = sample_conv_data_make(ctx, c, &d)) != TC_OK) return sample_fail(ctx, "the reference", r);
     r = tc_cuda_malloc(ctx, d.nx * sizeof(float), &dev[0]);
@@ -170,7 +168,7 @@ static inline int sample_check_and_time(tc_context *ctx, const tc_config_space *
     memset(&timing, 0, sizeof timing);
     timing.repeat = 100;
     timing.flush_l2 = 1;
-    if (r == TC_OK && (r = tc_cuda_time_func(ctx, best.cuda, dev, NULL, &timing, &t)) == TC_OK) {
+    if (r == TC_OK && (r = tc_tuned_kernel_time(ctx, tuned, dev, &timing, &t)) == TC_OK) {
         sh.n = c->n, sh.c = c->c, sh.h = c->h, sh.w = c->w, sh.k = c->k, sh.r = c->r, sh.s = c->s;
         sh.stride = c->stride_h, sh.pad = c->pad_h, sh.groups = c->groups;
         cudnn_ms = c->dilation_h == 1 && c->stride_h == c->stride_w && c->pad_h == c->pad_w ? sample_time_cudnn(ctx, &sh, d.x, d.w, d.ref, 1e-4, &timing) : -1;
@@ -182,6 +180,7 @@ static inline int sample_check_and_time(tc_context *ctx, const tc_config_space *
     if (r != TC_OK) sample_fail(ctx, "running the best kernel", r);
     for (k = 0; k < 3; k++) tc_cuda_free(ctx, dev[k]);
     tc_cuda_func_destroy(ctx, best.cuda);
+    tc_tuned_kernel_destroy(ctx, tuned);
     sample_conv_data_free(&d);
     return r == TC_OK && err < 1e-4 ? 0 : 1;
 }
