@@ -1,10 +1,12 @@
-/* cudnn_conv.h - cuDNN's best float32 NCHW forward convolution, loaded at run
-   time (libcudnn.so.9), for measuring tecomp side by side with it in one
+/* cudnn_conv.h - cuDNN's best forward convolution, loaded at run time
+   (libcudnn.so.9), for measuring tecomp side by side with it in one
    process. Benchmark code, not part of the library. Include after tecomp.h.
 
    The algorithm is cuDNN's fastest by cudnnFindConvolutionForwardAlgorithm,
-   with workspace allowed and FMA math (no TF32), timed by tc_cuda_time_call,
-   the same method that times tecomp's kernels. */
+   with workspace allowed, timed by tc_cuda_time_call, the same method that
+   times tecomp's kernels. Float data runs with FMA math (no TF32); half data
+   with tensor-op math and float compute. Tensors are NCHW (filters KCRS) or
+   NHWC (filters KRSC). */
 #ifndef CUDNN_CONV_H
 #define CUDNN_CONV_H
 #include <dlfcn.h>
@@ -40,10 +42,13 @@ typedef struct cudnn_conv {
     cudnn_status (*GetConvolutionForwardWorkspaceSize)(void *, void *, void *, void *, void *, int, size_t *);
     cudnn_status (*ConvolutionForward)(void *, const void *, void *, const void *, void *, const void *, void *, int, void *,
                                        size_t, const void *, void *, void *);
+    size_t (*GetVersion)(void);
     void *handle, *xdesc, *wdesc, *ydesc, *cdesc;
     tc_devptr x, w, y, workspace;
-    size_t workspace_bytes;
-    int algo;
+    size_t workspace_bytes;   /* the most any of algos[] needs, so that each can run */
+    int algo;                 /* what cudnn_conv_run uses: Find's fastest, or another of algos[] */
+    int algos[16], nalgos;    /* every algorithm Find ran successfully, fastest first by its own timing; each
+                                 runs with the math type set here (FMA, or tensor ops for half data) */
     char error[512];
 } cudnn_conv;
 
@@ -75,43 +80,76 @@ static int cudnn_conv_load(cudnn_conv *c) {
     CUDNN_SYM(DestroyFilterDescriptor) CUDNN_SYM(SetFilter4dDescriptor) CUDNN_SYM(CreateConvolutionDescriptor)
     CUDNN_SYM(DestroyConvolutionDescriptor) CUDNN_SYM(SetConvolution2dDescriptor) CUDNN_SYM(SetConvolutionGroupCount)
     CUDNN_SYM(SetConvolutionMathType) CUDNN_SYM(FindConvolutionForwardAlgorithm)
-    CUDNN_SYM(GetConvolutionForwardWorkspaceSize) CUDNN_SYM(ConvolutionForward)
+    CUDNN_SYM(GetConvolutionForwardWorkspaceSize) CUDNN_SYM(ConvolutionForward) CUDNN_SYM(GetVersion)
 #undef CUDNN_SYM
     return 1;
 }
 
-/* Describe an NCHW float32 convolution over existing device buffers x, w, y
-   (w is K x C/groups x R x S) and pick cuDNN's fastest algorithm. */
-static tc_result cudnn_conv_setup(tc_context *ctx, cudnn_conv *c, int n, int ci, int h, int wd, int k, int r, int s, int stride,
-                                  int pad, int groups, tc_devptr x, tc_devptr w, tc_devptr y) {
-    enum { NCHW = 0, FLOAT = 0, CROSS_CORRELATION = 1, FMA_MATH = 3 };
+/* A convolution as cuDNN is asked for it: cross-correlation, square
+   stride and padding, no dilation. */
+enum { CUDNN_CONV_LAYOUT_NCHW = 0, CUDNN_CONV_LAYOUT_NHWC = 1 }; /* cudnnTensorFormat_t's values */
+typedef struct cudnn_conv_problem {
+    int n, c, h, w, k, r, s, stride, pad, groups;
+    int layout; /* CUDNN_CONV_LAYOUT_NCHW (filter KCRS) or _NHWC (filter KRSC) */
+    int half;   /* 0: float data, FMA math (no TF32); 1: half data, float compute, tensor-op math */
+} cudnn_conv_problem;
+
+/* Describe problem p over existing device buffers x, w, y and pick cuDNN's
+   fastest algorithm (Find runs them all, allocating their workspace itself);
+   keep every one that ran and allocate the largest workspace they need.
+   Find times each algorithm once, so its order can change from run to run
+   (0.09 or 0.37 ms on the same layer): a caller may time algos[] itself. */
+static inline tc_result cudnn_conv_setup_problem(tc_context *ctx, cudnn_conv *c, const cudnn_conv_problem *p, tc_devptr x, tc_devptr w,
+                                                 tc_devptr y) {
+    enum { FLOAT = 0, HALF = 2, CROSS_CORRELATION = 1, TENSOR_OP_MATH = 1, FMA_MATH = 3 };
     cudnn_algo_perf perf[16];
-    int returned = 0, oh = (h + 2 * pad - r) / stride + 1, ow = (wd + 2 * pad - s) / stride + 1;
+    int returned = 0, oh = (p->h + 2 * p->pad - p->r) / p->stride + 1, ow = (p->w + 2 * p->pad - p->s) / p->stride + 1, i;
+    int data = p->half ? HALF : FLOAT;
     if (!cudnn_conv_load(c)) return TC_ERROR_NO_CUDA;
     CUDNN_TRY(c, c->Create(&c->handle), "cudnnCreate");
     CUDNN_TRY(c, c->CreateTensorDescriptor(&c->xdesc), "cudnnCreateTensorDescriptor");
     CUDNN_TRY(c, c->CreateTensorDescriptor(&c->ydesc), "cudnnCreateTensorDescriptor");
     CUDNN_TRY(c, c->CreateFilterDescriptor(&c->wdesc), "cudnnCreateFilterDescriptor");
     CUDNN_TRY(c, c->CreateConvolutionDescriptor(&c->cdesc), "cudnnCreateConvolutionDescriptor");
-    CUDNN_TRY(c, c->SetTensor4dDescriptor(c->xdesc, NCHW, FLOAT, n, ci, h, wd), "cudnnSetTensor4dDescriptor(x)");
-    CUDNN_TRY(c, c->SetTensor4dDescriptor(c->ydesc, NCHW, FLOAT, n, k, oh, ow), "cudnnSetTensor4dDescriptor(y)");
-    CUDNN_TRY(c, c->SetFilter4dDescriptor(c->wdesc, FLOAT, NCHW, k, ci / groups, r, s), "cudnnSetFilter4dDescriptor");
-    CUDNN_TRY(c, c->SetConvolution2dDescriptor(c->cdesc, pad, pad, stride, stride, 1, 1, CROSS_CORRELATION, FLOAT),
+    CUDNN_TRY(c, c->SetTensor4dDescriptor(c->xdesc, p->layout, data, p->n, p->c, p->h, p->w), "cudnnSetTensor4dDescriptor(x)");
+    CUDNN_TRY(c, c->SetTensor4dDescriptor(c->ydesc, p->layout, data, p->n, p->k, oh, ow), "cudnnSetTensor4dDescriptor(y)");
+    CUDNN_TRY(c, c->SetFilter4dDescriptor(c->wdesc, data, p->layout, p->k, p->c / p->groups, p->r, p->s), "cudnnSetFilter4dDescriptor");
+    CUDNN_TRY(c, c->SetConvolution2dDescriptor(c->cdesc, p->pad, p->pad, p->stride, p->stride, 1, 1, CROSS_CORRELATION, FLOAT),
               "cudnnSetConvolution2dDescriptor");
-    CUDNN_TRY(c, c->SetConvolutionGroupCount(c->cdesc, groups), "cudnnSetConvolutionGroupCount");
-    CUDNN_TRY(c, c->SetConvolutionMathType(c->cdesc, FMA_MATH), "cudnnSetConvolutionMathType");
+    CUDNN_TRY(c, c->SetConvolutionGroupCount(c->cdesc, p->groups), "cudnnSetConvolutionGroupCount");
+    CUDNN_TRY(c, c->SetConvolutionMathType(c->cdesc, p->half ? TENSOR_OP_MATH : FMA_MATH), "cudnnSetConvolutionMathType");
     CUDNN_TRY(c, c->FindConvolutionForwardAlgorithm(c->handle, c->xdesc, c->wdesc, c->cdesc, c->ydesc, 16, &returned, perf),
               "cudnnFindConvolutionForwardAlgorithm");
     if (returned < 1 || perf[0].status != 0) {
-        snprintf(c->error, sizeof c->error, "cuDNN found no working algorithm");
+        snprintf(c->error, sizeof c->error, "cudnnFindConvolutionForwardAlgorithm: no algorithm ran (%d returned%s%s)", returned,
+                 returned ? "; the fastest: " : "", returned ? c->GetErrorString(perf[0].status) : "");
         return TC_ERROR_CUDA;
     }
     c->algo = perf[0].algo;
-    CUDNN_TRY(c, c->GetConvolutionForwardWorkspaceSize(c->handle, c->xdesc, c->wdesc, c->cdesc, c->ydesc, c->algo, &c->workspace_bytes),
-              "cudnnGetConvolutionForwardWorkspaceSize");
+    for (i = 0; i < returned; i++) {
+        size_t bytes = 0;
+        int seen = 0, j;
+        for (j = 0; j < c->nalgos; j++) seen |= c->algos[j] == perf[i].algo; /* listed again with another math type */
+        if (perf[i].status != 0 || seen) continue;
+        CUDNN_TRY(c, c->GetConvolutionForwardWorkspaceSize(c->handle, c->xdesc, c->wdesc, c->cdesc, c->ydesc, perf[i].algo, &bytes),
+                  "cudnnGetConvolutionForwardWorkspaceSize");
+        c->algos[c->nalgos++] = perf[i].algo;
+        if (bytes > c->workspace_bytes) c->workspace_bytes = bytes;
+    }
     c->x = x, c->w = w, c->y = y;
     if (c->workspace_bytes) return tc_cuda_malloc(ctx, c->workspace_bytes, &c->workspace);
     return TC_OK;
+}
+
+/* Describe an NCHW float32 convolution over existing device buffers x, w, y
+   (w is K x C/groups x R x S) and pick cuDNN's fastest algorithm. */
+static tc_result cudnn_conv_setup(tc_context *ctx, cudnn_conv *c, int n, int ci, int h, int wd, int k, int r, int s, int stride,
+                                  int pad, int groups, tc_devptr x, tc_devptr w, tc_devptr y) {
+    cudnn_conv_problem p;
+    memset(&p, 0, sizeof p);
+    p.n = n, p.c = ci, p.h = h, p.w = wd, p.k = k, p.r = r, p.s = s, p.stride = stride, p.pad = pad, p.groups = groups;
+    p.layout = CUDNN_CONV_LAYOUT_NCHW;
+    return cudnn_conv_setup_problem(ctx, c, &p, x, w, y);
 }
 
 static tc_result cudnn_conv_run(tc_context *ctx, void *user) {

@@ -1,0 +1,1225 @@
+/* tecomp-bench - the benchmark harness: tune every workload of the suite,
+   check each tuned kernel against the host reference, and time it beside
+   cuDNN's best algorithm for the same convolution, with the GPU's fp32 and
+   copy ceilings measured in the same run.
+
+       tecomp-bench [--suite FILE] [--rows NAME,NAME,... | --group C|D|seed|b32 |
+                     --shape N,C,H,W,K,R,S[,stride[,pad[,groups]]]]
+                    [--trials N] [--tuner model|random|grid|genetic] [--records FILE] [--fresh]
+                    [--repeat N] [--csv FILE] [--svg FILE]
+
+   defaults: the whole suite (../shared/bench/suite.csv from the repository
+   root, else bench/suite.csv), 200 trials per workload (trials already in the
+   records count: a rerun measures only what is missing), records
+   tecomp-bench.jsonl, 100 timed launches (L2 flushed before each, median),
+   bench-results.csv and bench-results.svg.
+
+   It runs in two phases because of how tecomp measures: the tuner times
+   candidates in worker processes forked from a supervisor, and a process
+   forked after CUDA is initialised cannot use the GPU (tecomp_measure.h).
+   Phase 1 tunes every workload without initialising CUDA here; phase 2
+   initialises it, measures the ceilings, then loads each best kernel (as
+   an engine does: tc_conv2d_kernel_create), checks it, and times it and
+   cuDNN the same way.
+
+   Without a GPU it says so and checks, for each workload, the first
+   configuration of its space that lowers on the host executor. The exit
+   status is 0 only when every check passed. */
+#define TECOMP_IMPLEMENTATION
+#include "tecomp.h"
+#include "../samples/sample_run.h"
+#include "../samples/sample_tune.h"
+#include <math.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <unistd.h>
+
+#ifndef BENCH_SOURCE_ROOT
+#define BENCH_SOURCE_ROOT "." /* meson passes the repository root */
+#endif
+
+/* float32 kernels accumulate in float over at most C/groups*R*S terms (4608
+   in the suite): against the float64 reference their relative L2 error is
+   about 1e-6, so 1e-4 flags any wrong output and never the rounding. */
+#define BENCH_TOL_F32 1e-4
+/* float16 rows (cuDNN only): the inputs are rounded to half before the
+   reference is computed, so what is left is the half output's rounding
+   (2^-11, about 5e-4 relative) and cuDNN's float accumulation order; 1e-2
+   leaves room for that and still flags wrong outputs. */
+#define BENCH_TOL_F16 1e-2
+/* Launches before timing: tc_cuda_time_call's default of 3 leaves the
+   clocks of a GPU that was idle ramping up (the samples use 10 too). */
+#define BENCH_WARMUP 10
+
+// >>options
+
+typedef struct bench_opts {
+    const char *suite, *rows, *group, *records, *csv, *svg;
+    tc_conv2d_desc shape;     /* --shape, when have_shape */
+    int have_shape;
+    int trials, repeat, fresh;
+    tc_tuner_kind tuner;
+} bench_opts;
+
+static void bench_usage(const char *argv0) {
+    fprintf(stderr,
+            "usage: %s [--suite FILE] [--rows NAME,NAME,... | --group C|D|seed|b32 | --shape N,C,H,W,K,R,S[,stride[,pad[,groups]]]]\n"
+            "       [--trials N] [--tuner model|random|grid|genetic] [--records FILE] [--fresh] [--repeat N] [--csv FILE] [--svg FILE]\n",
+            argv0);
+}
+
+/* Comma-separated integers into v (at most max); their count, or -1 when
+   the text is not that. */
+static int bench_parse_ints(const char *text, int *v, int max) {
+    const char *p = text;
+    char *end;
+    int n = 0;
+    for (;;) {
+        long x = strtol(p, &end, 10);
+        if (end == p || n == max) return -1;
+        v[n++] = (int)x;
+        if (*end != ',') break;
+        p = end + 1;
+    }
+    return *end ? -1 : n;
+}
+
+/* N,C,H,W,K,R,S[,stride[,pad[,groups]]]: an NCHW float32 convolution. */
+static int bench_parse_shape(const char *text, tc_conv2d_desc *d) {
+    int v[10] = {0, 0, 0, 0, 0, 0, 0, 1, 0, 1}, n = bench_parse_ints(text, v, 10);
+    if (n < 7) return 0;
+    memset(d, 0, sizeof *d);
+    d->n = v[0], d->c = v[1], d->h = v[2], d->w = v[3], d->k = v[4], d->r = v[5], d->s = v[6];
+    d->stride_h = d->stride_w = v[7], d->pad_h = d->pad_w = v[8], d->groups = v[9];
+    return 1;
+}
+
+/* The suite's groups: --group picks one, the report takes a geometric mean over each. */
+static const struct bench_group {
+    const char *key, *title;
+} bench_groups[] = {{"seed", "seeds:"}, {"C", "C1-C12:"}, {"D", "D1-D9:"}, {"b32", "batch 32:"}};
+#define BENCH_NGROUPS (int)(sizeof bench_groups / sizeof bench_groups[0])
+
+static int bench_is_group(const char *g) {
+    int k;
+    for (k = 0; k < BENCH_NGROUPS; k++)
+        if (!strcmp(g, bench_groups[k].key)) return 1;
+    return 0;
+}
+
+/* 0 after printing the usage. */
+static int bench_parse_args(int argc, char **argv, bench_opts *o) {
+    int k;
+    memset(o, 0, sizeof *o);
+    o->trials = 200, o->repeat = 100, o->tuner = TC_TUNER_MODEL;
+    o->records = "tecomp-bench.jsonl", o->csv = "bench-results.csv", o->svg = "bench-results.svg";
+    for (k = 1; k < argc; k++) {
+        const char *a = argv[k], *v = k + 1 < argc ? argv[k + 1] : NULL;
+        if (!strcmp(a, "--suite") && v) o->suite = v, k++;
+        else if (!strcmp(a, "--rows") && v) o->rows = v, k++;
+        else if (!strcmp(a, "--group") && v && bench_is_group(v)) o->group = v, k++;
+        else if (!strcmp(a, "--shape") && v && bench_parse_shape(v, &o->shape)) o->have_shape = 1, k++;
+        else if (!strcmp(a, "--trials") && v && atoi(v) > 0) o->trials = atoi(v), k++;
+        else if (!strcmp(a, "--tuner") && v && sample_tuner_kind(v, &o->tuner)) k++;
+        else if (!strcmp(a, "--records") && v) o->records = v, k++;
+        else if (!strcmp(a, "--fresh")) o->fresh = 1;
+        else if (!strcmp(a, "--repeat") && v && atoi(v) > 0) o->repeat = atoi(v), k++;
+        else if (!strcmp(a, "--csv") && v) o->csv = v, k++;
+        else if (!strcmp(a, "--svg") && v) o->svg = v, k++;
+        else {
+            fprintf(stderr, "%s: bad or incomplete option '%s'\n", argv[0], a);
+            return bench_usage(argv[0]), 0;
+        }
+    }
+    if ((o->rows != NULL) + (o->group != NULL) + o->have_shape > 1) {
+        fprintf(stderr, "%s: give at most one of --rows, --group and --shape\n", argv[0]);
+        return bench_usage(argv[0]), 0;
+    }
+    return 1;
+}
+
+// >>workloads
+
+/* One workload: what the suite says, what tuning made of it, what was measured. */
+typedef struct bench_row {
+    char name[64], layout[16], dtype[8]; /* as the suite spells them */
+    tc_conv2d_desc conv;      /* resolved; layout NCHW for NHWCnc (the same convolution), which tecomp has no layout for */
+    int tc_layout_known;      /* 0: a layout tecomp cannot describe (NHWCnc) */
+    int cudnn_layouts[2], ncudnn_layouts; /* what cuDNN runs: the row's layout, or the best of NCHW and NHWC */
+    /* phase 1 */
+    tc_config_space *space;   /* NULL: no template for this layout and type */
+    const char *task;
+    int nargs;
+    int64_t args[16];
+    int tuned;                /* tc_tune succeeded */
+    tc_tune_result tune;
+    /* phase 2 */
+    double tecomp_us, cudnn_us;         /* medians; < 0 when not measured */
+    double tecomp_err, cudnn_err;       /* relative L2 errors; < 0 when not checked */
+    int cudnn_algo, cudnn_layout;
+    int failed;
+    char note[320];
+} bench_row;
+
+static void bench_note(bench_row *row, const char *fmt, ...) {
+    size_t used = strlen(row->note);
+    va_list ap;
+    if (used && used + 2 < sizeof row->note) memcpy(row->note + used, "; ", 3), used += 2;
+    va_start(ap, fmt);
+    vsnprintf(row->note + used, sizeof row->note - used, fmt, ap);
+    va_end(ap);
+}
+
+/* Say loudly which row and which step failed; the row counts as failed. */
+static void bench_fail(bench_row *row, const char *fmt, ...) {
+    va_list ap;
+    fprintf(stderr, "FAILED %s: ", row->name);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    if (!row->failed) bench_note(row, "FAILED (see log)");
+    row->failed = 1;
+}
+
+static const char *bench_cudnn_layout_name(int layout) { return layout == CUDNN_CONV_LAYOUT_NHWC ? "NHWC" : "NCHW"; }
+
+/* Whether a row belongs to one of bench_groups: seed*, C<n>, D<n>, *_b32*. */
+static int bench_in_group(const char *name, const char *group) {
+    if (!strcmp(group, "seed")) return !strncmp(name, "seed", 4);
+    if (!strcmp(group, "b32")) return strstr(name, "_b32") != NULL;
+    if (name[0] != group[0] || !name[1]) return 0;
+    for (name++; *name; name++) /* C1..C12, D1..D9: the letter and a number */
+        if (*name < '0' || *name > '9') return 0;
+    return 1;
+}
+
+/* Layout, type and what cuDNN runs, from the suite's words; 0 if unknown. */
+static int bench_row_kind(bench_row *row) {
+    static const char *layouts[] = {"NCHW", "NHWC", "HWCN"};
+    int k;
+    row->tc_layout_known = 0;
+    for (k = 0; k < 3; k++)
+        if (!strcmp(row->layout, layouts[k])) row->conv.layout = (tc_layout)k, row->tc_layout_known = 1;
+    if (!row->tc_layout_known && strcmp(row->layout, "NHWCnc") != 0) return 0;
+    if (!strcmp(row->dtype, "f32")) row->conv.dtype = TC_FLOAT32;
+    else if (!strcmp(row->dtype, "f16")) row->conv.dtype = TC_FLOAT16;
+    else return 0;
+    if (row->tc_layout_known && row->conv.layout != TC_LAYOUT_HWCN) { /* cuDNN has these */
+        row->cudnn_layouts[0] = row->conv.layout == TC_LAYOUT_NHWC ? CUDNN_CONV_LAYOUT_NHWC : CUDNN_CONV_LAYOUT_NCHW;
+        row->ncudnn_layouts = 1;
+    } else { /* HWCN, NHWCnc: cuDNN's best of the layouts it has, for the same convolution */
+        row->cudnn_layouts[0] = CUDNN_CONV_LAYOUT_NCHW, row->cudnn_layouts[1] = CUDNN_CONV_LAYOUT_NHWC;
+        row->ncudnn_layouts = 2;
+    }
+    return 1;
+}
+
+/* The next item of a comma list (its start and length); 0 at the end. */
+static int bench_list_next(const char **p, const char **item, size_t *len) {
+    if (!**p) return 0;
+    *item = *p, *len = strcspn(*p, ",");
+    *p += *len + ((*p)[*len] == ',');
+    return 1;
+}
+
+/* Whether a row is asked for: by --rows (a comma list), --group, or all. */
+static int bench_row_selected(const bench_opts *o, const char *name) {
+    const char *p = o->rows, *item;
+    size_t len;
+    if (o->group) return bench_in_group(name, o->group);
+    if (!p) return 1;
+    while (bench_list_next(&p, &item, &len))
+        if (len == strlen(name) && !strncmp(item, name, len)) return 1;
+    return 0;
+}
+
+static bench_row *bench_rows_grow(bench_row **rows, int *n, int *cap) {
+    if (*n == *cap) {
+        int grown = *cap ? *cap * 2 : 32;
+        bench_row *more = (bench_row *)realloc(*rows, sizeof **rows * (size_t)grown);
+        if (!more) return NULL;
+        *rows = more, *cap = grown;
+    }
+    memset(&(*rows)[*n], 0, sizeof **rows);
+    return &(*rows)[(*n)++];
+}
+
+/* The selected rows of the suite (name,layout,dtype,N,C,H,W,K,R,S,stride,
+   pad,groups,origin; # comments). 0 after saying what is wrong. */
+static int bench_read_suite(const char *path, const bench_opts *o, bench_row **rows, int *n) {
+    char line[1024];
+    int cap = 0, lineno = 0, v[10], ok = 1;
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        fprintf(stderr, "cannot open the suite %s\n", path);
+        return 0;
+    }
+    while (ok && fgets(line, sizeof line, f)) {
+        bench_row probe, *row;
+        lineno++;
+        if (line[0] == '#' || line[strspn(line, " \t\r\n")] == 0) continue;
+        memset(&probe, 0, sizeof probe);
+        if (sscanf(line, "%63[^,],%15[^,],%7[^,],%d,%d,%d,%d,%d,%d,%d,%d,%d,%d", probe.name, probe.layout, probe.dtype, &v[0], &v[1], &v[2],
+                   &v[3], &v[4], &v[5], &v[6], &v[7], &v[8], &v[9]) != 13) {
+            fprintf(stderr, "%s:%d: not name,layout,dtype,N,C,H,W,K,R,S,stride,pad,groups,origin\n", path, lineno);
+            ok = 0;
+        } else if (!bench_row_kind(&probe)) {
+            fprintf(stderr, "%s:%d: %s: layout %s or type %s is none the harness knows (NCHW, NHWC, HWCN, NHWCnc; f32, f16)\n", path, lineno,
+                    probe.name, probe.layout, probe.dtype);
+            ok = 0;
+        } else if (bench_row_selected(o, probe.name)) {
+            if (!(row = bench_rows_grow(rows, n, &cap))) {
+                fprintf(stderr, "out of memory reading %s\n", path);
+                ok = 0;
+                break;
+            }
+            *row = probe;
+            row->conv.n = v[0], row->conv.c = v[1], row->conv.h = v[2], row->conv.w = v[3], row->conv.k = v[4], row->conv.r = v[5];
+            row->conv.s = v[6], row->conv.stride_h = row->conv.stride_w = v[7], row->conv.pad_h = row->conv.pad_w = v[8];
+            row->conv.groups = v[9];
+        }
+    }
+    fclose(f);
+    return ok;
+}
+
+/* Every name --rows asks for is in the suite; 0 after naming one that is not. */
+static int bench_rows_all_found(const bench_opts *o, const bench_row *rows, int n) {
+    const char *p = o->rows ? o->rows : "", *item;
+    size_t len;
+    int k;
+    while (bench_list_next(&p, &item, &len)) {
+        for (k = 0; k < n && !(strlen(rows[k].name) == len && !strncmp(rows[k].name, item, len)); k++) {
+        }
+        if (k == n) {
+            fprintf(stderr, "the suite has no row named '%.*s'\n", (int)len, item);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* The workloads to run, from --shape or the suite. 0 after saying why not. */
+static int bench_load_rows(const bench_opts *o, bench_row **rows, int *n) {
+    char path[4096];
+    const char *suite = o->suite;
+    *rows = NULL, *n = 0;
+    if (o->have_shape) {
+        int cap = 0;
+        bench_row *row = bench_rows_grow(rows, n, &cap);
+        if (!row) return 0;
+        snprintf(row->name, sizeof row->name, "shape");
+        snprintf(row->layout, sizeof row->layout, "NCHW");
+        snprintf(row->dtype, sizeof row->dtype, "f32");
+        row->conv = o->shape;
+        return bench_row_kind(row);
+    }
+    if (!suite) { /* the shared suite beside the repository, else the copy in bench/ */
+        FILE *f;
+        snprintf(path, sizeof path, "%s/../shared/bench/suite.csv", BENCH_SOURCE_ROOT);
+        if ((f = fopen(path, "r")) != NULL) fclose(f);
+        else snprintf(path, sizeof path, "%s/bench/suite.csv", BENCH_SOURCE_ROOT);
+        suite = path;
+    }
+    printf("suite: %s\n", suite);
+    if (!bench_read_suite(suite, o, rows, n) || !bench_rows_all_found(o, *rows, *n)) return 0;
+    if (!*n) fprintf(stderr, "%s: no row %s\n", suite, o->group ? "in that group" : "at all");
+    return *n > 0;
+}
+
+/* Resolve a row and create its configuration space when tecomp has a
+   template for it (NCHW float32). 0 after saying what is wrong with the
+   row's shape; a template that cannot make a space fails only the row
+   (cuDNN still runs on it). */
+static int bench_prepare(tc_context *ctx, bench_row *row) {
+    tc_template_fn fn;
+    tc_result r;
+    row->tecomp_us = row->cudnn_us = row->tecomp_err = row->cudnn_err = -1;
+    row->cudnn_algo = -1;
+    if ((r = tc_conv2d_resolve(ctx, &row->conv, &row->conv)) != TC_OK) {
+        fprintf(stderr, "%s: %s: %s\n", row->name, tc_result_string(r), tc_last_error(ctx));
+        return 0;
+    }
+    fn = row->tc_layout_known ? tc_conv2d_template_for(&row->conv, &row->task) : NULL;
+    tc_clear_error(ctx);
+    if (!fn) {
+        bench_note(row, "no template (%s %s)", row->layout, row->dtype);
+        return 1;
+    }
+    /* the space keeps a pointer to row->conv: rows are not moved from here on */
+    if ((r = tc_space_create(ctx, fn, &row->conv, &row->space)) != TC_OK) {
+        bench_fail(row, "the configuration space of %s (tc_space_create): %s: %s", row->task, tc_result_string(r), tc_last_error(ctx));
+        row->space = NULL;
+        return 1;
+    }
+    row->nargs = tc_conv2d_task_args(&row->conv, row->args);
+    return 1;
+}
+
+// >>phase1-tune
+
+/* Tune one workload; TC_ERROR_NO_CUDA or TC_ERROR_NO_DEVICE when there is
+   no GPU to tune on. Its curve goes beside the records, one plot per row. */
+static tc_result bench_tune(tc_context *ctx, bench_row *row, const bench_opts *o) {
+    tc_tune_desc td;
+    char plot[4200];
+    memset(&td, 0, sizeof td);
+    snprintf(plot, sizeof plot, "%s.%s.svg", o->records, row->name);
+    td.task_name = row->task;
+    td.nargs = row->nargs;
+    memcpy(td.args, row->args, sizeof td.args);
+    td.n_trial = o->trials;
+    td.records = o->records;
+    td.plot_svg = plot;
+    td.log = stdout;
+    td.tuner.kind = o->tuner;
+    td.measure.where = TC_MEASURE_GPU; /* tuning on the host executor would take hours at these sizes */
+    printf("== %s: tuning %s, %.4g GFLOP, %d trials ==\n", row->name, row->task, tc_conv2d_flops(&row->conv) * 1e-9, o->trials);
+    return tc_tune(ctx, row->space, &td, &row->tune);
+}
+
+/* Phase 1: tune every workload that has a template, with CUDA never
+   initialised in this process. 0 when there is no GPU (why says so); 1
+   otherwise, failed rows marked. */
+static int bench_tune_all(tc_context *ctx, bench_row *rows, int n, const bench_opts *o, char *why, size_t why_cap) {
+    int k, on_gpu = 0;
+    for (k = 0; k < n; k++) {
+        bench_row *row = &rows[k];
+        const tc_tune_result *t = &row->tune;
+        tc_result r;
+        if (!row->space) continue;
+        r = bench_tune(ctx, row, o);
+        if ((r == TC_ERROR_NO_CUDA || r == TC_ERROR_NO_DEVICE) && !on_gpu) {
+            snprintf(why, why_cap, "%s", tc_last_error(ctx));
+            return 0;
+        }
+        if (r != TC_OK) {
+            bench_fail(row, "tuning (tc_tune): %s: %s", tc_result_string(r), tc_last_error(ctx));
+            continue;
+        }
+        on_gpu = row->tuned = 1;
+        printf("%d trials (%d resumed from %s; %d invalid, never compiled; %d failed) in %.1f s on %s\n", t->trials, t->resumed,
+               o->records, t->invalid, t->failed, t->seconds, t->target);
+        if (t->best_config >= 0)
+            printf("best while tuning: %.2f us, %.1f GFLOP/s (no L2 flush)\n", t->best_cost_s * 1e6, t->best_gflops);
+    }
+    return 1;
+}
+
+// >>host-path
+
+/* No GPU: check the first configuration of each space that lowers on the
+   host executor, as the tuning samples do. */
+static void bench_host_all(tc_context *ctx, bench_row *rows, int n) {
+    int k;
+    for (k = 0; k < n; k++) {
+        bench_row *row = &rows[k];
+        if (!row->space) {
+            bench_note(row, "cuDNN needs a GPU");
+            continue;
+        }
+        printf("== %s on the host executor ==\n", row->name);
+        if (sample_check_on_host(ctx, row->space, &row->conv, -1) != 0) {
+            bench_fail(row, "the host executor's result does not match the reference (or it could not run; see above)");
+            continue;
+        }
+        bench_note(row, "host executor: first configuration that lowers matches the reference");
+    }
+}
+
+// >>data
+
+/* float <-> IEEE half bits, rounding to nearest even (for cuDNN's half rows). */
+static uint16_t bench_half_from_float(float f) {
+    uint32_t x, sign, mag, h, rest;
+    memcpy(&x, &f, sizeof x);
+    sign = (x >> 16) & 0x8000u, mag = x & 0x7fffffffu;
+    if (mag > 0x7f800000u) return (uint16_t)(sign | 0x7e00u);   /* NaN */
+    if (mag >= 0x477ff000u) return (uint16_t)(sign | 0x7c00u);  /* 65520 and up round to infinity */
+    if (mag < 0x38800000u) {                                     /* below 2^-14: subnormal, in units of 2^-24 */
+        float a;
+        memcpy(&a, &mag, sizeof a);
+        return (uint16_t)(sign | (uint32_t)nearbyintf(a * 16777216.0f));
+    }
+    h = (mag - 0x38000000u) >> 13, rest = mag & 0x1fffu;
+    if (rest > 0x1000u || (rest == 0x1000u && (h & 1))) h++;
+    return (uint16_t)(sign | h);
+}
+
+static float bench_float_from_half(uint16_t h) {
+    uint32_t sign = (uint32_t)(h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu, x;
+    float f;
+    if (e == 0) return (sign ? -1.0f : 1.0f) * ldexpf((float)m, -24);
+    x = sign | (e == 31 ? 0x7f800000u | (m << 13) : ((e + 112) << 23) | (m << 13));
+    memcpy(&f, &x, sizeof f);
+    return f;
+}
+
+/* One image's share of the reference, per thread: images first, first +
+   step, ... (NCHW: each image's input and output are contiguous). */
+typedef struct bench_ref_slice {
+    tc_conv2d_desc image;     /* the convolution of one image */
+    const float *x, *w;
+    float *y;
+    size_t x_image, y_image;  /* floats per image */
+    int first, step, count;
+    tc_result result;
+    char error[256];
+} bench_ref_slice;
+
+static void *bench_ref_thread(void *arg) {
+    bench_ref_slice *s = (bench_ref_slice *)arg;
+    tc_context *ctx;
+    int i;
+    if ((s->result = tc_create_context(NULL, &ctx)) != TC_OK) {
+        snprintf(s->error, sizeof s->error, "no context for a reference thread");
+        return NULL;
+    }
+    for (i = s->first; i < s->count && s->result == TC_OK; i += s->step)
+        s->result = tc_conv2d_reference(ctx, &s->image, s->x + (size_t)i * s->x_image, s->w, s->y + (size_t)i * s->y_image);
+    if (s->result != TC_OK) snprintf(s->error, sizeof s->error, "%.255s", tc_last_error(ctx));
+    tc_destroy_context(ctx);
+    return NULL;
+}
+
+/* tc_conv2d_reference over an NCHW batch, images spread over the cores: the
+   suite's batch rows are hundreds of GFLOP, minutes on one core. */
+static tc_result bench_reference(const tc_conv2d_desc *conv, const float *x, const float *w, float *y, char *why, size_t why_cap) {
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    int nthreads = conv->n < cores ? conv->n : (int)(cores > 0 ? cores : 1), t;
+    bench_ref_slice *slices;
+    pthread_t *threads;
+    int *started;
+    int p, q;
+    tc_result r = TC_OK;
+    if (nthreads > 64) nthreads = 64;
+    slices = (bench_ref_slice *)calloc((size_t)nthreads, sizeof *slices);
+    threads = (pthread_t *)calloc((size_t)nthreads, sizeof *threads);
+    started = (int *)calloc((size_t)nthreads, sizeof *started);
+    if (!slices || !threads || !started) {
+        free(slices), free(threads), free(started);
+        snprintf(why, why_cap, "out of memory");
+        return TC_ERROR_OUT_OF_MEMORY;
+    }
+    tc_conv2d_output_size(conv, &p, &q);
+    for (t = 0; t < nthreads; t++) {
+        bench_ref_slice *s = &slices[t];
+        s->image = *conv, s->image.n = 1;
+        s->x = x, s->w = w, s->y = y;
+        s->x_image = (size_t)conv->c * conv->h * conv->w, s->y_image = (size_t)conv->k * p * q;
+        s->first = t, s->step = nthreads, s->count = conv->n;
+        started[t] = pthread_create(&threads[t], NULL, bench_ref_thread, s) == 0;
+        if (!started[t]) bench_ref_thread(s); /* no thread to be had: compute it here */
+    }
+    for (t = 0; t < nthreads; t++) {
+        if (started[t]) pthread_join(threads[t], NULL);
+        if (slices[t].result != TC_OK && r == TC_OK) r = slices[t].result, snprintf(why, why_cap, "%s", slices[t].error);
+    }
+    free(slices), free(threads), free(started);
+    return r;
+}
+
+/* Random inputs (NCHW, weights KCRS; rounded to half for half rows, so the
+   reference sees what cuDNN gets) and the float64-accumulated reference
+   output in NCHW: sample_conv_data_make's data, with the reference on
+   every core. */
+static tc_result bench_data_make(const bench_row *row, sample_conv_data *d, char *why, size_t why_cap) {
+    tc_conv2d_desc nchw = row->conv;
+    float *yref;
+    size_t k;
+    int p, q;
+    tc_result r;
+    memset(d, 0, sizeof *d);
+    nchw.layout = TC_LAYOUT_NCHW;
+    tc_conv2d_output_size(&nchw, &p, &q);
+    d->nx = (size_t)nchw.n * nchw.c * nchw.h * nchw.w;
+    d->nw = (size_t)nchw.k * (nchw.c / nchw.groups) * nchw.r * nchw.s;
+    d->ny = (size_t)nchw.n * nchw.k * p * q;
+    d->x = (float *)malloc(d->nx * sizeof(float));
+    d->w = (float *)malloc(d->nw * sizeof(float));
+    d->y = (float *)malloc(d->ny * sizeof(float));
+    d->ref = (double *)malloc(d->ny * sizeof(double));
+    yref = (float *)malloc(d->ny * sizeof(float));
+    if (!d->x || !d->w || !d->y || !d->ref || !yref) {
+        free(yref);
+        sample_conv_data_free(d);
+        snprintf(why, why_cap, "out of memory for the data and reference");
+        return TC_ERROR_OUT_OF_MEMORY;
+    }
+    sample_fill_random(d->x, d->nx, 1);
+    sample_fill_random(d->w, d->nw, 2);
+    if (row->conv.dtype == TC_FLOAT16) {
+        for (k = 0; k < d->nx; k++) d->x[k] = bench_float_from_half(bench_half_from_float(d->x[k]));
+        for (k = 0; k < d->nw; k++) d->w[k] = bench_float_from_half(bench_half_from_float(d->w[k]));
+    }
+    r = bench_reference(&nchw, d->x, d->w, yref, why, why_cap);
+    for (k = 0; r == TC_OK && k < d->ny; k++) d->ref[k] = yref[k];
+    free(yref);
+    if (r != TC_OK) sample_conv_data_free(d);
+    return r;
+}
+
+/* Where element (i, ch, s) of an n x c x hw tensor lives: NCHW, or NHWC
+   (the channels innermost; for filters KCRS and KRSC). */
+static size_t bench_index(int layout, size_t c, size_t hw, size_t i, size_t ch, size_t s) {
+    return layout == CUDNN_CONV_LAYOUT_NHWC ? (i * hw + s) * c + ch : (i * c + ch) * hw + s;
+}
+
+/* Device buffers of one implementation's run, in its layout and type. */
+typedef struct bench_buffers {
+    int layout, half;
+    tc_devptr x, w, y;
+    size_t y_bytes;
+} bench_buffers;
+
+/* An NCHW float tensor (n x c x hw) uploaded in layout, as float or half. */
+static tc_result bench_upload(tc_context *ctx, const float *nchw, size_t n, size_t c, size_t hw, int layout, int half, tc_devptr *out) {
+    size_t count = n * c * hw, bytes = count * (half ? 2 : 4), i, ch, s;
+    unsigned char *host = (unsigned char *)malloc(bytes ? bytes : 1);
+    tc_result r;
+    *out = 0;
+    if (!host) return TC_ERROR_OUT_OF_MEMORY;
+    for (i = 0; i < n; i++)
+        for (ch = 0; ch < c; ch++)
+            for (s = 0; s < hw; s++) {
+                size_t to = bench_index(layout, c, hw, i, ch, s);
+                float v = nchw[(i * c + ch) * hw + s];
+                if (half) {
+                    uint16_t h = bench_half_from_float(v);
+                    memcpy(host + to * 2, &h, 2);
+                } else {
+                    memcpy(host + to * 4, &v, 4);
+                }
+            }
+    r = tc_cuda_malloc(ctx, bytes, out);
+    if (r == TC_OK) r = tc_cuda_upload(ctx, *out, host, bytes);
+    free(host);
+    return r;
+}
+
+/* The output (n x k x pq in layout, float or half) downloaded into nchw as floats. */
+static tc_result bench_download(tc_context *ctx, const bench_buffers *b, size_t n, size_t k, size_t pq, float *nchw) {
+    unsigned char *host = (unsigned char *)malloc(b->y_bytes);
+    size_t i, ch, s;
+    tc_result r;
+    if (!host) return TC_ERROR_OUT_OF_MEMORY;
+    if ((r = tc_cuda_download(ctx, host, b->y, b->y_bytes)) == TC_OK)
+        for (i = 0; i < n; i++)
+            for (ch = 0; ch < k; ch++)
+                for (s = 0; s < pq; s++) {
+                    size_t from = bench_index(b->layout, k, pq, i, ch, s);
+                    float v;
+                    if (b->half) {
+                        uint16_t h;
+                        memcpy(&h, host + from * 2, 2);
+                        v = bench_float_from_half(h);
+                    } else {
+                        memcpy(&v, host + from * 4, 4);
+                    }
+                    nchw[(i * k + ch) * pq + s] = v;
+                }
+    free(host);
+    return r;
+}
+
+static void bench_buffers_free(tc_context *ctx, bench_buffers *b) {
+    tc_cuda_free(ctx, b->x), tc_cuda_free(ctx, b->w), tc_cuda_free(ctx, b->y);
+    b->x = b->w = b->y = 0;
+}
+
+/* The row's inputs on the device in layout (half for half rows) and room for the output. */
+static tc_result bench_buffers_make(tc_context *ctx, const bench_row *row, const sample_conv_data *d, int layout, bench_buffers *b) {
+    const tc_conv2d_desc *c = &row->conv;
+    tc_result r;
+    memset(b, 0, sizeof *b);
+    b->layout = layout, b->half = c->dtype == TC_FLOAT16;
+    b->y_bytes = d->ny * (b->half ? 2 : 4);
+    r = bench_upload(ctx, d->x, (size_t)c->n, (size_t)c->c, (size_t)c->h * c->w, layout, b->half, &b->x);
+    if (r == TC_OK) r = bench_upload(ctx, d->w, (size_t)c->k, (size_t)(c->c / c->groups), (size_t)c->r * c->s, layout, b->half, &b->w);
+    if (r == TC_OK) r = tc_cuda_malloc(ctx, b->y_bytes, &b->y);
+    if (r != TC_OK) bench_buffers_free(ctx, b);
+    return r;
+}
+
+// >>phase2-measure
+
+/* Run `fn` once on poisoned output (every byte 0xff: NaN in float and
+   half, so an output nobody writes fails the check), compare with the
+   reference, and when it matches, time it: the one method both tecomp and
+   cuDNN are measured by. lib_error: where fn leaves its own message (cuDNN), or NULL. */
+static int bench_check_and_time(tc_context *ctx, bench_row *row, const char *who, sample_conv_data *d, const bench_buffers *b,
+                                tc_launch_fn fn, void *user, const char *lib_error, const tc_time_desc *timing, double *err,
+                                double *us) {
+    const tc_conv2d_desc *c = &row->conv;
+    double tol = b->half ? BENCH_TOL_F16 : BENCH_TOL_F32;
+    const char *step = "poisoning the output (tc_cuda_memset)";
+    tc_time_result t;
+    int p, q;
+    tc_result r = tc_cuda_memset(ctx, b->y, 0xff, b->y_bytes);
+    *err = *us = -1;
+    tc_conv2d_output_size(c, &p, &q);
+    if (r == TC_OK) step = "the checked run", r = fn(ctx, user);
+    if (r == TC_OK) step = "synchronising after the checked run (tc_cuda_synchronize)", r = tc_cuda_synchronize(ctx);
+    if (r == TC_OK) step = "downloading the output", r = bench_download(ctx, b, (size_t)c->n, (size_t)c->k, (size_t)p * q, d->y);
+    if (r != TC_OK) {
+        bench_fail(row, "%s: %s: %s: %s", who, step, tc_result_string(r), lib_error && lib_error[0] ? lib_error : tc_last_error(ctx));
+        return 0;
+    }
+    *err = sample_rel_err(d->y, d->ref, d->ny);
+    if (!(*err < tol)) {
+        bench_fail(row, "%s: relative L2 error %.2e against the reference, over the bound %.0e (NaN or infinity: outputs left unwritten)",
+                   who, *err, tol);
+        return 0;
+    }
+    if ((r = tc_cuda_time_call(ctx, fn, user, timing, &t)) != TC_OK) {
+        bench_fail(row, "%s: timing (tc_cuda_time_call): %s: %s", who, tc_result_string(r), lib_error && lib_error[0] ? lib_error : tc_last_error(ctx));
+        return 0;
+    }
+    *us = t.median_ms * 1e3;
+    printf("%-28s %10.2f us   relative error %.2e (bound %.0e)\n", who, *us, *err, tol);
+    return 1;
+}
+
+/* The best kernel the records hold for a workload tuned in phase 1, loaded
+   as an engine loads it: tecomp's one call (tc_conv2d_kernel_create, no
+   tuning asked for). Its launches reuse buffers allocated once (split-K
+   partial sums), so timing them times the kernels alone. */
+static tc_result bench_best_kernel(tc_context *ctx, const bench_row *row, const char *records, tc_conv2d_kernel **out) {
+    tc_conv2d_kernel_desc kd;
+    memset(&kd, 0, sizeof kd);
+    kd.conv = row->conv;
+    kd.records = records;
+    return tc_conv2d_kernel_create(ctx, &kd, out);
+}
+
+typedef struct bench_tecomp_launch {
+    const tc_conv2d_kernel *kernel;
+    tc_devptr x, w, y;
+} bench_tecomp_launch;
+
+static tc_result bench_tecomp_launch_fn(tc_context *ctx, void *user) {
+    bench_tecomp_launch *l = (bench_tecomp_launch *)user;
+    return tc_conv2d_kernel_launch(ctx, l->kernel, l->x, l->w, l->y);
+}
+
+static void bench_run_tecomp(tc_context *ctx, bench_row *row, const char *records, sample_conv_data *d, const tc_time_desc *timing) {
+    bench_tecomp_launch launch;
+    bench_buffers b;
+    tc_conv2d_kernel *kernel = NULL;
+    tc_conv2d_kernel_info info;
+    tc_result r;
+    if ((r = bench_best_kernel(ctx, row, records, &kernel)) != TC_OK) {
+        bench_fail(row, "tecomp: the best kernel (tc_conv2d_kernel_create from %s): %s: %s", records, tc_result_string(r), tc_last_error(ctx));
+        return;
+    }
+    tc_conv2d_kernel_info_get(kernel, &info);
+    printf("%-28s %s configuration %lld (%.2f us while tuning), loaded from %s\n", "tecomp (tuned)", info.task, (long long)info.config,
+           info.cost_s * 1e6, info.from_index ? "the records' index" : "the records");
+    if ((r = bench_buffers_make(ctx, row, d, CUDNN_CONV_LAYOUT_NCHW, &b)) != TC_OK) {
+        bench_fail(row, "tecomp: uploading the inputs: %s: %s", tc_result_string(r), tc_last_error(ctx));
+    } else {
+        launch.kernel = kernel, launch.x = b.x, launch.w = b.w, launch.y = b.y;
+        bench_check_and_time(ctx, row, "tecomp (tuned)", d, &b, bench_tecomp_launch_fn, &launch, NULL, timing, &row->tecomp_err,
+                             &row->tecomp_us);
+        bench_buffers_free(ctx, &b);
+    }
+    tc_conv2d_kernel_destroy(ctx, kernel);
+}
+
+/* Which of the algorithms Find ran is fastest, timed the way everything
+   here is: Find times each once, and its pick changes from run to run. */
+static tc_result bench_cudnn_fastest(tc_context *ctx, cudnn_conv *cv, const tc_time_desc *timing, int *algo, double *us) {
+    tc_time_result t;
+    tc_result r = TC_OK;
+    int k;
+    *algo = cv->algo, *us = -1;
+    for (k = 0; k < cv->nalgos && r == TC_OK; k++) {
+        cv->algo = cv->algos[k];
+        if ((r = tc_cuda_time_call(ctx, cudnn_conv_run, cv, timing, &t)) == TC_OK && (*us < 0 || t.median_ms * 1e3 < *us))
+            *algo = cv->algos[k], *us = t.median_ms * 1e3;
+    }
+    cv->algo = *algo;
+    return r;
+}
+
+/* cuDNN in one layout: the fastest of the algorithms Find ran, checked and timed. */
+static void bench_run_cudnn_in(tc_context *ctx, bench_row *row, int layout, sample_conv_data *d, const tc_time_desc *timing,
+                               size_t *version) {
+    const tc_conv2d_desc *c = &row->conv;
+    cudnn_conv_problem p;
+    cudnn_conv cv;
+    bench_buffers b;
+    char who[64], order[96] = "";
+    double err, us;
+    int k, algo;
+    tc_result r;
+    memset(&cv, 0, sizeof cv);
+    memset(&p, 0, sizeof p);
+    snprintf(who, sizeof who, "cuDNN (%s%s)", bench_cudnn_layout_name(layout), c->dtype == TC_FLOAT16 ? ", half" : "");
+    p.n = c->n, p.c = c->c, p.h = c->h, p.w = c->w, p.k = c->k, p.r = c->r, p.s = c->s;
+    /* the suite and --shape give one stride and one pad, and no dilation */
+    p.stride = c->stride_h, p.pad = c->pad_h, p.groups = c->groups, p.layout = layout, p.half = c->dtype == TC_FLOAT16;
+    if ((r = bench_buffers_make(ctx, row, d, layout, &b)) != TC_OK) {
+        bench_fail(row, "%s: uploading the inputs: %s: %s", who, tc_result_string(r), tc_last_error(ctx));
+        return;
+    }
+    if ((r = cudnn_conv_setup_problem(ctx, &cv, &p, b.x, b.w, b.y)) != TC_OK) {
+        bench_fail(row, "%s: setting up: %s", who, cv.error[0] ? cv.error : tc_last_error(ctx));
+    } else if ((r = bench_cudnn_fastest(ctx, &cv, timing, &algo, &us)) != TC_OK) {
+        bench_fail(row, "%s: timing algorithm %d (tc_cuda_time_call): %s: %s", who, cv.algo, tc_result_string(r),
+                   cv.error[0] ? cv.error : tc_last_error(ctx));
+    } else {
+        *version = cv.GetVersion();
+        for (k = 0; k < cv.nalgos; k++) snprintf(order + strlen(order), sizeof order - strlen(order), "%s%d", k ? ", " : "", cv.algos[k]);
+        printf("%-28s Find ran algorithms %s (fastest first by its timing); fastest here: %d (%.2f us); workspace %zu bytes\n", who,
+               order, algo, us, cv.workspace_bytes);
+        if (bench_check_and_time(ctx, row, who, d, &b, cudnn_conv_run, &cv, cv.error, timing, &err, &us) &&
+            (row->cudnn_us < 0 || us < row->cudnn_us)) {
+            row->cudnn_us = us, row->cudnn_err = err, row->cudnn_algo = cv.algo, row->cudnn_layout = layout;
+        }
+    }
+    cudnn_conv_release(ctx, &cv);
+    bench_buffers_free(ctx, &b);
+}
+
+static void bench_run_cudnn(tc_context *ctx, bench_row *row, sample_conv_data *d, const tc_time_desc *timing, size_t *version) {
+    int k;
+    for (k = 0; k < row->ncudnn_layouts; k++) bench_run_cudnn_in(ctx, row, row->cudnn_layouts[k], d, timing, version);
+    if (row->ncudnn_layouts > 1 && row->cudnn_us > 0)
+        bench_note(row, "cuDNN has no %s: best of NCHW and NHWC (%s)", row->layout, bench_cudnn_layout_name(row->cudnn_layout));
+    if (row->conv.dtype == TC_FLOAT16) bench_note(row, "cuDNN half data, float compute, tensor ops; checked to %.0e", BENCH_TOL_F16);
+}
+
+/* Phase 2 for one row: the data and reference, then tecomp and cuDNN. */
+static void bench_gpu_row(tc_context *ctx, bench_row *row, const bench_opts *o, const tc_time_desc *timing, size_t *cudnn_version) {
+    sample_conv_data d;
+    char why[256];
+    tc_result r;
+    printf("== %s (%s %s): %.4g GFLOP ==\n", row->name, row->layout, row->dtype, tc_conv2d_flops(&row->conv) * 1e-9);
+    if ((r = bench_data_make(row, &d, why, sizeof why)) != TC_OK) {
+        bench_fail(row, "the host reference: %s: %s", tc_result_string(r), why);
+        return;
+    }
+    if (row->tuned) bench_run_tecomp(ctx, row, o->records, &d, timing);
+    else if (row->space) bench_note(row, "tecomp not run: tuning failed");
+    bench_run_cudnn(ctx, row, &d, timing, cudnn_version);
+    sample_conv_data_free(&d);
+}
+
+// >>ceilings
+
+/* What this GPU can do at best, measured the way the workloads are. */
+typedef struct bench_ceilings {
+    double fp32_tflops;       /* an FMA-bound kernel's rate; 0 when not measured */
+    double copy_gbs;          /* device-to-device copy, bytes read + written per second; 0 when not measured */
+} bench_ceilings;
+
+/* Independent FMA chains: enough per thread (and threads per SM) that the
+   FMA pipes never wait on a result; the inner loops unroll, so the loop's
+   own instructions are a few per thousand FMAs. */
+#define BENCH_FMA_CHAINS 16
+#define BENCH_FMA_UNROLL 32
+#define BENCH_FMA_STEPS 256
+#define BENCH_FMA_BLOCK 256
+#define BENCH_FMA_BLOCKS_PER_SM 8
+static const char bench_fma_source[] =
+    "extern \"C\" __global__ void __launch_bounds__(%d, %d) fma_peak(float *out, float b, float c, int steps) {\n"
+    "    float a[%d];\n"
+    "#pragma unroll\n"
+    "    for (int j = 0; j < %d; j++) a[j] = (float)(threadIdx.x + j);\n"
+    "    for (int i = 0; i < steps; i++) {\n"
+    "#pragma unroll\n"
+    "        for (int u = 0; u < %d; u++) {\n"
+    "#pragma unroll\n"
+    "            for (int j = 0; j < %d; j++) a[j] = __fmaf_rn(a[j], b, c);\n"
+    "        }\n"
+    "    }\n"
+    "    float sum = 0.0f;\n"
+    "#pragma unroll\n"
+    "    for (int j = 0; j < %d; j++) sum += a[j];\n"
+    "    out[blockIdx.x * blockDim.x + threadIdx.x] = sum; /* keeps every chain alive */\n"
+    "}\n";
+
+static tc_result bench_fma_ceiling(tc_context *ctx, const tc_time_desc *timing, double *tflops, const char **step) {
+    char source[sizeof bench_fma_source + 64];
+    tc_device_info info;
+    tc_cubin bin;
+    tc_cuda_module *m = NULL;
+    tc_cuda_function *f = NULL;
+    tc_devptr out = 0;
+    tc_time_result t;
+    unsigned grid[3] = {1, 1, 1}, block[3] = {BENCH_FMA_BLOCK, 1, 1};
+    float b = 0.5f, c = 1.0f; /* a -> 2: no overflow, no subnormals */
+    int steps = BENCH_FMA_STEPS;
+    void *args[4];
+    tc_result r;
+    tc_device_info_get(ctx, &info);
+    grid[0] = (unsigned)(info.sm_count * BENCH_FMA_BLOCKS_PER_SM);
+    snprintf(source, sizeof source, bench_fma_source, BENCH_FMA_BLOCK, BENCH_FMA_BLOCKS_PER_SM, BENCH_FMA_CHAINS, BENCH_FMA_CHAINS,
+             BENCH_FMA_UNROLL, BENCH_FMA_CHAINS, BENCH_FMA_CHAINS);
+    memset(&bin, 0, sizeof bin);
+    *step = "compiling the FMA kernel (tc_cuda_compile)";
+    r = tc_cuda_compile(ctx, source, "fma_peak.cu", 0, 0, NULL, &bin);
+    if (r == TC_OK) *step = "loading it (tc_cuda_module_load)", r = tc_cuda_module_load(ctx, &bin, &m);
+    if (r == TC_OK) *step = "finding fma_peak (tc_cuda_get_function)", r = tc_cuda_get_function(ctx, m, "fma_peak", &f);
+    if (r == TC_OK) *step = "its output buffer (tc_cuda_malloc)", r = tc_cuda_malloc(ctx, (size_t)grid[0] * block[0] * sizeof(float), &out);
+    args[0] = &out, args[1] = &b, args[2] = &c, args[3] = &steps;
+    if (r == TC_OK) *step = "timing it (tc_cuda_time)", r = tc_cuda_time(ctx, f, grid, block, 0, args, timing, &t);
+    if (r == TC_OK)
+        *tflops = 2.0 * BENCH_FMA_CHAINS * BENCH_FMA_UNROLL * (double)steps * grid[0] * block[0] / (t.median_ms * 1e-3) * 1e-12;
+    tc_cuda_free(ctx, out);
+    if (m) tc_cuda_module_unload(ctx, m);
+    tc_cubin_free(ctx, &bin);
+    return r;
+}
+
+typedef struct bench_copy {
+    tc_devptr src, dst;
+    size_t bytes;
+} bench_copy;
+
+static tc_result bench_copy_fn(tc_context *ctx, void *user) {
+    bench_copy *c = (bench_copy *)user;
+    return tc_cuda_copy(ctx, c->dst, c->src, c->bytes);
+}
+
+/* A 1 GiB device-to-device copy: bytes read plus bytes written per second. */
+static tc_result bench_copy_ceiling(tc_context *ctx, const tc_time_desc *timing, double *gbs, const char **step) {
+    bench_copy c;
+    tc_time_result t;
+    tc_result r;
+    c.src = c.dst = 0, c.bytes = (size_t)1 << 30;
+    *step = "allocating 2 x 1 GiB (tc_cuda_malloc)";
+    r = tc_cuda_malloc(ctx, c.bytes, &c.src);
+    if (r == TC_OK) r = tc_cuda_malloc(ctx, c.bytes, &c.dst);
+    if (r == TC_OK) *step = "filling the source (tc_cuda_memset)", r = tc_cuda_memset(ctx, c.src, 1, c.bytes);
+    if (r == TC_OK) *step = "timing the copy (tc_cuda_time_call of tc_cuda_copy)", r = tc_cuda_time_call(ctx, bench_copy_fn, &c, timing, &t);
+    if (r == TC_OK) *gbs = 2.0 * (double)c.bytes / (t.median_ms * 1e-3) * 1e-9;
+    tc_cuda_free(ctx, c.src);
+    tc_cuda_free(ctx, c.dst);
+    return r;
+}
+
+/* Both ceilings; 0 after saying which call failed. */
+static int bench_measure_ceilings(tc_context *ctx, const tc_time_desc *timing, bench_ceilings *out) {
+    const char *step = "";
+    tc_result r;
+    int ok = 1;
+    memset(out, 0, sizeof *out);
+    if ((r = bench_fma_ceiling(ctx, timing, &out->fp32_tflops, &step)) != TC_OK) {
+        fprintf(stderr, "FAILED the fp32 ceiling: %s: %s: %s\n", step, tc_result_string(r), tc_last_error(ctx));
+        ok = 0;
+    }
+    if ((r = bench_copy_ceiling(ctx, timing, &out->copy_gbs, &step)) != TC_OK) {
+        fprintf(stderr, "FAILED the copy ceiling: %s: %s: %s\n", step, tc_result_string(r), tc_last_error(ctx));
+        ok = 0;
+    }
+    printf("ceilings: fp32 FMA %.1f TFLOP/s (%d blocks of %d threads, %d chains each); device-to-device copy %.0f GB/s "
+           "(1 GiB, read + write); fp16: not measured\n",
+           out->fp32_tflops, BENCH_FMA_BLOCKS_PER_SM, BENCH_FMA_BLOCK, BENCH_FMA_CHAINS, out->copy_gbs);
+    return ok;
+}
+
+// >>report
+
+typedef struct bench_summary {
+    int gpu;                  /* 0: no GPU, host checks only */
+    char device[300];
+    size_t cudnn_version;
+    bench_ceilings ceil;
+    int repeat;
+} bench_summary;
+
+static int bench_both_ran(const bench_row *row) { return row->tecomp_us > 0 && row->cudnn_us > 0; }
+/* cuDNN's time over tecomp's: above 1, tecomp is faster. */
+static double bench_speedup(const bench_row *row) { return bench_both_ran(row) ? row->cudnn_us / row->tecomp_us : 0; }
+static double bench_gflop(const bench_row *row) { return tc_conv2d_flops(&row->conv) * 1e-9; }
+static double bench_tflops(const bench_row *row, double us) { return us > 0 ? bench_gflop(row) / us * 1e3 : 0; }
+/* tecomp's rate as a share of the measured fp32 ceiling; 0 when either is missing. */
+static double bench_pct_ceiling(const bench_row *row, const bench_summary *s) {
+    return row->tecomp_us > 0 && s->ceil.fp32_tflops > 0 ? 100 * bench_tflops(row, row->tecomp_us) / s->ceil.fp32_tflops : 0;
+}
+
+/* cudnnGetVersion's number (major * 10000 + minor * 100 + patch since cuDNN 9) as 9.14.0. */
+static const char *bench_cudnn_version(char *buf, size_t cap, size_t v) {
+    if (v) snprintf(buf, cap, "%zu.%zu.%zu", v / 10000, v / 100 % 100, v % 100);
+    else snprintf(buf, cap, "not loaded");
+    return buf;
+}
+
+/* A number in a table cell, or "-" when there is none. */
+static const char *bench_cell(char *buf, size_t cap, const char *fmt, double v, int have) {
+    if (have) snprintf(buf, cap, fmt, v);
+    else snprintf(buf, cap, "-");
+    return buf;
+}
+
+static void bench_print_table(const bench_row *rows, int n, const bench_summary *s) {
+    char a[32], b[32], c[32], d[32], e[32], f[32];
+    int k;
+    printf("%-18s %9s %11s %11s %8s %9s %9s %5s  %s\n", "workload", "GFLOP", "tecomp us", "cuDNN us", "speedup", "TFLOP/s", "% fp32", "algo",
+           "note");
+    for (k = 0; k < n; k++) {
+        const bench_row *row = &rows[k];
+        double pct = bench_pct_ceiling(row, s);
+        printf("%-18s %9.4g %11s %11s %8s %9s %9s %5s  %s\n", row->name, bench_gflop(row),
+               bench_cell(a, sizeof a, "%.2f", row->tecomp_us, row->tecomp_us > 0),
+               bench_cell(b, sizeof b, "%.2f", row->cudnn_us, row->cudnn_us > 0),
+               bench_cell(c, sizeof c, "%.2fx", bench_speedup(row), bench_both_ran(row)),
+               bench_cell(d, sizeof d, "%.2f", bench_tflops(row, row->tecomp_us), row->tecomp_us > 0),
+               bench_cell(e, sizeof e, "%.1f%%", pct, pct > 0), bench_cell(f, sizeof f, "%.0f", row->cudnn_algo, row->cudnn_algo >= 0),
+               row->note);
+    }
+}
+
+/* Geometric mean of the speedup over a group's rows where both ran; the
+   rest of the group is named, with why it is left out. */
+static void bench_print_geomean(const bench_row *rows, int n, const char *group, const char *title) {
+    double logsum = 0;
+    int k, used = 0, members = 0;
+    for (k = 0; k < n; k++)
+        if (bench_in_group(rows[k].name, group)) {
+            members++;
+            if (bench_both_ran(&rows[k])) logsum += log(bench_speedup(&rows[k])), used++;
+        }
+    if (!members) return;
+    if (used) printf("geomean speedup, %-9s %.2fx over %d of %d rows", title, exp(logsum / used), used, members);
+    else printf("geomean speedup, %-9s none: no row where both ran (of %d)", title, members);
+    if (used < members) {
+        const char *sep = "; left out:";
+        for (k = 0; k < n; k++)
+            if (bench_in_group(rows[k].name, group) && !bench_both_ran(&rows[k])) {
+                printf("%s %s (%s)", sep, rows[k].name,
+                       rows[k].failed ? "failed" : !rows[k].space ? "no tecomp template" : "not measured");
+                sep = ",";
+            }
+    }
+    putchar('\n');
+}
+
+static void bench_print_report(const bench_row *rows, int n, const bench_opts *o, const bench_summary *s) {
+    char version[32];
+    double tune_s = 0;
+    int k, measured = 0, resumed = 0, failed = 0;
+    for (k = 0; k < n; k++) {
+        tune_s += rows[k].tune.seconds, measured += rows[k].tune.trials, resumed += rows[k].tune.resumed;
+        failed += rows[k].failed;
+    }
+    printf("\n==== results ====\n");
+    if (s->gpu) {
+        printf("device: %s; cuDNN %s\n", s->device, bench_cudnn_version(version, sizeof version, s->cudnn_version));
+        printf("timing: tc_cuda_time_call for both, %d warm-up launches, %d timed launches each after an L2 flush, median\n", BENCH_WARMUP,
+               s->repeat);
+        printf("cuDNN: the fastest of the algorithms cudnnFindConvolutionForwardAlgorithm ran, each timed as above, workspace allowed; "
+               "f32 FMA math (no TF32), f16 tensor-op math with float compute\n");
+        printf("checks: relative L2 error against a float64-accumulated host reference over every output (poisoned first): "
+               "f32 < %.0e, f16 < %.0e\n", BENCH_TOL_F32, BENCH_TOL_F16);
+        printf("ceilings: fp32 FMA %.1f TFLOP/s, copy %.0f GB/s, fp16 not measured; GFLOP counts the direct convolution's "
+               "2*N*K*(C/groups)*R*S*P*Q for both\n", s->ceil.fp32_tflops, s->ceil.copy_gbs);
+    } else {
+        printf("No GPU here: nothing timed; each workload with a template was checked on the host executor\n");
+    }
+    bench_print_table(rows, n, s);
+    for (k = 0; k < BENCH_NGROUPS; k++) bench_print_geomean(rows, n, bench_groups[k].key, bench_groups[k].title);
+    printf("rows without a tecomp template (HWCN, NHWCnc, float16) report cuDNN only and are left out of the geomeans\n");
+    printf("tuning: %d trials measured now, %d reused from %s, %.1f s in all (%d trials per workload)\n", measured, resumed, o->records,
+           tune_s, o->trials);
+    if (failed) printf("%d of %d workloads FAILED a check or a step (see the messages above)\n", failed, n);
+    else printf("every check passed (%d workload%s)\n", n, n == 1 ? "" : "s");
+}
+
+/* A CSV field that may hold commas: quoted, quotes doubled. */
+static void bench_csv_text(FILE *f, const char *text) {
+    fputc('"', f);
+    for (; *text; text++) {
+        if (*text == '"') fputc('"', f);
+        fputc(*text, f);
+    }
+    fputc('"', f);
+}
+
+static void bench_csv_number(FILE *f, const char *fmt, double v, int have) {
+    if (have) fprintf(f, fmt, v);
+    fputc(',', f);
+}
+
+static int bench_write_csv(const char *path, const bench_row *rows, int n, const bench_summary *s) {
+    char version[32];
+    FILE *f = fopen(path, "w");
+    int k;
+    if (!f) {
+        fprintf(stderr, "FAILED writing the CSV: cannot open %s\n", path);
+        return 0;
+    }
+    fprintf(f, "# tecomp-bench on %s; cuDNN %s; fp32 ceiling %.2f TFLOP/s; copy ceiling %.1f GB/s; median of %d launches, L2 flushed\n",
+            s->gpu ? s->device : "no GPU (host executor checks only)", bench_cudnn_version(version, sizeof version, s->cudnn_version),
+            s->ceil.fp32_tflops, s->ceil.copy_gbs, s->repeat);
+    fprintf(f, "name,layout,dtype,gflop,tecomp_us,cudnn_us,speedup,tecomp_tflops,cudnn_tflops,pct_fp32_ceiling,cudnn_algo,cudnn_layout,"
+               "tecomp_rel_err,cudnn_rel_err,trials,trials_resumed,tune_s,status,note\n");
+    for (k = 0; k < n; k++) {
+        const bench_row *r = &rows[k];
+        fprintf(f, "%s,%s,%s,%.6f,", r->name, r->layout, r->dtype, bench_gflop(r));
+        bench_csv_number(f, "%.3f", r->tecomp_us, r->tecomp_us > 0);
+        bench_csv_number(f, "%.3f", r->cudnn_us, r->cudnn_us > 0);
+        bench_csv_number(f, "%.4f", bench_speedup(r), bench_both_ran(r));
+        bench_csv_number(f, "%.4f", bench_tflops(r, r->tecomp_us), r->tecomp_us > 0);
+        bench_csv_number(f, "%.4f", bench_tflops(r, r->cudnn_us), r->cudnn_us > 0);
+        bench_csv_number(f, "%.2f", bench_pct_ceiling(r, s), bench_pct_ceiling(r, s) > 0);
+        bench_csv_number(f, "%.0f", r->cudnn_algo, r->cudnn_algo >= 0);
+        fprintf(f, "%s,", r->cudnn_us > 0 ? bench_cudnn_layout_name(r->cudnn_layout) : "");
+        bench_csv_number(f, "%.3e", r->tecomp_err, r->tecomp_err >= 0);
+        bench_csv_number(f, "%.3e", r->cudnn_err, r->cudnn_err >= 0);
+        fprintf(f, "%d,%d,%.2f,%s,", r->tune.trials, r->tune.resumed, r->tune.seconds, r->failed ? "FAILED" : "ok");
+        bench_csv_text(f, r->note);
+        fputc('\n', f);
+    }
+    if (fclose(f) != 0) {
+        fprintf(stderr, "FAILED writing the CSV %s\n", path);
+        return 0;
+    }
+    printf("wrote %s\n", path);
+    return 1;
+}
+
+/* Text for SVG: the XML specials escaped. */
+static void bench_svg_text(FILE *f, const char *text) {
+    for (; *text; text++) {
+        if (*text == '<') fputs("&lt;", f);
+        else if (*text == '>') fputs("&gt;", f);
+        else if (*text == '&') fputs("&amp;", f);
+        else fputc(*text, f);
+    }
+}
+
+/* Speedup per workload as bars from the 1.0 line on a log axis (decades),
+   green where tecomp is faster, red where cuDNN is; "n/a" where one did not run. */
+static int bench_write_svg(const char *path, const bench_row *rows, int n, const bench_summary *s) {
+    const double left = 70, top = 60, bottom = 330, step = 40;
+    double lo = 1, hi = 1, width = left + 20 + step * n, lo_e, hi_e, e;
+    FILE *f = fopen(path, "w");
+    int k;
+    if (!f) {
+        fprintf(stderr, "FAILED writing the SVG: cannot open %s\n", path);
+        return 0;
+    }
+    for (k = 0; k < n; k++)
+        if (bench_both_ran(&rows[k])) {
+            double v = bench_speedup(&rows[k]);
+            lo = v < lo ? v : lo, hi = v > hi ? v : hi;
+        }
+    lo_e = floor(log10(lo)), hi_e = ceil(log10(hi));
+    if (lo_e == hi_e) lo_e -= 1, hi_e += 1;
+    if (width < 480) width = 480;
+#define BENCH_Y(v) (bottom - (log10(v) - lo_e) / (hi_e - lo_e) * (bottom - top))
+    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"470\" font-family=\"sans-serif\" font-size=\"12\">\n", width);
+    fprintf(f, "<rect width=\"%.0f\" height=\"470\" fill=\"white\"/>\n", width);
+    fprintf(f, "<text x=\"%.0f\" y=\"22\" text-anchor=\"middle\">tecomp speedup over cuDNN (cuDNN time / tecomp time), log scale</text>\n",
+            width / 2);
+    fprintf(f, "<text x=\"%.0f\" y=\"40\" text-anchor=\"middle\" font-size=\"11\">", width / 2);
+    bench_svg_text(f, s->gpu ? s->device : "no GPU: nothing timed");
+    fprintf(f, "; above the line: tecomp faster</text>\n");
+    for (e = lo_e; e <= hi_e; e++) {
+        double y = BENCH_Y(pow(10, e));
+        fprintf(f, "<line x1=\"%.0f\" y1=\"%.1f\" x2=\"%.0f\" y2=\"%.1f\" stroke=\"%s\"/>\n", left, y, width - 20, y, e == 0 ? "black" : "#ddd");
+        fprintf(f, "<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">%gx</text>\n", left - 6, y + 4, pow(10, e));
+    }
+    for (k = 0; k < n; k++) {
+        const bench_row *r = &rows[k];
+        double x = left + step * k + step * 0.15, one = BENCH_Y(1.0);
+        if (bench_both_ran(r)) {
+            double v = bench_speedup(r), y = BENCH_Y(v);
+            fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"><title>", x, y < one ? y : one, step * 0.7,
+                    fabs(one - y) > 0.5 ? fabs(one - y) : 0.5, v >= 1 ? "#2ca02c" : "#d62728");
+            bench_svg_text(f, r->name);
+            fprintf(f, ": %.2fx</title></rect>\n", v);
+            fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" font-size=\"10\">%.2f</text>\n", x + step * 0.35,
+                    v >= 1 ? y - 4 : y + 12, v);
+        } else {
+            fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" font-size=\"10\" fill=\"#888\">n/a</text>\n", x + step * 0.35, one - 4);
+        }
+        fprintf(f, "<text transform=\"translate(%.1f,%.0f) rotate(50)\">", x + step * 0.2, bottom + 14);
+        bench_svg_text(f, r->name);
+        fprintf(f, "</text>\n");
+    }
+#undef BENCH_Y
+    fprintf(f, "</svg>\n");
+    if (fclose(f) != 0) {
+        fprintf(stderr, "FAILED writing the SVG %s\n", path);
+        return 0;
+    }
+    printf("wrote %s\n", path);
+    return 1;
+}
+
+// >>main
+
+/* Phase 2 on the GPU: the ceilings, then every row. 0 when the ceilings failed. */
+static int bench_gpu_all(tc_context *ctx, bench_row *rows, int n, const bench_opts *o, bench_summary *s) {
+    tc_device_info info;
+    tc_time_desc timing;
+    int k, ok;
+    memset(&timing, 0, sizeof timing);
+    timing.warmup = BENCH_WARMUP;
+    timing.repeat = o->repeat;
+    timing.flush_l2 = 1;
+    tc_device_info_get(ctx, &info);
+    snprintf(s->device, sizeof s->device, "%.255s (sm_%d%d, %d SMs)", info.name, info.sm_major, info.sm_minor, info.sm_count);
+    printf("\n== phase 2 on %s: ceilings, then each workload checked and timed beside cuDNN ==\n", s->device);
+    ok = bench_measure_ceilings(ctx, &timing, &s->ceil);
+    for (k = 0; k < n; k++) bench_gpu_row(ctx, &rows[k], o, &timing, &s->cudnn_version);
+    return ok;
+}
+
+int main(int argc, char **argv) {
+    bench_opts o;
+    bench_summary s;
+    bench_row *rows = NULL;
+    tc_context *ctx = NULL;
+    char why[1024] = ""; /* a context message fits */
+    int n = 0, k, ok = 1, tuned_any = 0;
+    setvbuf(stdout, NULL, _IOLBF, 0); /* stdout and stderr interleave in order in one log */
+    if (!bench_parse_args(argc, argv, &o)) return 2;
+    if (tc_create_context(NULL, &ctx) != TC_OK) {
+        fprintf(stderr, "cannot create a tecomp context\n");
+        return 1;
+    }
+    if (!bench_load_rows(&o, &rows, &n)) ok = 0;
+    for (k = 0; ok && k < n; k++) ok = bench_prepare(ctx, &rows[k]);
+    if (!ok) {
+        free(rows);
+        tc_destroy_context(ctx);
+        return 1;
+    }
+    memset(&s, 0, sizeof s);
+    s.repeat = o.repeat;
+    if (o.fresh) remove(o.records);
+    printf("tecomp-bench: %d workload%s, %d trials each, records %s\n", n, n == 1 ? "" : "s", o.trials, o.records);
+
+    /* phase 1: no CUDA in this process until every workload is tuned */
+    s.gpu = bench_tune_all(ctx, rows, n, &o, why, sizeof why);
+    for (k = 0; k < n; k++) tuned_any |= rows[k].tuned;
+    if (s.gpu && tc_cuda_init(ctx, NULL) != TC_OK) { /* CUDA starts here (tc_cuda_init says why it cannot) */
+        if (tuned_any) {
+            fprintf(stderr, "FAILED: tuning ran on the GPU, but this process cannot open it: %s\n", tc_last_error(ctx));
+            ok = 0;
+        }
+        snprintf(why, sizeof why, "%s", tc_last_error(ctx));
+        s.gpu = 0;
+    }
+    if (!s.gpu) {
+        printf("\nNo GPU here (%s).\nNothing is timed; each workload with a template is checked on the host executor instead.\n", why);
+        bench_host_all(ctx, rows, n);
+    } else {
+        ok &= bench_gpu_all(ctx, rows, n, &o, &s);
+    }
+
+    bench_print_report(rows, n, &o, &s);
+    ok &= bench_write_csv(o.csv, rows, n, &s);
+    ok &= bench_write_svg(o.svg, rows, n, &s);
+    for (k = 0; k < n; k++) ok &= !rows[k].failed;
+    free(rows);
+    tc_destroy_context(ctx);
+    return ok ? 0 : 1;
+}
