@@ -529,27 +529,12 @@ static tc_result bench_data_make(const bench_row *row, sample_conv_data *d, char
     tc_conv2d_desc nchw = row->conv;
     float *yref;
     size_t k;
-    int p, q;
     tc_result r;
-    memset(d, 0, sizeof *d);
     nchw.layout = TC_LAYOUT_NCHW;
-    tc_conv2d_output_size(&nchw, &p, &q);
-    d->nx = (size_t)nchw.n * nchw.c * nchw.h * nchw.w;
-    d->nw = (size_t)nchw.k * (nchw.c / nchw.groups) * nchw.r * nchw.s;
-    d->ny = (size_t)nchw.n * nchw.k * p * q;
-    d->x = (float *)malloc(d->nx * sizeof(float));
-    d->w = (float *)malloc(d->nw * sizeof(float));
-    d->y = (float *)malloc(d->ny * sizeof(float));
-    d->ref = (double *)malloc(d->ny * sizeof(double));
-    yref = (float *)malloc(d->ny * sizeof(float));
-    if (!d->x || !d->w || !d->y || !d->ref || !yref) {
-        free(yref);
-        sample_conv_data_free(d);
+    if (sample_conv_data_alloc(&nchw, d, &yref) != TC_OK) {
         snprintf(why, why_cap, "out of memory for the data and reference");
         return TC_ERROR_OUT_OF_MEMORY;
     }
-    sample_fill_random(d->x, d->nx, 1);
-    sample_fill_random(d->w, d->nw, 2);
     if (row->conv.dtype == TC_FLOAT16) {
         for (k = 0; k < d->nx; k++) d->x[k] = bench_float_from_half(bench_half_from_float(d->x[k]));
         for (k = 0; k < d->nw; k++) d->w[k] = bench_float_from_half(bench_half_from_float(d->w[k]));

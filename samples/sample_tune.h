@@ -70,11 +70,11 @@ static inline void sample_conv_data_free(sample_conv_data *d) {
     memset(d, 0, sizeof *d);
 }
 
-static inline tc_result sample_conv_data_make(tc_context *ctx, const tc_conv2d_desc *c, sample_conv_data *d) {
+/* Buffers for a resolved NCHW convolution: random input and weights, the
+   output, the reference; *yref a float buffer for computing the reference
+   (freed by the caller). Everything is freed on failure. */
+static inline tc_result sample_conv_data_alloc(const tc_conv2d_desc *c, sample_conv_data *d, float **yref) {
     int p, q;
-    size_t k;
-    float *yref;
-    tc_result r;
     memset(d, 0, sizeof *d);
     tc_conv2d_output_size(c, &p, &q);
     d->nx = (size_t)c->n * c->c * c->h * c->w;
@@ -84,14 +84,23 @@ static inline tc_result sample_conv_data_make(tc_context *ctx, const tc_conv2d_d
     d->w = (float *)malloc(d->nw * sizeof(float));
     d->y = (float *)malloc(d->ny * sizeof(float));
     d->ref = (double *)malloc(d->ny * sizeof(double));
-    yref = (float *)malloc(d->ny * sizeof(float));
-    if (!d->x || !d->w || !d->y || !d->ref || !yref) {
-        free(yref);
+    *yref = (float *)malloc(d->ny * sizeof(float));
+    if (!d->x || !d->w || !d->y || !d->ref || !*yref) {
+        free(*yref);
+        *yref = NULL;
         sample_conv_data_free(d);
         return TC_ERROR_OUT_OF_MEMORY;
     }
     sample_fill_random(d->x, d->nx, 1);
     sample_fill_random(d->w, d->nw, 2);
+    return TC_OK;
+}
+
+static inline tc_result sample_conv_data_make(tc_context *ctx, const tc_conv2d_desc *c, sample_conv_data *d) {
+    size_t k;
+    float *yref;
+    tc_result r = sample_conv_data_alloc(c, d, &yref);
+    if (r != TC_OK) return r;
     r = tc_conv2d_reference(ctx, c, d->x, d->w, yref);
     for (k = 0; k < d->ny; k++) d->ref[k] = yref[k];
     free(yref);
