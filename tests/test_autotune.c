@@ -177,8 +177,8 @@ TC_TEST(planted_faults_on_the_host_do_not_end_the_run) {
 }
 
 /* A run killed mid-way loses nothing it recorded, and the rerun measures
-   only what is missing. */
-TC_TEST(a_killed_run_resumes_from_its_records) {
+   only what is missing; batch as tc_tune_desc.batch. */
+static void killed_run_resumes(int batch) {
     static const row_sum_task task = {1};
     tc_config_space *space;
     tc_tune_desc td;
@@ -190,7 +190,7 @@ TC_TEST(a_killed_run_resumes_from_its_records) {
     temp_path(records, sizeof records, "resume");
     TC_CHECK_EQ_INT(tc_space_create(ctx, row_sum, &task, &space), TC_OK);
     TC_CHECK_EQ_INT(tc_space_size(space), 7);
-    tune_desc_for(&td, records, 7, 1, TC_MEASURE_HOST);
+    tune_desc_for(&td, records, 7, batch, TC_MEASURE_HOST);
     pid = fork();
     if (pid == 0) { /* the run to kill: slowed down so that it is caught half-way */
         tc_tune_result r2;
@@ -223,6 +223,179 @@ TC_TEST(a_killed_run_resumes_from_its_records) {
     TC_CHECK_EQ_INT(res.trials, 0);
     TC_CHECK_EQ_INT(res.resumed, 7);
     remove(records);
+}
+
+TC_TEST(a_killed_run_resumes_from_its_records) { killed_run_resumes(1); }
+
+/* Results are recorded as each finishes, not when the batch does: a run
+   whose one batch holds the whole space (the default batch is larger than
+   it), killed mid-way, has recorded what finished. */
+TC_TEST(a_killed_run_keeps_what_finished_in_its_batch) { killed_run_resumes(0); }
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void measure_desc_for(tc_measure_desc *md, int build_threads) {
+    memset(md, 0, sizeof *md);
+    md->where = TC_MEASURE_HOST;
+    md->build_threads = build_threads;
+    md->repeat = 1;
+    md->timeout_s = 1;
+}
+
+/* The configuration of the planted space with this mode and tile choice. */
+static int64_t planted(const tc_config_space *space, int mode, int tile) {
+    int64_t k;
+    for (k = 0; k < tc_space_size(space); k++)
+        if (tc_space_choice(space, 1, k) == mode && tc_space_choice(space, 0, k) == tile) return k;
+    return -1;
+}
+
+typedef struct stream_log {
+    int calls;
+    int64_t configs[8];
+    tc_result errors[8];
+} stream_log;
+
+static void log_result(void *user, const tc_measure_result *res) {
+    stream_log *log = (stream_log *)user;
+    if (log->calls < 8) log->configs[log->calls] = res->config, log->errors[log->calls] = res->error;
+    log->calls++;
+}
+
+/* tc_measure_stream calls back with each result as it finishes, and
+   results[i] is configs[i]'s: duplicates, an invalid configuration and one
+   outside the space included. */
+TC_TEST(results_stream_out_as_they_finish) {
+    static const row_sum_task task = {MODE_COUNT};
+    static const tc_result expect[6] = {TC_OK, TC_ERROR_LOWER, TC_OK, TC_ERROR_INVALID_ARGUMENT, TC_OK, TC_ERROR_LOWER};
+    tc_config_space *space;
+    tc_measurer *m;
+    tc_measure_desc md;
+    tc_measure_result results[6];
+    stream_log log;
+    int64_t configs[6];
+    int k, j, seen;
+    TC_CHECK_EQ_INT(tc_space_create(ctx, row_sum, &task, &space), TC_OK);
+    configs[0] = configs[2] = planted(space, MODE_GOOD, 0);
+    configs[1] = planted(space, MODE_UNBOUND, 0);
+    configs[3] = -1;
+    configs[4] = planted(space, MODE_GOOD, 1);
+    configs[5] = planted(space, MODE_UNBOUND, 1);
+    measure_desc_for(&md, 2);
+    TC_CHECK_EQ_INT(tc_measurer_create(ctx, space, &md, &m), TC_OK);
+    memset(&log, 0, sizeof log);
+    TC_CHECK_EQ_INT(tc_measure_stream(m, 6, configs, results, log_result, &log), TC_OK);
+    TC_CHECK_EQ_INT(log.calls, 6);
+    for (k = 0; k < 6; k++) {
+        TC_CHECK_EQ_INT(results[k].config, configs[k]);
+        TC_CHECK_EQ_INT(results[k].error, expect[k]);
+        TC_CHECK_EQ_INT(results[k].ncosts > 0, expect[k] == TC_OK);
+        for (j = 0, seen = 0; j < 6; j++) seen += log.configs[j] == configs[k] && log.errors[j] == expect[k];
+        TC_CHECK(seen >= 1); /* the callback had it too */
+    }
+    memset(&log, 0, sizeof log); /* no results array: the callback takes them */
+    TC_CHECK_EQ_INT(tc_measure_stream(m, 2, configs, NULL, log_result, &log), TC_OK);
+    TC_CHECK_EQ_INT(log.calls, 2);
+    TC_CHECK_EQ_INT(tc_measure_batch(m, 2, configs + 4, results), TC_OK);
+    TC_CHECK_EQ_INT(results[0].error, TC_OK);
+    TC_CHECK_EQ_INT(results[1].error, TC_ERROR_LOWER);
+    tc_measurer_destroy(m);
+}
+
+/* Submitted configurations come back one by one from tc_measure_next;
+   cancelling drops those no builder has started. One builder, which
+   builds at most a few ahead of the runs: most are still queued. */
+TC_TEST(submitted_configurations_come_back_or_are_cancelled) {
+    static const row_sum_task task = {1};
+    tc_config_space *space;
+    tc_measurer *m;
+    tc_measure_desc md;
+    tc_measure_result res;
+    int64_t configs[7];
+    int k, dropped, back = 0;
+    TC_CHECK_EQ_INT(tc_space_create(ctx, row_sum, &task, &space), TC_OK);
+    for (k = 0; k < 7; k++) configs[k] = k;
+    measure_desc_for(&md, 1);
+    TC_CHECK_EQ_INT(tc_measurer_create(ctx, space, &md, &m), TC_OK);
+    TC_CHECK_EQ_INT(tc_measure_next(m, &res), 0); /* nothing submitted */
+    TC_CHECK_EQ_INT(tc_measure_submit(m, 7, configs), TC_OK);
+    TC_CHECK_EQ_INT(tc_measure_outstanding(m), 7);
+    TC_CHECK_EQ_INT(tc_measure_next(m, &res), 1);
+    TC_CHECK_EQ_INT(res.error, TC_OK);
+    TC_CHECK_EQ_INT(tc_measure_outstanding(m), 6);
+    TC_CHECK_EQ_INT(tc_measure_stream(m, 1, configs, &res, NULL, NULL), TC_ERROR_INVALID_ARGUMENT); /* while some are out */
+    dropped = tc_measure_cancel(m);
+    TC_CHECK(dropped > 0);
+    TC_CHECK_EQ_INT(tc_measure_outstanding(m), 6 - dropped);
+    while (tc_measure_next(m, &res)) back += res.error == TC_OK;
+    TC_CHECK_EQ_INT(back, 6 - dropped);
+    TC_CHECK_EQ_INT(tc_measure_outstanding(m), 0);
+    TC_CHECK_EQ_INT(tc_measure_submit(m, 3, configs), TC_OK); /* left outstanding: destroy drops them */
+    tc_measurer_destroy(m);
+}
+
+/* B[i] = sum_k A[i, k] * A[i, 7k mod K], its k loop unrolled (#pragma
+   unroll over 8192 steps: NVRTC takes seconds) when knob "unroll" is 1. */
+static tc_result slow_to_compile(tc_cfg *cfg, const void *task, tc_instance *out) {
+    static const int64_t unroll[2] = {0, 1};
+    enum { K = 8192 };
+    tc_context *ctx = tc_cfg_context(cfg);
+    tc_tensor *A = tc_placeholderi(ctx, "A", TC_FLOAT32, TC_DIMS(ROWS, K));
+    const tc_expr *i = tc_axisi(ctx, "i", ROWS), *k = tc_reduce_axisi(ctx, "k", K);
+    tc_tensor *B = tc_compute(ctx, "B", 1, &i, tc_sum(tc_mul(tc_at(A, i, k), tc_at(A, i, tc_modi(tc_muli(k, 7), K))), 1, &k));
+    tc_schedule *s = tc_create_schedule(ctx, 1, &B);
+    tc_stage *sb = tc_stage_of(s, B);
+    tc_iter *parts[2];
+    tc_result r;
+    (void)task;
+    if ((r = tc_define_knob(cfg, "unroll", 2, unroll)) != TC_OK) return r;
+    if ((r = tc_split(sb, tc_axis_of(sb, 0), 32, &parts[0], &parts[1])) != TC_OK || (r = tc_bind(sb, parts[0], TC_BLOCK_X)) != TC_OK ||
+        (r = tc_bind(sb, parts[1], TC_THREAD_X)) != TC_OK)
+        return r;
+    if (tc_cfg_knob(cfg, "unroll") && (r = tc_unroll(sb, tc_reduce_axis_of(sb, 0))) != TC_OK) return r;
+    out->schedule = s;
+    out->nargs = 2;
+    out->args[0] = A;
+    out->args[1] = B;
+    out->flops = 2.0 * ROWS * K;
+    return TC_OK;
+}
+
+/* A compile past the build timeout is stopped and recorded as a timeout,
+   and the builder's next candidate compiles (in a fresh compiler). */
+TC_TEST(a_compile_past_the_build_timeout_is_stopped) {
+    tc_config_space *space;
+    tc_measurer *m;
+    tc_measure_desc md;
+    tc_measure_result results[2];
+    int64_t configs[2] = {1, 0}; /* the slow one first, on the one builder */
+    tc_context *probe;
+    double t0;
+    int nvrtc;
+    TC_CHECK_EQ_INT(tc_create_context(NULL, &probe), TC_OK);
+    nvrtc = tc_nvrtc_init(probe, NULL) == TC_OK;
+    tc_destroy_context(probe);
+    if (!nvrtc) {
+        TC_SKIP("NVRTC is not installed here: nothing is compiled");
+        return;
+    }
+    TC_CHECK_EQ_INT(tc_space_create(ctx, slow_to_compile, NULL, &space), TC_OK);
+    measure_desc_for(&md, 1);
+    md.build_timeout_s = 3;
+    TC_CHECK_EQ_INT(tc_measurer_create(ctx, space, &md, &m), TC_OK);
+    t0 = now_s();
+    TC_CHECK_EQ_INT(tc_measure_batch(m, 2, configs, results), TC_OK);
+    TC_CHECK(now_s() - t0 < 30);
+    if (results[0].error != TC_ERROR_TIMEOUT) printf("  the slow compile: error %d (%s) after %.1f s\n", (int)results[0].error, results[0].message, results[0].build_s);
+    TC_CHECK_EQ_INT(results[0].error, TC_ERROR_TIMEOUT);
+    TC_CHECK_CONTAINS(results[0].message, "build timeout");
+    TC_CHECK_EQ_INT(results[1].error, TC_OK);
+    TC_CHECK(results[1].ncosts > 0);
+    tc_measurer_destroy(m);
 }
 
 TC_TEST(bad_tuning_requests_are_errors) {
@@ -296,6 +469,10 @@ int main(void) {
     TC_RUN(planted_faults_on_the_gpu_do_not_end_the_run);
     TC_RUN(planted_faults_on_the_host_do_not_end_the_run);
     TC_RUN(a_killed_run_resumes_from_its_records);
+    TC_RUN(a_killed_run_keeps_what_finished_in_its_batch);
+    TC_RUN(results_stream_out_as_they_finish);
+    TC_RUN(submitted_configurations_come_back_or_are_cancelled);
+    TC_RUN(a_compile_past_the_build_timeout_is_stopped);
     TC_RUN(bad_tuning_requests_are_errors);
     TC_RUN(the_best_record_is_applied);
     tc_destroy_context(ctx);
