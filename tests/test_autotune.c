@@ -22,6 +22,16 @@ typedef struct row_sum_task {
     int modes; /* 1: the good one only; MODE_COUNT: the planted ones too */
 } row_sum_task;
 
+/* What the row templates return: the schedule, (A, B) and the flops. */
+static tc_result row_instance(tc_instance *out, tc_schedule *s, tc_tensor *A, tc_tensor *B, double flops) {
+    out->schedule = s;
+    out->nargs = 2;
+    out->args[0] = A;
+    out->args[1] = B;
+    out->flops = flops;
+    return TC_OK;
+}
+
 /* B[i] = sum_k A[i, k], one row per thread; the planted modes read far out
    of bounds (an illegal address on the GPU), loop for ever, or leave the
    stage unbound (the verifier's catch: never compiled). */
@@ -63,12 +73,7 @@ static tc_result row_sum(tc_cfg *cfg, const void *task, tc_instance *out) {
         if ((r = tc_bind(sb, parts[0], TC_BLOCK_X)) != TC_OK) return r;
         if ((r = tc_bind(sb, parts[1], TC_THREAD_X)) != TC_OK) return r;
     }
-    out->schedule = s;
-    out->nargs = 2;
-    out->args[0] = A;
-    out->args[1] = B;
-    out->flops = 2.0 * ROWS * COLS;
-    return TC_OK;
+    return row_instance(out, s, A, B, 2.0 * ROWS * COLS);
 }
 
 static tc_context *ctx;
@@ -357,12 +362,7 @@ static tc_result slow_to_compile(tc_cfg *cfg, const void *task, tc_instance *out
         (r = tc_bind(sb, parts[1], TC_THREAD_X)) != TC_OK)
         return r;
     if (tc_cfg_knob(cfg, "unroll") && (r = tc_unroll(sb, tc_reduce_axis_of(sb, 0))) != TC_OK) return r;
-    out->schedule = s;
-    out->nargs = 2;
-    out->args[0] = A;
-    out->args[1] = B;
-    out->flops = 2.0 * ROWS * K;
-    return TC_OK;
+    return row_instance(out, s, A, B, 2.0 * ROWS * K);
 }
 
 /* A compile past the build timeout is stopped and recorded as a timeout,
