@@ -96,12 +96,23 @@ TECOMP_API tc_result tc_conv2d_depthwise_template(tc_cfg *cfg, const void *task,
    adding them. For small outputs, where one block per output tile leaves most of
    the GPU idle. */
 TECOMP_API tc_result tc_conv2d_splitk_template(tc_cfg *cfg, const void *task, tc_instance *out);    /* "conv2d_splitk" */
+/* The convolution as an implicit GEMM (the weights, k x (c / groups) r s,
+   times the input's im2col columns, never stored), tiled as a GEMM:
+   tile_f and tile_i split the rows and an image's p q columns into block,
+   virtual thread, thread and inner tiles; tile_j the c r s sum into shared
+   tiles, register steps and (its last size) chunks spread over blocks with
+   a second kernel adding them, as split-K. Any shape; for 1x1 kernels a
+   plain GEMM. The output is written as (n, k, p q): NCHW's memory. */
+TECOMP_API tc_result tc_conv2d_gemm_template(tc_cfg *cfg, const void *task, tc_instance *out);      /* "conv2d_gemm" */
 /* The template that fits a shape, and its name for records: depthwise when
-   groups == c == k; split-K for small outputs (at most 1024 images times
-   output pixels) with at least 16 channels a group; direct otherwise. NULL
-   (and name NULL) when none does (a layout other than NCHW, a dtype other
-   than float32). */
+   groups == c == k; the implicit GEMM for small outputs (at most 4096
+   images times output pixels: batch 1 up to 64x64, where its split-K and
+   tiles over all of an image's pixels pay); direct otherwise. NULL (and
+   name NULL) when none does (a layout other than NCHW, a dtype other than
+   float32). */
 TECOMP_API tc_template_fn tc_conv2d_template_for(const tc_conv2d_desc *d, const char **name);
+/* The template of that name ("conv2d_gemm", ...), NULL for none. */
+TECOMP_API tc_template_fn tc_conv2d_template_named(const char *name);
 
 // >>api-conv-kernel
 
@@ -114,6 +125,7 @@ typedef struct tc_conv2d_kernel_desc {
     int tune_trials;          /* tune now until the records hold this many trials of the shape on this GPU; 0: never */
     tc_tuner_kind tuner;      /* 0: model-based */
     FILE *log;                /* tuning progress; NULL: quiet */
+    const char *template_name; /* "conv2d_gemm", ...; NULL: tc_conv2d_template_for's choice */
 } tc_conv2d_kernel_desc;
 
 typedef struct tc_conv2d_kernel tc_conv2d_kernel;
@@ -545,23 +557,37 @@ static tc_result _tc_direct_tile_reduction(tc_cfg *cfg, const tc_conv2d_desc *d,
 }
 
 /* Every thread of the block loads a part of a shared cache: its elements
-   in one fused loop split over threadIdx.z, y and x as the output's threads
-   are (guarded where they do not divide it). */
+   in one fused loop split over the block's thread loops, counts[t] threads
+   on tags[t], outermost first (guarded where they do not divide it).
+   AutoTVM's way gives each thread a run of consecutive elements; strided,
+   the block's threads take consecutive elements at each step (coalesced
+   global reads), looping over the steps. */
+static tc_result _tc_conv_fetch(tc_stage *ld, int ntags, const int64_t *counts, const tc_thread_tag *tags, int strided) {
+    tc_iter *fused = tc_axis_of(ld, 0), *threads;
+    int64_t block = 1;
+    int k;
+    while (tc_stage_leaf_count(ld) > 1) _TC_CONV_TRY(tc_fuse(ld, fused, tc_stage_leaf(ld, 1), &fused));
+    if (strided) {
+        for (k = 0; k < ntags; k++) block *= counts[k];
+        _TC_CONV_TRY(tc_split(ld, fused, block, &threads, &fused));
+    }
+    for (k = 0; k < ntags; k++) {
+        _TC_CONV_TRY(tc_split_nparts(ld, fused, counts[k], &threads, &fused));
+        _TC_CONV_TRY(tc_bind(ld, threads, tags[k]));
+    }
+    return TC_OK;
+}
+
+/* The direct schedule's fetch: over threadIdx.z, y and x as the output's threads are. */
 static tc_result _tc_direct_fetch(tc_cfg *cfg, tc_stage *ld) {
+    static const tc_thread_tag tags[3] = {TC_THREAD_Z, TC_THREAD_Y, TC_THREAD_X};
     const int64_t *tf, *ty, *tx;
-    tc_iter *fused, *z, *y, *x;
+    int64_t counts[3];
     _TC_CONV_TRY(_tc_conv_sizes(cfg, "tile_f", &tf));
     _TC_CONV_TRY(_tc_conv_sizes(cfg, "tile_y", &ty));
     _TC_CONV_TRY(_tc_conv_sizes(cfg, "tile_x", &tx));
-    _TC_CONV_TRY(tc_fuse(ld, tc_axis_of(ld, 0), tc_axis_of(ld, 1), &fused));
-    _TC_CONV_TRY(tc_fuse(ld, fused, tc_axis_of(ld, 2), &fused));
-    _TC_CONV_TRY(tc_fuse(ld, fused, tc_axis_of(ld, 3), &fused));
-    _TC_CONV_TRY(tc_split_nparts(ld, fused, tf[2], &z, &fused));
-    _TC_CONV_TRY(tc_split_nparts(ld, fused, ty[2], &y, &fused));
-    _TC_CONV_TRY(tc_split_nparts(ld, fused, tx[2], &x, &fused));
-    _TC_CONV_TRY(tc_bind(ld, z, TC_THREAD_Z));
-    _TC_CONV_TRY(tc_bind(ld, y, TC_THREAD_Y));
-    return tc_bind(ld, x, TC_THREAD_X);
+    counts[0] = tf[2], counts[1] = ty[2], counts[2] = tx[2];
+    return _tc_conv_fetch(ld, 3, counts, tags, 0);
 }
 
 /* The tutorial's schedule, step by step, on the stages of g (with split_k,
@@ -633,12 +659,12 @@ static tc_result _tc_conv_splitk_compute(tc_context *ctx, const tc_conv2d_desc *
     return g->out ? TC_OK : _tc_conv_error(ctx);
 }
 
-/* The chunks' sums: one output per thread, 128 threads a block. */
-static tc_result _tc_splitk_sum_schedule(tc_stage *so) {
-    tc_iter *fused, *bx, *tx;
-    _TC_CONV_TRY(tc_fuse(so, tc_axis_of(so, 0), tc_axis_of(so, 1), &fused));
-    _TC_CONV_TRY(tc_fuse(so, fused, tc_axis_of(so, 2), &fused));
-    _TC_CONV_TRY(tc_fuse(so, fused, tc_axis_of(so, 3), &fused));
+/* The chunks' sums: one output per thread, 128 threads a block, over the
+   stage's naxes axes fused. */
+static tc_result _tc_conv_sum_schedule(tc_stage *so, int naxes) {
+    tc_iter *fused = tc_axis_of(so, 0), *bx, *tx;
+    int k;
+    for (k = 1; k < naxes; k++) _TC_CONV_TRY(tc_fuse(so, fused, tc_axis_of(so, k), &fused));
     _TC_CONV_TRY(tc_split(so, fused, 128, &bx, &tx));
     _TC_CONV_TRY(tc_bind(so, bx, TC_BLOCK_X));
     return tc_bind(so, tx, TC_THREAD_X);
@@ -668,8 +694,186 @@ TECOMP_API tc_result tc_conv2d_splitk_template(tc_cfg *cfg, const void *task, tc
     partial_graph = g, partial_graph.out = partial;
     partial_shape = d, partial_shape.n = (int)rc[3] * d.n; /* the chunks are images to the direct schedule */
     _TC_CONV_TRY(_tc_direct_schedule(cfg, &partial_shape, 1, s, &partial_graph));
-    _TC_CONV_TRY(_tc_splitk_sum_schedule(tc_stage_of(s, g.out)));
+    _TC_CONV_TRY(_tc_conv_sum_schedule(tc_stage_of(s, g.out), 4));
     _tc_conv_instance(&d, s, &g, out);
+    return TC_OK;
+}
+
+// >>conv-gemm
+
+/* The convolution as the matrix product an implicit-GEMM kernel computes:
+   the weights as a matrix W[f][j] (k rows, (c / groups) r s columns) times
+   the input's columns col[b][j][y q + x] (im2col), never stored: both are
+   inlined into the shared tiles that hold a block's part of them, so a
+   block reads a tile of each and multiplies them as in any tiled GEMM. The
+   output is addressed as (n, k, p q), the same memory as NCHW. For 1x1
+   kernels col is the input itself and this is a plain GEMM.
+
+   With chunks > 1 the columns j are split among blocks (split-K):
+   partial[ko][b][f][i] holds chunk ko's sums, a second stage adds them. */
+typedef struct _tc_gemm_graph {
+    _tc_conv_graph conv;            /* data, kernel, pad, and the output (n, k, p q) */
+    tc_tensor *wmat, *col, *partial; /* partial: NULL with one chunk */
+} _tc_gemm_graph;
+
+/* W[f][j] = kernel[f, j / rs, j / s % r, j % s] and col[b][j][i] =
+   pad_data[b, j / rs, i / q * stride_h + j / s % r * dilation_h,
+   i % q * stride_w + j % s * dilation_w] over all c r s columns (a group's
+   columns start at its first channel's). */
+static tc_result _tc_gemm_operands(tc_context *ctx, const tc_conv2d_desc *d, int p, int q, _tc_gemm_graph *g) {
+    const tc_expr *w[2], *c[3], *j, *i;
+    int rs = d->r * d->s;
+    _TC_CONV_TRY(_tc_conv_inputs(ctx, d, &g->conv));
+    w[0] = tc_axisi(ctx, "f", d->k), w[1] = j = tc_axisi(ctx, "j", (int64_t)d->c / d->groups * rs);
+    g->wmat = tc_compute(ctx, "wmat", 2, w, tc_at(g->conv.kernel, w[0], tc_divi(j, rs), tc_modi(tc_divi(j, d->s), d->r), tc_modi(j, d->s)));
+    c[0] = tc_axisi(ctx, "b", d->n), c[1] = j = tc_axisi(ctx, "j", (int64_t)d->c * rs), c[2] = i = tc_axisi(ctx, "i", (int64_t)p * q);
+    g->col = tc_compute(ctx, "col", 3, c,
+                        tc_at(g->conv.pad, c[0], tc_divi(j, rs), _tc_conv_window(tc_divi(i, q), d->stride_h, tc_modi(tc_divi(j, d->s), d->r), d->dilation_h),
+                              _tc_conv_window(tc_modi(i, q), d->stride_w, tc_modi(j, d->s), d->dilation_w)));
+    return g->wmat && g->col ? TC_OK : _tc_conv_error(ctx);
+}
+
+/* out[(ko,) b, f, i] = sum over the chunk's columns jr of W[f, j] col[b, g0 + j, i]
+   with j = ko * per_chunk + jr and g0 the first column of f's group; then,
+   with chunks, conv[b, f, i] = sum over ko of partial[ko, b, f, i]. */
+static tc_result _tc_gemm_compute(tc_context *ctx, const tc_conv2d_desc *d, int p, int q, int chunks, _tc_gemm_graph *g) {
+    const tc_expr *ax[4], *jr, *j, *column, *ko, *sum_ax[3];
+    int64_t cols = (int64_t)d->c / d->groups * d->r * d->s, per_chunk = cols / chunks;
+    int m = 0;
+    _TC_CONV_TRY(_tc_gemm_operands(ctx, d, p, q, g));
+    if (chunks > 1) ax[m++] = tc_axisi(ctx, "ko", chunks);
+    ax[m++] = tc_axisi(ctx, "b", d->n), ax[m++] = tc_axisi(ctx, "f", d->k), ax[m++] = tc_axisi(ctx, "i", (int64_t)p * q);
+    jr = tc_reduce_axisi(ctx, "jr", per_chunk);
+    j = chunks > 1 ? tc_add(tc_muli(ax[0], per_chunk), jr) : jr;
+    column = d->groups == 1 ? j : tc_add(tc_muli(tc_divi(ax[m - 2], d->k / d->groups), cols), j);
+    g->partial = tc_compute(ctx, chunks > 1 ? "partial" : "conv", m, ax,
+                            tc_sum(tc_mul(tc_at(g->wmat, ax[m - 2], j), tc_at(g->col, ax[m - 3], column, ax[m - 1])), 1, &jr));
+    if (!g->partial) return _tc_conv_error(ctx);
+    if (chunks == 1) {
+        g->conv.out = g->partial, g->partial = NULL;
+        return TC_OK;
+    }
+    ko = tc_reduce_axisi(ctx, "ko", chunks);
+    sum_ax[0] = tc_axisi(ctx, "b", d->n), sum_ax[1] = tc_axisi(ctx, "f", d->k), sum_ax[2] = tc_axisi(ctx, "i", (int64_t)p * q);
+    g->conv.out = tc_compute(ctx, "conv", 3, sum_ax, tc_sum(tc_at(g->partial, ko, sum_ax[0], sum_ax[1], sum_ax[2]), 1, &ko));
+    return g->conv.out ? TC_OK : _tc_conv_error(ctx);
+}
+
+/* The knobs: tile_j first (its last size is the number of chunks, which
+   the compute needs), the columns of a chunk into shared-tile and
+   register-step loops; the output rows f and columns i each into
+   block, virtual thread, thread and inner tiles; the unroller's reach. */
+static tc_result _tc_gemm_knobs(tc_cfg *cfg, const tc_conv2d_desc *d, int p, int q) {
+    static const int64_t unroll_steps[] = {0, 512, 1500}, explicit_values[] = {0, 1};
+    tc_split_desc four;
+    memset(&four, 0, sizeof four);
+    four.num_outputs = 4;
+    four.max_factor = _TC_SPLITK_MAX_CHUNKS;
+    _TC_CONV_TRY(tc_define_split(cfg, "tile_j", (int64_t)d->c / d->groups * d->r * d->s, &four));
+    _TC_CONV_TRY(tc_define_split(cfg, "tile_f", d->k / d->groups, NULL));
+    _TC_CONV_TRY(tc_define_split(cfg, "tile_i", (int64_t)p * q, NULL));
+    _TC_CONV_TRY(tc_define_knob(cfg, "auto_unroll_max_step", 3, unroll_steps));
+    return tc_define_knob(cfg, "unroll_explicit", 2, explicit_values);
+}
+
+/* Tile the product's output: rows f (within a group) and columns i (the
+   output pixels of one image) each into block, virtual thread, thread and
+   inner loops; chunks and images on blockIdx.z (a tile never spans two
+   images, whose columns are p q apart in NCHW), groups with f's blocks on
+   blockIdx.y, i's blocks on blockIdx.x. *tx is the threadIdx.x loop,
+   *scope the outermost, where the unroll pragmas go. */
+static tc_result _tc_gemm_tile_output(tc_cfg *cfg, const tc_conv2d_desc *d, tc_stage *so, int chunks, tc_iter **tx, tc_iter **scope) {
+    static const tc_thread_tag tags[3][2] = {{TC_BLOCK_Y, TC_BLOCK_X}, {TC_VTHREAD, TC_VTHREAD}, {TC_THREAD_Y, TC_THREAD_X}};
+    int first = chunks > 1, j, m = 0;
+    tc_iter *images = tc_axis_of(so, first), *f = tc_axis_of(so, first + 1), *group = NULL, *t[2][4], *order[11];
+    if (first) _TC_CONV_TRY(tc_fuse(so, tc_axis_of(so, 0), images, &images));
+    if (d->groups > 1) _TC_CONV_TRY(tc_split(so, f, d->k / d->groups, &group, &f));
+    _TC_CONV_TRY(tc_cfg_apply_split(cfg, so, f, "tile_f", t[0]));
+    _TC_CONV_TRY(tc_cfg_apply_split(cfg, so, tc_axis_of(so, first + 2), "tile_i", t[1]));
+    order[m++] = images;
+    if (group) order[m++] = group;
+    for (j = 0; j < 4; j++) order[m++] = t[0][j], order[m++] = t[1][j];
+    _TC_CONV_TRY(tc_reorder(so, m, order));
+    if (group) _TC_CONV_TRY(tc_fuse(so, group, t[0][0], &t[0][0]));
+    _TC_CONV_TRY(tc_bind(so, images, TC_BLOCK_Z));
+    for (j = 0; j < 3; j++) {
+        _TC_CONV_TRY(tc_bind(so, t[0][j], tags[j][0]));
+        _TC_CONV_TRY(tc_bind(so, t[1][j], tags[j][1]));
+    }
+    *scope = images;
+    *tx = t[1][2];
+    return TC_OK;
+}
+
+/* The register tile's loops of OL (its output axes) inside the sum's:
+   shared tile, register step, then the step's columns. */
+static tc_result _tc_gemm_reduction_outside(tc_stage *sl, int chunks, tc_iter *jo, tc_iter *jm, tc_iter *ji) {
+    tc_iter *order[7];
+    int m = 0, k, naxes = chunks > 1 ? 4 : 3;
+    order[m++] = jo, order[m++] = jm, order[m++] = ji;
+    for (k = 0; k < naxes; k++) order[m++] = tc_axis_of(sl, k);
+    return tc_reorder(sl, m, order);
+}
+
+/* The product, scheduled as a tiled GEMM: accumulators in registers (OL);
+   per shared tile of the chunk's columns, the block's rows of W and its
+   columns of col staged in shared memory (WW, AA), loaded by all of the
+   block's threads; per register step, each thread's rows and columns in
+   registers (WL, AL). */
+static tc_result _tc_gemm_schedule_product(tc_cfg *cfg, const tc_conv2d_desc *d, tc_schedule *s, const _tc_gemm_graph *g, int chunks) {
+    tc_context *ctx = tc_cfg_context(cfg);
+    tc_tensor *product = chunks > 1 ? g->partial : g->conv.out, *OL, *AA, *WW, *AL, *WL;
+    tc_stage *so, *sl, *aa, *ww;
+    tc_iter *tx, *scope, *jr, *jo, *jm, *ji;
+    const int64_t *tj, *tf, *ti;
+    int64_t counts[2];
+    static const tc_thread_tag fetch_tags[2] = {TC_THREAD_Y, TC_THREAD_X};
+    _TC_CONV_TRY(tc_compute_inline(tc_stage_of(s, g->conv.pad)));
+    _TC_CONV_TRY(tc_compute_inline(tc_stage_of(s, g->col)));
+    _TC_CONV_TRY(tc_compute_inline(tc_stage_of(s, g->wmat)));
+    if (!(OL = tc_cache_write(s, product, TC_SCOPE_LOCAL)) || !(AA = tc_cache_read(s, g->col, TC_SCOPE_SHARED, 1, &OL)) ||
+        !(WW = tc_cache_read(s, g->wmat, TC_SCOPE_SHARED, 1, &OL)) || !(AL = tc_cache_read(s, AA, TC_SCOPE_LOCAL, 1, &OL)) ||
+        !(WL = tc_cache_read(s, WW, TC_SCOPE_LOCAL, 1, &OL)) || !(so = tc_stage_of(s, product)) || !(sl = tc_stage_of(s, OL)) ||
+        !(aa = tc_stage_of(s, AA)) || !(ww = tc_stage_of(s, WW)))
+        return _tc_conv_error(ctx);
+    _TC_CONV_TRY(_tc_gemm_tile_output(cfg, d, so, chunks, &tx, &scope));
+    _TC_CONV_TRY(tc_compute_at(sl, so, tx));
+    _TC_CONV_TRY(_tc_conv_sizes(cfg, "tile_j", &tj));
+    jr = tc_reduce_axis_of(sl, 0);
+    _TC_CONV_TRY(tc_split(sl, jr, tj[2], &jr, &ji));
+    _TC_CONV_TRY(tc_split(sl, jr, tj[1], &jo, &jm));
+    _TC_CONV_TRY(_tc_gemm_reduction_outside(sl, chunks, jo, jm, ji));
+    _TC_CONV_TRY(tc_compute_at(aa, sl, jo));
+    _TC_CONV_TRY(tc_compute_at(ww, sl, jo));
+    _TC_CONV_TRY(tc_compute_at(tc_stage_of(s, AL), sl, jm));
+    _TC_CONV_TRY(tc_compute_at(tc_stage_of(s, WL), sl, jm));
+    _TC_CONV_TRY(_tc_conv_sizes(cfg, "tile_f", &tf));
+    _TC_CONV_TRY(_tc_conv_sizes(cfg, "tile_i", &ti));
+    counts[0] = tf[2], counts[1] = ti[2];
+    _TC_CONV_TRY(_tc_conv_fetch(aa, 2, counts, fetch_tags, 1));
+    _TC_CONV_TRY(_tc_conv_fetch(ww, 2, counts, fetch_tags, 1));
+    _TC_CONV_TRY(tc_pragma(so, scope, "auto_unroll_max_step", (int)tc_cfg_knob(cfg, "auto_unroll_max_step")));
+    return tc_pragma(so, scope, "unroll_explicit", (int)tc_cfg_knob(cfg, "unroll_explicit"));
+}
+
+TECOMP_API tc_result tc_conv2d_gemm_template(tc_cfg *cfg, const void *task, tc_instance *out) {
+    tc_context *ctx = tc_cfg_context(cfg);
+    tc_conv2d_desc d;
+    _tc_gemm_graph g;
+    const int64_t *tj;
+    tc_schedule *s;
+    int p, q, chunks;
+    if (!ctx || !out) return ctx ? _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "conv2d_gemm: NULL argument") : TC_ERROR_INVALID_ARGUMENT;
+    _TC_CONV_TRY(_tc_conv_task(ctx, task, "conv2d_gemm", &d));
+    tc_conv2d_output_size(&d, &p, &q);
+    _TC_CONV_TRY(_tc_gemm_knobs(cfg, &d, p, q));
+    _TC_CONV_TRY(_tc_conv_sizes(cfg, "tile_j", &tj));
+    chunks = (int)tj[3];
+    _TC_CONV_TRY(_tc_gemm_compute(ctx, &d, p, q, chunks, &g));
+    if (!(s = tc_create_schedule(ctx, 1, &g.conv.out))) return _tc_conv_error(ctx);
+    _TC_CONV_TRY(_tc_gemm_schedule_product(cfg, &d, s, &g, chunks));
+    if (chunks > 1) _TC_CONV_TRY(_tc_conv_sum_schedule(tc_stage_of(s, g.conv.out), 3));
+    _tc_conv_instance(&d, s, &g.conv, out);
     return TC_OK;
 }
 
@@ -745,9 +949,30 @@ TECOMP_API tc_result tc_conv2d_depthwise_template(tc_cfg *cfg, const void *task,
 
 // >>conv-choose
 
-/* Images times output pixels up to which split-K is the template: 28x28
-   at batch 1. Past it, output tiles alone give every SM blocks enough. */
-#define _TC_SPLITK_MAX_OUTPUTS 1024
+/* Images times output pixels up to which the implicit GEMM is the
+   template. Past it (batch 32 on the H100), the direct template's tiles
+   over rows and columns did better in the same trials. */
+#define _TC_GEMM_MAX_OUTPUTS 4096
+
+/* Every template by its name in records; *name gets the table's copy. */
+static tc_template_fn _tc_conv_template_lookup(const char *name, const char **static_name) {
+    static const struct {
+        const char *name;
+        tc_template_fn fn;
+    } templates[] = {{"conv2d_direct", tc_conv2d_direct_template},
+                     {"conv2d_splitk", tc_conv2d_splitk_template},
+                     {"conv2d_gemm", tc_conv2d_gemm_template},
+                     {"conv2d_depthwise", tc_conv2d_depthwise_template}};
+    size_t k;
+    for (k = 0; name && k < sizeof templates / sizeof templates[0]; k++)
+        if (!strcmp(name, templates[k].name)) {
+            if (static_name) *static_name = templates[k].name;
+            return templates[k].fn;
+        }
+    return NULL;
+}
+
+TECOMP_API tc_template_fn tc_conv2d_template_named(const char *name) { return _tc_conv_template_lookup(name, NULL); }
 
 TECOMP_API tc_template_fn tc_conv2d_template_for(const tc_conv2d_desc *d, const char **name) {
     tc_conv2d_desc r;
@@ -761,9 +986,9 @@ TECOMP_API tc_template_fn tc_conv2d_template_for(const tc_conv2d_desc *d, const 
         return tc_conv2d_depthwise_template;
     }
     tc_conv2d_output_size(&r, &p, &q);
-    if ((int64_t)r.n * p * q <= _TC_SPLITK_MAX_OUTPUTS && r.c / r.groups >= 16) {
-        if (name) *name = "conv2d_splitk";
-        return tc_conv2d_splitk_template;
+    if ((int64_t)r.n * p * q <= _TC_GEMM_MAX_OUTPUTS) {
+        if (name) *name = "conv2d_gemm";
+        return tc_conv2d_gemm_template;
     }
     if (name) *name = "conv2d_direct";
     return tc_conv2d_direct_template;
@@ -861,7 +1086,9 @@ TECOMP_API tc_result tc_conv2d_kernel_create(tc_context *ctx, const tc_conv2d_ke
     memset(k, 0, sizeof *k);
     k->info.config = -1;
     r = tc_conv2d_resolve(ctx, &desc->conv, &k->conv);
-    if (r == TC_OK && !(k->fn = tc_conv2d_template_for(&k->conv, &k->info.task)))
+    if (r == TC_OK && desc->template_name && !(k->fn = _tc_conv_template_lookup(desc->template_name, &k->info.task)))
+        r = _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_conv2d_kernel_create: no template is named '%s'", desc->template_name);
+    else if (r == TC_OK && !desc->template_name && !(k->fn = tc_conv2d_template_for(&k->conv, &k->info.task)))
         r = _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_conv2d_kernel_create: no template builds %s %s convolutions yet",
                      tc_layout_name(k->conv.layout), tc_dtype_name(k->conv.dtype));
     k->nargs = tc_conv2d_task_args(&k->conv, k->args);

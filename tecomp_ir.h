@@ -1407,6 +1407,30 @@ static void _tc_lin_collect(_tc_lin *l, const tc_expr *e, int64_t scale) {
     _tc_lin_add_term(l, e, scale);
 }
 
+/* floormod(floordiv(x, a), b) * a + floormod(x, a) == floormod(x, a * b):
+   merge such a pair at atom k (the inner floormod) into one; 1 when merged.
+   Unflattening an index twice (j / 9, j / 3 % 3, j % 3) leaves this behind. */
+static int _tc_lin_merge_nested_mod(_tc_lin *l, int k) {
+    const tc_expr *m = l->atom[k];
+    int64_t a, b;
+    int j;
+    if (m->kind != TC_MOD || !tc_expr_is_const(m->args[1], &a)) return 0;
+    for (j = 0; j < l->n; j++) {
+        const tc_expr *o = l->atom[j];
+        if (o->kind == TC_MOD && tc_expr_is_const(o->args[1], &b) && o->args[0]->kind == TC_DIV && o->args[0]->args[0] == m->args[0] &&
+            o->args[0]->args[1] == m->args[1] && l->coef[j] == l->coef[k] * a) {
+            int64_t coef = l->coef[k];
+            const tc_expr *merged = tc_binary(TC_MOD, m->args[0], _tc_int_typed(m->ctx, m->dtype, a * b));
+            if (!merged) return 0;
+            _tc_lin_add_term(l, o, -l->coef[j]);
+            _tc_lin_add_term(l, m, -coef);
+            _tc_lin_add_term(l, merged, coef);
+            return 1;
+        }
+    }
+    return 0;
+}
+
 /* floordiv(x, c) * c + floormod(x, c) == x: merge such pairs, the shape that
    fusing and splitting by the same factor leaves behind. */
 static void _tc_lin_merge_divmod(_tc_lin *l) {
@@ -1414,6 +1438,10 @@ static void _tc_lin_merge_divmod(_tc_lin *l) {
     for (k = 0; k < l->n; k++) {
         const tc_expr *m = l->atom[k];
         int64_t c;
+        if (_tc_lin_merge_nested_mod(l, k)) {
+            k = -1; /* the table changed: scan again */
+            continue;
+        }
         if (m->kind != TC_MOD || !tc_expr_is_const(m->args[1], &c)) continue;
         for (j = 0; j < l->n; j++) {
             const tc_expr *d = l->atom[j];

@@ -2195,8 +2195,7 @@ typedef struct _tc_vm {
     int ncode, code_cap;
     const tc_expr *vars[256]; /* variable of each fixed register */
     int nvars, ntemps, max_regs;
-    int thread_reg[TC_THREAD_TAG_COUNT][8]; /* registers holding each thread index */
-    int nthread_reg[TC_THREAD_TAG_COUNT];
+    int thread_reg[TC_THREAD_TAG_COUNT]; /* the register set to each thread index at the start; -1: none */
     _tc_vm_buf bufs[64];
     int nbufs;
     int size_reg[32];         /* register of each symbolic size the kernel uses; -1 when unused */
@@ -2325,7 +2324,10 @@ static void _tc_vm_stmt(_tc_vm *vm, const tc_stmt *s) {
     case TC_S_FOR:
         var = _tc_vm_var_reg(vm, s->var, 1);
         if (s->for_kind == TC_FOR_THREAD) {
-            if (vm->nthread_reg[s->thread] < 8) vm->thread_reg[s->thread][vm->nthread_reg[s->thread]++] = var;
+            /* the first loop of a tag holds its index; every later one (an
+               unrolled fetch has one per step) copies it from there */
+            if (vm->thread_reg[s->thread] < 0) vm->thread_reg[s->thread] = var;
+            else if (vm->thread_reg[s->thread] != var) _tc_vm_emit(vm, _TC_OP_MOV, var, vm->thread_reg[s->thread], 0);
             _tc_vm_stmt(vm, s->body);
             break;
         }
@@ -2594,7 +2596,7 @@ static int _tc_vm_thread(_tc_block_run *br, _tc_val *r, int *pc, int64_t tid) {
 static tc_result _tc_vm_block(_tc_block_run *br, _tc_val *regs, int *pcs, int *state, const int64_t *sizes) {
     const _tc_vm *vm = br->vm;
     int64_t t, running;
-    int k, j, tag;
+    int k, tag;
     br->epoch++;
     for (k = 0; k < vm->nbufs; k++) /* shared memory starts each block as garbage (NaN), as on the GPU */
         if (br->touch[k]) memset(br->mem[k], 0xff, (size_t)br->size[k] * (size_t)tc_dtype_bytes(vm->bufs[k].buffer->dtype));
@@ -2606,7 +2608,7 @@ static tc_result _tc_vm_block(_tc_block_run *br, _tc_val *regs, int *pcs, int *s
         idx[TC_THREAD_Y] = t / br->block[0] % br->block[1];
         idx[TC_THREAD_Z] = t / (br->block[0] * br->block[1]);
         for (tag = 0; tag < TC_THREAD_TAG_COUNT; tag++)
-            for (j = 0; j < vm->nthread_reg[tag]; j++) r[vm->thread_reg[tag][j]].i = idx[tag];
+            if (vm->thread_reg[tag] >= 0) r[vm->thread_reg[tag]].i = idx[tag];
         for (k = 0; k < vm->f->nsizes; k++)
             if (vm->size_reg[k] >= 0) r[vm->size_reg[k]].i = sizes[k];
         pcs[t] = 0;
@@ -2650,6 +2652,7 @@ static tc_result _tc_vm_kernel(tc_context *ctx, const tc_func *f, const tc_kerne
     memset(mem, 0, sizeof mem);
     memset(touch, 0, sizeof touch);
     vm.ctx = ctx, vm.f = f, vm.max_regs = 256;
+    for (k = 0; k < TC_THREAD_TAG_COUNT; k++) vm.thread_reg[k] = -1;
     _tc_vm_stmt(&vm, kern->body);
     _tc_vm_emit(&vm, _TC_OP_END, 0, 0, 0);
     for (k = 0; k < f->nsizes && k < 32; k++) vm.size_reg[k] = _tc_vm_var_reg(&vm, f->sizes[k], 0);

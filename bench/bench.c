@@ -5,14 +5,15 @@
 
        tecomp-bench [--suite FILE] [--rows NAME,NAME,... | --group C|D|seed|b32 |
                      --shape N,C,H,W,K,R,S[,stride[,pad[,groups]]]]
-                    [--trials N] [--tuner model|random|grid|genetic] [--records FILE] [--fresh]
-                    [--repeat N] [--csv FILE] [--svg FILE]
+                    [--trials N] [--tuner model|random|grid|genetic] [--template NAME]
+                    [--records FILE] [--fresh] [--repeat N] [--csv FILE] [--svg FILE]
 
    defaults: the whole suite (../shared/bench/suite.csv from the repository
    root, else bench/suite.csv), 200 trials per workload (trials already in the
    records count: a rerun measures only what is missing), records
    tecomp-bench.jsonl, 100 timed launches (L2 flushed before each, median),
-   bench-results.csv and bench-results.svg.
+   bench-results.csv and bench-results.svg. --template tunes every row with
+   that template (conv2d_gemm, ...) instead of tc_conv2d_template_for's choice.
 
    It runs in two phases because of how tecomp measures: the tuner times
    candidates in worker processes forked from a supervisor, and a process
@@ -56,6 +57,7 @@
 
 typedef struct bench_opts {
     const char *suite, *rows, *group, *records, *csv, *svg;
+    const char *template_name; /* --template: every row tuned with it; NULL: tc_conv2d_template_for's choice */
     tc_conv2d_desc shape;     /* --shape, when have_shape */
     int have_shape;
     int trials, repeat, fresh;
@@ -65,7 +67,8 @@ typedef struct bench_opts {
 static void bench_usage(const char *argv0) {
     fprintf(stderr,
             "usage: %s [--suite FILE] [--rows NAME,NAME,... | --group C|D|seed|b32 | --shape N,C,H,W,K,R,S[,stride[,pad[,groups]]]]\n"
-            "       [--trials N] [--tuner model|random|grid|genetic] [--records FILE] [--fresh] [--repeat N] [--csv FILE] [--svg FILE]\n",
+            "       [--trials N] [--tuner model|random|grid|genetic] [--template NAME] [--records FILE] [--fresh] [--repeat N]\n"
+            "       [--csv FILE] [--svg FILE]\n",
             argv0);
 }
 
@@ -123,6 +126,7 @@ static int bench_parse_args(int argc, char **argv, bench_opts *o) {
         else if (!strcmp(a, "--trials") && v && atoi(v) > 0) o->trials = atoi(v), k++;
         else if (!strcmp(a, "--tuner") && v && sample_tuner_kind(v, &o->tuner)) k++;
         else if (!strcmp(a, "--records") && v) o->records = v, k++;
+        else if (!strcmp(a, "--template") && v && tc_conv2d_template_named(v)) o->template_name = v, k++;
         else if (!strcmp(a, "--fresh")) o->fresh = 1;
         else if (!strcmp(a, "--repeat") && v && atoi(v) > 0) o->repeat = atoi(v), k++;
         else if (!strcmp(a, "--csv") && v) o->csv = v, k++;
@@ -333,7 +337,7 @@ static int bench_load_rows(const bench_opts *o, bench_row **rows, int *n) {
    template for it (NCHW float32). 0 after saying what is wrong with the
    row's shape; a template that cannot make a space fails only the row
    (cuDNN still runs on it). */
-static int bench_prepare(tc_context *ctx, bench_row *row) {
+static int bench_prepare(tc_context *ctx, const bench_opts *o, bench_row *row) {
     tc_template_fn fn;
     tc_result r;
     row->tecomp_us = row->cudnn_us = row->tecomp_err = row->cudnn_err = -1;
@@ -342,7 +346,8 @@ static int bench_prepare(tc_context *ctx, bench_row *row) {
         fprintf(stderr, "%s: %s: %s\n", row->name, tc_result_string(r), tc_last_error(ctx));
         return 0;
     }
-    fn = row->tc_layout_known ? tc_conv2d_template_for(&row->conv, &row->task) : NULL;
+    if (o->template_name) fn = row->tc_layout_known ? tc_conv2d_template_named(o->template_name) : NULL, row->task = o->template_name;
+    else fn = row->tc_layout_known ? tc_conv2d_template_for(&row->conv, &row->task) : NULL;
     tc_clear_error(ctx);
     if (!fn) {
         bench_note(row, "no template (%s %s)", row->layout, row->dtype);
@@ -676,6 +681,7 @@ static tc_result bench_best_kernel(tc_context *ctx, const bench_row *row, const 
     memset(&kd, 0, sizeof kd);
     kd.conv = row->conv;
     kd.records = records;
+    kd.template_name = row->task;
     return tc_conv2d_kernel_create(ctx, &kd, out);
 }
 
@@ -1171,7 +1177,7 @@ int main(int argc, char **argv) {
         return 1;
     }
     if (!bench_load_rows(&o, &rows, &n)) ok = 0;
-    for (k = 0; ok && k < n; k++) ok = bench_prepare(ctx, &rows[k]);
+    for (k = 0; ok && k < n; k++) ok = bench_prepare(ctx, &o, &rows[k]);
     if (!ok) {
         free(rows);
         tc_destroy_context(ctx);

@@ -238,20 +238,24 @@ TC_TEST(template_for_picks_by_shape) {
     const char *name = "x";
     TC_CHECK(tc_conv2d_template_for(&d, &name) == tc_conv2d_depthwise_template);
     TC_CHECK_STR(name, "conv2d_depthwise");
-    d.k = 64; /* a channel multiplier of 2: the direct template takes any groups */
+    d.k = 64; /* a channel multiplier of 2, 56x56 outputs: the implicit GEMM (any groups) */
+    TC_CHECK(tc_conv2d_template_for(&d, &name) == tc_conv2d_gemm_template);
+    TC_CHECK_STR(name, "conv2d_gemm");
+    d.h = d.w = 160; /* 80x80 outputs: the direct template's tiles over rows and columns */
     TC_CHECK(tc_conv2d_template_for(&d, &name) == tc_conv2d_direct_template);
     TC_CHECK_STR(name, "conv2d_direct");
-    d = conv(1, 512, 7, 7, 512, 3, 3, 1, 1, 1, 0); /* 49 outputs a channel: split the reduction across blocks */
-    TC_CHECK(tc_conv2d_template_for(&d, &name) == tc_conv2d_splitk_template);
-    TC_CHECK_STR(name, "conv2d_splitk");
-    d.n = 32; /* 32 images: enough output tiles */
-    TC_CHECK(tc_conv2d_template_for(&d, &name) == tc_conv2d_direct_template);
-    d.n = 1, d.c = d.k = 8; /* too few channels to split */
+    d = conv(1, 512, 7, 7, 512, 3, 3, 1, 1, 1, 0);
+    TC_CHECK(tc_conv2d_template_for(&d, &name) == tc_conv2d_gemm_template);
+    d.n = 128; /* 6272 outputs a channel */
     TC_CHECK(tc_conv2d_template_for(&d, &name) == tc_conv2d_direct_template);
     d.layout = TC_LAYOUT_NHWC;
     TC_CHECK(tc_conv2d_template_for(&d, &name) == NULL);
     TC_CHECK(name == NULL);
     TC_CHECK(tc_conv2d_template_for(NULL, NULL) == NULL);
+    TC_CHECK(tc_conv2d_template_named("conv2d_splitk") == tc_conv2d_splitk_template);
+    TC_CHECK(tc_conv2d_template_named("conv2d_gemm") == tc_conv2d_gemm_template);
+    TC_CHECK(tc_conv2d_template_named("conv2d") == NULL);
+    TC_CHECK(tc_conv2d_template_named(NULL) == NULL);
 }
 
 /* The tutorial's best configuration, by its knobs' values. */
@@ -391,13 +395,14 @@ TC_TEST(templates_compute_every_shape) {
     shapes[n].what = "depthwise, stride 2, batch 2", shapes[n++].d = conv(2, 3, 9, 7, 3, 3, 3, 2, 1, 1, 3);
     shapes[n].what = "depthwise 5x5, prime c = 5", shapes[n++].d = conv(1, 5, 7, 7, 5, 5, 5, 1, 2, 1, 5);
     shapes[n].what = "depthwise, dilation 2, no padding", shapes[n++].d = conv(1, 2, 9, 9, 2, 3, 3, 1, 0, 2, 2);
-    static const tc_template_fn templates[3] = {tc_conv2d_direct_template, tc_conv2d_splitk_template, tc_conv2d_depthwise_template};
-    static const char *names[3] = {"conv2d_direct", "conv2d_splitk", "conv2d_depthwise"};
+    static const tc_template_fn templates[4] = {tc_conv2d_direct_template, tc_conv2d_splitk_template, tc_conv2d_gemm_template,
+                                                tc_conv2d_depthwise_template};
+    static const char *names[4] = {"conv2d_direct", "conv2d_splitk", "conv2d_gemm", "conv2d_depthwise"};
     for (j = 0; j < n; j++)
-        for (which = 0; which < 3; which++) {
+        for (which = 0; which < 4; which++) {
             const tc_conv2d_desc *d = &shapes[j].d;
             int ran, wrong, depthwise = d->groups == d->c && d->k == d->c;
-            if (which == 2 && !depthwise) continue; /* the direct and split-K templates fit every shape, the depthwise one these */
+            if (which == 3 && !depthwise) continue; /* the direct, split-K and GEMM templates fit every shape, the depthwise one these */
             ran = run_configs(templates[which], d, 16, &wrong);
             printf("  %-44s %-16s %2d configurations ran and match\n", shapes[j].what, names[which], ran);
             TC_CHECK_EQ_INT(wrong, 0);
@@ -543,7 +548,7 @@ TC_TEST(a_conv2d_kernel_is_tuned_then_loaded) {
             break;
         }
         tc_conv2d_kernel_info_get(k, &info);
-        TC_CHECK_STR(info.task, "conv2d_direct");
+        TC_CHECK_STR(info.task, "conv2d_gemm");
         TC_CHECK(info.config >= 0);
         if (info.on_gpu) { /* tuned the first time, from the index the second */
             TC_CHECK_EQ_INT(info.trials_run, round == 0 ? 8 : 0);
@@ -577,6 +582,11 @@ TC_TEST(a_conv2d_kernel_refuses_bad_descriptions) {
     TC_CHECK_EQ_INT(tc_conv2d_kernel_create(ctx, &kd, &k), TC_ERROR_INVALID_ARGUMENT);
     TC_CHECK_CONTAINS(tc_last_error(ctx), "c (input channels) must be positive");
     kd.conv.c = 8;
+    kd.template_name = "conv2d_winograd_9x9";
+    TC_CHECK_EQ_INT(tc_conv2d_kernel_create(ctx, &kd, &k), TC_ERROR_INVALID_ARGUMENT);
+    TC_CHECK_CONTAINS(tc_last_error(ctx), "no template is named 'conv2d_winograd_9x9'");
+    TC_CHECK(k == NULL);
+    kd.template_name = NULL;
     kd.tune_trials = -1;
     TC_CHECK_EQ_INT(tc_conv2d_kernel_create(ctx, &kd, &k), TC_ERROR_INVALID_ARGUMENT);
     TC_CHECK_EQ_INT(tc_conv2d_kernel_create(ctx, NULL, &k), TC_ERROR_INVALID_ARGUMENT);

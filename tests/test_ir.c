@@ -63,6 +63,8 @@ TC_TEST(simplifier_table) {
     CASE("floordiv(n, 32)", tc_divi(tc_divi(n, 4), 8));                        /* nested division */
     CASE("n", tc_add(tc_muli(tc_divi(n, 8), 8), tc_modi(n, 8)));               /* split then fuse */
     CASE("x", tc_add(tc_muli(tc_divi(x, 5), 5), tc_modi(x, 5)));
+    CASE("floormod(x, 9)", tc_add(tc_muli(tc_modi(tc_divi(x, 3), 3), 3), tc_modi(x, 3)));  /* an index unflattened twice */
+    CASE("x", tc_add(tc_add(tc_muli(tc_divi(x, 9), 9), tc_muli(tc_modi(tc_divi(x, 3), 3), 3)), tc_modi(x, 3)));
     CASE("0", tc_divi(k, 7));                                                  /* k < 7 */
     CASE("k", tc_modi(k, 7));
     CASE("floormod(k + 2, 7)", tc_modi(tc_addi(k, 2), 7));
