@@ -1653,12 +1653,21 @@ static int _tc_simplify_if(_tc_mutator *m, const tc_stmt *s, const tc_stmt **out
     return 1;
 }
 
-/* Drop branches decided by constants, and loops of extent 0 or 1. */
+/* Drop branches decided by constants, loops of extent 0 or 1, and stores
+   of an element's own value (a sum's term that unrolling made zero leaves
+   acc[i] = acc[i]). */
 static int _tc_simplify_stmt(_tc_mutator *m, const tc_stmt *s, const tc_stmt **out) {
     const tc_expr *c;
     int failed = 0;
     *out = NULL;
     if (s->kind == TC_S_IF) return _tc_simplify_if(m, s, out);
+    if (s->kind == TC_S_STORE) {
+        const tc_expr *index = _tc_mut_expr(m, s->index), *value = _tc_mut_expr(m, s->value);
+        if (m->failed) return 1;
+        if (value->kind == TC_LOAD && value->buffer == s->buffer && value->args[0] == index) return 1;
+        *out = tc_stmt_store(m->ctx, s->buffer, index, value);
+        return 1;
+    }
     if (s->kind == TC_S_FOR && s->for_kind != TC_FOR_THREAD) {
         if (!(c = tc_simplify(s->extent))) return m->failed = 1;
         if (c->kind == TC_INT_IMM && c->v.i <= 0) return 1;
