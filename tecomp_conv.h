@@ -13,9 +13,9 @@
        d.n = 1, d.c = 512, d.h = d.w = 7;         // input
        d.k = 512, d.r = d.s = 3, d.pad_h = d.pad_w = 1;
        const char *name;
-       tc_template_fn fn = tc_conv2d_template_for(&d, &name);    // "conv2d_direct"
+       tc_template_fn fn = tc_conv2d_template_for(&d, &name);    // "conv2d_gemm"
        tc_config_space *space;
-       tc_space_create(ctx, fn, &d, &space);      // len=10454400: AutoTVM's space
+       tc_space_create(ctx, fn, &d, &space);
        tc_instance inst;
        tc_space_instantiate(space, index, &inst); // then tc_lower(inst.schedule, 3, inst.args, ...)
 
@@ -24,13 +24,25 @@
        conv2d_direct     AutoTVM's conv2d_no_batching tutorial template, knob
                          for knob, grown to batches, strides, dilation, groups
                          and any sizes;
+       conv2d_splitk     the direct one over channel chunks spread across
+                         blocks, a second kernel adding them (small outputs);
+       conv2d_gemm       the implicit GEMM: weights times im2col tiles built
+                         in shared memory, split-K optional; for 1x1
+                         kernels a plain GEMM; any shape;
        conv2d_depthwise  the depthwise blog's last schedule (v4) made tunable,
-                         for groups == c == k.
+                         for groups == c == k;
+       conv2d_winograd   F(m x m, 3 x 3), m = 2 or 4 a knob, as AutoTVM's
+                         conv2d_nchw_winograd: filter and input transforms, a
+                         tiled batched GEMM, the inverse transform (four
+                         kernels), for 3x3 kernels at stride 1, dilation 1,
+                         one group.
    tc_conv2d_reference computes any description on the host, in every layout.
 
    WHAT THIS MODULE DOES NOT DO (yet): templates for NHWC and HWCN (the
    reference covers them), float16 kernels, channel multipliers other than 1
-   in the depthwise template (the direct one takes any groups), Winograd.
+   in the depthwise template (the direct one takes any groups), Winograd for
+   kernels other than 3x3, strides, dilation or groups, or with the filter
+   transform precomputed once (it runs in every call, as cuDNN's does).
 */
 #ifndef TECOMP_CONV_H
 #define TECOMP_CONV_H
@@ -104,12 +116,25 @@ TECOMP_API tc_result tc_conv2d_splitk_template(tc_cfg *cfg, const void *task, tc
    a second kernel adding them, as split-K. Any shape; for 1x1 kernels a
    plain GEMM. The output is written as (n, k, p q): NCHW's memory. */
 TECOMP_API tc_result tc_conv2d_gemm_template(tc_cfg *cfg, const void *task, tc_instance *out);      /* "conv2d_gemm" */
+/* Winograd's F(m x m, 3 x 3) for 3x3 kernels at stride 1, dilation 1, one
+   group (any sizes and padding; TC_ERROR_INVALID_ARGUMENT for other shapes):
+   four kernels, each a stage with a global result. The filter transform U =
+   G g G^T (in every call, as cuDNN's), the input tiles' V = B^T d B (zeros
+   outside the image), alpha^2 matrix products M = U V over the channels
+   (the tuned part: a tiled GEMM with shared and register caches), the
+   output Y = A^T M A, partial tiles written only inside the output. Knobs:
+   tile_size m (2 or 4; alpha = m + 2), tile_k and tile_p (k and the n *
+   ceil(p/m) * ceil(q/m) tiles into block, virtual thread, thread and inner
+   tiles), tile_rc, auto_unroll_max_step, unroll_explicit. The flops are the
+   direct convolution's, so GFLOP/s compare across templates. */
+TECOMP_API tc_result tc_conv2d_winograd_template(tc_cfg *cfg, const void *task, tc_instance *out);  /* "conv2d_winograd" */
 /* The template that fits a shape, and its name for records: depthwise when
    groups == c == k; the implicit GEMM for small outputs (at most 4096
    images times output pixels: batch 1 up to 64x64, where its split-K and
-   tiles over all of an image's pixels pay); direct otherwise. NULL (and
-   name NULL) when none does (a layout other than NCHW, a dtype other than
-   float32). */
+   tiles over all of an image's pixels pay); past that Winograd for 3x3
+   kernels at stride 1, dilation 1, one group, and direct otherwise. NULL
+   (and name NULL) when none does (a layout other than NCHW, a dtype other
+   than float32). */
 TECOMP_API tc_template_fn tc_conv2d_template_for(const tc_conv2d_desc *d, const char **name);
 /* The template of that name ("conv2d_gemm", ...), NULL for none. */
 TECOMP_API tc_template_fn tc_conv2d_template_named(const char *name);
@@ -375,23 +400,36 @@ static tc_result _tc_conv_task(tc_context *ctx, const void *task, const char *na
     return TC_OK;
 }
 
+/* lo <= i < hi, each side only where i's range [0, extent) crosses it; NULL when it never does. */
+static const tc_expr *_tc_conv_inside(const tc_expr *i, int64_t lo, int64_t hi, int64_t extent) {
+    const tc_expr *above = lo > 0 ? tc_gei(i, lo) : NULL, *below = hi < extent ? tc_lti(i, hi) : NULL;
+    return above && below ? tc_and(above, below) : above ? above : below;
+}
+
 /* data[n, c, h, w], kernel[k, c / groups, r, s] and pad_data: data with
-   pad_h rows and pad_w columns of zeros on each side (the condition only
-   for the sides that have any). */
-static tc_result _tc_conv_inputs(tc_context *ctx, const tc_conv2d_desc *d, _tc_conv_graph *g) {
-    const tc_expr *ax[4], *rows = NULL, *cols = NULL, *inside, *value;
+   pad_h rows and pad_w columns of zeros on top and left, and zeros below
+   and right up to height ph and width pw (the Winograd template's tiles
+   read past the usual pad_h and pad_w there); the condition only for the
+   sides that have any. */
+static tc_result _tc_conv_padded_inputs(tc_context *ctx, const tc_conv2d_desc *d, int64_t ph, int64_t pw, _tc_conv_graph *g) {
+    const tc_expr *ax[4], *rows, *cols, *inside, *value;
     g->data = tc_placeholderi(ctx, "data", TC_FLOAT32, TC_DIMS(d->n, d->c, d->h, d->w));
     g->kernel = tc_placeholderi(ctx, "kernel", TC_FLOAT32, TC_DIMS(d->k, d->c / d->groups, d->r, d->s));
     ax[0] = tc_axisi(ctx, "i0", d->n), ax[1] = tc_axisi(ctx, "i1", d->c);
-    ax[2] = tc_axisi(ctx, "i2", d->h + 2 * d->pad_h), ax[3] = tc_axisi(ctx, "i3", d->w + 2 * d->pad_w);
+    ax[2] = tc_axisi(ctx, "i2", ph), ax[3] = tc_axisi(ctx, "i3", pw);
     if (!g->data || !g->kernel || !ax[0] || !ax[1] || !ax[2] || !ax[3]) return _tc_conv_error(ctx);
-    if (d->pad_h) rows = tc_and(tc_gei(ax[2], d->pad_h), tc_lti(ax[2], d->h + d->pad_h));
-    if (d->pad_w) cols = tc_and(tc_gei(ax[3], d->pad_w), tc_lti(ax[3], d->w + d->pad_w));
+    rows = _tc_conv_inside(ax[2], d->pad_h, d->h + d->pad_h, ph);
+    cols = _tc_conv_inside(ax[3], d->pad_w, d->w + d->pad_w, pw);
     inside = rows && cols ? tc_and(rows, cols) : rows ? rows : cols;
     value = tc_at(g->data, ax[0], ax[1], tc_subi(ax[2], d->pad_h), tc_subi(ax[3], d->pad_w));
     if (inside) value = tc_select(inside, value, tc_float(ctx, 0.0));
     if (!(g->pad = tc_compute(ctx, "pad_data", 4, ax, value))) return _tc_conv_error(ctx);
     return TC_OK;
+}
+
+/* The inputs with pad_h rows and pad_w columns of zeros on each side. */
+static tc_result _tc_conv_inputs(tc_context *ctx, const tc_conv2d_desc *d, _tc_conv_graph *g) {
+    return _tc_conv_padded_inputs(ctx, d, d->h + 2 * (int64_t)d->pad_h, d->w + 2 * (int64_t)d->pad_w, g);
 }
 
 /* y * stride + ry * dilation: where output row y reads padded row ry of its window. */
@@ -947,11 +985,377 @@ TECOMP_API tc_result tc_conv2d_depthwise_template(tc_cfg *cfg, const void *task,
     return TC_OK;
 }
 
+// >>conv-winograd
+
+/* F(m x m, 3 x 3) (Lavin and Gray, "Fast Algorithms for Convolutional
+   Neural Networks"): an output tile of m x m from an input tile of alpha x
+   alpha (alpha = m + 2) as Y = A^T [(G g G^T) . (B^T d B)] A, the matrices
+   Cook-Toom's at the points 0, 1, -1 (m = 2) and 0, 1, -1, 2, -2 (m = 4),
+   with infinity last; the ones TVM's winograd_util gives. Rows first. */
+typedef struct _tc_wino_matrices {
+    int m, alpha;
+    const double *bt; /* B^T: alpha x alpha */
+    const double *g;  /* G: alpha x 3 */
+    const double *at; /* A^T: m x alpha */
+} _tc_wino_matrices;
+
+static const double _tc_wino_bt2[16] = {1, 0, -1, 0, 0, 1, 1, 0, 0, -1, 1, 0, 0, 1, 0, -1};
+static const double _tc_wino_g2[12] = {1, 0, 0, 0.5, 0.5, 0.5, 0.5, -0.5, 0.5, 0, 0, 1};
+static const double _tc_wino_at2[8] = {1, 1, 1, 0, 0, 1, -1, -1};
+static const double _tc_wino_bt4[36] = {4, 0, -5, 0, 1, 0, 0, -4, -4, 1, 1, 0, 0, 4, -4, -1, 1, 0,
+                                        0, -2, -1, 2, 1, 0, 0, 2, -1, -2, 1, 0, 0, 4, 0, -5, 0, 1};
+static const double _tc_wino_g4[18] = {1.0 / 4,  0,         0,        -1.0 / 6, -1.0 / 6, -1.0 / 6, -1.0 / 6, 1.0 / 6, -1.0 / 6,
+                                       1.0 / 24, 1.0 / 12,  1.0 / 6,  1.0 / 24, -1.0 / 12, 1.0 / 6, 0,        0,       1};
+static const double _tc_wino_at4[24] = {1, 1, 1, 1, 1, 0, 0, 1, -1, 2, -2, 0, 0, 1, 1, 4, 4, 0, 0, 1, -1, 8, -8, 1};
+
+/* The output tile sizes the template takes: its tile_size knob. */
+static const int64_t _tc_wino_tile_sizes[] = {2, 4};
+
+static _tc_wino_matrices _tc_wino_matrices_for(int m) {
+    _tc_wino_matrices w;
+    w.m = m, w.alpha = m + 2;
+    w.bt = m == 2 ? _tc_wino_bt2 : _tc_wino_bt4;
+    w.g = m == 2 ? _tc_wino_g2 : _tc_wino_g4;
+    w.at = m == 2 ? _tc_wino_at2 : _tc_wino_at4;
+    return w;
+}
+
+/* A constant matrix entry, and its name: one factor of a transform term. */
+typedef struct _tc_wino_factor {
+    const double *mat;     /* rows x cols, rows first */
+    int rows, cols;
+    const tc_expr *row, *col;
+} _tc_wino_factor;
+
+static _tc_wino_factor _tc_wino_factor_of(const double *mat, int rows, int cols, const tc_expr *row, const tc_expr *col) {
+    _tc_wino_factor f;
+    f.mat = mat, f.rows = rows, f.cols = cols, f.row = row, f.col = col;
+    return f;
+}
+
+/* x * p[row][col] * q[row][col] for index expressions, as TVM's const_matrix
+   builds it: a chain of selects on the indices, one for each nonzero
+   product, 0 when none matches. Zeros are the default rather than a factor
+   so that once unrolling makes the indices literals the chain folds to
+   x * (the product, one literal) or to 0, which the sum drops: the kernels
+   carry literal coefficients and no multiplications by zero (Winograd's
+   savings). Products are taken in double, rounded once. */
+static const tc_expr *_tc_wino_term(const tc_expr *x, const _tc_wino_factor *p, const _tc_wino_factor *q) {
+    tc_context *ctx = x ? x->ctx : NULL;
+    const tc_expr *outer, *inner;
+    int pi, pj, qi, qj;
+    if (!x) return NULL;
+    outer = tc_float(ctx, 0.0);
+    for (pi = 0; pi < p->rows; pi++)
+        for (pj = 0; pj < p->cols; pj++) {
+            double a = p->mat[pi * p->cols + pj];
+            if (a == 0) continue;
+            inner = tc_float(ctx, 0.0);
+            for (qi = 0; qi < q->rows; qi++)
+                for (qj = 0; qj < q->cols; qj++) {
+                    double b = q->mat[qi * q->cols + qj];
+                    if (b == 0) continue;
+                    inner = tc_select(tc_and(tc_eq(q->row, tc_int(ctx, qi)), tc_eq(q->col, tc_int(ctx, qj))),
+                                      a * b == 1 ? x : tc_mul(x, tc_float(ctx, a * b)), inner);
+                }
+            outer = tc_select(tc_and(tc_eq(p->row, tc_int(ctx, pi)), tc_eq(p->col, tc_int(ctx, pj))), inner, outer);
+        }
+    return outer;
+}
+
+/* The Winograd computation's tensors and sizes. */
+typedef struct _tc_wino_graph {
+    _tc_conv_graph conv;  /* data, kernel, pad_data, the output */
+    tc_tensor *U, *V, *M; /* transformed kernel, transformed input tiles, their products */
+    int m, alpha;
+    int th, tw;           /* tiles down and across one image */
+    int64_t tiles;        /* P = n * th * tw */
+} _tc_wino_graph;
+
+/* Tiles across all images for a tile size: P = n * ceil(p / m) * ceil(q / m). */
+static int64_t _tc_wino_tiles(const tc_conv2d_desc *d, int p, int q, int m) {
+    return (int64_t)d->n * ((p + m - 1) / m) * ((q + m - 1) / m);
+}
+
+/* U[eps, nu, k, c] = sum over r, s of kernel[k, c, r, s] * G[eps, r] * G[nu, s]: G g G^T. */
+static tc_result _tc_wino_kernel_compute(tc_context *ctx, const tc_conv2d_desc *d, const _tc_wino_matrices *w, _tc_wino_graph *g) {
+    const tc_expr *ax[4], *red[2];
+    _tc_wino_factor a, b;
+    ax[0] = tc_axisi(ctx, "eps", w->alpha), ax[1] = tc_axisi(ctx, "nu", w->alpha), ax[2] = tc_axisi(ctx, "k", d->k), ax[3] = tc_axisi(ctx, "c", d->c);
+    red[0] = tc_reduce_axisi(ctx, "r", 3), red[1] = tc_reduce_axisi(ctx, "s", 3);
+    a = _tc_wino_factor_of(w->g, w->alpha, 3, ax[0], red[0]);
+    b = _tc_wino_factor_of(w->g, w->alpha, 3, ax[1], red[1]);
+    g->U = tc_compute(ctx, "U", 4, ax, tc_sum(_tc_wino_term(tc_at(g->conv.kernel, ax[2], ax[3], red[0], red[1]), &a, &b), 2, red));
+    return g->U ? TC_OK : _tc_conv_error(ctx);
+}
+
+/* V[eps, nu, c, t] = sum over a, b of d[a, b] * B^T[eps, a] * B^T[nu, b]: B^T d B, where d is
+   tile t's alpha x alpha window of pad_data (tile t = image t / (th tw), row (t / tw) % th,
+   column t % tw; tiles m apart). */
+static tc_result _tc_wino_input_compute(tc_context *ctx, const tc_conv2d_desc *d, const _tc_wino_matrices *w, _tc_wino_graph *g) {
+    const tc_expr *ax[4], *red[2], *image, *row, *col;
+    _tc_wino_factor a, b;
+    ax[0] = tc_axisi(ctx, "eps", w->alpha), ax[1] = tc_axisi(ctx, "nu", w->alpha), ax[2] = tc_axisi(ctx, "c", d->c);
+    ax[3] = tc_axisi(ctx, "t", g->tiles);
+    red[0] = tc_reduce_axisi(ctx, "a", w->alpha), red[1] = tc_reduce_axisi(ctx, "b", w->alpha);
+    image = tc_divi(ax[3], (int64_t)g->th * g->tw);
+    row = tc_add(tc_muli(tc_modi(tc_divi(ax[3], g->tw), g->th), w->m), red[0]);
+    col = tc_add(tc_muli(tc_modi(ax[3], g->tw), w->m), red[1]);
+    a = _tc_wino_factor_of(w->bt, w->alpha, w->alpha, ax[0], red[0]);
+    b = _tc_wino_factor_of(w->bt, w->alpha, w->alpha, ax[1], red[1]);
+    g->V = tc_compute(ctx, "V", 4, ax, tc_sum(_tc_wino_term(tc_at(g->conv.pad, image, ax[2], row, col), &a, &b), 2, red));
+    return g->V ? TC_OK : _tc_conv_error(ctx);
+}
+
+/* M[eps, nu, k, t] = sum over c of U[eps, nu, k, c] * V[eps, nu, c, t]: alpha^2 matrix products. */
+static tc_result _tc_wino_gemm_compute(tc_context *ctx, const tc_conv2d_desc *d, const _tc_wino_matrices *w, _tc_wino_graph *g) {
+    const tc_expr *ax[4], *rc;
+    ax[0] = tc_axisi(ctx, "eps", w->alpha), ax[1] = tc_axisi(ctx, "nu", w->alpha), ax[2] = tc_axisi(ctx, "k", d->k);
+    ax[3] = tc_axisi(ctx, "t", g->tiles);
+    rc = tc_reduce_axisi(ctx, "rc", d->c);
+    g->M = tc_compute(ctx, "M", 4, ax, tc_sum(tc_mul(tc_at(g->U, ax[0], ax[1], ax[2], rc), tc_at(g->V, ax[0], ax[1], rc, ax[3])), 1, &rc));
+    return g->M ? TC_OK : _tc_conv_error(ctx);
+}
+
+/* conv[n, k, y, x] = sum over a, b of M[a, b, k, t] * A^T[y % m, a] * A^T[x % m, b]: A^T M A,
+   t the tile of (n, y / m, x / m); only the outputs inside p x q exist, so partial tiles
+   write only those. */
+static tc_result _tc_wino_output_compute(tc_context *ctx, const tc_conv2d_desc *d, int p, int q, const _tc_wino_matrices *w,
+                                         _tc_wino_graph *g) {
+    const tc_expr *ax[4], *red[2], *tile;
+    _tc_wino_factor a, b;
+    ax[0] = tc_axisi(ctx, "n", d->n), ax[1] = tc_axisi(ctx, "k", d->k), ax[2] = tc_axisi(ctx, "y", p), ax[3] = tc_axisi(ctx, "x", q);
+    red[0] = tc_reduce_axisi(ctx, "a", w->alpha), red[1] = tc_reduce_axisi(ctx, "b", w->alpha);
+    tile = tc_add(tc_add(tc_muli(ax[0], (int64_t)g->th * g->tw), tc_muli(tc_divi(ax[2], w->m), g->tw)), tc_divi(ax[3], w->m));
+    a = _tc_wino_factor_of(w->at, w->m, w->alpha, tc_modi(ax[2], w->m), red[0]);
+    b = _tc_wino_factor_of(w->at, w->m, w->alpha, tc_modi(ax[3], w->m), red[1]);
+    g->conv.out = tc_compute(ctx, "conv", 4, ax, tc_sum(_tc_wino_term(tc_at(g->M, red[0], red[1], ax[1], tile), &a, &b), 2, red));
+    return g->conv.out ? TC_OK : _tc_conv_error(ctx);
+}
+
+/* The four stages for tile size m. pad_data reaches th m + 2 rows and tw m + 2 columns: the
+   last tiles' windows, past the output where m does not divide it, read zeros there. */
+static tc_result _tc_wino_compute(tc_context *ctx, const tc_conv2d_desc *d, int p, int q, int m, _tc_wino_graph *g) {
+    _tc_wino_matrices w = _tc_wino_matrices_for(m);
+    memset(g, 0, sizeof *g);
+    g->m = m, g->alpha = w.alpha;
+    g->th = (p + m - 1) / m, g->tw = (q + m - 1) / m;
+    g->tiles = _tc_wino_tiles(d, p, q, m);
+    _TC_CONV_TRY(_tc_conv_padded_inputs(ctx, d, (int64_t)g->th * m + 2, (int64_t)g->tw * m + 2, &g->conv));
+    _TC_CONV_TRY(_tc_wino_kernel_compute(ctx, d, &w, g));
+    _TC_CONV_TRY(_tc_wino_input_compute(ctx, d, &w, g));
+    _TC_CONV_TRY(_tc_wino_gemm_compute(ctx, d, &w, g));
+    return _tc_wino_output_compute(ctx, d, p, q, &w, g);
+}
+
+/* Threads a block of the transforms has: TVM's 128. */
+#define _TC_WINO_TRANSFORM_THREADS 128
+
+/* Every loop of st's own (root axes and reductions, which compute_at has
+   left whole) unrolled: the transforms' alpha and 3 loops, whose indices
+   pick the coefficients. */
+static tc_result _tc_wino_unroll_all(tc_stage *st, int naxes, int nreduce) {
+    int j;
+    for (j = 0; j < naxes; j++) _TC_CONV_TRY(tc_unroll(st, tc_axis_of(st, j)));
+    for (j = 0; j < nreduce; j++) _TC_CONV_TRY(tc_unroll(st, tc_reduce_axis_of(st, j)));
+    return TC_OK;
+}
+
+/* A transform stage: one thread per (outer0, outer1) element pair (fused, 128 threads a block),
+   looping over the rest (inner0, inner1, unrolled); *tx gets the thread loop. */
+static tc_result _tc_wino_transform_threads(tc_stage *st, int outer0, int outer1, int inner0, int inner1, tc_iter **tx) {
+    tc_iter *fused, *bx;
+    tc_iter *i0 = tc_axis_of(st, inner0), *i1 = tc_axis_of(st, inner1);
+    _TC_CONV_TRY(tc_fuse(st, tc_axis_of(st, outer0), tc_axis_of(st, outer1), &fused));
+    _TC_CONV_TRY(tc_split(st, fused, _TC_WINO_TRANSFORM_THREADS, &bx, tx));
+    _TC_CONV_TRY(tc_reorder_args(st, bx, *tx, i0, i1));
+    _TC_CONV_TRY(tc_unroll(st, i0));
+    _TC_CONV_TRY(tc_unroll(st, i1));
+    _TC_CONV_TRY(tc_bind(st, bx, TC_BLOCK_X));
+    return tc_bind(st, *tx, TC_THREAD_X);
+}
+
+/* G g G^T: a thread per (k, c), its 3 x 3 filter in registers, its alpha x alpha sums in
+   registers, then stored. Part of every call: cuDNN's Winograd times its filter transform too. */
+static tc_result _tc_wino_kernel_schedule(tc_context *ctx, tc_schedule *s, const _tc_wino_graph *g) {
+    tc_tensor *UL, *GL;
+    tc_stage *su, *sl, *sg;
+    tc_iter *tx;
+    if (!(UL = tc_cache_write(s, g->U, TC_SCOPE_LOCAL)) || !(GL = tc_cache_read(s, g->conv.kernel, TC_SCOPE_LOCAL, 1, &UL)) ||
+        !(su = tc_stage_of(s, g->U)) || !(sl = tc_stage_of(s, UL)) || !(sg = tc_stage_of(s, GL)))
+        return _tc_conv_error(ctx);
+    _TC_CONV_TRY(_tc_wino_transform_threads(su, 2, 3, 0, 1, &tx));
+    _TC_CONV_TRY(tc_compute_at(sl, su, tx));
+    _TC_CONV_TRY(tc_compute_at(sg, su, tx));
+    _TC_CONV_TRY(_tc_wino_unroll_all(sl, 4, 2));
+    return _tc_wino_unroll_all(sg, 4, 0);
+}
+
+/* B^T d B: a thread per (c, tile), consecutive threads on consecutive tiles (the stores of
+   V[eps, nu, c, :] coalesce); its alpha x alpha window in registers (the padding inlined
+   into those loads: zeros outside the image), the sums in registers. */
+static tc_result _tc_wino_input_schedule(tc_context *ctx, tc_schedule *s, const _tc_wino_graph *g) {
+    tc_tensor *VL, *DL;
+    tc_stage *sv, *sl, *sd;
+    tc_iter *tx;
+    _TC_CONV_TRY(tc_compute_inline(tc_stage_of(s, g->conv.pad)));
+    if (!(VL = tc_cache_write(s, g->V, TC_SCOPE_LOCAL)) || !(DL = tc_cache_read(s, g->conv.pad, TC_SCOPE_LOCAL, 1, &VL)) ||
+        !(sv = tc_stage_of(s, g->V)) || !(sl = tc_stage_of(s, VL)) || !(sd = tc_stage_of(s, DL)))
+        return _tc_conv_error(ctx);
+    _TC_CONV_TRY(_tc_wino_transform_threads(sv, 2, 3, 0, 1, &tx));
+    _TC_CONV_TRY(tc_compute_at(sl, sv, tx));
+    _TC_CONV_TRY(tc_compute_at(sd, sv, tx));
+    _TC_CONV_TRY(_tc_wino_unroll_all(sl, 4, 2));
+    return _tc_wino_unroll_all(sd, 4, 0);
+}
+
+/* A^T M A: a thread per output tile (image, k, tile row, tile column fused), its alpha x
+   alpha products in registers, the m x m outputs summed in registers and stored where they
+   fall inside the output. */
+static tc_result _tc_wino_output_schedule(tc_context *ctx, tc_schedule *s, const _tc_wino_graph *g) {
+    tc_tensor *OL, *ML;
+    tc_stage *so, *sl, *sm;
+    tc_iter *yo, *yi, *xo, *xi, *fused, *bx, *tx;
+    if (!(OL = tc_cache_write(s, g->conv.out, TC_SCOPE_LOCAL)) || !(ML = tc_cache_read(s, g->M, TC_SCOPE_LOCAL, 1, &OL)) ||
+        !(so = tc_stage_of(s, g->conv.out)) || !(sl = tc_stage_of(s, OL)) || !(sm = tc_stage_of(s, ML)))
+        return _tc_conv_error(ctx);
+    _TC_CONV_TRY(tc_split(so, tc_axis_of(so, 2), g->m, &yo, &yi));
+    _TC_CONV_TRY(tc_split(so, tc_axis_of(so, 3), g->m, &xo, &xi));
+    _TC_CONV_TRY(tc_reorder_args(so, tc_axis_of(so, 0), tc_axis_of(so, 1), yo, xo, yi, xi));
+    _TC_CONV_TRY(tc_fuse(so, tc_axis_of(so, 0), tc_axis_of(so, 1), &fused));
+    _TC_CONV_TRY(tc_fuse(so, fused, yo, &fused));
+    _TC_CONV_TRY(tc_fuse(so, fused, xo, &fused));
+    _TC_CONV_TRY(tc_split(so, fused, _TC_WINO_TRANSFORM_THREADS, &bx, &tx));
+    _TC_CONV_TRY(tc_unroll(so, yi));
+    _TC_CONV_TRY(tc_unroll(so, xi));
+    _TC_CONV_TRY(tc_bind(so, bx, TC_BLOCK_X));
+    _TC_CONV_TRY(tc_bind(so, tx, TC_THREAD_X));
+    _TC_CONV_TRY(tc_compute_at(sl, so, tx));
+    _TC_CONV_TRY(tc_compute_at(sm, so, tx));
+    _TC_CONV_TRY(_tc_wino_unroll_all(sl, 4, 2));
+    return _tc_wino_unroll_all(sm, 4, 0);
+}
+
+/* The batched product's knobs, TVM's conv2d_nchw_winograd ones: the tile size; k and the
+   tiles each into block, virtual thread, thread and inner tiles; the channels into outer
+   and inner loops; how far the unroller goes. The tiles' count depends on the tile size,
+   which the space cannot: their split is by powers of two (P is seldom a product of small
+   factors; the last block is guarded), bounded by the tiles at the largest size. */
+static tc_result _tc_wino_knobs(tc_cfg *cfg, const tc_conv2d_desc *d, int p, int q) {
+    static const int64_t unroll_steps[] = {0, 128, 1500}, explicit_values[] = {0, 1};
+    int nsizes = (int)(sizeof _tc_wino_tile_sizes / sizeof _tc_wino_tile_sizes[0]);
+    tc_split_desc power2, two;
+    memset(&power2, 0, sizeof power2);
+    memset(&two, 0, sizeof two);
+    power2.policy = TC_SPLIT_POWER2;
+    two.num_outputs = 2;
+    _TC_CONV_TRY(tc_define_knob(cfg, "tile_size", nsizes, _tc_wino_tile_sizes));
+    _TC_CONV_TRY(tc_define_split(cfg, "tile_k", d->k, NULL));
+    _TC_CONV_TRY(tc_define_split(cfg, "tile_p", _tc_wino_tiles(d, p, q, (int)_tc_wino_tile_sizes[nsizes - 1]), &power2));
+    _TC_CONV_TRY(tc_define_split(cfg, "tile_rc", d->c, &two));
+    _TC_CONV_TRY(tc_define_knob(cfg, "auto_unroll_max_step", 3, unroll_steps));
+    return tc_define_knob(cfg, "unroll_explicit", 2, explicit_values);
+}
+
+/* Every thread of the block loads a part of a shared tile: its elements in one fused loop
+   split over threadIdx.y and x as the product's threads are (guarded where they do not
+   divide it). */
+static tc_result _tc_wino_fetch(tc_cfg *cfg, tc_stage *ld) {
+    const int64_t *tk, *tp;
+    tc_iter *fused, *y, *x;
+    _TC_CONV_TRY(_tc_conv_sizes(cfg, "tile_k", &tk));
+    _TC_CONV_TRY(_tc_conv_sizes(cfg, "tile_p", &tp));
+    _TC_CONV_TRY(tc_fuse(ld, tc_axis_of(ld, 0), tc_axis_of(ld, 1), &fused));
+    _TC_CONV_TRY(tc_fuse(ld, fused, tc_axis_of(ld, 2), &fused));
+    _TC_CONV_TRY(tc_fuse(ld, fused, tc_axis_of(ld, 3), &fused));
+    _TC_CONV_TRY(tc_split_nparts(ld, fused, tk[2], &y, &fused));
+    _TC_CONV_TRY(tc_split_nparts(ld, fused, tp[2], &x, &fused));
+    _TC_CONV_TRY(tc_bind(ld, y, TC_THREAD_Y));
+    return tc_bind(ld, x, TC_THREAD_X);
+}
+
+/* The batched product as a tiled GEMM, the direct template's pattern: the (eps, nu) pairs
+   on blockIdx.z, k and the tiles each into blocks, virtual threads, threads and a register
+   tile per thread; the channels in outer steps whose U and V tiles are staged in shared
+   memory by all the block's threads, and inner steps read from there into registers. */
+static tc_result _tc_wino_gemm_schedule(tc_cfg *cfg, tc_schedule *s, const _tc_wino_graph *g) {
+    tc_context *ctx = tc_cfg_context(cfg);
+    tc_tensor *ML, *UU, *VV, *UL, *VL;
+    tc_stage *sm, *sl, *suu, *svv, *sul, *svl;
+    tc_iter *pair, *k[4], *t[4], *rc[2];
+    if (!(ML = tc_cache_write(s, g->M, TC_SCOPE_LOCAL)) || !(UU = tc_cache_read(s, g->U, TC_SCOPE_SHARED, 1, &ML)) ||
+        !(VV = tc_cache_read(s, g->V, TC_SCOPE_SHARED, 1, &ML)) || !(UL = tc_cache_read(s, UU, TC_SCOPE_LOCAL, 1, &ML)) ||
+        !(VL = tc_cache_read(s, VV, TC_SCOPE_LOCAL, 1, &ML)))
+        return _tc_conv_error(ctx);
+    if (!(sm = tc_stage_of(s, g->M)) || !(sl = tc_stage_of(s, ML)) || !(suu = tc_stage_of(s, UU)) || !(svv = tc_stage_of(s, VV)) ||
+        !(sul = tc_stage_of(s, UL)) || !(svl = tc_stage_of(s, VL)))
+        return _tc_conv_error(ctx);
+    _TC_CONV_TRY(tc_fuse(sm, tc_axis_of(sm, 0), tc_axis_of(sm, 1), &pair));
+    _TC_CONV_TRY(tc_cfg_apply_split(cfg, sm, tc_axis_of(sm, 2), "tile_k", k));
+    _TC_CONV_TRY(tc_cfg_apply_split(cfg, sm, tc_axis_of(sm, 3), "tile_p", t));
+    _TC_CONV_TRY(tc_reorder_args(sm, pair, k[0], t[0], k[1], t[1], k[2], t[2], k[3], t[3]));
+    _TC_CONV_TRY(tc_bind(sm, pair, TC_BLOCK_Z));
+    _TC_CONV_TRY(tc_bind(sm, k[0], TC_BLOCK_Y));
+    _TC_CONV_TRY(tc_bind(sm, t[0], TC_BLOCK_X));
+    _TC_CONV_TRY(tc_bind(sm, k[1], TC_VTHREAD));
+    _TC_CONV_TRY(tc_bind(sm, t[1], TC_VTHREAD));
+    _TC_CONV_TRY(tc_bind(sm, k[2], TC_THREAD_Y));
+    _TC_CONV_TRY(tc_bind(sm, t[2], TC_THREAD_X));
+    _TC_CONV_TRY(tc_compute_at(sl, sm, t[2]));
+    _TC_CONV_TRY(tc_cfg_apply_split(cfg, sl, tc_reduce_axis_of(sl, 0), "tile_rc", rc));
+    _TC_CONV_TRY(tc_reorder_args(sl, rc[0], rc[1], tc_axis_of(sl, 0), tc_axis_of(sl, 1), tc_axis_of(sl, 2), tc_axis_of(sl, 3)));
+    _TC_CONV_TRY(tc_compute_at(suu, sl, rc[0]));
+    _TC_CONV_TRY(tc_compute_at(svv, sl, rc[0]));
+    _TC_CONV_TRY(tc_compute_at(sul, sl, rc[1]));
+    _TC_CONV_TRY(tc_compute_at(svl, sl, rc[1]));
+    _TC_CONV_TRY(_tc_wino_fetch(cfg, suu));
+    _TC_CONV_TRY(_tc_wino_fetch(cfg, svv));
+    _TC_CONV_TRY(tc_pragma(sm, pair, "auto_unroll_max_step", (int)tc_cfg_knob(cfg, "auto_unroll_max_step")));
+    return tc_pragma(sm, pair, "unroll_explicit", (int)tc_cfg_knob(cfg, "unroll_explicit"));
+}
+
+/* What F(m x m, 3 x 3) here computes: 3 x 3 filters at stride and dilation 1 without groups. */
+static int _tc_winograd_fits(const tc_conv2d_desc *d) {
+    return d->r == 3 && d->s == 3 && d->stride_h == 1 && d->stride_w == 1 && d->dilation_h == 1 && d->dilation_w == 1 && d->groups == 1;
+}
+
+static tc_result _tc_wino_check_task(tc_context *ctx, const tc_conv2d_desc *d) {
+    if (_tc_winograd_fits(d)) return TC_OK;
+    return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT,
+                    "conv2d_winograd: needs a 3x3 kernel, stride 1, dilation 1 and groups 1; the task has %dx%d, stride %dx%d, "
+                    "dilation %dx%d, groups %d",
+                    d->r, d->s, d->stride_h, d->stride_w, d->dilation_h, d->dilation_w, d->groups);
+}
+
+TECOMP_API tc_result tc_conv2d_winograd_template(tc_cfg *cfg, const void *task, tc_instance *out) {
+    tc_context *ctx = tc_cfg_context(cfg);
+    tc_conv2d_desc d;
+    _tc_wino_graph g;
+    tc_schedule *s;
+    int p, q;
+    if (!ctx || !out) return ctx ? _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "conv2d_winograd: NULL argument") : TC_ERROR_INVALID_ARGUMENT;
+    _TC_CONV_TRY(_tc_conv_task(ctx, task, "conv2d_winograd", &d));
+    _TC_CONV_TRY(_tc_wino_check_task(ctx, &d));
+    tc_conv2d_output_size(&d, &p, &q);
+    /* the tile size comes first: the computation depends on it */
+    _TC_CONV_TRY(_tc_wino_knobs(cfg, &d, p, q));
+    _TC_CONV_TRY(_tc_wino_compute(ctx, &d, p, q, (int)tc_cfg_knob(cfg, "tile_size"), &g));
+    if (!(s = tc_create_schedule(ctx, 1, &g.conv.out))) return _tc_conv_error(ctx);
+    _TC_CONV_TRY(_tc_wino_kernel_schedule(ctx, s, &g));
+    _TC_CONV_TRY(_tc_wino_input_schedule(ctx, s, &g));
+    _TC_CONV_TRY(_tc_wino_gemm_schedule(cfg, s, &g));
+    _TC_CONV_TRY(_tc_wino_output_schedule(ctx, s, &g));
+    _tc_conv_instance(&d, s, &g.conv, out);
+    return TC_OK;
+}
+
 // >>conv-choose
 
 /* Images times output pixels up to which the implicit GEMM is the
-   template. Past it (batch 32 on the H100), the direct template's tiles
-   over rows and columns did better in the same trials. */
+   template. Past it (batch 32 on the H100), Winograd's fewer
+   multiplications pay for its transforms (1.7x to 2.4x faster than the
+   direct template in the same trials), and the direct template's tiles
+   over rows and columns beat the GEMM's for the other shapes. */
 #define _TC_GEMM_MAX_OUTPUTS 4096
 
 /* Every template by its name in records; *name gets the table's copy. */
@@ -962,7 +1366,8 @@ static tc_template_fn _tc_conv_template_lookup(const char *name, const char **st
     } templates[] = {{"conv2d_direct", tc_conv2d_direct_template},
                      {"conv2d_splitk", tc_conv2d_splitk_template},
                      {"conv2d_gemm", tc_conv2d_gemm_template},
-                     {"conv2d_depthwise", tc_conv2d_depthwise_template}};
+                     {"conv2d_depthwise", tc_conv2d_depthwise_template},
+                     {"conv2d_winograd", tc_conv2d_winograd_template}};
     size_t k;
     for (k = 0; name && k < sizeof templates / sizeof templates[0]; k++)
         if (!strcmp(name, templates[k].name)) {
@@ -989,6 +1394,10 @@ TECOMP_API tc_template_fn tc_conv2d_template_for(const tc_conv2d_desc *d, const 
     if ((int64_t)r.n * p * q <= _TC_GEMM_MAX_OUTPUTS) {
         if (name) *name = "conv2d_gemm";
         return tc_conv2d_gemm_template;
+    }
+    if (_tc_winograd_fits(&r)) {
+        if (name) *name = "conv2d_winograd";
+        return tc_conv2d_winograd_template;
     }
     if (name) *name = "conv2d_direct";
     return tc_conv2d_direct_template;

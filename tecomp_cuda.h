@@ -1630,14 +1630,15 @@ static void _tc_emit_stmt(_tc_emitter *em, const tc_stmt *s) {
         _tc_emit_stmt(em, s->body);
         return;
     case TC_S_STORE: {
-        /* X[i] = X[i] + v is written X[i] += v */
+        /* X[i] = X[i] + v is written X[i] += v, and X[i] = X[i] - v X[i] -= v */
         const tc_expr *v = s->value;
-        int accumulate = v->kind == TC_ADD && v->args[0]->kind == TC_LOAD && v->args[0]->buffer == s->buffer && v->args[0]->args[0] == s->index;
+        int accumulate = (v->kind == TC_ADD || v->kind == TC_SUB) && v->args[0]->kind == TC_LOAD && v->args[0]->buffer == s->buffer &&
+                         v->args[0]->args[0] == s->index;
         _tc_emit_line_start(em);
         _tc_print_var_name(o, s->buffer->name, _TC_STYLE_CUDA);
         tc_str_printf(o, "[");
         _tc_emit_expr(em, s->index);
-        tc_str_printf(o, accumulate ? "] += " : "] = ");
+        tc_str_printf(o, !accumulate ? "] = " : v->kind == TC_ADD ? "] += " : "] -= ");
         _tc_emit_expr(em, accumulate ? v->args[1] : v);
         tc_str_printf(o, ";\n");
         return;

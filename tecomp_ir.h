@@ -1701,6 +1701,9 @@ static const tc_expr *_tc_simplify_rules(const tc_expr *e) {
         if (is_int) return _tc_simplify_linear(e);
         if (e->kind == TC_MUL && b->kind == TC_FLOAT_IMM && b->v.f == 1.0) return a;
         if (e->kind != TC_MUL && b->kind == TC_FLOAT_IMM && b->v.f == 0.0) return a;
+        /* a + x * -c is a - x * c (exactly: negation rounds nothing), which reads as a person writes it */
+        if (e->kind != TC_MUL && b->kind == TC_MUL && b->args[1]->kind == TC_FLOAT_IMM && b->args[1]->v.f < 0)
+            return tc_simplify(tc_binary(e->kind == TC_ADD ? TC_SUB : TC_ADD, a, tc_mul(b->args[0], tc_imm(ctx, b->dtype, -b->args[1]->v.f))));
         return e;
     case TC_DIV: case TC_MOD:
         if (is_int && tc_expr_is_const(b, &c) && c > 0) {

@@ -1251,20 +1251,45 @@ static const tc_stmt *_tc_attached_at(_tc_lower *L, int k, int pos, int *failed)
     return tc_stmt_seq(L->ctx, n, list);
 }
 
+/* Whether a statement holds a barrier: every thread of the block must reach it. */
+static int _tc_has_barrier(const tc_stmt *s) {
+    int k;
+    if (!s) return 0;
+    switch (s->kind) {
+    case TC_S_BARRIER: return 1;
+    case TC_S_FOR: case TC_S_LET: case TC_S_ALLOCATE: return _tc_has_barrier(s->body);
+    case TC_S_IF: return _tc_has_barrier(s->then_case) || _tc_has_barrier(s->else_case);
+    case TC_S_SEQ:
+        for (k = 0; k < s->nstmts; k++) if (_tc_has_barrier(s->stmts[k])) return 1;
+        return 0;
+    default: return 0;
+    }
+}
+
 /* Wrap `body` in the loops at leaf positions idx[0..n) (outermost first),
    placing each guard right inside the innermost of those loops it uses, and
-   (with_children) the stages computed at each loop first inside it. */
+   (with_children) the stages computed at each loop first inside it. A guard
+   (this thread's elements exist) never encloses a child that holds a
+   barrier: shared-memory loads are the whole block's work, and a barrier
+   some threads skip hangs the block. Such guards go down to the innermost
+   loop with such a child, after it. */
 static const tc_stmt *_tc_make_loops(_tc_lower *L, int k, const int *idx, int n, const tc_stmt *body, const _tc_cond *const *conds,
                                      int nconds, int with_children, int *failed) {
     tc_stage *st = L->sch->stages[k];
     const _tc_stage_lower *v = &L->sl[k];
-    int j, c;
+    const tc_stmt *children[_TC_MAX_ITERS];
+    int j, c, below = -1;
+    for (j = 0; j < n; j++) {
+        children[j] = with_children ? _tc_attached_at(L, k, idx[j], failed) : NULL;
+        if (*failed) return NULL;
+        if (_tc_has_barrier(children[j])) below = j;
+    }
     for (j = n - 1; j >= -1; j--) {
         const tc_expr *guard = NULL;
         for (c = 0; c < nconds; c++) {
             int place = -1, i;
             for (i = 0; i < n; i++) if (idx[i] <= conds[c]->depth) place = i;
-            if (place == j) guard = guard ? tc_and(guard, conds[c]->cond) : conds[c]->cond;
+            if ((place > below ? place : below) == j) guard = guard ? tc_and(guard, conds[c]->cond) : conds[c]->cond;
         }
         if (guard && !(guard->kind == TC_INT_IMM && guard->v.i)) body = tc_stmt_if(L->ctx, guard, body, NULL);
         if (j >= 0) {
@@ -1273,9 +1298,8 @@ static const tc_stmt *_tc_make_loops(_tc_lower *L, int k, const int *idx, int n,
             tc_for_kind kind = (it->kind == TC_FOR_THREAD && it->thread == TC_VTHREAD) ? TC_FOR_UNROLLED : it->kind;
             if (with_children) {
                 const tc_stmt *parts[2];
-                parts[0] = _tc_attached_at(L, k, idx[j], failed);
+                parts[0] = children[j];
                 parts[1] = body;
-                if (*failed) return NULL;
                 body = tc_stmt_seq(L->ctx, 2, parts);
             }
             loop = (tc_stmt *)tc_stmt_for(L->ctx, v->loopvar[idx[j]], tc_int(L->ctx, 0), v->ext[_tc_iter_index(st, it)], kind,
@@ -1294,6 +1318,19 @@ static const tc_expr *_tc_reduce_identity(tc_context *ctx, tc_reduce_op op, tc_d
     if (tc_dtype_is_float(t)) return tc_imm(ctx, t, op == TC_REDUCE_MAX ? -HUGE_VAL : HUGE_VAL);
     if (t == TC_INT64) return _tc_int_typed(ctx, t, op == TC_REDUCE_MAX ? INT64_MIN : INT64_MAX);
     return _tc_int_typed(ctx, t, op == TC_REDUCE_MAX ? INT32_MIN : INT32_MAX);
+}
+
+/* Whether a stage computed at a loop of stage k at leaf position `from` or
+   deeper (or inside such a stage) is in shared memory: then barriers stand there. */
+static int _tc_shared_inside(const _tc_lower *L, int k, int from) {
+    const tc_stage *st = L->sch->stages[k];
+    int j;
+    for (j = 0; j < k; j++) {
+        const tc_stage *c = L->sch->stages[j];
+        if (c->attach != _TC_ATTACH_AT || c->attach_parent != st || _tc_leaf_pos(st, c->attach_iter) < from) continue;
+        if (L->sl[j].scope == TC_SCOPE_SHARED || _tc_shared_inside(L, j, 0)) return 1;
+    }
+    return 0;
 }
 
 /* The loop nest of stage k computing its elements by PROVIDE, with the
@@ -1338,6 +1375,13 @@ static const tc_stmt *_tc_stage_stmt(_tc_lower *L, int k) {
         const tc_expr *cur = tc_access(t, t->ndim, idx);
         const tc_expr *upd = red->reduce_op == TC_REDUCE_SUM ? tc_add(cur, src) : red->reduce_op == TC_REDUCE_MAX ? tc_max(cur, src) : tc_min(cur, src);
         const tc_stmt *parts[2];
+        if (_tc_shared_inside(L, k, p)) {
+            /* the update loads shared tiles between barriers: the guards of the
+               loops outside it go into the initialisation and the update, whose
+               placing keeps them off the barriers */
+            for (j = 0; j < nouter; j++) inner_data[ndata++] = outer[j], inner_all[nin++] = outer[j];
+            nouter = 0;
+        }
         parts[0] = _tc_make_loops(L, k, init_loops, ninit, tc_stmt_provide(ctx, t, t->ndim, idx, _tc_reduce_identity(ctx, red->reduce_op, t->dtype)),
                                   inner_data, ndata, 0, &failed);
         parts[1] = _tc_make_loops(L, k, loops + p, st->nleaves - p, tc_stmt_provide(ctx, t, t->ndim, idx, upd), inner_all, nin, 1, &failed);
@@ -1609,12 +1653,21 @@ static int _tc_simplify_if(_tc_mutator *m, const tc_stmt *s, const tc_stmt **out
     return 1;
 }
 
-/* Drop branches decided by constants, and loops of extent 0 or 1. */
+/* Drop branches decided by constants, loops of extent 0 or 1, and stores
+   of an element's own value (a sum's term that unrolling made zero leaves
+   acc[i] = acc[i]). */
 static int _tc_simplify_stmt(_tc_mutator *m, const tc_stmt *s, const tc_stmt **out) {
     const tc_expr *c;
     int failed = 0;
     *out = NULL;
     if (s->kind == TC_S_IF) return _tc_simplify_if(m, s, out);
+    if (s->kind == TC_S_STORE) {
+        const tc_expr *index = _tc_mut_expr(m, s->index), *value = _tc_mut_expr(m, s->value);
+        if (m->failed) return 1;
+        if (value->kind == TC_LOAD && value->buffer == s->buffer && value->args[0] == index) return 1;
+        *out = tc_stmt_store(m->ctx, s->buffer, index, value);
+        return 1;
+    }
     if (s->kind == TC_S_FOR && s->for_kind != TC_FOR_THREAD) {
         if (!(c = tc_simplify(s->extent))) return m->failed = 1;
         if (c->kind == TC_INT_IMM && c->v.i <= 0) return 1;

@@ -1,11 +1,13 @@
 /* The convolution operators: descriptions resolved and refused with messages
    naming the field, the host reference against known numbers, a naive loop
    and itself in other layouts, the templates' spaces (the AutoTVM
-   tutorial's len=10454400; the depthwise one on the blog's shape), and a
-   table of small shapes - batches, strides, padding, dilation, groups,
-   prime sizes, depthwise ones - where configurations of every template
+   tutorial's len=10454400; the depthwise one on the blog's shape; the
+   Winograd one on a seed shape), and a table of small shapes - batches,
+   strides, padding, dilation, groups, prime sizes, depthwise ones, outputs
+   Winograd's tiles do not divide - where configurations of every template
    that fits are lowered, run on the host executor and checked against the
-   reference; one kernel of each template compiles through NVRTC. */
+   reference; Winograd's two tile sizes on 64 channels; one kernel of each
+   template compiles through NVRTC. */
 #include "tecomp.h"
 #include "tecomp_conv.h"
 #include "tc_test.h"
@@ -246,7 +248,12 @@ TC_TEST(template_for_picks_by_shape) {
     TC_CHECK_STR(name, "conv2d_direct");
     d = conv(1, 512, 7, 7, 512, 3, 3, 1, 1, 1, 0);
     TC_CHECK(tc_conv2d_template_for(&d, &name) == tc_conv2d_gemm_template);
-    d.n = 128; /* 6272 outputs a channel */
+    d.n = 128; /* 6272 outputs a channel: Winograd for a 3x3 kernel at stride 1 */
+    TC_CHECK(tc_conv2d_template_for(&d, &name) == tc_conv2d_winograd_template);
+    TC_CHECK_STR(name, "conv2d_winograd");
+    d.stride_h = 2; /* 4x7 outputs an image: 3584 */
+    TC_CHECK(tc_conv2d_template_for(&d, &name) == tc_conv2d_gemm_template);
+    d.h = d.w = 28; /* 14x28 outputs an image, stride 2 down the rows: direct */
     TC_CHECK(tc_conv2d_template_for(&d, &name) == tc_conv2d_direct_template);
     d.layout = TC_LAYOUT_NHWC;
     TC_CHECK(tc_conv2d_template_for(&d, &name) == NULL);
@@ -314,6 +321,34 @@ TC_TEST(depthwise_space_on_the_blog_shape) {
     task = conv(1, 256, 28, 28, 256, 3, 3, 2, 1, 1, 256); /* D6: threadIdx.z takes at most 64 channels */
     TC_CHECK_EQ_INT(tc_space_create(ctx, tc_conv2d_depthwise_template, &task, &space), TC_OK);
     if (space) TC_CHECK_EQ_INT(tc_space_size(space), 7 * 9 * 9 * 3); /* 7 channel splits, 14 = 2 * 7 into 3 twice */
+}
+
+/* A Winograd configuration for tile size m: a 64 x 16 block tile of the
+   product (k by 2 virtual threads, 8 threads, 4 each; the tiles by 8
+   threads, 2 each), channels 8 at a time, unrolled. */
+static int64_t winograd_config(const tc_config_space *space, int64_t m) {
+    static const int64_t k[] = {-1, 2, 8, 4}, p[] = {-1, 1, 8, 2}, rc[] = {-1, 8}, unroll[] = {1500}, expl[] = {1};
+    static const char *names[] = {"tile_size", "tile_k", "tile_p", "tile_rc", "auto_unroll_max_step", "unroll_explicit"};
+    const int64_t *values[] = {&m, k, p, rc, unroll, expl};
+    return tc_space_index_of(space, 6, names, values);
+}
+
+/* The seed shape at batch 1: the tiles' split is bounded by the tiles at m = 4 (4 x 4). */
+TC_TEST(winograd_space) {
+    static const tc_conv2d_desc task = {TC_LAYOUT_NCHW, TC_FLOAT32, 1, 256, 14, 14, 256, 3, 3, 1, 1, 1, 1, 1, 1, 1};
+    tc_config_space *space;
+    TC_CHECK_EQ_INT(tc_space_create(ctx, tc_conv2d_winograd_template, &task, &space), TC_OK);
+    if (!space) return;
+    TC_CHECK_STR(tc_space_to_string(space),
+                 "ConfigSpace (len=623700, space_map=\n"
+                 "   0 tile_size: OtherOption([2, 4]) len=2\n"
+                 "   1 tile_k: Split(policy=factors, product=256, num_outputs=4) len=165\n"
+                 "   2 tile_p: Split(policy=power2, product=16, num_outputs=4) len=35\n"
+                 "   3 tile_rc: Split(policy=factors, product=256, num_outputs=2) len=9\n"
+                 "   4 auto_unroll_max_step: OtherOption([0, 128, 1500]) len=3\n"
+                 "   5 unroll_explicit: OtherOption([0, 1]) len=2\n"
+                 ")");
+    TC_CHECK(winograd_config(space, 2) >= 0 && winograd_config(space, 4) >= 0);
 }
 
 /* Lower configuration `index` and run it on the host executor against ref:
@@ -395,19 +430,65 @@ TC_TEST(templates_compute_every_shape) {
     shapes[n].what = "depthwise, stride 2, batch 2", shapes[n++].d = conv(2, 3, 9, 7, 3, 3, 3, 2, 1, 1, 3);
     shapes[n].what = "depthwise 5x5, prime c = 5", shapes[n++].d = conv(1, 5, 7, 7, 5, 5, 5, 1, 2, 1, 5);
     shapes[n].what = "depthwise, dilation 2, no padding", shapes[n++].d = conv(1, 2, 9, 9, 2, 3, 3, 1, 0, 2, 2);
-    static const tc_template_fn templates[4] = {tc_conv2d_direct_template, tc_conv2d_splitk_template, tc_conv2d_gemm_template,
-                                                tc_conv2d_depthwise_template};
-    static const char *names[4] = {"conv2d_direct", "conv2d_splitk", "conv2d_gemm", "conv2d_depthwise"};
+    /* Winograd's: outputs neither 2 nor 4 divides (partial tiles), pads 0 to 2, prime channels */
+    shapes[n].what = "3x3 no padding, 9x11 (7x9 out), batch 2", shapes[n++].d = conv(2, 5, 9, 11, 7, 3, 3, 1, 0, 1, 1);
+    shapes[n].what = "3x3 pad 2, 6x5 (8x7 out), c = 7, k = 11", shapes[n++].d = conv(1, 7, 6, 5, 11, 3, 3, 1, 2, 1, 1);
+    shapes[n].what = "3x3 pad 1, 7x10, batch 2, c = 13, k = 3", shapes[n++].d = conv(2, 13, 7, 10, 3, 3, 3, 1, 1, 1, 1);
+    static const tc_template_fn templates[5] = {tc_conv2d_direct_template, tc_conv2d_splitk_template, tc_conv2d_gemm_template,
+                                                tc_conv2d_depthwise_template, tc_conv2d_winograd_template};
+    static const char *names[5] = {"conv2d_direct", "conv2d_splitk", "conv2d_gemm", "conv2d_depthwise", "conv2d_winograd"};
     for (j = 0; j < n; j++)
-        for (which = 0; which < 4; which++) {
+        for (which = 0; which < 5; which++) {
             const tc_conv2d_desc *d = &shapes[j].d;
             int ran, wrong, depthwise = d->groups == d->c && d->k == d->c;
-            if (which == 3 && !depthwise) continue; /* the direct, split-K and GEMM templates fit every shape, the depthwise one these */
+            int winograd = d->r == 3 && d->s == 3 && d->stride_h == 1 && d->stride_w == 1 && d->dilation_h == 1 && d->dilation_w == 1 &&
+                           d->groups == 1;
+            /* the direct, split-K and GEMM templates fit every shape, the depthwise and Winograd ones these */
+            if ((which == 3 && !depthwise) || (which == 4 && !winograd)) continue;
             ran = run_configs(templates[which], d, 16, &wrong);
             printf("  %-44s %-16s %2d configurations ran and match\n", shapes[j].what, names[which], ran);
             TC_CHECK_EQ_INT(wrong, 0);
             TC_CHECK(ran >= 12);
         }
+}
+
+/* Both tile sizes on realistic channel counts (64 in, 64 out; 14 x 14, so
+   m = 4 leaves partial tiles): relative L2 error against the float64
+   reference under 1e-4, as for every template (measured: m = 2 3e-7,
+   m = 4 2e-6; at 256 channels, 5e-7 and 3e-6). */
+TC_TEST(winograd_tiles_of_2_and_4_are_accurate) {
+    tc_conv2d_desc d = conv(1, 64, 14, 14, 64, 3, 3, 1, 1, 1, 1);
+    size_t ni = input_count(&d), nw = weight_count(&d), no = output_count(&d), j;
+    float *in = (float *)malloc(ni * sizeof(float)), *wt = (float *)malloc(nw * sizeof(float));
+    float *out = (float *)malloc(no * sizeof(float)), *ref = (float *)malloc(no * sizeof(float));
+    tc_config_space *space = NULL;
+    int m;
+    TC_CHECK(in && wt && out && ref);
+    if (in && wt && out && ref) {
+        fill(in, ni, 11), fill(wt, nw, 12);
+        TC_CHECK_EQ_INT(tc_conv2d_reference(ctx, &d, in, wt, ref), TC_OK);
+        TC_CHECK_EQ_INT(tc_space_create(ctx, tc_conv2d_winograd_template, &d, &space), TC_OK);
+    }
+    for (m = 2; space && m <= 4; m += 2) {
+        tc_instance inst;
+        const tc_func *f = NULL;
+        void *mem[3];
+        double err = 0, norm = 0;
+        TC_CHECK_EQ_INT(tc_space_instantiate(space, winograd_config(space, m), &inst), TC_OK);
+        TC_CHECK_EQ_INT(tc_lower(inst.schedule, inst.nargs, inst.args, "winograd", NULL, &f), TC_OK);
+        if (!f) continue;
+        for (j = 0; j < no; j++) out[j] = NAN;
+        mem[0] = in, mem[1] = wt, mem[2] = out;
+        TC_CHECK_EQ_INT(tc_host_run(ctx, f, mem, NULL), TC_OK);
+        for (j = 0; j < no; j++) {
+            double e = (double)out[j] - ref[j];
+            err += e != e ? HUGE_VAL : e * e;
+            norm += (double)ref[j] * ref[j];
+        }
+        printf("  m = %d: relative L2 error %.2g\n", m, sqrt(err / norm));
+        TC_CHECK(sqrt(err / norm) < 1e-4);
+    }
+    free(in), free(wt), free(out), free(ref);
 }
 
 TC_TEST(the_blogs_v4_computes_the_blogs_shape) {
@@ -468,15 +549,44 @@ TC_TEST(templates_refuse_tasks_they_cannot_build) {
     TC_CHECK(space == NULL);
 }
 
+TC_TEST(winograd_refuses_what_it_cannot_build) {
+    static const char *what[] = {"a 3x3 kernel, stride 1, dilation 1 and groups 1; the task has 5x5, stride 1x1, dilation 1x1, groups 1",
+                                 "the task has 3x3, stride 2x2, dilation 1x1, groups 1", "the task has 3x3, stride 1x1, dilation 2x2, groups 1",
+                                 "the task has 3x3, stride 1x1, dilation 1x1, groups 2", "the task has 3x1, stride 1x1, dilation 1x1, groups 1",
+                                 "the task has 3x3, stride 1x2, dilation 1x1, groups 1"};
+    tc_conv2d_desc bad[6];
+    tc_config_space *space;
+    int j;
+    bad[0] = conv(1, 4, 9, 9, 4, 5, 5, 1, 2, 1, 1);
+    bad[1] = conv(1, 4, 9, 9, 4, 3, 3, 2, 1, 1, 1);
+    bad[2] = conv(1, 4, 9, 9, 4, 3, 3, 1, 2, 2, 1);
+    bad[3] = conv(1, 4, 9, 9, 4, 3, 3, 1, 1, 1, 2);
+    bad[4] = conv(1, 4, 9, 9, 4, 3, 1, 1, 1, 1, 1);
+    bad[5] = conv(1, 4, 9, 9, 4, 3, 3, 1, 1, 1, 1), bad[5].stride_w = 2;
+    for (j = 0; j < 6; j++) {
+        space = NULL;
+        TC_CHECK_EQ_INT(tc_space_create(ctx, tc_conv2d_winograd_template, &bad[j], &space), TC_ERROR_INVALID_ARGUMENT);
+        TC_CHECK_CONTAINS(tc_last_error(ctx), "conv2d_winograd: needs a 3x3 kernel, stride 1, dilation 1 and groups 1");
+        TC_CHECK_CONTAINS(tc_last_error(ctx), what[j]);
+        TC_CHECK(space == NULL);
+    }
+    bad[0] = conv(1, 4, 9, 9, 4, 3, 3, 1, 1, 1, 1), bad[0].layout = TC_LAYOUT_NHWC;
+    TC_CHECK_EQ_INT(tc_space_create(ctx, tc_conv2d_winograd_template, &bad[0], &space), TC_ERROR_INVALID_ARGUMENT);
+    TC_CHECK_CONTAINS(tc_last_error(ctx), "conv2d_winograd: builds NCHW float32 kernels; the task is NHWC float32");
+}
+
 TC_TEST(each_template_compiles_through_nvrtc) {
-    tc_conv2d_desc tasks[2];
-    tc_template_fn fns[2];
-    int64_t index[2];
+    static const char *names[4] = {"conv2d_direct", "conv2d_depthwise", "conv2d_winograd", "conv2d_winograd"};
+    tc_conv2d_desc tasks[4];
+    tc_template_fn fns[4];
+    int64_t index[4];
     int k;
     if (tc_nvrtc_init(ctx, NULL) != TC_OK) TC_SKIP("NVRTC is not installed here");
     tasks[0] = conv(1, 16, 7, 7, 128, 3, 3, 1, 1, 1, 1), fns[0] = tc_conv2d_direct_template; /* the sample's small size */
     tasks[1] = conv(3, 4, 16, 32, 4, 7, 7, 1, 3, 1, 4), fns[1] = tc_conv2d_depthwise_template;
-    for (k = 0; k < 2; k++) {
+    tasks[2] = conv(1, 64, 14, 14, 64, 3, 3, 1, 1, 1, 1), fns[2] = tc_conv2d_winograd_template; /* m = 2 */
+    tasks[3] = tasks[2], fns[3] = tc_conv2d_winograd_template;                                 /* m = 4 */
+    for (k = 0; k < 4; k++) {
         tc_config_space *space;
         tc_instance inst;
         const tc_func *f = NULL;
@@ -484,12 +594,17 @@ TC_TEST(each_template_compiles_through_nvrtc) {
         tc_cubin bin;
         TC_CHECK_EQ_INT(tc_space_create(ctx, fns[k], &tasks[k], &space), TC_OK);
         if (!space) continue;
-        index[k] = k == 0 ? tutorial_best(space) : blog_v4(space);
+        index[k] = k == 0 ? tutorial_best(space) : k == 1 ? blog_v4(space) : winograd_config(space, k == 2 ? 2 : 4);
         TC_CHECK_EQ_INT(tc_space_instantiate(space, index[k], &inst), TC_OK);
-        TC_CHECK_EQ_INT(tc_lower(inst.schedule, inst.nargs, inst.args, k ? "conv2d_depthwise" : "conv2d_direct", NULL, &f), TC_OK);
+        TC_CHECK_EQ_INT(tc_lower(inst.schedule, inst.nargs, inst.args, names[k], NULL, &f), TC_OK);
         src = f ? tc_cuda_source(f) : NULL;
         TC_CHECK(src != NULL);
         if (!src) continue;
+        if (k >= 2) { /* four kernels; the transforms' coefficients are literals, their zeros gone */
+            TC_CHECK(f->nkernels == 4);
+            TC_CHECK_CONTAINS(src, k == 2 ? "U_local[5] += kernel_local[0] * 0.25f;" : "V_local[0] -= pad_data_local[2] * 20.0f;");
+            TC_CHECK(strstr(src, " * 0.0f") == NULL && strstr(src, " == ") == NULL); /* no select on the indices left */
+        }
         TC_CHECK_EQ_INT(tc_cuda_compile(ctx, src, f->name, 90, 0, NULL, &bin), TC_OK);
         TC_CHECK(bin.size > 4 && memcmp(bin.data, "\177ELF", 4) == 0);
         tc_cubin_free(ctx, &bin);
@@ -607,10 +722,13 @@ int main(void) {
     TC_RUN(template_for_picks_by_shape);
     TC_RUN(direct_space_is_the_tutorials);
     TC_RUN(depthwise_space_on_the_blog_shape);
+    TC_RUN(winograd_space);
     TC_RUN(templates_compute_every_shape);
+    TC_RUN(winograd_tiles_of_2_and_4_are_accurate);
     TC_RUN(the_blogs_v4_computes_the_blogs_shape);
     TC_RUN(a_configuration_builds_in_another_context);
     TC_RUN(templates_refuse_tasks_they_cannot_build);
+    TC_RUN(winograd_refuses_what_it_cannot_build);
     TC_RUN(each_template_compiles_through_nvrtc);
     tc_destroy_context(ctx);
     return tc_test_summary();

@@ -237,6 +237,79 @@ TC_TEST(reduction_init_sits_outside_the_first_reduce_loop) {
                   "}\n");
 }
 
+/* A thread whose elements lie past the end (18 columns, 16 threads a block)
+   still loads its part of the shared tile and reaches the barriers: its
+   guard goes inside the loop the shared stage is computed at, after it. */
+TC_TEST(guards_stay_off_barriers) {
+    enum { K = 8, N = 18 };
+    tc_tensor *A = tc_placeholderi(ctx, "A", TC_FLOAT32, TC_DIMS(K, N));
+    const tc_expr *i = tc_axisi(ctx, "i", N), *k = tc_reduce_axisi(ctx, "k", K);
+    tc_tensor *C, *CL, *AA, *args[2];
+    tc_schedule *s;
+    tc_stage *sc, *sl, *sa;
+    tc_iter *io, *ii, *ko, *ki, *fused, *fo, *fi;
+    const tc_func *f = NULL;
+    float a[K * N], c[N];
+    void *mem[2];
+    int j, q, bad = 0;
+    C = tc_compute(ctx, "C", 1, &i, tc_sum(tc_at(A, k, i), 1, &k));
+    s = tc_create_schedule(ctx, 1, &C);
+    CL = tc_cache_write(s, C, TC_SCOPE_LOCAL);
+    AA = tc_cache_read(s, A, TC_SCOPE_SHARED, 1, &CL);
+    sc = tc_stage_of(s, C), sl = tc_stage_of(s, CL), sa = tc_stage_of(s, AA);
+    tc_split(sc, tc_axis_of(sc, 0), 16, &io, &ii);
+    tc_bind(sc, io, TC_BLOCK_X);
+    tc_bind(sc, ii, TC_THREAD_X);
+    tc_compute_at(sl, sc, ii);
+    tc_split(sl, tc_reduce_axis_of(sl, 0), 4, &ko, &ki);
+    tc_compute_at(sa, sl, ko);
+    tc_fuse(sa, tc_axis_of(sa, 0), tc_axis_of(sa, 1), &fused);
+    tc_split(sa, fused, 16, &fo, &fi);
+    TC_CHECK_EQ_INT(tc_bind(sa, fi, TC_THREAD_X), TC_OK);
+    args[0] = A, args[1] = C;
+    TC_CHECK_EQ_INT(tc_lower(s, 2, args, "f", NULL, &f), TC_OK);
+    if (!f) return;
+    if (dump) printf("%s", tc_func_to_string(f));
+    TC_CHECK_STR(tc_func_to_string(f),
+                 "// f(A: float32[8, 18], C: float32[18])\n"
+                 "produce C {\n"
+                 "  allocate A.shared[float32 * 64], storage_scope = shared\n"
+                 "  allocate C.local[float32 * 1], storage_scope = local\n"
+                 "  // attr [iter_var(blockIdx.x, range(min=0, ext=2), blockIdx.x)] thread_extent = 2\n"
+                 "  // attr [iter_var(threadIdx.x, range(min=0, ext=16), threadIdx.x)] thread_extent = 16\n"
+                 "  if (likely(blockIdx.x*16 + threadIdx.x < 18)) {\n"
+                 "    C.local[0] = 0.0\n"
+                 "  }\n"
+                 "  for (k.outer, 0, 2) {\n"
+                 "    __syncthreads()\n"
+                 "    for (ax0.ax1.fused.outer, 0, 4) {\n"
+                 "      // attr [iter_var(threadIdx.x, range(min=0, ext=16), threadIdx.x)] thread_extent = 16\n"
+                 "      if (likely(blockIdx.x*16 + threadIdx.x < 18)) {\n"
+                 "        A.shared[ax0.ax1.fused.outer*16 + threadIdx.x] = A[k.outer*72 + ax0.ax1.fused.outer*18 + blockIdx.x*16 + threadIdx.x]\n"
+                 "      }\n"
+                 "    }\n"
+                 "    __syncthreads()\n"
+                 "    if (likely(blockIdx.x*16 + threadIdx.x < 18)) {\n"
+                 "      for (k.inner, 0, 4) {\n"
+                 "        C.local[0] = C.local[0] + A.shared[k.inner*16 + threadIdx.x]\n"
+                 "      }\n"
+                 "    }\n"
+                 "  }\n"
+                 "  if (likely(blockIdx.x*16 + threadIdx.x < 18)) {\n"
+                 "    C[blockIdx.x*16 + threadIdx.x] = C.local[0]\n"
+                 "  }\n"
+                 "}\n");
+    for (j = 0; j < K * N; j++) a[j] = (float)(j % 7);
+    mem[0] = a, mem[1] = c;
+    TC_CHECK_EQ_INT(tc_host_run(ctx, f, mem, NULL), TC_OK);
+    for (j = 0; j < N; j++) {
+        float ref = 0;
+        for (q = 0; q < K; q++) ref += a[q * N + j];
+        bad += c[j] != ref;
+    }
+    TC_CHECK_EQ_INT(bad, 0);
+}
+
 TC_TEST(misuse_is_an_error_naming_stage_and_axis) {
     tc_stage *st, *other;
     tc_schedule *s = scale2d(&st), *s2;
@@ -331,6 +404,7 @@ int main(int argc, char **argv) {
     TC_RUN(compute_inline_substitutes_the_producer);
     TC_RUN(root_stages_become_kernels_with_a_temporary);
     TC_RUN(reduction_init_sits_outside_the_first_reduce_loop);
+    TC_RUN(guards_stay_off_barriers);
     TC_RUN(misuse_is_an_error_naming_stage_and_axis);
     TC_RUN(thread_limits_are_checked);
     tc_destroy_context(ctx);
