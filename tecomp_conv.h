@@ -20,7 +20,8 @@
        tc_space_instantiate(space, index, &inst); // then tc_lower(inst.schedule, 3, inst.args, ...)
 
    The templates take the description as their task (it must outlive the
-   space) and build NCHW float32 kernels taking (data, kernel, output):
+   space) and build float32 kernels taking (data, kernel, output), NCHW
+   (conv2d_gemm: HWCN too):
        conv2d_direct     AutoTVM's conv2d_no_batching tutorial template, knob
                          for knob, grown to batches, strides, dilation, groups
                          and any sizes;
@@ -38,8 +39,8 @@
                          one group.
    tc_conv2d_reference computes any description on the host, in every layout.
 
-   WHAT THIS MODULE DOES NOT DO (yet): templates for NHWC and HWCN (the
-   reference covers them), float16 kernels, channel multipliers other than 1
+   WHAT THIS MODULE DOES NOT DO (yet): templates for NHWC (the reference
+   covers it) and HWCN templates other than the implicit GEMM, float16 kernels, channel multipliers other than 1
    in the depthwise template (the direct one takes any groups), Winograd for
    kernels other than 3x3, strides, dilation or groups, or with the filter
    transform precomputed once (it runs in every call, as cuDNN's does).
@@ -173,7 +174,7 @@ typedef struct tc_conv2d_kernel_info {
    message for a bad description or records without a successful trial. */
 TECOMP_API tc_result tc_conv2d_kernel_create(tc_context *ctx, const tc_conv2d_kernel_desc *desc, tc_conv2d_kernel **out);
 /* On the GPU, default stream, not synchronised: device buffers laid out as
-   the description says (NCHW data, KCRS weights, NKPQ output). */
+   the description says (NCHW: KCRS weights, NKPQ output; HWCN: RSCK weights, PQKN output). */
 TECOMP_API tc_result tc_conv2d_kernel_launch(tc_context *ctx, const tc_conv2d_kernel *k, tc_devptr input, tc_devptr weight, tc_devptr output);
 /* The same kernel on the host executor, on host buffers (lowered on first use). */
 TECOMP_API tc_result tc_conv2d_kernel_run_host(tc_context *ctx, tc_conv2d_kernel *k, const float *input, const float *weight, float *output);
@@ -390,14 +391,19 @@ typedef struct _tc_conv_graph {
     tc_tensor *data, *kernel, *pad, *out;
 } _tc_conv_graph;
 
-/* A template's task, resolved, and one a template of NCHW float32 kernels can build. */
-static tc_result _tc_conv_task(tc_context *ctx, const void *task, const char *name, tc_conv2d_desc *d) {
+/* A template's task, resolved, and one a template of float32 kernels in
+   NCHW (and with hwcn_too, HWCN) can build. */
+static tc_result _tc_conv_task_of(tc_context *ctx, const void *task, const char *name, int hwcn_too, tc_conv2d_desc *d) {
     if (!task) return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "%s: the task (a tc_conv2d_desc) is NULL", name);
     _TC_CONV_TRY(tc_conv2d_resolve(ctx, (const tc_conv2d_desc *)task, d));
-    if (d->layout != TC_LAYOUT_NCHW || d->dtype != TC_FLOAT32)
-        return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "%s: builds NCHW float32 kernels; the task is %s %s", name, tc_layout_name(d->layout),
-                        tc_dtype_name(d->dtype));
+    if ((d->layout != TC_LAYOUT_NCHW && !(hwcn_too && d->layout == TC_LAYOUT_HWCN)) || d->dtype != TC_FLOAT32)
+        return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "%s: builds %s float32 kernels; the task is %s %s", name, hwcn_too ? "NCHW and HWCN" : "NCHW",
+                        tc_layout_name(d->layout), tc_dtype_name(d->dtype));
     return TC_OK;
+}
+
+static tc_result _tc_conv_task(tc_context *ctx, const void *task, const char *name, tc_conv2d_desc *d) {
+    return _tc_conv_task_of(ctx, task, name, 0, d);
 }
 
 /* lo <= i < hi, each side only where i's range [0, extent) crosses it; NULL when it never does. */
@@ -406,23 +412,47 @@ static const tc_expr *_tc_conv_inside(const tc_expr *i, int64_t lo, int64_t hi, 
     return above && below ? tc_and(above, below) : above ? above : below;
 }
 
-/* data[n, c, h, w], kernel[k, c / groups, r, s] and pad_data: data with
-   pad_h rows and pad_w columns of zeros on top and left, and zeros below
-   and right up to height ph and width pw (the Winograd template's tiles
-   read past the usual pad_h and pad_w there); the condition only for the
-   sides that have any. */
+/* Where each logical index of an activation, (n, c, h, w), or of the
+   weights, (k, c, r, s), sits in a layout's order: NCHW, NHWC (and KRSC
+   weights), HWCN (and RSCK weights). */
+static const int _tc_layout_order[TC_LAYOUT_COUNT][4] = {{0, 1, 2, 3}, {0, 2, 3, 1}, {2, 3, 1, 0}};
+
+/* t at the logical index (i[0], i[1], i[2], i[3]), t being laid out as layout says. */
+static const tc_expr *_tc_conv_at(tc_tensor *t, tc_layout layout, const tc_expr *const i[4]) {
+    const tc_expr *ix[4];
+    int k;
+    for (k = 0; k < 4; k++) ix[k] = i[_tc_layout_order[layout][k]];
+    return tc_access(t, 4, ix);
+}
+
+/* A placeholder of logical sizes (n, c, h, w) (or (k, c, r, s)) in the layout's order. */
+static tc_tensor *_tc_conv_placeholder(tc_context *ctx, const char *name, tc_layout layout, const int64_t sizes[4]) {
+    const tc_expr *dims[4];
+    int k;
+    for (k = 0; k < 4; k++) dims[k] = tc_int(ctx, sizes[_tc_layout_order[layout][k]]);
+    return tc_placeholder(ctx, name, TC_FLOAT32, 4, dims);
+}
+
+/* data and kernel in the description's layout and pad_data: data with
+   zeros around it, ph rows and pw columns in all (pad_h and pad_w before
+   the image, the rest after), the condition only for the sides that have
+   any; pad_data is laid out as data is. */
 static tc_result _tc_conv_padded_inputs(tc_context *ctx, const tc_conv2d_desc *d, int64_t ph, int64_t pw, _tc_conv_graph *g) {
-    const tc_expr *ax[4], *rows, *cols, *inside, *value;
-    g->data = tc_placeholderi(ctx, "data", TC_FLOAT32, TC_DIMS(d->n, d->c, d->h, d->w));
-    g->kernel = tc_placeholderi(ctx, "kernel", TC_FLOAT32, TC_DIMS(d->k, d->c / d->groups, d->r, d->s));
-    ax[0] = tc_axisi(ctx, "i0", d->n), ax[1] = tc_axisi(ctx, "i1", d->c);
-    ax[2] = tc_axisi(ctx, "i2", ph), ax[3] = tc_axisi(ctx, "i3", pw);
-    if (!g->data || !g->kernel || !ax[0] || !ax[1] || !ax[2] || !ax[3]) return _tc_conv_error(ctx);
-    rows = _tc_conv_inside(ax[2], d->pad_h, d->h + d->pad_h, ph);
-    cols = _tc_conv_inside(ax[3], d->pad_w, d->w + d->pad_w, pw);
+    const int64_t data_sizes[4] = {d->n, d->c, d->h, d->w}, kernel_sizes[4] = {d->k, d->c / d->groups, d->r, d->s};
+    const tc_expr *l[4], *ax[4], *at[4], *rows, *cols, *inside, *value;
+    int k;
+    g->data = _tc_conv_placeholder(ctx, "data", d->layout, data_sizes);
+    g->kernel = _tc_conv_placeholder(ctx, "kernel", d->layout, kernel_sizes);
+    l[0] = tc_axisi(ctx, "i0", d->n), l[1] = tc_axisi(ctx, "i1", d->c);
+    l[2] = tc_axisi(ctx, "i2", ph), l[3] = tc_axisi(ctx, "i3", pw);
+    if (!g->data || !g->kernel || !l[0] || !l[1] || !l[2] || !l[3]) return _tc_conv_error(ctx);
+    rows = _tc_conv_inside(l[2], d->pad_h, d->h + d->pad_h, ph);
+    cols = _tc_conv_inside(l[3], d->pad_w, d->w + d->pad_w, pw);
     inside = rows && cols ? tc_and(rows, cols) : rows ? rows : cols;
-    value = tc_at(g->data, ax[0], ax[1], tc_subi(ax[2], d->pad_h), tc_subi(ax[3], d->pad_w));
+    at[0] = l[0], at[1] = l[1], at[2] = tc_subi(l[2], d->pad_h), at[3] = tc_subi(l[3], d->pad_w);
+    value = _tc_conv_at(g->data, d->layout, at);
     if (inside) value = tc_select(inside, value, tc_float(ctx, 0.0));
+    for (k = 0; k < 4; k++) ax[k] = l[_tc_layout_order[d->layout][k]];
     if (!(g->pad = tc_compute(ctx, "pad_data", 4, ax, value))) return _tc_conv_error(ctx);
     return TC_OK;
 }
@@ -740,67 +770,92 @@ TECOMP_API tc_result tc_conv2d_splitk_template(tc_cfg *cfg, const void *task, tc
 // >>conv-gemm
 
 /* The convolution as the matrix product an implicit-GEMM kernel computes:
-   the weights as a matrix W[f][j] (k rows, (c / groups) r s columns) times
-   the input's columns col[b][j][y q + x] (im2col), never stored: both are
+   the weights as a matrix W (k rows f, (c / groups) r s columns j) times
+   the input's columns (im2col) col[o][j][i], never stored: both are
    inlined into the shared tiles that hold a block's part of them, so a
-   block reads a tile of each and multiplies them as in any tiled GEMM. The
-   output is addressed as (n, k, p q), the same memory as NCHW. For 1x1
-   kernels col is the input itself and this is a plain GEMM.
+   block reads a tile of each and multiplies them as in any tiled GEMM.
+   The output is out[o][f][i]: in NCHW o is the image and i the output
+   pixel (y q + x), the memory of (n, k, p, q); in HWCN o is the pixel and i
+   the image, the memory of (p, q, k, n). For 1x1 kernels col is the input
+   itself and this is a plain GEMM.
 
    With chunks > 1 the columns j are split among blocks (split-K):
-   partial[ko][b][f][i] holds chunk ko's sums, a second stage adds them. */
+   partial[ko][o][f][i] holds chunk ko's sums, a second stage adds them. */
 typedef struct _tc_gemm_graph {
-    _tc_conv_graph conv;            /* data, kernel, pad, and the output (n, k, p q) */
+    _tc_conv_graph conv;            /* data, kernel, pad, and the output out[o][f][i] */
     tc_tensor *wmat, *col, *partial; /* partial: NULL with one chunk */
+    int hwcn;                       /* HWCN, else NCHW */
+    int64_t outer, inner;           /* the extents of o and i */
 } _tc_gemm_graph;
 
-/* W[f][j] = kernel[f, j / rs, j / s % r, j % s] and col[b][j][i] =
-   pad_data[b, j / rs, i / q * stride_h + j / s % r * dilation_h,
-   i % q * stride_w + j % s * dilation_w] over all c r s columns (a group's
-   columns start at its first channel's). */
-static tc_result _tc_gemm_operands(tc_context *ctx, const tc_conv2d_desc *d, int p, int q, _tc_gemm_graph *g) {
-    const tc_expr *w[2], *c[3], *j, *i;
-    int rs = d->r * d->s;
+/* The kernel tap and channel of column j: channel-major in NCHW (the
+   weights' c r s order), channel-minor in HWCN (r s c). */
+static void _tc_gemm_column(const tc_conv2d_desc *d, int hwcn, const tc_expr *j, const tc_expr **c, const tc_expr **ry, const tc_expr **rx) {
+    int cg = d->c / d->groups;
+    if (hwcn) {
+        *ry = tc_divi(j, (int64_t)d->s * cg), *rx = tc_modi(tc_divi(j, cg), d->s), *c = tc_modi(j, cg);
+    } else {
+        *c = tc_divi(j, (int64_t)d->r * d->s), *ry = tc_modi(tc_divi(j, d->s), d->r), *rx = tc_modi(j, d->s);
+    }
+}
+
+/* W[f][j] (NCHW) or W[j][f] (HWCN: the weights' k is innermost, and so is
+   the shared tile's, for coalesced loads) and col[o][j][i] = pad_data at the
+   image and the window's row and column of (o, i) and the tap and channel
+   of j, over every group's (c / groups) r s columns in turn. */
+static tc_result _tc_gemm_operands(tc_context *ctx, const tc_conv2d_desc *d, int q, _tc_gemm_graph *g) {
+    const tc_expr *w[2], *c[3], *f, *j, *at[4], *image, *pixel, *ry, *rx;
+    int64_t cols = (int64_t)d->c / d->groups * d->r * d->s;
     _TC_CONV_TRY(_tc_conv_inputs(ctx, d, &g->conv));
-    w[0] = tc_axisi(ctx, "f", d->k), w[1] = j = tc_axisi(ctx, "j", (int64_t)d->c / d->groups * rs);
-    g->wmat = tc_compute(ctx, "wmat", 2, w, tc_at(g->conv.kernel, w[0], tc_divi(j, rs), tc_modi(tc_divi(j, d->s), d->r), tc_modi(j, d->s)));
-    c[0] = tc_axisi(ctx, "b", d->n), c[1] = j = tc_axisi(ctx, "j", (int64_t)d->c * rs), c[2] = i = tc_axisi(ctx, "i", (int64_t)p * q);
-    g->col = tc_compute(ctx, "col", 3, c,
-                        tc_at(g->conv.pad, c[0], tc_divi(j, rs), _tc_conv_window(tc_divi(i, q), d->stride_h, tc_modi(tc_divi(j, d->s), d->r), d->dilation_h),
-                              _tc_conv_window(tc_modi(i, q), d->stride_w, tc_modi(j, d->s), d->dilation_w)));
+    f = tc_axisi(ctx, "f", d->k), j = tc_axisi(ctx, "j", cols);
+    w[g->hwcn ? 1 : 0] = f, w[g->hwcn ? 0 : 1] = j;
+    at[0] = f;
+    _tc_gemm_column(d, g->hwcn, j, &at[1], &at[2], &at[3]);
+    g->wmat = tc_compute(ctx, "wmat", 2, w, _tc_conv_at(g->conv.kernel, d->layout, at));
+    c[0] = tc_axisi(ctx, "o", g->outer), c[1] = j = tc_axisi(ctx, "j", (int64_t)d->groups * cols), c[2] = tc_axisi(ctx, "i", g->inner);
+    image = g->hwcn ? c[2] : c[0], pixel = g->hwcn ? c[0] : c[2];
+    at[0] = image;
+    _tc_gemm_column(d, g->hwcn, tc_modi(j, cols), &at[1], &ry, &rx); /* group j / cols, its column j % cols */
+    at[1] = tc_add(tc_muli(tc_divi(j, cols), d->c / d->groups), at[1]);
+    at[2] = _tc_conv_window(tc_divi(pixel, q), d->stride_h, ry, d->dilation_h);
+    at[3] = _tc_conv_window(tc_modi(pixel, q), d->stride_w, rx, d->dilation_w);
+    g->col = tc_compute(ctx, "col", 3, c, _tc_conv_at(g->conv.pad, d->layout, at));
     return g->wmat && g->col ? TC_OK : _tc_conv_error(ctx);
 }
 
-/* out[(ko,) b, f, i] = sum over the chunk's columns jr of W[f, j] col[b, g0 + j, i]
+/* out[(ko,) o, f, i] = sum over the chunk's columns jr of W[f, j] col[o, g0 + j, i]
    with j = ko * per_chunk + jr and g0 the first column of f's group; then,
-   with chunks, conv[b, f, i] = sum over ko of partial[ko, b, f, i]. */
+   with chunks, out[o, f, i] = sum over ko of partial[ko, o, f, i]. */
 static tc_result _tc_gemm_compute(tc_context *ctx, const tc_conv2d_desc *d, int p, int q, int chunks, _tc_gemm_graph *g) {
-    const tc_expr *ax[4], *jr, *j, *column, *ko, *sum_ax[3];
+    const tc_expr *ax[4], *jr, *j, *column, *ko, *sum_ax[3], *weight;
     int64_t cols = (int64_t)d->c / d->groups * d->r * d->s, per_chunk = cols / chunks;
     int m = 0;
-    _TC_CONV_TRY(_tc_gemm_operands(ctx, d, p, q, g));
+    g->hwcn = d->layout == TC_LAYOUT_HWCN;
+    g->outer = g->hwcn ? (int64_t)p * q : d->n, g->inner = g->hwcn ? d->n : (int64_t)p * q;
+    _TC_CONV_TRY(_tc_gemm_operands(ctx, d, q, g));
     if (chunks > 1) ax[m++] = tc_axisi(ctx, "ko", chunks);
-    ax[m++] = tc_axisi(ctx, "b", d->n), ax[m++] = tc_axisi(ctx, "f", d->k), ax[m++] = tc_axisi(ctx, "i", (int64_t)p * q);
+    ax[m++] = tc_axisi(ctx, "o", g->outer), ax[m++] = tc_axisi(ctx, "f", d->k), ax[m++] = tc_axisi(ctx, "i", g->inner);
     jr = tc_reduce_axisi(ctx, "jr", per_chunk);
     j = chunks > 1 ? tc_add(tc_muli(ax[0], per_chunk), jr) : jr;
     column = d->groups == 1 ? j : tc_add(tc_muli(tc_divi(ax[m - 2], d->k / d->groups), cols), j);
-    g->partial = tc_compute(ctx, chunks > 1 ? "partial" : "conv", m, ax,
-                            tc_sum(tc_mul(tc_at(g->wmat, ax[m - 2], j), tc_at(g->col, ax[m - 3], column, ax[m - 1])), 1, &jr));
+    weight = g->hwcn ? tc_at(g->wmat, j, ax[m - 2]) : tc_at(g->wmat, ax[m - 2], j);
+    g->partial = tc_compute(ctx, chunks > 1 ? "partial" : "conv", m, ax, tc_sum(tc_mul(weight, tc_at(g->col, ax[m - 3], column, ax[m - 1])), 1, &jr));
     if (!g->partial) return _tc_conv_error(ctx);
     if (chunks == 1) {
         g->conv.out = g->partial, g->partial = NULL;
         return TC_OK;
     }
     ko = tc_reduce_axisi(ctx, "ko", chunks);
-    sum_ax[0] = tc_axisi(ctx, "b", d->n), sum_ax[1] = tc_axisi(ctx, "f", d->k), sum_ax[2] = tc_axisi(ctx, "i", (int64_t)p * q);
+    sum_ax[0] = tc_axisi(ctx, "o", g->outer), sum_ax[1] = tc_axisi(ctx, "f", d->k), sum_ax[2] = tc_axisi(ctx, "i", g->inner);
     g->conv.out = tc_compute(ctx, "conv", 3, sum_ax, tc_sum(tc_at(g->partial, ko, sum_ax[0], sum_ax[1], sum_ax[2]), 1, &ko));
     return g->conv.out ? TC_OK : _tc_conv_error(ctx);
 }
 
 /* The knobs: tile_j first (its last size is the number of chunks, which
    the compute needs), the columns of a chunk into shared-tile and
-   register-step loops; the output rows f and columns i each into
-   block, virtual thread, thread and inner tiles; the unroller's reach. */
+   register-step loops; the output rows f and columns i (an image's pixels
+   in NCHW, the images in HWCN) each into block, virtual thread, thread and
+   inner tiles; the unroller's reach. */
 static tc_result _tc_gemm_knobs(tc_cfg *cfg, const tc_conv2d_desc *d, int p, int q) {
     static const int64_t unroll_steps[] = {0, 512, 1500}, explicit_values[] = {0, 1};
     tc_split_desc four;
@@ -809,7 +864,7 @@ static tc_result _tc_gemm_knobs(tc_cfg *cfg, const tc_conv2d_desc *d, int p, int
     four.max_factor = _TC_SPLITK_MAX_CHUNKS;
     _TC_CONV_TRY(tc_define_split(cfg, "tile_j", (int64_t)d->c / d->groups * d->r * d->s, &four));
     _TC_CONV_TRY(tc_define_split(cfg, "tile_f", d->k / d->groups, NULL));
-    _TC_CONV_TRY(tc_define_split(cfg, "tile_i", (int64_t)p * q, NULL));
+    _TC_CONV_TRY(tc_define_split(cfg, "tile_i", d->layout == TC_LAYOUT_HWCN ? d->n : (int64_t)p * q, NULL));
     _TC_CONV_TRY(tc_define_knob(cfg, "auto_unroll_max_step", 3, unroll_steps));
     return tc_define_knob(cfg, "unroll_explicit", 2, explicit_values);
 }
@@ -902,7 +957,7 @@ TECOMP_API tc_result tc_conv2d_gemm_template(tc_cfg *cfg, const void *task, tc_i
     tc_schedule *s;
     int p, q, chunks;
     if (!ctx || !out) return ctx ? _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "conv2d_gemm: NULL argument") : TC_ERROR_INVALID_ARGUMENT;
-    _TC_CONV_TRY(_tc_conv_task(ctx, task, "conv2d_gemm", &d));
+    _TC_CONV_TRY(_tc_conv_task_of(ctx, task, "conv2d_gemm", 1, &d));
     tc_conv2d_output_size(&d, &p, &q);
     _TC_CONV_TRY(_tc_gemm_knobs(cfg, &d, p, q));
     _TC_CONV_TRY(_tc_conv_sizes(cfg, "tile_j", &tj));
@@ -1385,7 +1440,11 @@ TECOMP_API tc_template_fn tc_conv2d_template_for(const tc_conv2d_desc *d, const 
     if (name) *name = NULL;
     if (!d) return NULL;
     r = _tc_conv_defaults(d);
-    if (r.layout != TC_LAYOUT_NCHW || r.dtype != TC_FLOAT32) return NULL;
+    if (r.dtype != TC_FLOAT32 || (r.layout != TC_LAYOUT_NCHW && r.layout != TC_LAYOUT_HWCN)) return NULL;
+    if (r.layout == TC_LAYOUT_HWCN) { /* the only HWCN template */
+        if (name) *name = "conv2d_gemm";
+        return tc_conv2d_gemm_template;
+    }
     if (r.groups == r.c && r.k == r.c) {
         if (name) *name = "conv2d_depthwise";
         return tc_conv2d_depthwise_template;

@@ -334,7 +334,7 @@ static int bench_load_rows(const bench_opts *o, bench_row **rows, int *n) {
 }
 
 /* Resolve a row and create its configuration space when tecomp has a
-   template for it (NCHW float32). 0 after saying what is wrong with the
+   template for it (NCHW or HWCN float32). 0 after saying what is wrong with the
    row's shape; a template that cannot make a space fails only the row
    (cuDNN still runs on it). */
 static int bench_prepare(tc_context *ctx, const bench_opts *o, bench_row *row) {
@@ -551,9 +551,14 @@ static tc_result bench_data_make(const bench_row *row, sample_conv_data *d, char
     return r;
 }
 
-/* Where element (i, ch, s) of an n x c x hw tensor lives: NCHW, or NHWC
-   (the channels innermost; for filters KCRS and KRSC). */
-static size_t bench_index(int layout, size_t c, size_t hw, size_t i, size_t ch, size_t s) {
+/* tecomp's HWCN (filters RSCK), which cuDNN lacks, beside cuDNN's layout values. */
+#define BENCH_LAYOUT_HWCN 100
+
+/* Where element (i, ch, s) of an n x c x hw tensor lives: NCHW, NHWC (the
+   channels innermost; for filters KCRS and KRSC) or HWCN (the images
+   innermost; filters RSCK). */
+static size_t bench_index(int layout, size_t n, size_t c, size_t hw, size_t i, size_t ch, size_t s) {
+    if (layout == BENCH_LAYOUT_HWCN) return (s * c + ch) * n + i;
     return layout == CUDNN_CONV_LAYOUT_NHWC ? (i * hw + s) * c + ch : (i * c + ch) * hw + s;
 }
 
@@ -574,7 +579,7 @@ static tc_result bench_upload(tc_context *ctx, const float *nchw, size_t n, size
     for (i = 0; i < n; i++)
         for (ch = 0; ch < c; ch++)
             for (s = 0; s < hw; s++) {
-                size_t to = bench_index(layout, c, hw, i, ch, s);
+                size_t to = bench_index(layout, n, c, hw, i, ch, s);
                 float v = nchw[(i * c + ch) * hw + s];
                 if (half) {
                     uint16_t h = bench_half_from_float(v);
@@ -599,7 +604,7 @@ static tc_result bench_download(tc_context *ctx, const bench_buffers *b, size_t 
         for (i = 0; i < n; i++)
             for (ch = 0; ch < k; ch++)
                 for (s = 0; s < pq; s++) {
-                    size_t from = bench_index(b->layout, k, pq, i, ch, s);
+                    size_t from = bench_index(b->layout, n, k, pq, i, ch, s);
                     float v;
                     if (b->half) {
                         uint16_t h;
@@ -708,7 +713,7 @@ static void bench_run_tecomp(tc_context *ctx, bench_row *row, const char *record
     tc_conv2d_kernel_info_get(kernel, &info);
     printf("%-28s %s configuration %lld (%.2f us while tuning), loaded from %s\n", "tecomp (tuned)", info.task, (long long)info.config,
            info.cost_s * 1e6, info.from_index ? "the records' index" : "the records");
-    if ((r = bench_buffers_make(ctx, row, d, CUDNN_CONV_LAYOUT_NCHW, &b)) != TC_OK) {
+    if ((r = bench_buffers_make(ctx, row, d, row->conv.layout == TC_LAYOUT_HWCN ? BENCH_LAYOUT_HWCN : CUDNN_CONV_LAYOUT_NCHW, &b)) != TC_OK) {
         bench_fail(row, "tecomp: uploading the inputs: %s: %s", tc_result_string(r), tc_last_error(ctx));
     } else {
         launch.kernel = kernel, launch.x = b.x, launch.w = b.w, launch.y = b.y;
@@ -1014,7 +1019,7 @@ static void bench_print_report(const bench_row *rows, int n, const bench_opts *o
     }
     bench_print_table(rows, n, s);
     for (k = 0; k < BENCH_NGROUPS; k++) bench_print_geomean(rows, n, bench_groups[k].key, bench_groups[k].title);
-    printf("rows without a tecomp template (HWCN, NHWCnc, float16) report cuDNN only and are left out of the geomeans\n");
+    printf("rows without a tecomp template (NHWCnc, float16) report cuDNN only and are left out of the geomeans\n");
     printf("tuning: %d trials measured now, %d reused from %s, %.1f s in all (%d trials per workload)\n", measured, resumed, o->records,
            tune_s, o->trials);
     if (failed) printf("%d of %d workloads FAILED a check or a step (see the messages above)\n", failed, n);

@@ -255,6 +255,8 @@ TC_TEST(template_for_picks_by_shape) {
     TC_CHECK(tc_conv2d_template_for(&d, &name) == tc_conv2d_gemm_template);
     d.h = d.w = 28; /* 14x28 outputs an image, stride 2 down the rows: direct */
     TC_CHECK(tc_conv2d_template_for(&d, &name) == tc_conv2d_direct_template);
+    d.layout = TC_LAYOUT_HWCN; /* the implicit GEMM builds HWCN at any size */
+    TC_CHECK(tc_conv2d_template_for(&d, &name) == tc_conv2d_gemm_template);
     d.layout = TC_LAYOUT_NHWC;
     TC_CHECK(tc_conv2d_template_for(&d, &name) == NULL);
     TC_CHECK(name == NULL);
@@ -412,7 +414,7 @@ TC_TEST(templates_compute_every_shape) {
         const char *what;
         tc_conv2d_desc d;
     } shape;
-    shape shapes[20];
+    shape shapes[24];
     int n = 0, j, which;
     shapes[n].what = "3x3, c = 3", shapes[n++].d = conv(1, 3, 5, 5, 4, 3, 3, 1, 1, 1, 1);
     shapes[n].what = "batch 2", shapes[n++].d = conv(2, 4, 6, 6, 6, 3, 3, 1, 1, 1, 1);
@@ -434,6 +436,10 @@ TC_TEST(templates_compute_every_shape) {
     shapes[n].what = "3x3 no padding, 9x11 (7x9 out), batch 2", shapes[n++].d = conv(2, 5, 9, 11, 7, 3, 3, 1, 0, 1, 1);
     shapes[n].what = "3x3 pad 2, 6x5 (8x7 out), c = 7, k = 11", shapes[n++].d = conv(1, 7, 6, 5, 11, 3, 3, 1, 2, 1, 1);
     shapes[n].what = "3x3 pad 1, 7x10, batch 2, c = 13, k = 3", shapes[n++].d = conv(2, 13, 7, 10, 3, 3, 3, 1, 1, 1, 1);
+    /* HWCN (batch innermost), which only the implicit GEMM builds */
+    shapes[n].what = "HWCN: batch 8, c = 5, k = 6, 3x3", shapes[n].d = conv(8, 5, 6, 6, 6, 3, 3, 1, 1, 1, 1), shapes[n++].d.layout = TC_LAYOUT_HWCN;
+    shapes[n].what = "HWCN: batch 3, 1x1 stride 2, k = 7", shapes[n].d = conv(3, 4, 7, 7, 7, 1, 1, 2, 0, 1, 1), shapes[n++].d.layout = TC_LAYOUT_HWCN;
+    shapes[n].what = "HWCN: batch 5, groups 2, 5x3 input", shapes[n].d = conv(5, 4, 5, 3, 6, 3, 3, 1, 1, 1, 2), shapes[n++].d.layout = TC_LAYOUT_HWCN;
     static const tc_template_fn templates[5] = {tc_conv2d_direct_template, tc_conv2d_splitk_template, tc_conv2d_gemm_template,
                                                 tc_conv2d_depthwise_template, tc_conv2d_winograd_template};
     static const char *names[5] = {"conv2d_direct", "conv2d_splitk", "conv2d_gemm", "conv2d_depthwise", "conv2d_winograd"};
@@ -443,8 +449,9 @@ TC_TEST(templates_compute_every_shape) {
             int ran, wrong, depthwise = d->groups == d->c && d->k == d->c;
             int winograd = d->r == 3 && d->s == 3 && d->stride_h == 1 && d->stride_w == 1 && d->dilation_h == 1 && d->dilation_w == 1 &&
                            d->groups == 1;
-            /* the direct, split-K and GEMM templates fit every shape, the depthwise and Winograd ones these */
+            /* the direct, split-K and GEMM templates fit every NCHW shape, the depthwise and Winograd ones these */
             if ((which == 3 && !depthwise) || (which == 4 && !winograd)) continue;
+            if (d->layout == TC_LAYOUT_HWCN && which != 2) continue;
             ran = run_configs(templates[which], d, 16, &wrong);
             printf("  %-44s %-16s %2d configurations ran and match\n", shapes[j].what, names[which], ran);
             TC_CHECK_EQ_INT(wrong, 0);
@@ -688,9 +695,9 @@ TC_TEST(a_conv2d_kernel_refuses_bad_descriptions) {
     tc_conv2d_kernel *k = (tc_conv2d_kernel *)&kd;
     memset(&kd, 0, sizeof kd);
     kd.conv = conv(1, 8, 9, 9, 12, 3, 3, 1, 1, 1, 1);
-    kd.conv.layout = TC_LAYOUT_HWCN;
+    kd.conv.layout = TC_LAYOUT_NHWC;
     TC_CHECK_EQ_INT(tc_conv2d_kernel_create(ctx, &kd, &k), TC_ERROR_INVALID_ARGUMENT);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "no template builds HWCN float32");
+    TC_CHECK_CONTAINS(tc_last_error(ctx), "no template builds NHWC float32");
     TC_CHECK(k == NULL);
     kd.conv.layout = TC_LAYOUT_NCHW;
     kd.conv.c = 0;
