@@ -810,6 +810,7 @@ static void bench_gpu_row(tc_context *ctx, bench_row *row, const bench_opts *o, 
 typedef struct bench_ceilings {
     double fp32_tflops;       /* an FMA-bound kernel's rate; 0 when not measured */
     double copy_gbs;          /* device-to-device copy, bytes read + written per second; 0 when not measured */
+    double empty_us;          /* the floor: a kernel that does nothing, timed as every workload is; 0 when not measured */
 } bench_ceilings;
 
 /* Independent FMA chains: enough per thread (and threads per SM) that the
@@ -898,7 +899,35 @@ static tc_result bench_copy_ceiling(tc_context *ctx, const tc_time_desc *timing,
     return r;
 }
 
-/* Both ceilings; 0 after saying which call failed. */
+/* The floor under every time here: one launch of a kernel with nothing to
+   do (a block per SM), timed as the workloads are (L2 flushed before each
+   launch, median). No workload's kernel can take less. */
+static tc_result bench_empty_floor(tc_context *ctx, const tc_time_desc *timing, double *us, const char **step) {
+    static const char source[] = "extern \"C\" __global__ void empty_kernel(int *out) { if (out) *out = 0; }\n";
+    tc_device_info info;
+    tc_cubin bin;
+    tc_cuda_module *m = NULL;
+    tc_cuda_function *f = NULL;
+    tc_time_result t;
+    unsigned grid[3] = {1, 1, 1}, block[3] = {128, 1, 1};
+    void *null = NULL, *args[1];
+    tc_result r;
+    tc_device_info_get(ctx, &info);
+    grid[0] = (unsigned)info.sm_count;
+    memset(&bin, 0, sizeof bin);
+    *step = "compiling the empty kernel (tc_cuda_compile)";
+    r = tc_cuda_compile(ctx, source, "empty_kernel.cu", 0, 0, NULL, &bin);
+    if (r == TC_OK) *step = "loading it (tc_cuda_module_load)", r = tc_cuda_module_load(ctx, &bin, &m);
+    if (r == TC_OK) *step = "finding empty_kernel (tc_cuda_get_function)", r = tc_cuda_get_function(ctx, m, "empty_kernel", &f);
+    args[0] = &null;
+    if (r == TC_OK) *step = "timing it (tc_cuda_time)", r = tc_cuda_time(ctx, f, grid, block, 0, args, timing, &t);
+    if (r == TC_OK) *us = t.median_ms * 1e3;
+    if (m) tc_cuda_module_unload(ctx, m);
+    tc_cubin_free(ctx, &bin);
+    return r;
+}
+
+/* Both ceilings and the floor; 0 after saying which call failed. */
 static int bench_measure_ceilings(tc_context *ctx, const tc_time_desc *timing, bench_ceilings *out) {
     const char *step = "";
     tc_result r;
@@ -912,9 +941,13 @@ static int bench_measure_ceilings(tc_context *ctx, const tc_time_desc *timing, b
         fprintf(stderr, "FAILED the copy ceiling: %s: %s: %s\n", step, tc_result_string(r), tc_last_error(ctx));
         ok = 0;
     }
+    if ((r = bench_empty_floor(ctx, timing, &out->empty_us, &step)) != TC_OK) {
+        fprintf(stderr, "FAILED the empty kernel's floor: %s: %s: %s\n", step, tc_result_string(r), tc_last_error(ctx));
+        ok = 0;
+    }
     printf("ceilings: fp32 FMA %.1f TFLOP/s (%d blocks of %d threads, %d chains each); device-to-device copy %.0f GB/s "
-           "(1 GiB, read + write); fp16: not measured\n",
-           out->fp32_tflops, BENCH_FMA_BLOCKS_PER_SM, BENCH_FMA_BLOCK, BENCH_FMA_CHAINS, out->copy_gbs);
+           "(1 GiB, read + write); fp16: not measured; floor: an empty kernel %.2f us\n",
+           out->fp32_tflops, BENCH_FMA_BLOCKS_PER_SM, BENCH_FMA_BLOCK, BENCH_FMA_CHAINS, out->copy_gbs, out->empty_us);
     return ok;
 }
 
@@ -1012,8 +1045,8 @@ static void bench_print_report(const bench_row *rows, int n, const bench_opts *o
                "f32 FMA math (no TF32), f16 tensor-op math with float compute\n");
         printf("checks: relative L2 error against a float64-accumulated host reference over every output (poisoned first): "
                "f32 < %.0e, f16 < %.0e\n", BENCH_TOL_F32, BENCH_TOL_F16);
-        printf("ceilings: fp32 FMA %.1f TFLOP/s, copy %.0f GB/s, fp16 not measured; GFLOP counts the direct convolution's "
-               "2*N*K*(C/groups)*R*S*P*Q for both\n", s->ceil.fp32_tflops, s->ceil.copy_gbs);
+        printf("ceilings: fp32 FMA %.1f TFLOP/s, copy %.0f GB/s, fp16 not measured; floor: an empty kernel takes %.2f us timed this way\n"
+               "GFLOP counts the direct convolution's 2*N*K*(C/groups)*R*S*P*Q for both\n", s->ceil.fp32_tflops, s->ceil.copy_gbs, s->ceil.empty_us);
     } else {
         printf("No GPU here: nothing timed; each workload with a template was checked on the host executor\n");
     }
@@ -1049,9 +1082,9 @@ static int bench_write_csv(const char *path, const bench_row *rows, int n, const
         fprintf(stderr, "FAILED writing the CSV: cannot open %s\n", path);
         return 0;
     }
-    fprintf(f, "# tecomp-bench on %s; cuDNN %s; fp32 ceiling %.2f TFLOP/s; copy ceiling %.1f GB/s; median of %d launches, L2 flushed\n",
+    fprintf(f, "# tecomp-bench on %s; cuDNN %s; fp32 ceiling %.2f TFLOP/s; copy ceiling %.1f GB/s; empty kernel %.2f us; median of %d launches, L2 flushed\n",
             s->gpu ? s->device : "no GPU (host executor checks only)", bench_cudnn_version(version, sizeof version, s->cudnn_version),
-            s->ceil.fp32_tflops, s->ceil.copy_gbs, s->repeat);
+            s->ceil.fp32_tflops, s->ceil.copy_gbs, s->ceil.empty_us, s->repeat);
     fprintf(f, "name,layout,dtype,gflop,tecomp_us,cudnn_us,speedup,tecomp_tflops,cudnn_tflops,pct_fp32_ceiling,cudnn_algo,cudnn_layout,"
                "tecomp_rel_err,cudnn_rel_err,trials,trials_resumed,tune_s,status,note\n");
     for (k = 0; k < n; k++) {
