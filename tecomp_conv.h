@@ -21,7 +21,7 @@
 
    The templates take the description as their task (it must outlive the
    space) and build float32 kernels taking (data, kernel, output), NCHW
-   (conv2d_gemm: HWCN too):
+   (conv2d_gemm and conv2d_winograd: HWCN too):
        conv2d_direct     AutoTVM's conv2d_no_batching tutorial template, knob
                          for knob, grown to batches, strides, dilation, groups
                          and any sizes;
@@ -36,14 +36,16 @@
                          conv2d_nchw_winograd: filter and input transforms, a
                          tiled batched GEMM, the inverse transform (four
                          kernels), for 3x3 kernels at stride 1, dilation 1,
-                         one group.
+                         one group; in HWCN the images stay innermost in every
+                         intermediate.
    tc_conv2d_reference computes any description on the host, in every layout.
 
    WHAT THIS MODULE DOES NOT DO (yet): templates for NHWC (the reference
-   covers it) and HWCN templates other than the implicit GEMM, float16 kernels, channel multipliers other than 1
-   in the depthwise template (the direct one takes any groups), Winograd for
-   kernels other than 3x3, strides, dilation or groups, or with the filter
-   transform precomputed once (it runs in every call, as cuDNN's does).
+   covers it), HWCN templates other than the implicit GEMM and Winograd,
+   float16 kernels, channel multipliers other than 1 in the depthwise
+   template (the direct one takes any groups), Winograd for kernels other
+   than 3x3, strides, dilation or groups, or with the filter transform
+   precomputed once (it runs in every call, as cuDNN's does).
 */
 #ifndef TECOMP_CONV_H
 #define TECOMP_CONV_H
@@ -96,10 +98,11 @@ TECOMP_API int tc_conv2d_task_args(const tc_conv2d_desc *d, int64_t args[16]);
    whatever d->dtype says (convert half data first). */
 TECOMP_API tc_result tc_conv2d_reference(tc_context *ctx, const tc_conv2d_desc *d, const float *input, const float *weight, float *output);
 
-/* Templates; task is a const tc_conv2d_desc * (NCHW, float32). Each builds
-   data (n, c, h, w), kernel (k, c / groups, r, s) and the output (n, k, p, q),
-   schedules it by the configuration's knobs and returns args = {data,
-   kernel, output} and the flops. */
+/* Templates; task is a const tc_conv2d_desc * (NCHW, float32; HWCN too
+   where the template says so, with RSCK weights and a (p, q, k, n) output).
+   Each builds data (n, c, h, w), kernel (k, c / groups, r, s) and the output
+   (n, k, p, q), in the layout's order, schedules it by the configuration's
+   knobs and returns args = {data, kernel, output} and the flops. */
 TECOMP_API tc_result tc_conv2d_direct_template(tc_cfg *cfg, const void *task, tc_instance *out);    /* "conv2d_direct" */
 TECOMP_API tc_result tc_conv2d_depthwise_template(tc_cfg *cfg, const void *task, tc_instance *out); /* "conv2d_depthwise" */
 /* The direct template over a reduction split across blocks (split-K): the
@@ -127,7 +130,11 @@ TECOMP_API tc_result tc_conv2d_gemm_template(tc_cfg *cfg, const void *task, tc_i
    tile_size m (2 or 4; alpha = m + 2), tile_k and tile_p (k and the n *
    ceil(p/m) * ceil(q/m) tiles into block, virtual thread, thread and inner
    tiles), tile_rc, auto_unroll_max_step, unroll_explicit. The flops are the
-   direct convolution's, so GFLOP/s compare across templates. */
+   direct convolution's, so GFLOP/s compare across templates. NCHW and HWCN:
+   in HWCN (RSCK weights, (p, q, k, n) output) the images stay innermost,
+   U as [eps][nu][c][k], V as [eps][nu][c][tile * n + image], M likewise, so
+   that every transform's consecutive threads load and store consecutive
+   words; the same knobs and product. */
 TECOMP_API tc_result tc_conv2d_winograd_template(tc_cfg *cfg, const void *task, tc_instance *out);  /* "conv2d_winograd" */
 /* The template that fits a shape, and its name for records: depthwise when
    groups == c == k; the implicit GEMM for small outputs (at most 4096
@@ -1282,8 +1289,10 @@ static tc_result _tc_wino_transform_threads(tc_stage *st, int outer0, int outer1
     return tc_bind(st, *tx, TC_THREAD_X);
 }
 
-/* G g G^T: a thread per (k, c), its 3 x 3 filter in registers, its alpha x alpha sums in
-   registers, then stored. Part of every call: cuDNN's Winograd times its filter transform too. */
+/* G g G^T: a thread per (k, c) (U's last two axes fused: in HWCN k innermost, so that
+   consecutive threads read consecutive RSCK words and store consecutive U ones), its 3 x 3
+   filter in registers, its alpha x alpha sums in registers, then stored. Part of every call:
+   cuDNN's Winograd times its filter transform too. */
 static tc_result _tc_wino_kernel_schedule(tc_context *ctx, tc_schedule *s, const _tc_wino_graph *g) {
     tc_tensor *UL, *GL;
     tc_stage *su, *sl, *sg;
@@ -1299,8 +1308,9 @@ static tc_result _tc_wino_kernel_schedule(tc_context *ctx, tc_schedule *s, const
 }
 
 /* B^T d B: a thread per (c, tile), consecutive threads on consecutive tiles (the stores of
-   V[eps, nu, c, :] coalesce); its alpha x alpha window in registers (the padding inlined
-   into those loads: zeros outside the image), the sums in registers. */
+   V[eps, nu, c, :] coalesce; in HWCN so do the loads, consecutive tiles being consecutive
+   images); its alpha x alpha window in registers (the padding inlined into those loads:
+   zeros outside the image), the sums in registers. */
 static tc_result _tc_wino_input_schedule(tc_context *ctx, tc_schedule *s, const _tc_wino_graph *g) {
     tc_tensor *VL, *DL;
     tc_stage *sv, *sl, *sd;

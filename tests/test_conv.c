@@ -6,8 +6,9 @@
    strides, padding, dilation, groups, prime sizes, depthwise ones, outputs
    Winograd's tiles do not divide - where configurations of every template
    that fits are lowered, run on the host executor and checked against the
-   reference; Winograd's two tile sizes on 64 channels; one kernel of each
-   template compiles through NVRTC. */
+   reference; Winograd's two tile sizes on 64 channels, NCHW and HWCN; one
+   kernel of each template compiles through NVRTC (Winograd's on seed3's HWCN
+   shape too). */
 #include "tecomp.h"
 #include "tecomp_conv.h"
 #include "tc_test.h"
