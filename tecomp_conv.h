@@ -1150,7 +1150,8 @@ static int64_t _tc_wino_tiles(const tc_conv2d_desc *d, int p, int q, int m) {
    by image, t = (image th + tile row) tw + tile column, as TVM's; HWCN the images
    innermost, t = (tile row tw + tile column) n + image. Each builds its expressions in
    one fixed order (statements, not argument lists, whose order C leaves open): the
-   simplifier's canonical order follows creation, and NCHW's code must not change. */
+   simplifier orders terms of equal stride by node hash, which mixes arena addresses, so
+   the order of allocation shows in the generated code, and NCHW's was kept as it was. */
 
 /* Where element (a, b) of tile t's window is: its image, and its row and column of pad_data. */
 static void _tc_wino_window_of(const _tc_wino_graph *g, const tc_expr *t, const tc_expr *a, const tc_expr *b, const tc_expr **image,
