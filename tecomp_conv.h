@@ -21,7 +21,7 @@
 
    The templates take the description as their task (it must outlive the
    space) and build float32 kernels taking (data, kernel, output), NCHW
-   (conv2d_gemm: HWCN too):
+   (conv2d_gemm and conv2d_winograd: HWCN too):
        conv2d_direct     AutoTVM's conv2d_no_batching tutorial template, knob
                          for knob, grown to batches, strides, dilation, groups
                          and any sizes;
@@ -36,14 +36,16 @@
                          conv2d_nchw_winograd: filter and input transforms, a
                          tiled batched GEMM, the inverse transform (four
                          kernels), for 3x3 kernels at stride 1, dilation 1,
-                         one group.
+                         one group; in HWCN the images stay innermost in every
+                         intermediate.
    tc_conv2d_reference computes any description on the host, in every layout.
 
    WHAT THIS MODULE DOES NOT DO (yet): templates for NHWC (the reference
-   covers it) and HWCN templates other than the implicit GEMM, float16 kernels, channel multipliers other than 1
-   in the depthwise template (the direct one takes any groups), Winograd for
-   kernels other than 3x3, strides, dilation or groups, or with the filter
-   transform precomputed once (it runs in every call, as cuDNN's does).
+   covers it), HWCN templates other than the implicit GEMM and Winograd,
+   float16 kernels, channel multipliers other than 1 in the depthwise
+   template (the direct one takes any groups), Winograd for kernels other
+   than 3x3, strides, dilation or groups, or with the filter transform
+   precomputed once (it runs in every call, as cuDNN's does).
 */
 #ifndef TECOMP_CONV_H
 #define TECOMP_CONV_H
@@ -96,10 +98,11 @@ TECOMP_API int tc_conv2d_task_args(const tc_conv2d_desc *d, int64_t args[16]);
    whatever d->dtype says (convert half data first). */
 TECOMP_API tc_result tc_conv2d_reference(tc_context *ctx, const tc_conv2d_desc *d, const float *input, const float *weight, float *output);
 
-/* Templates; task is a const tc_conv2d_desc * (NCHW, float32). Each builds
-   data (n, c, h, w), kernel (k, c / groups, r, s) and the output (n, k, p, q),
-   schedules it by the configuration's knobs and returns args = {data,
-   kernel, output} and the flops. */
+/* Templates; task is a const tc_conv2d_desc * (NCHW, float32; HWCN too
+   where the template says so, with RSCK weights and a (p, q, k, n) output).
+   Each builds data (n, c, h, w), kernel (k, c / groups, r, s) and the output
+   (n, k, p, q), in the layout's order, schedules it by the configuration's
+   knobs and returns args = {data, kernel, output} and the flops. */
 TECOMP_API tc_result tc_conv2d_direct_template(tc_cfg *cfg, const void *task, tc_instance *out);    /* "conv2d_direct" */
 TECOMP_API tc_result tc_conv2d_depthwise_template(tc_cfg *cfg, const void *task, tc_instance *out); /* "conv2d_depthwise" */
 /* The direct template over a reduction split across blocks (split-K): the
@@ -127,7 +130,11 @@ TECOMP_API tc_result tc_conv2d_gemm_template(tc_cfg *cfg, const void *task, tc_i
    tile_size m (2 or 4; alpha = m + 2), tile_k and tile_p (k and the n *
    ceil(p/m) * ceil(q/m) tiles into block, virtual thread, thread and inner
    tiles), tile_rc, auto_unroll_max_step, unroll_explicit. The flops are the
-   direct convolution's, so GFLOP/s compare across templates. */
+   direct convolution's, so GFLOP/s compare across templates. NCHW and HWCN:
+   in HWCN (RSCK weights, (p, q, k, n) output) the images stay innermost,
+   U as [eps][nu][c][k], V as [eps][nu][c][tile * n + image], M likewise, so
+   that every transform's consecutive threads load and store consecutive
+   words; the same knobs and product. */
 TECOMP_API tc_result tc_conv2d_winograd_template(tc_cfg *cfg, const void *task, tc_instance *out);  /* "conv2d_winograd" */
 /* The template that fits a shape, and its name for records: depthwise when
    groups == c == k; the implicit GEMM for small outputs (at most 4096
@@ -1118,11 +1125,18 @@ static const tc_expr *_tc_wino_term(const tc_expr *x, const _tc_wino_factor *p, 
     return outer;
 }
 
-/* The Winograd computation's tensors and sizes. */
+/* The Winograd computation's tensors and sizes. The layout decides where the
+   batch goes: NCHW keeps TVM's order (tiles image by image, U[eps][nu][k][c]);
+   HWCN, whose images are innermost in memory, keeps them innermost in every
+   intermediate too (tile t = tile of the image * n + image, U[eps][nu][c][k]
+   as the RSCK weights have k innermost), so that consecutive threads, on
+   consecutive images (or output channels), load and store consecutive words. */
 typedef struct _tc_wino_graph {
     _tc_conv_graph conv;  /* data, kernel, pad_data, the output */
     tc_tensor *U, *V, *M; /* transformed kernel, transformed input tiles, their products */
+    tc_layout layout;     /* NCHW or HWCN: the data's, the weights' and the output's */
     int m, alpha;
+    int n;                /* images */
     int th, tw;           /* tiles down and across one image */
     int64_t tiles;        /* P = n * th * tw */
 } _tc_wino_graph;
@@ -1132,59 +1146,104 @@ static int64_t _tc_wino_tiles(const tc_conv2d_desc *d, int p, int q, int m) {
     return (int64_t)d->n * ((p + m - 1) / m) * ((q + m - 1) / m);
 }
 
-/* U[eps, nu, k, c] = sum over r, s of kernel[k, c, r, s] * G[eps, r] * G[nu, s]: G g G^T. */
+/* How P orders the tiles (these two functions are the only places that know): NCHW image
+   by image, t = (image th + tile row) tw + tile column, as TVM's; HWCN the images
+   innermost, t = (tile row tw + tile column) n + image. Each builds its expressions in
+   one fixed order (statements, not argument lists, whose order C leaves open): the
+   simplifier orders terms of equal stride by node hash, which mixes arena addresses, so
+   the order of allocation shows in the generated code, and NCHW's was kept as it was. */
+
+/* Where element (a, b) of tile t's window is: its image, and its row and column of pad_data. */
+static void _tc_wino_window_of(const _tc_wino_graph *g, const tc_expr *t, const tc_expr *a, const tc_expr *b, const tc_expr **image,
+                               const tc_expr **row, const tc_expr **col) {
+    if (g->layout == TC_LAYOUT_HWCN) {
+        *image = tc_modi(t, g->n);
+        *row = tc_add(tc_muli(tc_divi(t, (int64_t)g->n * g->tw), g->m), a);
+        *col = tc_add(tc_muli(tc_modi(tc_divi(t, g->n), g->tw), g->m), b);
+    } else {
+        *image = tc_divi(t, (int64_t)g->th * g->tw);
+        *row = tc_add(tc_muli(tc_modi(tc_divi(t, g->tw), g->th), g->m), a);
+        *col = tc_add(tc_muli(tc_modi(t, g->tw), g->m), b);
+    }
+}
+
+/* The tile holding output pixel (y, x) of the image. */
+static const tc_expr *_tc_wino_tile_at(const _tc_wino_graph *g, const tc_expr *image, const tc_expr *y, const tc_expr *x) {
+    const tc_expr *t;
+    if (g->layout == TC_LAYOUT_HWCN) {
+        t = tc_muli(tc_divi(y, g->m), g->tw);
+        t = tc_add(t, tc_divi(x, g->m));
+        return tc_add(tc_muli(t, g->n), image);
+    }
+    t = tc_muli(image, (int64_t)g->th * g->tw);
+    t = tc_add(t, tc_muli(tc_divi(y, g->m), g->tw));
+    return tc_add(t, tc_divi(x, g->m));
+}
+
+/* U at (eps, nu, k, c), U being [eps][nu][k][c] (NCHW) or [eps][nu][c][k] (HWCN). */
+static const tc_expr *_tc_wino_u_at(const _tc_wino_graph *g, const tc_expr *eps, const tc_expr *nu, const tc_expr *k, const tc_expr *c) {
+    return g->layout == TC_LAYOUT_HWCN ? tc_at(g->U, eps, nu, c, k) : tc_at(g->U, eps, nu, k, c);
+}
+
+/* U[eps, nu, k, c] = sum over r, s of kernel[k, c, r, s] * G[eps, r] * G[nu, s]: G g G^T
+   (stored [eps][nu][c][k] in HWCN; the kernel read in its layout: KCRS or RSCK). */
 static tc_result _tc_wino_kernel_compute(tc_context *ctx, const tc_conv2d_desc *d, const _tc_wino_matrices *w, _tc_wino_graph *g) {
-    const tc_expr *ax[4], *red[2];
+    const tc_expr *ax[4], *red[2], *at[4], *k, *c;
     _tc_wino_factor a, b;
-    ax[0] = tc_axisi(ctx, "eps", w->alpha), ax[1] = tc_axisi(ctx, "nu", w->alpha), ax[2] = tc_axisi(ctx, "k", d->k), ax[3] = tc_axisi(ctx, "c", d->c);
+    int hwcn = g->layout == TC_LAYOUT_HWCN;
+    ax[0] = tc_axisi(ctx, "eps", w->alpha), ax[1] = tc_axisi(ctx, "nu", w->alpha), k = tc_axisi(ctx, "k", d->k), c = tc_axisi(ctx, "c", d->c);
+    ax[2] = hwcn ? c : k, ax[3] = hwcn ? k : c;
     red[0] = tc_reduce_axisi(ctx, "r", 3), red[1] = tc_reduce_axisi(ctx, "s", 3);
     a = _tc_wino_factor_of(w->g, w->alpha, 3, ax[0], red[0]);
     b = _tc_wino_factor_of(w->g, w->alpha, 3, ax[1], red[1]);
-    g->U = tc_compute(ctx, "U", 4, ax, tc_sum(_tc_wino_term(tc_at(g->conv.kernel, ax[2], ax[3], red[0], red[1]), &a, &b), 2, red));
+    at[0] = k, at[1] = c, at[2] = red[0], at[3] = red[1];
+    g->U = tc_compute(ctx, "U", 4, ax, tc_sum(_tc_wino_term(_tc_conv_at(g->conv.kernel, g->layout, at), &a, &b), 2, red));
     return g->U ? TC_OK : _tc_conv_error(ctx);
 }
 
 /* V[eps, nu, c, t] = sum over a, b of d[a, b] * B^T[eps, a] * B^T[nu, b]: B^T d B, where d is
-   tile t's alpha x alpha window of pad_data (tile t = image t / (th tw), row (t / tw) % th,
-   column t % tw; tiles m apart). */
+   tile t's alpha x alpha window of pad_data (tiles m apart; _tc_wino_window_of). */
 static tc_result _tc_wino_input_compute(tc_context *ctx, const tc_conv2d_desc *d, const _tc_wino_matrices *w, _tc_wino_graph *g) {
-    const tc_expr *ax[4], *red[2], *image, *row, *col;
+    const tc_expr *ax[4], *red[2], *at[4];
     _tc_wino_factor a, b;
     ax[0] = tc_axisi(ctx, "eps", w->alpha), ax[1] = tc_axisi(ctx, "nu", w->alpha), ax[2] = tc_axisi(ctx, "c", d->c);
     ax[3] = tc_axisi(ctx, "t", g->tiles);
     red[0] = tc_reduce_axisi(ctx, "a", w->alpha), red[1] = tc_reduce_axisi(ctx, "b", w->alpha);
-    image = tc_divi(ax[3], (int64_t)g->th * g->tw);
-    row = tc_add(tc_muli(tc_modi(tc_divi(ax[3], g->tw), g->th), w->m), red[0]);
-    col = tc_add(tc_muli(tc_modi(ax[3], g->tw), w->m), red[1]);
+    _tc_wino_window_of(g, ax[3], red[0], red[1], &at[0], &at[2], &at[3]);
+    at[1] = ax[2];
     a = _tc_wino_factor_of(w->bt, w->alpha, w->alpha, ax[0], red[0]);
     b = _tc_wino_factor_of(w->bt, w->alpha, w->alpha, ax[1], red[1]);
-    g->V = tc_compute(ctx, "V", 4, ax, tc_sum(_tc_wino_term(tc_at(g->conv.pad, image, ax[2], row, col), &a, &b), 2, red));
+    g->V = tc_compute(ctx, "V", 4, ax, tc_sum(_tc_wino_term(_tc_conv_at(g->conv.pad, g->layout, at), &a, &b), 2, red));
     return g->V ? TC_OK : _tc_conv_error(ctx);
 }
 
-/* M[eps, nu, k, t] = sum over c of U[eps, nu, k, c] * V[eps, nu, c, t]: alpha^2 matrix products. */
+/* M[eps, nu, k, t] = sum over c of U[eps, nu, k, c] * V[eps, nu, c, t]: alpha^2 matrix products
+   (in either layout: M's k by t tiles are what the GEMM schedule tiles). */
 static tc_result _tc_wino_gemm_compute(tc_context *ctx, const tc_conv2d_desc *d, const _tc_wino_matrices *w, _tc_wino_graph *g) {
     const tc_expr *ax[4], *rc;
     ax[0] = tc_axisi(ctx, "eps", w->alpha), ax[1] = tc_axisi(ctx, "nu", w->alpha), ax[2] = tc_axisi(ctx, "k", d->k);
     ax[3] = tc_axisi(ctx, "t", g->tiles);
     rc = tc_reduce_axisi(ctx, "rc", d->c);
-    g->M = tc_compute(ctx, "M", 4, ax, tc_sum(tc_mul(tc_at(g->U, ax[0], ax[1], ax[2], rc), tc_at(g->V, ax[0], ax[1], rc, ax[3])), 1, &rc));
+    g->M = tc_compute(ctx, "M", 4, ax, tc_sum(tc_mul(_tc_wino_u_at(g, ax[0], ax[1], ax[2], rc), tc_at(g->V, ax[0], ax[1], rc, ax[3])), 1, &rc));
     return g->M ? TC_OK : _tc_conv_error(ctx);
 }
 
 /* conv[n, k, y, x] = sum over a, b of M[a, b, k, t] * A^T[y % m, a] * A^T[x % m, b]: A^T M A,
    t the tile of (n, y / m, x / m); only the outputs inside p x q exist, so partial tiles
-   write only those. */
+   write only those. The output's axes are in the layout's memory order: (n, k, y, x) in
+   NCHW, (y, x, k, n) in HWCN. */
 static tc_result _tc_wino_output_compute(tc_context *ctx, const tc_conv2d_desc *d, int p, int q, const _tc_wino_matrices *w,
                                          _tc_wino_graph *g) {
-    const tc_expr *ax[4], *red[2], *tile;
+    const tc_expr *l[4], *ax[4], *red[2], *tile;
     _tc_wino_factor a, b;
-    ax[0] = tc_axisi(ctx, "n", d->n), ax[1] = tc_axisi(ctx, "k", d->k), ax[2] = tc_axisi(ctx, "y", p), ax[3] = tc_axisi(ctx, "x", q);
+    int j;
+    l[0] = tc_axisi(ctx, "n", d->n), l[1] = tc_axisi(ctx, "k", d->k), l[2] = tc_axisi(ctx, "y", p), l[3] = tc_axisi(ctx, "x", q);
+    for (j = 0; j < 4; j++) ax[j] = l[_tc_layout_order[g->layout][j]];
     red[0] = tc_reduce_axisi(ctx, "a", w->alpha), red[1] = tc_reduce_axisi(ctx, "b", w->alpha);
-    tile = tc_add(tc_add(tc_muli(ax[0], (int64_t)g->th * g->tw), tc_muli(tc_divi(ax[2], w->m), g->tw)), tc_divi(ax[3], w->m));
-    a = _tc_wino_factor_of(w->at, w->m, w->alpha, tc_modi(ax[2], w->m), red[0]);
-    b = _tc_wino_factor_of(w->at, w->m, w->alpha, tc_modi(ax[3], w->m), red[1]);
-    g->conv.out = tc_compute(ctx, "conv", 4, ax, tc_sum(_tc_wino_term(tc_at(g->M, red[0], red[1], ax[1], tile), &a, &b), 2, red));
+    tile = _tc_wino_tile_at(g, l[0], l[2], l[3]);
+    a = _tc_wino_factor_of(w->at, w->m, w->alpha, tc_modi(l[2], w->m), red[0]);
+    b = _tc_wino_factor_of(w->at, w->m, w->alpha, tc_modi(l[3], w->m), red[1]);
+    g->conv.out = tc_compute(ctx, "conv", 4, ax, tc_sum(_tc_wino_term(tc_at(g->M, red[0], red[1], l[1], tile), &a, &b), 2, red));
     return g->conv.out ? TC_OK : _tc_conv_error(ctx);
 }
 
@@ -1193,7 +1252,8 @@ static tc_result _tc_wino_output_compute(tc_context *ctx, const tc_conv2d_desc *
 static tc_result _tc_wino_compute(tc_context *ctx, const tc_conv2d_desc *d, int p, int q, int m, _tc_wino_graph *g) {
     _tc_wino_matrices w = _tc_wino_matrices_for(m);
     memset(g, 0, sizeof *g);
-    g->m = m, g->alpha = w.alpha;
+    g->layout = d->layout;
+    g->m = m, g->alpha = w.alpha, g->n = d->n;
     g->th = (p + m - 1) / m, g->tw = (q + m - 1) / m;
     g->tiles = _tc_wino_tiles(d, p, q, m);
     _TC_CONV_TRY(_tc_conv_padded_inputs(ctx, d, (int64_t)g->th * m + 2, (int64_t)g->tw * m + 2, &g->conv));
@@ -1230,8 +1290,10 @@ static tc_result _tc_wino_transform_threads(tc_stage *st, int outer0, int outer1
     return tc_bind(st, *tx, TC_THREAD_X);
 }
 
-/* G g G^T: a thread per (k, c), its 3 x 3 filter in registers, its alpha x alpha sums in
-   registers, then stored. Part of every call: cuDNN's Winograd times its filter transform too. */
+/* G g G^T: a thread per (k, c) (U's last two axes fused: in HWCN k innermost, so that
+   consecutive threads read consecutive RSCK words and store consecutive U ones), its 3 x 3
+   filter in registers, its alpha x alpha sums in registers, then stored. Part of every call:
+   cuDNN's Winograd times its filter transform too. */
 static tc_result _tc_wino_kernel_schedule(tc_context *ctx, tc_schedule *s, const _tc_wino_graph *g) {
     tc_tensor *UL, *GL;
     tc_stage *su, *sl, *sg;
@@ -1247,8 +1309,9 @@ static tc_result _tc_wino_kernel_schedule(tc_context *ctx, tc_schedule *s, const
 }
 
 /* B^T d B: a thread per (c, tile), consecutive threads on consecutive tiles (the stores of
-   V[eps, nu, c, :] coalesce); its alpha x alpha window in registers (the padding inlined
-   into those loads: zeros outside the image), the sums in registers. */
+   V[eps, nu, c, :] coalesce; in HWCN so do the loads, consecutive tiles being consecutive
+   images); its alpha x alpha window in registers (the padding inlined into those loads:
+   zeros outside the image), the sums in registers. */
 static tc_result _tc_wino_input_schedule(tc_context *ctx, tc_schedule *s, const _tc_wino_graph *g) {
     tc_tensor *VL, *DL;
     tc_stage *sv, *sl, *sd;
@@ -1264,22 +1327,32 @@ static tc_result _tc_wino_input_schedule(tc_context *ctx, tc_schedule *s, const 
     return _tc_wino_unroll_all(sd, 4, 0);
 }
 
-/* A^T M A: a thread per output tile (image, k, tile row, tile column fused), its alpha x
-   alpha products in registers, the m x m outputs summed in registers and stored where they
-   fall inside the output. */
+/* A^T M A: a thread per output tile (image, k, tile row, tile column fused in the output's
+   memory order: NCHW's n, k, rows, columns, HWCN's rows, columns, k, n, so that consecutive
+   threads take consecutive images there and their loads of M and stores coalesce), its
+   alpha x alpha products in registers, the m x m outputs summed in registers and stored
+   where they fall inside the output. */
 static tc_result _tc_wino_output_schedule(tc_context *ctx, tc_schedule *s, const _tc_wino_graph *g) {
     tc_tensor *OL, *ML;
     tc_stage *so, *sl, *sm;
-    tc_iter *yo, *yi, *xo, *xi, *fused, *bx, *tx;
+    tc_iter *yo, *yi, *xo, *xi, *fused, *bx, *tx, *order[6];
+    const int *memory = _tc_layout_order[g->layout];
+    int j, y = 0, x = 0;
     if (!(OL = tc_cache_write(s, g->conv.out, TC_SCOPE_LOCAL)) || !(ML = tc_cache_read(s, g->M, TC_SCOPE_LOCAL, 1, &OL)) ||
         !(so = tc_stage_of(s, g->conv.out)) || !(sl = tc_stage_of(s, OL)) || !(sm = tc_stage_of(s, ML)))
         return _tc_conv_error(ctx);
-    _TC_CONV_TRY(tc_split(so, tc_axis_of(so, 2), g->m, &yo, &yi));
-    _TC_CONV_TRY(tc_split(so, tc_axis_of(so, 3), g->m, &xo, &xi));
-    _TC_CONV_TRY(tc_reorder_args(so, tc_axis_of(so, 0), tc_axis_of(so, 1), yo, xo, yi, xi));
-    _TC_CONV_TRY(tc_fuse(so, tc_axis_of(so, 0), tc_axis_of(so, 1), &fused));
-    _TC_CONV_TRY(tc_fuse(so, fused, yo, &fused));
-    _TC_CONV_TRY(tc_fuse(so, fused, xo, &fused));
+    for (j = 0; j < 4; j++) { /* where the rows (logical index 2) and columns (3) are */
+        if (memory[j] == 2) y = j;
+        if (memory[j] == 3) x = j;
+    }
+    for (j = 0; j < 4; j++) order[j] = tc_axis_of(so, j);
+    _TC_CONV_TRY(tc_split(so, order[y], g->m, &yo, &yi));
+    _TC_CONV_TRY(tc_split(so, order[x], g->m, &xo, &xi));
+    order[y] = yo, order[x] = xo, order[4] = yi, order[5] = xi;
+    _TC_CONV_TRY(tc_reorder(so, 6, order));
+    _TC_CONV_TRY(tc_fuse(so, order[0], order[1], &fused));
+    _TC_CONV_TRY(tc_fuse(so, fused, order[2], &fused));
+    _TC_CONV_TRY(tc_fuse(so, fused, order[3], &fused));
     _TC_CONV_TRY(tc_split(so, fused, _TC_WINO_TRANSFORM_THREADS, &bx, &tx));
     _TC_CONV_TRY(tc_unroll(so, yi));
     _TC_CONV_TRY(tc_unroll(so, xi));
@@ -1389,7 +1462,7 @@ TECOMP_API tc_result tc_conv2d_winograd_template(tc_cfg *cfg, const void *task, 
     tc_schedule *s;
     int p, q;
     if (!ctx || !out) return ctx ? _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "conv2d_winograd: NULL argument") : TC_ERROR_INVALID_ARGUMENT;
-    _TC_CONV_TRY(_tc_conv_task(ctx, task, "conv2d_winograd", &d));
+    _TC_CONV_TRY(_tc_conv_task_of(ctx, task, "conv2d_winograd", 1, &d));
     _TC_CONV_TRY(_tc_wino_check_task(ctx, &d));
     tc_conv2d_output_size(&d, &p, &q);
     /* the tile size comes first: the computation depends on it */

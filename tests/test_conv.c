@@ -6,8 +6,9 @@
    strides, padding, dilation, groups, prime sizes, depthwise ones, outputs
    Winograd's tiles do not divide - where configurations of every template
    that fits are lowered, run on the host executor and checked against the
-   reference; Winograd's two tile sizes on 64 channels; one kernel of each
-   template compiles through NVRTC. */
+   reference; Winograd's two tile sizes on 64 channels, NCHW and HWCN; one
+   kernel of each template compiles through NVRTC (Winograd's on seed3's HWCN
+   shape too). */
 #include "tecomp.h"
 #include "tecomp_conv.h"
 #include "tc_test.h"
@@ -335,9 +336,11 @@ static int64_t winograd_config(const tc_config_space *space, int64_t m) {
     return tc_space_index_of(space, 6, names, values);
 }
 
-/* The seed shape at batch 1: the tiles' split is bounded by the tiles at m = 4 (4 x 4). */
+/* The seed shape at batch 1: the tiles' split is bounded by the tiles at m = 4 (4 x 4);
+   and seed3, HWCN, whose space has the same knobs. */
 TC_TEST(winograd_space) {
     static const tc_conv2d_desc task = {TC_LAYOUT_NCHW, TC_FLOAT32, 1, 256, 14, 14, 256, 3, 3, 1, 1, 1, 1, 1, 1, 1};
+    static tc_conv2d_desc hwcn = {TC_LAYOUT_NCHW, TC_FLOAT32, 256, 256, 14, 14, 512, 3, 3, 1, 1, 1, 1, 1, 1, 1};
     tc_config_space *space;
     TC_CHECK_EQ_INT(tc_space_create(ctx, tc_conv2d_winograd_template, &task, &space), TC_OK);
     if (!space) return;
@@ -351,6 +354,9 @@ TC_TEST(winograd_space) {
                  "   5 unroll_explicit: OtherOption([0, 1]) len=2\n"
                  ")");
     TC_CHECK(winograd_config(space, 2) >= 0 && winograd_config(space, 4) >= 0);
+    hwcn.layout = TC_LAYOUT_HWCN; /* seed3: batch 256, 256 -> 512 channels, 4096 tiles at m = 4 */
+    TC_CHECK_EQ_INT(tc_space_create(ctx, tc_conv2d_winograd_template, &hwcn, &space), TC_OK);
+    if (space) TC_CHECK_EQ_INT(tc_space_size(space), 2 * 220 * 455 * 9 * 3 * 2);
 }
 
 /* Lower configuration `index` and run it on the host executor against ref:
@@ -436,10 +442,15 @@ TC_TEST(templates_compute_every_shape) {
     shapes[n].what = "3x3 no padding, 9x11 (7x9 out), batch 2", shapes[n++].d = conv(2, 5, 9, 11, 7, 3, 3, 1, 0, 1, 1);
     shapes[n].what = "3x3 pad 2, 6x5 (8x7 out), c = 7, k = 11", shapes[n++].d = conv(1, 7, 6, 5, 11, 3, 3, 1, 2, 1, 1);
     shapes[n].what = "3x3 pad 1, 7x10, batch 2, c = 13, k = 3", shapes[n++].d = conv(2, 13, 7, 10, 3, 3, 3, 1, 1, 1, 1);
-    /* HWCN (batch innermost), which only the implicit GEMM builds */
+    /* HWCN (batch innermost), which the implicit GEMM builds, and Winograd where it fits: the
+       last two with outputs neither 2 nor 4 divides, so that tiles of several images are partial */
     shapes[n].what = "HWCN: batch 8, c = 5, k = 6, 3x3", shapes[n].d = conv(8, 5, 6, 6, 6, 3, 3, 1, 1, 1, 1), shapes[n++].d.layout = TC_LAYOUT_HWCN;
     shapes[n].what = "HWCN: batch 3, 1x1 stride 2, k = 7", shapes[n].d = conv(3, 4, 7, 7, 7, 1, 1, 2, 0, 1, 1), shapes[n++].d.layout = TC_LAYOUT_HWCN;
     shapes[n].what = "HWCN: batch 5, groups 2, 5x3 input", shapes[n].d = conv(5, 4, 5, 3, 6, 3, 3, 1, 1, 1, 2), shapes[n++].d.layout = TC_LAYOUT_HWCN;
+    shapes[n].what = "HWCN: 3x3 no padding, 9x7 (7x5 out), batch 3", shapes[n].d = conv(3, 5, 9, 7, 7, 3, 3, 1, 0, 1, 1);
+    shapes[n++].d.layout = TC_LAYOUT_HWCN;
+    shapes[n].what = "HWCN: 3x3 pad 2, 5x7 (7x9 out), batch 5", shapes[n].d = conv(5, 7, 5, 7, 11, 3, 3, 1, 2, 1, 1);
+    shapes[n++].d.layout = TC_LAYOUT_HWCN;
     static const tc_template_fn templates[5] = {tc_conv2d_direct_template, tc_conv2d_splitk_template, tc_conv2d_gemm_template,
                                                 tc_conv2d_depthwise_template, tc_conv2d_winograd_template};
     static const char *names[5] = {"conv2d_direct", "conv2d_splitk", "conv2d_gemm", "conv2d_depthwise", "conv2d_winograd"};
@@ -449,11 +460,12 @@ TC_TEST(templates_compute_every_shape) {
             int ran, wrong, depthwise = d->groups == d->c && d->k == d->c;
             int winograd = d->r == 3 && d->s == 3 && d->stride_h == 1 && d->stride_w == 1 && d->dilation_h == 1 && d->dilation_w == 1 &&
                            d->groups == 1;
-            /* the direct, split-K and GEMM templates fit every NCHW shape, the depthwise and Winograd ones these */
+            /* the direct, split-K and GEMM templates fit every NCHW shape, the depthwise and Winograd ones these;
+               HWCN only the GEMM and Winograd build */
             if ((which == 3 && !depthwise) || (which == 4 && !winograd)) continue;
-            if (d->layout == TC_LAYOUT_HWCN && which != 2) continue;
+            if (d->layout == TC_LAYOUT_HWCN && which != 2 && which != 4) continue;
             ran = run_configs(templates[which], d, 16, &wrong);
-            printf("  %-44s %-16s %2d configurations ran and match\n", shapes[j].what, names[which], ran);
+            printf("  %-46s %-16s %2d configurations ran and match\n", shapes[j].what, names[which], ran);
             TC_CHECK_EQ_INT(wrong, 0);
             TC_CHECK(ran >= 12);
         }
@@ -462,9 +474,10 @@ TC_TEST(templates_compute_every_shape) {
 /* Both tile sizes on realistic channel counts (64 in, 64 out; 14 x 14, so
    m = 4 leaves partial tiles): relative L2 error against the float64
    reference under 1e-4, as for every template (measured: m = 2 3e-7,
-   m = 4 2e-6; at 256 channels, 5e-7 and 3e-6). */
-TC_TEST(winograd_tiles_of_2_and_4_are_accurate) {
-    tc_conv2d_desc d = conv(1, 64, 14, 14, 64, 3, 3, 1, 1, 1, 1);
+   m = 4 2e-6; at 256 channels, 5e-7 and 3e-6). NCHW at batch 1, HWCN at
+   batch 3 (its images innermost in every intermediate). */
+static void winograd_accuracy(const tc_conv2d_desc *dp) {
+    tc_conv2d_desc d = *dp;
     size_t ni = input_count(&d), nw = weight_count(&d), no = output_count(&d), j;
     float *in = (float *)malloc(ni * sizeof(float)), *wt = (float *)malloc(nw * sizeof(float));
     float *out = (float *)malloc(no * sizeof(float)), *ref = (float *)malloc(no * sizeof(float));
@@ -492,10 +505,17 @@ TC_TEST(winograd_tiles_of_2_and_4_are_accurate) {
             err += e != e ? HUGE_VAL : e * e;
             norm += (double)ref[j] * ref[j];
         }
-        printf("  m = %d: relative L2 error %.2g\n", m, sqrt(err / norm));
+        printf("  %s, m = %d: relative L2 error %.2g\n", tc_layout_name(d.layout), m, sqrt(err / norm));
         TC_CHECK(sqrt(err / norm) < 1e-4);
     }
     free(in), free(wt), free(out), free(ref);
+}
+
+TC_TEST(winograd_tiles_of_2_and_4_are_accurate) {
+    tc_conv2d_desc d = conv(1, 64, 14, 14, 64, 3, 3, 1, 1, 1, 1);
+    winograd_accuracy(&d);
+    d.n = 3, d.layout = TC_LAYOUT_HWCN;
+    winograd_accuracy(&d);
 }
 
 TC_TEST(the_blogs_v4_computes_the_blogs_shape) {
@@ -579,21 +599,24 @@ TC_TEST(winograd_refuses_what_it_cannot_build) {
     }
     bad[0] = conv(1, 4, 9, 9, 4, 3, 3, 1, 1, 1, 1), bad[0].layout = TC_LAYOUT_NHWC;
     TC_CHECK_EQ_INT(tc_space_create(ctx, tc_conv2d_winograd_template, &bad[0], &space), TC_ERROR_INVALID_ARGUMENT);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "conv2d_winograd: builds NCHW float32 kernels; the task is NHWC float32");
+    TC_CHECK_CONTAINS(tc_last_error(ctx), "conv2d_winograd: builds NCHW and HWCN float32 kernels; the task is NHWC float32");
 }
 
 TC_TEST(each_template_compiles_through_nvrtc) {
-    static const char *names[4] = {"conv2d_direct", "conv2d_depthwise", "conv2d_winograd", "conv2d_winograd"};
-    tc_conv2d_desc tasks[4];
-    tc_template_fn fns[4];
-    int64_t index[4];
+    static const char *names[6] = {"conv2d_direct", "conv2d_depthwise", "conv2d_winograd", "conv2d_winograd", "conv2d_winograd", "conv2d_winograd"};
+    tc_conv2d_desc tasks[6];
+    tc_template_fn fns[6];
+    int64_t index[6];
     int k;
     if (tc_nvrtc_init(ctx, NULL) != TC_OK) TC_SKIP("NVRTC is not installed here");
     tasks[0] = conv(1, 16, 7, 7, 128, 3, 3, 1, 1, 1, 1), fns[0] = tc_conv2d_direct_template; /* the sample's small size */
     tasks[1] = conv(3, 4, 16, 32, 4, 7, 7, 1, 3, 1, 4), fns[1] = tc_conv2d_depthwise_template;
     tasks[2] = conv(1, 64, 14, 14, 64, 3, 3, 1, 1, 1, 1), fns[2] = tc_conv2d_winograd_template; /* m = 2 */
     tasks[3] = tasks[2], fns[3] = tc_conv2d_winograd_template;                                 /* m = 4 */
-    for (k = 0; k < 4; k++) {
+    /* the seed3 row, TVM's HWCN tutorial convolution: batch 256, 256 -> 512 channels, 14 x 14; m = 2, then 4 */
+    tasks[4] = conv(256, 256, 14, 14, 512, 3, 3, 1, 1, 1, 1), tasks[4].layout = TC_LAYOUT_HWCN, fns[4] = tc_conv2d_winograd_template;
+    tasks[5] = tasks[4], fns[5] = tc_conv2d_winograd_template;
+    for (k = 0; k < 6; k++) {
         tc_config_space *space;
         tc_instance inst;
         const tc_func *f = NULL;
@@ -601,7 +624,7 @@ TC_TEST(each_template_compiles_through_nvrtc) {
         tc_cubin bin;
         TC_CHECK_EQ_INT(tc_space_create(ctx, fns[k], &tasks[k], &space), TC_OK);
         if (!space) continue;
-        index[k] = k == 0 ? tutorial_best(space) : k == 1 ? blog_v4(space) : winograd_config(space, k == 2 ? 2 : 4);
+        index[k] = k == 0 ? tutorial_best(space) : k == 1 ? blog_v4(space) : winograd_config(space, k % 2 == 0 ? 2 : 4);
         TC_CHECK_EQ_INT(tc_space_instantiate(space, index[k], &inst), TC_OK);
         TC_CHECK_EQ_INT(tc_lower(inst.schedule, inst.nargs, inst.args, names[k], NULL, &f), TC_OK);
         src = f ? tc_cuda_source(f) : NULL;
@@ -609,8 +632,14 @@ TC_TEST(each_template_compiles_through_nvrtc) {
         if (!src) continue;
         if (k >= 2) { /* four kernels; the transforms' coefficients are literals, their zeros gone */
             TC_CHECK(f->nkernels == 4);
-            TC_CHECK_CONTAINS(src, k == 2 ? "U_local[5] += kernel_local[0] * 0.25f;" : "V_local[0] -= pad_data_local[2] * 20.0f;");
+            TC_CHECK_CONTAINS(src, k % 2 == 0 ? "U_local[5] += kernel_local[0] * 0.25f;" : "V_local[0] -= pad_data_local[2] * 20.0f;");
             TC_CHECK(strstr(src, " * 0.0f") == NULL && strstr(src, " == ") == NULL); /* no select on the indices left */
+        }
+        if (k >= 4) { /* HWCN: consecutive threads on consecutive words in every transform */
+            TC_CHECK_CONTAINS(src, "kernel_local[0] = kernel[bx * 128 + tx];"); /* RSCK along k */
+            TC_CHECK_CONTAINS(src, "V[bx * 128 + tx] = V_local[0];");          /* V[eps][nu][c][tile n + image] */
+            TC_CHECK_CONTAINS(src, " * 256 + (bx % 2) * 128 + tx];");           /* M, then the output, along the images */
+            TC_CHECK_CONTAINS(src, " + (bx % 1024) * 128 + tx] = conv_local[0];");
         }
         TC_CHECK_EQ_INT(tc_cuda_compile(ctx, src, f->name, 90, 0, NULL, &bin), TC_OK);
         TC_CHECK(bin.size > 4 && memcmp(bin.data, "\177ELF", 4) == 0);
