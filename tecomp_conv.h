@@ -137,12 +137,12 @@ TECOMP_API tc_result tc_conv2d_gemm_template(tc_cfg *cfg, const void *task, tc_i
    words; the same knobs and product. */
 TECOMP_API tc_result tc_conv2d_winograd_template(tc_cfg *cfg, const void *task, tc_instance *out);  /* "conv2d_winograd" */
 /* The template that fits a shape, and its name for records: depthwise when
-   groups == c == k; the implicit GEMM for small outputs (at most 4096
-   images times output pixels: batch 1 up to 64x64, where its split-K and
-   tiles over all of an image's pixels pay); past that Winograd for 3x3
-   kernels at stride 1, dilation 1, one group, and direct otherwise. NULL
-   (and name NULL) when none does (a layout other than NCHW, a dtype other
-   than float32). */
+   groups == c == k (NCHW); the implicit GEMM for small outputs (at most
+   4096 images times output pixels: batch 1 up to 64x64, where its split-K
+   and tiles over all of an image's pixels pay); past that Winograd for 3x3
+   kernels at stride 1, dilation 1, one group, and otherwise direct (NCHW)
+   or the implicit GEMM (HWCN). NULL (and name NULL) when none does (NHWC,
+   a dtype other than float32). */
 TECOMP_API tc_template_fn tc_conv2d_template_for(const tc_conv2d_desc *d, const char **name);
 /* The template of that name ("conv2d_gemm", ...), NULL for none. */
 TECOMP_API tc_template_fn tc_conv2d_template_named(const char *name);
@@ -1509,27 +1509,24 @@ TECOMP_API tc_template_fn tc_conv2d_template_named(const char *name) { return _t
 
 TECOMP_API tc_template_fn tc_conv2d_template_for(const tc_conv2d_desc *d, const char **name) {
     tc_conv2d_desc r;
-    int p, q;
+    int p, q, hwcn;
     if (name) *name = NULL;
     if (!d) return NULL;
     r = _tc_conv_defaults(d);
-    if (r.dtype != TC_FLOAT32 || (r.layout != TC_LAYOUT_NCHW && r.layout != TC_LAYOUT_HWCN)) return NULL;
-    if (r.layout == TC_LAYOUT_HWCN) { /* the only HWCN template */
-        if (name) *name = "conv2d_gemm";
-        return tc_conv2d_gemm_template;
-    }
-    if (r.groups == r.c && r.k == r.c) {
+    hwcn = r.layout == TC_LAYOUT_HWCN;
+    if (r.dtype != TC_FLOAT32 || (r.layout != TC_LAYOUT_NCHW && !hwcn)) return NULL;
+    if (!hwcn && r.groups == r.c && r.k == r.c) {
         if (name) *name = "conv2d_depthwise";
         return tc_conv2d_depthwise_template;
     }
     tc_conv2d_output_size(&r, &p, &q);
-    if ((int64_t)r.n * p * q <= _TC_GEMM_MAX_OUTPUTS) {
-        if (name) *name = "conv2d_gemm";
-        return tc_conv2d_gemm_template;
-    }
-    if (_tc_winograd_fits(&r)) {
+    if ((int64_t)r.n * p * q > _TC_GEMM_MAX_OUTPUTS && _tc_winograd_fits(&r)) {
         if (name) *name = "conv2d_winograd";
         return tc_conv2d_winograd_template;
+    }
+    if ((int64_t)r.n * p * q <= _TC_GEMM_MAX_OUTPUTS || hwcn) { /* the direct template is NCHW only */
+        if (name) *name = "conv2d_gemm";
+        return tc_conv2d_gemm_template;
     }
     if (name) *name = "conv2d_direct";
     return tc_conv2d_direct_template;

@@ -256,8 +256,11 @@ TC_TEST(template_for_picks_by_shape) {
     TC_CHECK(tc_conv2d_template_for(&d, &name) == tc_conv2d_gemm_template);
     d.h = d.w = 28; /* 14x28 outputs an image, stride 2 down the rows: direct */
     TC_CHECK(tc_conv2d_template_for(&d, &name) == tc_conv2d_direct_template);
-    d.layout = TC_LAYOUT_HWCN; /* the implicit GEMM builds HWCN at any size */
+    d.layout = TC_LAYOUT_HWCN; /* 14x28 outputs, stride 2 down the rows: the implicit GEMM, HWCN's fallback */
     TC_CHECK(tc_conv2d_template_for(&d, &name) == tc_conv2d_gemm_template);
+    d.stride_h = 1; /* seed3's kind: a 3x3 stride-1 HWCN layer at batch 128 */
+    TC_CHECK(tc_conv2d_template_for(&d, &name) == tc_conv2d_winograd_template);
+    TC_CHECK_STR(name, "conv2d_winograd");
     d.layout = TC_LAYOUT_NHWC;
     TC_CHECK(tc_conv2d_template_for(&d, &name) == NULL);
     TC_CHECK(name == NULL);
