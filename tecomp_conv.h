@@ -164,7 +164,7 @@ typedef struct tc_conv2d_kernel_desc {
 typedef struct tc_conv2d_kernel tc_conv2d_kernel;
 
 typedef struct tc_conv2d_kernel_info {
-    const char *task;         /* the template: "conv2d_direct", "conv2d_depthwise" */
+    const char *task;         /* the template: "conv2d_gemm", "conv2d_winograd", ... */
     int64_t config;           /* its configuration */
     double cost_s;            /* the recorded seconds per run; 0 when none was measured */
     int trials_run;           /* trials this call measured */
