@@ -162,7 +162,7 @@ struct tc_expr {
     uint32_t hash;
     union { int64_t i; double f; } v; /* literals */
     const char *name;                 /* TC_VAR, TC_CALL */
-    uint32_t id;                      /* TC_VAR: unique, in creation order */
+    uint32_t id;                      /* TC_VAR: unique, in creation order; other nodes: their own creation order */
     int is_reduce_axis;               /* TC_VAR made by tc_reduce_axis */
     const tc_expr *extent;            /* TC_VAR made by tc_axis/tc_reduce_axis: its range is [0, extent) */
     tc_tensor *tensor;                /* TC_ACCESS */
@@ -415,6 +415,7 @@ struct tc_context {
     const tc_expr **exprs;
     size_t expr_cap, expr_count;
     uint32_t next_id;
+    uint32_t next_node_id; /* creation order of the interned (non-variable) nodes */
     tc_result result;
     char message[1024];
     char *cache_dir;
@@ -688,6 +689,7 @@ static const tc_expr *_tc_intern(tc_context *ctx, tc_expr *proto) {
     if (proto->kind != TC_VAR) {
         ctx->exprs[j] = e;
         ctx->expr_count++;
+        e->id = ctx->next_node_id++;
     } else {
         e->id = ctx->next_id++;
     }
@@ -1477,13 +1479,15 @@ static _tc_range _tc_lin_range(const _tc_lin *l) {
 }
 
 /* Order terms for printing: larger strides first (b*2048 + c*512 + h*32 + w),
-   then older variables first. */
+   then older variables first, then other terms older first (not by hash:
+   it mixes addresses, and the same kernel must print the same in every
+   process, or its cubin is not found in the cache). */
 static int _tc_term_before(const tc_expr *a, int64_t ca, const tc_expr *b, int64_t cb) {
     int64_t x = ca < 0 ? -ca : ca, y = cb < 0 ? -cb : cb;
     if (x != y) return x > y;
     if (a->kind == TC_VAR && b->kind == TC_VAR) return a->id < b->id;
     if ((a->kind == TC_VAR) != (b->kind == TC_VAR)) return a->kind != TC_VAR;
-    return a->hash < b->hash;
+    return a->id < b->id;
 }
 
 /* Build the canonical expression of a linear form. */

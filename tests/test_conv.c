@@ -560,6 +560,32 @@ TC_TEST(a_configuration_builds_in_another_context) {
     tc_destroy_context(mine);
 }
 
+/* The same configuration prints the same CUDA in every context (and so in
+   every process: the cubin cache finds kernels by their source), whatever
+   addresses its nodes got: terms of equal stride are ordered by age, not by
+   hash. Sixteen Winograd HWCN configurations, rich in such ties, in a context
+   each, against the shared one. */
+TC_TEST(a_configuration_prints_the_same_cuda_in_every_context) {
+    tc_conv2d_desc task = conv(3, 5, 7, 9, 6, 3, 3, 1, 1, 1, 1);
+    tc_config_space *space;
+    int64_t index;
+    task.layout = TC_LAYOUT_HWCN;
+    TC_CHECK_EQ_INT(tc_space_create(ctx, tc_conv2d_winograd_template, &task, &space), TC_OK);
+    for (index = 0; space && index < tc_space_size(space); index += tc_space_size(space) / 16 + 1) {
+        tc_context *other;
+        tc_instance a, b;
+        const tc_func *fa = NULL, *fb = NULL;
+        char *pad = NULL;
+        if (tc_create_context(NULL, &other) != TC_OK) return;
+        pad = (char *)malloc(4096 + (size_t)index % 4096); /* move the other context's arena relative to this one */
+        if (tc_space_instantiate_in(space, ctx, index, &a) == TC_OK && tc_space_instantiate_in(space, other, index, &b) == TC_OK &&
+            tc_lower(a.schedule, a.nargs, a.args, "conv", NULL, &fa) == TC_OK && tc_lower(b.schedule, b.nargs, b.args, "conv", NULL, &fb) == TC_OK)
+            TC_CHECK_STR(tc_cuda_source(fa), tc_cuda_source(fb));
+        free(pad);
+        tc_destroy_context(other);
+    }
+}
+
 TC_TEST(templates_refuse_tasks_they_cannot_build) {
     tc_conv2d_desc d = conv(1, 8, 5, 5, 8, 3, 3, 1, 1, 1, 1);
     tc_config_space *space;
@@ -766,6 +792,7 @@ int main(void) {
     TC_RUN(winograd_tiles_of_2_and_4_are_accurate);
     TC_RUN(the_blogs_v4_computes_the_blogs_shape);
     TC_RUN(a_configuration_builds_in_another_context);
+    TC_RUN(a_configuration_prints_the_same_cuda_in_every_context);
     TC_RUN(templates_refuse_tasks_they_cannot_build);
     TC_RUN(winograd_refuses_what_it_cannot_build);
     TC_RUN(each_template_compiles_through_nvrtc);
