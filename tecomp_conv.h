@@ -1290,41 +1290,37 @@ static tc_result _tc_wino_transform_threads(tc_stage *st, int outer0, int outer1
     return tc_bind(st, *tx, TC_THREAD_X);
 }
 
+/* A transform computed in registers: a thread per element of out's last two
+   axes (fused), its window of `in` in registers, its alpha x alpha sums in
+   registers, then stored. */
+static tc_result _tc_wino_transform_schedule(tc_context *ctx, tc_schedule *s, tc_tensor *out, tc_tensor *in) {
+    tc_tensor *OL, *IL;
+    tc_stage *so, *sl, *si;
+    tc_iter *tx;
+    if (!(OL = tc_cache_write(s, out, TC_SCOPE_LOCAL)) || !(IL = tc_cache_read(s, in, TC_SCOPE_LOCAL, 1, &OL)) ||
+        !(so = tc_stage_of(s, out)) || !(sl = tc_stage_of(s, OL)) || !(si = tc_stage_of(s, IL)))
+        return _tc_conv_error(ctx);
+    _TC_CONV_TRY(_tc_wino_transform_threads(so, 2, 3, 0, 1, &tx));
+    _TC_CONV_TRY(tc_compute_at(sl, so, tx));
+    _TC_CONV_TRY(tc_compute_at(si, so, tx));
+    _TC_CONV_TRY(_tc_wino_unroll_all(sl, 4, 2));
+    return _tc_wino_unroll_all(si, 4, 0);
+}
+
 /* G g G^T: a thread per (k, c) (U's last two axes fused: in HWCN k innermost, so that
    consecutive threads read consecutive RSCK words and store consecutive U ones), its 3 x 3
-   filter in registers, its alpha x alpha sums in registers, then stored. Part of every call:
-   cuDNN's Winograd times its filter transform too. */
+   filter in registers. Part of every call: cuDNN's Winograd times its filter transform too. */
 static tc_result _tc_wino_kernel_schedule(tc_context *ctx, tc_schedule *s, const _tc_wino_graph *g) {
-    tc_tensor *UL, *GL;
-    tc_stage *su, *sl, *sg;
-    tc_iter *tx;
-    if (!(UL = tc_cache_write(s, g->U, TC_SCOPE_LOCAL)) || !(GL = tc_cache_read(s, g->conv.kernel, TC_SCOPE_LOCAL, 1, &UL)) ||
-        !(su = tc_stage_of(s, g->U)) || !(sl = tc_stage_of(s, UL)) || !(sg = tc_stage_of(s, GL)))
-        return _tc_conv_error(ctx);
-    _TC_CONV_TRY(_tc_wino_transform_threads(su, 2, 3, 0, 1, &tx));
-    _TC_CONV_TRY(tc_compute_at(sl, su, tx));
-    _TC_CONV_TRY(tc_compute_at(sg, su, tx));
-    _TC_CONV_TRY(_tc_wino_unroll_all(sl, 4, 2));
-    return _tc_wino_unroll_all(sg, 4, 0);
+    return _tc_wino_transform_schedule(ctx, s, g->U, g->conv.kernel);
 }
 
 /* B^T d B: a thread per (c, tile), consecutive threads on consecutive tiles (the stores of
    V[eps, nu, c, :] coalesce; in HWCN so do the loads, consecutive tiles being consecutive
    images); its alpha x alpha window in registers (the padding inlined into those loads:
-   zeros outside the image), the sums in registers. */
+   zeros outside the image). */
 static tc_result _tc_wino_input_schedule(tc_context *ctx, tc_schedule *s, const _tc_wino_graph *g) {
-    tc_tensor *VL, *DL;
-    tc_stage *sv, *sl, *sd;
-    tc_iter *tx;
     _TC_CONV_TRY(tc_compute_inline(tc_stage_of(s, g->conv.pad)));
-    if (!(VL = tc_cache_write(s, g->V, TC_SCOPE_LOCAL)) || !(DL = tc_cache_read(s, g->conv.pad, TC_SCOPE_LOCAL, 1, &VL)) ||
-        !(sv = tc_stage_of(s, g->V)) || !(sl = tc_stage_of(s, VL)) || !(sd = tc_stage_of(s, DL)))
-        return _tc_conv_error(ctx);
-    _TC_CONV_TRY(_tc_wino_transform_threads(sv, 2, 3, 0, 1, &tx));
-    _TC_CONV_TRY(tc_compute_at(sl, sv, tx));
-    _TC_CONV_TRY(tc_compute_at(sd, sv, tx));
-    _TC_CONV_TRY(_tc_wino_unroll_all(sl, 4, 2));
-    return _tc_wino_unroll_all(sd, 4, 0);
+    return _tc_wino_transform_schedule(ctx, s, g->V, g->conv.pad);
 }
 
 /* A^T M A: a thread per output tile (image, k, tile row, tile column fused in the output's
