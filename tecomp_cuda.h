@@ -1492,6 +1492,10 @@ typedef struct _tc_emitter {
     int depth;
     int bound[TC_THREAD_TAG_COUNT]; /* tags bound somewhere in the kernel */
     int failed;
+    int tensor_ops;                 /* the kernel has tensor ops: shared tiles need 32-byte alignment */
+    tc_str *helpers;                /* device functions the source uses, defined before the kernels */
+    const char *helper_names[32];
+    int nhelpers;
 } _tc_emitter;
 
 static void _tc_emit_line_start(_tc_emitter *em) { tc_str_printf(em->out, "%*s", em->depth * 4, ""); }
@@ -1587,6 +1591,148 @@ static int _tc_emit_vector_store(_tc_emitter *em, const tc_stmt *loop) {
     return 1;
 }
 
+// >>emit-wmma
+
+/* TensorCore fragments and operations as inline PTX (wmma.*), so that the
+   source needs no <mma.h> and hence no include path: a fragment is the
+   registers one lane holds (8 of half pairs for a 16x16x16 matrix_a/b, 4
+   for a TF32 16x16x8 one, 8 floats for an accumulator); the layout and
+   shape are named in each instruction. */
+static const char _tc_wmma_types[] =
+    "struct tc_wmma_f16 { unsigned x[8]; };  /* matrix_a/b, 16x16x16 half */\n"
+    "struct tc_wmma_tf32 { unsigned x[4]; }; /* matrix_a/b, 16x16x8 TF32 */\n"
+    "struct tc_wmma_acc { float x[8]; };     /* accumulator, 16x16 float */\n"
+    "__device__ __forceinline__ void tc_wmma_fill(tc_wmma_acc &c, float v) {\n"
+    "    for (int i = 0; i < 8; ++i) c.x[i] = v;\n"
+    "}\n";
+
+/* Define helper `name` once, printed by fmt (the name is its first argument). */
+static void _tc_emit_helper(_tc_emitter *em, const char *name, const char *fmt, ...) {
+    va_list ap;
+    char text[2048];
+    int k;
+    for (k = 0; k < em->nhelpers; k++) if (!strcmp(em->helper_names[k], name)) return;
+    if (em->nhelpers == 32) { em->failed = 1; return; }
+    if (!(em->helper_names[em->nhelpers] = _tc_strdup(em->out->ctx, name))) { em->failed = 1; return; }
+    em->nhelpers++;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    tc_str_printf(em->helpers, "%s", text);
+}
+
+/* "{%<from>, ..., %<from + n - 1>}" */
+static const char *_tc_asm_regs(char *buf, int from, int n) {
+    int k, len = sprintf(buf, "{");
+    for (k = 0; k < n; k++) len += sprintf(buf + len, "%s%%%d", k ? ", " : "", from + k);
+    sprintf(buf + len, "}");
+    return buf;
+}
+/* asm operand list: "=r"(f.x[0]), ... */
+static const char *_tc_asm_operands(char *buf, const char *constraint, const char *var, int n) {
+    int k, len = 0;
+    buf[0] = 0;
+    for (k = 0; k < n; k++) len += sprintf(buf + len, "%s\"%s\"(%s.x[%d])", k ? ", " : "", constraint, var, k);
+    return buf;
+}
+
+/* The name of the helper for a tensor op, defined on first use. */
+static const char *_tc_wmma_helper(_tc_emitter *em, const tc_stmt *s, char *name) {
+    const tc_intrin *in = s->intrin;
+    int tf32 = in->in_dtype == TC_FLOAT32, regs = tf32 ? 4 : 8;
+    const char *shape = tf32 ? "m16n16k8" : "m16n16k16", *type = tf32 ? "tf32" : "f16", *frag = tf32 ? "tc_wmma_tf32" : "tc_wmma_f16";
+    char r1[128], r2[128], r3[128], o1[512], o2[512], o3[512];
+    switch (in->kind) {
+    case TC_INTRIN_WMMA_LOAD_A: case TC_INTRIN_WMMA_LOAD_B: {
+        const char *layout = (s->col_major & 2) ? "col" : "row", m = in->kind == TC_INTRIN_WMMA_LOAD_A ? 'a' : 'b';
+        sprintf(name, "tc_wmma_load_%c_%s_%s", m, layout, type);
+        _tc_emit_helper(em, name,
+                        "__device__ __forceinline__ void %s(%s &f, const void *p, int ldm) {\n"
+                        "    asm volatile(\"wmma.load.%c.sync.aligned.%s.%s.%s %s, [%%%d], %%%d;\" : %s : \"l\"(p), \"r\"(ldm) : \"memory\");\n%s"
+                        "}\n",
+                        name, frag, m, layout, shape, type, _tc_asm_regs(r1, 0, regs), regs, regs + 1, _tc_asm_operands(o1, "=r", "f", regs),
+                        tf32 ? "    for (int i = 0; i < 4; ++i) asm(\"cvt.rna.tf32.f32 %0, %1;\" : \"=r\"(f.x[i]) : \"f\"(__uint_as_float(f.x[i])));\n" : "");
+        return name;
+    }
+    case TC_INTRIN_WMMA_MMA: {
+        const char *la = s->args[2]->buffer->frag_layout == 2 ? "col" : "row", *lb = s->args[4]->buffer->frag_layout == 2 ? "col" : "row";
+        sprintf(name, "tc_wmma_mma_%s_%s_%s", la, lb, type);
+        _tc_emit_helper(em, name,
+                        "__device__ __forceinline__ void %s(tc_wmma_acc &d, const %s &a, const %s &b) {\n"
+                        "    asm volatile(\"wmma.mma.sync.aligned.%s.%s.%s.f32.%s %s, %s, %s, %s;\"\n"
+                        "                 : %s\n                 : %s,\n                   %s);\n"
+                        "}\n",
+                        name, frag, frag, la, lb, shape, tf32 ? "tf32.tf32.f32" : "f32", _tc_asm_regs(r1, 0, 8), _tc_asm_regs(r2, 8, regs),
+                        _tc_asm_regs(r3, 8 + regs, regs), r1, _tc_asm_operands(o1, "+f", "d", 8), _tc_asm_operands(o2, "r", "a", regs),
+                        _tc_asm_operands(o3, "r", "b", regs));
+        return name;
+    }
+    case TC_INTRIN_WMMA_STORE: {
+        const char *layout = (s->col_major & 1) ? "col" : "row";
+        sprintf(name, "tc_wmma_store_%s_%s", layout, shape);
+        _tc_emit_helper(em, name,
+                        "__device__ __forceinline__ void %s(void *p, const tc_wmma_acc &c, int ldm) {\n"
+                        "    asm volatile(\"wmma.store.d.sync.aligned.%s.%s.f32 [%%0], %s, %%9;\" : : \"l\"(p), %s, \"r\"(ldm) : \"memory\");\n"
+                        "}\n",
+                        name, layout, shape, _tc_asm_regs(r1, 1, 8), _tc_asm_operands(o1, "f", "c", 8));
+        return name;
+    }
+    default:
+        _tc_emit_helper(em, "tc_wmma_fill", "%s", ""); /* defined with the fragment types */
+        return strcpy(name, "tc_wmma_fill");
+    }
+}
+
+/* Operand q of a tensor op: a fragment by its index, memory by address. */
+static void _tc_emit_tensor_operand(_tc_emitter *em, const tc_stmt *s, int q) {
+    const tc_expr *first = s->args[2 * q];
+    int elems = tc_intrin_fragment_elems(s->intrin, first->buffer->scope);
+    const tc_expr *index = elems ? _tc_exact_div(first->args[0], elems) : tc_simplify(first->args[0]);
+    if (!index) { em->failed = 1; return; }
+    if (!elems) tc_str_printf(em->out, "&");
+    _tc_print_var_name(em->out, first->buffer->name, _TC_STYLE_CUDA);
+    tc_str_printf(em->out, "[");
+    _tc_emit_expr(em, index);
+    tc_str_printf(em->out, "]");
+}
+
+static void _tc_emit_tensor_op(_tc_emitter *em, const tc_stmt *s) {
+    char name[64];
+    int k, ldm_of = s->intrin->kind == TC_INTRIN_WMMA_STORE ? 0 : 1;
+    _tc_wmma_helper(em, s, name);
+    _tc_emit_line_start(em);
+    tc_str_printf(em->out, "%s(", name);
+    for (k = 0; k < s->intrin->nops; k++) { /* the helpers take the operands in the intrinsic's order */
+        if (k) tc_str_printf(em->out, ", ");
+        _tc_emit_tensor_operand(em, s, k);
+    }
+    if (s->intrin->kind == TC_INTRIN_WMMA_FILL) tc_str_printf(em->out, ", 0.0f");
+    else if (s->intrin->kind != TC_INTRIN_WMMA_MMA) {
+        tc_str_printf(em->out, ", ");
+        _tc_emit_expr(em, tc_simplify(s->args[2 * ldm_of + 1]));
+    }
+    tc_str_printf(em->out, ");\n");
+}
+
+/* A fragment buffer: an array of fragments, one per tile. */
+static void _tc_emit_fragment_alloc(_tc_emitter *em, const tc_buffer *b) {
+    int64_t n = 0, elems = b->scope == TC_SCOPE_WMMA_ACCUMULATOR ? 256 : b->dtype == TC_FLOAT16 ? 256 : 128;
+    _tc_emit_line_start(em);
+    tc_str_printf(em->out, "%s ", b->scope == TC_SCOPE_WMMA_ACCUMULATOR ? "tc_wmma_acc" : b->dtype == TC_FLOAT16 ? "tc_wmma_f16" : "tc_wmma_tf32");
+    _tc_print_var_name(em->out, b->name, _TC_STYLE_CUDA);
+    if (!tc_expr_is_const(b->size, &n) || n % elems) em->failed = 1;
+    tc_str_printf(em->out, "[%lld];\n", (long long)(n / elems));
+}
+
+static int _tc_has_tensor_op(const tc_stmt *s) {
+    int k;
+    if (!s) return 0;
+    if (s->kind == TC_S_TENSOR_OP) return 1;
+    if (_tc_has_tensor_op(s->body) || _tc_has_tensor_op(s->then_case) || _tc_has_tensor_op(s->else_case)) return 1;
+    for (k = 0; k < s->nstmts; k++) if (_tc_has_tensor_op(s->stmts[k])) return 1;
+    return 0;
+}
+
 static void _tc_emit_stmt(_tc_emitter *em, const tc_stmt *s) {
     tc_str *o = em->out;
     int k;
@@ -1643,10 +1789,17 @@ static void _tc_emit_stmt(_tc_emitter *em, const tc_stmt *s) {
         tc_str_printf(o, ";\n");
         return;
     }
+    case TC_S_TENSOR_OP: _tc_emit_tensor_op(em, s); return;
     case TC_S_ALLOCATE:
+        if (s->buffer->scope >= TC_SCOPE_WMMA_MATRIX_A) {
+            _tc_emit_fragment_alloc(em, s->buffer);
+            _tc_emit_stmt(em, s->body);
+            return;
+        }
         _tc_emit_line_start(em);
         /* aligned for vector loads and stores */
-        tc_str_printf(o, "%s%s ", s->buffer->scope == TC_SCOPE_SHARED ? "__shared__ __align__(16) " : "", _tc_cuda_type(s->buffer->dtype));
+        tc_str_printf(o, "%s%s ", s->buffer->scope != TC_SCOPE_SHARED ? "" : em->tensor_ops ? "__shared__ __align__(32) " : "__shared__ __align__(16) ",
+                      _tc_cuda_type(s->buffer->dtype));
         _tc_print_var_name(o, s->buffer->name, _TC_STYLE_CUDA);
         tc_str_printf(o, "[");
         _tc_emit_expr(em, s->buffer->size);
@@ -1717,6 +1870,7 @@ static void _tc_emit_kernel(_tc_emitter *em, const tc_func *f, const tc_kernel_i
     int tag;
     memset(em->bound, 0, sizeof em->bound);
     _tc_collect_bound(em, kern->body);
+    em->tensor_ops = _tc_has_tensor_op(kern->body);
     _tc_emit_signature(em, f, kern);
     em->depth = 1;
     /* the thread indices by short names, as signed ints (blockIdx.x is unsigned: x - 3 >= 0 must stay signed) */
@@ -1735,7 +1889,7 @@ static const char _tc_cuda_floormod_helper[] =
     "__device__ __forceinline__ int tc_floormod(int a, int b) { int r = a % b; return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r; }\n";
 
 TECOMP_API const char *tc_cuda_source(const tc_func *f) {
-    tc_str body, all;
+    tc_str body, all, helpers;
     _tc_emitter em;
     int k;
     if (!f) return NULL;
@@ -1744,14 +1898,17 @@ TECOMP_API const char *tc_cuda_source(const tc_func *f) {
         return NULL;
     }
     tc_str_init(&body, f->ctx);
+    tc_str_init(&helpers, f->ctx);
     memset(&em, 0, sizeof em);
     em.out = &body;
+    em.helpers = &helpers;
     for (k = 0; k < f->nkernels; k++) {
         if (k) tc_str_printf(&body, "\n");
         _tc_emit_kernel(&em, f, &f->kernels[k]);
     }
     if (em.failed) {
         tc_str_free(&body);
+        tc_str_free(&helpers);
         _tc_fail(f->ctx, TC_ERROR_COMPILE, "%s: a statement the CUDA emitter does not know was left after lowering", f->name);
         return NULL;
     }
@@ -1760,8 +1917,10 @@ TECOMP_API const char *tc_cuda_source(const tc_func *f) {
     if (body.data && strstr(body.data, "tc_floordiv(")) tc_str_printf(&all, "%s", _tc_cuda_floordiv_helper);
     if (body.data && strstr(body.data, "tc_floormod(")) tc_str_printf(&all, "%s", _tc_cuda_floormod_helper);
     if (body.data && (strstr(body.data, "tc_floordiv(") || strstr(body.data, "tc_floormod("))) tc_str_printf(&all, "\n");
+    if (em.nhelpers) tc_str_printf(&all, "%s%s\n", _tc_wmma_types, helpers.data ? helpers.data : "");
     tc_str_printf(&all, "%s", body.data ? body.data : "");
     tc_str_free(&body);
+    tc_str_free(&helpers);
     return _tc_str_keep(&all);
 }
 

@@ -287,6 +287,7 @@ typedef enum tc_stmt_kind {
     TC_S_IF,       /* if (cond) then_case else else_case */
     TC_S_SEQ,      /* stmts[0]; stmts[1]; ... */
     TC_S_BARRIER,  /* __syncthreads() */
+    TC_S_TENSOR_OP, /* a tensor intrinsic over one tile (tensorize makes it): intrin, operands in args */
     TC_STMT_KIND_COUNT
 } tc_stmt_kind;
 
@@ -306,7 +307,14 @@ typedef enum tc_thread_tag {
     TC_THREAD_TAG_COUNT
 } tc_thread_tag;
 
-typedef enum tc_scope { TC_SCOPE_GLOBAL, TC_SCOPE_SHARED, TC_SCOPE_LOCAL } tc_scope;
+typedef enum tc_scope {
+    TC_SCOPE_GLOBAL, TC_SCOPE_SHARED, TC_SCOPE_LOCAL,
+    /* TensorCore fragments: tiles a warp holds in its registers together,
+       read and written only by the wmma intrinsics (tensorize) */
+    TC_SCOPE_WMMA_MATRIX_A, TC_SCOPE_WMMA_MATRIX_B, TC_SCOPE_WMMA_ACCUMULATOR,
+    TC_SCOPE_COUNT
+} tc_scope;
+TECOMP_API const char *tc_scope_name(tc_scope scope); /* "global", "shared", "local", "wmma.matrix_a", ... */
 
 struct tc_buffer {
     const char *name;
@@ -315,7 +323,41 @@ struct tc_buffer {
     const tc_expr *size;   /* elements */
     tc_tensor *tensor;     /* the tensor it stores, if any */
     uint32_t id;
+    int frag_layout;       /* wmma.matrix_a/b: 1 row-major, 2 column-major, as its loads read memory (the mma names it
+                              again); 0 before any load */
 };
+
+/* Tensor intrinsics: a small computation the hardware does in one step. Each
+   carries its defining computation (what tensorize matches a loop nest
+   against, and what the host executor runs) and the code that implements it
+   (the CUDA emitter's). tecomp declares the TensorCore ones, warp-wide, on
+   16 x 16 tiles: float16 inputs with k = 16, or float32 inputs run as TF32
+   with k = 8; float32 accumulation either way. */
+typedef enum tc_intrin_kind {
+    TC_INTRIN_WMMA_LOAD_A, /* fragment(matrix_a)[i, k] = memory[i, k]        load_matrix_sync */
+    TC_INTRIN_WMMA_LOAD_B, /* fragment(matrix_b)[k, j] = memory[k, j]        load_matrix_sync */
+    TC_INTRIN_WMMA_MMA,    /* acc[i, j] += sum_k a[i, k] * b[k, j]           mma_sync (its init: fill) */
+    TC_INTRIN_WMMA_STORE,  /* memory[i, j] = acc[i, j]                       store_matrix_sync */
+    TC_INTRIN_WMMA_FILL,   /* acc[i, j] = 0, the mma's reduction init        fill_fragment */
+    TC_INTRIN_KIND_COUNT
+} tc_intrin_kind;
+
+typedef struct tc_intrin {
+    tc_intrin_kind kind;
+    const char *name;   /* "wmma.mma_sync", ... */
+    int m, n, k;        /* the tile: 16 x 16 x 16 (float16) or 16 x 16 x 8 (TF32) */
+    tc_dtype in_dtype;  /* of the matrix_a/b operands: float16, or float32 run as TF32 */
+    tc_tensor *compute; /* the defining computation; its placeholders are the inputs */
+    int nops;           /* operands: the output, then the inputs in the order the computation reads them */
+    tc_tensor *ops[3];
+    tc_scope scopes[3]; /* TC_SCOPE_GLOBAL: memory, global or shared */
+} tc_intrin;
+
+/* The TensorCore intrinsic of that kind for inputs of in_dtype (float16 or
+   float32); NULL with an error for anything else. */
+TECOMP_API const tc_intrin *tc_intrin_wmma(tc_context *ctx, tc_intrin_kind kind, tc_dtype in_dtype);
+/* Elements of one fragment in that scope (0 if not a fragment scope). */
+TECOMP_API int tc_intrin_fragment_elems(const tc_intrin *in, tc_scope scope);
 
 typedef struct tc_stmt tc_stmt;
 struct tc_stmt {
@@ -342,6 +384,11 @@ struct tc_stmt {
     const tc_stmt *body;
     int nstmts;
     const tc_stmt *const *stmts;
+    /* TC_S_TENSOR_OP: per operand (output first) args[2q] is a load of its
+       first element (buffer, flat index) and args[2q + 1] the stride between
+       its rows, in elements; bit q of col_major: operand q is column-major */
+    const tc_intrin *intrin;
+    int col_major;
 };
 
 TECOMP_API const tc_stmt *tc_stmt_for(tc_context *ctx, const tc_expr *var, const tc_expr *min, const tc_expr *extent,
@@ -353,6 +400,7 @@ TECOMP_API const tc_stmt *tc_stmt_allocate(tc_context *ctx, tc_buffer *b, const 
 TECOMP_API const tc_stmt *tc_stmt_if(tc_context *ctx, const tc_expr *cond, const tc_stmt *then_case, const tc_stmt *else_case);
 TECOMP_API const tc_stmt *tc_stmt_seq(tc_context *ctx, int n, const tc_stmt *const *stmts); /* NULLs dropped */
 TECOMP_API const tc_stmt *tc_stmt_barrier(tc_context *ctx);
+TECOMP_API const tc_stmt *tc_stmt_tensor_op(tc_context *ctx, const tc_intrin *in, const tc_expr *const *args, int col_major);
 TECOMP_API tc_buffer *tc_buffer_new(tc_context *ctx, const char *name, tc_dtype t, tc_scope scope, const tc_expr *size);
 TECOMP_API const char *tc_thread_tag_name(tc_thread_tag tag); /* "blockIdx.x", ... */
 
@@ -2106,6 +2154,99 @@ TECOMP_API const tc_stmt *tc_stmt_seq(tc_context *ctx, int n, const tc_stmt *con
     return s;
 }
 TECOMP_API const tc_stmt *tc_stmt_barrier(tc_context *ctx) { return _tc_stmt_new(ctx, TC_S_BARRIER); }
+TECOMP_API const tc_stmt *tc_stmt_tensor_op(tc_context *ctx, const tc_intrin *in, const tc_expr *const *args, int col_major) {
+    tc_stmt *s;
+    const tc_expr **a;
+    int k;
+    if (!in || !args) return NULL;
+    for (k = 0; k < 2 * in->nops; k++) if (!args[k]) return NULL;
+    if (!(s = _tc_stmt_new(ctx, TC_S_TENSOR_OP))) return NULL;
+    if (!(a = (const tc_expr **)_tc_alloc(ctx, sizeof *a * (size_t)(2 * in->nops)))) return NULL;
+    for (k = 0; k < 2 * in->nops; k++) a[k] = args[k];
+    s->intrin = in, s->nargs = 2 * in->nops, s->args = a, s->col_major = col_major;
+    return s;
+}
+
+/* Memory each thread (local) or each warp (fragments) has to itself: never
+   shared between threads, one copy per virtual thread. */
+static int _tc_scope_private(tc_scope scope) { return scope == TC_SCOPE_LOCAL || scope >= TC_SCOPE_WMMA_MATRIX_A; }
+
+TECOMP_API const char *tc_scope_name(tc_scope scope) {
+    static const char *names[TC_SCOPE_COUNT] = {"global", "shared", "local", "wmma.matrix_a", "wmma.matrix_b", "wmma.accumulator"};
+    return (scope >= 0 && scope < TC_SCOPE_COUNT) ? names[scope] : "invalid";
+}
+
+// >>intrin
+
+/* A placeholder operand of an intrinsic: named wmma.<x> so that it never
+   shadows a user's tensor in tc_find_tensor. */
+static tc_tensor *_tc_intrin_operand(tc_context *ctx, const char *name, tc_dtype t, int rows, int cols) {
+    return tc_placeholderi(ctx, name, t, 2, rows, cols);
+}
+
+TECOMP_API const tc_intrin *tc_intrin_wmma(tc_context *ctx, tc_intrin_kind kind, tc_dtype in_dtype) {
+    static const char *names[TC_INTRIN_KIND_COUNT] = {"wmma.load_matrix_sync", "wmma.load_matrix_sync", "wmma.mma_sync",
+                                                      "wmma.store_matrix_sync", "wmma.fill_fragment"};
+    tc_intrin *in;
+    const tc_expr *ax[2], *r, *body = NULL;
+    int rows, cols;
+    if (!ctx) return NULL;
+    if (kind < 0 || kind >= TC_INTRIN_KIND_COUNT || (in_dtype != TC_FLOAT16 && in_dtype != TC_FLOAT32)) {
+        _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_intrin_wmma: kind %d with %s inputs is no TensorCore intrinsic (float16 or float32 inputs)",
+                 (int)kind, tc_dtype_name(in_dtype));
+        return NULL;
+    }
+    if (!(in = (tc_intrin *)_tc_alloc(ctx, sizeof *in))) return NULL;
+    in->kind = kind, in->name = names[kind], in->in_dtype = in_dtype;
+    in->m = in->n = 16, in->k = in_dtype == TC_FLOAT16 ? 16 : 8;
+    rows = kind == TC_INTRIN_WMMA_LOAD_B ? in->k : in->m;
+    cols = kind == TC_INTRIN_WMMA_LOAD_A ? in->k : in->n;
+    if (!(ax[0] = tc_axisi(ctx, "i", rows)) || !(ax[1] = tc_axisi(ctx, "j", cols))) return NULL;
+    switch (kind) {
+    case TC_INTRIN_WMMA_LOAD_A: case TC_INTRIN_WMMA_LOAD_B:
+        in->ops[1] = _tc_intrin_operand(ctx, "wmma.memory", in_dtype, rows, cols);
+        in->scopes[0] = kind == TC_INTRIN_WMMA_LOAD_A ? TC_SCOPE_WMMA_MATRIX_A : TC_SCOPE_WMMA_MATRIX_B, in->scopes[1] = TC_SCOPE_GLOBAL;
+        in->nops = 2;
+        body = in->ops[1] ? tc_access(in->ops[1], 2, ax) : NULL;
+        break;
+    case TC_INTRIN_WMMA_STORE:
+        in->ops[1] = _tc_intrin_operand(ctx, "wmma.accumulator", TC_FLOAT32, rows, cols);
+        in->scopes[0] = TC_SCOPE_GLOBAL, in->scopes[1] = TC_SCOPE_WMMA_ACCUMULATOR;
+        in->nops = 2;
+        body = in->ops[1] ? tc_access(in->ops[1], 2, ax) : NULL;
+        break;
+    case TC_INTRIN_WMMA_FILL:
+        in->scopes[0] = TC_SCOPE_WMMA_ACCUMULATOR, in->nops = 1;
+        body = tc_imm(ctx, TC_FLOAT32, 0);
+        break;
+    default: { /* the mma: float16 inputs are widened to float first, as the tutorial writes it; TF32 inputs are float already */
+        const tc_expr *a, *b;
+        in->ops[1] = _tc_intrin_operand(ctx, "wmma.matrix_a", in_dtype, in->m, in->k);
+        in->ops[2] = _tc_intrin_operand(ctx, "wmma.matrix_b", in_dtype, in->k, in->n);
+        in->scopes[0] = TC_SCOPE_WMMA_ACCUMULATOR, in->scopes[1] = TC_SCOPE_WMMA_MATRIX_A, in->scopes[2] = TC_SCOPE_WMMA_MATRIX_B;
+        in->nops = 3;
+        if (!in->ops[1] || !in->ops[2] || !(r = tc_reduce_axisi(ctx, "k", in->k))) return NULL;
+        a = tc_access_va(in->ops[1], 2, ax[0], r);
+        b = tc_access_va(in->ops[2], 2, r, ax[1]);
+        if (in_dtype == TC_FLOAT16) a = tc_cast(TC_FLOAT32, a), b = tc_cast(TC_FLOAT32, b);
+        body = tc_sum(tc_mul(a, b), 1, &r);
+        break;
+    }
+    }
+    if (!body || !(in->compute = tc_compute(ctx, "wmma.out", 2, ax, body))) return NULL;
+    in->ops[0] = in->compute;
+    return in;
+}
+
+TECOMP_API int tc_intrin_fragment_elems(const tc_intrin *in, tc_scope scope) {
+    if (!in) return 0;
+    switch (scope) {
+    case TC_SCOPE_WMMA_MATRIX_A: return in->m * in->k;
+    case TC_SCOPE_WMMA_MATRIX_B: return in->k * in->n;
+    case TC_SCOPE_WMMA_ACCUMULATOR: return in->m * in->n;
+    default: return 0;
+    }
+}
 
 TECOMP_API tc_buffer *tc_buffer_new(tc_context *ctx, const char *name, tc_dtype t, tc_scope scope, const tc_expr *size) {
     tc_buffer *b;
@@ -2124,7 +2265,6 @@ TECOMP_API const char *tc_thread_tag_name(tc_thread_tag tag) {
 static void _tc_indent(tc_str *s, int depth) { tc_str_printf(s, "%*s", depth * 2, ""); }
 
 static void _tc_print_stmt(tc_str *s, const tc_stmt *st, int depth) {
-    static const char *scopes[] = {"global", "shared", "local"};
     int k;
     if (!st) return;
     switch (st->kind) {
@@ -2181,7 +2321,7 @@ static void _tc_print_stmt(tc_str *s, const tc_stmt *st, int depth) {
         _tc_indent(s, depth);
         tc_str_printf(s, "allocate %s[%s * ", st->buffer->name, tc_dtype_name(st->buffer->dtype));
         _tc_print(s, st->buffer->size, _TC_STYLE_IR);
-        tc_str_printf(s, "], storage_scope = %s\n", scopes[st->buffer->scope]);
+        tc_str_printf(s, "], storage_scope = %s\n", tc_scope_name(st->buffer->scope));
         _tc_print_stmt(s, st->body, depth);
         return;
     case TC_S_IF:
@@ -2204,6 +2344,21 @@ static void _tc_print_stmt(tc_str *s, const tc_stmt *st, int depth) {
     case TC_S_BARRIER:
         _tc_indent(s, depth);
         tc_str_printf(s, "__syncthreads()\n");
+        return;
+    case TC_S_TENSOR_OP: /* name(operand[first element], row stride, layout, ...) */
+        _tc_indent(s, depth);
+        tc_str_printf(s, "%s(", st->intrin->name);
+        for (k = 0; k < st->intrin->nops; k++) {
+            const tc_expr *first = st->args[2 * k];
+            tc_str_printf(s, "%s%s[", k ? ", " : "", first->buffer->name);
+            _tc_print(s, first->args[0], _TC_STYLE_IR);
+            tc_str_printf(s, "]");
+            if (st->intrin->scopes[k] != TC_SCOPE_GLOBAL) continue; /* fragments are dense tiles */
+            tc_str_printf(s, " rows ");
+            _tc_print(s, st->args[2 * k + 1], _TC_STYLE_IR);
+            tc_str_printf(s, " apart, %s", (st->col_major >> k) & 1 ? "col_major" : "row_major");
+        }
+        tc_str_printf(s, ")\n");
         return;
     default: return;
     }

@@ -95,6 +95,14 @@ TECOMP_API tc_result tc_double_buffer(tc_stage *st);
    inside it) are at most value; "unroll_explicit" 1 replicates the unrolled
    bodies in the IR, 0 leaves them to the CUDA compiler (#pragma unroll). */
 TECOMP_API tc_result tc_pragma(tc_stage *st, tc_iter *it, const char *name, int value);
+/* s[st].tensorize(it, intrin): the loops from `it` to the innermost become
+   one call of the tensor intrinsic (tc_intrin_wmma). A reduction takes the
+   mma, whose initialisation becomes fill_fragment. Lowering checks the match
+   and says what differs: the loops' extents against the intrinsic's tile,
+   the computation against its defining one, the operands' scopes and types,
+   and their accesses (affine in the loops, one of rows or columns
+   contiguous; fragments dense and whole). */
+TECOMP_API tc_result tc_tensorize(tc_stage *st, tc_iter *it, const tc_intrin *intrin);
 
 // >>api-lower
 
@@ -161,6 +169,10 @@ TECOMP_API const char *tc_func_to_string(const tc_func *f);
    zero stop the run with TC_ERROR_EXECUTION and a message naming the kernel,
    buffer, index, block and thread. */
 TECOMP_API tc_result tc_host_run(tc_context *ctx, const tc_func *f, void *const *args, const int64_t *sizes);
+/* IEEE half precision <-> float, rounding to nearest even (as the GPU
+   converts): for preparing and reading float16 buffers. */
+TECOMP_API uint16_t tc_half_from_float(float x);
+TECOMP_API float tc_half_to_float(uint16_t h);
 /* Evaluate an integer expression of the function's symbolic sizes. */
 TECOMP_API tc_result tc_func_eval(const tc_func *f, const tc_expr *e, const int64_t *sizes, int64_t *out);
 
@@ -205,6 +217,8 @@ struct tc_stage {
     int align_factor[16], align_offset[16]; /* storage_align per dimension; factor 0: none */
     int double_buffer;
     int is_output;
+    tc_iter *tensorize_at;   /* tensorize: the loops from here in are one call of intrin */
+    const tc_intrin *intrin;
     tc_iter *iters[_TC_MAX_ITERS]; /* every loop ever made; roots first */
     int niters, nroots;
     tc_iter *leaves[_TC_MAX_ITERS];
@@ -615,10 +629,6 @@ static int _tc_reads_tensor(const tc_expr *e, const tc_tensor *t) {
     return 0;
 }
 
-static const char *_tc_scope_name(tc_scope scope) {
-    return scope == TC_SCOPE_SHARED ? "shared" : scope == TC_SCOPE_LOCAL ? "local" : "global";
-}
-
 /* A compute tensor "<t>.<suffix>" copying t through new axes ax0, ax1, ... */
 static tc_tensor *_tc_copy_tensor(tc_context *ctx, tc_tensor *t, const char *suffix) {
     const tc_expr *axes[16];
@@ -641,8 +651,9 @@ TECOMP_API tc_tensor *tc_cache_read(tc_schedule *s, tc_tensor *t, tc_scope scope
         _tc_fail(s->ctx, TC_ERROR_INVALID_ARGUMENT, "cache_read: give the tensor and 1 to 16 readers");
         return NULL;
     }
-    if (scope != TC_SCOPE_SHARED && scope != TC_SCOPE_LOCAL) {
-        _tc_fail(s->ctx, TC_ERROR_SCHEDULE, "cache_read of %s: the scope must be shared or local", t->name);
+    if (scope != TC_SCOPE_SHARED && scope != TC_SCOPE_LOCAL && scope != TC_SCOPE_WMMA_MATRIX_A && scope != TC_SCOPE_WMMA_MATRIX_B) {
+        _tc_fail(s->ctx, TC_ERROR_SCHEDULE, "cache_read of %s: the scope must be shared, local, wmma.matrix_a or wmma.matrix_b (not %s)",
+                 t->name, tc_scope_name(scope));
         return NULL;
     }
     for (k = 0; k < nreaders; k++) {
@@ -655,7 +666,7 @@ TECOMP_API tc_tensor *tc_cache_read(tc_schedule *s, tc_tensor *t, tc_scope scope
         pos = _tc_stage_index(s, readers[k]);
         if (first < 0 || pos < first) first = pos;
     }
-    if (!(c = _tc_copy_tensor(s->ctx, t, _tc_scope_name(scope))) || !(cache = _tc_stage_new(s, c))) return NULL;
+    if (!(c = _tc_copy_tensor(s->ctx, t, tc_scope_name(scope))) || !(cache = _tc_stage_new(s, c))) return NULL;
     cache->scope = scope;
     cache->scope_given = 1;
     for (k = 0; k < nreaders; k++)
@@ -670,8 +681,9 @@ TECOMP_API tc_tensor *tc_cache_write(tc_schedule *s, tc_tensor *t, tc_scope scop
     char name[256];
     int k;
     if (!s || !(st = tc_stage_of(s, t))) return NULL;
-    if (scope != TC_SCOPE_SHARED && scope != TC_SCOPE_LOCAL) {
-        _tc_fail(s->ctx, TC_ERROR_SCHEDULE, "cache_write of %s: the scope must be shared or local", t->name);
+    if (scope != TC_SCOPE_SHARED && scope != TC_SCOPE_LOCAL && scope != TC_SCOPE_WMMA_ACCUMULATOR) {
+        _tc_fail(s->ctx, TC_ERROR_SCHEDULE, "cache_write of %s: the scope must be shared, local or wmma.accumulator (not %s)", t->name,
+                 tc_scope_name(scope));
         return NULL;
     }
     if (st->nrels || st->attach != _TC_ATTACH_ROOT) {
@@ -682,7 +694,7 @@ TECOMP_API tc_tensor *tc_cache_write(tc_schedule *s, tc_tensor *t, tc_scope scop
         snprintf(name, sizeof name, "%s.c", t->axes[k]->name);
         if (!(axes[k] = tc_axis(s->ctx, name, t->shape[k]))) return NULL;
     }
-    snprintf(name, sizeof name, "%s.%s", t->name, _tc_scope_name(scope));
+    snprintf(name, sizeof name, "%s.%s", t->name, tc_scope_name(scope));
     /* the cache computes what the stage computed; the stage copies the cache out */
     if (!(c = tc_compute(s->ctx, name, t->ndim, axes, tc_substitute(st->body, t->ndim, t->axes, axes)))) return NULL;
     if (!(cache = _tc_stage_new(s, c))) return NULL;
@@ -725,6 +737,23 @@ TECOMP_API tc_result tc_pragma(tc_stage *st, tc_iter *it, const char *name, int 
         return _tc_fail(st->sch->ctx, TC_ERROR_SCHEDULE,
                         "pragma on stage %s: unknown pragma '%s' = %d (known: auto_unroll_max_step >= 0, unroll_explicit 0 or 1)",
                         st->tensor->name, name ? name : "(null)", value);
+    return TC_OK;
+}
+
+TECOMP_API tc_result tc_tensorize(tc_stage *st, tc_iter *it, const tc_intrin *intrin) {
+    int is_reduce;
+    if (!st) return TC_ERROR_INVALID_ARGUMENT;
+    if (!_tc_check_leaf(st, it, "tensorize")) return st->sch->ctx->result;
+    if (!intrin) return _tc_fail(st->sch->ctx, TC_ERROR_INVALID_ARGUMENT, "tensorize on stage %s: no intrinsic given", st->tensor->name);
+    if (intrin->kind == TC_INTRIN_WMMA_FILL)
+        return _tc_fail(st->sch->ctx, TC_ERROR_SCHEDULE, "tensorize on stage %s: fill_fragment is the mma's initialisation; tensorize the "
+                        "reduction with the mma intrinsic", st->tensor->name);
+    is_reduce = st->body->kind == TC_REDUCE;
+    if (is_reduce != (intrin->kind == TC_INTRIN_WMMA_MMA))
+        return _tc_fail(st->sch->ctx, TC_ERROR_SCHEDULE, "tensorize on stage %s: the stage %s a reduction but %s %s", st->tensor->name,
+                        is_reduce ? "is" : "is not", intrin->name, intrin->kind == TC_INTRIN_WMMA_MMA ? "is one" : "copies a tile");
+    st->tensorize_at = it;
+    st->intrin = intrin;
     return TC_OK;
 }
 
@@ -801,6 +830,11 @@ static const tc_stmt *_tc_mutate(_tc_mutator *m, const tc_stmt *s) {
         return tc_stmt_provide(ctx, s->tensor, s->nargs, args, _tc_mut_expr(m, s->value));
     }
     case TC_S_STORE: return tc_stmt_store(ctx, s->buffer, _tc_mut_expr(m, s->index), _tc_mut_expr(m, s->value));
+    case TC_S_TENSOR_OP: {
+        const tc_expr *args[6];
+        for (k = 0; k < s->nargs; k++) args[k] = _tc_mut_expr(m, s->args[k]);
+        return tc_stmt_tensor_op(ctx, s->intrin, args, s->col_major);
+    }
     case TC_S_ALLOCATE: {
         const tc_stmt *body = _tc_mutate(m, s->body);
         return body ? tc_stmt_allocate(ctx, s->buffer, body) : NULL;
@@ -1333,6 +1367,179 @@ static int _tc_shared_inside(const _tc_lower *L, int k, int from) {
     return 0;
 }
 
+// >>lower-tensorize
+
+static const tc_expr *_tc_flat_index(_tc_lower *L, const tc_tensor *t, const tc_expr *const *idx, tc_buffer **buffer);
+
+/* Does e compute what the intrinsic's pattern computes? Node for node: the
+   same kinds, types and constants; where the pattern reads its operand q,
+   e may read any tensor (found[q], checked for place and layout later). */
+static int _tc_intrin_match(const tc_expr *e, const tc_expr *pattern, const tc_intrin *in, const tc_expr **found) {
+    int k, q;
+    if (pattern->kind == TC_ACCESS) {
+        for (q = 1; q < in->nops && in->ops[q] != pattern->tensor; q++) {}
+        if (q == in->nops || e->kind != TC_ACCESS || e->dtype != pattern->dtype || (found[q] && found[q] != e)) return 0;
+        found[q] = e;
+        return 1;
+    }
+    if (e->kind != pattern->kind || e->dtype != pattern->dtype || e->nargs != pattern->nargs) return 0;
+    if (e->kind == TC_INT_IMM || e->kind == TC_FLOAT_IMM || e->kind == TC_VAR) return e == pattern;
+    if (e->kind == TC_REDUCE && e->reduce_op != pattern->reduce_op) return 0;
+    for (k = 0; k < e->nargs; k++) if (!_tc_intrin_match(e->args[k], pattern->args[k], in, found)) return 0;
+    return 1;
+}
+
+/* The intrinsic's tile axes in order: its compute axes, then its reduce axis. */
+static int _tc_intrin_axes(const tc_intrin *in, const tc_expr **axes) {
+    const tc_expr *body = in->compute->body;
+    axes[0] = in->compute->axes[0], axes[1] = in->compute->axes[1];
+    if (body->kind != TC_REDUCE) return 2;
+    axes[2] = body->axes[0];
+    return 3;
+}
+
+/* c = e / d when every term of the affine e is a multiple of d, else NULL. */
+static const tc_expr *_tc_exact_div(const tc_expr *e, int64_t d) {
+    _tc_lin l;
+    int k;
+    memset(&l, 0, sizeof l);
+    _tc_lin_collect(&l, tc_simplify(e), 1);
+    if (l.overflow || l.c % d) return NULL;
+    for (k = 0; k < l.n; k++) {
+        if (l.coef[k] % d) return NULL;
+        l.coef[k] /= d;
+    }
+    l.c /= d;
+    return _tc_lin_to_expr(&l, e->ctx, e->dtype);
+}
+
+/* Operand q of a tensor op: the access `acc` (in the tile's loop variables)
+   as its buffer's first element and row stride; 0 with an error when it is
+   not what the intrinsic's operand is. rows_axis and cols_axis: which tile
+   loops walk its rows and columns. */
+static int _tc_tensor_operand(_tc_lower *L, const tc_stage *st, const tc_intrin *in, int q, const tc_expr *acc, const tc_expr *const *tile,
+                              int ntile, int rows_axis, int cols_axis, const tc_expr **first, const tc_expr **ldm, int *col_major) {
+    tc_context *ctx = L->ctx;
+    const tc_expr *zero[3], *flat, *base, *stride[3], *affine, *rest;
+    tc_buffer *buf = NULL;
+    tc_scope want = in->scopes[q];
+    int64_t sr = 0, sc = 0, one;
+    char what[256];
+    int a, j;
+    tc_expr_print(acc, what, sizeof what);
+    if (!(flat = _tc_flat_index(L, acc->tensor, acc->args, &buf)) || !buf) return 0;
+    if (want == TC_SCOPE_GLOBAL ? (buf->scope != TC_SCOPE_GLOBAL && buf->scope != TC_SCOPE_SHARED) : buf->scope != want)
+        return _tc_fail(ctx, TC_ERROR_LOWER, "tensorize %s with %s: %s lives in %s memory; the intrinsic wants it in %s", st->tensor->name,
+                        in->name, what, tc_scope_name(buf->scope), want == TC_SCOPE_GLOBAL ? "global or shared" : tc_scope_name(want)), 0;
+    for (j = 0; j < ntile; j++) zero[j] = tc_int(ctx, 0);
+    base = tc_simplify(tc_substitute(flat, ntile, tile, zero));
+    affine = base;
+    for (a = 0; a < ntile; a++) {
+        const tc_expr *unit[3];
+        for (j = 0; j < ntile; j++) unit[j] = tc_int(ctx, j == a);
+        stride[a] = tc_simplify(tc_sub(tc_substitute(flat, ntile, tile, unit), base));
+        affine = tc_add(affine, tc_mul(stride[a], tile[a]));
+        if (a != rows_axis && a != cols_axis && !(tc_expr_is_const(stride[a], &one) && one == 0))
+            return _tc_fail(ctx, TC_ERROR_LOWER, "tensorize %s with %s: %s moves along loop %s, which the intrinsic's operand does not",
+                            st->tensor->name, in->name, what, tile[a]->name), 0;
+    }
+    rest = tc_simplify(tc_sub(flat, affine));
+    if (!rest || !tc_expr_is_const(rest, &one) || one != 0)
+        return _tc_fail(ctx, TC_ERROR_LOWER, "tensorize %s with %s: %s is not affine in the tensorized loops", st->tensor->name, in->name,
+                        what), 0;
+    tc_expr_is_const(stride[rows_axis], &sr);
+    tc_expr_is_const(stride[cols_axis], &sc);
+    *first = _tc_load(buf, base);
+    if (want != TC_SCOPE_GLOBAL) { /* a fragment: a whole dense tile of its own */
+        int64_t elems = tc_intrin_fragment_elems(in, want), cols = want == TC_SCOPE_WMMA_MATRIX_A ? in->k : in->n;
+        if (sc != 1 || sr != cols || !_tc_exact_div(base, elems))
+            return _tc_fail(ctx, TC_ERROR_LOWER, "tensorize %s with %s: fragment %s is not whole dense %lld x %lld tiles (fragment buffers "
+                            "hold their tiles row after row, each starting at a multiple of %lld elements)", st->tensor->name, in->name,
+                            what, (long long)(elems / cols), (long long)cols, (long long)elems), 0;
+        *ldm = tc_int(ctx, cols);
+        return 1;
+    }
+    if (sc == 1) *ldm = stride[rows_axis];
+    else if (sr == 1) *ldm = stride[cols_axis], *col_major |= 1 << q;
+    else
+        return _tc_fail(ctx, TC_ERROR_LOWER, "tensorize %s with %s: neither the rows nor the columns of %s are contiguous", st->tensor->name,
+                        in->name, what), 0;
+    return 1;
+}
+
+/* One call of intrinsic `in` for the loops of stage k at leaf positions
+   pos[0..npos) (the tile), computing t[idx] = value (for a reduction: the
+   term, the sum implied); NULL with an error saying what does not match. */
+static const tc_stmt *_tc_tensor_op(_tc_lower *L, int k, const tc_intrin *in, const int *pos, int npos, const tc_expr *const *idx,
+                                    const tc_expr *value) {
+    tc_context *ctx = L->ctx;
+    tc_stage *st = L->sch->stages[k];
+    const _tc_stage_lower *v = &L->sl[k];
+    const tc_expr *axes[3], *tile[3], *found[3] = {NULL, NULL, NULL}, *args[6] = {NULL, NULL, NULL, NULL, NULL, NULL};
+    const tc_expr *body = in->compute->body;
+    int naxes = _tc_intrin_axes(in, axes), q, j, col_major = 0;
+    char got[256], want[256];
+    if (npos != naxes)
+        return _tc_fail(ctx, TC_ERROR_LOWER, "tensorize %s with %s: %d loops from the tensorized one in, the intrinsic has %d", st->tensor->name,
+                        in->name, npos, naxes), (const tc_stmt *)NULL;
+    for (j = 0; j < npos; j++) {
+        const tc_iter *it = st->leaves[pos[j]];
+        int64_t n = 0;
+        tc_expr_is_const(v->ext[_tc_iter_index(st, it)], &n);
+        if (n != axes[j]->extent->v.i || it->kind == TC_FOR_THREAD || it->kind == TC_FOR_VECTORIZED || it->is_reduce != (j == 2))
+            return _tc_fail(ctx, TC_ERROR_LOWER, "tensorize %s with %s: loop %s (extent %lld%s%s) is not the intrinsic's %s loop of %lld",
+                            st->tensor->name, in->name, it->var->name, (long long)n, it->kind == TC_FOR_THREAD ? ", bound" : "",
+                            it->is_reduce ? ", reduce" : "", j == 2 ? "reduce" : j ? "column" : "row", (long long)axes[j]->extent->v.i), (const tc_stmt *)NULL;
+        tile[j] = v->loopvar[pos[j]];
+    }
+    for (j = 0; j < v->nconds; j++)
+        if (v->conds[j].depth >= pos[0])
+            return _tc_fail(ctx, TC_ERROR_LOWER, "tensorize %s with %s: a split inside the tile does not divide its loop, so the tile is not whole",
+                            st->tensor->name, in->name), (const tc_stmt *)NULL;
+    for (j = 0; j < k; j++)
+        if (L->sch->stages[j]->attach == _TC_ATTACH_AT && L->sch->stages[j]->attach_parent == st &&
+            _tc_leaf_pos(st, L->sch->stages[j]->attach_iter) >= pos[0])
+            return _tc_fail(ctx, TC_ERROR_LOWER, "tensorize %s with %s: stage %s is computed inside the tensorized loops", st->tensor->name,
+                            in->name, L->sch->stages[j]->tensor->name), (const tc_stmt *)NULL;
+    if (st->tensor->dtype != in->compute->dtype)
+        return _tc_fail(ctx, TC_ERROR_LOWER, "tensorize %s with %s: the stage computes %s, the intrinsic %s", st->tensor->name, in->name,
+                        tc_dtype_name(st->tensor->dtype), tc_dtype_name(in->compute->dtype)), (const tc_stmt *)NULL;
+    if (value && !_tc_intrin_match(value, body->kind == TC_REDUCE ? body->args[0] : body, in, found)) {
+        tc_expr_print(value, got, sizeof got);
+        tc_expr_print(body->kind == TC_REDUCE ? body->args[0] : body, want, sizeof want);
+        return _tc_fail(ctx, TC_ERROR_LOWER, "tensorize %s with %s: the stage computes %s where the intrinsic computes %s", st->tensor->name,
+                        in->name, got, want), (const tc_stmt *)NULL;
+    }
+    found[0] = tc_access(st->tensor, st->tensor->ndim, idx);
+    for (q = 0; q < in->nops; q++) {
+        const tc_expr *const *pat = q ? NULL : in->compute->axes;
+        int r, c;
+        if (q) { /* where the pattern reads operand q: its row and column loops */
+            const tc_expr *stack[16], *e;
+            int n = 1;
+            stack[0] = body;
+            while (n && !pat) {
+                e = stack[--n];
+                if (e->kind == TC_ACCESS && e->tensor == in->ops[q]) pat = e->args;
+                for (j = 0; j < e->nargs && n < 16; j++) stack[n++] = e->args[j];
+            }
+        }
+        if (!pat) return (const tc_stmt *)NULL; /* every intrinsic reads each of its inputs */
+        for (r = 0; r < naxes && axes[r] != pat[0]; r++) {}
+        for (c = 0; c < naxes && axes[c] != pat[1]; c++) {}
+        if (!found[q] || !_tc_tensor_operand(L, st, in, q, found[q], tile, npos, r, c, &args[2 * q], &args[2 * q + 1], &col_major)) return NULL;
+    }
+    if (in->kind == TC_INTRIN_WMMA_LOAD_A || in->kind == TC_INTRIN_WMMA_LOAD_B) { /* a fragment keeps the layout its loads read */
+        tc_buffer *frag = args[0]->buffer;
+        int layout = (col_major & 2) ? 2 : 1;
+        if (frag->frag_layout && frag->frag_layout != layout)
+            return _tc_fail(ctx, TC_ERROR_LOWER, "tensorize %s with %s: fragment %s is loaded both row-major and column-major", st->tensor->name,
+                            in->name, frag->name), (const tc_stmt *)NULL;
+        frag->frag_layout = layout;
+    }
+    return tc_stmt_tensor_op(ctx, in, args, col_major);
+}
+
 /* The loop nest of stage k computing its elements by PROVIDE, with the
    stages computed inside it. */
 static const tc_stmt *_tc_stage_stmt(_tc_lower *L, int k) {
@@ -1345,16 +1552,28 @@ static const tc_stmt *_tc_stage_stmt(_tc_lower *L, int k) {
     const _tc_cond *all[_TC_MAX_ITERS + 32], *outer[_TC_MAX_ITERS + 32], *inner_data[_TC_MAX_ITERS + 32], *inner_all[_TC_MAX_ITERS + 32];
     int loops[_TC_MAX_ITERS], init_loops[_TC_MAX_ITERS];
     int j, p, nall = 0, nouter = 0, ndata = 0, nin = 0, ninit = 0, failed = 0;
+    int tp = st->intrin ? _tc_leaf_pos(st, st->tensorize_at) : st->nleaves; /* loops from tp in are a tensor op's tile */
     for (j = 0; j < st->nroots; j++) vars[j] = st->iters[j]->var;
     for (j = 0; j < t->ndim; j++) idx[j] = v->value[j];
     src = tc_substitute(red ? red->args[0] : body, st->nroots, vars, v->value);
     for (j = 0; j < v->nconds; j++) all[nall++] = &v->conds[j];
     for (j = 0; j < st->nleaves; j++) loops[j] = j;
-    if (!red) return _tc_make_loops(L, k, loops, st->nleaves, tc_stmt_provide(ctx, t, t->ndim, idx, src), all, nall, 1, &failed);
+    if (tp < 0) return _tc_fail(ctx, TC_ERROR_LOWER, "stage %s: the loop it was tensorized at is no longer one of its loops", t->name), (const tc_stmt *)NULL;
+    if (!red) {
+        const tc_stmt *op = tp < st->nleaves ? _tc_tensor_op(L, k, st->intrin, loops + tp, st->nleaves - tp, idx, src)
+                                             : tc_stmt_provide(ctx, t, t->ndim, idx, src);
+        return op ? _tc_make_loops(L, k, loops, tp, op, all, nall, 1, &failed) : NULL;
+    }
 
     /* A reduction: loops outside the first reduce loop are shared; inside, the
        initialisation runs over the remaining data loops and the update over all. */
     for (p = 0; p < st->nleaves && !st->leaves[p]->is_reduce; p++) {}
+    if (tp < p) { /* the whole reduction is inside the tile: fill, then one mma */
+        const tc_stmt *parts[2];
+        parts[0] = _tc_tensor_op(L, k, tc_intrin_wmma(ctx, TC_INTRIN_WMMA_FILL, st->intrin->in_dtype), loops + tp, 2, idx, NULL);
+        parts[1] = parts[0] ? _tc_tensor_op(L, k, st->intrin, loops + tp, st->nleaves - tp, idx, src) : NULL;
+        return parts[1] ? _tc_make_loops(L, k, loops, tp, tc_stmt_seq(ctx, 2, parts), all, nall, 1, &failed) : NULL;
+    }
     for (j = p; j < st->nleaves; j++) {
         if (st->leaves[j]->is_reduce) continue;
         if (st->leaves[j]->kind == TC_FOR_THREAD) {
@@ -1382,9 +1601,18 @@ static const tc_stmt *_tc_stage_stmt(_tc_lower *L, int k) {
             for (j = 0; j < nouter; j++) inner_data[ndata++] = outer[j], inner_all[nin++] = outer[j];
             nouter = 0;
         }
-        parts[0] = _tc_make_loops(L, k, init_loops, ninit, tc_stmt_provide(ctx, t, t->ndim, idx, _tc_reduce_identity(ctx, red->reduce_op, t->dtype)),
-                                  inner_data, ndata, 0, &failed);
-        parts[1] = _tc_make_loops(L, k, loops + p, st->nleaves - p, tc_stmt_provide(ctx, t, t->ndim, idx, upd), inner_all, nin, 1, &failed);
+        const tc_stmt *init = tc_stmt_provide(ctx, t, t->ndim, idx, _tc_reduce_identity(ctx, red->reduce_op, t->dtype));
+        const tc_stmt *update = tc_stmt_provide(ctx, t, t->ndim, idx, upd);
+        int ninit_outer = ninit;
+        if (tp < st->nleaves) { /* a tensorized reduction: the tile's data loops fill, the whole tile is one mma */
+            for (ninit_outer = 0; ninit_outer < ninit && init_loops[ninit_outer] < tp; ninit_outer++) {}
+            init = _tc_tensor_op(L, k, tc_intrin_wmma(ctx, TC_INTRIN_WMMA_FILL, st->intrin->in_dtype), init_loops + ninit_outer,
+                                 ninit - ninit_outer, idx, NULL);
+            update = init ? _tc_tensor_op(L, k, st->intrin, loops + tp, st->nleaves - tp, idx, src) : NULL;
+            if (!update) return NULL;
+        }
+        parts[0] = _tc_make_loops(L, k, init_loops, ninit_outer, init, inner_data, ndata, 0, &failed);
+        parts[1] = _tc_make_loops(L, k, loops + p, tp - p, update, inner_all, nin, 1, &failed);
         if (!parts[0] || !parts[1] || failed) return NULL;
         return _tc_make_loops(L, k, loops, p, tc_stmt_seq(ctx, 2, parts), outer, nouter, 1, &failed);
     }
@@ -1718,7 +1946,7 @@ static int _tc_stmt_uses(const tc_stmt *s, const tc_expr *v) {
 static void _tc_collect_locals_expr(const tc_expr *e, tc_buffer **out, int *n) {
     int k;
     if (!e) return;
-    if (e->kind == TC_LOAD && e->buffer->scope == TC_SCOPE_LOCAL) {
+    if (e->kind == TC_LOAD && _tc_scope_private(e->buffer->scope)) {
         for (k = 0; k < *n && out[k] != e->buffer; k++) {}
         if (k == *n && *n < 64) out[(*n)++] = e->buffer;
     }
@@ -1727,10 +1955,11 @@ static void _tc_collect_locals_expr(const tc_expr *e, tc_buffer **out, int *n) {
 static void _tc_collect_locals(const tc_stmt *s, tc_buffer **out, int *n) {
     int k;
     if (!s) return;
-    if (s->kind == TC_S_STORE && s->buffer->scope == TC_SCOPE_LOCAL) {
+    if (s->kind == TC_S_STORE && _tc_scope_private(s->buffer->scope)) {
         for (k = 0; k < *n && out[k] != s->buffer; k++) {}
         if (k == *n && *n < 64) out[(*n)++] = s->buffer;
     }
+    for (k = 0; k < s->nargs && s->kind == TC_S_TENSOR_OP; k++) _tc_collect_locals_expr(s->args[k], out, n); /* fragments */
     _tc_collect_locals_expr(s->value, out, n);
     _tc_collect_locals_expr(s->index, out, n);
     _tc_collect_locals_expr(s->cond, out, n);
@@ -2225,6 +2454,7 @@ typedef enum _tc_opcode {
     _TC_OP_JZ,      /* if (!r[a]) pc = target */
     _TC_OP_JNZ,     /* if (r[a]) pc = target */
     _TC_OP_BARRIER, /* wait for the block's other threads */
+    _TC_OP_TENSOR,  /* tensor op number target, its operands in registers */
     _TC_OP_END
 } _tc_opcode;
 
@@ -2241,6 +2471,13 @@ typedef struct _tc_vm_buf {
     int slot_param; /* index among params then temps; -1 for an allocation */
 } _tc_vm_buf;
 
+/* A tensor op as the register machine runs it: per operand its buffer slot
+   and the registers holding its first element and row stride. */
+typedef struct _tc_vm_tensor_op {
+    const tc_stmt *s;
+    int buf[3], first[3], ldm[3];
+} _tc_vm_tensor_op;
+
 typedef struct _tc_vm {
     tc_context *ctx;
     const tc_func *f;
@@ -2252,6 +2489,8 @@ typedef struct _tc_vm {
     _tc_vm_buf bufs[64];
     int nbufs;
     int size_reg[32];         /* register of each symbolic size the kernel uses; -1 when unused */
+    _tc_vm_tensor_op *ops;    /* the kernel's tensor ops */
+    int nops, ops_cap;
     int failed;
 } _tc_vm;
 
@@ -2430,6 +2669,20 @@ static void _tc_vm_stmt(_tc_vm *vm, const tc_stmt *s) {
         for (k = 0; k < s->nstmts; k++) _tc_vm_stmt(vm, s->stmts[k]);
         break;
     case TC_S_BARRIER: _tc_vm_emit(vm, _TC_OP_BARRIER, 0, 0, 0); break;
+    case TC_S_TENSOR_OP: {
+        _tc_vm_tensor_op *op;
+        if (!_tc_grow(vm->ctx, (void **)&vm->ops, &vm->ops_cap, vm->nops + 1, sizeof *op)) { vm->failed = 1; break; }
+        op = &vm->ops[vm->nops];
+        op->s = s;
+        for (k = 0; k < s->intrin->nops; k++) {
+            op->buf[k] = _tc_vm_buffer_slot(vm, s->args[2 * k]->buffer);
+            op->first[k] = _tc_vm_expr(vm, s->args[2 * k]->args[0]);
+            op->ldm[k] = _tc_vm_expr(vm, s->args[2 * k + 1]);
+        }
+        k = _tc_vm_emit(vm, _TC_OP_TENSOR, 0, 0, 0);
+        if (!vm->failed) vm->code[k].target = vm->nops++;
+        break;
+    }
     case TC_S_PROVIDE:
         vm->failed = 1;
         _tc_fail(vm->ctx, TC_ERROR_EXECUTION, "the host executor needs flattened storage (found a provide)");
@@ -2456,6 +2709,9 @@ static uint16_t _tc_double_to_half(double x) {
     frexp(a, &e); /* a = m * 2^e, m in [0.5, 1) */
     return (uint16_t)(sign | (uint16_t)((e + 14) << 10) | (uint16_t)((a * ldexp(1.0, 11 - e)) - 1024));
 }
+
+TECOMP_API uint16_t tc_half_from_float(float x) { return _tc_double_to_half(x); }
+TECOMP_API float tc_half_to_float(uint16_t h) { return (float)_tc_half_to_double(h); }
 
 static double _tc_vm_read(const void *base, tc_dtype t, int64_t i, int64_t *iv) {
     switch (t) {
@@ -2509,6 +2765,8 @@ typedef struct _tc_block_run {
     int64_t epoch;     /* advances at every barrier and every block */
     int64_t nthreads;
     int64_t block[3], block_idx[3];
+    int64_t *op_count;  /* per thread: tensor ops reached, and a hash of their operands (a warp must agree) */
+    uint64_t *op_hash;
 } _tc_block_run;
 
 static void _tc_thread_xyz(const _tc_block_run *br, int64_t tid, long long xyz[3]) {
@@ -2546,6 +2804,88 @@ static int _tc_check_race(_tc_block_run *br, int buf, int64_t i, int64_t tid, in
     return 0;
 }
 
+/* Float32 as TF32 keeps 10 mantissa bits, rounded to nearest with ties away
+   from zero (cvt.rna.tf32.f32, which the CUDA side applies to its fragments). */
+static double _tc_round_tf32(double x) {
+    float f = (float)x;
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    if ((u & 0x7f800000u) != 0x7f800000u) u = (u + 0x1000u) & 0xffffe000u;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+
+/* The rows and columns of a tensor op's operand q. */
+static void _tc_tensor_operand_shape(const tc_intrin *in, int q, int *rows, int *cols) {
+    *rows = (in->kind == TC_INTRIN_WMMA_LOAD_B || (in->kind == TC_INTRIN_WMMA_MMA && q == 2)) ? in->k : in->m;
+    *cols = (in->kind == TC_INTRIN_WMMA_LOAD_A || (in->kind == TC_INTRIN_WMMA_MMA && q == 1)) ? in->k : in->n;
+}
+
+/* Run a tensor op the way the GPU's warp does, by its defining computation:
+   the warp's first lane does the whole tile (fragments live in its private
+   copy); every lane records that it got here and with which operands, so
+   that the block's end can check the warp agreed. 0 (error set) on a fault. */
+static int _tc_vm_tensor(_tc_block_run *br, const _tc_val *r, const _tc_vm_tensor_op *op, int64_t tid) {
+    const _tc_vm *vm = br->vm;
+    const tc_intrin *in = op->s->intrin;
+    char *base[3];
+    int64_t first[3], ldm[3], i, j, x, q, rows, cols;
+    double acc[16 * 16];
+    int nrows, ncols;
+    br->op_count[tid]++;
+    for (q = 0; q < in->nops; q++)
+        br->op_hash[tid] = (br->op_hash[tid] ^ (uint64_t)(r[op->first[q]].i * 31 + r[op->ldm[q]].i)) * 1099511628211ull;
+    if (tid % 32) return 1;
+    for (q = 0; q < in->nops; q++) {
+        const tc_buffer *b = vm->bufs[op->buf[q]].buffer;
+        int bytes = tc_dtype_bytes(b->dtype), cm = (op->s->col_major >> q) & 1;
+        int64_t last;
+        _tc_tensor_operand_shape(in, (int)q, &nrows, &ncols);
+        first[q] = r[op->first[q]].i, ldm[q] = r[op->ldm[q]].i;
+        last = first[q] + (cm ? (ncols - 1) * ldm[q] + nrows - 1 : (nrows - 1) * ldm[q] + ncols - 1);
+        base[q] = (char *)br->mem[op->buf[q]];
+        if (_tc_scope_private(b->scope)) base[q] += (size_t)tid * (size_t)br->size[op->buf[q]] * (size_t)bytes;
+        if (first[q] < 0 || last >= br->size[op->buf[q]])
+            return _tc_fail(vm->ctx, TC_ERROR_EXECUTION, "kernel %s: %s reaches %s[%lld..%lld], out of bounds (%lld elements) in block (%lld, %lld, %lld)",
+                            br->kern->name, in->name, b->name, (long long)first[q], (long long)last, (long long)br->size[op->buf[q]],
+                            (long long)br->block_idx[0], (long long)br->block_idx[1], (long long)br->block_idx[2]), 0;
+        if (in->scopes[q] == TC_SCOPE_GLOBAL && ((first[q] * bytes) % 32 || (ldm[q] * bytes) % 16))
+            return _tc_fail(vm->ctx, TC_ERROR_EXECUTION, "kernel %s: %s on %s[%lld] with rows %lld apart: the GPU needs a 32-byte aligned tile "
+                            "and rows a multiple of 16 bytes apart", br->kern->name, in->name, b->name, (long long)first[q], (long long)ldm[q]), 0;
+        if (br->touch[op->buf[q]])
+            for (i = 0; i < nrows; i++)
+                for (j = 0; j < ncols; j++)
+                    if (!_tc_check_race(br, op->buf[q], first[q] + (cm ? j * ldm[q] + i : i * ldm[q] + j), tid, q == 0)) return 0;
+    }
+    _tc_tensor_operand_shape(in, 0, &nrows, &ncols);
+    rows = nrows, cols = ncols;
+    /* the output tile as values: what the intrinsic's computation makes of its inputs */
+    for (i = 0; i < rows; i++)
+        for (j = 0; j < cols; j++) {
+            int64_t iv;
+            double v = 0;
+            if (in->kind == TC_INTRIN_WMMA_MMA) {
+                const tc_buffer *a = vm->bufs[op->buf[1]].buffer, *b = vm->bufs[op->buf[2]].buffer;
+                v = _tc_vm_read(base[0], TC_FLOAT32, first[0] + i * cols + j, &iv);
+                for (x = 0; x < in->k; x++)
+                    v += _tc_vm_read(base[1], a->dtype, first[1] + i * in->k + x, &iv) * _tc_vm_read(base[2], b->dtype, first[2] + x * cols + j, &iv);
+            } else if (in->kind != TC_INTRIN_WMMA_FILL) { /* a load or a store: a copy */
+                int64_t e = (op->s->col_major & 2) ? first[1] + j * ldm[1] + i : first[1] + i * ldm[1] + j;
+                v = _tc_vm_read(base[1], vm->bufs[op->buf[1]].buffer->dtype, e, &iv);
+                if (in->kind != TC_INTRIN_WMMA_STORE && in->in_dtype == TC_FLOAT32) v = _tc_round_tf32(v);
+            }
+            acc[i * cols + j] = v;
+        }
+    for (i = 0; i < rows; i++)
+        for (j = 0; j < cols; j++) {
+            _tc_val v;
+            v.f = acc[i * cols + j];
+            _tc_vm_write(base[0], vm->bufs[op->buf[0]].buffer->dtype,
+                         (op->s->col_major & 1) ? first[0] + j * ldm[0] + i : first[0] + i * ldm[0] + j, v);
+        }
+    return 1;
+}
+
 /* Run one thread from its pc until a barrier or the end: 1 barrier, 0 end, -1 fault. */
 static int _tc_vm_thread(_tc_block_run *br, _tc_val *r, int *pc, int64_t tid) {
     const _tc_vm *vm = br->vm;
@@ -2562,6 +2902,7 @@ static int _tc_vm_thread(_tc_block_run *br, _tc_val *r, int *pc, int64_t tid) {
         case _TC_OP_JNZ: if (r[in->a].i) *pc = in->target; break;
         case _TC_OP_BARRIER: return 1;
         case _TC_OP_END: return 0;
+        case _TC_OP_TENSOR: if (!_tc_vm_tensor(br, r, &vm->ops[in->target], tid)) return -1; break;
         case _TC_OP_CAST: {
             _tc_val v = r[in->a];
             int from_f = tc_dtype_is_float((tc_dtype)in->st), to_f = tc_dtype_is_float((tc_dtype)in->t);
@@ -2585,7 +2926,7 @@ static int _tc_vm_thread(_tc_block_run *br, _tc_val *r, int *pc, int64_t tid) {
                          (long long)(tid / (br->block[0] * br->block[1])));
                 return -1;
             }
-            if (b->buffer->scope == TC_SCOPE_LOCAL) base += (size_t)tid * (size_t)br->size[in->buf] * (size_t)tc_dtype_bytes(b->buffer->dtype);
+            if (_tc_scope_private(b->buffer->scope)) base += (size_t)tid * (size_t)br->size[in->buf] * (size_t)tc_dtype_bytes(b->buffer->dtype);
             if (br->touch[in->buf] && !_tc_check_race(br, in->buf, i, tid, in->op == _TC_OP_STORE)) return -1;
             if (in->op == _TC_OP_LOAD) {
                 double f = _tc_vm_read(base, b->buffer->dtype, i, &iv);
@@ -2666,6 +3007,7 @@ static tc_result _tc_vm_block(_tc_block_run *br, _tc_val *regs, int *pcs, int *s
             if (vm->size_reg[k] >= 0) r[vm->size_reg[k]].i = sizes[k];
         pcs[t] = 0;
         state[t] = 1;
+        if (vm->nops) br->op_count[t] = 0, br->op_hash[t] = 0;
     }
     for (running = br->nthreads; running > 0;) {
         int64_t at_barrier = 0;
@@ -2687,6 +3029,13 @@ static tc_result _tc_vm_block(_tc_block_run *br, _tc_val *regs, int *pcs, int *s
         for (t = 0; t < br->nthreads; t++) if (state[t] == 2) state[t] = 1;
         br->epoch++; /* a barrier: accesses before it cannot race with those after */
     }
+    for (t = 0; vm->nops && t < br->nthreads; t++) /* tensor ops are warp-wide: every lane must run each with the same operands */
+        if (br->op_count[t] != br->op_count[t - t % 32] || br->op_hash[t] != br->op_hash[t - t % 32])
+            return _tc_fail(vm->ctx, TC_ERROR_EXECUTION, "kernel %s: in block (%lld, %lld, %lld), thread %lld ran %lld tensor ops and lane 0 of its "
+                            "warp %lld%s; wmma operations need the whole warp, with the same operands", br->kern->name,
+                            (long long)br->block_idx[0], (long long)br->block_idx[1], (long long)br->block_idx[2], (long long)t,
+                            (long long)br->op_count[t], (long long)br->op_count[t - t % 32],
+                            br->op_count[t] == br->op_count[t - t % 32] ? " (on other operands)" : "");
     return TC_OK;
 }
 
@@ -2709,7 +3058,7 @@ static tc_result _tc_vm_kernel(tc_context *ctx, const tc_func *f, const tc_kerne
     _tc_vm_stmt(&vm, kern->body);
     _tc_vm_emit(&vm, _TC_OP_END, 0, 0, 0);
     for (k = 0; k < f->nsizes && k < 32; k++) vm.size_reg[k] = _tc_vm_var_reg(&vm, f->sizes[k], 0);
-    if (vm.failed) { _tc_free(ctx, vm.code); return ctx->result ? ctx->result : TC_ERROR_OUT_OF_MEMORY; }
+    if (vm.failed) { _tc_free(ctx, vm.code); _tc_free(ctx, vm.ops); return ctx->result ? ctx->result : TC_ERROR_OUT_OF_MEMORY; }
     for (k = 0; k < 3; k++) {
         if ((r = tc_func_eval(f, kern->grid[k], sizes, &grid[k])) != TC_OK) goto done;
         if ((r = tc_func_eval(f, kern->block[k], sizes, &br.block[k])) != TC_OK) goto done;
@@ -2722,13 +3071,23 @@ static tc_result _tc_vm_kernel(tc_context *ctx, const tc_func *f, const tc_kerne
         if ((r = tc_func_eval(f, b->size, sizes, &size[k])) != TC_OK) goto done;
         if (vm.bufs[k].slot_param >= 0) mem[k] = mem_params[vm.bufs[k].slot_param];
         else {
-            size_t copies = b->scope == TC_SCOPE_LOCAL ? (size_t)total : 1;
+            size_t copies = _tc_scope_private(b->scope) ? (size_t)total : 1;
             if (!(mem[k] = _tc_malloc(ctx, copies * (size_t)size[k] * (size_t)tc_dtype_bytes(b->dtype)))) { r = TC_ERROR_OUT_OF_MEMORY; goto done; }
             if (b->scope == TC_SCOPE_SHARED) {
                 if (!(touch[k] = (_tc_touch *)_tc_malloc(ctx, sizeof(_tc_touch) * (size_t)size[k]))) { r = TC_ERROR_OUT_OF_MEMORY; goto done; }
                 memset(touch[k], 0, sizeof(_tc_touch) * (size_t)size[k]);
             }
         }
+    }
+    if (vm.nops) {
+        if (total % 32) {
+            r = _tc_fail(ctx, TC_ERROR_EXECUTION, "kernel %s: %lld threads per block; its tensor ops are warp-wide, so blocks must be whole "
+                         "warps (a multiple of 32 threads)", kern->name, (long long)total);
+            goto done;
+        }
+        br.op_count = (int64_t *)_tc_malloc(ctx, sizeof(int64_t) * (size_t)total);
+        br.op_hash = (uint64_t *)_tc_malloc(ctx, sizeof(uint64_t) * (size_t)total);
+        if (!br.op_count || !br.op_hash) { r = TC_ERROR_OUT_OF_MEMORY; goto done; }
     }
     regs = (_tc_val *)_tc_malloc(ctx, sizeof(_tc_val) * (size_t)vm.max_regs * (size_t)total);
     pcs = (int *)_tc_malloc(ctx, sizeof(int) * (size_t)total);
@@ -2747,6 +3106,9 @@ done:
     _tc_free(ctx, regs);
     _tc_free(ctx, pcs);
     _tc_free(ctx, state);
+    _tc_free(ctx, br.op_count);
+    _tc_free(ctx, br.op_hash);
+    _tc_free(ctx, vm.ops);
     _tc_free(ctx, vm.code);
     return r;
 }

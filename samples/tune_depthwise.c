@@ -41,7 +41,7 @@ int main(int argc, char **argv) {
     tc_context *ctx;
     tc_conv2d_desc conv;
     sample_tune_opts o;
-    int rc, tuned;
+    int rc, tuned = 0;
     memset(&conv, 0, sizeof conv);
     conv.n = B, conv.c = conv.k = conv.groups = C, conv.h = H, conv.w = W, conv.r = conv.s = K, conv.pad_h = conv.pad_w = PAD;
     memset(&o, 0, sizeof o);
