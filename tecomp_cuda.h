@@ -1492,6 +1492,7 @@ typedef struct _tc_emitter {
     int depth;
     int bound[TC_THREAD_TAG_COUNT]; /* tags bound somewhere in the kernel */
     int failed;
+    const tc_buffer *bare_fragment; /* a fragment stored to outside a tensor op: not expressible */
     int tensor_ops;                 /* the kernel has tensor ops: shared tiles need 32-byte alignment */
     tc_str *helpers;                /* device functions the source uses, defined before the kernels */
     const char *helper_names[32];
@@ -1644,37 +1645,35 @@ static const char *_tc_wmma_helper(_tc_emitter *em, const tc_stmt *s, char *name
     char r1[128], r2[128], r3[128], o1[512], o2[512], o3[512];
     switch (in->kind) {
     case TC_INTRIN_WMMA_LOAD_A: case TC_INTRIN_WMMA_LOAD_B: {
-        const char *layout = (s->col_major & 2) ? "col" : "row", m = in->kind == TC_INTRIN_WMMA_LOAD_A ? 'a' : 'b';
-        sprintf(name, "tc_wmma_load_%c_%s_%s", m, layout, type);
+        char m = in->kind == TC_INTRIN_WMMA_LOAD_A ? 'a' : 'b';
+        sprintf(name, "tc_wmma_load_%c_%s", m, type);
         _tc_emit_helper(em, name,
                         "__device__ __forceinline__ void %s(%s &f, const void *p, int ldm) {\n"
-                        "    asm volatile(\"wmma.load.%c.sync.aligned.%s.%s.%s %s, [%%%d], %%%d;\" : %s : \"l\"(p), \"r\"(ldm) : \"memory\");\n%s"
+                        "    asm volatile(\"wmma.load.%c.sync.aligned.row.%s.%s %s, [%%%d], %%%d;\" : %s : \"l\"(p), \"r\"(ldm) : \"memory\");\n%s"
                         "}\n",
-                        name, frag, m, layout, shape, type, _tc_asm_regs(r1, 0, regs), regs, regs + 1, _tc_asm_operands(o1, "=r", "f", regs),
+                        name, frag, m, shape, type, _tc_asm_regs(r1, 0, regs), regs, regs + 1, _tc_asm_operands(o1, "=r", "f", regs),
                         tf32 ? "    for (int i = 0; i < 4; ++i) asm(\"cvt.rna.tf32.f32 %0, %1;\" : \"=r\"(f.x[i]) : \"f\"(__uint_as_float(f.x[i])));\n" : "");
         return name;
     }
     case TC_INTRIN_WMMA_MMA: {
-        const char *la = s->args[2]->buffer->frag_layout == 2 ? "col" : "row", *lb = s->args[4]->buffer->frag_layout == 2 ? "col" : "row";
-        sprintf(name, "tc_wmma_mma_%s_%s_%s", la, lb, type);
+        sprintf(name, "tc_wmma_mma_%s", type);
         _tc_emit_helper(em, name,
                         "__device__ __forceinline__ void %s(tc_wmma_acc &d, const %s &a, const %s &b) {\n"
-                        "    asm volatile(\"wmma.mma.sync.aligned.%s.%s.%s.f32.%s %s, %s, %s, %s;\"\n"
+                        "    asm volatile(\"wmma.mma.sync.aligned.row.row.%s.f32.%s %s, %s, %s, %s;\"\n"
                         "                 : %s\n                 : %s,\n                   %s);\n"
                         "}\n",
-                        name, frag, frag, la, lb, shape, tf32 ? "tf32.tf32.f32" : "f32", _tc_asm_regs(r1, 0, 8), _tc_asm_regs(r2, 8, regs),
+                        name, frag, frag, shape, tf32 ? "tf32.tf32.f32" : "f32", _tc_asm_regs(r1, 0, 8), _tc_asm_regs(r2, 8, regs),
                         _tc_asm_regs(r3, 8 + regs, regs), r1, _tc_asm_operands(o1, "+f", "d", 8), _tc_asm_operands(o2, "r", "a", regs),
                         _tc_asm_operands(o3, "r", "b", regs));
         return name;
     }
     case TC_INTRIN_WMMA_STORE: {
-        const char *layout = (s->col_major & 1) ? "col" : "row";
-        sprintf(name, "tc_wmma_store_%s_%s", layout, shape);
+        sprintf(name, "tc_wmma_store_%s", shape);
         _tc_emit_helper(em, name,
                         "__device__ __forceinline__ void %s(void *p, const tc_wmma_acc &c, int ldm) {\n"
-                        "    asm volatile(\"wmma.store.d.sync.aligned.%s.%s.f32 [%%0], %s, %%9;\" : : \"l\"(p), %s, \"r\"(ldm) : \"memory\");\n"
+                        "    asm volatile(\"wmma.store.d.sync.aligned.row.%s.f32 [%%0], %s, %%9;\" : : \"l\"(p), %s, \"r\"(ldm) : \"memory\");\n"
                         "}\n",
-                        name, layout, shape, _tc_asm_regs(r1, 1, 8), _tc_asm_operands(o1, "f", "c", 8));
+                        name, shape, _tc_asm_regs(r1, 1, 8), _tc_asm_operands(o1, "f", "c", 8));
         return name;
     }
     default:
@@ -1777,6 +1776,11 @@ static void _tc_emit_stmt(_tc_emitter *em, const tc_stmt *s) {
         return;
     case TC_S_STORE: {
         /* X[i] = X[i] + v is written X[i] += v, and X[i] = X[i] - v X[i] -= v */
+        if (s->buffer->scope >= TC_SCOPE_WMMA_MATRIX_A) { /* fragments are opaque to all but the wmma intrinsics */
+            em->bare_fragment = s->buffer;
+            em->failed = 1;
+            return;
+        }
         const tc_expr *v = s->value;
         int accumulate = (v->kind == TC_ADD || v->kind == TC_SUB) && v->args[0]->kind == TC_LOAD && v->args[0]->buffer == s->buffer &&
                          v->args[0]->args[0] == s->index;
@@ -1909,7 +1913,11 @@ TECOMP_API const char *tc_cuda_source(const tc_func *f) {
     if (em.failed) {
         tc_str_free(&body);
         tc_str_free(&helpers);
-        _tc_fail(f->ctx, TC_ERROR_COMPILE, "%s: a statement the CUDA emitter does not know was left after lowering", f->name);
+        if (em.bare_fragment)
+            _tc_fail(f->ctx, TC_ERROR_COMPILE, "%s: %s (%s) is written element by element; fragments are only read and written by the wmma "
+                     "intrinsics: tensorize the stages that use it", f->name, em.bare_fragment->name, tc_scope_name(em.bare_fragment->scope));
+        else
+            _tc_fail(f->ctx, TC_ERROR_COMPILE, "%s: a statement the CUDA emitter does not know was left after lowering", f->name);
         return NULL;
     }
     tc_str_init(&all, f->ctx);

@@ -323,8 +323,6 @@ struct tc_buffer {
     const tc_expr *size;   /* elements */
     tc_tensor *tensor;     /* the tensor it stores, if any */
     uint32_t id;
-    int frag_layout;       /* wmma.matrix_a/b: 1 row-major, 2 column-major, as its loads read memory (the mma names it
-                              again); 0 before any load */
 };
 
 /* Tensor intrinsics: a small computation the hardware does in one step. Each
@@ -386,9 +384,8 @@ struct tc_stmt {
     const tc_stmt *const *stmts;
     /* TC_S_TENSOR_OP: per operand (output first) args[2q] is a load of its
        first element (buffer, flat index) and args[2q + 1] the stride between
-       its rows, in elements; bit q of col_major: operand q is column-major */
+       its rows, in elements (tiles are row-major: columns contiguous) */
     const tc_intrin *intrin;
-    int col_major;
 };
 
 TECOMP_API const tc_stmt *tc_stmt_for(tc_context *ctx, const tc_expr *var, const tc_expr *min, const tc_expr *extent,
@@ -400,7 +397,7 @@ TECOMP_API const tc_stmt *tc_stmt_allocate(tc_context *ctx, tc_buffer *b, const 
 TECOMP_API const tc_stmt *tc_stmt_if(tc_context *ctx, const tc_expr *cond, const tc_stmt *then_case, const tc_stmt *else_case);
 TECOMP_API const tc_stmt *tc_stmt_seq(tc_context *ctx, int n, const tc_stmt *const *stmts); /* NULLs dropped */
 TECOMP_API const tc_stmt *tc_stmt_barrier(tc_context *ctx);
-TECOMP_API const tc_stmt *tc_stmt_tensor_op(tc_context *ctx, const tc_intrin *in, const tc_expr *const *args, int col_major);
+TECOMP_API const tc_stmt *tc_stmt_tensor_op(tc_context *ctx, const tc_intrin *in, const tc_expr *const *args);
 TECOMP_API tc_buffer *tc_buffer_new(tc_context *ctx, const char *name, tc_dtype t, tc_scope scope, const tc_expr *size);
 TECOMP_API const char *tc_thread_tag_name(tc_thread_tag tag); /* "blockIdx.x", ... */
 
@@ -2154,7 +2151,7 @@ TECOMP_API const tc_stmt *tc_stmt_seq(tc_context *ctx, int n, const tc_stmt *con
     return s;
 }
 TECOMP_API const tc_stmt *tc_stmt_barrier(tc_context *ctx) { return _tc_stmt_new(ctx, TC_S_BARRIER); }
-TECOMP_API const tc_stmt *tc_stmt_tensor_op(tc_context *ctx, const tc_intrin *in, const tc_expr *const *args, int col_major) {
+TECOMP_API const tc_stmt *tc_stmt_tensor_op(tc_context *ctx, const tc_intrin *in, const tc_expr *const *args) {
     tc_stmt *s;
     const tc_expr **a;
     int k;
@@ -2163,7 +2160,7 @@ TECOMP_API const tc_stmt *tc_stmt_tensor_op(tc_context *ctx, const tc_intrin *in
     if (!(s = _tc_stmt_new(ctx, TC_S_TENSOR_OP))) return NULL;
     if (!(a = (const tc_expr **)_tc_alloc(ctx, sizeof *a * (size_t)(2 * in->nops)))) return NULL;
     for (k = 0; k < 2 * in->nops; k++) a[k] = args[k];
-    s->intrin = in, s->nargs = 2 * in->nops, s->args = a, s->col_major = col_major;
+    s->intrin = in, s->nargs = 2 * in->nops, s->args = a;
     return s;
 }
 
@@ -2356,7 +2353,7 @@ static void _tc_print_stmt(tc_str *s, const tc_stmt *st, int depth) {
             if (st->intrin->scopes[k] != TC_SCOPE_GLOBAL) continue; /* fragments are dense tiles */
             tc_str_printf(s, " rows ");
             _tc_print(s, st->args[2 * k + 1], _TC_STYLE_IR);
-            tc_str_printf(s, " apart, %s", (st->col_major >> k) & 1 ? "col_major" : "row_major");
+            tc_str_printf(s, " apart");
         }
         tc_str_printf(s, ")\n");
         return;

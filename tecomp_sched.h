@@ -833,7 +833,7 @@ static const tc_stmt *_tc_mutate(_tc_mutator *m, const tc_stmt *s) {
     case TC_S_TENSOR_OP: {
         const tc_expr *args[6];
         for (k = 0; k < s->nargs; k++) args[k] = _tc_mut_expr(m, s->args[k]);
-        return tc_stmt_tensor_op(ctx, s->intrin, args, s->col_major);
+        return tc_stmt_tensor_op(ctx, s->intrin, args);
     }
     case TC_S_ALLOCATE: {
         const tc_stmt *body = _tc_mutate(m, s->body);
@@ -1260,7 +1260,7 @@ static const tc_stmt *_tc_stage_stmt(_tc_lower *L, int k);
 static const tc_stmt *_tc_attached_at(_tc_lower *L, int k, int pos, int *failed) {
     tc_stage *st = L->sch->stages[k];
     const tc_stmt *list[66];
-    int j, n = 0, shared = 0, lead = 0, m;
+    int j, n = 0, shared = 0, lead = 0, m, last_shared = 0;
     list[n++] = NULL; /* room for the leading barrier */
     for (j = 0; j < k; j++) {
         tc_stage *c = L->sch->stages[j];
@@ -1270,7 +1270,7 @@ static const tc_stmt *_tc_attached_at(_tc_lower *L, int k, int pos, int *failed)
         if (!(s = _tc_stage_stmt(L, j))) { *failed = 1; return NULL; }
         list[n++] = s;
         if (L->sl[j].scope == TC_SCOPE_SHARED) {
-            shared = 1;
+            shared = 1, last_shared = n; /* where the barrier after it goes */
             if (!c->double_buffer) lead = 1;
         }
     }
@@ -1280,7 +1280,9 @@ static const tc_stmt *_tc_attached_at(_tc_lower *L, int k, int pos, int *failed)
         for (m = 0; m < L->sl[k].nouter; m++) around |= _tc_thread_of(L, L->sl[k].outer[m]) == TC_THREAD_NONE;
         for (m = 0; m <= pos; m++) around |= L->sch->stages[k]->leaves[m]->kind != TC_FOR_THREAD || L->sch->stages[k]->leaves[m]->thread == TC_VTHREAD;
         if (lead && around) list[0] = tc_stmt_barrier(L->ctx);
-        list[n++] = tc_stmt_barrier(L->ctx);
+        for (m = n; m > last_shared; m--) list[m] = list[m - 1]; /* right after the last shared stage: those after may read it */
+        list[last_shared] = tc_stmt_barrier(L->ctx);
+        n++;
     }
     return tc_stmt_seq(L->ctx, n, list);
 }
@@ -1418,7 +1420,7 @@ static const tc_expr *_tc_exact_div(const tc_expr *e, int64_t d) {
    not what the intrinsic's operand is. rows_axis and cols_axis: which tile
    loops walk its rows and columns. */
 static int _tc_tensor_operand(_tc_lower *L, const tc_stage *st, const tc_intrin *in, int q, const tc_expr *acc, const tc_expr *const *tile,
-                              int ntile, int rows_axis, int cols_axis, const tc_expr **first, const tc_expr **ldm, int *col_major) {
+                              int ntile, int rows_axis, int cols_axis, const tc_expr **first, const tc_expr **ldm) {
     tc_context *ctx = L->ctx;
     const tc_expr *zero[3], *flat, *base, *stride[3], *affine, *rest;
     tc_buffer *buf = NULL;
@@ -1459,11 +1461,10 @@ static int _tc_tensor_operand(_tc_lower *L, const tc_stage *st, const tc_intrin 
         *ldm = tc_int(ctx, cols);
         return 1;
     }
-    if (sc == 1) *ldm = stride[rows_axis];
-    else if (sr == 1) *ldm = stride[cols_axis], *col_major |= 1 << q;
-    else
-        return _tc_fail(ctx, TC_ERROR_LOWER, "tensorize %s with %s: neither the rows nor the columns of %s are contiguous", st->tensor->name,
-                        in->name, what), 0;
+    if (sc != 1) /* wmma reads column-major tiles too, but the fragment would have to say so to the mma: not supported */
+        return _tc_fail(ctx, TC_ERROR_LOWER, "tensorize %s with %s: the columns of %s are not contiguous (tiles are read and written "
+                        "row-major)", st->tensor->name, in->name, what), 0;
+    *ldm = stride[rows_axis];
     return 1;
 }
 
@@ -1477,7 +1478,7 @@ static const tc_stmt *_tc_tensor_op(_tc_lower *L, int k, const tc_intrin *in, co
     const _tc_stage_lower *v = &L->sl[k];
     const tc_expr *axes[3], *tile[3], *found[3] = {NULL, NULL, NULL}, *args[6] = {NULL, NULL, NULL, NULL, NULL, NULL};
     const tc_expr *body = in->compute->body;
-    int naxes = _tc_intrin_axes(in, axes), q, j, col_major = 0;
+    int naxes = _tc_intrin_axes(in, axes), q, j;
     char got[256], want[256];
     if (npos != naxes)
         return _tc_fail(ctx, TC_ERROR_LOWER, "tensorize %s with %s: %d loops from the tensorized one in, the intrinsic has %d", st->tensor->name,
@@ -1527,17 +1528,9 @@ static const tc_stmt *_tc_tensor_op(_tc_lower *L, int k, const tc_intrin *in, co
         if (!pat) return (const tc_stmt *)NULL; /* every intrinsic reads each of its inputs */
         for (r = 0; r < naxes && axes[r] != pat[0]; r++) {}
         for (c = 0; c < naxes && axes[c] != pat[1]; c++) {}
-        if (!found[q] || !_tc_tensor_operand(L, st, in, q, found[q], tile, npos, r, c, &args[2 * q], &args[2 * q + 1], &col_major)) return NULL;
+        if (!found[q] || !_tc_tensor_operand(L, st, in, q, found[q], tile, npos, r, c, &args[2 * q], &args[2 * q + 1])) return NULL;
     }
-    if (in->kind == TC_INTRIN_WMMA_LOAD_A || in->kind == TC_INTRIN_WMMA_LOAD_B) { /* a fragment keeps the layout its loads read */
-        tc_buffer *frag = args[0]->buffer;
-        int layout = (col_major & 2) ? 2 : 1;
-        if (frag->frag_layout && frag->frag_layout != layout)
-            return _tc_fail(ctx, TC_ERROR_LOWER, "tensorize %s with %s: fragment %s is loaded both row-major and column-major", st->tensor->name,
-                            in->name, frag->name), (const tc_stmt *)NULL;
-        frag->frag_layout = layout;
-    }
-    return tc_stmt_tensor_op(ctx, in, args, col_major);
+    return tc_stmt_tensor_op(ctx, in, args);
 }
 
 /* The loop nest of stage k computing its elements by PROVIDE, with the
@@ -2838,11 +2831,11 @@ static int _tc_vm_tensor(_tc_block_run *br, const _tc_val *r, const _tc_vm_tenso
     if (tid % 32) return 1;
     for (q = 0; q < in->nops; q++) {
         const tc_buffer *b = vm->bufs[op->buf[q]].buffer;
-        int bytes = tc_dtype_bytes(b->dtype), cm = (op->s->col_major >> q) & 1;
+        int bytes = tc_dtype_bytes(b->dtype);
         int64_t last;
         _tc_tensor_operand_shape(in, (int)q, &nrows, &ncols);
         first[q] = r[op->first[q]].i, ldm[q] = r[op->ldm[q]].i;
-        last = first[q] + (cm ? (ncols - 1) * ldm[q] + nrows - 1 : (nrows - 1) * ldm[q] + ncols - 1);
+        last = first[q] + (nrows - 1) * ldm[q] + ncols - 1;
         base[q] = (char *)br->mem[op->buf[q]];
         if (_tc_scope_private(b->scope)) base[q] += (size_t)tid * (size_t)br->size[op->buf[q]] * (size_t)bytes;
         if (first[q] < 0 || last >= br->size[op->buf[q]])
@@ -2855,7 +2848,7 @@ static int _tc_vm_tensor(_tc_block_run *br, const _tc_val *r, const _tc_vm_tenso
         if (br->touch[op->buf[q]])
             for (i = 0; i < nrows; i++)
                 for (j = 0; j < ncols; j++)
-                    if (!_tc_check_race(br, op->buf[q], first[q] + (cm ? j * ldm[q] + i : i * ldm[q] + j), tid, q == 0)) return 0;
+                    if (!_tc_check_race(br, op->buf[q], first[q] + i * ldm[q] + j, tid, q == 0)) return 0;
     }
     _tc_tensor_operand_shape(in, 0, &nrows, &ncols);
     rows = nrows, cols = ncols;
@@ -2870,7 +2863,7 @@ static int _tc_vm_tensor(_tc_block_run *br, const _tc_val *r, const _tc_vm_tenso
                 for (x = 0; x < in->k; x++)
                     v += _tc_vm_read(base[1], a->dtype, first[1] + i * in->k + x, &iv) * _tc_vm_read(base[2], b->dtype, first[2] + x * cols + j, &iv);
             } else if (in->kind != TC_INTRIN_WMMA_FILL) { /* a load or a store: a copy */
-                int64_t e = (op->s->col_major & 2) ? first[1] + j * ldm[1] + i : first[1] + i * ldm[1] + j;
+                int64_t e = first[1] + i * ldm[1] + j;
                 v = _tc_vm_read(base[1], vm->bufs[op->buf[1]].buffer->dtype, e, &iv);
                 if (in->kind != TC_INTRIN_WMMA_STORE && in->in_dtype == TC_FLOAT32) v = _tc_round_tf32(v);
             }
@@ -2881,7 +2874,7 @@ static int _tc_vm_tensor(_tc_block_run *br, const _tc_val *r, const _tc_vm_tenso
             _tc_val v;
             v.f = acc[i * cols + j];
             _tc_vm_write(base[0], vm->bufs[op->buf[0]].buffer->dtype,
-                         (op->s->col_major & 1) ? first[0] + j * ldm[0] + i : first[0] + i * ldm[0] + j, v);
+                         first[0] + i * ldm[0] + j, v);
         }
     return 1;
 }
