@@ -61,9 +61,12 @@ extern "C" {
 
 /* Where each element lives. Weights follow the data: NCHW takes KCRS
    ([k][c/groups][r][s]), NHWC takes KRSC ([k][r][s][c/groups], cuDNN's NHWC
-   filters), HWCN takes RSCK ([r][s][c/groups][k], TVM's HWCN tutorial). The
-   output is laid out like the input, with k for c and p, q for h, w. */
-typedef enum tc_layout { TC_LAYOUT_NCHW = 0, TC_LAYOUT_NHWC, TC_LAYOUT_HWCN, TC_LAYOUT_COUNT } tc_layout;
+   filters), HWCN takes RSCK ([r][s][c/groups][k], TVM's HWCN tutorial).
+   NHWCnc is TVM's TensorCore tutorial's: batch and channels in blocks of 16
+   innermost, [n/16][h][w][c/16][16 (n)][16 (c)], its weights
+   [r][s][c/16][k/16][16 (c)][16 (k)] (n, c and k multiples of 16, one group).
+   The output is laid out like the input, with k for c and p, q for h, w. */
+typedef enum tc_layout { TC_LAYOUT_NCHW = 0, TC_LAYOUT_NHWC, TC_LAYOUT_HWCN, TC_LAYOUT_NHWCnc, TC_LAYOUT_COUNT } tc_layout;
 
 /* Zero means the default where the comment says so. */
 typedef struct tc_conv2d_desc {
@@ -136,6 +139,17 @@ TECOMP_API tc_result tc_conv2d_gemm_template(tc_cfg *cfg, const void *task, tc_i
    that every transform's consecutive threads load and store consecutive
    words; the same knobs and product. */
 TECOMP_API tc_result tc_conv2d_winograd_template(tc_cfg *cfg, const void *task, tc_instance *out);  /* "conv2d_winograd" */
+/* TVM's TensorCore convolution tutorial made tunable: NHWCnc float16 data
+   and weights, float32 accumulation and output (NHWCnc: [n/16][p][q][k/16]
+   [16][16]), any stride and padding. Blocks per output pixel and tile of
+   (images, channels) 16x16 tiles, warps of warp_row_tiles x warp_col_tiles
+   tiles in wmma accumulators, inputs and weights staged in shared memory
+   per chunk of 16-channel blocks and window row, then in wmma fragments;
+   the tiles tensorized as wmma intrinsics. Knobs: block_row_warps,
+   block_col_warps, warp_row_tiles, warp_col_tiles, chunk, vec_data,
+   vec_kernel, pad, auto_unroll_max_step; the tutorial's schedule is the
+   configuration 4, 2, 2, 4, 2, 1, 8, 0, 16. */
+TECOMP_API tc_result tc_conv2d_tensorcore_template(tc_cfg *cfg, const void *task, tc_instance *out); /* "conv2d_tensorcore" */
 /* The template that fits a shape, and its name for records: depthwise when
    groups == c == k (NCHW); the implicit GEMM for small outputs (at most
    4096 images times output pixels: batch 1 up to 64x64, where its split-K
@@ -202,7 +216,7 @@ TECOMP_API void tc_conv2d_kernel_destroy(tc_context *ctx, tc_conv2d_kernel *k); 
 // >>conv-desc
 
 TECOMP_API const char *tc_layout_name(tc_layout layout) {
-    static const char *names[TC_LAYOUT_COUNT] = {"NCHW", "NHWC", "HWCN"};
+    static const char *names[TC_LAYOUT_COUNT] = {"NCHW", "NHWC", "HWCN", "NHWCnc"};
     return (layout >= 0 && layout < TC_LAYOUT_COUNT) ? names[layout] : "?";
 }
 
@@ -273,6 +287,9 @@ TECOMP_API tc_result tc_conv2d_resolve(tc_context *ctx, const tc_conv2d_desc *in
     if (d.c % d.groups || d.k % d.groups)
         return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_conv2d_resolve: groups = %d does not divide %s = %d", d.groups,
                         d.c % d.groups ? "c (input channels)" : "k (output channels)", d.c % d.groups ? d.c : d.k);
+    if (d.layout == TC_LAYOUT_NHWCnc && (d.n % 16 || d.c % 16 || d.k % 16 || d.groups != 1))
+        return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_conv2d_resolve: NHWCnc blocks n, c and k by 16 and has one group; got n %d, c %d, "
+                        "k %d, groups %d", d.n, d.c, d.k, d.groups);
     if ((r = _tc_conv_check_span(ctx, "r", d.r, "dilation_h", d.dilation_h, "h", d.h, "pad_h", d.pad_h)) != TC_OK) return r;
     if ((r = _tc_conv_check_span(ctx, "s", d.s, "dilation_w", d.dilation_w, "w", d.w, "pad_w", d.pad_w)) != TC_OK) return r;
     p = _tc_conv_out_extent(d.h, d.pad_h, d.r, d.stride_h, d.dilation_h);
@@ -319,7 +336,8 @@ TECOMP_API int tc_conv2d_task_args(const tc_conv2d_desc *d, int64_t args[16]) {
 // >>conv-reference
 
 /* Element strides of the three tensors in a layout: input by (n, c, h, w),
-   weight by (k, c / groups, r, s), output by (n, k, p, q). */
+   weight by (k, c / groups, r, s), output by (n, k, p, q); NHWCnc, blocked,
+   has none (see _tc_conv_blocked). */
 static void _tc_conv_strides(const tc_conv2d_desc *d, int64_t p, int64_t q, int64_t in[4], int64_t wt[4], int64_t out[4]) {
     int64_t cg = d->c / d->groups;
     switch (d->layout) {
@@ -341,9 +359,24 @@ static void _tc_conv_strides(const tc_conv2d_desc *d, int64_t p, int64_t q, int6
     }
 }
 
+/* Where element (a, b, y, x) of an activation (a the image, b the channel;
+   h x w pixels, c channels) sits in NHWCnc; weights (k, c, r, s) with
+   weight set: [r][s][c/16][k/16][16][16]. */
+static int64_t _tc_conv_blocked(int weight, int64_t a, int64_t b, int64_t y, int64_t x, int64_t h, int64_t w, int64_t c, int64_t k) {
+    if (weight) return ((((y * w + x) * (c / 16) + b / 16) * (k / 16) + a / 16) * 16 + b % 16) * 16 + a % 16;
+    return ((((a / 16 * h + y) * w + x) * (c / 16) + b / 16) * 16 + a % 16) * 16 + b % 16;
+}
+
+/* Element (a, b, y, x) of a tensor: by strides, or blocked (NHWCnc: strides NULL). */
+static int64_t _tc_conv_elem(const int64_t *strides, int weight, int64_t a, int64_t b, int64_t y, int64_t x, int64_t h, int64_t w, int64_t c,
+                             int64_t k) {
+    if (!strides) return _tc_conv_blocked(weight, a, b, y, x, h, w, c, k);
+    return a * strides[0] + b * strides[1] + y * strides[2] + x * strides[3];
+}
+
 /* One output element: the sum over its group's input channels and the kernel window. */
-static double _tc_conv_reference_at(const tc_conv2d_desc *d, const float *input, const float *weight, const int64_t in[4],
-                                    const int64_t wt[4], int64_t n, int64_t k, int64_t y, int64_t x) {
+static double _tc_conv_reference_at(const tc_conv2d_desc *d, const float *input, const float *weight, const int64_t *in,
+                                    const int64_t *wt, int64_t n, int64_t k, int64_t y, int64_t x) {
     int64_t cg = d->c / d->groups, first = k / (d->k / d->groups) * cg, c, ry, rx;
     double acc = 0;
     for (c = 0; c < cg; c++)
@@ -353,8 +386,8 @@ static double _tc_conv_reference_at(const tc_conv2d_desc *d, const float *input,
             for (rx = 0; rx < d->s; rx++) {
                 int64_t ix = x * d->stride_w - d->pad_w + rx * d->dilation_w;
                 if (ix < 0 || ix >= d->w) continue;
-                acc += (double)input[n * in[0] + (first + c) * in[1] + iy * in[2] + ix * in[3]] *
-                       (double)weight[k * wt[0] + c * wt[1] + ry * wt[2] + rx * wt[3]];
+                acc += (double)input[_tc_conv_elem(in, 0, n, first + c, iy, ix, d->h, d->w, d->c, 0)] *
+                       (double)weight[_tc_conv_elem(wt, 1, k, c, ry, rx, d->r, d->s, cg, d->k)];
             }
         }
     return acc;
@@ -363,18 +396,20 @@ static double _tc_conv_reference_at(const tc_conv2d_desc *d, const float *input,
 TECOMP_API tc_result tc_conv2d_reference(tc_context *ctx, const tc_conv2d_desc *d, const float *input, const float *weight, float *output) {
     tc_conv2d_desc r;
     int64_t in[4], wt[4], out[4], n, k, y, x;
-    int p, q;
+    int p, q, blocked;
     tc_result res;
     if (!ctx) return TC_ERROR_INVALID_ARGUMENT;
     if (!d || !input || !weight || !output) return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_conv2d_reference: NULL argument");
     if ((res = tc_conv2d_resolve(ctx, d, &r)) != TC_OK) return res;
     tc_conv2d_output_size(&r, &p, &q);
     _tc_conv_strides(&r, p, q, in, wt, out);
+    blocked = r.layout == TC_LAYOUT_NHWCnc;
     for (n = 0; n < r.n; n++)
         for (k = 0; k < r.k; k++)
             for (y = 0; y < p; y++)
                 for (x = 0; x < q; x++)
-                    output[n * out[0] + k * out[1] + y * out[2] + x * out[3]] = (float)_tc_conv_reference_at(&r, input, weight, in, wt, n, k, y, x);
+                    output[_tc_conv_elem(blocked ? NULL : out, 0, n, k, y, x, p, q, r.k, 0)] =
+                        (float)_tc_conv_reference_at(&r, input, weight, blocked ? NULL : in, blocked ? NULL : wt, n, k, y, x);
     return TC_OK;
 }
 
@@ -422,7 +457,7 @@ static const tc_expr *_tc_conv_inside(const tc_expr *i, int64_t lo, int64_t hi, 
 /* Where each logical index of an activation, (n, c, h, w), or of the
    weights, (k, c, r, s), sits in a layout's order: NCHW, NHWC (and KRSC
    weights), HWCN (and RSCK weights). */
-static const int _tc_layout_order[TC_LAYOUT_COUNT][4] = {{0, 1, 2, 3}, {0, 2, 3, 1}, {2, 3, 1, 0}};
+static const int _tc_layout_order[TC_LAYOUT_COUNT][4] = {{0, 1, 2, 3}, {0, 2, 3, 1}, {2, 3, 1, 0}, {0, 2, 3, 1}}; /* NHWCnc: unused */
 
 /* t at the logical index (i[0], i[1], i[2], i[3]), t being laid out as layout says. */
 static const tc_expr *_tc_conv_at(tc_tensor *t, tc_layout layout, const tc_expr *const i[4]) {
@@ -1473,6 +1508,142 @@ TECOMP_API tc_result tc_conv2d_winograd_template(tc_cfg *cfg, const void *task, 
     return TC_OK;
 }
 
+// >>conv-tensorcore
+
+/* TVM's TensorCore convolution tutorial made tunable. The tutorial's
+   compute in NHWCnc: 16 x 16 tiles of (images, output channels) per pixel,
+   each a sum over 16-channel chunks and the window of 16x16x16 products. */
+static tc_result _tc_tensorcore_compute(tc_context *ctx, const tc_conv2d_desc *d, int p, int q, _tc_conv_graph *g) {
+    const tc_expr *ax[6], *red[4], *rows, *cols, *inside, *a, *w;
+    int nb = d->n / 16, icb = d->c / 16, ocb = d->k / 16, ph = d->h + 2 * d->pad_h, pw = d->w + 2 * d->pad_w;
+    g->data = tc_placeholderi(ctx, "data", TC_FLOAT16, 6, nb, d->h, d->w, icb, 16, 16);
+    g->kernel = tc_placeholderi(ctx, "kernel", TC_FLOAT16, 6, d->r, d->s, icb, ocb, 16, 16);
+    ax[0] = tc_axisi(ctx, "n", nb), ax[1] = tc_axisi(ctx, "h", ph), ax[2] = tc_axisi(ctx, "w", pw);
+    ax[3] = tc_axisi(ctx, "i", icb), ax[4] = tc_axisi(ctx, "nn", 16), ax[5] = tc_axisi(ctx, "ii", 16);
+    if (!g->data || !g->kernel) return _tc_conv_error(ctx);
+    a = tc_at(g->data, ax[0], tc_subi(ax[1], d->pad_h), tc_subi(ax[2], d->pad_w), ax[3], ax[4], ax[5]);
+    rows = _tc_conv_inside(ax[1], d->pad_h, d->h + d->pad_h, ph), cols = _tc_conv_inside(ax[2], d->pad_w, d->w + d->pad_w, pw);
+    inside = rows && cols ? tc_and(rows, cols) : rows ? rows : cols;
+    if (!(g->pad = tc_compute(ctx, "pad_data", 6, ax, inside ? tc_select(inside, a, tc_imm(ctx, TC_FLOAT16, 0)) : a))) return _tc_conv_error(ctx);
+    red[0] = tc_reduce_axisi(ctx, "ic", icb), red[1] = tc_reduce_axisi(ctx, "kh", d->r), red[2] = tc_reduce_axisi(ctx, "kw", d->s);
+    red[3] = tc_reduce_axisi(ctx, "ii", 16);
+    ax[0] = tc_axisi(ctx, "n", nb), ax[1] = tc_axisi(ctx, "p", p), ax[2] = tc_axisi(ctx, "q", q);
+    ax[3] = tc_axisi(ctx, "o", ocb), ax[4] = tc_axisi(ctx, "nn", 16), ax[5] = tc_axisi(ctx, "oo", 16);
+    a = tc_at(g->pad, ax[0], _tc_conv_window(ax[1], d->stride_h, red[1], 1), _tc_conv_window(ax[2], d->stride_w, red[2], 1), red[0], ax[4], red[3]);
+    w = tc_at(g->kernel, red[1], red[2], red[0], ax[3], red[3], ax[5]);
+    g->out = tc_compute(ctx, "conv", 6, ax, tc_sum(tc_mul(tc_cast(TC_FLOAT32, a), tc_cast(TC_FLOAT32, w)), 4, red));
+    return g->out ? TC_OK : _tc_conv_error(ctx);
+}
+
+/* The tutorial's tiling as knobs: warps per block along the images
+   (block_row_warps) and the channels (block_col_warps), 16x16 tiles per
+   warp each way (warp_row_tiles, warp_col_tiles), 16-channel chunks per
+   shared-memory stage (chunk); past it, the halves each thread moves per
+   fetch (vec_data, vec_kernel: the tutorial's 1 and 8), the shared tiles'
+   rows padded by 8 halves against bank conflicts (pad), the unroller's
+   reach (the tutorial builds with 16). Its own configuration is one point:
+   4, 2, 2, 4, 2, 1, 8, 0, 16. */
+static tc_result _tc_tensorcore_knobs(tc_cfg *cfg, const tc_conv2d_desc *d) {
+    static const int64_t warps[] = {1, 2, 4}, tiles[] = {1, 2, 4}, vecs[] = {1, 2, 4, 8}, pads[] = {0, 8}, unroll[] = {0, 16, 512};
+    int64_t chunks[4];
+    int n = 0, c;
+    for (c = 1; c <= 8; c *= 2)
+        if ((d->c / 16) % c == 0) chunks[n++] = c;
+    _TC_CONV_TRY(tc_define_knob(cfg, "block_row_warps", 3, warps));
+    _TC_CONV_TRY(tc_define_knob(cfg, "block_col_warps", 3, warps));
+    _TC_CONV_TRY(tc_define_knob(cfg, "warp_row_tiles", 3, tiles));
+    _TC_CONV_TRY(tc_define_knob(cfg, "warp_col_tiles", 3, tiles));
+    _TC_CONV_TRY(tc_define_knob(cfg, "chunk", n, chunks));
+    _TC_CONV_TRY(tc_define_knob(cfg, "vec_data", 4, vecs));
+    _TC_CONV_TRY(tc_define_knob(cfg, "vec_kernel", 4, vecs));
+    _TC_CONV_TRY(tc_define_knob(cfg, "pad", 2, pads));
+    return tc_define_knob(cfg, "auto_unroll_max_step", 3, unroll);
+}
+
+/* A shared tile of the tutorial's: its first axis (images or output
+   channel blocks) over the warps' threadIdx.y and .z, its 16x16 tile's
+   elements over the lanes, vec halves at a time; rows padded by pad. */
+static tc_result _tc_tensorcore_fetch(tc_cfg *cfg, tc_stage *st, int warp_axis, int row_axis, const char *vec_knob) {
+    tc_iter *ty, *tz, *rest, *t, *lanes, *v;
+    int64_t vec = tc_cfg_knob(cfg, vec_knob), pad = tc_cfg_knob(cfg, "pad");
+    _TC_CONV_TRY(tc_split_nparts(st, tc_axis_of(st, warp_axis), tc_cfg_knob(cfg, "block_row_warps"), &ty, &rest));
+    _TC_CONV_TRY(tc_split_nparts(st, rest, tc_cfg_knob(cfg, "block_col_warps"), &tz, &rest));
+    _TC_CONV_TRY(tc_fuse(st, tc_axis_of(st, 4), tc_axis_of(st, 5), &t));
+    _TC_CONV_TRY(tc_split(st, t, vec, &t, &v));
+    _TC_CONV_TRY(tc_split(st, t, 32, &t, &lanes));
+    _TC_CONV_TRY(tc_bind(st, ty, TC_THREAD_Y));
+    _TC_CONV_TRY(tc_bind(st, tz, TC_THREAD_Z));
+    _TC_CONV_TRY(tc_bind(st, lanes, TC_THREAD_X));
+    if (vec > 1) _TC_CONV_TRY(tc_vectorize(st, v));
+    return pad ? tc_storage_align(st, tc_axis_of(st, row_axis), 32, (int)(16 + pad) % 32) : TC_OK;
+}
+
+/* The tutorial's schedule with the knobs' sizes, then tensorized. */
+static tc_result _tc_tensorcore_schedule(tc_cfg *cfg, tc_schedule *s, const _tc_conv_graph *g) {
+    tc_context *ctx = tc_cfg_context(cfg);
+    tc_tensor *out = g->out, *AS, *WS, *AF, *WF, *OF;
+    tc_stage *so, *sf, *sas, *sws, *saf, *swf;
+    tc_iter *pix, *nc, *nci, *bi, *oc, *oci, *bj, *ko, *ki;
+    int64_t brw = tc_cfg_knob(cfg, "block_row_warps"), bcw = tc_cfg_knob(cfg, "block_col_warps");
+    _TC_CONV_TRY(tc_compute_inline(tc_stage_of(s, g->pad)));
+    if (!(AS = tc_cache_read(s, g->pad, TC_SCOPE_SHARED, 1, &out)) || !(WS = tc_cache_read(s, g->kernel, TC_SCOPE_SHARED, 1, &out)) ||
+        !(AF = tc_cache_read(s, AS, TC_SCOPE_WMMA_MATRIX_A, 1, &out)) || !(WF = tc_cache_read(s, WS, TC_SCOPE_WMMA_MATRIX_B, 1, &out)) ||
+        !(OF = tc_cache_write(s, out, TC_SCOPE_WMMA_ACCUMULATOR)))
+        return _tc_conv_error(ctx);
+    so = tc_stage_of(s, out), sf = tc_stage_of(s, OF), sas = tc_stage_of(s, AS), sws = tc_stage_of(s, WS);
+    saf = tc_stage_of(s, AF), swf = tc_stage_of(s, WF);
+    /* blocks: a pixel (z) and a tile of (images, channels) tiles; warps over both */
+    _TC_CONV_TRY(tc_fuse(so, tc_axis_of(so, 1), tc_axis_of(so, 2), &pix));
+    _TC_CONV_TRY(tc_split(so, tc_axis_of(so, 0), tc_cfg_knob(cfg, "warp_row_tiles"), &nc, &nci));
+    _TC_CONV_TRY(tc_split(so, nc, brw, &bi, &nc));
+    _TC_CONV_TRY(tc_split(so, tc_axis_of(so, 3), tc_cfg_knob(cfg, "warp_col_tiles"), &oc, &oci));
+    _TC_CONV_TRY(tc_split(so, oc, bcw, &bj, &oc));
+    _TC_CONV_TRY(tc_reorder_va(so, 9, pix, bi, bj, nc, oc, nci, oci, tc_axis_of(so, 4), tc_axis_of(so, 5)));
+    _TC_CONV_TRY(tc_bind(so, pix, TC_BLOCK_Z));
+    _TC_CONV_TRY(tc_bind(so, bi, TC_BLOCK_X));
+    _TC_CONV_TRY(tc_bind(so, bj, TC_BLOCK_Y));
+    _TC_CONV_TRY(tc_bind(so, nc, TC_THREAD_Y));
+    _TC_CONV_TRY(tc_bind(so, oc, TC_THREAD_Z));
+    _TC_CONV_TRY(tc_pragma(so, pix, "auto_unroll_max_step", (int)tc_cfg_knob(cfg, "auto_unroll_max_step")));
+    /* each warp's tiles accumulate in fragments, chunk by chunk of channels, row by row of the window */
+    _TC_CONV_TRY(tc_compute_at(sf, so, oc));
+    _TC_CONV_TRY(tc_split(sf, tc_reduce_axis_of(sf, 0), tc_cfg_knob(cfg, "chunk"), &ko, &ki));
+    _TC_CONV_TRY(tc_reorder_va(sf, 9, ko, tc_reduce_axis_of(sf, 1), ki, tc_reduce_axis_of(sf, 2), tc_axis_of(sf, 0), tc_axis_of(sf, 3),
+                               tc_axis_of(sf, 4), tc_axis_of(sf, 5), tc_reduce_axis_of(sf, 3)));
+    _TC_CONV_TRY(tc_compute_at(saf, sf, tc_reduce_axis_of(sf, 2)));
+    _TC_CONV_TRY(tc_compute_at(swf, sf, tc_reduce_axis_of(sf, 2)));
+    _TC_CONV_TRY(tc_compute_at(sas, sf, tc_reduce_axis_of(sf, 1)));
+    _TC_CONV_TRY(tc_compute_at(sws, sf, tc_reduce_axis_of(sf, 1)));
+    _TC_CONV_TRY(_tc_tensorcore_fetch(cfg, sas, 0, 4, "vec_data"));
+    _TC_CONV_TRY(_tc_tensorcore_fetch(cfg, sws, 3, 4, "vec_kernel"));
+    /* the tiles as wmma intrinsics */
+    _TC_CONV_TRY(tc_tensorize(saf, tc_axis_of(saf, 4), tc_intrin_wmma(ctx, TC_INTRIN_WMMA_LOAD_A, TC_FLOAT16)));
+    _TC_CONV_TRY(tc_tensorize(swf, tc_axis_of(swf, 4), tc_intrin_wmma(ctx, TC_INTRIN_WMMA_LOAD_B, TC_FLOAT16)));
+    _TC_CONV_TRY(tc_tensorize(sf, tc_axis_of(sf, 4), tc_intrin_wmma(ctx, TC_INTRIN_WMMA_MMA, TC_FLOAT16)));
+    return tc_tensorize(so, tc_axis_of(so, 4), tc_intrin_wmma(ctx, TC_INTRIN_WMMA_STORE, TC_FLOAT16));
+}
+
+TECOMP_API tc_result tc_conv2d_tensorcore_template(tc_cfg *cfg, const void *task, tc_instance *out) {
+    tc_context *ctx = tc_cfg_context(cfg);
+    tc_conv2d_desc d;
+    _tc_conv_graph g;
+    tc_schedule *s;
+    int p, q;
+    if (!ctx || !out) return ctx ? _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "conv2d_tensorcore: NULL argument") : TC_ERROR_INVALID_ARGUMENT;
+    if (!task) return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "conv2d_tensorcore: the task (a tc_conv2d_desc) is NULL");
+    _TC_CONV_TRY(tc_conv2d_resolve(ctx, (const tc_conv2d_desc *)task, &d));
+    if (d.layout != TC_LAYOUT_NHWCnc || d.dtype != TC_FLOAT16 || d.dilation_h != 1 || d.dilation_w != 1)
+        return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "conv2d_tensorcore: builds NHWCnc float16 kernels without dilation; the task is %s %s, "
+                        "dilation %d x %d", tc_layout_name(d.layout), tc_dtype_name(d.dtype), d.dilation_h, d.dilation_w);
+    tc_conv2d_output_size(&d, &p, &q);
+    _TC_CONV_TRY(_tc_tensorcore_knobs(cfg, &d));
+    _TC_CONV_TRY(_tc_tensorcore_compute(ctx, &d, p, q, &g));
+    if (!(s = tc_create_schedule(ctx, 1, &g.out))) return _tc_conv_error(ctx);
+    _TC_CONV_TRY(_tc_tensorcore_schedule(cfg, s, &g));
+    _tc_conv_instance(&d, s, &g, out);
+    return TC_OK;
+}
+
 // >>conv-choose
 
 /* Images times output pixels up to which the implicit GEMM is the
@@ -1491,7 +1662,8 @@ static tc_template_fn _tc_conv_template_lookup(const char *name, const char **st
                      {"conv2d_splitk", tc_conv2d_splitk_template},
                      {"conv2d_gemm", tc_conv2d_gemm_template},
                      {"conv2d_depthwise", tc_conv2d_depthwise_template},
-                     {"conv2d_winograd", tc_conv2d_winograd_template}};
+                     {"conv2d_winograd", tc_conv2d_winograd_template},
+                     {"conv2d_tensorcore", tc_conv2d_tensorcore_template}};
     size_t k;
     for (k = 0; name && k < sizeof templates / sizeof templates[0]; k++)
         if (!strcmp(name, templates[k].name)) {
@@ -1510,6 +1682,10 @@ TECOMP_API tc_template_fn tc_conv2d_template_for(const tc_conv2d_desc *d, const 
     if (!d) return NULL;
     r = _tc_conv_defaults(d);
     hwcn = r.layout == TC_LAYOUT_HWCN;
+    if (r.layout == TC_LAYOUT_NHWCnc && r.dtype == TC_FLOAT16) {
+        if (name) *name = "conv2d_tensorcore";
+        return tc_conv2d_tensorcore_template;
+    }
     if (r.dtype != TC_FLOAT32 || (r.layout != TC_LAYOUT_NCHW && !hwcn)) return NULL;
     if (!hwcn && r.groups == r.c && r.k == r.c) {
         if (name) *name = "conv2d_depthwise";
