@@ -38,7 +38,7 @@
                          depthwise templates
 
    WHAT TECOMP DOES NOT DO (yet)
-       Tensorize and float16 CUDA code; NHWC/HWCN/Winograd conv templates; see
+       Tensorize; float16 conv templates; NHWC/HWCN/Winograd conv templates; see
        README.md. A context does not recover its CUDA context after a kernel
        fault (the tuner measures in worker processes for that reason).
        Measuring forks: on Windows the tuner builds in one thread and times in

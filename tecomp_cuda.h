@@ -29,7 +29,11 @@
        further call in the process, in every context; only a new process can
        use the GPU again, so run untrusted kernels in a child process.
        The emitter (>>emit) writes plain CUDA C from lowered IR, one
-       extern "C" __global__ function per kernel, with no #include.
+       extern "C" __global__ function per kernel, with no #include. float16
+       buffers hold the half bits as unsigned short; float16 values are
+       computed as floats and rounded to half (PTX cvt.rn) where the host
+       executor rounds them, so their arithmetic agrees bit for bit (math
+       functions, float32's too, may differ in the last place).
 
    LIBRARIES TRIED, in order
        driver  libcuda.so.1, libcuda.so                     (Windows: nvcuda.dll)
@@ -1503,6 +1507,47 @@ static void _tc_emit_line_start(_tc_emitter *em) { tc_str_printf(em->out, "%*s",
 
 static void _tc_emit_expr(_tc_emitter *em, const tc_expr *e) { _tc_print(em->out, e, _TC_STYLE_CUDA); }
 
+/* The C type that holds an element of a buffer of type t: a float16 element
+   is its bits, an unsigned short (generated CUDA includes no half type). */
+static const char *_tc_cuda_storage_type(tc_dtype t) { return t == TC_FLOAT16 ? "unsigned short" : _tc_cuda_type(t); }
+
+/* Can the float16 value e be written as the bits it holds in memory: a load
+   of a float16 buffer, a float16 literal, or a select between such (the
+   padded copy, cond ? A[i] : 0)? Copies then move bits, with no conversion
+   to float and back. */
+static int _tc_half_is_bits(const tc_expr *e) {
+    if (e->dtype != TC_FLOAT16) return 0;
+    if (e->kind == TC_LOAD || e->kind == TC_FLOAT_IMM) return 1;
+    return e->kind == TC_SELECT && _tc_half_is_bits(e->args[1]) && _tc_half_is_bits(e->args[2]);
+}
+
+/* The half bits (an unsigned short) of e, to store into a float16 buffer:
+   the bits themselves where _tc_half_is_bits, else the value rounded once. */
+static void _tc_emit_half_bits(_tc_emitter *em, const tc_expr *e) {
+    tc_str *o = em->out;
+    int k;
+    if (!_tc_half_is_bits(e)) {
+        tc_str_printf(o, "tc_float_to_half(");
+        _tc_print_unrounded(o, e, _TC_STYLE_CUDA); /* its own rounding would be a second, idle one */
+        tc_str_printf(o, ")");
+    } else if (e->kind == TC_FLOAT_IMM) {
+        tc_str_printf(o, "(unsigned short)0x%04x", (unsigned)_tc_double_to_half(e->v.f));
+    } else if (e->kind == TC_LOAD) {
+        _tc_print_var_name(o, e->buffer->name, _TC_STYLE_CUDA);
+        tc_str_printf(o, "[");
+        _tc_emit_expr(em, e->args[0]);
+        tc_str_printf(o, "]");
+    } else {
+        _tc_print_operand(o, e->args[0], 3, _TC_STYLE_CUDA);
+        for (k = 1; k < 3; k++) { /* an arm that is a select gets parentheses */
+            tc_str_printf(o, k == 1 ? " ? " : " : ");
+            if (e->args[k]->kind == TC_SELECT) tc_str_printf(o, "(");
+            _tc_emit_half_bits(em, e->args[k]);
+            if (e->args[k]->kind == TC_SELECT) tc_str_printf(o, ")");
+        }
+    }
+}
+
 static void _tc_collect_bound(_tc_emitter *em, const tc_stmt *s) {
     int k;
     if (!s) return;
@@ -1514,7 +1559,7 @@ static void _tc_collect_bound(_tc_emitter *em, const tc_stmt *s) {
 }
 
 /* If index is base + var with base a multiple of lanes (so the address is
-   16-byte aligned for four floats), the base. */
+   aligned for a vector of lanes elements: 16 bytes for four floats), the base. */
 static const tc_expr *_tc_vector_base(const tc_expr *index, const tc_expr *var, int lanes) {
     _tc_lin l;
     int k, found = 0;
@@ -1530,31 +1575,40 @@ static const tc_expr *_tc_vector_base(const tc_expr *index, const tc_expr *var, 
     return _tc_lin_to_expr(&l, index->ctx, index->dtype);
 }
 
-static int _tc_vector_buffer(const tc_buffer *b) { return b->dtype == TC_FLOAT32 && b->scope != TC_SCOPE_LOCAL; }
+/* The vector type that moves lanes consecutive elements of b at once:
+   float2/float4 for float32; for float16 the bits of 2, 4 or 8 elements, as
+   4, 8 or 16 bytes. NULL when there is none (a local array is registers). */
+static const char *_tc_vector_type(const tc_buffer *b, int64_t lanes) {
+    if (b->scope == TC_SCOPE_LOCAL) return NULL;
+    if (b->dtype == TC_FLOAT32) return lanes == 2 ? "float2" : lanes == 4 ? "float4" : NULL;
+    if (b->dtype == TC_FLOAT16) return lanes == 2 ? "unsigned int" : lanes == 4 ? "uint2" : lanes == 8 ? "uint4" : NULL;
+    return NULL;
+}
 
-/* A vectorized loop of 2 or 4 lanes storing consecutive float32 elements:
-   one float2/float4 store, and one vector load when the value is a load of
-   consecutive elements too; the lanes are computed one by one otherwise.
+/* A vectorized loop storing consecutive elements, as many as one vector
+   (_tc_vector_type) holds: one vector store, and one vector load when the
+   value is a load of consecutive elements too; float32 lanes are computed one
+   by one otherwise (float16 lanes are floats then: a loop converts them).
    0 when the loop does not have that shape (it is then emitted as a loop). */
 static int _tc_emit_vector_store(_tc_emitter *em, const tc_stmt *loop) {
     const tc_stmt *st = loop->body;
     const tc_expr *base, *src_base = NULL, *v = loop->var, *guarded = NULL, *load;
     const char *vt;
     int64_t lanes;
-    int k;
+    int k, words, half;
     tc_str *o = em->out;
-    if (!tc_expr_is_const(loop->extent, &lanes) || (lanes != 2 && lanes != 4) || !tc_expr_is_const(loop->min, NULL) || loop->min->v.i != 0)
-        return 0;
-    if (!st || st->kind != TC_S_STORE || !_tc_vector_buffer(st->buffer)) return 0;
+    if (!tc_expr_is_const(loop->extent, &lanes) || !tc_expr_is_const(loop->min, NULL) || loop->min->v.i != 0) return 0;
+    if (!st || st->kind != TC_S_STORE || !(vt = _tc_vector_type(st->buffer, lanes))) return 0;
     if (!(base = _tc_vector_base(st->index, v, (int)lanes))) return 0;
-    vt = lanes == 4 ? "float4" : "float2";
+    half = st->buffer->dtype == TC_FLOAT16;
+    words = (int)lanes * tc_dtype_bytes(st->buffer->dtype) / 4; /* the vector's 4-byte components */
     /* a padded copy, cond ? src[i] : 0 with cond the same for every lane: one vector load or zeros */
     if (st->value->kind == TC_SELECT && !_tc_uses_var(st->value->args[0], v) && st->value->args[1]->kind == TC_LOAD &&
-        _tc_vector_buffer(st->value->args[1]->buffer) && st->value->args[2]->kind == TC_FLOAT_IMM)
+        _tc_vector_type(st->value->args[1]->buffer, lanes) && st->value->args[2]->kind == TC_FLOAT_IMM)
         guarded = st->value;
     load = guarded ? guarded->args[1] : st->value;
-    if (load->kind == TC_LOAD && _tc_vector_buffer(load->buffer)) src_base = _tc_vector_base(load->args[0], v, (int)lanes);
-    if (guarded && !src_base) return 0;
+    if (load->kind == TC_LOAD && _tc_vector_type(load->buffer, lanes)) src_base = _tc_vector_base(load->args[0], v, (int)lanes);
+    if ((guarded || half) && !src_base) return 0;
     _tc_emit_line_start(em);
     tc_str_printf(o, "*(%s *)&", vt);
     _tc_print_var_name(o, st->buffer->name, _TC_STYLE_CUDA);
@@ -1572,12 +1626,14 @@ static int _tc_emit_vector_store(_tc_emitter *em, const tc_stmt *loop) {
         _tc_emit_expr(em, tc_simplify(src_base));
         tc_str_printf(o, "]");
         if (guarded) {
-            tc_str_printf(o, " : make_%s(", vt);
-            for (k = 0; k < lanes; k++) {
+            unsigned h = half ? _tc_double_to_half(guarded->args[2]->v.f) : 0;
+            tc_str_printf(o, words > 1 ? " : make_%s(" : " : ", vt);
+            for (k = 0; k < words; k++) {
                 if (k) tc_str_printf(o, ", ");
-                _tc_emit_expr(em, guarded->args[2]);
+                if (half) tc_str_printf(o, "0x%08xu", h << 16 | h); /* two halves a word */
+                else _tc_emit_expr(em, guarded->args[2]);
             }
-            tc_str_printf(o, ")");
+            if (words > 1) tc_str_printf(o, ")");
         }
         tc_str_printf(o, ";\n");
         return 1;
@@ -1785,6 +1841,15 @@ static void _tc_emit_stmt(_tc_emitter *em, const tc_stmt *s) {
         int accumulate = (v->kind == TC_ADD || v->kind == TC_SUB) && v->args[0]->kind == TC_LOAD && v->args[0]->buffer == s->buffer &&
                          v->args[0]->args[0] == s->index;
         _tc_emit_line_start(em);
+        if (s->buffer->dtype == TC_FLOAT16) { /* the memory holds half bits */
+            _tc_print_var_name(o, s->buffer->name, _TC_STYLE_CUDA);
+            tc_str_printf(o, "[");
+            _tc_emit_expr(em, s->index);
+            tc_str_printf(o, "] = ");
+            _tc_emit_half_bits(em, v);
+            tc_str_printf(o, ";\n");
+            return;
+        }
         _tc_print_var_name(o, s->buffer->name, _TC_STYLE_CUDA);
         tc_str_printf(o, "[");
         _tc_emit_expr(em, s->index);
@@ -1803,7 +1868,7 @@ static void _tc_emit_stmt(_tc_emitter *em, const tc_stmt *s) {
         _tc_emit_line_start(em);
         /* aligned for vector loads and stores */
         tc_str_printf(o, "%s%s ", s->buffer->scope != TC_SCOPE_SHARED ? "" : em->tensor_ops ? "__shared__ __align__(32) " : "__shared__ __align__(16) ",
-                      _tc_cuda_type(s->buffer->dtype));
+                      _tc_cuda_storage_type(s->buffer->dtype));
         _tc_print_var_name(o, s->buffer->name, _TC_STYLE_CUDA);
         tc_str_printf(o, "[");
         _tc_emit_expr(em, s->buffer->size);
@@ -1841,13 +1906,6 @@ static void _tc_emit_stmt(_tc_emitter *em, const tc_stmt *s) {
     }
 }
 
-static int _tc_func_uses_dtype(const tc_func *f, tc_dtype t) {
-    int k;
-    for (k = 0; k < f->nparams; k++) if (f->params[k]->dtype == t) return 1;
-    for (k = 0; k < f->ntemps; k++) if (f->temps[k]->dtype == t) return 1;
-    return 0;
-}
-
 /* Kernel parameters: every global buffer (params, then temps), then the sizes. */
 static void _tc_emit_signature(_tc_emitter *em, const tc_func *f, const tc_kernel_ir *kern) {
     int64_t threads = 1, n;
@@ -1858,7 +1916,7 @@ static void _tc_emit_signature(_tc_emitter *em, const tc_func *f, const tc_kerne
     tc_str_printf(em->out, "%s(", kern->name);
     for (k = 0; k < f->nparams + f->ntemps; k++) {
         const tc_buffer *b = k < f->nparams ? f->params[k] : f->temps[k - f->nparams];
-        tc_str_printf(em->out, "%s%s *__restrict__ ", first ? "" : ", ", _tc_cuda_type(b->dtype));
+        tc_str_printf(em->out, "%s%s *__restrict__ ", first ? "" : ", ", _tc_cuda_storage_type(b->dtype));
         _tc_print_var_name(em->out, b->name, _TC_STYLE_CUDA);
         first = 0;
     }
@@ -1885,34 +1943,35 @@ static void _tc_emit_kernel(_tc_emitter *em, const tc_func *f, const tc_kernel_i
     tc_str_printf(em->out, "}\n");
 }
 
-/* Floor division and modulo, as tensor expressions define them, for the
-   operands the simplifier could not prove non-negative. */
-static const char _tc_cuda_floordiv_helper[] =
-    "__device__ __forceinline__ int tc_floordiv(int a, int b) { int q = a / b; return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q; }\n";
-static const char _tc_cuda_floormod_helper[] =
-    "__device__ __forceinline__ int tc_floormod(int a, int b) { int r = a % b; return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r; }\n";
+/* The helpers a kernel may call, each defined in the source only when used:
+   floor division and modulo, as tensor expressions define them, for the
+   operands the simplifier could not prove non-negative; and float16's
+   conversions, in PTX (cuda_fp16.h cannot be included: NVRTC gets no include
+   path): half bits to float (exact), float to half bits (round to nearest even). */
+static const char *const _tc_cuda_helpers[][2] = {
+    {"tc_floordiv(", "__device__ __forceinline__ int tc_floordiv(int a, int b) { int q = a / b; return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q; }\n"},
+    {"tc_floormod(", "__device__ __forceinline__ int tc_floormod(int a, int b) { int r = a % b; return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r; }\n"},
+    {"tc_half_to_float(", "__device__ __forceinline__ float tc_half_to_float(unsigned short h) { float f; asm(\"cvt.f32.f16 %0, %1;\" : \"=f\"(f) : \"h\"(h)); return f; }\n"},
+    {"tc_float_to_half(", "__device__ __forceinline__ unsigned short tc_float_to_half(float f) { unsigned short h; asm(\"cvt.rn.f16.f32 %0, %1;\" : \"=h\"(h) : \"f\"(f)); return h; }\n"},
+};
 
 TECOMP_API const char *tc_cuda_source(const tc_func *f) {
-    tc_str body, all, helpers;
+    tc_str body, all, wmma;
     _tc_emitter em;
-    int k;
+    int k, any_helper = 0;
     if (!f) return NULL;
-    if (_tc_func_uses_dtype(f, TC_FLOAT16)) {
-        _tc_fail(f->ctx, TC_ERROR_COMPILE, "%s: float16 buffers cannot be emitted as CUDA yet (the host executor runs them)", f->name);
-        return NULL;
-    }
     tc_str_init(&body, f->ctx);
-    tc_str_init(&helpers, f->ctx);
+    tc_str_init(&wmma, f->ctx);
     memset(&em, 0, sizeof em);
     em.out = &body;
-    em.helpers = &helpers;
+    em.helpers = &wmma;
     for (k = 0; k < f->nkernels; k++) {
         if (k) tc_str_printf(&body, "\n");
         _tc_emit_kernel(&em, f, &f->kernels[k]);
     }
     if (em.failed) {
         tc_str_free(&body);
-        tc_str_free(&helpers);
+        tc_str_free(&wmma);
         if (em.bare_fragment)
             _tc_fail(f->ctx, TC_ERROR_COMPILE, "%s: %s (%s) is written element by element; fragments are only read and written by the wmma "
                      "intrinsics: tensorize the stages that use it", f->name, em.bare_fragment->name, tc_scope_name(em.bare_fragment->scope));
@@ -1922,13 +1981,16 @@ TECOMP_API const char *tc_cuda_source(const tc_func *f) {
     }
     tc_str_init(&all, f->ctx);
     tc_str_printf(&all, "// %s: generated by tecomp\n\n", f->name);
-    if (body.data && strstr(body.data, "tc_floordiv(")) tc_str_printf(&all, "%s", _tc_cuda_floordiv_helper);
-    if (body.data && strstr(body.data, "tc_floormod(")) tc_str_printf(&all, "%s", _tc_cuda_floormod_helper);
-    if (body.data && (strstr(body.data, "tc_floordiv(") || strstr(body.data, "tc_floormod("))) tc_str_printf(&all, "\n");
-    if (em.nhelpers) tc_str_printf(&all, "%s%s\n", _tc_wmma_types, helpers.data ? helpers.data : "");
+    for (k = 0; k < (int)(sizeof _tc_cuda_helpers / sizeof _tc_cuda_helpers[0]); k++)
+        if (body.data && strstr(body.data, _tc_cuda_helpers[k][0])) {
+            tc_str_printf(&all, "%s", _tc_cuda_helpers[k][1]);
+            any_helper = 1;
+        }
+    if (any_helper) tc_str_printf(&all, "\n");
+    if (em.nhelpers) tc_str_printf(&all, "%s%s\n", _tc_wmma_types, wmma.data ? wmma.data : "");
     tc_str_printf(&all, "%s", body.data ? body.data : "");
     tc_str_free(&body);
-    tc_str_free(&helpers);
+    tc_str_free(&wmma);
     return _tc_str_keep(&all);
 }
 

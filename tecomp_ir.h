@@ -1863,8 +1863,23 @@ void tc_str_printf(tc_str *s, const char *fmt, ...) {
    select(c, a, b), float32(x)) and CUDA C's. */
 typedef enum _tc_style { _TC_STYLE_IR, _TC_STYLE_CUDA } _tc_style;
 
-/* C operator precedence, higher binds tighter. */
-static int _tc_prec(const tc_expr *e, _tc_style style) {
+/* In CUDA a float16 value is computed as a float (every half is exactly one;
+   memory holds the half's bits, since generated CUDA includes no header for
+   a half type). Arithmetic, math calls and casts that make a float16 value
+   then round it to half, as the host executor does: CUDA writes them
+   tc_half_to_float(tc_float_to_half(x)). For + - * / of two halves, rounding
+   to float and then to half is rounding once: a float's 24 bits are at least
+   twice a half's 11, plus 2. */
+static int _tc_half_rounds(const tc_expr *e) {
+    if (e->dtype != TC_FLOAT16) return 0;
+    switch (e->kind) {
+    case TC_ADD: case TC_SUB: case TC_MUL: case TC_DIV: case TC_CALL: case TC_CAST: return 1;
+    default: return 0;
+    }
+}
+
+/* C operator precedence of e's own operator, higher binds tighter. */
+static int _tc_kind_prec(const tc_expr *e, _tc_style style) {
     switch (e->kind) {
     case TC_MUL: return 10;
     case TC_DIV: case TC_MOD: return (style == _TC_STYLE_CUDA || tc_dtype_is_float(e->dtype)) ? 10 : 20;
@@ -1880,6 +1895,11 @@ static int _tc_prec(const tc_expr *e, _tc_style style) {
     case TC_FLOAT_IMM: return e->v.f < 0 ? 12 : 20;
     default: return 20;
     }
+}
+
+/* C operator precedence of e as printed: a rounded float16 value is a call. */
+static int _tc_prec(const tc_expr *e, _tc_style style) {
+    return (style == _TC_STYLE_CUDA && _tc_half_rounds(e)) ? 20 : _tc_kind_prec(e, style);
 }
 
 static void _tc_print(tc_str *s, const tc_expr *e, _tc_style style);
@@ -1900,20 +1920,21 @@ static void _tc_print_float(tc_str *s, double v, tc_dtype t, _tc_style style) {
     }
     snprintf(buf, sizeof buf, "%.9g", v);
     if (!strpbrk(buf, ".eEn")) strcat(buf, ".0");
-    if (style == _TC_STYLE_CUDA && t == TC_FLOAT32) strcat(buf, "f");
-    if (style == _TC_STYLE_CUDA && t == TC_FLOAT16) { tc_str_printf(s, "__float2half(%sf)", buf); return; }
+    /* a float16 literal is a float in CUDA: its value is a half already, and 9 digits give that float back */
+    if (style == _TC_STYLE_CUDA && tc_dtype_is_float(t)) strcat(buf, "f");
     tc_str_printf(s, "%s", buf);
 }
 
 /* Is e an integer that cannot be negative? Then C's / and % are floor ops. */
 static int _tc_nonneg(const tc_expr *e) { return _tc_range_of(e).lo >= 0; }
 
+/* The C type a CUDA value of type t is computed in; float16 values are
+   floats (the emitter stores them as unsigned short, their bits). */
 static const char *_tc_cuda_type(tc_dtype t) {
     switch (t) {
     case TC_BOOL: return "bool";
     case TC_INT32: return "int";
     case TC_INT64: return "long long";
-    case TC_FLOAT16: return "half";
     default: return "float";
     }
 }
@@ -1950,12 +1971,14 @@ static void _tc_print_infix(tc_str *s, const tc_expr *e, int prec, const char *o
     _tc_print_operand(s, b, assoc ? prec : prec + 1, style);
 }
 
-static void _tc_print(tc_str *s, const tc_expr *e, _tc_style style) {
+/* e as _tc_print writes it, except that a float16 value CUDA must round
+   (_tc_half_rounds) is left a float, unrounded: the caller rounds it. */
+static void _tc_print_unrounded(tc_str *s, const tc_expr *e, _tc_style style) {
     static const char *ops[TC_EXPR_KIND_COUNT] = {0, 0, 0, " + ", " - ", "*", " / ", " % ", 0, 0, " == ", " != ", " < ",
                                                   " <= ", " > ", " >= ", " && ", " || "};
     int p, k;
     if (!e) { tc_str_printf(s, "<null>"); return; }
-    p = _tc_prec(e, style);
+    p = _tc_kind_prec(e, style);
     switch (e->kind) {
     case TC_INT_IMM:
         if (e->dtype == TC_BOOL) tc_str_printf(s, "%s", e->v.i ? "true" : "false");
@@ -2014,6 +2037,10 @@ static void _tc_print(tc_str *s, const tc_expr *e, _tc_style style) {
             tc_str_printf(s, "%s(", tc_dtype_name(e->dtype));
             _tc_print(s, e->args[0], style);
             tc_str_printf(s, ")");
+        } else if (e->dtype == TC_FLOAT16) { /* the value the caller rounds, within its parentheses */
+            _tc_print(s, e->args[0], style);
+        } else if (e->dtype == TC_FLOAT32 && e->args[0]->dtype == TC_FLOAT16) { /* a float already */
+            _tc_print_operand(s, e->args[0], p, style);
         } else {
             tc_str_printf(s, "(%s)", _tc_cuda_type(e->dtype));
             _tc_print_operand(s, e->args[0], p, style);
@@ -2026,7 +2053,7 @@ static void _tc_print(tc_str *s, const tc_expr *e, _tc_style style) {
             tc_str_printf(s, ")))");
             return;
         }
-        tc_str_printf(s, "%s%s(", e->name, (style == _TC_STYLE_CUDA && e->dtype == TC_FLOAT32) ? "f" : "");
+        tc_str_printf(s, "%s%s(", e->name, (style == _TC_STYLE_CUDA && tc_dtype_is_float(e->dtype)) ? "f" : "");
         for (k = 0; k < e->nargs; k++) {
             if (k) tc_str_printf(s, ", ");
             _tc_print(s, e->args[k], style);
@@ -2042,10 +2069,12 @@ static void _tc_print(tc_str *s, const tc_expr *e, _tc_style style) {
         tc_str_printf(s, "]");
         return;
     case TC_LOAD:
+        if (style == _TC_STYLE_CUDA && e->dtype == TC_FLOAT16) tc_str_printf(s, "tc_half_to_float("); /* memory holds the bits */
         _tc_print_var_name(s, e->buffer->name, style);
         tc_str_printf(s, "[");
         _tc_print(s, e->args[0], style);
         tc_str_printf(s, "]");
+        if (style == _TC_STYLE_CUDA && e->dtype == TC_FLOAT16) tc_str_printf(s, ")");
         return;
     case TC_REDUCE: {
         static const char *names[] = {"sum", "max", "min"};
@@ -2058,6 +2087,16 @@ static void _tc_print(tc_str *s, const tc_expr *e, _tc_style style) {
     }
     default: tc_str_printf(s, "<?>"); return;
     }
+}
+
+static void _tc_print(tc_str *s, const tc_expr *e, _tc_style style) {
+    if (e && style == _TC_STYLE_CUDA && _tc_half_rounds(e)) {
+        tc_str_printf(s, "tc_half_to_float(tc_float_to_half(");
+        _tc_print_unrounded(s, e, style);
+        tc_str_printf(s, "))");
+        return;
+    }
+    _tc_print_unrounded(s, e, style);
 }
 
 void tc_str_expr(tc_str *s, const tc_expr *e) { _tc_print(s, e, _TC_STYLE_IR); }

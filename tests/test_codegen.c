@@ -3,6 +3,7 @@
 #include "tecomp.h"
 #include "tc_test.h"
 #include <math.h>
+#include <stdlib.h>
 
 static tc_context *ctx;
 
@@ -157,6 +158,365 @@ TC_TEST(gpu_matches_the_host_executor) {
     tc_cuda_func_destroy(ctx, cf);
 }
 
+/* ---- float16 ----------------------------------------------------------- */
+
+#define HN 256 /* elements of the float16 vectors */
+
+/* Lowers the function of args (the last, one-dimensional, its output): 64 threads a block, one element each. */
+static const tc_func *lower_1d(tc_tensor *const *args, int nargs, const char *name) {
+    tc_tensor *out = args[nargs - 1];
+    tc_schedule *s = tc_create_schedule(ctx, 1, &out);
+    tc_stage *so = tc_stage_of(s, out);
+    tc_iter *bx, *tx;
+    const tc_func *f = NULL;
+    tc_split(so, tc_axis_of(so, 0), 64, &bx, &tx);
+    tc_bind(so, bx, TC_BLOCK_X);
+    tc_bind(so, tx, TC_THREAD_X);
+    tc_lower(s, nargs, args, name, NULL, &f);
+    return f;
+}
+
+/* M[i] = float32(A[i] * B[i]): the product of two halves is a half, rounded. */
+static const tc_func *half_product(void) {
+    tc_tensor *a[3];
+    const tc_expr *i = tc_axisi(ctx, "i", HN);
+    a[0] = tc_placeholderi(ctx, "A", TC_FLOAT16, TC_DIMS(HN));
+    a[1] = tc_placeholderi(ctx, "B", TC_FLOAT16, TC_DIMS(HN));
+    a[2] = tc_compute(ctx, "M", 1, &i, tc_cast(TC_FLOAT32, tc_mul(tc_at(a[0], i), tc_at(a[1], i))));
+    return lower_1d(a, 3, "half_product");
+}
+
+/* H[i] = float16(X[i]): a float rounded to half once, into half memory. */
+static const tc_func *half_round(void) {
+    tc_tensor *a[2];
+    const tc_expr *i = tc_axisi(ctx, "i", HN);
+    a[0] = tc_placeholderi(ctx, "X", TC_FLOAT32, TC_DIMS(HN));
+    a[1] = tc_compute(ctx, "H", 1, &i, tc_cast(TC_FLOAT16, tc_at(a[0], i)));
+    return lower_1d(a, 2, "half_round");
+}
+
+/* S[i] = (float16(X[i]) * A[i] + 0.1) / B[i], in half: each step rounds. */
+static const tc_func *half_arith(void) {
+    tc_tensor *a[4];
+    const tc_expr *i = tc_axisi(ctx, "i", HN);
+    a[0] = tc_placeholderi(ctx, "X", TC_FLOAT32, TC_DIMS(HN));
+    a[1] = tc_placeholderi(ctx, "A", TC_FLOAT16, TC_DIMS(HN));
+    a[2] = tc_placeholderi(ctx, "B", TC_FLOAT16, TC_DIMS(HN));
+    a[3] = tc_compute(ctx, "S", 1, &i,
+                      tc_div(tc_add(tc_mul(tc_cast(TC_FLOAT16, tc_at(a[0], i)), tc_at(a[1], i)), tc_imm(ctx, TC_FLOAT16, 0.1)), tc_at(a[2], i)));
+    return lower_1d(a, 4, "half_arith");
+}
+
+/* P[i] = A[i - 3] inside, 0 in the 3 + 5 elements of padding: copied as bits. */
+static const tc_func *half_pad(void) {
+    tc_tensor *a[2];
+    const tc_expr *i = tc_axisi(ctx, "i", HN + 8);
+    a[0] = tc_placeholderi(ctx, "A", TC_FLOAT16, TC_DIMS(HN));
+    a[1] = tc_compute(ctx, "P", 1, &i,
+                      tc_select(tc_and(tc_gei(i, 3), tc_lti(i, HN + 3)), tc_at(a[0], tc_subi(i, 3)), tc_imm(ctx, TC_FLOAT16, 0)));
+    return lower_1d(a, 2, "half_pad");
+}
+
+/* Q[r, c] = A[r - 1, c] with a row of 1.0 above and below, a thread per
+   lanes consecutive elements of a row: one vector copy each. Scaled (times
+   2.0, arithmetic, no copy) the lanes are converted one by one. */
+static const tc_func *half_rows(int lanes, int scaled) {
+    const tc_expr *ax[2], *v;
+    tc_tensor *A = tc_placeholderi(ctx, "A", TC_FLOAT16, TC_DIMS(6, 64)), *Q, *args[2];
+    tc_schedule *s;
+    tc_stage *sq;
+    tc_iter *co, *ci;
+    const tc_func *f = NULL;
+    ax[0] = tc_axisi(ctx, "r", 8), ax[1] = tc_axisi(ctx, "c", 64);
+    v = tc_select(tc_and(tc_gei(ax[0], 1), tc_lti(ax[0], 7)), tc_at(A, tc_subi(ax[0], 1), ax[1]), tc_imm(ctx, TC_FLOAT16, 1));
+    Q = tc_compute(ctx, "Q", 2, ax, scaled ? tc_mul(v, tc_imm(ctx, TC_FLOAT16, 2)) : v);
+    s = tc_create_schedule(ctx, 1, &Q);
+    sq = tc_stage_of(s, Q);
+    tc_split(sq, tc_axis_of(sq, 1), lanes, &co, &ci);
+    tc_bind(sq, tc_axis_of(sq, 0), TC_BLOCK_X);
+    tc_bind(sq, co, TC_THREAD_X);
+    tc_vectorize(sq, ci);
+    args[0] = A, args[1] = Q;
+    tc_lower(s, 2, args, "half_rows", NULL, &f);
+    return f;
+}
+
+/* O[k, y, x] = sum over c, ry, rx of float32(Ipad[c, y + ry, x + rx]) *
+   float32(W[k, c, ry, rx]): a 3x3 convolution of float16 data padded by 1,
+   accumulated in float32. A block computes one output channel, a thread one
+   pixel; the padded input channel goes through shared memory, fetched by all
+   threads as half bits. */
+#define CC 4
+#define CK 8
+#define CH 10
+static const tc_func *half_conv(void) {
+    tc_tensor *I = tc_placeholderi(ctx, "I", TC_FLOAT16, TC_DIMS(CC, CH, CH)), *W = tc_placeholderi(ctx, "W", TC_FLOAT16, TC_DIMS(CK, CC, 3, 3));
+    const tc_expr *pax[3], *ax[3], *red[3], *inside;
+    tc_tensor *pad, *O, *OL, *IS, *args[3];
+    tc_schedule *s;
+    tc_stage *so, *sl, *ss;
+    tc_iter *fused, *ty, *tx;
+    const tc_func *f = NULL;
+    pax[0] = tc_axisi(ctx, "c", CC), pax[1] = tc_axisi(ctx, "h", CH + 2), pax[2] = tc_axisi(ctx, "w", CH + 2);
+    inside = tc_and(tc_and(tc_gei(pax[1], 1), tc_lti(pax[1], CH + 1)), tc_and(tc_gei(pax[2], 1), tc_lti(pax[2], CH + 1)));
+    pad = tc_compute(ctx, "pad", 3, pax, tc_select(inside, tc_at(I, pax[0], tc_subi(pax[1], 1), tc_subi(pax[2], 1)), tc_imm(ctx, TC_FLOAT16, 0)));
+    ax[0] = tc_axisi(ctx, "k", CK), ax[1] = tc_axisi(ctx, "y", CH), ax[2] = tc_axisi(ctx, "x", CH);
+    red[0] = tc_reduce_axisi(ctx, "rc", CC), red[1] = tc_reduce_axisi(ctx, "ry", 3), red[2] = tc_reduce_axisi(ctx, "rx", 3);
+    O = tc_compute(ctx, "O", 3, ax,
+                   tc_sum(tc_mul(tc_cast(TC_FLOAT32, tc_at(pad, red[0], tc_add(ax[1], red[1]), tc_add(ax[2], red[2]))),
+                                 tc_cast(TC_FLOAT32, tc_at(W, ax[0], red[0], red[1], red[2]))),
+                          3, red));
+    s = tc_create_schedule(ctx, 1, &O);
+    tc_compute_inline(tc_stage_of(s, pad));
+    OL = tc_cache_write(s, O, TC_SCOPE_LOCAL);
+    IS = tc_cache_read(s, pad, TC_SCOPE_SHARED, 1, &OL);
+    so = tc_stage_of(s, O), sl = tc_stage_of(s, OL), ss = tc_stage_of(s, IS);
+    tc_bind(so, tc_axis_of(so, 0), TC_BLOCK_X);
+    tc_bind(so, tc_axis_of(so, 1), TC_THREAD_Y);
+    tc_bind(so, tc_axis_of(so, 2), TC_THREAD_X);
+    tc_compute_at(sl, so, tc_axis_of(so, 2));
+    tc_compute_at(ss, sl, tc_reduce_axis_of(sl, 0));
+    tc_fuse(ss, tc_axis_of(ss, 0), tc_axis_of(ss, 1), &fused);
+    tc_fuse(ss, fused, tc_axis_of(ss, 2), &fused);
+    tc_split_nparts(ss, fused, CH, &ty, &fused);
+    tc_split_nparts(ss, fused, CH, &tx, &fused);
+    tc_bind(ss, ty, TC_THREAD_Y);
+    tc_bind(ss, tx, TC_THREAD_X);
+    args[0] = I, args[1] = W, args[2] = O;
+    tc_lower(s, 3, args, "half_conv", NULL, &f);
+    return f;
+}
+
+/* The generated CUDA of float16: memory holds half bits (unsigned short),
+   values are floats, and each float16 result rounds where the host
+   executor's does, through two PTX conversions defined only when used. */
+TC_TEST(float16_computes_in_float_and_stores_half_bits) {
+    const tc_func *f = half_product();
+    const char *src;
+    TC_CHECK(f != NULL);
+    if (!f) return;
+    TC_CHECK_STR(tc_cuda_source(f),
+                 "// half_product: generated by tecomp\n"
+                 "\n"
+                 "__device__ __forceinline__ float tc_half_to_float(unsigned short h) { float f; asm(\"cvt.f32.f16 %0, %1;\" : \"=f\"(f) : \"h\"(h)); return f; }\n"
+                 "__device__ __forceinline__ unsigned short tc_float_to_half(float f) { unsigned short h; asm(\"cvt.rn.f16.f32 %0, %1;\" : \"=h\"(h) : \"f\"(f)); return h; }\n"
+                 "\n"
+                 "extern \"C\" __global__ void __launch_bounds__(64) half_product_kernel(unsigned short *__restrict__ A, unsigned short *__restrict__ B, "
+                 "float *__restrict__ M) {\n"
+                 "    const int bx = blockIdx.x;\n"
+                 "    const int tx = threadIdx.x;\n"
+                 "    M[bx * 64 + tx] = tc_half_to_float(tc_float_to_half(tc_half_to_float(A[bx * 64 + tx]) * tc_half_to_float(B[bx * 64 + tx])));\n"
+                 "}\n");
+    /* a cast to float16 stored: rounded once, and the helper reading halves is left out */
+    src = (f = half_round()) ? tc_cuda_source(f) : NULL;
+    TC_CHECK_CONTAINS(src, "half_round_kernel(float *__restrict__ X, unsigned short *__restrict__ H)");
+    TC_CHECK_CONTAINS(src, "H[bx * 64 + tx] = tc_float_to_half(X[bx * 64 + tx]);");
+    TC_CHECK(src && !strstr(src, "tc_half_to_float"));
+    /* each half step rounds, the last one by the store; a half literal is a float */
+    src = (f = half_arith()) ? tc_cuda_source(f) : NULL;
+    TC_CHECK_CONTAINS(src, "S[bx * 64 + tx] = tc_float_to_half(tc_half_to_float(tc_float_to_half(tc_half_to_float(tc_float_to_half("
+                           "tc_half_to_float(tc_float_to_half(X[bx * 64 + tx])) * tc_half_to_float(A[bx * 64 + tx]))) + 0.0999755859f)) / "
+                           "tc_half_to_float(B[bx * 64 + tx]));");
+    /* float32 accumulation of float16 products; a shared array of halves */
+    src = (f = half_conv()) ? tc_cuda_source(f) : NULL;
+    TC_CHECK_CONTAINS(src, "__shared__ __align__(16) unsigned short pad_shared[144];");
+    TC_CHECK_CONTAINS(src, "? I[");
+    TC_CHECK_CONTAINS(src, "] : (unsigned short)0x0000;");
+    TC_CHECK_CONTAINS(src, "O_local[0] += tc_half_to_float(pad_shared[ry * 12 + ty * 12 + rx + tx]) * tc_half_to_float(W[bx * 36 + rc * 9 + ry * 3 + rx]);");
+    TC_CHECK(src && !strstr(src, "tc_float_to_half"));
+}
+
+/* Copies move half bits: no conversion, the padding a constant of bits, and
+   a vectorized copy of 2, 4 or 8 halves one 4-, 8- or 16-byte move. */
+TC_TEST(float16_copies_move_bits) {
+    const tc_func *f = half_pad();
+    const char *src = f ? tc_cuda_source(f) : NULL;
+    TC_CHECK_CONTAINS(src, "P[bx * 64 + tx] = bx * 64 + tx >= 3 && bx * 64 + tx < 259 ? A[bx * 64 + tx - 3] : (unsigned short)0x0000;");
+    TC_CHECK(src && !strstr(src, "tc_half_to_float") && !strstr(src, "tc_float_to_half"));
+    src = (f = half_rows(8, 0)) ? tc_cuda_source(f) : NULL;
+    TC_CHECK_CONTAINS(src, "*(uint4 *)&Q[bx * 64 + tx * 8] = bx >= 1 && bx < 7 ? *(const uint4 *)&A[bx * 64 + tx * 8 - 64] : "
+                           "make_uint4(0x3c003c00u, 0x3c003c00u, 0x3c003c00u, 0x3c003c00u);");
+    src = (f = half_rows(4, 0)) ? tc_cuda_source(f) : NULL;
+    TC_CHECK_CONTAINS(src, "*(uint2 *)&Q[bx * 64 + tx * 4] = bx >= 1 && bx < 7 ? *(const uint2 *)&A[bx * 64 + tx * 4 - 64] : "
+                           "make_uint2(0x3c003c00u, 0x3c003c00u);");
+    src = (f = half_rows(2, 0)) ? tc_cuda_source(f) : NULL;
+    TC_CHECK_CONTAINS(src, "*(unsigned int *)&Q[bx * 64 + tx * 2] = bx >= 1 && bx < 7 ? *(const unsigned int *)&A[bx * 64 + tx * 2 - 64] : 0x3c003c00u;");
+    /* arithmetic is no copy: the lanes are converted one by one in a loop */
+    src = (f = half_rows(8, 1)) ? tc_cuda_source(f) : NULL;
+    TC_CHECK_CONTAINS(src, "for (int c_inner = 0; c_inner < 8; ++c_inner) {");
+    TC_CHECK_CONTAINS(src, "Q[bx * 64 + tx * 8 + c_inner] = tc_float_to_half((bx >= 1 && bx < 7 ? tc_half_to_float(A[bx * 64 + tx * 8 + c_inner - 64]) : 1.0f) * 2.0f);");
+    TC_CHECK(src && !strstr(src, "uint4"));
+}
+
+/* Every float16 kernel, compiled for sm_90 (no GPU needed). */
+TC_TEST(float16_kernels_compile_through_nvrtc) {
+    const tc_func *fs[9];
+    int k;
+    if (tc_nvrtc_init(ctx, NULL) != TC_OK) TC_SKIP("NVRTC is not installed here");
+    fs[0] = half_product(), fs[1] = half_round(), fs[2] = half_arith(), fs[3] = half_pad(), fs[4] = half_rows(8, 0);
+    fs[5] = half_rows(4, 0), fs[6] = half_rows(2, 0), fs[7] = half_rows(8, 1), fs[8] = half_conv();
+    for (k = 0; k < 9; k++) {
+        tc_cubin bin;
+        const char *src = fs[k] ? tc_cuda_source(fs[k]) : NULL;
+        TC_CHECK(src != NULL);
+        if (!src) continue;
+        TC_CHECK_EQ_INT(tc_cuda_compile(ctx, src, fs[k]->name, 90, 0, NULL, &bin), TC_OK);
+        if (bin.log && bin.log[0]) fprintf(stderr, "%s: %s\n", fs[k]->name, bin.log);
+        TC_CHECK(bin.size > 4 && memcmp(bin.data, "\177ELF", 4) == 0);
+        tc_cubin_free(ctx, &bin);
+    }
+}
+
+/* Test data: a small generator, and halves of either sign with an exponent
+   field in [lo, hi] (15 is 1.0's; 31, inf and NaN, is left out). */
+static uint32_t rng_state = 12345;
+static uint32_t rng(void) {
+    rng_state = rng_state * 1664525u + 1013904223u;
+    return rng_state >> 8;
+}
+static uint16_t rand_half(int lo, int hi) {
+    return (uint16_t)((rng() & 1) << 15 | (unsigned)(lo + (int)(rng() % (unsigned)(hi - lo + 1))) << 10 | (rng() & 1023));
+}
+
+/* Halves the product kernel pairs with each other: signed zeros, the
+   smallest and largest subnormals, the smallest normal, 1, 1 + 2^-10,
+   about 1/3, 0.5, 0.1, 100, 300, 65504, -2, inf. */
+static const uint16_t special_halves[] = {0x0000, 0x8000, 0x0001, 0x0003, 0x03ff, 0x0400, 0x3c00, 0x3c01, 0x3555,
+                                          0x3800, 0x2e66, 0x5640, 0x5cb0, 0x7bff, 0xc000, 0x7c00};
+#define NSPECIAL (int)(sizeof special_halves / sizeof special_halves[0])
+
+/* Floats the rounding kernel converts, with the half each must become:
+   ties go to even, 65520 and up to inf, below half the smallest subnormal to 0. */
+static const struct { float x; uint16_t h; } rounding_cases[] = {
+    {1.0f + 0x1p-11f + 0x1p-20f, 0x3c01}, /* just above the tie: up */
+    {1.0f + 0x1p-11f, 0x3c00},            /* the tie: to even, down */
+    {1.0f + 3 * 0x1p-11f, 0x3c02},        /* the tie: to even, up */
+    {65519.0f, 0x7bff},                   /* below 65520: 65504 */
+    {65520.0f, 0x7c00},                   /* overflows to inf */
+    {-65520.0f, 0xfc00},
+    {1e9f, 0x7c00},
+    {0x1p-24f, 0x0001},                   /* the smallest subnormal */
+    {0x1p-25f, 0x0000},                   /* half of it: the tie goes to 0 */
+    {0x1p-25f + 0x1p-40f, 0x0001},
+    {3 * 0x1p-25f, 0x0002},               /* 1.5 steps: to even, 2 */
+    {0x1p-14f - 0x1p-25f, 0x0400},        /* between the largest subnormal and the smallest normal: even */
+    {-1e-10f, 0x8000},
+    {-0.0f, 0x8000},
+    {0.1f, 0x2e66},
+    {3.14159265f, 0x4248},
+};
+#define NROUNDING (int)(sizeof rounding_cases / sizeof rounding_cases[0])
+
+/* The test data rounds on the host as the cases say (no GPU needed). */
+TC_TEST(float16_test_values_round_on_the_host) {
+    const tc_func *f = half_round();
+    static float x[HN];
+    static uint16_t h[HN];
+    void *mem[2];
+    int k;
+    TC_CHECK(f != NULL);
+    if (!f) return;
+    for (k = 0; k < HN; k++) x[k] = k < NROUNDING ? rounding_cases[k].x : 0.0f;
+    mem[0] = x, mem[1] = h;
+    TC_CHECK_EQ_INT(tc_host_run(ctx, f, mem, NULL), TC_OK);
+    for (k = 0; k < NROUNDING; k++)
+        if (h[k] != rounding_cases[k].h) {
+            fprintf(stderr, "  %.9g: 0x%04x, expected 0x%04x\n", (double)rounding_cases[k].x, h[k], rounding_cases[k].h);
+            TC_CHECK(h[k] == rounding_cases[k].h);
+        }
+}
+
+/* Runs f on the host and on the GPU with the same inputs (args[k], bytes[k]
+   bytes each; the last argument is the output) and counts the output
+   elements whose bits differ; NaN matches any NaN (payloads differ). -1
+   when it cannot run. */
+static int gpu_differs_from_host(const tc_func *f, int nargs, void **args, const size_t *bytes) {
+    tc_dtype t = f->params[nargs - 1]->dtype;
+    size_t out = bytes[nargs - 1], k, n = out / (size_t)tc_dtype_bytes(t);
+    unsigned char *host = (unsigned char *)malloc(out), *gpu = (unsigned char *)malloc(out);
+    tc_devptr dev[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    tc_cuda_func *cf = NULL;
+    int j, bad = -1;
+    memset(host, 0xab, out);
+    memset(gpu, 0xcd, out);
+    args[nargs - 1] = host;
+    TC_CHECK_EQ_INT(tc_host_run(ctx, f, args, NULL), TC_OK);
+    TC_CHECK_EQ_INT(tc_cuda_build(ctx, f, &cf), TC_OK);
+    if (!cf) fprintf(stderr, "  %s: %s\n", f->name, tc_last_error(ctx));
+    for (j = 0; cf && j < nargs; j++) {
+        TC_CHECK_EQ_INT(tc_cuda_malloc(ctx, bytes[j], &dev[j]), TC_OK);
+        TC_CHECK_EQ_INT(tc_cuda_upload(ctx, dev[j], j < nargs - 1 ? args[j] : gpu, bytes[j]), TC_OK);
+    }
+    if (cf && tc_cuda_run(ctx, cf, dev, NULL) == TC_OK && tc_cuda_download(ctx, gpu, dev[nargs - 1], out) == TC_OK) {
+        for (bad = 0, k = 0; k < n; k++) {
+            if (t == TC_FLOAT16) {
+                uint16_t a, b;
+                memcpy(&a, host + 2 * k, 2), memcpy(&b, gpu + 2 * k, 2);
+                if (a == b || ((a & 0x7fff) > 0x7c00 && (b & 0x7fff) > 0x7c00)) continue;
+                if (bad < 5) fprintf(stderr, "  %s[%d]: host 0x%04x, GPU 0x%04x\n", f->name, (int)k, a, b);
+            } else {
+                float a, b;
+                memcpy(&a, host + 4 * k, 4), memcpy(&b, gpu + 4 * k, 4);
+                if (memcmp(&a, &b, 4) == 0 || (a != a && b != b)) continue;
+                if (bad < 5) fprintf(stderr, "  %s[%d]: host %.9g, GPU %.9g\n", f->name, (int)k, (double)a, (double)b);
+            }
+            bad++;
+        }
+    }
+    for (j = 0; j < nargs; j++) tc_cuda_free(ctx, dev[j]);
+    if (cf) tc_cuda_func_destroy(ctx, cf);
+    free(host);
+    free(gpu);
+    return bad;
+}
+
+/* Rounding, subnormals, overflow to inf: the GPU's float16 bits are the
+   host executor's, for products, conversions, chained half arithmetic and
+   copies (scalar, padded, vectorized). */
+TC_TEST(gpu_float16_matches_the_host_executor_bit_for_bit) {
+    static uint16_t a[HN], b[HN], rows[6 * 64];
+    static float x[HN];
+    void *args[4];
+    size_t bytes[4];
+    int k;
+    if (!tc_cuda_available(ctx)) TC_SKIP("no CUDA device: the GPU run is checked on the GPU machine");
+    rng_state = 1;
+    for (k = 0; k < HN; k++) { /* every pair of special halves, then random ones of every size */
+        a[k] = k < NSPECIAL * NSPECIAL ? special_halves[k / NSPECIAL] : rand_half(0, 30);
+        b[k] = k < NSPECIAL * NSPECIAL ? special_halves[k % NSPECIAL] : rand_half(0, 30);
+    }
+    args[0] = a, args[1] = b, bytes[0] = bytes[1] = sizeof a, bytes[2] = HN * sizeof(float);
+    TC_CHECK_EQ_INT(gpu_differs_from_host(half_product(), 3, args, bytes), 0);
+    for (k = 0; k < HN; k++) /* the rounding cases, then floats of every size, some beyond a half's range */
+        x[k] = k < NROUNDING ? rounding_cases[k].x : ldexpf((float)(rng() & 0xffffff) / 0x1p24f, (int)(rng() % 60) - 40) * (rng() & 1 ? -1.0f : 1.0f);
+    args[0] = x, bytes[0] = sizeof x, bytes[1] = HN * 2;
+    TC_CHECK_EQ_INT(gpu_differs_from_host(half_round(), 2, args, bytes), 0);
+    for (k = 0; k < HN; k++) /* moderate values; the subnormal divisors overflow */
+        x[k] = ldexpf((float)(rng() & 0xffffff) / 0x1p24f, (int)(rng() % 8)), a[k] = rand_half(10, 20), b[k] = k % 16 ? rand_half(8, 22) : rand_half(0, 0);
+    args[0] = x, args[1] = a, args[2] = b, bytes[0] = sizeof x, bytes[1] = bytes[2] = sizeof a, bytes[3] = HN * 2;
+    TC_CHECK_EQ_INT(gpu_differs_from_host(half_arith(), 4, args, bytes), 0);
+    for (k = 0; k < HN; k++) a[k] = k < NSPECIAL ? special_halves[k] : rand_half(0, 30);
+    args[0] = a, bytes[0] = sizeof a, bytes[1] = (HN + 8) * 2;
+    TC_CHECK_EQ_INT(gpu_differs_from_host(half_pad(), 2, args, bytes), 0);
+    for (k = 0; k < 6 * 64; k++) rows[k] = rand_half(0, 30);
+    args[0] = rows, bytes[0] = sizeof rows, bytes[1] = 8 * 64 * 2;
+    for (k = 0; k < 4; k++) TC_CHECK_EQ_INT(gpu_differs_from_host(half_rows(k == 3 ? 8 : 2 << k, k == 3), 2, args, bytes), 0);
+}
+
+/* The float16 convolution through shared memory: the same float32 sums. */
+TC_TEST(gpu_float16_convolution_matches_the_host_executor) {
+    static uint16_t in[CC * CH * CH], w[CK * CC * 9];
+    void *args[3];
+    size_t bytes[3];
+    int k;
+    if (!tc_cuda_available(ctx)) TC_SKIP("no CUDA device: the GPU run is checked on the GPU machine");
+    rng_state = 2;
+    for (k = 0; k < CC * CH * CH; k++) in[k] = rand_half(8, 16); /* |x| < 2 */
+    for (k = 0; k < CK * CC * 9; k++) w[k] = rand_half(8, 14);
+    args[0] = in, args[1] = w, bytes[0] = sizeof in, bytes[1] = sizeof w, bytes[2] = CK * CH * CH * sizeof(float);
+    TC_CHECK_EQ_INT(gpu_differs_from_host(half_conv(), 3, args, bytes), 0);
+}
+
 int main(void) {
     if (tc_create_context(NULL, &ctx) != TC_OK) return 1;
     TC_RUN(vecadd_cuda_reads_like_a_person_wrote_it);
@@ -164,6 +524,12 @@ int main(void) {
     TC_RUN(unrolled_constant_weights_leave_no_zero_terms);
     TC_RUN(every_kernel_compiles_through_nvrtc);
     TC_RUN(gpu_matches_the_host_executor);
+    TC_RUN(float16_computes_in_float_and_stores_half_bits);
+    TC_RUN(float16_copies_move_bits);
+    TC_RUN(float16_kernels_compile_through_nvrtc);
+    TC_RUN(float16_test_values_round_on_the_host);
+    TC_RUN(gpu_float16_matches_the_host_executor_bit_for_bit);
+    TC_RUN(gpu_float16_convolution_matches_the_host_executor);
     tc_destroy_context(ctx);
     return tc_test_summary();
 }
