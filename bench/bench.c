@@ -148,8 +148,7 @@ static int bench_parse_args(int argc, char **argv, bench_opts *o) {
 /* One workload: what the suite says, what tuning made of it, what was measured. */
 typedef struct bench_row {
     char name[64], layout[16], dtype[8]; /* as the suite spells them */
-    tc_conv2d_desc conv;      /* resolved; layout NCHW for NHWCnc (the same convolution), which tecomp has no layout for */
-    int tc_layout_known;      /* 0: a layout tecomp cannot describe (NHWCnc) */
+    tc_conv2d_desc conv;      /* resolved */
     int cudnn_layouts[2], ncudnn_layouts; /* what cuDNN runs: the row's layout, or the best of NCHW and NHWC */
     /* phase 1 */
     tc_config_space *space;   /* NULL: no template for this layout and type */
@@ -160,6 +159,7 @@ typedef struct bench_row {
     tc_tune_result tune;
     /* phase 2 */
     double tecomp_us, cudnn_us;         /* medians; < 0 when not measured */
+    double tutorial_us;                 /* conv2d_tensorcore rows: the TVM tutorial's own configuration; < 0 when not measured */
     double tecomp_err, cudnn_err;       /* relative L2 errors; < 0 when not checked */
     int cudnn_algo, cudnn_layout;
     int failed;
@@ -201,16 +201,14 @@ static int bench_in_group(const char *name, const char *group) {
 
 /* Layout, type and what cuDNN runs, from the suite's words; 0 if unknown. */
 static int bench_row_kind(bench_row *row) {
-    static const char *layouts[] = {"NCHW", "NHWC", "HWCN"};
-    int k;
-    row->tc_layout_known = 0;
-    for (k = 0; k < 3; k++)
-        if (!strcmp(row->layout, layouts[k])) row->conv.layout = (tc_layout)k, row->tc_layout_known = 1;
-    if (!row->tc_layout_known && strcmp(row->layout, "NHWCnc") != 0) return 0;
+    int k, known = 0;
+    for (k = 0; k < TC_LAYOUT_COUNT; k++)
+        if (!strcmp(row->layout, tc_layout_name((tc_layout)k))) row->conv.layout = (tc_layout)k, known = 1;
+    if (!known) return 0;
     if (!strcmp(row->dtype, "f32")) row->conv.dtype = TC_FLOAT32;
     else if (!strcmp(row->dtype, "f16")) row->conv.dtype = TC_FLOAT16;
     else return 0;
-    if (row->tc_layout_known && row->conv.layout != TC_LAYOUT_HWCN) { /* cuDNN has these */
+    if (row->conv.layout == TC_LAYOUT_NCHW || row->conv.layout == TC_LAYOUT_NHWC) { /* cuDNN has these */
         row->cudnn_layouts[0] = row->conv.layout == TC_LAYOUT_NHWC ? CUDNN_CONV_LAYOUT_NHWC : CUDNN_CONV_LAYOUT_NCHW;
         row->ncudnn_layouts = 1;
     } else { /* HWCN, NHWCnc: cuDNN's best of the layouts it has, for the same convolution */
@@ -340,14 +338,14 @@ static int bench_load_rows(const bench_opts *o, bench_row **rows, int *n) {
 static int bench_prepare(tc_context *ctx, const bench_opts *o, bench_row *row) {
     tc_template_fn fn;
     tc_result r;
-    row->tecomp_us = row->cudnn_us = row->tecomp_err = row->cudnn_err = -1;
+    row->tecomp_us = row->cudnn_us = row->tecomp_err = row->cudnn_err = row->tutorial_us = -1;
     row->cudnn_algo = -1;
     if ((r = tc_conv2d_resolve(ctx, &row->conv, &row->conv)) != TC_OK) {
         fprintf(stderr, "%s: %s: %s\n", row->name, tc_result_string(r), tc_last_error(ctx));
         return 0;
     }
-    if (o->template_name) fn = row->tc_layout_known ? tc_conv2d_template_named(o->template_name) : NULL, row->task = o->template_name;
-    else fn = row->tc_layout_known ? tc_conv2d_template_for(&row->conv, &row->task) : NULL;
+    if (o->template_name) fn = tc_conv2d_template_named(o->template_name), row->task = o->template_name;
+    else fn = tc_conv2d_template_for(&row->conv, &row->task);
     tc_clear_error(ctx);
     if (!fn) {
         bench_note(row, "no template (%s %s)", row->layout, row->dtype);
@@ -553,18 +551,23 @@ static tc_result bench_data_make(const bench_row *row, sample_conv_data *d, char
 
 /* tecomp's HWCN (filters RSCK), which cuDNN lacks, beside cuDNN's layout values. */
 #define BENCH_LAYOUT_HWCN 100
+/* tecomp's NHWCnc (TVM's TensorCore tutorial): activations [n/16][h][w][c/16][16][16], filters [r][s][c/16][k/16][16][16]. */
+#define BENCH_LAYOUT_NHWCNC 101
+#define BENCH_LAYOUT_NHWCNC_FILTER 102
 
 /* Where element (i, ch, s) of an n x c x hw tensor lives: NCHW, NHWC (the
    channels innermost; for filters KCRS and KRSC) or HWCN (the images
    innermost; filters RSCK). */
 static size_t bench_index(int layout, size_t n, size_t c, size_t hw, size_t i, size_t ch, size_t s) {
     if (layout == BENCH_LAYOUT_HWCN) return (s * c + ch) * n + i;
+    if (layout == BENCH_LAYOUT_NHWCNC) return (((i / 16 * hw + s) * (c / 16) + ch / 16) * 16 + i % 16) * 16 + ch % 16;
+    if (layout == BENCH_LAYOUT_NHWCNC_FILTER) return ((s * (c / 16) + ch / 16) * (n / 16) + i / 16) * 256 + ch % 16 * 16 + i % 16;
     return layout == CUDNN_CONV_LAYOUT_NHWC ? (i * hw + s) * c + ch : (i * c + ch) * hw + s;
 }
 
 /* Device buffers of one implementation's run, in its layout and type. */
 typedef struct bench_buffers {
-    int layout, half;
+    int layout, half, y_half; /* half: the inputs are half (the row's type); y_half: so is the output */
     tc_devptr x, w, y;
     size_t y_bytes;
 } bench_buffers;
@@ -606,7 +609,7 @@ static tc_result bench_download(tc_context *ctx, const bench_buffers *b, size_t 
                 for (s = 0; s < pq; s++) {
                     size_t from = bench_index(b->layout, n, k, pq, i, ch, s);
                     float v;
-                    if (b->half) {
+                    if (b->y_half) {
                         uint16_t h;
                         memcpy(&h, host + from * 2, 2);
                         v = bench_float_from_half(h);
@@ -624,15 +627,17 @@ static void bench_buffers_free(tc_context *ctx, bench_buffers *b) {
     b->x = b->w = b->y = 0;
 }
 
-/* The row's inputs on the device in layout (half for half rows) and room for the output. */
-static tc_result bench_buffers_make(tc_context *ctx, const bench_row *row, const sample_conv_data *d, int layout, bench_buffers *b) {
+/* The row's inputs on the device in layout (half for half rows) and room
+   for the output (half or float: y_half). */
+static tc_result bench_buffers_make(tc_context *ctx, const bench_row *row, const sample_conv_data *d, int layout, int y_half, bench_buffers *b) {
     const tc_conv2d_desc *c = &row->conv;
+    int filter_layout = layout == BENCH_LAYOUT_NHWCNC ? BENCH_LAYOUT_NHWCNC_FILTER : layout;
     tc_result r;
     memset(b, 0, sizeof *b);
-    b->layout = layout, b->half = c->dtype == TC_FLOAT16;
-    b->y_bytes = d->ny * (b->half ? 2 : 4);
+    b->layout = layout, b->half = c->dtype == TC_FLOAT16, b->y_half = y_half;
+    b->y_bytes = d->ny * (y_half ? 2 : 4);
     r = bench_upload(ctx, d->x, (size_t)c->n, (size_t)c->c, (size_t)c->h * c->w, layout, b->half, &b->x);
-    if (r == TC_OK) r = bench_upload(ctx, d->w, (size_t)c->k, (size_t)(c->c / c->groups), (size_t)c->r * c->s, layout, b->half, &b->w);
+    if (r == TC_OK) r = bench_upload(ctx, d->w, (size_t)c->k, (size_t)(c->c / c->groups), (size_t)c->r * c->s, filter_layout, b->half, &b->w);
     if (r == TC_OK) r = tc_cuda_malloc(ctx, b->y_bytes, &b->y);
     if (r != TC_OK) bench_buffers_free(ctx, b);
     return r;
@@ -677,6 +682,62 @@ static int bench_check_and_time(tc_context *ctx, bench_row *row, const char *who
     return 1;
 }
 
+/* tecomp's buffers for a row: its layout; float16 rows' outputs in float32
+   for conv2d_tensorcore (NHWCnc), which accumulates and writes float as the
+   TVM tutorial does. */
+static tc_result bench_tecomp_buffers(tc_context *ctx, const bench_row *row, const sample_conv_data *d, bench_buffers *b) {
+    static const int layouts[TC_LAYOUT_COUNT] = {CUDNN_CONV_LAYOUT_NCHW, CUDNN_CONV_LAYOUT_NHWC, BENCH_LAYOUT_HWCN, BENCH_LAYOUT_NHWCNC};
+    return bench_buffers_make(ctx, row, d, layouts[row->conv.layout], row->conv.dtype == TC_FLOAT16 && row->conv.layout != TC_LAYOUT_NHWCnc, b);
+}
+
+/* The TVM TensorCore tutorial's own schedule (block_row_warps 4,
+   block_col_warps 2, warp_row_tiles 2, warp_col_tiles 4, chunk 2, its fetch
+   widths, no padding, unrolling to 16): conv2d_tensorcore's configuration
+   of those knobs, built, checked and timed as every kernel here is. */
+typedef struct bench_func_launch {
+    tc_cuda_func *cf;
+    tc_devptr args[3];
+} bench_func_launch;
+
+static tc_result bench_func_launch_fn(tc_context *ctx, void *user) {
+    bench_func_launch *l = (bench_func_launch *)user;
+    return tc_cuda_run(ctx, l->cf, l->args, NULL);
+}
+
+static void bench_run_tutorial_config(tc_context *ctx, bench_row *row, sample_conv_data *d, const tc_time_desc *timing) {
+    static const char *names[] = {"block_row_warps", "block_col_warps", "warp_row_tiles", "warp_col_tiles", "chunk",
+                                  "vec_data", "vec_kernel", "pad", "auto_unroll_max_step"};
+    static const int64_t values[] = {4, 2, 2, 4, 2, 1, 8, 0, 16};
+    const int64_t *vals[9];
+    bench_func_launch launch;
+    bench_buffers b;
+    tc_instance inst;
+    const tc_func *f;
+    double err;
+    int64_t index;
+    int k;
+    tc_result r;
+    for (k = 0; k < 9; k++) vals[k] = &values[k];
+    if ((index = tc_space_index_of(row->space, 9, names, vals)) < 0) {
+        bench_note(row, "the tutorial's configuration is not in this space (%s)", tc_last_error(ctx));
+        return;
+    }
+    memset(&launch, 0, sizeof launch);
+    r = tc_space_instantiate(row->space, index, &inst);
+    if (r == TC_OK) r = tc_lower(inst.schedule, inst.nargs, inst.args, "tutorial", NULL, &f);
+    if (r == TC_OK) r = tc_cuda_build(ctx, f, &launch.cf);
+    if (r == TC_OK) r = bench_tecomp_buffers(ctx, row, d, &b);
+    if (r != TC_OK) {
+        bench_fail(row, "the tutorial's configuration %lld: %s: %s", (long long)index, tc_result_string(r), tc_last_error(ctx));
+        if (launch.cf) tc_cuda_func_destroy(ctx, launch.cf);
+        return;
+    }
+    launch.args[0] = b.x, launch.args[1] = b.w, launch.args[2] = b.y;
+    bench_check_and_time(ctx, row, "tecomp (tutorial schedule)", d, &b, bench_func_launch_fn, &launch, NULL, timing, &err, &row->tutorial_us);
+    bench_buffers_free(ctx, &b);
+    tc_cuda_func_destroy(ctx, launch.cf);
+}
+
 /* The best kernel the records hold for a workload tuned in phase 1, loaded
    as an engine loads it: tecomp's one call (tc_conv2d_kernel_create, no
    tuning asked for). Its launches reuse buffers allocated once (split-K
@@ -713,7 +774,7 @@ static void bench_run_tecomp(tc_context *ctx, bench_row *row, const char *record
     tc_conv2d_kernel_info_get(kernel, &info);
     printf("%-28s %s configuration %lld (%.2f us while tuning), loaded from %s\n", "tecomp (tuned)", info.task, (long long)info.config,
            info.cost_s * 1e6, info.from_index ? "the records' index" : "the records");
-    if ((r = bench_buffers_make(ctx, row, d, row->conv.layout == TC_LAYOUT_HWCN ? BENCH_LAYOUT_HWCN : CUDNN_CONV_LAYOUT_NCHW, &b)) != TC_OK) {
+    if ((r = bench_tecomp_buffers(ctx, row, d, &b)) != TC_OK) {
         bench_fail(row, "tecomp: uploading the inputs: %s: %s", tc_result_string(r), tc_last_error(ctx));
     } else {
         launch.kernel = kernel, launch.x = b.x, launch.w = b.w, launch.y = b.y;
@@ -757,7 +818,7 @@ static void bench_run_cudnn_in(tc_context *ctx, bench_row *row, int layout, samp
     p.n = c->n, p.c = c->c, p.h = c->h, p.w = c->w, p.k = c->k, p.r = c->r, p.s = c->s;
     /* the suite and --shape give one stride and one pad, and no dilation */
     p.stride = c->stride_h, p.pad = c->pad_h, p.groups = c->groups, p.layout = layout, p.half = c->dtype == TC_FLOAT16;
-    if ((r = bench_buffers_make(ctx, row, d, layout, &b)) != TC_OK) {
+    if ((r = bench_buffers_make(ctx, row, d, layout, c->dtype == TC_FLOAT16, &b)) != TC_OK) {
         bench_fail(row, "%s: uploading the inputs: %s: %s", who, tc_result_string(r), tc_last_error(ctx));
         return;
     }
@@ -799,6 +860,7 @@ static void bench_gpu_row(tc_context *ctx, bench_row *row, const bench_opts *o, 
         return;
     }
     if (row->tuned) bench_run_tecomp(ctx, row, o->records, &d, timing);
+    if (row->space && row->task && !strcmp(row->task, "conv2d_tensorcore")) bench_run_tutorial_config(ctx, row, &d, timing);
     else if (row->space) bench_note(row, "tecomp not run: tuning failed");
     bench_run_cudnn(ctx, row, &d, timing, cudnn_version);
     sample_conv_data_free(&d);
@@ -1052,7 +1114,11 @@ static void bench_print_report(const bench_row *rows, int n, const bench_opts *o
     }
     bench_print_table(rows, n, s);
     for (k = 0; k < BENCH_NGROUPS; k++) bench_print_geomean(rows, n, bench_groups[k].key, bench_groups[k].title);
-    printf("rows without a tecomp template (NHWCnc, float16) report cuDNN only and are left out of the geomeans\n");
+    printf("rows without a tecomp template (NHWC float16) report cuDNN only and are left out of the geomeans\n");
+    for (k = 0; k < n; k++)
+        if (rows[k].tutorial_us > 0)
+            printf("%s: the TVM tutorial's own schedule %.2f us%s%.2fx cuDNN; tuned %.2f us\n", rows[k].name, rows[k].tutorial_us,
+                   rows[k].cudnn_us > 0 ? ", " : "", rows[k].cudnn_us > 0 ? rows[k].cudnn_us / rows[k].tutorial_us : 0, rows[k].tecomp_us);
     printf("tuning: %d trials measured now, %d reused from %s, %.1f s in all (%d trials per workload)\n", measured, resumed, o->records,
            tune_s, o->trials);
     if (failed) printf("%d of %d workloads FAILED a check or a step (see the messages above)\n", failed, n);

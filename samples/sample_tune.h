@@ -96,11 +96,19 @@ static inline tc_result sample_conv_data_alloc(const tc_conv2d_desc *c, sample_c
     return TC_OK;
 }
 
+/* The inputs of a float16 convolution hold half values (the reference sees
+   what the kernel gets). */
+static inline void sample_round_to_half(float *x, size_t n) {
+    size_t k;
+    for (k = 0; k < n; k++) x[k] = tc_half_to_float(tc_half_from_float(x[k]));
+}
+
 static inline tc_result sample_conv_data_make(tc_context *ctx, const tc_conv2d_desc *c, sample_conv_data *d) {
     size_t k;
     float *yref;
     tc_result r = sample_conv_data_alloc(c, d, &yref);
     if (r != TC_OK) return r;
+    if (c->dtype == TC_FLOAT16) sample_round_to_half(d->x, d->nx), sample_round_to_half(d->w, d->nw);
     r = tc_conv2d_reference(ctx, c, d->x, d->w, yref);
     for (k = 0; k < d->ny; k++) d->ref[k] = yref[k];
     free(yref);
@@ -108,14 +116,18 @@ static inline tc_result sample_conv_data_make(tc_context *ctx, const tc_conv2d_d
 }
 
 /* Check configuration `index` (or the first one that lowers, from index 0)
-   on the host executor: what a machine without a GPU can still do. */
+   on the host executor: what a machine without a GPU can still do. Float16
+   inputs go in as half bits; the output is the template's (float32 for
+   conv2d_tensorcore). */
 static inline int sample_check_on_host(tc_context *ctx, const tc_config_space *space, const tc_conv2d_desc *c, int64_t index) {
     sample_conv_data d;
     tc_instance inst;
     const tc_func *f = NULL;
     void *args[3];
+    uint16_t *half[2] = {NULL, NULL};
     double err;
     int64_t k, size = tc_space_size(space);
+    size_t j;
     tc_result r = TC_ERROR_LOWER;
     for (k = index >= 0 ? index : 0; k < size && r != TC_OK; k++) {
         if ((r = tc_space_instantiate(space, k, &inst)) == TC_OK) r = tc_lower(inst.schedule, inst.nargs, inst.args, "default_function", NULL, &f);
@@ -125,7 +137,15 @@ static inline int sample_check_on_host(tc_context *ctx, const tc_config_space *s
     printf("checking %s on the host executor\n", tc_space_config_string(space, k - 1));
     if ((r = sample_conv_data_make(ctx, c, &d)) != TC_OK) return sample_fail(ctx, "the reference", r);
     args[0] = d.x, args[1] = d.w, args[2] = d.y;
-    if ((r = tc_host_run(ctx, f, args, NULL)) != TC_OK) {
+    if (c->dtype == TC_FLOAT16) {
+        if (!(half[0] = (uint16_t *)malloc(d.nx * 2)) || !(half[1] = (uint16_t *)malloc(d.nw * 2))) r = TC_ERROR_OUT_OF_MEMORY;
+        for (j = 0; r == TC_OK && j < d.nx; j++) half[0][j] = tc_half_from_float(d.x[j]);
+        for (j = 0; r == TC_OK && j < d.nw; j++) half[1][j] = tc_half_from_float(d.w[j]);
+        args[0] = half[0], args[1] = half[1];
+    }
+    if (r == TC_OK) r = tc_host_run(ctx, f, args, NULL);
+    free(half[0]), free(half[1]);
+    if (r != TC_OK) {
         sample_conv_data_free(&d);
         return sample_fail(ctx, "the host run", r);
     }

@@ -151,6 +151,8 @@ static tc_result schedule(tc_context *ctx, const conv *cv, tc_schedule **out, st
     TRY(tc_bind(st->Conv, block_j, TC_BLOCK_Y));
     TRY(tc_bind(st->Conv, nc, TC_THREAD_Y));
     TRY(tc_bind(st->Conv, oc, TC_THREAD_Z));
+    /* tvm.build(...) under PassContext(config={"tir.UnrollLoop": {"auto_max_step": 16}}): the same reach, from the outermost loop */
+    TRY(tc_pragma(st->Conv, block_k, "auto_unroll_max_step", 16));
     st->Conv_at = a[4];
 
     /* s[ConvF].compute_at(s[Conv], oc)

@@ -267,12 +267,80 @@ TC_TEST(fragments_need_tensorize_and_whole_warps) {
     TC_CHECK_EQ_INT(tc_host_run(ctx, f, d.mem, NULL), TC_OK);
 }
 
+/* conv2d_tensorcore on a small NHWCnc convolution: the tutorial's
+   configuration and a few others, each on the host executor against the
+   reference (its data rounded to half), its CUDA through NVRTC. */
+TC_TEST(tensorcore_template_matches_reference) {
+    static const char *names[] = {"block_row_warps", "block_col_warps", "warp_row_tiles", "warp_col_tiles", "chunk",
+                                  "vec_data", "vec_kernel", "pad", "auto_unroll_max_step"};
+    static const int64_t configs[3][9] = {{4, 2, 2, 4, 2, 1, 8, 0, 16}, {1, 2, 2, 1, 1, 8, 2, 8, 512}, {2, 1, 1, 2, 2, 4, 4, 8, 0}};
+    tc_conv2d_desc d;
+    tc_config_space *space;
+    int c, p, q;
+    size_t nx, nw, ny, k;
+    float *x, *w, *y, *ref;
+    uint16_t *xh, *wh;
+    memset(&d, 0, sizeof d);
+    d.layout = TC_LAYOUT_NHWCnc, d.dtype = TC_FLOAT16;
+    d.n = 32, d.c = 32, d.h = 5, d.w = 4, d.k = 32, d.r = d.s = 3, d.pad_h = 1, d.pad_w = 1;
+    tc_conv2d_output_size(&d, &p, &q);
+    nx = (size_t)d.n * d.c * d.h * d.w, nw = (size_t)d.k * d.c * 9, ny = (size_t)d.n * d.k * p * q;
+    x = (float *)malloc(nx * 4), w = (float *)malloc(nw * 4), y = (float *)malloc(ny * 4), ref = (float *)malloc(ny * 4);
+    xh = (uint16_t *)malloc(nx * 2), wh = (uint16_t *)malloc(nw * 2);
+    fill(x, (int)nx, 3);
+    fill(w, (int)nw, 4);
+    for (k = 0; k < nx; k++) xh[k] = tc_half_from_float(x[k]), x[k] = tc_half_to_float(xh[k]);
+    for (k = 0; k < nw; k++) wh[k] = tc_half_from_float(w[k]), w[k] = tc_half_to_float(wh[k]);
+    TC_CHECK_EQ_INT(tc_conv2d_reference(ctx, &d, x, w, ref), TC_OK);
+    TC_CHECK_EQ_INT(tc_space_create(ctx, tc_conv2d_tensorcore_template, &d, &space), TC_OK);
+    for (c = 0; c < 3; c++) {
+        const int64_t *vals[9];
+        tc_instance inst;
+        const tc_func *f = NULL;
+        void *mem[3];
+        double num = 0, den = 0;
+        int j;
+        int64_t index;
+        for (j = 0; j < 9; j++) vals[j] = &configs[c][j];
+        index = tc_space_index_of(space, 9, names, vals);
+        TC_CHECK(index >= 0);
+        if (index < 0) continue;
+        TC_CHECK_EQ_INT(tc_space_instantiate(space, index, &inst), TC_OK);
+        TC_CHECK_EQ_INT(tc_lower(inst.schedule, 3, inst.args, "tensorcore", NULL, &f), TC_OK);
+        if (!f) { fprintf(stderr, "  %s\n", tc_last_error(ctx)); continue; }
+        for (k = 0; k < ny; k++) y[k] = NAN;
+        mem[0] = xh, mem[1] = wh, mem[2] = y;
+        TC_CHECK_EQ_INT(tc_host_run(ctx, f, mem, NULL), TC_OK);
+        for (k = 0; k < ny; k++) num += ((double)y[k] - ref[k]) * ((double)y[k] - ref[k]), den += (double)ref[k] * ref[k];
+        TC_CHECK(sqrt(num / den) < 1e-5);
+        if (tc_nvrtc_init(ctx, NULL) == TC_OK) {
+            const char *src = tc_cuda_source(f);
+            tc_cubin bin;
+            TC_CHECK(src != NULL);
+            TC_CHECK_EQ_INT(src ? tc_cuda_compile(ctx, src, "tensorcore", 0, 0, NULL, &bin) : TC_ERROR_COMPILE, TC_OK);
+            if (src && tc_last_result(ctx) == TC_OK) tc_cubin_free(ctx, &bin);
+        }
+    }
+    /* what the template does not build */
+    d.layout = TC_LAYOUT_NHWC;
+    {
+        tc_config_space *other = NULL;
+        TC_CHECK(tc_space_create(ctx, tc_conv2d_tensorcore_template, &d, &other) != TC_OK);
+        TC_CHECK_CONTAINS(tc_last_error(ctx), "builds NHWCnc float16 kernels");
+        d.layout = TC_LAYOUT_NHWCnc, d.n = 24;
+        TC_CHECK(tc_space_create(ctx, tc_conv2d_tensorcore_template, &d, &other) != TC_OK);
+        TC_CHECK_CONTAINS(tc_last_error(ctx), "NHWCnc blocks n, c and k by 16");
+    }
+    free(x), free(w), free(y), free(ref), free(xh), free(wh);
+}
+
 int main(void) {
     if (tc_create_context(NULL, &ctx) != TC_OK) return 1;
     TC_RUN(tf32_matmul_tensorized_matches_reference);
     TC_RUN(float16_matmul_tensorized_matches_reference);
     TC_RUN(mismatches_are_errors_not_wrong_code);
     TC_RUN(fragments_need_tensorize_and_whole_warps);
+    TC_RUN(tensorcore_template_matches_reference);
     tc_destroy_context(ctx);
     return tc_test_summary();
 }
