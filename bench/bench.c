@@ -772,8 +772,8 @@ static void bench_run_tecomp(tc_context *ctx, bench_row *row, const char *record
         return;
     }
     tc_conv2d_kernel_info_get(kernel, &info);
-    printf("%-28s %s configuration %lld (%.2f us while tuning), loaded from %s\n", "tecomp (tuned)", info.task, (long long)info.config,
-           info.cost_s * 1e6, info.from_index ? "the records' index" : "the records");
+    printf("%-28s %s configuration %lld (%.2f us while tuning), loaded from %s: %s\n", "tecomp (tuned)", info.task, (long long)info.config,
+           info.cost_s * 1e6, info.from_index ? "the records' index" : "the records", tc_space_config_string(row->space, info.config));
     if ((r = bench_tecomp_buffers(ctx, row, d, &b)) != TC_OK) {
         bench_fail(row, "tecomp: uploading the inputs: %s: %s", tc_result_string(r), tc_last_error(ctx));
     } else {
