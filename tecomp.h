@@ -34,12 +34,12 @@
        tecomp_measure.h  candidates built in parallel threads, timed in worker
                          processes that survive faulting and hanging kernels
        tecomp_tune.h     the tuning loop (tc_tune), resume, apply_history_best
-       tecomp_conv.h     conv2d descriptions, host reference, direct and
-                         depthwise templates
+       tecomp_conv.h     conv2d descriptions, host reference, templates (direct,
+                         split-K, implicit GEMM, depthwise, Winograd, TensorCore)
 
    WHAT TECOMP DOES NOT DO (yet)
-       Tensorize; float16 conv templates; NHWC/HWCN/Winograd conv templates; see
-       README.md. A context does not recover its CUDA context after a kernel
+       NHWC conv templates (float16 or float32); column-major wmma tiles;
+       asynchronous copies and dynamic shared memory; see README.md. A context does not recover its CUDA context after a kernel
        fault (the tuner measures in worker processes for that reason).
        Measuring forks: on Windows the tuner builds in one thread and times in
        its own process. Memory a context allocates (expressions, schedules,

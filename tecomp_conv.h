@@ -38,11 +38,14 @@
                          kernels), for 3x3 kernels at stride 1, dilation 1,
                          one group; in HWCN the images stay innermost in every
                          intermediate.
+       conv2d_tensorcore TVM's TensorCore tutorial made tunable: NHWCnc float16
+                         data and weights, float32 output, wmma intrinsics
+                         (tensorize), the tutorial's configuration one point.
    tc_conv2d_reference computes any description on the host, in every layout.
 
    WHAT THIS MODULE DOES NOT DO (yet): templates for NHWC (the reference
    covers it), HWCN templates other than the implicit GEMM and Winograd,
-   float16 kernels, channel multipliers other than 1 in the depthwise
+   float16 kernels other than conv2d_tensorcore's NHWCnc, channel multipliers other than 1 in the depthwise
    template (the direct one takes any groups), Winograd for kernels other
    than 3x3, strides, dilation or groups, or with the filter transform
    precomputed once (it runs in every call, as cuDNN's does).

@@ -376,7 +376,7 @@ TC_TEST(schedule_misuse_is_an_error) {
     TC_CHECK(tc_cache_read(m.s, m.C, TC_SCOPE_SHARED, 1, &m.AA) == NULL);
     TC_CHECK_CONTAINS(tc_last_error(ctx), "cache_read: stage A.shared does not read C");
     TC_CHECK(tc_cache_read(m.s, m.A, TC_SCOPE_GLOBAL, 1, &m.CL) == NULL);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "the scope must be shared or local");
+    TC_CHECK_CONTAINS(tc_last_error(ctx), "the scope must be shared, local");
     TC_CHECK_EQ_INT(tc_storage_align(m.sa, tc_axis_of(m.sa, 0), 8, 9), TC_ERROR_SCHEDULE);
     TC_CHECK_CONTAINS(tc_last_error(ctx), "needs factor >= 1 and 0 <= offset < factor (got 8, 9)");
     TC_CHECK_EQ_INT(tc_double_buffer(m.scl), TC_ERROR_SCHEDULE);
