@@ -153,6 +153,9 @@ TECOMP_API tc_result tc_conv2d_winograd_template(tc_cfg *cfg, const void *task, 
    vec_kernel, pad, auto_unroll_max_step; the tutorial's schedule is the
    configuration 4, 2, 2, 4, 2, 1, 8, 0, 16. */
 TECOMP_API tc_result tc_conv2d_tensorcore_template(tc_cfg *cfg, const void *task, tc_instance *out); /* "conv2d_tensorcore" */
+/* The index of the tutorial's own configuration in a conv2d_tensorcore
+   space; -1 (error set) when the space has no such point. */
+TECOMP_API int64_t tc_conv2d_tensorcore_tutorial_config(const tc_config_space *space);
 /* The template that fits a shape, and its name for records: depthwise when
    groups == c == k (NCHW); the implicit GEMM for small outputs (at most
    4096 images times output pixels: batch 1 up to 64x64, where its split-K
@@ -457,6 +460,12 @@ static const tc_expr *_tc_conv_inside(const tc_expr *i, int64_t lo, int64_t hi, 
     return above && below ? tc_and(above, below) : above ? above : below;
 }
 
+/* Padded row y and column x (of ph x pw) lie inside the image; NULL when every one does. */
+static const tc_expr *_tc_conv_in_image(const tc_conv2d_desc *d, const tc_expr *y, const tc_expr *x, int64_t ph, int64_t pw) {
+    const tc_expr *rows = _tc_conv_inside(y, d->pad_h, d->h + d->pad_h, ph), *cols = _tc_conv_inside(x, d->pad_w, d->w + d->pad_w, pw);
+    return rows && cols ? tc_and(rows, cols) : rows ? rows : cols;
+}
+
 /* Where each logical index of an activation, (n, c, h, w), or of the
    weights, (k, c, r, s), sits in a layout's order: NCHW, NHWC (and KRSC
    weights), HWCN (and RSCK weights). */
@@ -484,16 +493,14 @@ static tc_tensor *_tc_conv_placeholder(tc_context *ctx, const char *name, tc_lay
    any; pad_data is laid out as data is. */
 static tc_result _tc_conv_padded_inputs(tc_context *ctx, const tc_conv2d_desc *d, int64_t ph, int64_t pw, _tc_conv_graph *g) {
     const int64_t data_sizes[4] = {d->n, d->c, d->h, d->w}, kernel_sizes[4] = {d->k, d->c / d->groups, d->r, d->s};
-    const tc_expr *l[4], *ax[4], *at[4], *rows, *cols, *inside, *value;
+    const tc_expr *l[4], *ax[4], *at[4], *inside, *value;
     int k;
     g->data = _tc_conv_placeholder(ctx, "data", d->layout, data_sizes);
     g->kernel = _tc_conv_placeholder(ctx, "kernel", d->layout, kernel_sizes);
     l[0] = tc_axisi(ctx, "i0", d->n), l[1] = tc_axisi(ctx, "i1", d->c);
     l[2] = tc_axisi(ctx, "i2", ph), l[3] = tc_axisi(ctx, "i3", pw);
     if (!g->data || !g->kernel || !l[0] || !l[1] || !l[2] || !l[3]) return _tc_conv_error(ctx);
-    rows = _tc_conv_inside(l[2], d->pad_h, d->h + d->pad_h, ph);
-    cols = _tc_conv_inside(l[3], d->pad_w, d->w + d->pad_w, pw);
-    inside = rows && cols ? tc_and(rows, cols) : rows ? rows : cols;
+    inside = _tc_conv_in_image(d, l[2], l[3], ph, pw);
     at[0] = l[0], at[1] = l[1], at[2] = tc_subi(l[2], d->pad_h), at[3] = tc_subi(l[3], d->pad_w);
     value = _tc_conv_at(g->data, d->layout, at);
     if (inside) value = tc_select(inside, value, tc_float(ctx, 0.0));
@@ -1517,7 +1524,7 @@ TECOMP_API tc_result tc_conv2d_winograd_template(tc_cfg *cfg, const void *task, 
    compute in NHWCnc: 16 x 16 tiles of (images, output channels) per pixel,
    each a sum over 16-channel chunks and the window of 16x16x16 products. */
 static tc_result _tc_tensorcore_compute(tc_context *ctx, const tc_conv2d_desc *d, int p, int q, _tc_conv_graph *g) {
-    const tc_expr *ax[6], *red[4], *rows, *cols, *inside, *a, *w;
+    const tc_expr *ax[6], *red[4], *inside, *a, *w;
     int nb = d->n / 16, icb = d->c / 16, ocb = d->k / 16, ph = d->h + 2 * d->pad_h, pw = d->w + 2 * d->pad_w;
     g->data = tc_placeholderi(ctx, "data", TC_FLOAT16, 6, nb, d->h, d->w, icb, 16, 16);
     g->kernel = tc_placeholderi(ctx, "kernel", TC_FLOAT16, 6, d->r, d->s, icb, ocb, 16, 16);
@@ -1525,8 +1532,7 @@ static tc_result _tc_tensorcore_compute(tc_context *ctx, const tc_conv2d_desc *d
     ax[3] = tc_axisi(ctx, "i", icb), ax[4] = tc_axisi(ctx, "nn", 16), ax[5] = tc_axisi(ctx, "ii", 16);
     if (!g->data || !g->kernel) return _tc_conv_error(ctx);
     a = tc_at(g->data, ax[0], tc_subi(ax[1], d->pad_h), tc_subi(ax[2], d->pad_w), ax[3], ax[4], ax[5]);
-    rows = _tc_conv_inside(ax[1], d->pad_h, d->h + d->pad_h, ph), cols = _tc_conv_inside(ax[2], d->pad_w, d->w + d->pad_w, pw);
-    inside = rows && cols ? tc_and(rows, cols) : rows ? rows : cols;
+    inside = _tc_conv_in_image(d, ax[1], ax[2], ph, pw);
     if (!(g->pad = tc_compute(ctx, "pad_data", 6, ax, inside ? tc_select(inside, a, tc_imm(ctx, TC_FLOAT16, 0)) : a))) return _tc_conv_error(ctx);
     red[0] = tc_reduce_axisi(ctx, "ic", icb), red[1] = tc_reduce_axisi(ctx, "kh", d->r), red[2] = tc_reduce_axisi(ctx, "kw", d->s);
     red[3] = tc_reduce_axisi(ctx, "ii", 16);
@@ -1579,6 +1585,16 @@ static tc_result _tc_tensorcore_fetch(tc_cfg *cfg, tc_stage *st, int warp_axis, 
     _TC_CONV_TRY(tc_bind(st, lanes, TC_THREAD_X));
     if (vec > 1) _TC_CONV_TRY(tc_vectorize(st, v));
     return pad ? tc_storage_align(st, tc_axis_of(st, row_axis), 32, (int)(16 + pad) % 32) : TC_OK;
+}
+
+TECOMP_API int64_t tc_conv2d_tensorcore_tutorial_config(const tc_config_space *space) {
+    static const char *names[] = {"block_row_warps", "block_col_warps", "warp_row_tiles", "warp_col_tiles", "chunk",
+                                  "vec_data", "vec_kernel", "pad", "auto_unroll_max_step"};
+    static const int64_t values[] = {4, 2, 2, 4, 2, 1, 8, 0, 16};
+    const int64_t *vals[9];
+    int k;
+    for (k = 0; k < 9; k++) vals[k] = &values[k];
+    return tc_space_index_of(space, 9, names, vals);
 }
 
 /* The tutorial's schedule with the knobs' sizes, then tensorized. */

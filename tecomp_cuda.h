@@ -1498,6 +1498,7 @@ typedef struct _tc_emitter {
     int failed;
     const tc_buffer *bare_fragment; /* a fragment stored to outside a tensor op: not expressible */
     int tensor_ops;                 /* the kernel has tensor ops: shared tiles need 32-byte alignment */
+    int any_tensor_ops;             /* some kernel has: the source defines the fragment types */
     tc_str *helpers;                /* device functions the source uses, defined before the kernels */
     const char *helper_names[32];
     int nhelpers;
@@ -1732,9 +1733,7 @@ static const char *_tc_wmma_helper(_tc_emitter *em, const tc_stmt *s, char *name
                         name, shape, _tc_asm_regs(r1, 1, 8), _tc_asm_operands(o1, "f", "c", 8));
         return name;
     }
-    default:
-        _tc_emit_helper(em, "tc_wmma_fill", "%s", ""); /* defined with the fragment types */
-        return strcpy(name, "tc_wmma_fill");
+    default: return strcpy(name, "tc_wmma_fill"); /* defined with the fragment types */
     }
 }
 
@@ -1771,7 +1770,7 @@ static void _tc_emit_tensor_op(_tc_emitter *em, const tc_stmt *s) {
 
 /* A fragment buffer: an array of fragments, one per tile. */
 static void _tc_emit_fragment_alloc(_tc_emitter *em, const tc_buffer *b) {
-    int64_t n = 0, elems = b->scope == TC_SCOPE_WMMA_ACCUMULATOR ? 256 : b->dtype == TC_FLOAT16 ? 256 : 128;
+    int64_t n = 0, elems = _tc_fragment_elems(b->scope, b->dtype);
     _tc_emit_line_start(em);
     tc_str_printf(em->out, "%s ", b->scope == TC_SCOPE_WMMA_ACCUMULATOR ? "tc_wmma_acc" : b->dtype == TC_FLOAT16 ? "tc_wmma_f16" : "tc_wmma_tf32");
     _tc_print_var_name(em->out, b->name, _TC_STYLE_CUDA);
@@ -1933,6 +1932,7 @@ static void _tc_emit_kernel(_tc_emitter *em, const tc_func *f, const tc_kernel_i
     memset(em->bound, 0, sizeof em->bound);
     _tc_collect_bound(em, kern->body);
     em->tensor_ops = _tc_has_tensor_op(kern->body);
+    em->any_tensor_ops |= em->tensor_ops;
     _tc_emit_signature(em, f, kern);
     em->depth = 1;
     /* the thread indices by short names, as signed ints (blockIdx.x is unsigned: x - 3 >= 0 must stay signed) */
@@ -1987,7 +1987,7 @@ TECOMP_API const char *tc_cuda_source(const tc_func *f) {
             any_helper = 1;
         }
     if (any_helper) tc_str_printf(&all, "\n");
-    if (em.nhelpers) tc_str_printf(&all, "%s%s\n", _tc_wmma_types, wmma.data ? wmma.data : "");
+    if (em.any_tensor_ops) tc_str_printf(&all, "%s%s\n", _tc_wmma_types, wmma.data ? wmma.data : "");
     tc_str_printf(&all, "%s", body.data ? body.data : "");
     tc_str_free(&body);
     tc_str_free(&wmma);

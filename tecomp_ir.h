@@ -340,16 +340,18 @@ typedef enum tc_intrin_kind {
     TC_INTRIN_KIND_COUNT
 } tc_intrin_kind;
 
-typedef struct tc_intrin {
+typedef struct tc_intrin tc_intrin;
+struct tc_intrin {
     tc_intrin_kind kind;
     const char *name;   /* "wmma.mma_sync", ... */
     int m, n, k;        /* the tile: 16 x 16 x 16 (float16) or 16 x 16 x 8 (TF32) */
     tc_dtype in_dtype;  /* of the matrix_a/b operands: float16, or float32 run as TF32 */
     tc_tensor *compute; /* the defining computation; its placeholders are the inputs */
     int nops;           /* operands: the output, then the inputs in the order the computation reads them */
-    tc_tensor *ops[3];
+    tc_tensor *ops[3];  /* each a rows x cols tile */
     tc_scope scopes[3]; /* TC_SCOPE_GLOBAL: memory, global or shared */
-} tc_intrin;
+    const tc_intrin *init; /* the mma: what its reduction starts from (fill_fragment); else NULL */
+};
 
 /* The TensorCore intrinsic of that kind for inputs of in_dtype (float16 or
    float32); NULL with an error for anything else. */
@@ -2271,17 +2273,23 @@ TECOMP_API const tc_intrin *tc_intrin_wmma(tc_context *ctx, tc_intrin_kind kind,
     }
     if (!body || !(in->compute = tc_compute(ctx, "wmma.out", 2, ax, body))) return NULL;
     in->ops[0] = in->compute;
+    if (kind == TC_INTRIN_WMMA_MMA && !(in->init = tc_intrin_wmma(ctx, TC_INTRIN_WMMA_FILL, in_dtype))) return NULL;
     return in;
 }
 
-TECOMP_API int tc_intrin_fragment_elems(const tc_intrin *in, tc_scope scope) {
-    if (!in) return 0;
-    switch (scope) {
-    case TC_SCOPE_WMMA_MATRIX_A: return in->m * in->k;
-    case TC_SCOPE_WMMA_MATRIX_B: return in->k * in->n;
-    case TC_SCOPE_WMMA_ACCUMULATOR: return in->m * in->n;
-    default: return 0;
-    }
+/* Elements of one fragment: a 16 x 16 accumulator, or a matrix_a/b tile of
+   16 x k (k 16 for float16, 8 for TF32's float32). */
+static int _tc_fragment_elems(tc_scope scope, tc_dtype in_dtype) {
+    if (scope == TC_SCOPE_WMMA_ACCUMULATOR) return 256;
+    if (scope == TC_SCOPE_WMMA_MATRIX_A || scope == TC_SCOPE_WMMA_MATRIX_B) return in_dtype == TC_FLOAT16 ? 256 : 128;
+    return 0;
+}
+
+TECOMP_API int tc_intrin_fragment_elems(const tc_intrin *in, tc_scope scope) { return in ? _tc_fragment_elems(scope, in->in_dtype) : 0; }
+
+/* Rows and columns of operand q's tile (its tensor's shape, constants). */
+static void _tc_intrin_operand_dims(const tc_intrin *in, int q, int64_t *rows, int64_t *cols) {
+    *rows = in->ops[q]->shape[0]->v.i, *cols = in->ops[q]->shape[1]->v.i;
 }
 
 TECOMP_API tc_buffer *tc_buffer_new(tc_context *ctx, const char *name, tc_dtype t, tc_scope scope, const tc_expr *size) {

@@ -1374,20 +1374,21 @@ static int _tc_shared_inside(const _tc_lower *L, int k, int from) {
 static const tc_expr *_tc_flat_index(_tc_lower *L, const tc_tensor *t, const tc_expr *const *idx, tc_buffer **buffer);
 
 /* Does e compute what the intrinsic's pattern computes? Node for node: the
-   same kinds, types and constants; where the pattern reads its operand q,
-   e may read any tensor (found[q], checked for place and layout later). */
-static int _tc_intrin_match(const tc_expr *e, const tc_expr *pattern, const tc_intrin *in, const tc_expr **found) {
+   same kinds, types and constants; where the pattern reads its operand q
+   (at[q]), e may read any tensor (found[q], checked for place and layout
+   later). */
+static int _tc_intrin_match(const tc_expr *e, const tc_expr *pattern, const tc_intrin *in, const tc_expr **found, const tc_expr **at) {
     int k, q;
     if (pattern->kind == TC_ACCESS) {
         for (q = 1; q < in->nops && in->ops[q] != pattern->tensor; q++) {}
         if (q == in->nops || e->kind != TC_ACCESS || e->dtype != pattern->dtype || (found[q] && found[q] != e)) return 0;
-        found[q] = e;
+        found[q] = e, at[q] = pattern;
         return 1;
     }
     if (e->kind != pattern->kind || e->dtype != pattern->dtype || e->nargs != pattern->nargs) return 0;
     if (e->kind == TC_INT_IMM || e->kind == TC_FLOAT_IMM || e->kind == TC_VAR) return e == pattern;
     if (e->kind == TC_REDUCE && e->reduce_op != pattern->reduce_op) return 0;
-    for (k = 0; k < e->nargs; k++) if (!_tc_intrin_match(e->args[k], pattern->args[k], in, found)) return 0;
+    for (k = 0; k < e->nargs; k++) if (!_tc_intrin_match(e->args[k], pattern->args[k], in, found, at)) return 0;
     return 1;
 }
 
@@ -1415,6 +1416,12 @@ static const tc_expr *_tc_exact_div(const tc_expr *e, int64_t d) {
     return _tc_lin_to_expr(&l, e->ctx, e->dtype);
 }
 
+/* e as text, into buf (256 bytes): for error messages only. */
+static const char *_tc_expr_text(const tc_expr *e, char *buf) {
+    tc_expr_print(e, buf, 256);
+    return buf;
+}
+
 /* Operand q of a tensor op: the access `acc` (in the tile's loop variables)
    as its buffer's first element and row stride; 0 with an error when it is
    not what the intrinsic's operand is. rows_axis and cols_axis: which tile
@@ -1425,14 +1432,13 @@ static int _tc_tensor_operand(_tc_lower *L, const tc_stage *st, const tc_intrin 
     const tc_expr *zero[3], *flat, *base, *stride[3], *affine, *rest;
     tc_buffer *buf = NULL;
     tc_scope want = in->scopes[q];
-    int64_t sr = 0, sc = 0, one;
+    int64_t sr = 0, sc = 0, one, rows, cols;
     char what[256];
     int a, j;
-    tc_expr_print(acc, what, sizeof what);
     if (!(flat = _tc_flat_index(L, acc->tensor, acc->args, &buf)) || !buf) return 0;
     if (want == TC_SCOPE_GLOBAL ? (buf->scope != TC_SCOPE_GLOBAL && buf->scope != TC_SCOPE_SHARED) : buf->scope != want)
         return _tc_fail(ctx, TC_ERROR_LOWER, "tensorize %s with %s: %s lives in %s memory; the intrinsic wants it in %s", st->tensor->name,
-                        in->name, what, tc_scope_name(buf->scope), want == TC_SCOPE_GLOBAL ? "global or shared" : tc_scope_name(want)), 0;
+                        in->name, _tc_expr_text(acc, what), tc_scope_name(buf->scope), want == TC_SCOPE_GLOBAL ? "global or shared" : tc_scope_name(want)), 0;
     for (j = 0; j < ntile; j++) zero[j] = tc_int(ctx, 0);
     base = tc_simplify(tc_substitute(flat, ntile, tile, zero));
     affine = base;
@@ -1443,27 +1449,27 @@ static int _tc_tensor_operand(_tc_lower *L, const tc_stage *st, const tc_intrin 
         affine = tc_add(affine, tc_mul(stride[a], tile[a]));
         if (a != rows_axis && a != cols_axis && !(tc_expr_is_const(stride[a], &one) && one == 0))
             return _tc_fail(ctx, TC_ERROR_LOWER, "tensorize %s with %s: %s moves along loop %s, which the intrinsic's operand does not",
-                            st->tensor->name, in->name, what, tile[a]->name), 0;
+                            st->tensor->name, in->name, _tc_expr_text(acc, what), tile[a]->name), 0;
     }
     rest = tc_simplify(tc_sub(flat, affine));
     if (!rest || !tc_expr_is_const(rest, &one) || one != 0)
         return _tc_fail(ctx, TC_ERROR_LOWER, "tensorize %s with %s: %s is not affine in the tensorized loops", st->tensor->name, in->name,
-                        what), 0;
+                        _tc_expr_text(acc, what)), 0;
     tc_expr_is_const(stride[rows_axis], &sr);
     tc_expr_is_const(stride[cols_axis], &sc);
     *first = _tc_load(buf, base);
+    _tc_intrin_operand_dims(in, q, &rows, &cols);
     if (want != TC_SCOPE_GLOBAL) { /* a fragment: a whole dense tile of its own */
-        int64_t elems = tc_intrin_fragment_elems(in, want), cols = want == TC_SCOPE_WMMA_MATRIX_A ? in->k : in->n;
-        if (sc != 1 || sr != cols || !_tc_exact_div(base, elems))
+        if (sc != 1 || sr != cols || !_tc_exact_div(base, rows * cols))
             return _tc_fail(ctx, TC_ERROR_LOWER, "tensorize %s with %s: fragment %s is not whole dense %lld x %lld tiles (fragment buffers "
                             "hold their tiles row after row, each starting at a multiple of %lld elements)", st->tensor->name, in->name,
-                            what, (long long)(elems / cols), (long long)cols, (long long)elems), 0;
+                            _tc_expr_text(acc, what), (long long)rows, (long long)cols, (long long)(rows * cols)), 0;
         *ldm = tc_int(ctx, cols);
         return 1;
     }
     if (sc != 1) /* wmma reads column-major tiles too, but the fragment would have to say so to the mma: not supported */
         return _tc_fail(ctx, TC_ERROR_LOWER, "tensorize %s with %s: the columns of %s are not contiguous (tiles are read and written "
-                        "row-major)", st->tensor->name, in->name, what), 0;
+                        "row-major)", st->tensor->name, in->name, _tc_expr_text(acc, what)), 0;
     *ldm = stride[rows_axis];
     return 1;
 }
@@ -1476,7 +1482,7 @@ static const tc_stmt *_tc_tensor_op(_tc_lower *L, int k, const tc_intrin *in, co
     tc_context *ctx = L->ctx;
     tc_stage *st = L->sch->stages[k];
     const _tc_stage_lower *v = &L->sl[k];
-    const tc_expr *axes[3], *tile[3], *found[3] = {NULL, NULL, NULL}, *args[6] = {NULL, NULL, NULL, NULL, NULL, NULL};
+    const tc_expr *axes[3], *tile[3], *found[3] = {NULL, NULL, NULL}, *at[3] = {NULL, NULL, NULL}, *args[6];
     const tc_expr *body = in->compute->body;
     int naxes = _tc_intrin_axes(in, axes), q, j;
     char got[256], want[256];
@@ -1505,30 +1511,19 @@ static const tc_stmt *_tc_tensor_op(_tc_lower *L, int k, const tc_intrin *in, co
     if (st->tensor->dtype != in->compute->dtype)
         return _tc_fail(ctx, TC_ERROR_LOWER, "tensorize %s with %s: the stage computes %s, the intrinsic %s", st->tensor->name, in->name,
                         tc_dtype_name(st->tensor->dtype), tc_dtype_name(in->compute->dtype)), (const tc_stmt *)NULL;
-    if (value && !_tc_intrin_match(value, body->kind == TC_REDUCE ? body->args[0] : body, in, found)) {
+    if (value && !_tc_intrin_match(value, body->kind == TC_REDUCE ? body->args[0] : body, in, found, at)) {
         tc_expr_print(value, got, sizeof got);
         tc_expr_print(body->kind == TC_REDUCE ? body->args[0] : body, want, sizeof want);
         return _tc_fail(ctx, TC_ERROR_LOWER, "tensorize %s with %s: the stage computes %s where the intrinsic computes %s", st->tensor->name,
                         in->name, got, want), (const tc_stmt *)NULL;
     }
     found[0] = tc_access(st->tensor, st->tensor->ndim, idx);
-    for (q = 0; q < in->nops; q++) {
-        const tc_expr *const *pat = q ? NULL : in->compute->axes;
+    for (q = 0; q < in->nops; q++) { /* operand q's rows and columns: the tile loops its pattern reads it by */
+        const tc_expr *const *pat = q ? at[q]->args : in->compute->axes;
         int r, c;
-        if (q) { /* where the pattern reads operand q: its row and column loops */
-            const tc_expr *stack[16], *e;
-            int n = 1;
-            stack[0] = body;
-            while (n && !pat) {
-                e = stack[--n];
-                if (e->kind == TC_ACCESS && e->tensor == in->ops[q]) pat = e->args;
-                for (j = 0; j < e->nargs && n < 16; j++) stack[n++] = e->args[j];
-            }
-        }
-        if (!pat) return (const tc_stmt *)NULL; /* every intrinsic reads each of its inputs */
         for (r = 0; r < naxes && axes[r] != pat[0]; r++) {}
         for (c = 0; c < naxes && axes[c] != pat[1]; c++) {}
-        if (!found[q] || !_tc_tensor_operand(L, st, in, q, found[q], tile, npos, r, c, &args[2 * q], &args[2 * q + 1])) return NULL;
+        if (!_tc_tensor_operand(L, st, in, q, found[q], tile, npos, r, c, &args[2 * q], &args[2 * q + 1])) return NULL;
     }
     return tc_stmt_tensor_op(ctx, in, args);
 }
@@ -1563,7 +1558,7 @@ static const tc_stmt *_tc_stage_stmt(_tc_lower *L, int k) {
     for (p = 0; p < st->nleaves && !st->leaves[p]->is_reduce; p++) {}
     if (tp < p) { /* the whole reduction is inside the tile: fill, then one mma */
         const tc_stmt *parts[2];
-        parts[0] = _tc_tensor_op(L, k, tc_intrin_wmma(ctx, TC_INTRIN_WMMA_FILL, st->intrin->in_dtype), loops + tp, 2, idx, NULL);
+        parts[0] = _tc_tensor_op(L, k, st->intrin->init, loops + tp, 2, idx, NULL);
         parts[1] = parts[0] ? _tc_tensor_op(L, k, st->intrin, loops + tp, st->nleaves - tp, idx, src) : NULL;
         return parts[1] ? _tc_make_loops(L, k, loops, tp, tc_stmt_seq(ctx, 2, parts), all, nall, 1, &failed) : NULL;
     }
@@ -1599,8 +1594,7 @@ static const tc_stmt *_tc_stage_stmt(_tc_lower *L, int k) {
         int ninit_outer = ninit;
         if (tp < st->nleaves) { /* a tensorized reduction: the tile's data loops fill, the whole tile is one mma */
             for (ninit_outer = 0; ninit_outer < ninit && init_loops[ninit_outer] < tp; ninit_outer++) {}
-            init = _tc_tensor_op(L, k, tc_intrin_wmma(ctx, TC_INTRIN_WMMA_FILL, st->intrin->in_dtype), init_loops + ninit_outer,
-                                 ninit - ninit_outer, idx, NULL);
+            init = _tc_tensor_op(L, k, st->intrin->init, init_loops + ninit_outer, ninit - ninit_outer, idx, NULL);
             update = init ? _tc_tensor_op(L, k, st->intrin, loops + tp, st->nleaves - tp, idx, src) : NULL;
             if (!update) return NULL;
         }
@@ -2808,63 +2802,55 @@ static double _tc_round_tf32(double x) {
     return f;
 }
 
-/* The rows and columns of a tensor op's operand q. */
-static void _tc_tensor_operand_shape(const tc_intrin *in, int q, int *rows, int *cols) {
-    *rows = (in->kind == TC_INTRIN_WMMA_LOAD_B || (in->kind == TC_INTRIN_WMMA_MMA && q == 2)) ? in->k : in->m;
-    *cols = (in->kind == TC_INTRIN_WMMA_LOAD_A || (in->kind == TC_INTRIN_WMMA_MMA && q == 1)) ? in->k : in->n;
-}
-
 /* Run a tensor op the way the GPU's warp does, by its defining computation:
    the warp's first lane does the whole tile (fragments live in its private
    copy); every lane records that it got here and with which operands, so
-   that the block's end can check the warp agreed. 0 (error set) on a fault. */
+   that the block's end can check the warp agreed. Element (i, j) of
+   operand q is at first[q] + i ldm[q] + j (fragments: ldm is their width).
+   0 (error set) on a fault. */
 static int _tc_vm_tensor(_tc_block_run *br, const _tc_val *r, const _tc_vm_tensor_op *op, int64_t tid) {
     const _tc_vm *vm = br->vm;
     const tc_intrin *in = op->s->intrin;
+    const tc_buffer *b[3];
     char *base[3];
-    int64_t first[3], ldm[3], i, j, x, q, rows, cols;
+    int64_t first[3], ldm[3], i, j, x, q, rows, cols, iv;
     double acc[16 * 16];
-    int nrows, ncols;
+#define _TC_AT(q, i, j) (first[q] + (i) * ldm[q] + (j))
     br->op_count[tid]++;
     for (q = 0; q < in->nops; q++)
         br->op_hash[tid] = (br->op_hash[tid] ^ (uint64_t)(r[op->first[q]].i * 31 + r[op->ldm[q]].i)) * 1099511628211ull;
     if (tid % 32) return 1;
     for (q = 0; q < in->nops; q++) {
-        const tc_buffer *b = vm->bufs[op->buf[q]].buffer;
-        int bytes = tc_dtype_bytes(b->dtype);
-        int64_t last;
-        _tc_tensor_operand_shape(in, (int)q, &nrows, &ncols);
+        int bytes;
+        b[q] = vm->bufs[op->buf[q]].buffer, bytes = tc_dtype_bytes(b[q]->dtype);
+        _tc_intrin_operand_dims(in, (int)q, &rows, &cols);
         first[q] = r[op->first[q]].i, ldm[q] = r[op->ldm[q]].i;
-        last = first[q] + (nrows - 1) * ldm[q] + ncols - 1;
         base[q] = (char *)br->mem[op->buf[q]];
-        if (_tc_scope_private(b->scope)) base[q] += (size_t)tid * (size_t)br->size[op->buf[q]] * (size_t)bytes;
-        if (first[q] < 0 || last >= br->size[op->buf[q]])
+        if (_tc_scope_private(b[q]->scope)) base[q] += (size_t)tid * (size_t)br->size[op->buf[q]] * (size_t)bytes;
+        if (first[q] < 0 || _TC_AT(q, rows - 1, cols - 1) >= br->size[op->buf[q]])
             return _tc_fail(vm->ctx, TC_ERROR_EXECUTION, "kernel %s: %s reaches %s[%lld..%lld], out of bounds (%lld elements) in block (%lld, %lld, %lld)",
-                            br->kern->name, in->name, b->name, (long long)first[q], (long long)last, (long long)br->size[op->buf[q]],
-                            (long long)br->block_idx[0], (long long)br->block_idx[1], (long long)br->block_idx[2]), 0;
+                            br->kern->name, in->name, b[q]->name, (long long)first[q], (long long)_TC_AT(q, rows - 1, cols - 1),
+                            (long long)br->size[op->buf[q]], (long long)br->block_idx[0], (long long)br->block_idx[1],
+                            (long long)br->block_idx[2]), 0;
         if (in->scopes[q] == TC_SCOPE_GLOBAL && ((first[q] * bytes) % 32 || (ldm[q] * bytes) % 16))
             return _tc_fail(vm->ctx, TC_ERROR_EXECUTION, "kernel %s: %s on %s[%lld] with rows %lld apart: the GPU needs a 32-byte aligned tile "
-                            "and rows a multiple of 16 bytes apart", br->kern->name, in->name, b->name, (long long)first[q], (long long)ldm[q]), 0;
+                            "and rows a multiple of 16 bytes apart", br->kern->name, in->name, b[q]->name, (long long)first[q], (long long)ldm[q]), 0;
         if (br->touch[op->buf[q]])
-            for (i = 0; i < nrows; i++)
-                for (j = 0; j < ncols; j++)
-                    if (!_tc_check_race(br, op->buf[q], first[q] + i * ldm[q] + j, tid, q == 0)) return 0;
+            for (i = 0; i < rows; i++)
+                for (j = 0; j < cols; j++)
+                    if (!_tc_check_race(br, op->buf[q], _TC_AT(q, i, j), tid, q == 0)) return 0;
     }
-    _tc_tensor_operand_shape(in, 0, &nrows, &ncols);
-    rows = nrows, cols = ncols;
     /* the output tile as values: what the intrinsic's computation makes of its inputs */
+    _tc_intrin_operand_dims(in, 0, &rows, &cols);
     for (i = 0; i < rows; i++)
         for (j = 0; j < cols; j++) {
-            int64_t iv;
             double v = 0;
             if (in->kind == TC_INTRIN_WMMA_MMA) {
-                const tc_buffer *a = vm->bufs[op->buf[1]].buffer, *b = vm->bufs[op->buf[2]].buffer;
-                v = _tc_vm_read(base[0], TC_FLOAT32, first[0] + i * cols + j, &iv);
+                v = _tc_vm_read(base[0], TC_FLOAT32, _TC_AT(0, i, j), &iv);
                 for (x = 0; x < in->k; x++)
-                    v += _tc_vm_read(base[1], a->dtype, first[1] + i * in->k + x, &iv) * _tc_vm_read(base[2], b->dtype, first[2] + x * cols + j, &iv);
+                    v += _tc_vm_read(base[1], b[1]->dtype, _TC_AT(1, i, x), &iv) * _tc_vm_read(base[2], b[2]->dtype, _TC_AT(2, x, j), &iv);
             } else if (in->kind != TC_INTRIN_WMMA_FILL) { /* a load or a store: a copy */
-                int64_t e = first[1] + i * ldm[1] + j;
-                v = _tc_vm_read(base[1], vm->bufs[op->buf[1]].buffer->dtype, e, &iv);
+                v = _tc_vm_read(base[1], b[1]->dtype, _TC_AT(1, i, j), &iv);
                 if (in->kind != TC_INTRIN_WMMA_STORE && in->in_dtype == TC_FLOAT32) v = _tc_round_tf32(v);
             }
             acc[i * cols + j] = v;
@@ -2873,9 +2859,9 @@ static int _tc_vm_tensor(_tc_block_run *br, const _tc_val *r, const _tc_vm_tenso
         for (j = 0; j < cols; j++) {
             _tc_val v;
             v.f = acc[i * cols + j];
-            _tc_vm_write(base[0], vm->bufs[op->buf[0]].buffer->dtype,
-                         first[0] + i * ldm[0] + j, v);
+            _tc_vm_write(base[0], b[0]->dtype, _TC_AT(0, i, j), v);
         }
+#undef _TC_AT
     return 1;
 }
 

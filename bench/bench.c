@@ -434,32 +434,6 @@ static void bench_host_all(tc_context *ctx, bench_row *rows, int n) {
 
 // >>data
 
-/* float <-> IEEE half bits, rounding to nearest even (for cuDNN's half rows). */
-static uint16_t bench_half_from_float(float f) {
-    uint32_t x, sign, mag, h, rest;
-    memcpy(&x, &f, sizeof x);
-    sign = (x >> 16) & 0x8000u, mag = x & 0x7fffffffu;
-    if (mag > 0x7f800000u) return (uint16_t)(sign | 0x7e00u);   /* NaN */
-    if (mag >= 0x477ff000u) return (uint16_t)(sign | 0x7c00u);  /* 65520 and up round to infinity */
-    if (mag < 0x38800000u) {                                     /* below 2^-14: subnormal, in units of 2^-24 */
-        float a;
-        memcpy(&a, &mag, sizeof a);
-        return (uint16_t)(sign | (uint32_t)nearbyintf(a * 16777216.0f));
-    }
-    h = (mag - 0x38000000u) >> 13, rest = mag & 0x1fffu;
-    if (rest > 0x1000u || (rest == 0x1000u && (h & 1))) h++;
-    return (uint16_t)(sign | h);
-}
-
-static float bench_float_from_half(uint16_t h) {
-    uint32_t sign = (uint32_t)(h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu, x;
-    float f;
-    if (e == 0) return (sign ? -1.0f : 1.0f) * ldexpf((float)m, -24);
-    x = sign | (e == 31 ? 0x7f800000u | (m << 13) : ((e + 112) << 23) | (m << 13));
-    memcpy(&f, &x, sizeof f);
-    return f;
-}
-
 /* One image's share of the reference, per thread: images first, first +
    step, ... (NCHW: each image's input and output are contiguous). */
 typedef struct bench_ref_slice {
@@ -539,8 +513,8 @@ static tc_result bench_data_make(const bench_row *row, sample_conv_data *d, char
         return TC_ERROR_OUT_OF_MEMORY;
     }
     if (row->conv.dtype == TC_FLOAT16) {
-        for (k = 0; k < d->nx; k++) d->x[k] = bench_float_from_half(bench_half_from_float(d->x[k]));
-        for (k = 0; k < d->nw; k++) d->w[k] = bench_float_from_half(bench_half_from_float(d->w[k]));
+        sample_round_to_half(d->x, d->nx);
+        sample_round_to_half(d->w, d->nw);
     }
     r = bench_reference(&nchw, d->x, d->w, yref, why, why_cap);
     for (k = 0; r == TC_OK && k < d->ny; k++) d->ref[k] = yref[k];
@@ -585,7 +559,7 @@ static tc_result bench_upload(tc_context *ctx, const float *nchw, size_t n, size
                 size_t to = bench_index(layout, n, c, hw, i, ch, s);
                 float v = nchw[(i * c + ch) * hw + s];
                 if (half) {
-                    uint16_t h = bench_half_from_float(v);
+                    uint16_t h = tc_half_from_float(v);
                     memcpy(host + to * 2, &h, 2);
                 } else {
                     memcpy(host + to * 4, &v, 4);
@@ -612,7 +586,7 @@ static tc_result bench_download(tc_context *ctx, const bench_buffers *b, size_t 
                     if (b->y_half) {
                         uint16_t h;
                         memcpy(&h, host + from * 2, 2);
-                        v = bench_float_from_half(h);
+                        v = tc_half_to_float(h);
                     } else {
                         memcpy(&v, host + from * 4, 4);
                     }
@@ -705,20 +679,14 @@ static tc_result bench_func_launch_fn(tc_context *ctx, void *user) {
 }
 
 static void bench_run_tutorial_config(tc_context *ctx, bench_row *row, sample_conv_data *d, const tc_time_desc *timing) {
-    static const char *names[] = {"block_row_warps", "block_col_warps", "warp_row_tiles", "warp_col_tiles", "chunk",
-                                  "vec_data", "vec_kernel", "pad", "auto_unroll_max_step"};
-    static const int64_t values[] = {4, 2, 2, 4, 2, 1, 8, 0, 16};
-    const int64_t *vals[9];
     bench_func_launch launch;
     bench_buffers b;
     tc_instance inst;
     const tc_func *f;
     double err;
     int64_t index;
-    int k;
     tc_result r;
-    for (k = 0; k < 9; k++) vals[k] = &values[k];
-    if ((index = tc_space_index_of(row->space, 9, names, vals)) < 0) {
+    if ((index = tc_conv2d_tensorcore_tutorial_config(row->space)) < 0) {
         bench_note(row, "the tutorial's configuration is not in this space (%s)", tc_last_error(ctx));
         return;
     }
