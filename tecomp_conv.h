@@ -1728,6 +1728,7 @@ TECOMP_API tc_template_fn tc_conv2d_template_for(const tc_conv2d_desc *d, const 
 struct tc_conv2d_kernel {
     tc_conv2d_desc conv;      /* resolved; the space's task */
     tc_template_fn fn;
+    tc_context *own;          /* holds the space and the host function: freed with the kernel */
     tc_config_space *space;   /* made when first needed (an index hit needs none) */
     int nargs;
     int64_t args[16];
@@ -1736,8 +1737,13 @@ struct tc_conv2d_kernel {
     tc_conv2d_kernel_info info;
 };
 
+/* The kernel's space, in its own context (made with the space: an index hit needs neither). */
 static tc_result _tc_conv_kernel_space(tc_context *ctx, tc_conv2d_kernel *k) {
-    return k->space ? TC_OK : tc_space_create(ctx, k->fn, &k->conv, &k->space);
+    tc_result r;
+    if (k->space) return TC_OK;
+    if (!k->own && (r = _tc_context_child(ctx, &k->own)) != TC_OK) return r;
+    if (tc_space_create(k->own, k->fn, &k->conv, &k->space) != TC_OK) return _tc_fail_as(ctx, k->own);
+    return TC_OK;
 }
 
 /* The records path: the caller's, or conv2d.jsonl in the cubin cache's folder. */
@@ -1803,13 +1809,12 @@ static int64_t _tc_conv_kernel_host_config(tc_context *ctx, tc_conv2d_kernel *k,
     return -1;
 }
 
-TECOMP_API tc_result tc_conv2d_kernel_create(tc_context *ctx, const tc_conv2d_kernel_desc *desc, tc_conv2d_kernel **out) {
+/* What tc_conv2d_kernel_create does; what it makes in ctx is only needed
+   during the call. */
+static tc_result _tc_conv_kernel_create(tc_context *ctx, const tc_conv2d_kernel_desc *desc, tc_conv2d_kernel **out) {
     tc_conv2d_kernel *k;
     const char *records = NULL;
     tc_result r;
-    if (!ctx) return TC_ERROR_INVALID_ARGUMENT;
-    if (!desc || !out) return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_conv2d_kernel_create: NULL argument");
-    *out = NULL;
     if (desc->tune_trials < 0) return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_conv2d_kernel_create: tune_trials must not be negative");
     if (!(k = (tc_conv2d_kernel *)_tc_malloc(ctx, sizeof *k))) return TC_ERROR_OUT_OF_MEMORY;
     memset(k, 0, sizeof *k);
@@ -1851,6 +1856,22 @@ TECOMP_API tc_result tc_conv2d_kernel_create(tc_context *ctx, const tc_conv2d_ke
     return TC_OK;
 }
 
+/* An engine creates kernel after kernel in one context: the records,
+   spaces, tuners and lowered functions that a creation makes in ctx go
+   with the call (the kernel keeps its own in k->own), so that ctx stays
+   the size it was. */
+TECOMP_API tc_result tc_conv2d_kernel_create(tc_context *ctx, const tc_conv2d_kernel_desc *desc, tc_conv2d_kernel **out) {
+    tc_mark mark;
+    tc_result r;
+    if (!ctx) return TC_ERROR_INVALID_ARGUMENT;
+    if (!desc || !out) return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_conv2d_kernel_create: NULL argument");
+    *out = NULL;
+    mark = tc_context_mark(ctx);
+    r = _tc_conv_kernel_create(ctx, desc, out);
+    tc_context_rewind(ctx, mark);
+    return r;
+}
+
 TECOMP_API tc_result tc_conv2d_kernel_launch(tc_context *ctx, const tc_conv2d_kernel *k, tc_devptr input, tc_devptr weight, tc_devptr output) {
     tc_devptr args[3];
     if (!ctx) return TC_ERROR_INVALID_ARGUMENT;
@@ -1865,11 +1886,12 @@ TECOMP_API tc_result tc_conv2d_kernel_run_host(tc_context *ctx, tc_conv2d_kernel
     tc_result r;
     if (!ctx) return TC_ERROR_INVALID_ARGUMENT;
     if (!k || !input || !weight || !output) return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_conv2d_kernel_run_host: NULL argument");
-    if (!k->host) {
+    if (!k->host) { /* lowered in the kernel's own context, which keeps it */
         tc_instance inst;
-        if ((r = _tc_conv_kernel_space(ctx, k)) != TC_OK || (r = tc_space_instantiate(k->space, k->info.config, &inst)) != TC_OK ||
-            (r = tc_lower(inst.schedule, inst.nargs, inst.args, k->info.task, NULL, &k->host)) != TC_OK)
-            return r;
+        if ((r = _tc_conv_kernel_space(ctx, k)) != TC_OK) return r;
+        if (tc_space_instantiate(k->space, k->info.config, &inst) != TC_OK ||
+            tc_lower(inst.schedule, inst.nargs, inst.args, k->info.task, NULL, &k->host) != TC_OK)
+            return _tc_fail_as(ctx, k->own);
     }
     args[0] = (void *)input, args[1] = (void *)weight, args[2] = output;
     return tc_host_run(ctx, k->host, args, NULL);
@@ -1884,6 +1906,7 @@ TECOMP_API void tc_conv2d_kernel_info_get(const tc_conv2d_kernel *k, tc_conv2d_k
 TECOMP_API void tc_conv2d_kernel_destroy(tc_context *ctx, tc_conv2d_kernel *k) {
     if (!ctx || !k) return;
     tc_tuned_kernel_destroy(ctx, k->gpu);
+    tc_destroy_context(k->own);
     _tc_free(ctx, k);
 }
 

@@ -1564,7 +1564,7 @@ static void _tc_collect_bound(_tc_emitter *em, const tc_stmt *s) {
 static const tc_expr *_tc_vector_base(const tc_expr *index, const tc_expr *var, int lanes) {
     _tc_lin l;
     int k, found = 0;
-    memset(&l, 0, sizeof l);
+    _tc_lin_init(&l, index->dtype);
     _tc_lin_collect(&l, index, 1);
     if (l.overflow || l.c % lanes) return NULL;
     for (k = 0; k < l.n; k++) {

@@ -110,6 +110,38 @@ TECOMP_API const char *tc_last_error(const tc_context *ctx); /* "" when none */
 TECOMP_API tc_result tc_last_result(const tc_context *ctx);
 TECOMP_API void tc_clear_error(tc_context *ctx);
 
+/* Bounding a long-running context's memory. Everything tecomp makes
+   (expressions, tensors, schedules, lowered functions, spaces, records)
+   lives in its context until the context is destroyed, so a process that
+   lowers kernel after kernel in one context grows with each. A mark
+   remembers a point; rewinding to it frees everything made since, as if it
+   had never been made: lower a candidate between a mark and a rewind and
+   the context returns to its size before it.
+
+       tc_mark m = tc_context_mark(ctx);
+       ... instantiate, lower, emit, compile, run: keep what you need elsewhere ...
+       tc_context_rewind(ctx, m);
+
+   After a rewind, nothing made since the mark may be used (its memory is
+   freed), and what was made before it must not have been changed since
+   (a schedule made before the mark and given primitives after it points
+   into freed memory): take the mark before making what you will drop.
+   Handles that own more than context memory (tc_cuda_func, cubins, tuned
+   and conv kernels) are destroyed by their own calls, before the rewind.
+   Rewinds nest: rewinding to an older mark also frees what newer marks
+   covered; a mark that was freed by an earlier rewind is refused. */
+typedef struct tc_mark {
+    const void *block;   /* internal: the newest arena block at the mark (NULL: none), */
+    uint64_t serial;     /* which block that was (an address can be reused), */
+    size_t used;         /* how much of it was in use, */
+    uint32_t next_id, next_node_id; /* and the counters then */
+    int ntensors;
+} tc_mark;
+TECOMP_API tc_mark tc_context_mark(const tc_context *ctx);
+TECOMP_API tc_result tc_context_rewind(tc_context *ctx, tc_mark mark);
+/* Bytes the context holds now: its arena and tables (not the CUDA driver's). */
+TECOMP_API size_t tc_context_memory(const tc_context *ctx);
+
 // >>api-dtype
 
 typedef enum tc_dtype { TC_BOOL, TC_INT32, TC_INT64, TC_FLOAT16, TC_FLOAT32, TC_DTYPE_COUNT } tc_dtype;
@@ -173,7 +205,15 @@ struct tc_expr {
     const tc_expr *const *args;
     tc_context *ctx;
     const tc_expr *simplified;        /* internal: tc_simplify's answer, once known (it depends on e alone) */
+    int depth;                        /* internal: levels of nodes from here down, at most TC_MAX_EXPR_DEPTH */
 };
+
+/* How deeply expressions may nest. Every pass walks expressions
+   recursively; a bound on their depth bounds the stack those walks take
+   (about 3 MB at this depth under AddressSanitizer, far less in a plain
+   build), so that an expression built from untrusted input cannot overflow
+   it. A builder that would go deeper fails with TC_ERROR_INVALID_ARGUMENT. */
+#define TC_MAX_EXPR_DEPTH 1000
 
 /* Literals and variables */
 TECOMP_API const tc_expr *tc_int(tc_context *ctx, int64_t value);       /* int32 literal */
@@ -450,6 +490,7 @@ TECOMP_API void tc_str_expr(tc_str *s, const tc_expr *e);
 typedef struct _tc_arena_block {
     struct _tc_arena_block *next;
     size_t used, cap;
+    uint64_t serial; /* which block of the context's life: a mark names its block by address and serial */
     /* payload follows, aligned to 16 */
 } _tc_arena_block;
 
@@ -458,6 +499,7 @@ struct tc_context {
     tc_logger logger;
     size_t arena_block;
     _tc_arena_block *blocks;
+    uint64_t block_serial;
     /* hash-consing table of expression nodes (open addressing) */
     const tc_expr **exprs;
     size_t expr_cap, expr_count;
@@ -520,6 +562,7 @@ static void *_tc_alloc(tc_context *ctx, size_t size) {
         b->next = ctx->blocks;
         b->used = head;
         b->cap = head + cap;
+        b->serial = ++ctx->block_serial;
         ctx->blocks = b;
     }
     {
@@ -580,6 +623,24 @@ TECOMP_API tc_result tc_create_context(const tc_context_desc *desc, tc_context *
     }
     *out = ctx;
     return TC_OK;
+}
+
+/* A context for work whose memory goes with it (a kernel's own objects, a
+   candidate's build): the parent's allocator, logger and cache folder. */
+static tc_result _tc_context_child(tc_context *parent, tc_context **out) {
+    tc_context_desc d;
+    memset(&d, 0, sizeof d);
+    d.allocator = parent->allocator;
+    d.logger = parent->logger;
+    d.arena_block = parent->arena_block;
+    d.cache_dir = parent->cache_dir;
+    if (tc_create_context(&d, out) != TC_OK) return _tc_fail(parent, TC_ERROR_OUT_OF_MEMORY, "out of memory creating a context");
+    return TC_OK;
+}
+
+/* Report another context's last error as this one's: `return _tc_fail_as(ctx, other)`. */
+static tc_result _tc_fail_as(tc_context *ctx, const tc_context *other) {
+    return _tc_fail(ctx, tc_last_result(other), "%s", tc_last_error(other));
 }
 
 TECOMP_API void tc_destroy_context(tc_context *ctx) {
@@ -649,6 +710,24 @@ static double _tc_round_to(tc_dtype t, double v) {
     }
 }
 
+/* Whether a double converts to integer dtype t (truncating toward zero)
+   without leaving its range: what C may convert without undefined
+   behaviour. NaN does not fit. */
+static int _tc_double_fits(tc_dtype t, double v) {
+    if (t == TC_BOOL) return v == v;
+    if (t == TC_INT32) return v > -2147483649.0 && v < 2147483648.0;
+    return v >= -9223372036854775808.0 && v < 9223372036854775808.0;
+}
+/* The GPU's float-to-integer conversion (cvt.rzi): toward zero, saturating
+   at the dtype's bounds, NaN to 0; what the host executor computes. */
+static int64_t _tc_double_to_int_sat(tc_dtype t, double v) {
+    if (v != v) return 0;
+    if (t == TC_BOOL) return v != 0;
+    if (_tc_double_fits(t, v)) return (int64_t)v;
+    if (t == TC_INT32) return v > 0 ? INT32_MAX : INT32_MIN;
+    return v > 0 ? INT64_MAX : INT64_MIN;
+}
+
 // >>expr-nodes
 
 static uint32_t _tc_hash_mix(uint32_t h, uint64_t v) {
@@ -686,9 +765,11 @@ static int _tc_expr_same(const tc_expr *a, const tc_expr *b) {
     return 1;
 }
 
-static int _tc_expr_table_grow(tc_context *ctx) {
-    size_t ncap = ctx->expr_cap ? ctx->expr_cap * 2 : 1024, k;
-    const tc_expr **t = (const tc_expr **)_tc_malloc(ctx, ncap * sizeof *t);
+/* The table with room for ncap entries (a power of two); 0, the table as
+   it was, when there is no memory for it. */
+static int _tc_expr_table_resize(tc_context *ctx, size_t ncap) {
+    size_t k;
+    const tc_expr **t = (const tc_expr **)ctx->allocator.alloc_fn(ncap * sizeof *t, ctx->allocator.user_data);
     if (!t) return 0;
     memset((void *)t, 0, ncap * sizeof *t);
     for (k = 0; k < ctx->expr_cap; k++) {
@@ -704,12 +785,34 @@ static int _tc_expr_table_grow(tc_context *ctx) {
     return 1;
 }
 
+/* The table kept at most half full. */
+static size_t _tc_expr_table_cap_for(size_t count) {
+    size_t cap = 1024;
+    while (count * 2 >= cap) cap *= 2;
+    return cap;
+}
+
+static int _tc_expr_table_grow(tc_context *ctx) {
+    size_t ncap = ctx->expr_cap ? ctx->expr_cap * 2 : 1024;
+    if (_tc_expr_table_resize(ctx, ncap)) return 1;
+    _tc_fail(ctx, TC_ERROR_OUT_OF_MEMORY, "out of memory growing the expression table to %zu entries", ncap);
+    return 0;
+}
+
 /* The unique node structurally equal to `proto` (hash-consing): found in the
    table, or copied into the arena and added. Variables are never merged. */
 static const tc_expr *_tc_intern(tc_context *ctx, tc_expr *proto) {
     size_t j = 0;
     tc_expr *e;
+    int k;
     proto->ctx = ctx;
+    proto->depth = proto->extent ? proto->extent->depth + 1 : 1;
+    for (k = 0; k < proto->nargs; k++)
+        if (proto->args[k]->depth + 1 > proto->depth) proto->depth = proto->args[k]->depth + 1;
+    if (proto->depth > TC_MAX_EXPR_DEPTH) {
+        _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "an expression nests deeper than %d levels (TC_MAX_EXPR_DEPTH)", TC_MAX_EXPR_DEPTH);
+        return NULL;
+    }
     proto->hash = _tc_expr_hash(proto);
     if (proto->kind != TC_VAR) {
         if (ctx->expr_count * 2 >= ctx->expr_cap && !_tc_expr_table_grow(ctx)) return NULL;
@@ -756,11 +859,13 @@ TECOMP_API const tc_expr *tc_imm(tc_context *ctx, tc_dtype t, double value) {
         _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_imm: invalid dtype %d", (int)t);
         return NULL;
     }
+    if (!tc_dtype_is_float(t) && !_tc_double_fits(t, value)) {
+        _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_imm: %g does not fit %s", value, tc_dtype_name(t));
+        return NULL;
+    }
     _tc_proto(&p, tc_dtype_is_float(t) ? TC_FLOAT_IMM : TC_INT_IMM, t);
     if (tc_dtype_is_float(t)) p.v.f = _tc_round_to(t, value);
-    else if (t == TC_BOOL) p.v.i = value != 0;
-    else if (t == TC_INT32) p.v.i = (int32_t)(int64_t)value;
-    else p.v.i = (int64_t)value;
+    else p.v.i = t == TC_BOOL ? value != 0 : (int64_t)value;
     return _tc_intern(ctx, &p);
 }
 static const tc_expr *_tc_int_typed(tc_context *ctx, tc_dtype t, int64_t value) {
@@ -824,13 +929,132 @@ TECOMP_API int tc_expr_is_const(const tc_expr *e, int64_t *value) {
     return 1;
 }
 
+// >>context-mark
+
+TECOMP_API tc_mark tc_context_mark(const tc_context *ctx) {
+    tc_mark m;
+    memset(&m, 0, sizeof m);
+    if (!ctx) return m;
+    m.block = ctx->blocks;
+    m.used = ctx->blocks ? ctx->blocks->used : 0;
+    m.serial = ctx->blocks ? ctx->blocks->serial : 0;
+    m.next_id = ctx->next_id;
+    m.next_node_id = ctx->next_node_id;
+    m.ntensors = ctx->ntensors;
+    return m;
+}
+
+/* Whether an expression node was made after the mark: ids count up, one
+   counter for variables (and tensors and buffers), one for the other nodes. */
+static int _tc_made_after(const tc_expr *e, const tc_mark *m) {
+    return e->kind == TC_VAR ? e->id >= m->next_id : e->id >= m->next_node_id;
+}
+
+/* Put the nodes that stay back where a lookup finds them, after the others
+   left holes in the open-addressed table: each run of entries, from just
+   after an empty slot, is reinserted in order (an entry only moves back
+   along its own probe path, so no earlier entry's path gains a hole). */
+static void _tc_expr_table_rehash(tc_context *ctx) {
+    size_t cap = ctx->expr_cap, start = 0, n;
+    while (start < cap && ctx->exprs[start]) start++; /* the table is at most half full: there is an empty slot */
+    for (n = 1; n <= cap; n++) {
+        size_t k = (start + n) & (cap - 1), j;
+        const tc_expr *e = ctx->exprs[k];
+        if (!e) continue;
+        ctx->exprs[k] = NULL;
+        for (j = e->hash & (cap - 1); ctx->exprs[j]; j = (j + 1) & (cap - 1)) {}
+        ctx->exprs[j] = e;
+    }
+}
+
+/* Forget the nodes made after the mark: out of the table, and out of the
+   answers of the nodes that stay (tc_simplify remembers its answer). */
+static void _tc_expr_table_rewind(tc_context *ctx, const tc_mark *m) {
+    size_t k;
+    for (k = 0; k < ctx->expr_cap; k++) {
+        const tc_expr *e = ctx->exprs[k];
+        if (e && _tc_made_after(e, m)) {
+            ctx->exprs[k] = NULL;
+            ctx->expr_count--;
+        }
+    }
+    for (k = 0; k < ctx->expr_cap; k++) {
+        tc_expr *e = (tc_expr *)ctx->exprs[k];
+        if (e && e->simplified && _tc_made_after(e->simplified, m)) e->simplified = NULL;
+    }
+    /* a table that grew for what went is given back; kept, rehashed in place, when there is no memory for a smaller one */
+    if (ctx->expr_cap > _tc_expr_table_cap_for(ctx->expr_count) && _tc_expr_table_resize(ctx, _tc_expr_table_cap_for(ctx->expr_count))) return;
+    if (ctx->expr_cap) _tc_expr_table_rehash(ctx);
+}
+
+TECOMP_API tc_result tc_context_rewind(tc_context *ctx, tc_mark mark) {
+    _tc_arena_block *b;
+    if (!ctx) return TC_ERROR_INVALID_ARGUMENT;
+    for (b = ctx->blocks; b && b != (const _tc_arena_block *)mark.block; b = b->next) {}
+    if (b != (const _tc_arena_block *)mark.block || mark.ntensors > ctx->ntensors || mark.next_id > ctx->next_id ||
+        mark.next_node_id > ctx->next_node_id || (b && (mark.used > b->used || mark.serial != b->serial)))
+        return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_context_rewind: the mark is not of this context or was freed by an earlier rewind");
+    _tc_expr_table_rewind(ctx, &mark); /* reads the nodes' ids: before their memory goes */
+    while (ctx->blocks != b) {
+        _tc_arena_block *next = ctx->blocks->next;
+        _tc_free(ctx, ctx->blocks);
+        ctx->blocks = next;
+    }
+    if (b) b->used = mark.used;
+    ctx->next_id = mark.next_id;
+    ctx->next_node_id = mark.next_node_id;
+    ctx->ntensors = mark.ntensors;
+    return TC_OK;
+}
+
+TECOMP_API size_t tc_context_memory(const tc_context *ctx) {
+    const _tc_arena_block *b;
+    size_t bytes;
+    if (!ctx) return 0;
+    bytes = sizeof *ctx + ctx->expr_cap * sizeof *ctx->exprs + (size_t)ctx->tensor_cap * sizeof *ctx->tensors;
+    for (b = ctx->blocks; b; b = b->next) bytes += b->cap;
+    return bytes;
+}
+
 // >>expr-builders
 
+/* Integer arithmetic wraps as the GPU's does: at 32 bits for int32 (and
+   bool, which never overflows), at 64 for int64. Computing in uint64 and
+   wrapping keeps C's signed overflow (undefined) out of the compiler. */
+static int64_t _tc_wrap(tc_dtype t, uint64_t v) { return t == TC_INT32 ? (int64_t)(int32_t)(uint32_t)v : (int64_t)v; }
+static int64_t _tc_wrap_add(tc_dtype t, int64_t a, int64_t b) { return _tc_wrap(t, (uint64_t)a + (uint64_t)b); }
+static int64_t _tc_wrap_mul(tc_dtype t, int64_t a, int64_t b) { return _tc_wrap(t, (uint64_t)a * (uint64_t)b); }
+static int64_t _tc_wrap_neg(tc_dtype t, int64_t a) { return _tc_wrap(t, 0 - (uint64_t)a); }
+/* a * b and a - b when they fit the dtype without wrapping (for rewrites
+   that are only exact without overflow); 0 when they do not. */
+static int _tc_mul_fits(tc_dtype t, int64_t a, int64_t b, int64_t *out) {
+    int64_t lo = t == TC_INT32 ? INT32_MIN : INT64_MIN, hi = t == TC_INT32 ? INT32_MAX : INT64_MAX;
+    if (a != 0 && b != 0) {
+        if (a > 0 ? (b > 0 ? a > hi / b : b < lo / a) : (b > 0 ? a < lo / b : a < hi / b)) return 0;
+    }
+    *out = a * b;
+    return 1;
+}
+static int _tc_sub_fits(tc_dtype t, int64_t a, int64_t b, int64_t *out) {
+    int64_t lo = t == TC_INT32 ? INT32_MIN : INT64_MIN, hi = t == TC_INT32 ? INT32_MAX : INT64_MAX;
+    if (b < 0 ? a > hi + b : a < lo + b) return 0;
+    *out = a - b;
+    return 1;
+}
+/* Floor division and modulo (the sign of the divisor), for b != 0; total:
+   INT64_MIN / -1 wraps instead of trapping. */
 static int64_t _tc_floordiv(int64_t a, int64_t b) {
-    int64_t q = a / b;
+    int64_t q;
+    if (b == -1) return _tc_wrap_neg(TC_INT64, a);
+    q = a / b;
     return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
 }
-static int64_t _tc_floormod(int64_t a, int64_t b) { return a - _tc_floordiv(a, b) * b; }
+static int64_t _tc_floormod(int64_t a, int64_t b) {
+    int64_t r;
+    if (b == -1) return 0;
+    r = a % b;
+    return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
+}
 static int _tc_is_compare(tc_expr_kind k) { return k >= TC_EQ && k <= TC_GE; }
 
 /* The common type of two operands: floats win over integers, wider over narrower. */
@@ -871,8 +1095,8 @@ static const tc_expr *_tc_fold(tc_context *ctx, tc_expr_kind k, tc_dtype t, cons
         case TC_ADD: return _tc_int_typed(ctx, t, (int64_t)((uint64_t)x + (uint64_t)y));
         case TC_SUB: return _tc_int_typed(ctx, t, (int64_t)((uint64_t)x - (uint64_t)y));
         case TC_MUL: return _tc_int_typed(ctx, t, (int64_t)((uint64_t)x * (uint64_t)y));
-        case TC_DIV: return (y != 0 && !(y == -1 && x == INT64_MIN)) ? _tc_int_typed(ctx, t, _tc_floordiv(x, y)) : NULL;
-        case TC_MOD: return (y != 0 && !(y == -1 && x == INT64_MIN)) ? _tc_int_typed(ctx, t, _tc_floormod(x, y)) : NULL;
+        case TC_DIV: return y != 0 ? _tc_int_typed(ctx, t, _tc_floordiv(x, y)) : NULL;
+        case TC_MOD: return y != 0 ? _tc_int_typed(ctx, t, _tc_floormod(x, y)) : NULL;
         case TC_MIN: return _tc_int_typed(ctx, t, x < y ? x : y);
         case TC_MAX: return _tc_int_typed(ctx, t, x > y ? x : y);
         case TC_EQ: return _tc_int_typed(ctx, TC_BOOL, x == y);
@@ -1010,8 +1234,14 @@ TECOMP_API const tc_expr *tc_cast(tc_dtype t, const tc_expr *a) {
     }
     if (a->dtype == t) return a;
     if (a->kind == TC_INT_IMM) return tc_dtype_is_float(t) ? tc_imm(a->ctx, t, (double)a->v.i) : _tc_int_typed(a->ctx, t, a->v.i);
-    if (a->kind == TC_FLOAT_IMM)
-        return tc_dtype_is_float(t) ? tc_imm(a->ctx, t, a->v.f) : _tc_int_typed(a->ctx, t, t == TC_BOOL ? a->v.f != 0 : (int64_t)a->v.f);
+    if (a->kind == TC_FLOAT_IMM) {
+        if (tc_dtype_is_float(t)) return tc_imm(a->ctx, t, a->v.f);
+        if (!_tc_double_fits(t, a->v.f)) { /* the GPU would saturate; a literal out of range is a mistake worth naming */
+            _tc_fail(a->ctx, TC_ERROR_INVALID_ARGUMENT, "cast: the literal %g does not fit %s", a->v.f, tc_dtype_name(t));
+            return NULL;
+        }
+        return _tc_int_typed(a->ctx, t, t == TC_BOOL ? a->v.f != 0 : (int64_t)a->v.f);
+    }
     _tc_proto(&p, TC_CAST, t);
     p.nargs = 1;
     p.args = &a;
@@ -1417,6 +1647,7 @@ typedef struct _tc_lin {
     int64_t coef[_TC_MAX_TERMS];
     int n;
     int64_t c;
+    tc_dtype t;   /* coefficients wrap as this type's arithmetic does (set by _tc_lin_collect) */
     int overflow; /* too many terms: the caller keeps the expression as it is */
 } _tc_lin;
 
@@ -1426,7 +1657,7 @@ static void _tc_lin_add_term(_tc_lin *l, const tc_expr *atom, int64_t coef) {
     int k;
     for (k = 0; k < l->n; k++)
         if (l->atom[k] == atom) {
-            l->coef[k] += coef;
+            l->coef[k] = _tc_wrap_add(l->t, l->coef[k], coef);
             if (l->coef[k] == 0) {
                 l->atom[k] = l->atom[l->n - 1];
                 l->coef[k] = l->coef[l->n - 1];
@@ -1440,16 +1671,25 @@ static void _tc_lin_add_term(_tc_lin *l, const tc_expr *atom, int64_t coef) {
     l->coef[l->n++] = coef;
 }
 
+/* An empty form whose coefficients wrap as type t's integers do. A form
+   of t equals its expression exactly (int32 arithmetic is arithmetic
+   modulo 2^32) and holds only values of t, so it prints as it reads back;
+   reasoning about order takes TC_INT64, nearer to the exact integers. */
+static void _tc_lin_init(_tc_lin *l, tc_dtype t) {
+    memset(l, 0, sizeof *l);
+    l->t = t;
+}
+
 /* Accumulate scale * e into l; e is simplified. */
 static void _tc_lin_collect(_tc_lin *l, const tc_expr *e, int64_t scale) {
     int64_t c;
     switch (e->kind) {
-    case TC_INT_IMM: l->c += scale * e->v.i; return;
+    case TC_INT_IMM: l->c = _tc_wrap_add(l->t, l->c, _tc_wrap_mul(l->t, scale, e->v.i)); return;
     case TC_ADD: _tc_lin_collect(l, e->args[0], scale); _tc_lin_collect(l, e->args[1], scale); return;
-    case TC_SUB: _tc_lin_collect(l, e->args[0], scale); _tc_lin_collect(l, e->args[1], -scale); return;
+    case TC_SUB: _tc_lin_collect(l, e->args[0], scale); _tc_lin_collect(l, e->args[1], _tc_wrap_neg(l->t, scale)); return;
     case TC_MUL:
-        if (tc_expr_is_const(e->args[1], &c)) { _tc_lin_collect(l, e->args[0], scale * c); return; }
-        if (tc_expr_is_const(e->args[0], &c)) { _tc_lin_collect(l, e->args[1], scale * c); return; }
+        if (tc_expr_is_const(e->args[1], &c)) { _tc_lin_collect(l, e->args[0], _tc_wrap_mul(l->t, scale, c)); return; }
+        if (tc_expr_is_const(e->args[0], &c)) { _tc_lin_collect(l, e->args[1], _tc_wrap_mul(l->t, scale, c)); return; }
         break;
     default: break;
     }
@@ -1461,15 +1701,15 @@ static void _tc_lin_collect(_tc_lin *l, const tc_expr *e, int64_t scale) {
    Unflattening an index twice (j / 9, j / 3 % 3, j % 3) leaves this behind. */
 static int _tc_lin_merge_nested_mod(_tc_lin *l, int k) {
     const tc_expr *m = l->atom[k];
-    int64_t a, b;
+    int64_t a, b, ab, scaled;
     int j;
-    if (m->kind != TC_MOD || !tc_expr_is_const(m->args[1], &a)) return 0;
+    if (m->kind != TC_MOD || !tc_expr_is_const(m->args[1], &a) || !_tc_mul_fits(l->t, l->coef[k], a, &scaled)) return 0;
     for (j = 0; j < l->n; j++) {
         const tc_expr *o = l->atom[j];
         if (o->kind == TC_MOD && tc_expr_is_const(o->args[1], &b) && o->args[0]->kind == TC_DIV && o->args[0]->args[0] == m->args[0] &&
-            o->args[0]->args[1] == m->args[1] && l->coef[j] == l->coef[k] * a) {
+            o->args[0]->args[1] == m->args[1] && l->coef[j] == scaled && _tc_mul_fits(m->dtype, a, b, &ab)) {
             int64_t coef = l->coef[k];
-            const tc_expr *merged = tc_binary(TC_MOD, m->args[0], _tc_int_typed(m->ctx, m->dtype, a * b));
+            const tc_expr *merged = tc_binary(TC_MOD, m->args[0], _tc_int_typed(m->ctx, m->dtype, ab));
             if (!merged) return 0;
             _tc_lin_add_term(l, o, -l->coef[j]);
             _tc_lin_add_term(l, m, -coef);
@@ -1486,15 +1726,15 @@ static void _tc_lin_merge_divmod(_tc_lin *l) {
     int k, j;
     for (k = 0; k < l->n; k++) {
         const tc_expr *m = l->atom[k];
-        int64_t c;
+        int64_t c, scaled;
         if (_tc_lin_merge_nested_mod(l, k)) {
             k = -1; /* the table changed: scan again */
             continue;
         }
-        if (m->kind != TC_MOD || !tc_expr_is_const(m->args[1], &c)) continue;
+        if (m->kind != TC_MOD || !tc_expr_is_const(m->args[1], &c) || !_tc_mul_fits(l->t, l->coef[k], c, &scaled)) continue;
         for (j = 0; j < l->n; j++) {
             const tc_expr *d = l->atom[j];
-            if (d->kind == TC_DIV && d->args[0] == m->args[0] && d->args[1] == m->args[1] && l->coef[j] == l->coef[k] * c) {
+            if (d->kind == TC_DIV && d->args[0] == m->args[0] && d->args[1] == m->args[1] && l->coef[j] == scaled) {
                 const tc_expr *x = m->args[0];
                 int64_t coef = l->coef[k];
                 _tc_lin_add_term(l, d, -l->coef[j]);
@@ -1502,10 +1742,10 @@ static void _tc_lin_merge_divmod(_tc_lin *l) {
                 {
                     _tc_lin sub;
                     int i;
-                    memset(&sub, 0, sizeof sub);
+                    _tc_lin_init(&sub, l->t);
                     _tc_lin_collect(&sub, x, coef);
                     for (i = 0; i < sub.n; i++) _tc_lin_add_term(l, sub.atom[i], sub.coef[i]);
-                    l->c += sub.c;
+                    l->c = _tc_wrap_add(l->t, l->c, sub.c);
                 }
                 k = -1; /* the table changed: scan again */
                 break;
@@ -1537,6 +1777,12 @@ static int _tc_term_before(const tc_expr *a, int64_t ca, const tc_expr *b, int64
     return a->id < b->id;
 }
 
+/* Whether a coefficient is written as a subtraction: negative, and its
+   negation a value of the type. The type's minimum (-2^31 for int32) is its
+   own negation: written as an addition of a negative literal, so that
+   reading the expression back gives the same form (a fixed point). */
+static int _tc_lin_negative(tc_dtype t, int64_t c) { return c < 0 && _tc_wrap_neg(t, c) > 0; }
+
 /* Build the canonical expression of a linear form. */
 static const tc_expr *_tc_lin_to_expr(_tc_lin *l, tc_context *ctx, tc_dtype t) {
     const tc_expr *r = NULL;
@@ -1548,37 +1794,44 @@ static const tc_expr *_tc_lin_to_expr(_tc_lin *l, tc_context *ctx, tc_dtype t) {
             l->atom[j] = l->atom[j - 1], l->coef[j] = l->coef[j - 1];
             l->atom[j - 1] = a, l->coef[j - 1] = c;
         }
-    for (k = 0; k < l->n && l->coef[0] < 0; k++) /* lead with a positive term: tx - z, not 0 - z + tx */
-        if (l->coef[k] > 0) {
+    for (k = 0; k < l->n && _tc_lin_negative(t, l->coef[0]); k++) /* lead with a positive term: tx - z, not 0 - z + tx */
+        if (!_tc_lin_negative(t, l->coef[k])) {
             const tc_expr *a = l->atom[k];
             int64_t c = l->coef[k];
             memmove((void *)&l->atom[1], (void *)&l->atom[0], sizeof l->atom[0] * (size_t)k);
             memmove(&l->coef[1], &l->coef[0], sizeof l->coef[0] * (size_t)k);
             l->atom[0] = a, l->coef[0] = c;
         }
-    if (l->n && l->coef[0] < 0 && l->c != 0) { /* 3 - i, not 0 - i + 3 */
+    if (l->n && _tc_lin_negative(t, l->coef[0]) && l->c != 0) { /* 3 - i, not 0 - i + 3 */
         r = _tc_int_typed(ctx, t, l->c);
         l->c = 0;
     }
     for (k = 0; k < l->n; k++) {
         int64_t c = l->coef[k];
         const tc_expr *term = l->atom[k];
-        int64_t mag = c < 0 ? -c : c;
+        int negative = _tc_lin_negative(t, c);
+        int64_t mag = negative ? _tc_wrap_neg(t, c) : c;
         if (mag != 1) term = tc_binary(TC_MUL, term, _tc_int_typed(ctx, t, mag));
-        if (!r) r = c < 0 ? tc_binary(TC_SUB, _tc_int_typed(ctx, t, 0), term) : term;
-        else r = tc_binary(c < 0 ? TC_SUB : TC_ADD, r, term);
+        if (!r) r = negative ? tc_binary(TC_SUB, _tc_int_typed(ctx, t, 0), term) : term;
+        else r = tc_binary(negative ? TC_SUB : TC_ADD, r, term);
     }
     if (!r) return _tc_int_typed(ctx, t, l->c);
-    if (l->c > 0) r = tc_binary(TC_ADD, r, _tc_int_typed(ctx, t, l->c));
-    if (l->c < 0) r = tc_binary(TC_SUB, r, _tc_int_typed(ctx, t, -l->c));
+    if (_tc_lin_negative(t, l->c)) r = tc_binary(TC_SUB, r, _tc_int_typed(ctx, t, _tc_wrap_neg(t, l->c)));
+    else if (l->c != 0) r = tc_binary(TC_ADD, r, _tc_int_typed(ctx, t, l->c));
     return r;
 }
 
+/* The greatest common divisor of |a| and |b| (0 when both are 0); 1 in the
+   one case whose answer, 2^63, is no int64: then nothing is divided out. */
 static int64_t _tc_gcd(int64_t a, int64_t b) {
-    if (a < 0) a = -a;
-    if (b < 0) b = -b;
-    while (b) { int64_t t = a % b; a = b; b = t; }
-    return a;
+    uint64_t x = a < 0 ? 0 - (uint64_t)a : (uint64_t)a;
+    uint64_t y = b < 0 ? 0 - (uint64_t)b : (uint64_t)b;
+    while (y) {
+        uint64_t rest = x % y;
+        x = y;
+        y = rest;
+    }
+    return x > (uint64_t)INT64_MAX ? 1 : (int64_t)x;
 }
 
 /* floordiv or floormod of r by c when r = x*g + y with g the gcd of the
@@ -1588,8 +1841,8 @@ static const tc_expr *_tc_divmod_by_stride(tc_context *ctx, tc_dtype t, int is_m
     _tc_range sr;
     int64_t g = 0;
     int k;
-    memset(&big, 0, sizeof big);
-    memset(&small, 0, sizeof small);
+    _tc_lin_init(&big, t);
+    _tc_lin_init(&small, t);
     for (k = 0; k < r->n; k++) if (r->coef[k] > 1 || r->coef[k] < -1) g = _tc_gcd(g, r->coef[k]);
     if (g <= 1 || c % g != 0) return NULL;
     for (k = 0; k < r->n; k++) {
@@ -1618,7 +1871,7 @@ static const tc_expr *_tc_simplify_divmod(tc_context *ctx, tc_dtype t, int is_mo
     int64_t g;
     int k;
     _tc_range rr;
-    memset(&l, 0, sizeof l);
+    _tc_lin_init(&l, t);
     _tc_lin_collect(&l, x, 1);
     if (l.overflow) return NULL;
     /* divide out the common factor: floordiv(g*a, g*c) = floordiv(a, c), floormod(g*a, g*c) = g*floormod(a, c) */
@@ -1630,8 +1883,8 @@ static const tc_expr *_tc_simplify_divmod(tc_context *ctx, tc_dtype t, int is_mo
         c /= g;
     }
     /* x = q*c + r, with q the terms whose coefficients c divides */
-    memset(&q, 0, sizeof q);
-    memset(&r, 0, sizeof r);
+    _tc_lin_init(&q, t);
+    _tc_lin_init(&r, t);
     for (k = 0; k < l.n; k++) {
         if (l.coef[k] % c == 0) _tc_lin_add_term(&q, l.atom[k], l.coef[k] / c);
         else _tc_lin_add_term(&r, l.atom[k], l.coef[k]);
@@ -1676,11 +1929,11 @@ static const tc_expr *_tc_simplify_divmod(tc_context *ctx, tc_dtype t, int is_mo
         args[0] = _tc_lin_to_expr(&r, ctx, t);
         args[1] = _tc_int_typed(ctx, t, c);
         if (!args[0] || !args[1]) return NULL;
-        /* floordiv(floordiv(a, b), c) = floordiv(a, b*c) */
+        /* floordiv(floordiv(a, b), c) = floordiv(a, b*c), while b*c does not wrap */
         if (r.n == 1 && r.c == 0 && r.coef[0] == 1 && r.atom[0]->kind == TC_DIV &&
-            tc_expr_is_const(r.atom[0]->args[1], &g) && g > 0) {
+            tc_expr_is_const(r.atom[0]->args[1], &g) && g > 0 && _tc_mul_fits(t, g, c, &g)) {
             args[0] = r.atom[0]->args[0];
-            args[1] = _tc_int_typed(ctx, t, g * c);
+            args[1] = _tc_int_typed(ctx, t, g);
         }
         p.nargs = 2, p.args = args;
         _tc_lin_add_term(&q, _tc_intern(ctx, &p), 1);
@@ -1694,7 +1947,7 @@ static const tc_expr *_tc_simplify_divmod(tc_context *ctx, tc_dtype t, int is_mo
 /* Canonical form of an integer add/sub/mul tree. */
 static const tc_expr *_tc_simplify_linear(const tc_expr *e) {
     _tc_lin l;
-    memset(&l, 0, sizeof l);
+    _tc_lin_init(&l, e->dtype);
     _tc_lin_collect(&l, e, 1);
     if (l.overflow) return e;
     _tc_lin_merge_divmod(&l);
@@ -1706,7 +1959,7 @@ static const tc_expr *_tc_simplify_linear(const tc_expr *e) {
 static int _tc_prove_compare(tc_expr_kind k, const tc_expr *a, const tc_expr *b) {
     _tc_lin l;
     _tc_range r;
-    memset(&l, 0, sizeof l);
+    _tc_lin_init(&l, TC_INT64);
     _tc_lin_collect(&l, a, 1);
     _tc_lin_collect(&l, b, -1);
     if (l.overflow) return -1;
@@ -1726,12 +1979,12 @@ static int _tc_prove_compare(tc_expr_kind k, const tc_expr *a, const tc_expr *b)
 static const tc_expr *_tc_compare_constants_right(const tc_expr *e) {
     _tc_lin l, r;
     tc_dtype t = e->args[0]->dtype;
-    memset(&l, 0, sizeof l);
-    memset(&r, 0, sizeof r);
+    _tc_lin_init(&l, t);
+    _tc_lin_init(&r, t);
     _tc_lin_collect(&l, e->args[0], 1);
     _tc_lin_collect(&r, e->args[1], 1);
     if (l.overflow || r.overflow || l.c == 0 || l.n == 0) return e;
-    r.c -= l.c;
+    if (!_tc_sub_fits(t, r.c, l.c, &r.c)) return e; /* a wrapped constant would not be the same comparison */
     l.c = 0;
     return tc_binary(e->kind, _tc_lin_to_expr(&l, e->ctx, t), _tc_lin_to_expr(&r, e->ctx, t));
 }
@@ -1809,12 +2062,17 @@ TECOMP_API const tc_expr *tc_simplify(const tc_expr *e) {
     int rounds = 0;
     if (!e) return NULL;
     if (e->simplified) return e->simplified; /* nodes are shared: each is simplified once */
+    /* While e is being simplified it answers itself: a rewrite that comes
+       back to e (two forms rewriting into each other) stops there instead
+       of recursing without end. The node lives in the arena and is not
+       const there. */
+    ((tc_expr *)first)->simplified = first;
     /* rules can expose more work for each other; a few rounds reach a fixed point */
     while (e && e != prev && rounds++ < 4) {
         prev = e;
         e = _tc_simplify_node(e);
     }
-    if (e) ((tc_expr *)first)->simplified = e; /* the node lives in the arena and is not const there */
+    ((tc_expr *)first)->simplified = e;
     return e;
 }
 
@@ -2529,6 +2787,7 @@ typedef struct _tc_parser {
     int depth;      /* nesting of the expression being read */
     const char *out_name;
     size_t out_col;
+    size_t body_col;    /* where the right-hand side starts */
     const char *assign; /* "=", "+=!", "max=!" or "min=!" */
     size_t assign_col;
     int reduce;
@@ -2922,6 +3181,12 @@ static const _tc_parse_binop *_tc_parse_binop_at(const _tc_parser *p) {
     return NULL;
 }
 
+/* A tree taller than the parser allows: every pass after parsing recurses through it. */
+static int _tc_parse_too_tall(_tc_parser *p) {
+    return _tc_parse_error(p, p->body_col, "the expression is more than %d operations deep; split it into several computes",
+                           _TC_PARSE_MAX_DEPTH);
+}
+
 /* Binary operators binding at least as tight as min_prec, by precedence
    climbing: the loop makes them left-associative. */
 static const tc_expr *_tc_parse_binary(_tc_parser *p, int min_prec) {
@@ -2933,6 +3198,7 @@ static const tc_expr *_tc_parse_binary(_tc_parser *p, int min_prec) {
         if (!(rhs = _tc_parse_binary(p, op->prec + 1))) return NULL;
         lhs = tc_binary(op->kind, lhs, rhs);
         if (!_tc_parse_check(p, lhs, col)) return NULL;
+        if (lhs->depth > _TC_PARSE_MAX_DEPTH) return _tc_parse_too_tall(p), NULL; /* a long chain nests nothing in the text */
     }
     return lhs;
 }
@@ -2952,13 +3218,6 @@ static const tc_expr *_tc_parse_ternary(_tc_parser *p) {
 static const tc_expr *_tc_parse_expr(_tc_parser *p) { return _tc_parse_nested(p, _tc_parse_ternary); }
 
 /* Is e's tree more than `limit` nodes tall? Looks no deeper than that. */
-static int _tc_parse_taller(const tc_expr *e, int limit) {
-    int k;
-    if (limit == 0) return 1;
-    for (k = 0; k < e->nargs; k++)
-        if (_tc_parse_taller(e->args[k], limit - 1)) return 1;
-    return 0;
-}
 
 // >>parse-statement
 
@@ -3199,17 +3458,11 @@ static tc_tensor *_tc_parse_build(_tc_parser *p, const tc_expr *body) {
 
 static tc_tensor *_tc_parse_statement(_tc_parser *p) {
     const tc_expr *body;
-    size_t col;
     _tc_parse_next(p);
     if (!_tc_parse_output(p) || !_tc_parse_assign(p)) return NULL;
-    col = p->tok.col;
+    p->body_col = p->tok.col;
     if (!(body = _tc_parse_expr(p))) return NULL;
-    /* building never recursed, but every pass after this does */
-    if (_tc_parse_taller(body, _TC_PARSE_MAX_DEPTH)) {
-        _tc_parse_error(p, col, "the expression is more than %d operations deep; split it into several computes",
-                        _TC_PARSE_MAX_DEPTH);
-        return NULL;
-    }
+    if (body->depth > _TC_PARSE_MAX_DEPTH) return _tc_parse_too_tall(p), NULL;
     if (!_tc_parse_tail(p) || !_tc_parse_check_reduction(p) || !_tc_parse_infer(p)) return NULL;
     return _tc_parse_build(p, body);
 }

@@ -562,6 +562,9 @@ TECOMP_API tc_result tc_bind(tc_stage *st, tc_iter *it, tc_thread_tag tag) {
         return _tc_fail(st->sch->ctx, TC_ERROR_SCHEDULE,
                         "bind on stage %s: reduce axis '%s' cannot be bound to %s (cross-thread reduction is not supported)",
                         st->tensor->name, it->var->name, tc_thread_tag_name(tag));
+    if (it->kind == TC_FOR_THREAD && it->thread != tag) /* the last binding would silently win */
+        return _tc_fail(st->sch->ctx, TC_ERROR_SCHEDULE, "bind on stage %s: axis '%s' is bound to %s already and cannot also be bound to %s",
+                        st->tensor->name, it->var->name, tc_thread_tag_name(it->thread), tc_thread_tag_name(tag));
     for (k = 0; k < st->nleaves && tag != TC_VTHREAD; k++) /* virtual threads may be many */
         if (st->leaves[k] != it && st->leaves[k]->kind == TC_FOR_THREAD && st->leaves[k]->thread == tag)
             return _tc_fail(st->sch->ctx, TC_ERROR_SCHEDULE, "bind on stage %s: %s is already bound to axis '%s'", st->tensor->name,
@@ -1405,7 +1408,7 @@ static int _tc_intrin_axes(const tc_intrin *in, const tc_expr **axes) {
 static const tc_expr *_tc_exact_div(const tc_expr *e, int64_t d) {
     _tc_lin l;
     int k;
-    memset(&l, 0, sizeof l);
+    _tc_lin_init(&l, e->dtype);
     _tc_lin_collect(&l, tc_simplify(e), 1);
     if (l.overflow || l.c % d) return NULL;
     for (k = 0; k < l.n; k++) {
@@ -2719,7 +2722,6 @@ static void _tc_vm_write(void *base, tc_dtype t, int64_t i, _tc_val v) {
     }
 }
 
-static int64_t _tc_wrap(tc_dtype t, uint64_t v) { return t == TC_INT32 ? (int64_t)(int32_t)(uint32_t)v : (int64_t)v; }
 
 static double _tc_vm_math(int fn, double x, double y) {
     switch (fn) {
@@ -2886,7 +2888,7 @@ static int _tc_vm_thread(_tc_block_run *br, _tc_val *r, int *pc, int64_t tid) {
             _tc_val v = r[in->a];
             int from_f = tc_dtype_is_float((tc_dtype)in->st), to_f = tc_dtype_is_float((tc_dtype)in->t);
             if (from_f && to_f) r[in->dst].f = _tc_round_to((tc_dtype)in->t, v.f);
-            else if (from_f) r[in->dst].i = in->t == TC_BOOL ? v.f != 0 : _tc_wrap((tc_dtype)in->t, (uint64_t)(int64_t)v.f);
+            else if (from_f) r[in->dst].i = in->t == TC_BOOL ? v.f != 0 : _tc_double_to_int_sat((tc_dtype)in->t, v.f);
             else if (to_f) r[in->dst].f = _tc_round_to((tc_dtype)in->t, (double)v.i);
             else r[in->dst].i = in->t == TC_BOOL ? v.i != 0 : _tc_wrap((tc_dtype)in->t, (uint64_t)v.i);
             break;
@@ -2944,7 +2946,7 @@ static int _tc_vm_thread(_tc_block_run *br, _tc_val *r, int *pc, int64_t tid) {
                 case TC_ADD: v.i = _tc_wrap(t, (uint64_t)a.i + (uint64_t)b.i); break;
                 case TC_SUB: v.i = _tc_wrap(t, (uint64_t)a.i - (uint64_t)b.i); break;
                 case TC_MUL: v.i = _tc_wrap(t, (uint64_t)a.i * (uint64_t)b.i); break;
-                case TC_DIV: v.i = _tc_floordiv(a.i, b.i); break;
+                case TC_DIV: v.i = _tc_wrap(t, (uint64_t)_tc_floordiv(a.i, b.i)); break;
                 case TC_MOD: v.i = _tc_floormod(a.i, b.i); break;
                 case TC_MIN: v.i = a.i < b.i ? a.i : b.i; break;
                 case TC_MAX: v.i = a.i > b.i ? a.i : b.i; break;

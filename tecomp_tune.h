@@ -387,12 +387,26 @@ static tc_result _tc_tuning_run(_tc_tuning *t, tc_tuner *tuner, tc_measurer *m) 
     return r;
 }
 
+/* The records it reads, its tuner's and measurer's objects and the
+   candidates it builds are only needed during the call: they go with it
+   (the context is rewound), so that tuning task after task in one context
+   does not grow it. */
+static tc_result _tc_tune(tc_context *ctx, const tc_config_space *space, const tc_tune_desc *desc, tc_tune_result *out);
 TECOMP_API tc_result tc_tune(tc_context *ctx, const tc_config_space *space, const tc_tune_desc *desc, tc_tune_result *out) {
+    tc_mark mark;
+    tc_result r;
+    if (!ctx) return TC_ERROR_INVALID_ARGUMENT;
+    mark = tc_context_mark(ctx);
+    r = _tc_tune(ctx, space, desc, out);
+    tc_context_rewind(ctx, mark);
+    return r;
+}
+
+static tc_result _tc_tune(tc_context *ctx, const tc_config_space *space, const tc_tune_desc *desc, tc_tune_result *out) {
     _tc_tuning t;
     tc_tuner *tuner = NULL;
     tc_measurer *m = NULL;
     tc_result r;
-    if (!ctx) return TC_ERROR_INVALID_ARGUMENT;
     if (!space || !desc || !out) return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_tune: NULL argument");
     if (!desc->task_name || !*desc->task_name) return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_tune: the task needs a name (records key on it)");
     if (desc->nargs < 0 || desc->nargs > 16 || desc->n_trial < 0 || desc->batch < 0 || desc->early_stopping < 0)
@@ -787,14 +801,29 @@ static tc_result _tc_tuned_kernel_from_records(tc_context *ctx, const tc_config_
     return TC_OK;
 }
 
+/* The kernel owns everything it needs (plan, module, temporaries): the
+   index text, records and lowered function that loading it makes in ctx go
+   with the call, so that loading kernel after kernel does not grow ctx. */
+static tc_result _tc_tuned_kernel_load(tc_context *ctx, const tc_config_space *space, const char *records, const char *task_name,
+                                       int nargs, const int64_t *args, tc_tuned_kernel **out);
 TECOMP_API tc_result tc_tuned_kernel_load(tc_context *ctx, const tc_config_space *space, const char *records, const char *task_name,
                                           int nargs, const int64_t *args, tc_tuned_kernel **out) {
+    tc_mark mark;
+    tc_result r;
+    if (!ctx) return TC_ERROR_INVALID_ARGUMENT;
+    mark = tc_context_mark(ctx);
+    r = _tc_tuned_kernel_load(ctx, space, records, task_name, nargs, args, out);
+    tc_context_rewind(ctx, mark);
+    return r;
+}
+
+static tc_result _tc_tuned_kernel_load(tc_context *ctx, const tc_config_space *space, const char *records, const char *task_name,
+                                       int nargs, const int64_t *args, tc_tuned_kernel **out) {
     char index[_TC_PATH_CAP + 16], stamp[64];
     char *text;
     int have_stamp, found = 0;
     _tc_index_entry e;
     tc_result r;
-    if (!ctx) return TC_ERROR_INVALID_ARGUMENT;
     if (!records || !task_name || !out || nargs < 0 || nargs > 16 || (nargs && !args))
         return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_tuned_kernel_load: NULL or bad argument");
     *out = NULL;

@@ -89,6 +89,65 @@ TC_TEST(simplifier_table) {
     }
 }
 
+/* Integer arithmetic wraps as the GPU's does, and the simplifier reaches a
+   fixed point on forms whose coefficients wrap: (0 - i) * 2147483647 - i
+   has the coefficient -2^31, its own negation in int32, and used to
+   rewrite between i*-2147483648 and 0 - i*-2147483648 until the stack
+   overflowed. */
+TC_TEST(simplifier_terminates_where_coefficients_wrap) {
+    const tc_expr *i = tc_var(ctx, "i"), *k = tc_axisi(ctx, "k", 7);
+    const tc_expr *i64 = tc_var_typed(ctx, "w", TC_INT64), *x = tc_var(ctx, "x");
+    const tc_expr *e = tc_sub(tc_mul(tc_sub(tc_int(ctx, 0), i), tc_int(ctx, 2147483647)), i);
+    const tc_expr *s = tc_simplify(e);
+    TC_CHECK_STR(str(s), "i*-2147483648");
+    TC_CHECK(tc_simplify(s) == s);
+    /* 2147483647^2 is 1 modulo 2^32 */
+    TC_CHECK_STR(str(tc_simplify(tc_add(tc_muli(tc_muli(i, 2147483647), 2147483647), tc_muli(i, -2147483647)))), "0 - i*2147483646");
+    TC_CHECK_STR(str(tc_simplify(tc_sub(tc_muli(i64, INT64_MIN), i64))), "w*9223372036854775807");
+    TC_CHECK_STR(str(tc_simplify(tc_addi(tc_muli(i64, INT64_MIN), INT64_MIN))), "w*-9223372036854775808 + -9223372036854775808");
+    /* comparisons reason on exact integers: k - 2147483647 < 5 holds */
+    TC_CHECK_STR(str(tc_simplify(tc_lt(tc_subi(k, 2147483647), tc_int(ctx, 5)))), "true");
+    /* a constant moved across a comparison must not wrap */
+    TC_CHECK_STR(str(tc_simplify(tc_lt(tc_addi(i, 5), tc_subi(tc_subi(x, 2147483647), 1)))), "i + 5 < x + -2147483648");
+    /* nested divisions merge only while the divisors' product fits */
+    TC_CHECK_STR(str(tc_simplify(tc_divi(tc_divi(i, 65536), 65536))), "floordiv(floordiv(i, 65536), 65536)");
+    TC_CHECK_STR(str(tc_simplify(tc_divi(tc_divi(i, 256), 256))), "floordiv(i, 65536)");
+    /* folding wraps too, division included */
+    TC_CHECK_STR(str(tc_div(tc_int(ctx, -2147483647 - 1), tc_int(ctx, -1))), "-2147483648");
+    TC_CHECK_STR(str(tc_div(tc_imm(ctx, TC_INT64, -9223372036854775807.0 - 1), tc_imm(ctx, TC_INT64, -1))), "-9223372036854775808");
+    TC_CHECK_STR(str(tc_mod(tc_imm(ctx, TC_INT64, -9223372036854775807.0 - 1), tc_imm(ctx, TC_INT64, 3))), "1");
+}
+
+/* Numbers out of an integer type's range are refused, not converted (C's
+   conversion of them is undefined). */
+TC_TEST(literals_out_of_range_are_refused) {
+    TC_CHECK(tc_imm(ctx, TC_INT32, 1e300) == NULL);
+    TC_CHECK_CONTAINS(tc_last_error(ctx), "tc_imm: 1e+300 does not fit int32");
+    TC_CHECK(tc_imm(ctx, TC_INT64, 0.0 / 0.0) == NULL);
+    TC_CHECK_CONTAINS(tc_last_error(ctx), "does not fit int64");
+    TC_CHECK(tc_imm(ctx, TC_INT32, 2147483648.0) == NULL);
+    TC_CHECK_STR(str(tc_imm(ctx, TC_INT32, -2147483648.0)), "-2147483648");
+    TC_CHECK_STR(str(tc_imm(ctx, TC_INT32, 2.9)), "2"); /* toward zero, as C converts */
+    TC_CHECK(tc_cast(TC_INT64, tc_float(ctx, 1e30)) == NULL);
+    TC_CHECK_CONTAINS(tc_last_error(ctx), "cast: the literal 1e+30 does not fit int64");
+    TC_CHECK_STR(str(tc_cast(TC_INT32, tc_float(ctx, -7.5))), "-7");
+    TC_CHECK(tc_parse_compute(ctx, "R[i] = int64(1e30) where i in 7") == NULL);
+    TC_CHECK_CONTAINS(tc_last_error(ctx), "does not fit int64");
+}
+
+/* Expressions deeper than TC_MAX_EXPR_DEPTH are refused where they are
+   built, so no recursive pass can overflow the stack on them. */
+TC_TEST(expressions_nest_at_most_the_limit) {
+    const tc_expr *i = tc_axisi(ctx, "i", 8), *x = i; /* depth 2: i and its extent */
+    int k;
+    for (k = 2; k < TC_MAX_EXPR_DEPTH; k++) x = tc_max(x, tc_int(ctx, k));
+    TC_CHECK(x != NULL);
+    TC_CHECK_EQ_INT(x->depth, TC_MAX_EXPR_DEPTH);
+    TC_CHECK(tc_simplify(x) != NULL);
+    TC_CHECK(tc_max(x, i) == NULL);
+    TC_CHECK_CONTAINS(tc_last_error(ctx), "nests deeper than 1000 levels");
+}
+
 TC_TEST(substitute_replaces_every_use) {
     const tc_expr *i = tc_axisi(ctx, "i", 8), *j = tc_axisi(ctx, "j", 8);
     const tc_expr *vars[] = {i}, *vals[] = {tc_addi(j, 1)};
@@ -170,6 +229,9 @@ int main(void) {
     TC_RUN(hash_consing_gives_one_node_per_structure);
     TC_RUN(literals_fold_and_types_promote);
     TC_RUN(simplifier_table);
+    TC_RUN(simplifier_terminates_where_coefficients_wrap);
+    TC_RUN(literals_out_of_range_are_refused);
+    TC_RUN(expressions_nest_at_most_the_limit);
     TC_RUN(substitute_replaces_every_use);
     TC_RUN(compute_and_reduce_build_tensors);
     TC_RUN(misuse_returns_null_with_a_message);

@@ -332,6 +332,9 @@ TC_TEST(misuse_is_an_error_naming_stage_and_axis) {
     TC_CHECK_EQ_INT(tc_bind(st, f, TC_THREAD_X), TC_OK);
     TC_CHECK_EQ_INT(tc_bind(st, tc_axis_of(st, 1), TC_THREAD_X), TC_ERROR_SCHEDULE);
     TC_CHECK_CONTAINS(tc_last_error(ctx), "threadIdx.x is already bound to axis 'i.outer.i.inner.fused'");
+    TC_CHECK_EQ_INT(tc_bind(st, f, TC_THREAD_X), TC_OK); /* the same binding again changes nothing */
+    TC_CHECK_EQ_INT(tc_bind(st, f, TC_THREAD_Y), TC_ERROR_SCHEDULE); /* a second binding would silently win */
+    TC_CHECK_CONTAINS(tc_last_error(ctx), "axis 'i.outer.i.inner.fused' is bound to threadIdx.x already and cannot also be bound to threadIdx.y");
     TC_CHECK_EQ_INT(tc_bind(st, tc_axis_of(st, 1), (tc_thread_tag)99), TC_ERROR_SCHEDULE);
     TC_CHECK_CONTAINS(tc_last_error(ctx), "invalid thread tag");
     TC_CHECK_EQ_INT(tc_unroll(st, f), TC_ERROR_SCHEDULE);
