@@ -3198,7 +3198,10 @@ static const tc_expr *_tc_parse_binary(_tc_parser *p, int min_prec) {
         if (!(rhs = _tc_parse_binary(p, op->prec + 1))) return NULL;
         lhs = tc_binary(op->kind, lhs, rhs);
         if (!_tc_parse_check(p, lhs, col)) return NULL;
-        if (lhs->depth > _TC_PARSE_MAX_DEPTH) return _tc_parse_too_tall(p), NULL; /* a long chain nests nothing in the text */
+        if (lhs->depth > _TC_PARSE_MAX_DEPTH) { /* a long chain nests nothing in the text */
+            _tc_parse_too_tall(p);
+            return NULL;
+        }
     }
     return lhs;
 }
@@ -3462,7 +3465,10 @@ static tc_tensor *_tc_parse_statement(_tc_parser *p) {
     if (!_tc_parse_output(p) || !_tc_parse_assign(p)) return NULL;
     p->body_col = p->tok.col;
     if (!(body = _tc_parse_expr(p))) return NULL;
-    if (body->depth > _TC_PARSE_MAX_DEPTH) return _tc_parse_too_tall(p), NULL;
+    if (body->depth > _TC_PARSE_MAX_DEPTH) {
+        _tc_parse_too_tall(p);
+        return NULL;
+    }
     if (!_tc_parse_tail(p) || !_tc_parse_check_reduction(p) || !_tc_parse_infer(p)) return NULL;
     return _tc_parse_build(p, body);
 }
