@@ -30,6 +30,7 @@
 #include "tecomp.h"
 #include "../samples/sample_run.h"
 #include "../samples/sample_tune.h"
+#include "bench_workload.h"
 #include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -55,47 +56,12 @@
 
 // >>options
 
-typedef struct bench_opts {
-    const char *suite, *rows, *group, *records, *csv, *svg;
-    const char *template_name; /* --template: every row tuned with it; NULL: tc_conv2d_template_for's choice */
-    tc_conv2d_desc shape;     /* --shape, when have_shape */
-    int have_shape;
-    int trials, repeat, fresh;
-    tc_tuner_kind tuner;
-} bench_opts;
-
 static void bench_usage(const char *argv0) {
     fprintf(stderr,
             "usage: %s [--suite FILE] [--rows NAME,NAME,... | --group C|D|seed|b32 | --shape N,C,H,W,K,R,S[,stride[,pad[,groups]]]]\n"
             "       [--trials N] [--tuner model|random|grid|genetic] [--template NAME] [--records FILE] [--fresh] [--repeat N]\n"
             "       [--csv FILE] [--svg FILE]\n",
             argv0);
-}
-
-/* Comma-separated integers into v (at most max); their count, or -1 when
-   the text is not that. */
-static int bench_parse_ints(const char *text, int *v, int max) {
-    const char *p = text;
-    char *end;
-    int n = 0;
-    for (;;) {
-        long x = strtol(p, &end, 10);
-        if (end == p || n == max) return -1;
-        v[n++] = (int)x;
-        if (*end != ',') break;
-        p = end + 1;
-    }
-    return *end ? -1 : n;
-}
-
-/* N,C,H,W,K,R,S[,stride[,pad[,groups]]]: an NCHW float32 convolution. */
-static int bench_parse_shape(const char *text, tc_conv2d_desc *d) {
-    int v[10] = {0, 0, 0, 0, 0, 0, 0, 1, 0, 1}, n = bench_parse_ints(text, v, 10);
-    if (n < 7) return 0;
-    memset(d, 0, sizeof *d);
-    d->n = v[0], d->c = v[1], d->h = v[2], d->w = v[3], d->k = v[4], d->r = v[5], d->s = v[6];
-    d->stride_h = d->stride_w = v[7], d->pad_h = d->pad_w = v[8], d->groups = v[9];
-    return 1;
 }
 
 /* The suite's groups: --group picks one, the report takes a geometric mean over each. */
@@ -145,27 +111,6 @@ static int bench_parse_args(int argc, char **argv, bench_opts *o) {
 
 // >>workloads
 
-/* One workload: what the suite says, what tuning made of it, what was measured. */
-typedef struct bench_row {
-    char name[64], layout[16], dtype[8]; /* as the suite spells them */
-    tc_conv2d_desc conv;      /* resolved */
-    int cudnn_layouts[2], ncudnn_layouts; /* what cuDNN runs: the row's layout, or the best of NCHW and NHWC */
-    /* phase 1 */
-    tc_config_space *space;   /* NULL: no template for this layout and type */
-    const char *task;
-    int nargs;
-    int64_t args[16];
-    int tuned;                /* tc_tune succeeded */
-    tc_tune_result tune;
-    /* phase 2 */
-    double tecomp_us, cudnn_us;         /* medians; < 0 when not measured */
-    double tutorial_us;                 /* conv2d_tensorcore rows: the TVM tutorial's own configuration; < 0 when not measured */
-    double tecomp_err, cudnn_err;       /* relative L2 errors; < 0 when not checked */
-    int cudnn_algo, cudnn_layout;
-    int failed;
-    char note[320];
-} bench_row;
-
 static void bench_note(bench_row *row, const char *fmt, ...) {
     size_t used = strlen(row->note);
     va_list ap;
@@ -188,104 +133,6 @@ static void bench_fail(bench_row *row, const char *fmt, ...) {
 }
 
 static const char *bench_cudnn_layout_name(int layout) { return layout == CUDNN_CONV_LAYOUT_NHWC ? "NHWC" : "NCHW"; }
-
-/* Whether a row belongs to one of bench_groups: seed*, C<n>, D<n>, *_b32*. */
-static int bench_in_group(const char *name, const char *group) {
-    if (!strcmp(group, "seed")) return !strncmp(name, "seed", 4);
-    if (!strcmp(group, "b32")) return strstr(name, "_b32") != NULL;
-    if (name[0] != group[0] || !name[1]) return 0;
-    for (name++; *name; name++) /* C1..C12, D1..D9: the letter and a number */
-        if (*name < '0' || *name > '9') return 0;
-    return 1;
-}
-
-/* Layout, type and what cuDNN runs, from the suite's words; 0 if unknown. */
-static int bench_row_kind(bench_row *row) {
-    int k, known = 0;
-    for (k = 0; k < TC_LAYOUT_COUNT; k++)
-        if (!strcmp(row->layout, tc_layout_name((tc_layout)k))) row->conv.layout = (tc_layout)k, known = 1;
-    if (!known) return 0;
-    if (!strcmp(row->dtype, "f32")) row->conv.dtype = TC_FLOAT32;
-    else if (!strcmp(row->dtype, "f16")) row->conv.dtype = TC_FLOAT16;
-    else return 0;
-    if (row->conv.layout == TC_LAYOUT_NCHW || row->conv.layout == TC_LAYOUT_NHWC) { /* cuDNN has these */
-        row->cudnn_layouts[0] = row->conv.layout == TC_LAYOUT_NHWC ? CUDNN_CONV_LAYOUT_NHWC : CUDNN_CONV_LAYOUT_NCHW;
-        row->ncudnn_layouts = 1;
-    } else { /* HWCN, NHWCnc: cuDNN's best of the layouts it has, for the same convolution */
-        row->cudnn_layouts[0] = CUDNN_CONV_LAYOUT_NCHW, row->cudnn_layouts[1] = CUDNN_CONV_LAYOUT_NHWC;
-        row->ncudnn_layouts = 2;
-    }
-    return 1;
-}
-
-/* The next item of a comma list (its start and length); 0 at the end. */
-static int bench_list_next(const char **p, const char **item, size_t *len) {
-    if (!**p) return 0;
-    *item = *p, *len = strcspn(*p, ",");
-    *p += *len + ((*p)[*len] == ',');
-    return 1;
-}
-
-/* Whether a row is asked for: by --rows (a comma list), --group, or all. */
-static int bench_row_selected(const bench_opts *o, const char *name) {
-    const char *p = o->rows, *item;
-    size_t len;
-    if (o->group) return bench_in_group(name, o->group);
-    if (!p) return 1;
-    while (bench_list_next(&p, &item, &len))
-        if (len == strlen(name) && !strncmp(item, name, len)) return 1;
-    return 0;
-}
-
-static bench_row *bench_rows_grow(bench_row **rows, int *n, int *cap) {
-    if (*n == *cap) {
-        int grown = *cap ? *cap * 2 : 32;
-        bench_row *more = (bench_row *)realloc(*rows, sizeof **rows * (size_t)grown);
-        if (!more) return NULL;
-        *rows = more, *cap = grown;
-    }
-    memset(&(*rows)[*n], 0, sizeof **rows);
-    return &(*rows)[(*n)++];
-}
-
-/* The selected rows of the suite (name,layout,dtype,N,C,H,W,K,R,S,stride,
-   pad,groups,origin; # comments). 0 after saying what is wrong. */
-static int bench_read_suite(const char *path, const bench_opts *o, bench_row **rows, int *n) {
-    char line[1024];
-    int cap = 0, lineno = 0, v[10], ok = 1;
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        fprintf(stderr, "cannot open the suite %s\n", path);
-        return 0;
-    }
-    while (ok && fgets(line, sizeof line, f)) {
-        bench_row probe, *row;
-        lineno++;
-        if (line[0] == '#' || line[strspn(line, " \t\r\n")] == 0) continue;
-        memset(&probe, 0, sizeof probe);
-        if (sscanf(line, "%63[^,],%15[^,],%7[^,],%d,%d,%d,%d,%d,%d,%d,%d,%d,%d", probe.name, probe.layout, probe.dtype, &v[0], &v[1], &v[2],
-                   &v[3], &v[4], &v[5], &v[6], &v[7], &v[8], &v[9]) != 13) {
-            fprintf(stderr, "%s:%d: not name,layout,dtype,N,C,H,W,K,R,S,stride,pad,groups,origin\n", path, lineno);
-            ok = 0;
-        } else if (!bench_row_kind(&probe)) {
-            fprintf(stderr, "%s:%d: %s: layout %s or type %s is none the harness knows (NCHW, NHWC, HWCN, NHWCnc; f32, f16)\n", path, lineno,
-                    probe.name, probe.layout, probe.dtype);
-            ok = 0;
-        } else if (bench_row_selected(o, probe.name)) {
-            if (!(row = bench_rows_grow(rows, n, &cap))) {
-                fprintf(stderr, "out of memory reading %s\n", path);
-                ok = 0;
-                break;
-            }
-            *row = probe;
-            row->conv.n = v[0], row->conv.c = v[1], row->conv.h = v[2], row->conv.w = v[3], row->conv.k = v[4], row->conv.r = v[5];
-            row->conv.s = v[6], row->conv.stride_h = row->conv.stride_w = v[7], row->conv.pad_h = row->conv.pad_w = v[8];
-            row->conv.groups = v[9];
-        }
-    }
-    fclose(f);
-    return ok;
-}
 
 /* Every name --rows asks for is in the suite; 0 after naming one that is not. */
 static int bench_rows_all_found(const bench_opts *o, const bench_row *rows, int n) {
