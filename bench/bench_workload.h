@@ -19,20 +19,29 @@ typedef struct bench_opts {
     tc_tuner_kind tuner;
 } bench_opts;
 
-/* Comma-separated integers into v (at most max); their count, or -1 when
-   the text is not that. */
-static inline int bench_parse_ints(const char *text, int *v, int max) {
-    const char *p = text;
+/* Comma-separated integers that fit an int into v (at most max), from
+   *text up to the first character that is not a comma after a number (left
+   in *text); their count, or -1 when the text is not that. */
+static inline int bench_read_ints(const char **text, int *v, int max) {
+    const char *p = *text;
     char *end;
     int n = 0;
     for (;;) {
         long x = strtol(p, &end, 10);
-        if (end == p || n == max) return -1;
+        if (end == p || n == max || x < -2147483647L - 1 || x > 2147483647L) return -1; /* strtol saturates at LONG_MAX */
         v[n++] = (int)x;
-        if (*end != ',') break;
+        if (*end != ',' || n == max) break;
         p = end + 1;
     }
-    return *end ? -1 : n;
+    *text = end;
+    return n;
+}
+
+/* Comma-separated integers into v (at most max), the whole text; their
+   count, or -1 when the text is not that. */
+static inline int bench_parse_ints(const char *text, int *v, int max) {
+    int n = bench_read_ints(&text, v, max);
+    return *text ? -1 : n;
 }
 
 /* N,C,H,W,K,R,S[,stride[,pad[,groups]]]: an NCHW float32 convolution. */
@@ -137,11 +146,14 @@ static inline int bench_read_suite(const char *path, const bench_opts *o, bench_
     }
     while (ok && fgets(line, sizeof line, f)) {
         bench_row probe, *row;
+        const char *numbers;
+        int at = -1;
         lineno++;
         if (line[0] == '#' || line[strspn(line, " \t\r\n")] == 0) continue;
         memset(&probe, 0, sizeof probe);
-        if (sscanf(line, "%63[^,],%15[^,],%7[^,],%d,%d,%d,%d,%d,%d,%d,%d,%d,%d", probe.name, probe.layout, probe.dtype, &v[0], &v[1], &v[2],
-                   &v[3], &v[4], &v[5], &v[6], &v[7], &v[8], &v[9]) != 13) {
+        /* the numbers by strtol, which says when one is out of range (sscanf's %d is undefined then) */
+        if (sscanf(line, "%63[^,],%15[^,],%7[^,],%n", probe.name, probe.layout, probe.dtype, &at) != 3 || at < 0 ||
+            (numbers = line + at, bench_read_ints(&numbers, v, 10)) != 10) {
             fprintf(stderr, "%s:%d: not name,layout,dtype,N,C,H,W,K,R,S,stride,pad,groups,origin\n", path, lineno);
             ok = 0;
         } else if (!bench_row_kind(&probe)) {

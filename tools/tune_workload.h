@@ -15,7 +15,7 @@ static inline int parse_shape(const char *text, tc_conv2d_desc *d) {
     char *end;
     while (n < 11) {
         long x = strtol(p, &end, 10);
-        if (end == p) return 0;
+        if (end == p || x < -2147483647L - 1 || x > 2147483647L) return 0; /* strtol saturates at LONG_MAX */
         v[n++] = (int)x;
         if (*end != ',') break;
         p = end + 1;
@@ -27,9 +27,24 @@ static inline int parse_shape(const char *text, tc_conv2d_desc *d) {
     return 1;
 }
 
+/* The ten numbers of a suite row (N,C,H,W,K,R,S,stride,pad,groups), each an
+   int, then the origin; 0 when they are not that. */
+static inline int suite_numbers(const char *text, int *v) {
+    const char *p = text;
+    char *end;
+    int n;
+    for (n = 0; n < 10; n++) {
+        long x = strtol(p, &end, 10);
+        if (end == p || x < -2147483647L - 1 || x > 2147483647L || (*end != ',' && n < 9)) return 0;
+        v[n] = (int)x;
+        p = end + 1;
+    }
+    return *end == ',' || *end == 0 || *end == '\r' || *end == '\n';
+}
+
 /* The row named `row` of the benchmark suite (name,layout,dtype,N,C,H,W,K,R,S,stride,pad,groups,origin). */
 static inline int read_suite_row(const char *path, const char *row, tc_conv2d_desc *d) {
-    char line[1024], name[128], layout[16], dtype[16];
+    char line[1024], name[128], layout[16], dtype[16], numbers[1024];
     int v[10];
     FILE *f = fopen(path, "r");
     if (!f) {
@@ -37,10 +52,9 @@ static inline int read_suite_row(const char *path, const char *row, tc_conv2d_de
         return 0;
     }
     while (fgets(line, sizeof line, f)) {
-        if (line[0] == '#' ||
-            sscanf(line, "%127[^,],%15[^,],%15[^,],%d,%d,%d,%d,%d,%d,%d,%d,%d,%d", name, layout, dtype, &v[0], &v[1], &v[2], &v[3], &v[4],
-                   &v[5], &v[6], &v[7], &v[8], &v[9]) != 13 ||
-            strcmp(name, row) != 0)
+        /* the numbers by strtol, which says when one is out of range (sscanf's %d is undefined then) */
+        if (line[0] == '#' || sscanf(line, "%127[^,],%15[^,],%15[^,],%1023[^\n]", name, layout, dtype, numbers) != 4 ||
+            strcmp(name, row) != 0 || !suite_numbers(numbers, v))
             continue;
         fclose(f);
         if (strcmp(layout, "NCHW") != 0 || strcmp(dtype, "f32") != 0) {

@@ -80,33 +80,6 @@ static int fz_placeholders(fz_state *st) {
     return 1;
 }
 
-/* Inputs that crash in code others are fixing, skipped so that fuzzing
-   goes on past them: numeric literals past 65535. Only run.sh's builds
-   skip them (FZ_SKIP_KNOWN); the replay test runs the reproducers. Remove
-   each clause when its reproducer passes.
-   known: crashes/fuzz_parse/simplify-stack-overflow-int32-wrap (int32 index
-          arithmetic that wraps sends tc_simplify into endless recursion)
-   known: crashes/fuzz_parse/tc_cast-float-to-int64-overflow (tc_cast folds
-          a float literal out of int64's range with a C cast) */
-#ifdef FZ_SKIP_KNOWN
-static int fz_known_crash(const char *text, size_t len) {
-    char number[64];
-    size_t k = 0, n;
-    while (k < len) {
-        if (text[k] == '_' || ((text[k] | 32) >= 'a' && (text[k] | 32) <= 'z')) { /* a name, digits and all */
-            while (k < len && (text[k] == '_' || ((text[k] | 32) >= 'a' && (text[k] | 32) <= 'z') || (text[k] >= '0' && text[k] <= '9'))) k++;
-            continue;
-        }
-        for (n = 0; k + n < len && n + 1 < sizeof number && text[k + n] && strchr("0123456789.eE+-", text[k + n]); n++)
-            number[n] = text[k + n];
-        number[n] = 0;
-        if (n && (strtod(number, NULL) > 65535.0 || strtod(number, NULL) < -65535.0)) return 1;
-        k += n ? n : 1;
-    }
-    return 0;
-}
-#endif
-
 /* Parse each ';'-separated statement of text[0..len); the computes that
    parse are kept, their bodies simplified and printed. */
 static void fz_parse_all(fz_state *st, const char *text, size_t len) {
@@ -344,9 +317,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     memset(&st, 0, sizeof st);
     memset(&cd, 0, sizeof cd);
     cd.cache_dir = ""; /* no cubin cache: nothing is compiled */
-#ifdef FZ_SKIP_KNOWN
-    if (fz_known_crash((const char *)data, text_len)) return 0;
-#endif
     if (tc_create_context(&cd, &st.ctx) != TC_OK) return 0;
     if (fz_placeholders(&st)) fz_parse_all(&st, (const char *)data, text_len);
     if (st.ntensors > 0) {
