@@ -1955,11 +1955,10 @@ static const char *const _tc_cuda_helpers[][2] = {
     {"tc_float_to_half(", "__device__ __forceinline__ unsigned short tc_float_to_half(float f) { unsigned short h; asm(\"cvt.rn.f16.f32 %0, %1;\" : \"=h\"(h) : \"f\"(f)); return h; }\n"},
 };
 
-TECOMP_API const char *tc_cuda_source(const tc_func *f) {
+static const char *_tc_cuda_source(const tc_func *f) {
     tc_str body, all, wmma;
     _tc_emitter em;
     int k, any_helper = 0;
-    if (!f) return NULL;
     tc_str_init(&body, f->ctx);
     tc_str_init(&wmma, f->ctx);
     memset(&em, 0, sizeof em);
@@ -1992,6 +1991,17 @@ TECOMP_API const char *tc_cuda_source(const tc_func *f) {
     tc_str_free(&body);
     tc_str_free(&wmma);
     return _tc_str_keep(&all);
+}
+
+TECOMP_API const char *tc_cuda_source(const tc_func *f) {
+    unsigned mark;
+    const char *src;
+    if (!f) return NULL;
+    mark = _tc_oom_mark(f->ctx);
+    src = _tc_cuda_source(f);
+    /* a helper or line that could not be appended leaves a source that is not the kernel */
+    if (_tc_oom_check(f->ctx, mark, TC_OK, "tc_cuda_source") != TC_OK) return NULL;
+    return src;
 }
 
 // >>build

@@ -472,6 +472,7 @@ struct tc_context {
     /* module slot for tecomp_cuda.h: its state and how to release it */
     void *cuda;
     void (*cuda_release)(tc_context *ctx);
+    unsigned oom_count; /* allocations that failed (>>oom) */
 };
 
 static void *_tc_default_alloc(size_t size, void *user) { (void)user; return malloc(size); }
@@ -502,7 +503,10 @@ static tc_result _tc_fail(tc_context *ctx, tc_result code, const char *fmt, ...)
 /* Heap memory through the user's allocator (for things freed before the context). */
 static void *_tc_malloc(tc_context *ctx, size_t size) {
     void *p = ctx->allocator.alloc_fn(size ? size : 1, ctx->allocator.user_data);
-    if (!p) _tc_fail(ctx, TC_ERROR_OUT_OF_MEMORY, "out of memory allocating %zu bytes", size);
+    if (!p) {
+        ctx->oom_count++;
+        _tc_fail(ctx, TC_ERROR_OUT_OF_MEMORY, "out of memory allocating %zu bytes", size);
+    }
     return p;
 }
 static void _tc_free(tc_context *ctx, void *p) {
@@ -612,6 +616,44 @@ TECOMP_API void tc_clear_error(tc_context *ctx) {
     ctx->message[0] = 0;
 }
 
+// >>oom
+
+/* A public call inside which any allocation failed returns
+   TC_ERROR_OUT_OF_MEMORY, whatever its own path made of the NULL it got (a
+   builder that reports "extent is NULL", a pass that drops what it could not
+   build): the entry point takes a mark before its work and checks it after,
+   so that no call reports success with a partial result. */
+static unsigned _tc_oom_mark(const tc_context *ctx) { return ctx ? ctx->oom_count : 0; }
+static int _tc_oom_since(const tc_context *ctx, unsigned mark) { return ctx && ctx->oom_count != mark; }
+static tc_result _tc_oom_check(tc_context *ctx, unsigned mark, tc_result r, const char *what) {
+    if (!_tc_oom_since(ctx, mark)) return r;
+    if (r == TC_ERROR_OUT_OF_MEMORY && strstr(ctx->message, "memory")) return r;
+    return _tc_fail(ctx, TC_ERROR_OUT_OF_MEMORY, "out of memory in %s", what);
+}
+/* For a builder handed NULL: the NULL is most often what a failed allocation
+   before it returned, so an out-of-memory already recorded stays the error
+   instead of becoming an invalid argument. */
+static tc_result _tc_fail_null(tc_context *ctx, const char *fmt, ...) {
+    va_list ap;
+    if (!ctx) return TC_ERROR_INVALID_ARGUMENT;
+    if (ctx->result == TC_ERROR_OUT_OF_MEMORY) return TC_ERROR_OUT_OF_MEMORY;
+    ctx->result = TC_ERROR_INVALID_ARGUMENT;
+    va_start(ap, fmt);
+    vsnprintf(ctx->message, sizeof ctx->message, fmt, ap);
+    va_end(ap);
+    _tc_log(ctx, TC_LOG_ERROR, "%s", ctx->message);
+    return TC_ERROR_INVALID_ARGUMENT;
+}
+
+/* A context made inside a call (to try something whose failures must leave
+   nothing) allocates and logs through its parent's callbacks, and leaves the
+   cubin cache alone. */
+static void _tc_scratch_desc(const tc_context *parent, tc_context_desc *out) {
+    memset(out, 0, sizeof *out);
+    out->allocator = parent->allocator;
+    out->logger = parent->logger;
+    out->cache_dir = "";
+}
 
 // >>dtype
 
@@ -798,7 +840,7 @@ TECOMP_API const tc_expr *tc_var(tc_context *ctx, const char *name) { return _tc
 static const tc_expr *_tc_axis_var(tc_context *ctx, const char *name, const tc_expr *extent, int reduce) {
     if (!ctx) return NULL;
     if (!extent) {
-        _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "axis '%s': extent is NULL", name ? name : "?");
+        _tc_fail_null(ctx, "axis '%s': extent is NULL", name ? name : "?");
         return NULL;
     }
     if (tc_dtype_is_float(extent->dtype) || extent->dtype == TC_BOOL) {
@@ -1237,7 +1279,7 @@ TECOMP_API tc_tensor *tc_placeholder(tc_context *ctx, const char *name, tc_dtype
     int k;
     if (!ctx) return NULL;
     if (!shape) {
-        _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "placeholder %s: shape is NULL", name ? name : "?");
+        _tc_fail_null(ctx, "placeholder %s: shape is NULL", name ? name : "?");
         return NULL;
     }
     for (k = 0; k < ndim; k++) {
@@ -3218,11 +3260,13 @@ TECOMP_API tc_tensor *tc_parse_compute(tc_context *ctx, const char *text) {
     _tc_parser p;
     tc_logger logger;
     tc_tensor *t;
+    unsigned mark;
     if (!ctx) return NULL;
     if (!text) {
         _tc_fail(ctx, TC_ERROR_PARSE, "tc_parse_compute: text is NULL");
         return NULL;
     }
+    mark = _tc_oom_mark(ctx);
     memset(&p, 0, sizeof p);
     p.ctx = ctx;
     p.text = p.tok.start = text;
@@ -3231,8 +3275,12 @@ TECOMP_API tc_tensor *tc_parse_compute(tc_context *ctx, const char *text) {
     ctx->logger.log_fn = NULL;
     t = _tc_parse_statement(&p);
     ctx->logger = logger;
-    if (!t) _tc_log(ctx, TC_LOG_ERROR, "%s", ctx->message);
     _tc_free(ctx, p.indices);
+    if (_tc_oom_since(ctx, mark)) {
+        _tc_oom_check(ctx, mark, TC_ERROR_OUT_OF_MEMORY, "tc_parse_compute");
+        return NULL;
+    }
+    if (!t) _tc_log(ctx, TC_LOG_ERROR, "%s", ctx->message);
     return t;
 }
 

@@ -187,9 +187,11 @@ static void _tc_tuning_count(_tc_tuning *t, int64_t config, tc_result error, dou
 /* The template's flop count: the same for every configuration of a task. */
 static double _tc_task_flops(const tc_config_space *space) {
     tc_context *scratch = NULL;
+    tc_context_desc sd;
     tc_instance inst;
     double flops = 0;
-    if (tc_create_context(NULL, &scratch) != TC_OK) return 0;
+    _tc_scratch_desc(tc_space_context(space), &sd);
+    if (tc_create_context(&sd, &scratch) != TC_OK) return 0;
     if (tc_space_instantiate_in(space, scratch, 0, &inst) == TC_OK) flops = inst.flops;
     tc_destroy_context(scratch);
     return flops;
@@ -216,7 +218,12 @@ static tc_result _tc_tuning_resume(_tc_tuning *t, tc_tuner *tuner, const char *t
     for (k = 0; k < n; k++) {
         const tc_record *rec = &recs[k];
         double cost = _tc_mean_cost(rec->costs, rec->ncosts);
-        if (!_tc_record_matches(rec, &t->d, target) || rec->config >= tc_space_size(t->space)) continue;
+        char why[256];
+        if (!_tc_record_matches(rec, &t->d, target)) continue;
+        if (_tc_record_disagrees(t->space, rec, why, sizeof why)) { /* learnt from, it would teach the tuner another configuration */
+            _tc_log(t->ctx, TC_LOG_WARN, "%s: a record of %s is not resumed: %s", t->d.records, t->d.task_name, why);
+            continue;
+        }
         configs[used] = rec->config;
         gflops[used] = rec->error == TC_OK && cost > 0 && t->flops > 0 ? t->flops / cost * 1e-9 : 0;
         _tc_tuning_count(t, rec->config, rec->error, rec->error == TC_OK ? cost : 0, gflops[used]);
@@ -439,8 +446,8 @@ static tc_result _tc_history_best_lowered(tc_context *ctx, const tc_config_space
     int n = 0, best;
     tc_result r;
     if ((r = tc_records_load(ctx, records, &recs, &n)) != TC_OK) return r;
-    best = tc_records_best(recs, n, task_name, nargs, args, target);
-    if (best < 0 || recs[best].config >= tc_space_size(space))
+    best = tc_records_best_in(space, recs, n, task_name, nargs, args, target);
+    if (best < 0)
         return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "%s holds no successful trial of %s for this shape on %s", records, task_name, target);
     out->config = recs[best].config;
     out->cost_s = _tc_mean_cost(recs[best].costs, recs[best].ncosts);
