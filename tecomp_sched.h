@@ -145,7 +145,11 @@ typedef struct tc_lower_desc {
     tc_gpu_limits limits;
 } tc_lower_desc;
 
-/* tvm.lower(s, args): args are the placeholders and outputs the kernel takes. */
+/* tvm.lower(s, args): args are the placeholders and outputs the kernel takes.
+   name (NULL or "": "default_function") goes into the generated source: a
+   name that is not a C identifier, or is a keyword, a CUDA builtin or
+   reserved (containing "__"), is TC_ERROR_INVALID_ARGUMENT. Tensor names may
+   be any text: the CUDA emitter makes them valid, unique identifiers. */
 TECOMP_API tc_result tc_lower(tc_schedule *s, int nargs, tc_tensor *const *args, const char *name,
                               const tc_lower_desc *desc, const tc_func **out);
 /* The region of tensor t that its stage computes, as bound inference finds
@@ -2349,6 +2353,30 @@ TECOMP_API tc_result tc_infer_region(tc_schedule *s, tc_tensor *t, tc_region *ou
     return TC_OK;
 }
 
+/* The kernel's name goes into the generated source as it is (its functions
+   are name_kernel...): it must be a C identifier that is no keyword or
+   builtin and that C++ does not reserve. 0 when it is not. */
+static int _tc_kernel_name_ok(const char *name) {
+    const char *p;
+    if (!((*name >= 'a' && *name <= 'z') || (*name >= 'A' && *name <= 'Z') || *name == '_')) return 0;
+    for (p = name; *p; p++) {
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_')) return 0;
+        if (p[0] == '_' && p[1] == '_') return 0;
+    }
+    return p - name <= 200 && !_tc_ident_reserved(name);
+}
+
+/* name quoted for a message: control bytes and quotes escaped, cut at 80 bytes. */
+static void _tc_quote(char *out, size_t cap, const char *name) {
+    size_t n = 0;
+    const unsigned char *p;
+    for (p = (const unsigned char *)name; *p && n + 5 < cap && p - (const unsigned char *)name < 80; p++) {
+        if (*p < 0x20 || *p >= 0x7f || *p == '"' || *p == '\\') n += (size_t)snprintf(out + n, cap - n, "\\x%02x", *p);
+        else out[n++] = (char)*p;
+    }
+    out[n] = 0;
+}
+
 TECOMP_API tc_result tc_lower(tc_schedule *s, int nargs, tc_tensor *const *args, const char *name, const tc_lower_desc *desc,
                               const tc_func **out) {
     _tc_lower L;
@@ -2360,6 +2388,13 @@ TECOMP_API tc_result tc_lower(tc_schedule *s, int nargs, tc_tensor *const *args,
     *out = NULL;
     if (!s) return TC_ERROR_INVALID_ARGUMENT;
     if (nargs < 1 || !args) return _tc_fail(s->ctx, TC_ERROR_INVALID_ARGUMENT, "tc_lower: give the tensors the kernel takes");
+    if (name && *name && !_tc_kernel_name_ok(name)) {
+        char quoted[400];
+        _tc_quote(quoted, sizeof quoted, name);
+        return _tc_fail(s->ctx, TC_ERROR_INVALID_ARGUMENT,
+                        "tc_lower: the kernel name \"%s\" is not a C identifier the generated source can use (letters, digits and '_', "
+                        "no leading digit, no \"__\", no keyword or CUDA builtin)", quoted);
+    }
     mark = _tc_oom_mark(s->ctx);
     memset(&L, 0, sizeof L);
     L.ctx = s->ctx;
