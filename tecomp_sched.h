@@ -2340,7 +2340,7 @@ TECOMP_API tc_result tc_infer_region(tc_schedule *s, tc_tensor *t, tc_region *ou
     memset(&L, 0, sizeof L);
     L.ctx = s->ctx;
     L.sch = s;
-    if (!L.name || !(L.sl = (_tc_stage_lower *)_tc_alloc(s->ctx, sizeof(_tc_stage_lower) * (size_t)s->nstages))) return TC_ERROR_OUT_OF_MEMORY;
+    if (!(L.sl = (_tc_stage_lower *)_tc_alloc(s->ctx, sizeof(_tc_stage_lower) * (size_t)s->nstages))) return TC_ERROR_OUT_OF_MEMORY;
     r = _tc_pass_inline(&L);
     if (r == TC_OK) r = _tc_pass_infer_bounds(&L);
     _tc_free(s->ctx, L.threads);
