@@ -1741,7 +1741,7 @@ struct tc_conv2d_kernel {
 static tc_result _tc_conv_kernel_space(tc_context *ctx, tc_conv2d_kernel *k) {
     tc_result r;
     if (k->space) return TC_OK;
-    if (!k->own && (r = _tc_context_child(ctx, &k->own)) != TC_OK) return r;
+    if (!k->own && (r = _tc_scratch_context(ctx, &k->own)) != TC_OK) return r;
     if (tc_space_create(k->own, k->fn, &k->conv, &k->space) != TC_OK) return _tc_fail_as(ctx, k->own);
     return TC_OK;
 }
@@ -1783,30 +1783,39 @@ static tc_result _tc_conv_kernel_tune(tc_context *ctx, tc_conv2d_kernel *k, cons
     return r;
 }
 
-/* Without a GPU: the best configuration recorded on any device, else the
-   first that lowers (tried in a scratch context, so failures leave nothing). */
-static int64_t _tc_conv_kernel_host_config(tc_context *ctx, tc_conv2d_kernel *k, const char *records) {
+/* Without a GPU: the best configuration recorded on any device whose knobs
+   agree with the space, else the first that lowers (tried in a scratch
+   context with ctx's allocator and logger, so failures leave nothing).
+   TC_ERROR_LOWER when none lowers; records that cannot be read and memory
+   that runs out are errors, never a silent fall to configuration 0. */
+static tc_result _tc_conv_kernel_host_config(tc_context *ctx, tc_conv2d_kernel *k, const char *records, int64_t *config) {
     tc_record *recs = NULL;
-    tc_context *scratch = NULL;
     int n = 0, best;
     int64_t c, size = tc_space_size(k->space);
-    if (tc_records_load(ctx, records, &recs, &n) == TC_OK &&
-        (best = tc_records_best(recs, n, k->info.task, k->nargs, k->args, NULL)) >= 0 && recs[best].config < size) {
+    tc_result r;
+    *config = -1;
+    if ((r = tc_records_load(ctx, records, &recs, &n)) != TC_OK) return r;
+    if ((best = tc_records_best_in(k->space, recs, n, k->info.task, k->nargs, k->args, NULL)) >= 0) {
         k->info.cost_s = _tc_mean_cost(recs[best].costs, recs[best].ncosts);
-        return recs[best].config;
+        *config = recs[best].config;
+        return TC_OK;
     }
-    tc_clear_error(ctx);
     for (c = 0; c < size && c < 100000; c++) {
+        tc_context *scratch = NULL;
         tc_instance inst;
         const tc_func *f;
-        int ok;
-        if (tc_create_context(NULL, &scratch) != TC_OK) return -1;
-        ok = tc_space_instantiate_in(k->space, scratch, c, &inst) == TC_OK &&
-             tc_lower(inst.schedule, inst.nargs, inst.args, "probe", NULL, &f) == TC_OK;
+        if (_tc_scratch_context(ctx, &scratch) != TC_OK) return TC_ERROR_OUT_OF_MEMORY;
+        r = tc_space_instantiate_in(k->space, scratch, c, &inst);
+        if (r == TC_OK) r = tc_lower(inst.schedule, inst.nargs, inst.args, "probe", NULL, &f);
+        if (r == TC_ERROR_OUT_OF_MEMORY) _tc_fail(ctx, r, "out of memory trying configuration %lld: %s", (long long)c, tc_last_error(scratch));
         tc_destroy_context(scratch);
-        if (ok) return c;
+        if (r == TC_ERROR_OUT_OF_MEMORY) return r;
+        if (r == TC_OK) {
+            *config = c;
+            return TC_OK;
+        }
     }
-    return -1;
+    return _tc_fail(ctx, TC_ERROR_LOWER, "tc_conv2d_kernel_create: no configuration of %s lowers for this shape", k->info.task);
 }
 
 /* What tc_conv2d_kernel_create does; what it makes in ctx is only needed
@@ -1845,8 +1854,7 @@ static tc_result _tc_conv_kernel_create(tc_context *ctx, const tc_conv2d_kernel_
             k->info.config = ki.config, k->info.cost_s = ki.cost_s, k->info.from_index = ki.from_index, k->info.on_gpu = 1;
         }
     } else if (r == TC_OK && (r = _tc_conv_kernel_space(ctx, k)) == TC_OK) {
-        if ((k->info.config = _tc_conv_kernel_host_config(ctx, k, records)) < 0)
-            r = _tc_fail(ctx, TC_ERROR_LOWER, "tc_conv2d_kernel_create: no configuration of %s lowers for this shape", k->info.task);
+        r = _tc_conv_kernel_host_config(ctx, k, records, &k->info.config);
     }
     if (r != TC_OK) {
         tc_conv2d_kernel_destroy(ctx, k);

@@ -1534,7 +1534,7 @@ static void _tc_emit_half_bits(_tc_emitter *em, const tc_expr *e) {
     } else if (e->kind == TC_FLOAT_IMM) {
         tc_str_printf(o, "(unsigned short)0x%04x", (unsigned)_tc_double_to_half(e->v.f));
     } else if (e->kind == TC_LOAD) {
-        _tc_print_var_name(o, e->buffer->name, _TC_STYLE_CUDA);
+        _tc_print_buffer_name(o, e->buffer, _TC_STYLE_CUDA);
         tc_str_printf(o, "[");
         _tc_emit_expr(em, e->args[0]);
         tc_str_printf(o, "]");
@@ -1612,7 +1612,7 @@ static int _tc_emit_vector_store(_tc_emitter *em, const tc_stmt *loop) {
     if ((guarded || half) && !src_base) return 0;
     _tc_emit_line_start(em);
     tc_str_printf(o, "*(%s *)&", vt);
-    _tc_print_var_name(o, st->buffer->name, _TC_STYLE_CUDA);
+    _tc_print_buffer_name(o, st->buffer, _TC_STYLE_CUDA);
     tc_str_printf(o, "[");
     _tc_emit_expr(em, tc_simplify(base));
     if (src_base) {
@@ -1622,7 +1622,7 @@ static int _tc_emit_vector_store(_tc_emitter *em, const tc_stmt *loop) {
             tc_str_printf(o, " ? ");
         }
         tc_str_printf(o, "*(const %s *)&", vt);
-        _tc_print_var_name(o, load->buffer->name, _TC_STYLE_CUDA);
+        _tc_print_buffer_name(o, load->buffer, _TC_STYLE_CUDA);
         tc_str_printf(o, "[");
         _tc_emit_expr(em, tc_simplify(src_base));
         tc_str_printf(o, "]");
@@ -1744,7 +1744,7 @@ static void _tc_emit_tensor_operand(_tc_emitter *em, const tc_stmt *s, int q) {
     const tc_expr *index = elems ? _tc_exact_div(first->args[0], elems) : tc_simplify(first->args[0]);
     if (!index) { em->failed = 1; return; }
     if (!elems) tc_str_printf(em->out, "&");
-    _tc_print_var_name(em->out, first->buffer->name, _TC_STYLE_CUDA);
+    _tc_print_buffer_name(em->out, first->buffer, _TC_STYLE_CUDA);
     tc_str_printf(em->out, "[");
     _tc_emit_expr(em, index);
     tc_str_printf(em->out, "]");
@@ -1773,7 +1773,7 @@ static void _tc_emit_fragment_alloc(_tc_emitter *em, const tc_buffer *b) {
     int64_t n = 0, elems = _tc_fragment_elems(b->scope, b->dtype);
     _tc_emit_line_start(em);
     tc_str_printf(em->out, "%s ", b->scope == TC_SCOPE_WMMA_ACCUMULATOR ? "tc_wmma_acc" : b->dtype == TC_FLOAT16 ? "tc_wmma_f16" : "tc_wmma_tf32");
-    _tc_print_var_name(em->out, b->name, _TC_STYLE_CUDA);
+    _tc_print_buffer_name(em->out, b, _TC_STYLE_CUDA);
     if (!tc_expr_is_const(b->size, &n) || n % elems) em->failed = 1;
     tc_str_printf(em->out, "[%lld];\n", (long long)(n / elems));
 }
@@ -1841,7 +1841,7 @@ static void _tc_emit_stmt(_tc_emitter *em, const tc_stmt *s) {
                          v->args[0]->args[0] == s->index;
         _tc_emit_line_start(em);
         if (s->buffer->dtype == TC_FLOAT16) { /* the memory holds half bits */
-            _tc_print_var_name(o, s->buffer->name, _TC_STYLE_CUDA);
+            _tc_print_buffer_name(o, s->buffer, _TC_STYLE_CUDA);
             tc_str_printf(o, "[");
             _tc_emit_expr(em, s->index);
             tc_str_printf(o, "] = ");
@@ -1849,7 +1849,7 @@ static void _tc_emit_stmt(_tc_emitter *em, const tc_stmt *s) {
             tc_str_printf(o, ";\n");
             return;
         }
-        _tc_print_var_name(o, s->buffer->name, _TC_STYLE_CUDA);
+        _tc_print_buffer_name(o, s->buffer, _TC_STYLE_CUDA);
         tc_str_printf(o, "[");
         _tc_emit_expr(em, s->index);
         tc_str_printf(o, !accumulate ? "] = " : v->kind == TC_ADD ? "] += " : "] -= ");
@@ -1868,7 +1868,7 @@ static void _tc_emit_stmt(_tc_emitter *em, const tc_stmt *s) {
         /* aligned for vector loads and stores */
         tc_str_printf(o, "%s%s ", s->buffer->scope != TC_SCOPE_SHARED ? "" : em->tensor_ops ? "__shared__ __align__(32) " : "__shared__ __align__(16) ",
                       _tc_cuda_storage_type(s->buffer->dtype));
-        _tc_print_var_name(o, s->buffer->name, _TC_STYLE_CUDA);
+        _tc_print_buffer_name(o, s->buffer, _TC_STYLE_CUDA);
         tc_str_printf(o, "[");
         _tc_emit_expr(em, s->buffer->size);
         tc_str_printf(o, "];\n");
@@ -1916,7 +1916,7 @@ static void _tc_emit_signature(_tc_emitter *em, const tc_func *f, const tc_kerne
     for (k = 0; k < f->nparams + f->ntemps; k++) {
         const tc_buffer *b = k < f->nparams ? f->params[k] : f->temps[k - f->nparams];
         tc_str_printf(em->out, "%s%s *__restrict__ ", first ? "" : ", ", _tc_cuda_storage_type(b->dtype));
-        _tc_print_var_name(em->out, b->name, _TC_STYLE_CUDA);
+        _tc_print_buffer_name(em->out, b, _TC_STYLE_CUDA);
         first = 0;
     }
     for (k = 0; k < f->nsizes; k++) {
@@ -1955,13 +1955,13 @@ static const char *const _tc_cuda_helpers[][2] = {
     {"tc_float_to_half(", "__device__ __forceinline__ unsigned short tc_float_to_half(float f) { unsigned short h; asm(\"cvt.rn.f16.f32 %0, %1;\" : \"=h\"(h) : \"f\"(f)); return h; }\n"},
 };
 
-TECOMP_API const char *tc_cuda_source(const tc_func *f) {
+static const char *_tc_cuda_source(const tc_func *f, _tc_idents *idents) {
     tc_str body, all, wmma;
     _tc_emitter em;
     int k, any_helper = 0;
-    if (!f) return NULL;
     tc_str_init(&body, f->ctx);
     tc_str_init(&wmma, f->ctx);
+    body.idents = wmma.idents = idents;
     memset(&em, 0, sizeof em);
     em.out = &body;
     em.helpers = &wmma;
@@ -1992,6 +1992,21 @@ TECOMP_API const char *tc_cuda_source(const tc_func *f) {
     tc_str_free(&body);
     tc_str_free(&wmma);
     return _tc_str_keep(&all);
+}
+
+TECOMP_API const char *tc_cuda_source(const tc_func *f) {
+    _tc_idents idents;
+    unsigned mark;
+    const char *src;
+    if (!f) return NULL;
+    mark = _tc_oom_mark(f->ctx);
+    memset(&idents, 0, sizeof idents);
+    idents.ctx = f->ctx;
+    src = _tc_cuda_source(f, &idents);
+    _tc_idents_free(&idents);
+    /* a helper or line that could not be appended leaves a source that is not the kernel */
+    if (_tc_oom_check(f->ctx, mark, TC_OK, "tc_cuda_source") != TC_OK) return NULL;
+    return src;
 }
 
 // >>build

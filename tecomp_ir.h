@@ -453,6 +453,7 @@ typedef struct tc_str {
     size_t len, cap;
     tc_context *ctx;
     int failed; /* an allocation failed; data holds what fit */
+    struct _tc_idents *idents; /* the CUDA emitter's identifiers for names (>>print); NULL elsewhere */
 } tc_str;
 TECOMP_API void tc_str_init(tc_str *s, tc_context *ctx);
 TECOMP_API void tc_str_free(tc_str *s);
@@ -514,6 +515,7 @@ struct tc_context {
     /* module slot for tecomp_cuda.h: its state and how to release it */
     void *cuda;
     void (*cuda_release)(tc_context *ctx);
+    unsigned oom_count; /* allocations that failed (>>oom) */
 };
 
 static void *_tc_default_alloc(size_t size, void *user) { (void)user; return malloc(size); }
@@ -544,7 +546,10 @@ static tc_result _tc_fail(tc_context *ctx, tc_result code, const char *fmt, ...)
 /* Heap memory through the user's allocator (for things freed before the context). */
 static void *_tc_malloc(tc_context *ctx, size_t size) {
     void *p = ctx->allocator.alloc_fn(size ? size : 1, ctx->allocator.user_data);
-    if (!p) _tc_fail(ctx, TC_ERROR_OUT_OF_MEMORY, "out of memory allocating %zu bytes", size);
+    if (!p) {
+        ctx->oom_count++;
+        _tc_fail(ctx, TC_ERROR_OUT_OF_MEMORY, "out of memory allocating %zu bytes", size);
+    }
     return p;
 }
 static void _tc_free(tc_context *ctx, void *p) {
@@ -625,19 +630,6 @@ TECOMP_API tc_result tc_create_context(const tc_context_desc *desc, tc_context *
     return TC_OK;
 }
 
-/* A context for work whose memory goes with it (a kernel's own objects, a
-   candidate's build): the parent's allocator, logger and cache folder. */
-static tc_result _tc_context_child(tc_context *parent, tc_context **out) {
-    tc_context_desc d;
-    memset(&d, 0, sizeof d);
-    d.allocator = parent->allocator;
-    d.logger = parent->logger;
-    d.arena_block = parent->arena_block;
-    d.cache_dir = parent->cache_dir;
-    if (tc_create_context(&d, out) != TC_OK) return _tc_fail(parent, TC_ERROR_OUT_OF_MEMORY, "out of memory creating a context");
-    return TC_OK;
-}
-
 /* Report another context's last error as this one's: `return _tc_fail_as(ctx, other)`. */
 static tc_result _tc_fail_as(tc_context *ctx, const tc_context *other) {
     return _tc_fail(ctx, tc_last_result(other), "%s", tc_last_error(other));
@@ -673,6 +665,48 @@ TECOMP_API void tc_clear_error(tc_context *ctx) {
     ctx->message[0] = 0;
 }
 
+// >>oom
+
+/* A public call inside which any allocation failed returns
+   TC_ERROR_OUT_OF_MEMORY, whatever its own path made of the NULL it got (a
+   builder that reports "extent is NULL", a pass that drops what it could not
+   build): the entry point takes a mark before its work and checks it after,
+   so that no call reports success with a partial result. */
+static unsigned _tc_oom_mark(const tc_context *ctx) { return ctx ? ctx->oom_count : 0; }
+static int _tc_oom_since(const tc_context *ctx, unsigned mark) { return ctx && ctx->oom_count != mark; }
+static tc_result _tc_oom_check(tc_context *ctx, unsigned mark, tc_result r, const char *what) {
+    if (!_tc_oom_since(ctx, mark)) return r;
+    if (r == TC_ERROR_OUT_OF_MEMORY && strstr(ctx->message, "memory")) return r;
+    return _tc_fail(ctx, TC_ERROR_OUT_OF_MEMORY, "out of memory in %s", what);
+}
+/* For a builder handed NULL: the NULL is most often what a failed allocation
+   before it returned, so an out-of-memory already recorded stays the error
+   instead of becoming an invalid argument. */
+static tc_result _tc_fail_null(tc_context *ctx, const char *fmt, ...) {
+    va_list ap;
+    if (!ctx) return TC_ERROR_INVALID_ARGUMENT;
+    if (ctx->result == TC_ERROR_OUT_OF_MEMORY) return TC_ERROR_OUT_OF_MEMORY;
+    ctx->result = TC_ERROR_INVALID_ARGUMENT;
+    va_start(ap, fmt);
+    vsnprintf(ctx->message, sizeof ctx->message, fmt, ap);
+    va_end(ap);
+    _tc_log(ctx, TC_LOG_ERROR, "%s", ctx->message);
+    return TC_ERROR_INVALID_ARGUMENT;
+}
+
+/* A context made inside a call (to try something whose failures must leave
+   nothing, or to hold what an object keeps and frees with it) allocates and
+   logs through its parent's callbacks, and leaves the cubin cache alone. */
+static tc_result _tc_scratch_context(tc_context *parent, tc_context **out) {
+    tc_context_desc d;
+    memset(&d, 0, sizeof d);
+    d.allocator = parent->allocator;
+    d.logger = parent->logger;
+    d.arena_block = parent->arena_block;
+    d.cache_dir = "";
+    if (tc_create_context(&d, out) != TC_OK) return _tc_fail(parent, TC_ERROR_OUT_OF_MEMORY, "out of memory creating a scratch context");
+    return TC_OK;
+}
 
 // >>dtype
 
@@ -903,7 +937,7 @@ TECOMP_API const tc_expr *tc_var(tc_context *ctx, const char *name) { return _tc
 static const tc_expr *_tc_axis_var(tc_context *ctx, const char *name, const tc_expr *extent, int reduce) {
     if (!ctx) return NULL;
     if (!extent) {
-        _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "axis '%s': extent is NULL", name ? name : "?");
+        _tc_fail_null(ctx, "axis '%s': extent is NULL", name ? name : "?");
         return NULL;
     }
     if (tc_dtype_is_float(extent->dtype) || extent->dtype == TC_BOOL) {
@@ -1467,7 +1501,7 @@ TECOMP_API tc_tensor *tc_placeholder(tc_context *ctx, const char *name, tc_dtype
     int k;
     if (!ctx) return NULL;
     if (!shape) {
-        _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "placeholder %s: shape is NULL", name ? name : "?");
+        _tc_fail_null(ctx, "placeholder %s: shape is NULL", name ? name : "?");
         return NULL;
     }
     for (k = 0; k < ndim; k++) {
@@ -2206,18 +2240,124 @@ static const char *_tc_thread_alias(tc_thread_tag tag) {
     return (tag >= 0 && tag < TC_THREAD_TAG_COUNT) ? names[tag] : "";
 }
 
-static void _tc_print_var_name(tc_str *s, const char *name, _tc_style style) {
+/* Names reach generated CUDA as identifiers. Tensor and variable names are
+   any text (spaces, dots, newlines, "int", "threadIdx", three tensors named
+   "A"), so the emitter gives each name an identifier of its own: invalid
+   bytes become '_', runs of '_' one (C++ reserves "__"), a leading digit gets
+   '_' before it, and a keyword, a CUDA builtin, a name the emitter declares
+   itself (bx..tz, tc_*) or one C++ reserves gets "v_" before it; a name
+   whose identifier another name already has gets _1, _2, ... after it.
+   Buffers are told apart by their name's pointer (two tensors named "A" are
+   two buffers), variables by their text (loops of the same name in turn are
+   one identifier, as before). Ordinary names print unchanged. */
+typedef struct _tc_ident {
+    const char *key;    /* a buffer's name pointer, or a variable's text */
+    int is_buffer;
+    const char *ident;  /* in the arena */
+} _tc_ident;
+
+typedef struct _tc_idents {
+    tc_context *ctx;
+    _tc_ident *items;   /* on the heap: _tc_idents_free */
+    int n, cap;
+} _tc_idents;
+
+static void _tc_idents_free(_tc_idents *t) {
+    _tc_free(t->ctx, t->items);
+    t->items = NULL;
+    t->n = t->cap = 0;
+}
+
+static int _tc_ident_reserved(const char *id) {
+    static const char *const words[] = {
+        "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else", "enum", "extern", "float", "for",
+        "goto", "if", "inline", "int", "long", "register", "restrict", "return", "short", "signed", "sizeof", "static", "struct",
+        "switch", "typedef", "union", "unsigned", "void", "volatile", "while", "bool", "true", "false", "class", "new", "delete",
+        "this", "template", "typename", "namespace", "using", "virtual", "public", "private", "protected", "operator", "friend",
+        "try", "catch", "throw", "explicit", "mutable", "export", "asm", "alignas", "alignof", "char16_t", "char32_t", "constexpr",
+        "decltype", "noexcept", "nullptr", "static_assert", "thread_local", "wchar_t", "dynamic_cast", "static_cast", "const_cast",
+        "reinterpret_cast", "typeid", "and", "or", "not", "xor", "bitand", "bitor", "compl", "and_eq", "or_eq", "not_eq", "xor_eq",
+        "NULL", "threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize", "half", "float2", "float4", "uint2", "uint4", "int2",
+        "int4", "dim3", "min", "max", "bx", "by", "bz", "tx", "ty", "tz", "vt", "expf", "logf", "sqrtf", "rsqrtf", "fabsf", "tanhf",
+        "powf", "fmaxf", "fminf", "floorf", "ceilf", "sinf", "cosf", "erff", "exp", "log", "sqrt", "fabs", "tanh", "pow", "floor",
+        "ceil", "sin", "cos", "erf", "fmax", "fmin", "abs"};
+    size_t k;
+    if (strncmp(id, "tc_", 3) == 0) return 1; /* the emitter's helpers and types */
+    if (id[0] == '_' && ((id[1] >= 'A' && id[1] <= 'Z') || id[1] == '_')) return 1;
+    for (k = 0; k < sizeof words / sizeof words[0]; k++)
+        if (strcmp(id, words[k]) == 0) return 1;
+    return 0;
+}
+
+/* name as a valid identifier, not yet made unique, into out (cap >= 8). */
+static void _tc_ident_base(const char *name, char *out, size_t cap) {
+    char body[200];
+    size_t n = 0;
     const char *p;
-    int tag;
-    if (style == _TC_STYLE_IR) { tc_str_printf(s, "%s", name); return; }
-    for (tag = TC_BLOCK_X; tag <= TC_THREAD_Z; tag++) /* thread variables are named after their tag */
-        if (strcmp(name, tc_thread_tag_name((tc_thread_tag)tag)) == 0) { tc_str_printf(s, "%s", _tc_thread_alias((tc_thread_tag)tag)); return; }
+    for (p = name; *p && n + 1 < sizeof body; p++) {
+        int ok = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_';
+        char c = ok ? *p : '_';
+        if (c == '_' && n && body[n - 1] == '_') continue;
+        body[n++] = c;
+    }
+    body[n] = 0;
+    if (!n) snprintf(out, cap, "v");
+    else if (body[0] >= '0' && body[0] <= '9') snprintf(out, cap, "_%s", body);
+    else if (_tc_ident_reserved(body)) snprintf(out, cap, "v_%s", body);
+    else snprintf(out, cap, "%s", body);
+}
+
+static int _tc_ident_taken(const _tc_idents *t, const char *id) {
+    int k;
+    for (k = 0; k < t->n; k++)
+        if (strcmp(t->items[k].ident, id) == 0) return 1;
+    return 0;
+}
+
+/* The identifier of a buffer's or a variable's name, given on first use. */
+static const char *_tc_ident_of(_tc_idents *t, const char *name, int is_buffer) {
+    char base[224], id[240];
+    int k, suffix = 0;
+    _tc_ident *it;
+    for (k = 0; k < t->n; k++) {
+        it = &t->items[k];
+        if (it->is_buffer == is_buffer && (is_buffer ? it->key == name : strcmp(it->key, name) == 0)) return it->ident;
+    }
+    _tc_ident_base(name, base, sizeof base);
+    snprintf(id, sizeof id, "%s", base);
+    while (_tc_ident_taken(t, id)) snprintf(id, sizeof id, "%s_%d", base, ++suffix);
+    if (!_tc_grow(t->ctx, (void **)&t->items, &t->cap, t->n + 1, sizeof *t->items)) return NULL;
+    it = &t->items[t->n];
+    it->key = name;
+    it->is_buffer = is_buffer;
+    if (!(it->ident = _tc_strdup(t->ctx, id))) return NULL;
+    t->n++;
+    return it->ident;
+}
+
+/* A name as CUDA spells it without an emitter's table (messages): invalid
+   bytes replaced, a leading digit prefixed. */
+static void _tc_print_plain_name(tc_str *s, const char *name) {
+    const char *p;
     if (*name >= '0' && *name <= '9') tc_str_printf(s, "_");
     for (p = name; *p; p++) {
         int ok = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_';
         tc_str_printf(s, "%c", ok ? *p : '_');
     }
 }
+
+static void _tc_print_name(tc_str *s, const char *name, int is_buffer, _tc_style style) {
+    const char *id;
+    int tag;
+    if (style == _TC_STYLE_IR) { tc_str_printf(s, "%s", name); return; }
+    for (tag = TC_BLOCK_X; tag <= TC_THREAD_Z && !is_buffer; tag++) /* thread variables are named after their tag */
+        if (strcmp(name, tc_thread_tag_name((tc_thread_tag)tag)) == 0) { tc_str_printf(s, "%s", _tc_thread_alias((tc_thread_tag)tag)); return; }
+    if (!s->idents) { _tc_print_plain_name(s, name); return; }
+    if ((id = _tc_ident_of(s->idents, name, is_buffer)) != NULL) tc_str_printf(s, "%s", id);
+    else s->failed = 1; /* out of memory: the emitter's caller reports it */
+}
+static void _tc_print_var_name(tc_str *s, const char *name, _tc_style style) { _tc_print_name(s, name, 0, style); }
+static void _tc_print_buffer_name(tc_str *s, const tc_buffer *b, _tc_style style) { _tc_print_name(s, b->name, 1, style); }
 
 static void _tc_print_infix(tc_str *s, const tc_expr *e, int prec, const char *op, _tc_style style) {
     const tc_expr *a = e->args[0], *b = e->args[1];
@@ -2330,7 +2470,7 @@ static void _tc_print_unrounded(tc_str *s, const tc_expr *e, _tc_style style) {
         return;
     case TC_LOAD:
         if (style == _TC_STYLE_CUDA && e->dtype == TC_FLOAT16) tc_str_printf(s, "tc_half_to_float("); /* memory holds the bits */
-        _tc_print_var_name(s, e->buffer->name, style);
+        _tc_print_buffer_name(s, e->buffer, style);
         tc_str_printf(s, "[");
         _tc_print(s, e->args[0], style);
         tc_str_printf(s, "]");
@@ -3477,11 +3617,13 @@ TECOMP_API tc_tensor *tc_parse_compute(tc_context *ctx, const char *text) {
     _tc_parser p;
     tc_logger logger;
     tc_tensor *t;
+    unsigned mark;
     if (!ctx) return NULL;
     if (!text) {
         _tc_fail(ctx, TC_ERROR_PARSE, "tc_parse_compute: text is NULL");
         return NULL;
     }
+    mark = _tc_oom_mark(ctx);
     memset(&p, 0, sizeof p);
     p.ctx = ctx;
     p.text = p.tok.start = text;
@@ -3490,8 +3632,12 @@ TECOMP_API tc_tensor *tc_parse_compute(tc_context *ctx, const char *text) {
     ctx->logger.log_fn = NULL;
     t = _tc_parse_statement(&p);
     ctx->logger = logger;
-    if (!t) _tc_log(ctx, TC_LOG_ERROR, "%s", ctx->message);
     _tc_free(ctx, p.indices);
+    if (_tc_oom_since(ctx, mark)) {
+        _tc_oom_check(ctx, mark, TC_ERROR_OUT_OF_MEMORY, "tc_parse_compute");
+        return NULL;
+    }
+    if (!t) _tc_log(ctx, TC_LOG_ERROR, "%s", ctx->message);
     return t;
 }
 

@@ -1200,7 +1200,11 @@ static tc_result _tc_measurer_open(tc_measurer *m) {
     cd.device = m->desc.device;
     if (where != TC_MEASURE_HOST) {
         if (m->desc.in_process || !_TC_HAVE_FORK || cuda_here) {
-            if ((r = tc_create_context(NULL, &m->run_ctx)) == TC_OK && (r = tc_cuda_init(m->run_ctx, &cd)) == TC_OK)
+            tc_context_desc rd;
+            memset(&rd, 0, sizeof rd);
+            rd.allocator = m->ctx->allocator; /* the caller's memory, as every context it makes */
+            rd.logger = m->ctx->logger;
+            if ((r = tc_create_context(&rd, &m->run_ctx)) == TC_OK && (r = tc_cuda_init(m->run_ctx, &cd)) == TC_OK)
                 tc_device_info_get(m->run_ctx, &m->device);
             else if (m->run_ctx)
                 _tc_fail(m->ctx, r, "%s", tc_last_error(m->run_ctx));

@@ -145,7 +145,11 @@ typedef struct tc_lower_desc {
     tc_gpu_limits limits;
 } tc_lower_desc;
 
-/* tvm.lower(s, args): args are the placeholders and outputs the kernel takes. */
+/* tvm.lower(s, args): args are the placeholders and outputs the kernel takes.
+   name (NULL or "": "default_function") goes into the generated source: a
+   name that is not a C identifier, or is a keyword, a CUDA builtin or
+   reserved (containing "__"), is TC_ERROR_INVALID_ARGUMENT. Tensor names may
+   be any text: the CUDA emitter makes them valid, unique identifiers. */
 TECOMP_API tc_result tc_lower(tc_schedule *s, int nargs, tc_tensor *const *args, const char *name,
                               const tc_lower_desc *desc, const tc_func **out);
 /* The region of tensor t that its stage computes, as bound inference finds
@@ -2281,10 +2285,15 @@ static void _tc_print_func(tc_str *s, const tc_func *f) {
 
 TECOMP_API const char *tc_func_to_string(const tc_func *f) {
     tc_str s;
+    unsigned mark;
+    const char *text;
     if (!f) return NULL;
+    mark = _tc_oom_mark(f->ctx);
     tc_str_init(&s, f->ctx);
     _tc_print_func(&s, f);
-    return _tc_str_keep(&s);
+    text = _tc_str_keep(&s);
+    if (_tc_oom_check(f->ctx, mark, TC_OK, "tc_func_to_string") != TC_OK) return NULL;
+    return text;
 }
 
 static tc_func *_tc_make_func(_tc_lower *L) {
@@ -2347,16 +2356,49 @@ TECOMP_API tc_result tc_infer_region(tc_schedule *s, tc_tensor *t, tc_region *ou
     return TC_OK;
 }
 
+/* The kernel's name goes into the generated source as it is (its functions
+   are name_kernel...): it must be a C identifier that is no keyword or
+   builtin and that C++ does not reserve. 0 when it is not. */
+static int _tc_kernel_name_ok(const char *name) {
+    const char *p;
+    if (!((*name >= 'a' && *name <= 'z') || (*name >= 'A' && *name <= 'Z') || *name == '_')) return 0;
+    for (p = name; *p; p++) {
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_')) return 0;
+        if (p[0] == '_' && p[1] == '_') return 0;
+    }
+    return p - name <= 200 && !_tc_ident_reserved(name);
+}
+
+/* name quoted for a message: control bytes and quotes escaped, cut at 80 bytes. */
+static void _tc_quote(char *out, size_t cap, const char *name) {
+    size_t n = 0;
+    const unsigned char *p;
+    for (p = (const unsigned char *)name; *p && n + 5 < cap && p - (const unsigned char *)name < 80; p++) {
+        if (*p < 0x20 || *p >= 0x7f || *p == '"' || *p == '\\') n += (size_t)snprintf(out + n, cap - n, "\\x%02x", *p);
+        else out[n++] = (char)*p;
+    }
+    out[n] = 0;
+}
+
 TECOMP_API tc_result tc_lower(tc_schedule *s, int nargs, tc_tensor *const *args, const char *name, const tc_lower_desc *desc,
                               const tc_func **out) {
     _tc_lower L;
     tc_result r;
     const char *env;
     size_t k;
+    unsigned mark;
     if (!out) return s ? _tc_fail(s->ctx, TC_ERROR_INVALID_ARGUMENT, "tc_lower: out is NULL") : TC_ERROR_INVALID_ARGUMENT;
     *out = NULL;
     if (!s) return TC_ERROR_INVALID_ARGUMENT;
     if (nargs < 1 || !args) return _tc_fail(s->ctx, TC_ERROR_INVALID_ARGUMENT, "tc_lower: give the tensors the kernel takes");
+    if (name && *name && !_tc_kernel_name_ok(name)) {
+        char quoted[400];
+        _tc_quote(quoted, sizeof quoted, name);
+        return _tc_fail(s->ctx, TC_ERROR_INVALID_ARGUMENT,
+                        "tc_lower: the kernel name \"%s\" is not a C identifier the generated source can use (letters, digits and '_', "
+                        "no leading digit, no \"__\", no keyword or CUDA builtin)", quoted);
+    }
+    mark = _tc_oom_mark(s->ctx);
     memset(&L, 0, sizeof L);
     L.ctx = s->ctx;
     L.sch = s;
@@ -2366,7 +2408,7 @@ TECOMP_API tc_result tc_lower(tc_schedule *s, int nargs, tc_tensor *const *args,
     if (desc) L.desc = *desc;
     env = getenv("TECOMP_PRINT_IR");
     if (env && *env && strcmp(env, "0") != 0) L.desc.print_passes = 1;
-    if (!(L.sl = (_tc_stage_lower *)_tc_alloc(s->ctx, sizeof(_tc_stage_lower) * (size_t)s->nstages))) return TC_ERROR_OUT_OF_MEMORY;
+    if (!L.name || !(L.sl = (_tc_stage_lower *)_tc_alloc(s->ctx, sizeof(_tc_stage_lower) * (size_t)s->nstages))) return TC_ERROR_OUT_OF_MEMORY;
     for (k = 0, r = TC_OK; k < sizeof _tc_passes / sizeof _tc_passes[0] && r == TC_OK; k++) {
         r = _tc_passes[k].run(&L);
         if (r == TC_OK && L.desc.print_passes && L.nkernels) { /* once there is IR to print */
@@ -2375,9 +2417,11 @@ TECOMP_API tc_result tc_lower(tc_schedule *s, int nargs, tc_tensor *const *args,
         }
     }
     _tc_free(s->ctx, L.threads);
-    if (r != TC_OK) return r;
-    *out = _tc_make_func(&L);
-    return *out ? TC_OK : TC_ERROR_OUT_OF_MEMORY;
+    if (r == TC_OK) *out = _tc_make_func(&L);
+    if (r == TC_OK && !*out) r = TC_ERROR_OUT_OF_MEMORY;
+    r = _tc_oom_check(s->ctx, mark, r, "tc_lower");
+    if (r != TC_OK) *out = NULL;
+    return r;
 }
 
 // >>host-eval
@@ -3097,6 +3141,7 @@ done:
 TECOMP_API tc_result tc_host_run(tc_context *ctx, const tc_func *f, void *const *args, const int64_t *sizes) {
     void **mem;
     int k, n;
+    unsigned mark;
     tc_result r = TC_OK;
     if (!ctx || !f || (!args && f->nparams)) return ctx ? _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_host_run: NULL function or arguments") : TC_ERROR_INVALID_ARGUMENT;
     if (f->nsizes && !sizes)
@@ -3105,6 +3150,7 @@ TECOMP_API tc_result tc_host_run(tc_context *ctx, const tc_func *f, void *const 
     for (k = 0; k < f->nparams; k++)
         if (!args[k]) return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_host_run: argument %d (%s) is NULL", k, f->params[k]->name);
     n = f->nparams + f->ntemps;
+    mark = _tc_oom_mark(ctx);
     if (!(mem = (void **)_tc_malloc(ctx, sizeof(void *) * (size_t)(n ? n : 1)))) return TC_ERROR_OUT_OF_MEMORY;
     memset(mem, 0, sizeof(void *) * (size_t)(n ? n : 1));
     for (k = 0; k < f->nparams; k++) mem[k] = args[k];
@@ -3116,7 +3162,7 @@ TECOMP_API tc_result tc_host_run(tc_context *ctx, const tc_func *f, void *const 
     for (k = 0; k < f->nkernels && r == TC_OK; k++) r = _tc_vm_kernel(ctx, f, &f->kernels[k], mem, sizes);
     for (k = 0; k < f->ntemps; k++) _tc_free(ctx, mem[f->nparams + k]);
     _tc_free(ctx, mem);
-    return r;
+    return _tc_oom_check(ctx, mark, r, "tc_host_run");
 }
 
 #endif /* TECOMP_IMPLEMENTATION */

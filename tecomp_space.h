@@ -144,13 +144,56 @@ typedef struct tc_record_knob {
 /* Append one record and flush it to the file (a killed run loses at most the
    trial in flight). space, when given, adds the configuration's knob values. */
 TECOMP_API tc_result tc_record_append(tc_context *ctx, const char *path, const tc_record *rec, const tc_config_space *space);
+/* A records file is untrusted input (copied between machines, edited by
+   hand, cut short by a killed run): a line longer than this is skipped
+   without being read into memory, and a file larger than this is refused. */
+#define TC_RECORDS_MAX_LINE (64 * 1024)
+#define TC_RECORDS_MAX_FILE (256 * 1024 * 1024)
+
+/* Zero means the defaults. */
+typedef struct tc_records_load_desc {
+    size_t max_line;          /* bytes; 0: TC_RECORDS_MAX_LINE */
+    size_t max_file;          /* bytes; 0: TC_RECORDS_MAX_FILE */
+} tc_records_load_desc;
+
+/* What a load skipped, and why the first skipped line was. */
+typedef struct tc_records_load_info {
+    int lines;                /* non-blank lines read */
+    int skipped;              /* of them, lines that are not a whole, valid record */
+    int first_skipped_line;   /* 1-based line number; 0 when none was skipped */
+    char first_reason[160];   /* e.g. "the error field 1e+300 is not a result code" */
+} tc_records_load_info;
+
 /* Every record in the file (strings and the array live in the context's
-   arena); a line that does not parse, as the last one of a killed run may
-   not, is skipped. A missing file is zero records. */
+   arena). A line that is not a whole, valid record is skipped, as the last
+   one of a killed run may be: one that does not parse, a number out of its
+   field's range (a task argument or index that is not an integer of 64 bits,
+   an error that is not a result code, a cost that is not finite), more
+   values than a record holds (16 arguments or costs, 8 split sizes, 32
+   knobs), a string longer than 511 bytes, a line longer than the limit.
+   How many lines were skipped, and why the first was, is logged as a
+   warning and given in *info (NULL: not wanted). A missing file is zero
+   records; a path that is not a regular file (a folder, a device) or a file
+   larger than the limit is TC_ERROR_IO. Out of memory is
+   TC_ERROR_OUT_OF_MEMORY; on any error *out is NULL and *count 0. */
+TECOMP_API tc_result tc_records_load_ex(tc_context *ctx, const char *path, const tc_records_load_desc *desc, tc_record **out, int *count,
+                                        tc_records_load_info *info);
+/* tc_records_load_ex with the default limits. */
 TECOMP_API tc_result tc_records_load(tc_context *ctx, const char *path, tc_record **out, int *count);
 /* The fastest successful record for a task, its arguments and a target
    (NULL: any target): its position in recs, or -1. */
 TECOMP_API int tc_records_best(const tc_record *recs, int count, const char *task, int nargs, const int64_t *args, const char *target);
+/* Whether a record's knob values are those of its configuration in space
+   (a record of another version of the template, or edited by hand, names a
+   configuration its knobs do not describe): TC_OK, or
+   TC_ERROR_INVALID_ARGUMENT with a message in the space's context naming the
+   knob. A record without knobs (appended with no space) is taken by its index. */
+TECOMP_API tc_result tc_record_check(const tc_config_space *space, const tc_record *rec);
+/* tc_records_best among the records that agree with space (tc_record_check)
+   and whose configuration is in it; the others are passed over (falling to
+   the next best), with a warning logged in the space's context. */
+TECOMP_API int tc_records_best_in(const tc_config_space *space, const tc_record *recs, int count, const char *task, int nargs,
+                                  const int64_t *args, const char *target);
 
 #ifdef __cplusplus
 } /* extern "C" */
@@ -391,13 +434,23 @@ TECOMP_API tc_result tc_cfg_apply_split(tc_cfg *cfg, tc_stage *st, tc_iter *axis
 static tc_result _tc_space_run(tc_config_space *space, tc_context *ctx, int collecting, int64_t index, tc_instance *out) {
     tc_cfg cfg;
     tc_result r;
+    unsigned mark = _tc_oom_mark(ctx), space_mark = _tc_oom_mark(space->ctx);
     memset(&cfg, 0, sizeof cfg);
     memset(out, 0, sizeof *out);
     cfg.space = space;
     cfg.ctx = ctx;
     cfg.collecting = collecting;
     cfg.index = index;
-    if ((r = space->fn(&cfg, space->task, out)) != TC_OK) return r;
+    r = space->fn(&cfg, space->task, out);
+    /* a template builds with what the builders gave it: a schedule missing a
+       split that could not be allocated is not this configuration */
+    r = _tc_oom_check(ctx, mark, r, collecting ? "tc_space_create" : "tc_space_instantiate");
+    if (r == TC_OK && ctx != space->ctx && _tc_oom_since(space->ctx, space_mark))
+        r = _tc_fail(ctx, TC_ERROR_OUT_OF_MEMORY, "out of memory collecting the space's knobs");
+    if (r != TC_OK) {
+        memset(out, 0, sizeof *out);
+        return r;
+    }
     if (!collecting && cfg.next != space->nknobs)
         return _tc_fail(ctx, TC_ERROR_SCHEDULE, "the template defined %d knobs now and %d when its space was collected", cfg.next,
                         space->nknobs);
@@ -432,7 +485,10 @@ TECOMP_API int64_t tc_space_size(const tc_config_space *space) {
 TECOMP_API const char *tc_space_to_string(const tc_config_space *space) {
     tc_str s;
     int k, j;
+    unsigned mark;
+    const char *text;
     if (!space) return NULL;
+    mark = _tc_oom_mark(space->ctx);
     tc_str_init(&s, space->ctx);
     tc_str_printf(&s, "ConfigSpace (len=%lld, space_map=\n", (long long)tc_space_size(space));
     for (k = 0; k < space->nknobs; k++) {
@@ -448,7 +504,8 @@ TECOMP_API const char *tc_space_to_string(const tc_config_space *space) {
         tc_str_printf(&s, " len=%lld\n", (long long)kn->nchoices);
     }
     tc_str_printf(&s, ")");
-    return _tc_str_keep(&s);
+    text = _tc_str_keep(&s);
+    return _tc_oom_check(space->ctx, mark, TC_OK, "tc_space_to_string") == TC_OK ? text : NULL;
 }
 
 /* [('tile_f', [-1, 2, 64, 1]), ...],None,5318342: a configuration as AutoTVM prints it. */
@@ -468,15 +525,19 @@ static void _tc_space_print_config(tc_str *s, const tc_config_space *space, int6
 
 TECOMP_API const char *tc_space_config_string(const tc_config_space *space, int64_t index) {
     tc_str s;
+    unsigned mark;
+    const char *text;
     if (!space) return NULL;
     if (index < 0 || index >= tc_space_size(space)) {
         _tc_fail(space->ctx, TC_ERROR_INVALID_ARGUMENT, "configuration %lld is outside the space (len=%lld)", (long long)index,
                  (long long)tc_space_size(space));
         return NULL;
     }
+    mark = _tc_oom_mark(space->ctx);
     tc_str_init(&s, space->ctx);
     _tc_space_print_config(&s, space, index);
-    return _tc_str_keep(&s);
+    text = _tc_str_keep(&s);
+    return _tc_oom_check(space->ctx, mark, TC_OK, "tc_space_config_string") == TC_OK ? text : NULL;
 }
 
 TECOMP_API int64_t tc_space_index_of(const tc_config_space *space, int nknobs, const char *const *names, const int64_t *const *values) {
@@ -548,6 +609,9 @@ TECOMP_API tc_context *tc_space_context(const tc_config_space *space) { return s
 
 // >>records
 
+#include <errno.h>
+#include <sys/stat.h>
+
 /* The mean of n costs; 0 when there are none. */
 static double _tc_mean_cost(const double *costs, int n) {
     double sum = 0;
@@ -614,19 +678,37 @@ TECOMP_API tc_result tc_record_append(tc_context *ctx, const char *path, const t
     return ok ? TC_OK : _tc_fail(ctx, TC_ERROR_IO, "cannot write the records file %s", path);
 }
 
-/* A cursor over one line of JSON, for reading back our own records. */
+/* A cursor over one line of JSON, for reading back our own records. The
+   first reason a line is not a record is kept in why; oom says the arena
+   failed (the load then fails instead of skipping the line). */
 typedef struct _tc_json {
-    const char *p;
+    const char *p, *line;
     tc_context *ctx;
-    int bad;
+    int bad, oom;
+    char why[160];
 } _tc_json;
+
+/* Mark the line bad, keeping its first reason. */
+static void _tc_json_bad(_tc_json *j, const char *fmt, ...) {
+    va_list ap;
+    if (j->bad) return;
+    j->bad = 1;
+    va_start(ap, fmt);
+    vsnprintf(j->why, sizeof j->why, fmt, ap);
+    va_end(ap);
+}
 
 static void _tc_json_space(_tc_json *j) {
     while (*j->p == ' ' || *j->p == '\t' || *j->p == '\r') j->p++;
 }
 static int _tc_json_eat(_tc_json *j, char c) {
     _tc_json_space(j);
-    if (*j->p != c) return j->bad = 1, 0;
+    if (j->bad) return 0;
+    if (*j->p != c) {
+        if (*j->p) _tc_json_bad(j, "expected '%c' at byte %d, found '%c'", c, (int)(j->p - j->line) + 1, *j->p);
+        else _tc_json_bad(j, "the line ends before a '%c' (cut short?)", c);
+        return 0;
+    }
     j->p++;
     return 1;
 }
@@ -637,24 +719,52 @@ static int _tc_json_peek(_tc_json *j, char c) {
 /* A string into the arena (escapes kept simple: \" and \\). */
 static const char *_tc_json_str(_tc_json *j) {
     char buf[512];
+    const char *s;
     size_t n = 0;
     if (!_tc_json_eat(j, '"')) return NULL;
     while (*j->p && *j->p != '"' && *j->p != '\n') {
         if (*j->p == '\\' && j->p[1]) j->p++;
-        if (n + 1 < sizeof buf) buf[n++] = *j->p;
+        if (n + 1 == sizeof buf) {
+            _tc_json_bad(j, "a string longer than %d bytes", (int)sizeof buf - 1);
+            return NULL;
+        }
+        buf[n++] = *j->p;
         j->p++;
     }
     buf[n] = 0;
     if (!_tc_json_eat(j, '"')) return NULL;
-    return _tc_strdup(j->ctx, buf);
+    if (!(s = _tc_strdup(j->ctx, buf))) {
+        j->oom = 1;
+        _tc_json_bad(j, "out of memory");
+    }
+    return s;
 }
 static double _tc_json_num(_tc_json *j) {
     char *end;
     double v;
     _tc_json_space(j);
+    if (j->bad) return 0;
     v = strtod(j->p, &end);
-    if (end == j->p) j->bad = 1;
+    if (end == j->p) _tc_json_bad(j, "a number was expected");
     j->p = end;
+    return v;
+}
+/* A number that must be an integer in [lo, hi]: converting anything else
+   (1e300, NaN, 1e19) to int64_t is undefined behaviour, so the line is
+   skipped instead. lo and hi are within +-2^63. */
+static int64_t _tc_json_int(_tc_json *j, double lo, double hi, const char *what) {
+    double v = _tc_json_num(j);
+    if (j->bad) return 0;
+    if (!(v >= lo && v <= hi) || v != floor(v)) {
+        _tc_json_bad(j, "%s %.17g is not an integer in [%.17g, %.17g]", what, v, lo, hi);
+        return 0;
+    }
+    return (int64_t)v;
+}
+/* A number that must be finite (a cost, a time). */
+static double _tc_json_finite(_tc_json *j, const char *what) {
+    double v = _tc_json_num(j);
+    if (!j->bad && !isfinite(v)) _tc_json_bad(j, "%s %g is not finite", what, v);
     return v;
 }
 /* Skip any JSON value (for the parts a record does not need back). */
@@ -663,7 +773,11 @@ static void _tc_json_skip(_tc_json *j) {
     _tc_json_space(j);
     for (;;) {
         char c = *j->p;
-        if (!c || c == '\n') { j->bad = 1; return; }
+        if (j->bad) return;
+        if (!c || c == '\n') {
+            _tc_json_bad(j, "the line ends inside a value (cut short?)");
+            return;
+        }
         if (c == '"') {
             _tc_json_str(j);
             if (j->bad || depth == 0) return;
@@ -677,14 +791,23 @@ static void _tc_json_skip(_tc_json *j) {
     }
 }
 
+/* An int64_t read from JSON: every integer of 53 bits or fewer is exact in
+   a double, and the writer prints no larger ones. */
+#define _TC_JSON_INT_MAX 9007199254740992.0
+
 /* The configuration's knobs: [["tile_f", "sp", [-1, 2, 64, 1]], ["unroll_explicit", "ot", 0], ...]. */
 static void _tc_record_parse_entity(_tc_json *j, tc_record *r) {
     tc_record_knob knobs[_TC_MAX_KNOBS], *kept;
     int n = 0;
     _tc_json_eat(j, '[');
-    while (!j->bad && !_tc_json_peek(j, ']') && n < _TC_MAX_KNOBS) {
-        tc_record_knob *k = &knobs[n++];
+    while (!j->bad && !_tc_json_peek(j, ']')) {
+        tc_record_knob *k = &knobs[n];
         const char *kind;
+        if (n == _TC_MAX_KNOBS) {
+            _tc_json_bad(j, "more than %d knobs", _TC_MAX_KNOBS);
+            return;
+        }
+        n++;
         memset(k, 0, sizeof *k);
         _tc_json_eat(j, '[');
         k->name = _tc_json_str(j);
@@ -695,123 +818,226 @@ static void _tc_record_parse_entity(_tc_json *j, tc_record *r) {
         if (k->is_split) {
             _tc_json_eat(j, '[');
             while (!j->bad && !_tc_json_peek(j, ']')) {
-                double v = _tc_json_num(j);
-                if (k->width < 8) k->values[k->width++] = (int64_t)v;
+                int64_t v = _tc_json_int(j, -_TC_JSON_INT_MAX, _TC_JSON_INT_MAX, "a split size");
+                if (k->width == 8) _tc_json_bad(j, "knob '%s' has more than 8 split sizes", k->name ? k->name : "?");
+                else k->values[k->width++] = v;
                 if (_tc_json_peek(j, ',')) j->p++;
             }
             _tc_json_eat(j, ']');
         } else {
-            k->values[0] = (int64_t)_tc_json_num(j);
+            k->values[0] = _tc_json_int(j, -_TC_JSON_INT_MAX, _TC_JSON_INT_MAX, "a knob value");
             k->width = 1;
         }
         _tc_json_eat(j, ']');
         if (_tc_json_peek(j, ',')) j->p++;
     }
     _tc_json_eat(j, ']');
-    if (j->bad || !n || !(kept = (tc_record_knob *)_tc_alloc(j->ctx, sizeof *kept * (size_t)n))) return;
+    if (j->bad || !n) return;
+    if (!(kept = (tc_record_knob *)_tc_alloc(j->ctx, sizeof *kept * (size_t)n))) {
+        j->oom = 1;
+        _tc_json_bad(j, "out of memory");
+        return;
+    }
     memcpy(kept, knobs, sizeof *kept * (size_t)n);
     r->knobs = kept;
     r->nknobs = n;
 }
 
-/* Parse one line written by tc_record_append; 0 when it is not one. */
-static int _tc_record_parse(tc_context *ctx, const char *line, tc_record *r) {
-    _tc_json j;
+static void _tc_record_parse_input(_tc_json *j, tc_record *r) {
+    _tc_json_eat(j, '[');
+    r->target = _tc_json_str(j);
+    _tc_json_eat(j, ',');
+    r->task = _tc_json_str(j);
+    _tc_json_eat(j, ',');
+    _tc_json_eat(j, '[');
+    while (!j->bad && !_tc_json_peek(j, ']')) {
+        int64_t v = _tc_json_int(j, -_TC_JSON_INT_MAX, _TC_JSON_INT_MAX, "a task argument");
+        if (r->nargs == 16) _tc_json_bad(j, "more than 16 task arguments");
+        else r->args[r->nargs++] = v;
+        if (_tc_json_peek(j, ',')) j->p++;
+    }
+    _tc_json_eat(j, ']');
+    _tc_json_eat(j, ',');
+    _tc_json_skip(j);
+    _tc_json_eat(j, ']');
+}
+
+static void _tc_record_parse_result(_tc_json *j, tc_record *r) {
+    _tc_json_eat(j, '[');
+    _tc_json_eat(j, '[');
+    while (!j->bad && !_tc_json_peek(j, ']')) {
+        double v = _tc_json_finite(j, "a cost");
+        if (r->ncosts == 16) _tc_json_bad(j, "more than 16 costs");
+        else r->costs[r->ncosts++] = v;
+        if (_tc_json_peek(j, ',')) j->p++;
+    }
+    _tc_json_eat(j, ']');
+    _tc_json_eat(j, ',');
+    r->error = (tc_result)_tc_json_int(j, 0, TC_RESULT_COUNT - 1, "the error field");
+    _tc_json_eat(j, ',');
+    r->all_cost = _tc_json_finite(j, "all_cost");
+    _tc_json_eat(j, ',');
+    r->timestamp = _tc_json_finite(j, "the timestamp");
+    _tc_json_eat(j, ']');
+}
+
+/* Parse one line written by tc_record_append; 0 when it is not one (the
+   reason in j->why, j->oom when the arena failed). */
+static int _tc_record_parse(_tc_json *j, const char *line, tc_record *r) {
     const char *key;
     memset(r, 0, sizeof *r);
-    j.p = line, j.ctx = ctx, j.bad = 0;
+    j->p = j->line = line;
     r->config = -1;
-    if (!_tc_json_eat(&j, '{')) return 0;
-    while (!j.bad && !_tc_json_peek(&j, '}')) {
-        if (!(key = _tc_json_str(&j)) || !_tc_json_eat(&j, ':')) return 0;
+    _tc_json_eat(j, '{');
+    while (!j->bad && !_tc_json_peek(j, '}')) {
+        if (!(key = _tc_json_str(j)) || !_tc_json_eat(j, ':')) break;
         if (strcmp(key, "input") == 0) {
-            _tc_json_eat(&j, '[');
-            r->target = _tc_json_str(&j);
-            _tc_json_eat(&j, ',');
-            r->task = _tc_json_str(&j);
-            _tc_json_eat(&j, ',');
-            _tc_json_eat(&j, '[');
-            while (!j.bad && !_tc_json_peek(&j, ']')) {
-                double v = _tc_json_num(&j);
-                if (r->nargs < 16) r->args[r->nargs++] = (int64_t)v;
-                if (_tc_json_peek(&j, ',')) j.p++;
-            }
-            _tc_json_eat(&j, ']');
-            _tc_json_eat(&j, ',');
-            _tc_json_skip(&j);
-            _tc_json_eat(&j, ']');
+            _tc_record_parse_input(j, r);
         } else if (strcmp(key, "config") == 0) {
-            _tc_json_eat(&j, '{');
-            while (!j.bad && !_tc_json_peek(&j, '}')) {
-                const char *ck = _tc_json_str(&j);
-                _tc_json_eat(&j, ':');
-                if (ck && strcmp(ck, "index") == 0) r->config = (int64_t)_tc_json_num(&j);
-                else if (ck && strcmp(ck, "entity") == 0) _tc_record_parse_entity(&j, r);
-                else _tc_json_skip(&j);
-                if (_tc_json_peek(&j, ',')) j.p++;
+            _tc_json_eat(j, '{');
+            while (!j->bad && !_tc_json_peek(j, '}')) {
+                const char *ck = _tc_json_str(j);
+                _tc_json_eat(j, ':');
+                if (ck && strcmp(ck, "index") == 0) r->config = _tc_json_int(j, 0, _TC_JSON_INT_MAX, "the configuration index");
+                else if (ck && strcmp(ck, "entity") == 0) _tc_record_parse_entity(j, r);
+                else _tc_json_skip(j);
+                if (_tc_json_peek(j, ',')) j->p++;
             }
-            _tc_json_eat(&j, '}');
+            _tc_json_eat(j, '}');
         } else if (strcmp(key, "result") == 0) {
-            _tc_json_eat(&j, '[');
-            _tc_json_eat(&j, '[');
-            while (!j.bad && !_tc_json_peek(&j, ']')) {
-                double v = _tc_json_num(&j);
-                if (r->ncosts < 16) r->costs[r->ncosts++] = v;
-                if (_tc_json_peek(&j, ',')) j.p++;
-            }
-            _tc_json_eat(&j, ']');
-            _tc_json_eat(&j, ',');
-            r->error = (tc_result)(int)_tc_json_num(&j);
-            _tc_json_eat(&j, ',');
-            r->all_cost = _tc_json_num(&j);
-            _tc_json_eat(&j, ',');
-            r->timestamp = _tc_json_num(&j);
-            _tc_json_eat(&j, ']');
+            _tc_record_parse_result(j, r);
         } else {
-            _tc_json_skip(&j);
+            _tc_json_skip(j);
         }
-        if (_tc_json_peek(&j, ',')) j.p++;
+        if (_tc_json_peek(j, ',')) j->p++;
     }
-    return !j.bad && _tc_json_eat(&j, '}') && r->task && r->target && r->config >= 0;
+    _tc_json_eat(j, '}');
+    if (!j->bad && (!r->task || !r->target || r->config < 0)) _tc_json_bad(j, "no task, target or configuration index");
+    return !j->bad;
+}
+
+/* The next line of f into line (at most cap - 1 bytes, NUL-terminated):
+   1 when one was read, 0 at the end of the file. A longer line is read to
+   its end without being kept: *too_long is set. *bytes counts what was read. */
+static int _tc_records_line(FILE *f, char *line, size_t cap, int *too_long, size_t *bytes) {
+    size_t len = 0;
+    int c, any = 0;
+    *too_long = 0;
+    while ((c = fgetc(f)) != EOF) {
+        any = 1;
+        (*bytes)++;
+        if (c == '\n') break;
+        if (len + 1 < cap) line[len++] = (char)c;
+        else *too_long = 1;
+    }
+    line[len] = 0;
+    return any;
+}
+
+static int _tc_blank(const char *s) {
+    while (*s == ' ' || *s == '\t' || *s == '\r') s++;
+    return !*s;
+}
+
+/* The file, open for reading, or NULL: *r TC_OK for a missing one (no
+   records yet), else the error. */
+static FILE *_tc_records_open(tc_context *ctx, const char *path, size_t max_file, tc_result *r) {
+    struct stat st;
+    FILE *f = fopen(path, "rb");
+    *r = TC_OK;
+    if (!f) {
+        if (errno != ENOENT) *r = _tc_fail(ctx, TC_ERROR_IO, "cannot open the records file %s: %s", path, strerror(errno));
+        return NULL;
+    }
+    /* fstat on the open file: what is checked is what is read */
+    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
+        fclose(f);
+        *r = _tc_fail(ctx, TC_ERROR_IO, "the records file %s is not a regular file", path);
+        return NULL;
+    }
+    if ((uint64_t)st.st_size > (uint64_t)max_file) {
+        fclose(f);
+        *r = _tc_fail(ctx, TC_ERROR_IO, "the records file %s is %lld bytes, more than the limit of %llu", path, (long long)st.st_size,
+                      (unsigned long long)max_file);
+        return NULL;
+    }
+    return f;
+}
+
+/* Count a skipped line and keep the first reason. */
+static void _tc_records_skip(tc_records_load_info *info, int lineno, const char *why) {
+    if (!info->skipped++) {
+        info->first_skipped_line = lineno;
+        snprintf(info->first_reason, sizeof info->first_reason, "%s", why);
+    }
+}
+
+TECOMP_API tc_result tc_records_load_ex(tc_context *ctx, const char *path, const tc_records_load_desc *desc, tc_record **out, int *count,
+                                        tc_records_load_info *info) {
+    tc_records_load_info local;
+    tc_records_load_desc d;
+    FILE *f;
+    char *line;
+    tc_record *recs = NULL;
+    int n = 0, cap = 0, too_long, lineno = 0;
+    size_t bytes = 0;
+    unsigned mark;
+    tc_result r;
+    if (!info) info = &local;
+    memset(info, 0, sizeof *info);
+    if (out) *out = NULL;
+    if (count) *count = 0;
+    if (!ctx || !path || !out || !count) return ctx ? _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_records_load: NULL argument") : TC_ERROR_INVALID_ARGUMENT;
+    memset(&d, 0, sizeof d);
+    if (desc) d = *desc;
+    if (!d.max_line) d.max_line = TC_RECORDS_MAX_LINE;
+    if (!d.max_file) d.max_file = TC_RECORDS_MAX_FILE;
+    mark = _tc_oom_mark(ctx);
+    if (!(f = _tc_records_open(ctx, path, d.max_file, &r))) return r;
+    if (!(line = (char *)_tc_malloc(ctx, d.max_line + 1))) {
+        fclose(f);
+        return TC_ERROR_OUT_OF_MEMORY;
+    }
+    while (r == TC_OK && _tc_records_line(f, line, d.max_line + 1, &too_long, &bytes)) {
+        _tc_json j;
+        lineno++;
+        if (bytes > d.max_file) { /* the file grew while it was read */
+            r = _tc_fail(ctx, TC_ERROR_IO, "the records file %s grew past the limit of %llu bytes", path, (unsigned long long)d.max_file);
+            break;
+        }
+        if (!too_long && _tc_blank(line)) continue;
+        info->lines++;
+        if (too_long) {
+            char why[64];
+            snprintf(why, sizeof why, "longer than %llu bytes", (unsigned long long)d.max_line);
+            _tc_records_skip(info, lineno, why);
+            continue;
+        }
+        if (!_tc_grow_in(ctx, (void **)&recs, &cap, n + 1, sizeof *recs, 1)) {
+            r = TC_ERROR_OUT_OF_MEMORY;
+            break;
+        }
+        memset(&j, 0, sizeof j);
+        j.ctx = ctx;
+        if (_tc_record_parse(&j, line, &recs[n])) n++;
+        else if (j.oom) r = TC_ERROR_OUT_OF_MEMORY;
+        else _tc_records_skip(info, lineno, j.why);
+    }
+    if (r == TC_OK && ferror(f)) r = _tc_fail(ctx, TC_ERROR_IO, "cannot read the records file %s", path);
+    _tc_free(ctx, line);
+    fclose(f);
+    r = _tc_oom_check(ctx, mark, r, "tc_records_load");
+    if (r != TC_OK) return r;
+    if (info->skipped)
+        _tc_log(ctx, TC_LOG_WARN, "%s: skipped %d of %d lines (the first, line %d: %s)", path, info->skipped, info->lines,
+                info->first_skipped_line, info->first_reason);
+    *out = n ? recs : NULL;
+    *count = n;
+    return TC_OK;
 }
 
 TECOMP_API tc_result tc_records_load(tc_context *ctx, const char *path, tc_record **out, int *count) {
-    FILE *f;
-    char *line = NULL;
-    tc_record *recs = NULL;
-    int n = 0, cap = 0;
-    size_t lcap = 4096;
-    tc_result r = TC_OK;
-    if (!ctx || !path || !out || !count) return ctx ? _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_records_load: NULL argument") : TC_ERROR_INVALID_ARGUMENT;
-    *out = NULL;
-    *count = 0;
-    if (!(f = fopen(path, "r"))) return TC_OK; /* no file yet: no records */
-    if (!(line = (char *)_tc_malloc(ctx, lcap))) { fclose(f); return TC_ERROR_OUT_OF_MEMORY; }
-    while (r == TC_OK) {
-        size_t len = 0;
-        int c;
-        while ((c = fgetc(f)) != EOF && c != '\n') { /* one line, however long */
-            if (len + 1 >= lcap) {
-                char *bigger = (char *)_tc_malloc(ctx, lcap * 2);
-                if (!bigger) { r = TC_ERROR_OUT_OF_MEMORY; break; }
-                memcpy(bigger, line, len);
-                _tc_free(ctx, line);
-                line = bigger;
-                lcap *= 2;
-            }
-            line[len++] = (char)c;
-        }
-        line[len] = 0;
-        if (r != TC_OK || (c == EOF && len == 0)) break;
-        if (!_tc_grow_in(ctx, (void **)&recs, &cap, n + 1, sizeof *recs, 1)) { r = TC_ERROR_OUT_OF_MEMORY; break; }
-        if (_tc_record_parse(ctx, line, &recs[n])) n++;
-        if (c == EOF) break;
-    }
-    _tc_free(ctx, line);
-    fclose(f);
-    *out = recs;
-    *count = n;
-    return r;
+    return tc_records_load_ex(ctx, path, NULL, out, count, NULL);
 }
 
 TECOMP_API int tc_records_best(const tc_record *recs, int count, const char *task, int nargs, const int64_t *args, const char *target) {
@@ -823,6 +1049,63 @@ TECOMP_API int tc_records_best(const tc_record *recs, int count, const char *tas
         for (j = 0; same && j < nargs; j++) same = r->args[j] == args[j];
         if (same && (best < 0 || _tc_record_mean(r) < _tc_record_mean(&recs[best]))) best = k;
     }
+    return best;
+}
+
+/* Why a record's knobs are not those of its configuration in space, into
+   why; 0 when they are (or the record has none to compare). */
+static int _tc_record_disagrees(const tc_config_space *space, const tc_record *rec, char *why, size_t cap) {
+    int k, w;
+    if (rec->config < 0 || rec->config >= tc_space_size(space)) {
+        snprintf(why, cap, "configuration %lld is outside the space (len=%lld)", (long long)rec->config, (long long)tc_space_size(space));
+        return 1;
+    }
+    if (!rec->nknobs || !rec->knobs) return 0;
+    if (rec->nknobs != space->nknobs) {
+        snprintf(why, cap, "configuration %lld has %d knobs in the record and %d in the space", (long long)rec->config, rec->nknobs,
+                 space->nknobs);
+        return 1;
+    }
+    for (k = 0; k < space->nknobs; k++) {
+        const _tc_knob *kn = &space->knobs[k];
+        const tc_record_knob *rk = &rec->knobs[k];
+        const int64_t *v = _tc_knob_value(space, k, rec->config);
+        int same = rk->name && strcmp(rk->name, kn->name) == 0 && rk->is_split == (kn->kind == _TC_KNOB_SPLIT) && rk->width == kn->width;
+        /* a split's first size is the rest (-1 in a record) */
+        for (w = kn->kind == _TC_KNOB_SPLIT ? 1 : 0; same && w < kn->width; w++) same = rk->values[w] == v[w];
+        if (!same) {
+            snprintf(why, cap, "configuration %lld: the record's knob %d ('%.64s') is not the space's '%.64s' value", (long long)rec->config, k,
+                     rk->name ? rk->name : "?", kn->name);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+TECOMP_API tc_result tc_record_check(const tc_config_space *space, const tc_record *rec) {
+    char why[256];
+    if (!space || !rec) return space ? _tc_fail(space->ctx, TC_ERROR_INVALID_ARGUMENT, "tc_record_check: NULL argument") : TC_ERROR_INVALID_ARGUMENT;
+    if (_tc_record_disagrees(space, rec, why, sizeof why))
+        return _tc_fail(space->ctx, TC_ERROR_INVALID_ARGUMENT, "the record of %s: %s", rec->task ? rec->task : "?", why);
+    return TC_OK;
+}
+
+TECOMP_API int tc_records_best_in(const tc_config_space *space, const tc_record *recs, int count, const char *task, int nargs,
+                                  const int64_t *args, const char *target) {
+    char why[256];
+    int k, best = -1, passed = 0;
+    if (!space) return -1;
+    for (k = 0; k < count; k++) {
+        /* the best of this one record: whether it is a candidate at all */
+        if (tc_records_best(&recs[k], 1, task, nargs, args, target) != 0) continue;
+        if (best >= 0 && !(_tc_record_mean(&recs[k]) < _tc_record_mean(&recs[best]))) continue;
+        if (_tc_record_disagrees(space, &recs[k], why, sizeof why)) {
+            if (!passed++) _tc_log(space->ctx, TC_LOG_WARN, "a record of %s is passed over: %s", task ? task : "?", why);
+            continue;
+        }
+        best = k;
+    }
+    if (passed > 1) _tc_log(space->ctx, TC_LOG_WARN, "%d records of %s passed over in all: their knobs disagree with the space", passed, task ? task : "?");
     return best;
 }
 

@@ -139,6 +139,7 @@ TECOMP_API void tc_tuned_kernel_destroy(tc_context *ctx, tc_tuned_kernel *k); /*
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -189,7 +190,7 @@ static double _tc_task_flops(const tc_config_space *space) {
     tc_context *scratch = NULL;
     tc_instance inst;
     double flops = 0;
-    if (tc_create_context(NULL, &scratch) != TC_OK) return 0;
+    if (_tc_scratch_context(tc_space_context(space), &scratch) != TC_OK) return 0;
     if (tc_space_instantiate_in(space, scratch, 0, &inst) == TC_OK) flops = inst.flops;
     tc_destroy_context(scratch);
     return flops;
@@ -216,7 +217,12 @@ static tc_result _tc_tuning_resume(_tc_tuning *t, tc_tuner *tuner, const char *t
     for (k = 0; k < n; k++) {
         const tc_record *rec = &recs[k];
         double cost = _tc_mean_cost(rec->costs, rec->ncosts);
-        if (!_tc_record_matches(rec, &t->d, target) || rec->config >= tc_space_size(t->space)) continue;
+        char why[256];
+        if (!_tc_record_matches(rec, &t->d, target)) continue;
+        if (_tc_record_disagrees(t->space, rec, why, sizeof why)) { /* learnt from, it would teach the tuner another configuration */
+            _tc_log(t->ctx, TC_LOG_WARN, "%s: a record of %s is not resumed: %s", t->d.records, t->d.task_name, why);
+            continue;
+        }
         configs[used] = rec->config;
         gflops[used] = rec->error == TC_OK && cost > 0 && t->flops > 0 ? t->flops / cost * 1e-9 : 0;
         _tc_tuning_count(t, rec->config, rec->error, rec->error == TC_OK ? cost : 0, gflops[used]);
@@ -453,8 +459,8 @@ static tc_result _tc_history_best_lowered(tc_context *ctx, const tc_config_space
     int n = 0, best;
     tc_result r;
     if ((r = tc_records_load(ctx, records, &recs, &n)) != TC_OK) return r;
-    best = tc_records_best(recs, n, task_name, nargs, args, target);
-    if (best < 0 || recs[best].config >= tc_space_size(space))
+    best = tc_records_best_in(space, recs, n, task_name, nargs, args, target);
+    if (best < 0)
         return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "%s holds no successful trial of %s for this shape on %s", records, task_name, target);
     out->config = recs[best].config;
     out->cost_s = _tc_mean_cost(recs[best].costs, recs[best].ncosts);
@@ -603,23 +609,51 @@ static char *_tc_index_read(tc_context *ctx, const char *path, const char *stamp
     return text;
 }
 
-/* Up to n comma-separated integers of s; how many were read. */
+/* Up to n comma-separated integers of s; how many were read, or -1 when
+   one is out of the range of a long long (strtoll would clamp it silently). */
 static int _tc_parse_ints(const char *s, int64_t *out, int n) {
     int k = 0;
     char *end;
     while (k < n && *s) {
+        errno = 0;
         out[k++] = (int64_t)strtoll(s, &end, 10);
         if (end == s) return k - 1;
+        if (errno == ERANGE) return -1;
         s = *end == ',' ? end + 1 : end;
         if (*end != ',') break;
     }
     return k;
 }
 
+/* The whole of s as an integer in [lo, hi]; 0 when it is not one. */
+static int _tc_parse_int_in(const char *s, int64_t lo, int64_t hi, int64_t *out) {
+    char *end;
+    long long v;
+    errno = 0;
+    v = strtoll(s, &end, 10);
+    if (end == s || *end || errno == ERANGE || v < lo || v > hi) return 0;
+    *out = (int64_t)v;
+    return 1;
+}
+
+/* A kernel of the plan, "name gx gy gz bx by bz": the sizes read as 64-bit
+   numbers and range-checked (sscanf's %u on a larger number is undefined). */
+static int _tc_index_parse_kernel(const char *s, _tc_plan_kernel *pk, int *used) {
+    char name[128];
+    long long v[6];
+    int j;
+    if (sscanf(s, "%127s %lld %lld %lld %lld %lld %lld%n", name, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], used) != 7) return 0;
+    for (j = 0; j < 6; j++)
+        if (v[j] < 1 || v[j] > 0x7fffffffLL) return 0;
+    memcpy(pk->name, name, sizeof name);
+    for (j = 0; j < 3; j++) pk->grid[j] = (unsigned)v[j], pk->block[j] = (unsigned)v[3 + j];
+    return 1;
+}
+
 /* One index line (its tabs overwritten) into e; 0 when it does not parse. */
 static int _tc_index_parse(char *line, _tc_index_entry *e) {
     char *field[_TC_INDEX_FIELDS], *p = line, *kern;
-    int64_t nums[1 + 16], bufs[_TC_PLAN_BUFFERS];
+    int64_t nums[1 + 16], bufs[_TC_PLAN_BUFFERS], nparams;
     int n = 0, j;
     for (n = 0; n < _TC_INDEX_FIELDS; n++) {
         field[n] = p;
@@ -634,20 +668,22 @@ static int _tc_index_parse(char *line, _tc_index_entry *e) {
     if (n < 1 || nums[0] < 0 || nums[0] > 16 || n != 1 + nums[0]) return 0;
     e->nargs = (int)nums[0];
     for (j = 0; j < e->nargs; j++) e->args[j] = nums[1 + j];
-    e->config = strtoll(field[3], NULL, 10);
-    e->cost_s = strtod(field[4], NULL);
-    e->nparams = atoi(field[6]);
+    if (!_tc_parse_int_in(field[3], 0, INT64_MAX, &e->config)) return 0;
+    e->cost_s = strtod(field[4], &kern);
+    if (kern == field[4] || *kern || !isfinite(e->cost_s)) return 0;
+    if (!_tc_parse_int_in(field[6], 0, _TC_PLAN_BUFFERS, &nparams)) return 0;
+    e->nparams = (int)nparams;
     for (kern = field[7]; *kern && e->plan.nkernels < _TC_PLAN_KERNELS; e->plan.nkernels++) {
-        _tc_plan_kernel *pk = &e->plan.kernels[e->plan.nkernels];
         int used = 0;
-        if (sscanf(kern, "%127s %u %u %u %u %u %u%n", pk->name, &pk->grid[0], &pk->grid[1], &pk->grid[2], &pk->block[0], &pk->block[1],
-                   &pk->block[2], &used) != 7)
-            return 0;
+        if (!_tc_index_parse_kernel(kern, &e->plan.kernels[e->plan.nkernels], &used)) return 0;
         kern += used;
         if (*kern == ';') kern++;
     }
-    e->plan.nbufs = _tc_parse_ints(field[8], bufs, _TC_PLAN_BUFFERS);
-    for (j = 0; j < e->plan.nbufs; j++) e->plan.buf_bytes[j] = (uint64_t)bufs[j];
+    if ((e->plan.nbufs = _tc_parse_ints(field[8], bufs, _TC_PLAN_BUFFERS)) < 0) return 0;
+    for (j = 0; j < e->plan.nbufs; j++) {
+        if (bufs[j] < 0) return 0;
+        e->plan.buf_bytes[j] = (uint64_t)bufs[j];
+    }
     return e->plan.nkernels > 0 && e->nparams >= 0 && e->nparams <= e->plan.nbufs && e->config >= 0;
 }
 

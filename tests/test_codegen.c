@@ -517,12 +517,99 @@ TC_TEST(gpu_float16_convolution_matches_the_host_executor) {
     TC_CHECK_EQ_INT(gpu_differs_from_host(half_conv(), 3, args, bytes), 0);
 }
 
+/* out[i] = x[i] + y[i] + z[i] for three inputs with the names given, lowered
+   under kernel name `kname`: the function, or NULL with the result in *r. */
+static const tc_func *named_sum(const char *a, const char *b, const char *c, const char *out, const char *kname, tc_result *r) {
+    tc_tensor *X = tc_placeholderi(ctx, a, TC_FLOAT32, TC_DIMS(64));
+    tc_tensor *Y = tc_placeholderi(ctx, b, TC_FLOAT32, TC_DIMS(64));
+    tc_tensor *Z = tc_placeholderi(ctx, c, TC_FLOAT32, TC_DIMS(64));
+    const tc_expr *i = tc_axisi(ctx, "i", 64);
+    tc_tensor *O = tc_compute(ctx, out, 1, &i, tc_add(tc_add(tc_at(X, i), tc_at(Y, i)), tc_at(Z, i)));
+    tc_schedule *s = tc_create_schedule(ctx, 1, &O);
+    tc_stage *so = tc_stage_of(s, O);
+    tc_tensor *args[4];
+    const tc_func *f = NULL;
+    tc_bind(so, tc_axis_of(so, 0), TC_THREAD_X);
+    args[0] = X, args[1] = Y, args[2] = Z, args[3] = O;
+    *r = tc_lower(s, 4, args, kname, NULL, &f);
+    return f;
+}
+
+/* The source compiles through NVRTC (when NVRTC is here): 1, or 0 said on stderr. */
+static int compiles(const char *src, const char *name) {
+    tc_cubin bin;
+    tc_result r;
+    if (tc_nvrtc_init(ctx, NULL) != TC_OK) return 1;
+    r = tc_cuda_compile(ctx, src, name, 90, 0, NULL, &bin);
+    if (r != TC_OK) {
+        fprintf(stderr, "  %s:\n%s\n", tc_last_error(ctx), src);
+        return 0;
+    }
+    tc_cubin_free(ctx, &bin);
+    return 1;
+}
+
+TC_TEST(kernel_names_that_are_not_identifiers_are_refused) {
+    static const char *bad[] = {"k\n#include <stdio.h>\nextern \"C\" __global__ void evil() {}\n//", "two words", "3d", "int",
+                                "threadIdx", "__reserved", "a__b", "_Upper", "name.with.dots", "caf\xc3\xa9"};
+    tc_result r;
+    size_t k;
+    for (k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        TC_CHECK(named_sum("A", "B", "C", "O", bad[k], &r) == NULL);
+        TC_CHECK_EQ_INT(r, TC_ERROR_INVALID_ARGUMENT);
+        TC_CHECK_CONTAINS(tc_last_error(ctx), "tc_lower: the kernel name \"");
+        TC_CHECK(strchr(tc_last_error(ctx), '\n') == NULL); /* the message quotes it escaped */
+    }
+    TC_CHECK_CONTAINS(tc_last_error(ctx), "caf\\xc3\\xa9");
+    TC_CHECK(named_sum("A", "B", "C", "O", "ok_name2", &r) != NULL);
+    TC_CHECK_EQ_INT(r, TC_OK);
+}
+
+TC_TEST(three_tensors_named_A_get_three_parameters) {
+    tc_result r;
+    const tc_func *f = named_sum("A", "A", "A", "A", "same", &r);
+    const char *src = f ? tc_cuda_source(f) : NULL;
+    TC_CHECK(src != NULL);
+    if (!src) return;
+    TC_CHECK_CONTAINS(src, "same_kernel(float *__restrict__ A, float *__restrict__ A_1, float *__restrict__ A_2, float *__restrict__ A_3)");
+    TC_CHECK_CONTAINS(src, "A_3[tx] = A[tx] + A_1[tx] + A_2[tx];");
+    TC_CHECK(compiles(src, "same"));
+}
+
+TC_TEST(keyword_and_builtin_tensor_names_are_prefixed) {
+    tc_result r;
+    const tc_func *f = named_sum("int", "threadIdx", "tx", "tc_floordiv", "kw", &r);
+    const char *src = f ? tc_cuda_source(f) : NULL;
+    TC_CHECK(src != NULL);
+    if (!src) return;
+    TC_CHECK_CONTAINS(src, "kw_kernel(float *__restrict__ v_int, float *__restrict__ v_threadIdx, float *__restrict__ v_tx, "
+                           "float *__restrict__ v_tc_floordiv)");
+    TC_CHECK_CONTAINS(src, "v_tc_floordiv[tx] = v_int[tx] + v_threadIdx[tx] + v_tx[tx];");
+    TC_CHECK(compiles(src, "kw"));
+}
+
+TC_TEST(names_with_spaces_dots_and_newlines_become_identifiers) {
+    tc_result r;
+    const tc_func *f = named_sum("my input", "x.y", "1st\n#include <x>", "out__put", "odd", &r);
+    const char *src = f ? tc_cuda_source(f) : NULL;
+    TC_CHECK(src != NULL);
+    if (!src) return;
+    TC_CHECK(strstr(src, "#include") == NULL);
+    TC_CHECK_CONTAINS(src, "odd_kernel(float *__restrict__ my_input, float *__restrict__ x_y, float *__restrict__ _1st_include_x_, "
+                           "float *__restrict__ out_put)");
+    TC_CHECK(compiles(src, "odd"));
+}
+
 int main(void) {
     if (tc_create_context(NULL, &ctx) != TC_OK) return 1;
     TC_RUN(vecadd_cuda_reads_like_a_person_wrote_it);
     TC_RUN(floor_modulo_of_possibly_negative_values_uses_a_helper);
     TC_RUN(unrolled_constant_weights_leave_no_zero_terms);
     TC_RUN(every_kernel_compiles_through_nvrtc);
+    TC_RUN(kernel_names_that_are_not_identifiers_are_refused);
+    TC_RUN(three_tensors_named_A_get_three_parameters);
+    TC_RUN(keyword_and_builtin_tensor_names_are_prefixed);
+    TC_RUN(names_with_spaces_dots_and_newlines_become_identifiers);
     TC_RUN(gpu_matches_the_host_executor);
     TC_RUN(float16_computes_in_float_and_stores_half_bits);
     TC_RUN(float16_copies_move_bits);

@@ -181,12 +181,116 @@ TC_TEST(records_are_appended_reloaded_and_searched) {
     TC_CHECK_EQ_INT(tc_record_append(ctx, "/nonexistent-dir/records.jsonl", &rec, NULL), TC_ERROR_IO);
 }
 
+/* A records file of the given lines (each ended by a newline); its path. */
+static void write_lines(char *path, const char *const *lines, int n) {
+    FILE *f;
+    int fd = mkstemp(path), k;
+    if (fd >= 0) close(fd);
+    if (!(f = fopen(path, "w"))) return;
+    for (k = 0; k < n; k++) fprintf(f, "%s\n", lines[k]);
+    fclose(f);
+}
+
+#define GOOD_HEAD "{\"input\": [\"cuda\", \"t\", [1, 2], {}], \"config\": {\"index\": "
+#define GOOD_TAIL ", \"code_hash\": null, \"entity\": []}, \"result\": [[0.001], 0, 1.5, 1763780000.000], \"version\": 0.2}"
+
+TC_TEST(untrusted_records_are_skipped_with_a_reason) {
+    static const char *lines[] = {
+        GOOD_HEAD "3" GOOD_TAIL,
+        "{\"input\": [\"cuda\", \"t\", [1e300, 2], {}], \"config\": {\"index\": 3}, \"result\": [[0.001], 0, 1, 1]}",
+        GOOD_HEAD "1e19" GOOD_TAIL,
+        GOOD_HEAD "nan" GOOD_TAIL,
+        "{\"input\": [\"cuda\", \"t\", [1, 2], {}], \"config\": {\"index\": 3}, \"result\": [[0.001], 1e300, 1, 1]}",
+        "{\"input\": [\"cuda\", \"t\", [1, 2], {}], \"config\": {\"index\": 3}, \"result\": [[0.001], nan, 1, 1]}",
+        "{\"input\": [\"cuda\", \"t\", [1, 2], {}], \"config\": {\"index\": 3, \"entity\": [[\"s\", \"sp\", [-1, 1e30]]]}, \"result\": [[0.001], 0, 1, 1]}",
+        "{\"input\": [\"cuda\", \"t\", [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17], {}], \"config\": {\"index\": 3}, \"result\": [[0.001], 0, 1, 1]}",
+        "",
+        GOOD_HEAD "4" GOOD_TAIL,
+    };
+    char path[] = "/tmp/tecomp_untrusted_XXXXXX", big[600];
+    tc_records_load_info info;
+    tc_records_load_desc desc;
+    tc_record *recs;
+    int n = -1;
+    write_lines(path, lines, (int)(sizeof lines / sizeof lines[0]));
+    TC_CHECK_EQ_INT(tc_records_load_ex(ctx, path, NULL, &recs, &n, &info), TC_OK);
+    TC_CHECK_EQ_INT(n, 2);
+    TC_CHECK_EQ_INT(info.lines, 9);
+    TC_CHECK_EQ_INT(info.skipped, 7);
+    TC_CHECK_EQ_INT(info.first_skipped_line, 2);
+    TC_CHECK_CONTAINS(info.first_reason, "a task argument 1.0000000000000001e+300 is not an integer");
+    if (n == 2) TC_CHECK(recs[0].config == 3 && recs[1].config == 4);
+    /* a string longer than a record keeps is a skipped line, not a cut one */
+    memset(big, 'x', sizeof big - 1);
+    big[sizeof big - 1] = 0;
+    {
+        char line[800];
+        const char *one[1];
+        char path2[] = "/tmp/tecomp_untrusted_XXXXXX";
+        snprintf(line, sizeof line, "{\"input\": [\"cuda\", \"%s\", [1], {}], \"config\": {\"index\": 3}, \"result\": [[0.001], 0, 1, 1]}", big);
+        one[0] = line;
+        write_lines(path2, one, 1);
+        TC_CHECK_EQ_INT(tc_records_load_ex(ctx, path2, NULL, &recs, &n, &info), TC_OK);
+        TC_CHECK_EQ_INT(n, 0);
+        TC_CHECK_CONTAINS(info.first_reason, "a string longer than 511 bytes");
+        /* a line longer than the limit is skipped */
+        memset(&desc, 0, sizeof desc);
+        desc.max_line = 100;
+        TC_CHECK_EQ_INT(tc_records_load_ex(ctx, path2, &desc, &recs, &n, &info), TC_OK);
+        TC_CHECK_CONTAINS(info.first_reason, "longer than 100 bytes");
+        /* a file larger than the limit is refused */
+        desc.max_file = 10;
+        TC_CHECK_EQ_INT(tc_records_load_ex(ctx, path2, &desc, &recs, &n, &info), TC_ERROR_IO);
+        TC_CHECK_CONTAINS(tc_last_error(ctx), "more than the limit of 10");
+        TC_CHECK(recs == NULL && n == 0);
+        remove(path2);
+    }
+    /* what is not a regular file is refused, naming it */
+    TC_CHECK_EQ_INT(tc_records_load(ctx, "/tmp", &recs, &n), TC_ERROR_IO);
+    TC_CHECK_CONTAINS(tc_last_error(ctx), "/tmp is not a regular file");
+    TC_CHECK_EQ_INT(tc_records_load(ctx, "/dev/zero", &recs, &n), TC_ERROR_IO);
+    TC_CHECK_CONTAINS(tc_last_error(ctx), "/dev/zero is not a regular file");
+    remove(path);
+}
+
+TC_TEST(records_whose_knobs_disagree_with_their_index_are_passed_over) {
+    tc_conv2d_desc task = tutorial_layer(64, 64);
+    char path[] = "/tmp/tecomp_disagree_XXXXXX";
+    tc_config_space *space;
+    tc_record rec, *recs;
+    int fd, n = 0;
+    int64_t args[9] = {1, 64, 7, 7, 64, 3, 3, 1, 1};
+    fd = mkstemp(path);
+    if (fd >= 0) close(fd);
+    TC_CHECK_EQ_INT(tc_space_create(ctx, tc_conv2d_direct_template, &task, &space), TC_OK);
+    if (!space) return;
+    memset(&rec, 0, sizeof rec);
+    rec.target = "cuda", rec.task = "t", rec.nargs = 9, rec.ncosts = 1;
+    memcpy(rec.args, args, sizeof args);
+    rec.config = 5, rec.costs[0] = 2e-4;
+    TC_CHECK_EQ_INT(tc_record_append(ctx, path, &rec, space), TC_OK);
+    rec.config = 6, rec.costs[0] = 1e-4; /* faster, but its knobs will say configuration 5's values */
+    TC_CHECK_EQ_INT(tc_record_append(ctx, path, &rec, space), TC_OK);
+    TC_CHECK_EQ_INT(tc_records_load(ctx, path, &recs, &n), TC_OK);
+    TC_CHECK_EQ_INT(n, 2);
+    if (n != 2) return;
+    recs[1].knobs = recs[0].knobs; /* as a hand-edited file would have it */
+    TC_CHECK_EQ_INT(tc_record_check(space, &recs[0]), TC_OK);
+    TC_CHECK_EQ_INT(tc_record_check(space, &recs[1]), TC_ERROR_INVALID_ARGUMENT);
+    TC_CHECK_CONTAINS(tc_last_error(ctx), "configuration 6: the record's knob 0 ('tile_f')");
+    TC_CHECK_EQ_INT(tc_records_best(recs, n, "t", 9, args, NULL), 1);
+    TC_CHECK_EQ_INT(tc_records_best_in(space, recs, n, "t", 9, args, NULL), 0);
+    remove(path);
+}
+
 int main(void) {
     if (tc_create_context(NULL, &ctx) != TC_OK) return 1;
     TC_RUN(conv2d_space_matches_autotvm);
     TC_RUN(a_configuration_runs_and_matches);
     TC_RUN(template_misuse_is_an_error);
     TC_RUN(records_are_appended_reloaded_and_searched);
+    TC_RUN(untrusted_records_are_skipped_with_a_reason);
+    TC_RUN(records_whose_knobs_disagree_with_their_index_are_passed_over);
     tc_destroy_context(ctx);
     return tc_test_summary();
 }

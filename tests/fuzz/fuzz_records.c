@@ -28,25 +28,6 @@ static void fz_require(int ok, const char *what) {
     abort();
 }
 
-#ifdef FZ_SKIP_KNOWN
-/* Inputs that crash in code others are fixing, skipped so that fuzzing goes
-   on past them: a number in the records that is NaN or past int32 (what
-   strtod reads, wherever it starts). Only run.sh's builds skip them; the
-   replay test runs the reproducers. Remove when they pass.
-   known: crashes/fuzz_records/records-arg-1e300, records-index-1e19,
-          records-split-size-huge, records-error-1e300, records-error-nan
-          (the reader converts JSON numbers to int64_t and int with C casts) */
-static int fz_known_crash(const char *text) {
-    const char *p;
-    for (p = text; *p; p++) {
-        char *end;
-        double v = strtod(p, &end);
-        if (end != p && (v != v || v >= 2147483648.0 || v <= -2147483649.0)) return 1;
-    }
-    return 0;
-}
-#endif
-
 /* Each record as the reader promises it. */
 static void fz_check_records(const tc_record *recs, int n) {
     int k, j;
@@ -129,12 +110,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     text[size] = 0;
     len = strlen(text);
     index_text = len < size ? text + len + 1 : NULL;
-#ifdef FZ_SKIP_KNOWN
-    if (fz_known_crash(text)) {
-        free(text);
-        return 0;
-    }
-#endif
     fz_temp_path("records.jsonl", records, sizeof records);
     _tc_index_path(records, index, sizeof index);
     if (fz_write(records, index, text, len, index_text, index_text ? size - len - 1 : 0) && tc_create_context(NULL, &ctx) == TC_OK) {
