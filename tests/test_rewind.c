@@ -111,7 +111,12 @@ TC_TEST(creating_conv_kernels_leaves_the_context_as_it_was) {
     int round;
     memset(&kd, 0, sizeof kd);
     kd.conv.n = 1, kd.conv.c = 8, kd.conv.h = kd.conv.w = 9, kd.conv.k = 12, kd.conv.r = kd.conv.s = 3, kd.conv.pad_h = kd.conv.pad_w = 1;
-    kd.records = "test_rewind_no_records.jsonl"; /* absent: the first configuration that lowers */
+    /* without a GPU: no records, the first configuration that lowers; with
+       one: tuned once (4 trials), then loaded from the records' index */
+    kd.records = "test_rewind_conv.jsonl";
+    remove(kd.records);
+    remove("test_rewind_conv.jsonl.best");
+    kd.tune_trials = tc_cuda_available(ctx) ? 4 : 0;
     before = tc_context_memory(ctx);
     for (round = 0; round < 3; round++) {
         float x[8 * 81], w[12 * 8 * 9], y[12 * 81];
