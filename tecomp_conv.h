@@ -1769,6 +1769,7 @@ static tc_result _tc_conv_kernel_tune(tc_context *ctx, tc_conv2d_kernel *k, cons
     tc_tune_result res;
     tc_result r;
     memset(&td, 0, sizeof td);
+    memset(&res, 0, sizeof res);
     td.task_name = k->info.task;
     td.nargs = k->nargs;
     memcpy(td.args, k->args, sizeof td.args);
