@@ -829,6 +829,7 @@ static size_t _tc_expr_table_cap_for(size_t count) {
 static int _tc_expr_table_grow(tc_context *ctx) {
     size_t ncap = ctx->expr_cap ? ctx->expr_cap * 2 : 1024;
     if (_tc_expr_table_resize(ctx, ncap)) return 1;
+    ctx->oom_count++;
     _tc_fail(ctx, TC_ERROR_OUT_OF_MEMORY, "out of memory growing the expression table to %zu entries", ncap);
     return 0;
 }
