@@ -434,7 +434,7 @@ TECOMP_API tc_result tc_cfg_apply_split(tc_cfg *cfg, tc_stage *st, tc_iter *axis
 static tc_result _tc_space_run(tc_config_space *space, tc_context *ctx, int collecting, int64_t index, tc_instance *out) {
     tc_cfg cfg;
     tc_result r;
-    unsigned mark = _tc_oom_mark(ctx), space_mark = _tc_oom_mark(space->ctx);
+    unsigned mark = _tc_oom_mark(ctx); /* knobs are collected in ctx (the space's); builder threads only read the space */
     memset(&cfg, 0, sizeof cfg);
     memset(out, 0, sizeof *out);
     cfg.space = space;
@@ -445,8 +445,6 @@ static tc_result _tc_space_run(tc_config_space *space, tc_context *ctx, int coll
     /* a template builds with what the builders gave it: a schedule missing a
        split that could not be allocated is not this configuration */
     r = _tc_oom_check(ctx, mark, r, collecting ? "tc_space_create" : "tc_space_instantiate");
-    if (r == TC_OK && ctx != space->ctx && _tc_oom_since(space->ctx, space_mark))
-        r = _tc_fail(ctx, TC_ERROR_OUT_OF_MEMORY, "out of memory collecting the space's knobs");
     if (r != TC_OK) {
         memset(out, 0, sizeof *out);
         return r;
