@@ -1,8 +1,9 @@
 #!/bin/sh
-# tests/fuzz/run.sh SECONDS - build the fuzz targets with clang's libFuzzer
+# tests/fuzz/run.sh SECONDS [TARGET...] - build the fuzz targets with clang's libFuzzer
 # and sanitizers, run each for SECONDS on its seed corpus, and exit non-zero
 # on any finding (crash, leak, undefined behaviour, timeout, out of memory),
-# naming the file that reproduces it. See tests/fuzz/README.md.
+# naming the file that reproduces it. TARGETs (default: all) choose which
+# run; every target is built. See tests/fuzz/README.md.
 #
 # Builds go to build-fuzz/ at the repository root (FUZZ_BUILD to change
 # it); each target's working corpus grows there, a copy of the seeds plus
@@ -12,15 +13,26 @@ set -u
 secs=${1:-}
 case $secs in
 '' | *[!0-9]*)
-    echo "usage: $0 SECONDS" >&2
+    echo "usage: $0 SECONDS [TARGET...]" >&2
     exit 2
     ;;
 esac
+shift
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
 out=${FUZZ_BUILD:-$root/build-fuzz}
 cc=${FUZZ_CC:-clang}
 targets="fuzz_parse fuzz_records fuzz_suite fuzz_shape"
+run_targets=${*:-$targets} # the ones to run (all are built, so that two runs can share the build folder)
+for t in $run_targets; do
+    case " $targets " in
+    *" $t "*) ;;
+    *)
+        echo "run.sh: no fuzz target named $t (there are: $targets)" >&2
+        exit 2
+        ;;
+    esac
+done
 
 if ! command -v "$cc" >/dev/null 2>&1; then
     echo "run.sh: '$cc' not found: the fuzz targets need clang with libFuzzer (Debian: apt-get install clang)" >&2
@@ -81,7 +93,7 @@ summary() {
 }
 
 status=0
-for t in $targets; do
+for t in $run_targets; do
     corpus=$out/corpus/$t
     artifacts=$out/artifacts/$t/
     log=$out/$t.log
