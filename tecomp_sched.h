@@ -681,6 +681,16 @@ TECOMP_API tc_tensor *tc_cache_read(tc_schedule *s, tc_tensor *t, tc_scope scope
     return _tc_insert_stage(s, cache, first) ? c : NULL; /* before its first reader: producers stay first */
 }
 
+/* Whether st's loops are still its axes in their order, none of them bound
+   or annotated: what cache_write can move into the cache (a reorder or a
+   binding would leave its leaves naming loops the stage no longer has). */
+static int _tc_stage_untouched(const tc_stage *st) {
+    int k;
+    for (k = 0; k < st->nleaves; k++)
+        if (st->leaves[k] != st->iters[k] || st->leaves[k]->kind != TC_FOR_SERIAL) return 0;
+    return 1;
+}
+
 TECOMP_API tc_tensor *tc_cache_write(tc_schedule *s, tc_tensor *t, tc_scope scope) {
     tc_stage *st, *cache;
     tc_tensor *c;
@@ -693,7 +703,7 @@ TECOMP_API tc_tensor *tc_cache_write(tc_schedule *s, tc_tensor *t, tc_scope scop
                  tc_scope_name(scope));
         return NULL;
     }
-    if (st->nrels || st->attach != _TC_ATTACH_ROOT) {
+    if (st->nrels || st->attach != _TC_ATTACH_ROOT || !_tc_stage_untouched(st)) {
         _tc_fail(s->ctx, TC_ERROR_SCHEDULE, "cache_write of %s: call it before scheduling stage %s", t->name, t->name);
         return NULL;
     }

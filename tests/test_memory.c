@@ -373,6 +373,16 @@ TC_TEST(schedule_misuse_is_an_error) {
     TC_CHECK_CONTAINS(tc_last_error(ctx), "compute_at on stage C.local: axis 'i' belongs to stage C");
     TC_CHECK(tc_cache_write(m.s, m.C, TC_SCOPE_LOCAL) == NULL);
     TC_CHECK_CONTAINS(tc_last_error(ctx), "cache_write of C: call it before scheduling stage C");
+    { /* a reorder (or a binding) alone also schedules the stage: its leaves would name loops the cache took (found by fuzz_parse) */
+        tc_tensor *A = tc_placeholderi(ctx, "A", TC_FLOAT32, TC_DIMS(8, 8));
+        const tc_expr *i = tc_axisi(ctx, "i", 8), *k = tc_reduce_axisi(ctx, "k", 8);
+        tc_tensor *R = tc_compute(ctx, "R", 1, &i, tc_sum(tc_at(A, i, k), 1, &k));
+        tc_schedule *s = tc_create_schedule(ctx, 1, &R);
+        tc_stage *sr = tc_stage_of(s, R);
+        TC_CHECK_EQ_INT(tc_reorder_va(sr, 2, tc_stage_leaf(sr, 1), tc_stage_leaf(sr, 0)), TC_OK);
+        TC_CHECK(tc_cache_write(s, R, TC_SCOPE_LOCAL) == NULL);
+        TC_CHECK_CONTAINS(tc_last_error(ctx), "cache_write of R: call it before scheduling stage R");
+    }
     TC_CHECK(tc_cache_read(m.s, m.C, TC_SCOPE_SHARED, 1, &m.AA) == NULL);
     TC_CHECK_CONTAINS(tc_last_error(ctx), "cache_read: stage A.shared does not read C");
     TC_CHECK(tc_cache_read(m.s, m.A, TC_SCOPE_GLOBAL, 1, &m.CL) == NULL);
