@@ -29,7 +29,9 @@
        further call in the process, in every context; only a new process can
        use the GPU again, so run untrusted kernels in a child process.
        The emitter (>>emit) writes plain CUDA C from lowered IR, one
-       extern "C" __global__ function per kernel, with no #include. float16
+       extern "C" __global__ function per kernel, with no #include; shared
+       buffers past 48 KiB together are pointers into one extern __shared__
+       array, sized at launch. float16
        buffers hold the half bits as unsigned short; float16 values are
        computed as floats and rounded to half (PTX cvt.rn) where the host
        executor rounds them, so their arithmetic agrees bit for bit (math
@@ -233,7 +235,8 @@ typedef struct tc_cuda_func tc_cuda_func;
 TECOMP_API tc_result tc_cuda_build(tc_context *ctx, const tc_func *f, tc_cuda_func **out);
 TECOMP_API void tc_cuda_func_destroy(tc_context *ctx, tc_cuda_func *cf);
 TECOMP_API const char *tc_cuda_func_source(const tc_cuda_func *cf);
-/* Launch every kernel in order. args[k] is the device buffer of param k;
+/* Launch every kernel in order, each with its dynamic shared memory
+   (tc_kernel_ir.dynamic_shared_bytes). args[k] is the device buffer of param k;
    sizes[k] the value of symbolic size k (NULL when there are none). Global
    temporaries are allocated and freed inside. Does not synchronise. */
 TECOMP_API tc_result tc_cuda_run(tc_context *ctx, tc_cuda_func *cf, const tc_devptr *args, const int64_t *sizes);
