@@ -2254,7 +2254,8 @@ static tc_result _tc_pass_shared_memory(_tc_lower *L) {
         tc_kernel_ir *kern = &L->kernels[k];
         tc_buffer **bufs;
         int64_t *offsets, end = 0;
-        kern->shared_bytes = kern->dynamic_shared_bytes = 0;
+        kern->shared_bytes = 0;
+        kern->dynamic_shared_bytes = 0;
         kern->nshared = 0;
         kern->shared_buffers = NULL;
         kern->shared_offsets = NULL;
