@@ -29,7 +29,9 @@
        further call in the process, in every context; only a new process can
        use the GPU again, so run untrusted kernels in a child process.
        The emitter (>>emit) writes plain CUDA C from lowered IR, one
-       extern "C" __global__ function per kernel, with no #include. float16
+       extern "C" __global__ function per kernel, with no #include; shared
+       buffers past 48 KiB together are pointers into one extern __shared__
+       array, sized at launch. float16
        buffers hold the half bits as unsigned short; float16 values are
        computed as floats and rounded to half (PTX cvt.rn) where the host
        executor rounds them, so their arithmetic agrees bit for bit (math
@@ -233,7 +235,8 @@ typedef struct tc_cuda_func tc_cuda_func;
 TECOMP_API tc_result tc_cuda_build(tc_context *ctx, const tc_func *f, tc_cuda_func **out);
 TECOMP_API void tc_cuda_func_destroy(tc_context *ctx, tc_cuda_func *cf);
 TECOMP_API const char *tc_cuda_func_source(const tc_cuda_func *cf);
-/* Launch every kernel in order. args[k] is the device buffer of param k;
+/* Launch every kernel in order, each with its dynamic shared memory
+   (tc_kernel_ir.dynamic_shared_bytes). args[k] is the device buffer of param k;
    sizes[k] the value of symbolic size k (NULL when there are none). Global
    temporaries are allocated and freed inside. Does not synchronise. */
 TECOMP_API tc_result tc_cuda_run(tc_context *ctx, tc_cuda_func *cf, const tc_devptr *args, const int64_t *sizes);
@@ -1499,6 +1502,7 @@ typedef struct _tc_emitter {
     const tc_buffer *bare_fragment; /* a fragment stored to outside a tensor op: not expressible */
     int tensor_ops;                 /* the kernel has tensor ops: shared tiles need 32-byte alignment */
     int any_tensor_ops;             /* some kernel has: the source defines the fragment types */
+    const tc_kernel_ir *kern;       /* the kernel being emitted: where its dynamic shared buffers lie */
     tc_str *helpers;                /* device functions the source uses, defined before the kernels */
     const char *helper_names[32];
     int nhelpers;
@@ -1787,6 +1791,26 @@ static int _tc_has_tensor_op(const tc_stmt *s) {
     return 0;
 }
 
+/* The name of a kernel's dynamic shared allocation ("tc_" names are the
+   emitter's: no tensor's identifier takes one). */
+#define _TC_DYNAMIC_SHARED_NAME "tc_dyn_smem"
+
+/* A shared buffer of a dynamic kernel: a typed pointer at its offset in
+   the dynamic allocation, indexed as the static array would be. */
+static void _tc_emit_dynamic_shared_buffer(_tc_emitter *em, const tc_buffer *b) {
+    const char *type = _tc_cuda_storage_type(b->dtype);
+    int k;
+    for (k = 0; k < em->kern->nshared && em->kern->shared_buffers[k] != b; k++) {}
+    if (k == em->kern->nshared) { /* lowering placed every shared buffer */
+        em->failed = 1;
+        return;
+    }
+    _tc_emit_line_start(em);
+    tc_str_printf(em->out, "%s *", type);
+    _tc_print_buffer_name(em->out, b, _TC_STYLE_CUDA);
+    tc_str_printf(em->out, " = (%s *)(" _TC_DYNAMIC_SHARED_NAME " + %lld);\n", type, (long long)em->kern->shared_offsets[k]);
+}
+
 static void _tc_emit_stmt(_tc_emitter *em, const tc_stmt *s) {
     tc_str *o = em->out;
     int k;
@@ -1864,6 +1888,11 @@ static void _tc_emit_stmt(_tc_emitter *em, const tc_stmt *s) {
             _tc_emit_stmt(em, s->body);
             return;
         }
+        if (s->buffer->scope == TC_SCOPE_SHARED && em->kern->dynamic_shared_bytes) {
+            _tc_emit_dynamic_shared_buffer(em, s->buffer);
+            _tc_emit_stmt(em, s->body);
+            return;
+        }
         _tc_emit_line_start(em);
         /* aligned for vector loads and stores */
         tc_str_printf(o, "%s%s ", s->buffer->scope != TC_SCOPE_SHARED ? "" : em->tensor_ops ? "__shared__ __align__(32) " : "__shared__ __align__(16) ",
@@ -1930,6 +1959,7 @@ static void _tc_emit_signature(_tc_emitter *em, const tc_func *f, const tc_kerne
 static void _tc_emit_kernel(_tc_emitter *em, const tc_func *f, const tc_kernel_ir *kern) {
     int tag;
     memset(em->bound, 0, sizeof em->bound);
+    em->kern = kern;
     _tc_collect_bound(em, kern->body);
     em->tensor_ops = _tc_has_tensor_op(kern->body);
     em->any_tensor_ops |= em->tensor_ops;
@@ -1939,6 +1969,10 @@ static void _tc_emit_kernel(_tc_emitter *em, const tc_func *f, const tc_kernel_i
     for (tag = TC_BLOCK_X; tag <= TC_THREAD_Z; tag++)
         if (em->bound[tag])
             tc_str_printf(em->out, "    const int %s = %s;\n", _tc_thread_alias((tc_thread_tag)tag), tc_thread_tag_name((tc_thread_tag)tag));
+    /* past the static limit the shared buffers share one allocation, sized at launch */
+    if (kern->dynamic_shared_bytes)
+        tc_str_printf(em->out, "    extern __shared__ __align__(%d) unsigned char " _TC_DYNAMIC_SHARED_NAME "[]; // %lld bytes\n",
+                      _TC_DYNAMIC_SHARED_ALIGN, (long long)kern->dynamic_shared_bytes);
     _tc_emit_stmt(em, kern->body);
     tc_str_printf(em->out, "}\n");
 }
@@ -2025,6 +2059,7 @@ TECOMP_API void tc_gpu_limits_of(const tc_device_info *info, tc_gpu_limits *out)
     out->max_threads_per_block = info->max_threads_per_block;
     for (d = 0; d < 3; d++) out->max_block_dim[d] = info->max_block_dim[d], out->max_grid_dim[d] = info->max_grid_dim[d];
     out->max_shared_bytes = info->max_shared_per_block_default; /* static __shared__ arrays cannot opt in to more */
+    out->max_shared_bytes_optin = info->max_shared_per_block;   /* one dynamic allocation can */
 }
 
 struct tc_cuda_func {
@@ -2073,6 +2108,7 @@ typedef struct _tc_launch_args {
     tc_devptr bufs[64];
     int sizes32[16];
     unsigned grid[3], block[3];
+    unsigned shared;            /* dynamic shared memory bytes (the verifier kept them within the opt-in limit) */
 } _tc_launch_args;
 
 static tc_result _tc_prepare_launch(tc_context *ctx, tc_cuda_func *cf, int k, const tc_devptr *args, const tc_devptr *temps,
@@ -2096,6 +2132,7 @@ static tc_result _tc_prepare_launch(tc_context *ctx, tc_cuda_func *cf, int k, co
         if ((r = tc_func_eval(f, f->kernels[k].block[j], sizes, &v)) != TC_OK) return r;
         l->block[j] = (unsigned)v;
     }
+    l->shared = (unsigned)f->kernels[k].dynamic_shared_bytes;
     return TC_OK;
 }
 
@@ -2126,7 +2163,7 @@ TECOMP_API tc_result tc_cuda_run(tc_context *ctx, tc_cuda_func *cf, const tc_dev
     for (k = 0; r == TC_OK && k < f->nkernels; k++) {
         memset(&l, 0, sizeof l);
         if ((r = _tc_prepare_launch(ctx, cf, k, args, temps, sizes, &l)) == TC_OK)
-            r = tc_cuda_launch(ctx, cf->kernels[k], l.grid, l.block, 0, l.ptrs);
+            r = tc_cuda_launch(ctx, cf->kernels[k], l.grid, l.block, l.shared, l.ptrs);
     }
     if (f->ntemps) {
         tc_result s = tc_cuda_synchronize(ctx); /* temporaries must outlive the kernels */
@@ -2146,7 +2183,7 @@ TECOMP_API tc_result tc_cuda_time_func(tc_context *ctx, tc_cuda_func *cf, const 
                         cf->f->name, cf->f->nkernels, cf->f->ntemps);
     memset(&l, 0, sizeof l);
     if ((r = _tc_prepare_launch(ctx, cf, 0, args, NULL, sizes, &l)) != TC_OK) return r;
-    return tc_cuda_time(ctx, cf->kernels[0], l.grid, l.block, 0, l.ptrs, desc, out);
+    return tc_cuda_time(ctx, cf->kernels[0], l.grid, l.block, l.shared, l.ptrs, desc, out);
 }
 
 #endif /* TECOMP_IMPLEMENTATION */

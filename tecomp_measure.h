@@ -191,6 +191,7 @@ TECOMP_API int tc_measurer_build_threads(const tc_measurer *m);
 typedef struct _tc_plan_kernel {
     char name[128];
     unsigned grid[3], block[3];
+    unsigned shared;          /* dynamic shared memory bytes; 0: its shared buffers are static */
 } _tc_plan_kernel;
 
 typedef struct _tc_plan {
@@ -322,6 +323,7 @@ static tc_result _tc_plan_of(tc_context *ctx, const tc_func *f, _tc_plan *plan) 
             if ((r = tc_func_eval(f, f->kernels[k].block[d], NULL, &v)) != TC_OK) return r;
             plan->kernels[k].block[d] = (unsigned)v;
         }
+        plan->kernels[k].shared = (unsigned)f->kernels[k].dynamic_shared_bytes; /* the verifier kept it within the opt-in limit */
     }
     for (k = 0; k < plan->nbufs; k++) {
         const tc_buffer *b = k < f->nparams ? f->params[k] : f->temps[k - f->nparams];
@@ -352,7 +354,8 @@ static tc_result _tc_plan_launch(tc_context *ctx, void *user) {
     tc_result r = TC_OK;
     int k;
     for (k = 0; k < call->plan->nkernels && r == TC_OK; k++)
-        r = tc_cuda_launch(ctx, call->fns[k], call->plan->kernels[k].grid, call->plan->kernels[k].block, 0, call->ptrs);
+        r = tc_cuda_launch(ctx, call->fns[k], call->plan->kernels[k].grid, call->plan->kernels[k].block, call->plan->kernels[k].shared,
+                           call->ptrs);
     return r;
 }
 

@@ -113,6 +113,15 @@ typedef struct tc_kernel_ir {
     const tc_expr *grid[3];        /* blockIdx.x/y/z extents (1 when unbound) */
     const tc_expr *block[3];       /* threadIdx.x/y/z extents */
     int has_threads;               /* some loop is bound to a block or thread index */
+    /* Shared memory per block. Buffers that fit the static limit together
+       (tc_gpu_limits.max_shared_bytes, 48 KiB) are static __shared__ arrays;
+       past it they are all placed in one dynamic allocation, each at an offset
+       aligned to 128 bytes, whose size the launch gives (opting in past 48 KiB). */
+    int64_t shared_bytes;          /* the shared buffers' bytes together */
+    int64_t dynamic_shared_bytes;  /* the dynamic allocation's size; 0: static arrays */
+    int nshared;                   /* the shared buffers, outermost allocation first */
+    tc_buffer *const *shared_buffers;
+    const int64_t *shared_offsets; /* per shared buffer, its byte offset in the dynamic allocation; NULL when static */
 } tc_kernel_ir;
 
 typedef struct tc_func {
@@ -135,6 +144,8 @@ typedef struct tc_gpu_limits {
     int max_block_dim[3];          /* 1024, 1024, 64 */
     int max_grid_dim[3];           /* 2^31 - 1, 65535, 65535 */
     int max_shared_bytes;          /* static shared memory per block: 48 KiB */
+    int max_shared_bytes_optin;    /* dynamic shared memory per block, opted in: 227 KiB; zero when
+                                      max_shared_bytes is set: that (callers from before the opt-in) */
     int max_local_bytes;           /* local arrays per thread: 64 KiB (registers spill past far less) */
     int max_vthreads;              /* virtual threads per stage: 64 */
 } tc_gpu_limits;
@@ -2189,23 +2200,11 @@ static tc_result _tc_pass_launch_dims(_tc_lower *L) {
     return TC_OK;
 }
 
-// >>lower-verify
+// >>lower-shared
 
-/* Bytes of shared and of local (per thread) memory a kernel allocates. */
-static void _tc_kernel_memory(const tc_stmt *s, int64_t *shared, int64_t *local) {
-    int k;
-    int64_t n;
-    if (!s) return;
-    if (s->kind == TC_S_ALLOCATE && tc_expr_is_const(s->buffer->size, &n)) {
-        if (s->buffer->scope == TC_SCOPE_SHARED) *shared += n * tc_dtype_bytes(s->buffer->dtype);
-        if (s->buffer->scope == TC_SCOPE_LOCAL) *local += n * tc_dtype_bytes(s->buffer->dtype);
-    }
-    _tc_kernel_memory(s->body, shared, local);
-    _tc_kernel_memory(s->then_case, shared, local);
-    _tc_kernel_memory(s->else_case, shared, local);
-    for (k = 0; k < s->nstmts; k++) _tc_kernel_memory(s->stmts[k], shared, local);
-}
-
+/* Zero fields take an H100's values. A zero opt-in limit with a static one
+   given is that static limit: callers written before dynamic shared memory
+   keep the limit they set. The opt-in limit is never below the static one. */
 static tc_gpu_limits _tc_limits_or_h100(tc_gpu_limits lim) {
     int d;
     if (!lim.max_threads_per_block) lim.max_threads_per_block = 1024;
@@ -2213,10 +2212,110 @@ static tc_gpu_limits _tc_limits_or_h100(tc_gpu_limits lim) {
         if (!lim.max_block_dim[d]) lim.max_block_dim[d] = d < 2 ? 1024 : 64;
         if (!lim.max_grid_dim[d]) lim.max_grid_dim[d] = d == 0 ? 2147483647 : 65535;
     }
+    if (!lim.max_shared_bytes_optin) lim.max_shared_bytes_optin = lim.max_shared_bytes ? lim.max_shared_bytes : 227 * 1024;
     if (!lim.max_shared_bytes) lim.max_shared_bytes = 48 * 1024;
+    if (lim.max_shared_bytes_optin < lim.max_shared_bytes) lim.max_shared_bytes_optin = lim.max_shared_bytes;
     if (!lim.max_local_bytes) lim.max_local_bytes = 64 * 1024;
     if (!lim.max_vthreads) lim.max_vthreads = 64;
     return lim;
+}
+
+/* Shared buffers of one dynamic allocation start on 128-byte boundaries:
+   swizzled layouts and TMA copies need their tiles aligned so. */
+#define _TC_DYNAMIC_SHARED_ALIGN 128
+
+/* Bytes of a shared buffer (constant: bound inference refuses others);
+   clamped at 2^50, far past any limit, so that sums cannot overflow. */
+static int64_t _tc_shared_buffer_bytes(const tc_buffer *b) {
+    int64_t n = 0;
+    if (!tc_expr_is_const(b->size, &n) || n < 0) return 0;
+    if (n > ((int64_t)1 << 50) / tc_dtype_bytes(b->dtype)) return (int64_t)1 << 50;
+    return n * tc_dtype_bytes(b->dtype);
+}
+
+/* The shared buffers s allocates, each once, outermost first, into list
+   after its first n; the new count. With list NULL it only counts (a buffer
+   allocated twice counts twice: an upper bound). */
+static int _tc_collect_shared(const tc_stmt *s, tc_buffer **list, int n) {
+    int k;
+    if (!s) return n;
+    if (s->kind == TC_S_ALLOCATE && s->buffer->scope == TC_SCOPE_SHARED) {
+        for (k = 0; list && k < n && list[k] != s->buffer; k++) {}
+        if (!list || k == n) {
+            if (list) list[n] = s->buffer;
+            n++;
+        }
+    }
+    n = _tc_collect_shared(s->body, list, n);
+    n = _tc_collect_shared(s->then_case, list, n);
+    n = _tc_collect_shared(s->else_case, list, n);
+    for (k = 0; k < s->nstmts; k++) n = _tc_collect_shared(s->stmts[k], list, n);
+    return n;
+}
+
+/* Each kernel's shared buffers and their bytes together; past the static
+   limit, one dynamic allocation with every buffer at a 128-byte aligned
+   offset (the verifier checks its size against the opt-in limit). Kernels
+   within the static limit keep static arrays, so their source is unchanged. */
+static tc_result _tc_pass_shared_memory(_tc_lower *L) {
+    tc_gpu_limits lim = _tc_limits_or_h100(L->desc.limits);
+    int k, j, n;
+    for (k = 0; k < L->nkernels; k++) {
+        tc_kernel_ir *kern = &L->kernels[k];
+        tc_buffer **bufs;
+        int64_t *offsets, end = 0;
+        kern->shared_bytes = 0;
+        kern->dynamic_shared_bytes = 0;
+        kern->nshared = 0;
+        kern->shared_buffers = NULL;
+        kern->shared_offsets = NULL;
+        if (!(n = _tc_collect_shared(kern->body, NULL, 0))) continue;
+        if (!(bufs = (tc_buffer **)_tc_alloc(L->ctx, sizeof *bufs * (size_t)n))) return TC_ERROR_OUT_OF_MEMORY;
+        n = _tc_collect_shared(kern->body, bufs, 0);
+        for (j = 0; j < n; j++) kern->shared_bytes += _tc_shared_buffer_bytes(bufs[j]);
+        kern->nshared = n;
+        kern->shared_buffers = bufs;
+        if (kern->shared_bytes <= lim.max_shared_bytes) continue;
+        if (!(offsets = (int64_t *)_tc_alloc(L->ctx, sizeof *offsets * (size_t)n))) return TC_ERROR_OUT_OF_MEMORY;
+        for (j = 0; j < n; j++) {
+            offsets[j] = (end + _TC_DYNAMIC_SHARED_ALIGN - 1) / _TC_DYNAMIC_SHARED_ALIGN * _TC_DYNAMIC_SHARED_ALIGN;
+            end = offsets[j] + _tc_shared_buffer_bytes(bufs[j]);
+        }
+        kern->shared_offsets = offsets;
+        kern->dynamic_shared_bytes = end;
+    }
+    return TC_OK;
+}
+
+// >>lower-verify
+
+/* Bytes of local memory (per thread) a kernel allocates. */
+static void _tc_kernel_local_bytes(const tc_stmt *s, int64_t *local) {
+    int k;
+    int64_t n;
+    if (!s) return;
+    if (s->kind == TC_S_ALLOCATE && s->buffer->scope == TC_SCOPE_LOCAL && tc_expr_is_const(s->buffer->size, &n))
+        *local += n * tc_dtype_bytes(s->buffer->dtype);
+    _tc_kernel_local_bytes(s->body, local);
+    _tc_kernel_local_bytes(s->then_case, local);
+    _tc_kernel_local_bytes(s->else_case, local);
+    for (k = 0; k < s->nstmts; k++) _tc_kernel_local_bytes(s->stmts[k], local);
+}
+
+/* A kernel's shared memory: static arrays are within the static limit by
+   the rule above, so only a dynamic allocation can be too large; the
+   message names the buffer to shrink first, the largest. */
+static tc_result _tc_verify_shared(_tc_lower *L, const tc_kernel_ir *kern, const tc_gpu_limits *lim) {
+    int j, big = 0;
+    if (kern->dynamic_shared_bytes <= lim->max_shared_bytes_optin) return TC_OK;
+    for (j = 1; j < kern->nshared; j++)
+        if (_tc_shared_buffer_bytes(kern->shared_buffers[j]) > _tc_shared_buffer_bytes(kern->shared_buffers[big])) big = j;
+    return _tc_fail(L->ctx, TC_ERROR_GPU_LIMIT,
+                    "stage %s: %lld bytes of shared memory per block exceed the limit %d (kernel %s, one dynamic allocation, "
+                    "buffers aligned to %d bytes); the largest buffer is %s, %lld bytes",
+                    kern->tensor->name, (long long)kern->dynamic_shared_bytes, lim->max_shared_bytes_optin, kern->name,
+                    _TC_DYNAMIC_SHARED_ALIGN, kern->shared_buffers[big]->name,
+                    (long long)_tc_shared_buffer_bytes(kern->shared_buffers[big]));
 }
 
 static tc_result _tc_pass_verify_gpu(_tc_lower *L) {
@@ -2225,7 +2324,8 @@ static tc_result _tc_pass_verify_gpu(_tc_lower *L) {
     int k, d, j;
     for (k = 0; k < L->nkernels; k++) {
         const tc_kernel_ir *kern = &L->kernels[k];
-        int64_t total = 1, n, shared = 0, local = 0;
+        int64_t total = 1, n, local = 0;
+        tc_result r;
         for (d = 0; d < 3; d++) {
             if (tc_expr_is_const(kern->block[d], &n)) {
                 if (n > lim.max_block_dim[d])
@@ -2240,10 +2340,8 @@ static tc_result _tc_pass_verify_gpu(_tc_lower *L) {
         if (total > lim.max_threads_per_block)
             return _tc_fail(L->ctx, TC_ERROR_GPU_LIMIT, "stage %s: %lld threads per block exceed the limit %d", kern->tensor->name,
                             (long long)total, lim.max_threads_per_block);
-        _tc_kernel_memory(kern->body, &shared, &local);
-        if (shared > lim.max_shared_bytes)
-            return _tc_fail(L->ctx, TC_ERROR_GPU_LIMIT, "stage %s: %lld bytes of shared memory per block exceed the limit %d",
-                            kern->tensor->name, (long long)shared, lim.max_shared_bytes);
+        if ((r = _tc_verify_shared(L, kern, &lim)) != TC_OK) return r;
+        _tc_kernel_local_bytes(kern->body, &local);
         if (local > lim.max_local_bytes)
             return _tc_fail(L->ctx, TC_ERROR_GPU_LIMIT, "stage %s: %lld bytes of local memory per thread exceed the limit %d",
                             kern->tensor->name, (long long)local, lim.max_local_bytes);
@@ -2273,6 +2371,16 @@ static const tc_stmt *_tc_kernels_stmt(const _tc_lower *L) {
     return tc_stmt_seq(L->ctx, L->nkernels, list);
 }
 
+/* The dynamic shared allocation of a kernel, as a comment line atop its
+   body: its size and where each shared buffer starts in it. */
+static void _tc_print_dynamic_shared(tc_str *s, const tc_kernel_ir *kern) {
+    int k;
+    tc_str_printf(s, "  // dynamic shared memory, %lld bytes:", (long long)kern->dynamic_shared_bytes);
+    for (k = 0; k < kern->nshared; k++)
+        tc_str_printf(s, "%s %s at %lld", k ? "," : "", kern->shared_buffers[k]->name, (long long)kern->shared_offsets[k]);
+    tc_str_printf(s, "\n");
+}
+
 static void _tc_print_func(tc_str *s, const tc_func *f) {
     int k, j;
     tc_str_printf(s, "// %s(", f->name);
@@ -2288,6 +2396,7 @@ static void _tc_print_func(tc_str *s, const tc_func *f) {
     tc_str_printf(s, ")\n");
     for (k = 0; k < f->nkernels; k++) {
         tc_str_printf(s, "produce %s {\n", f->kernels[k].tensor->name);
+        if (f->kernels[k].dynamic_shared_bytes) _tc_print_dynamic_shared(s, &f->kernels[k]);
         _tc_print_stmt(s, f->kernels[k].body, 1);
         tc_str_printf(s, "}\n");
     }
@@ -2340,6 +2449,7 @@ static const _tc_pass _tc_passes[] = {
     {"unroll", _tc_pass_unroll},               /* unroll marks and pragmas: replicate or leave to the CUDA compiler */
     {"simplify", _tc_pass_simplify_final},     /* again: unrolling substituted constants; unit loops go */
     {"launch_dims", _tc_pass_launch_dims},     /* thread-bound loops give each kernel's grid and block */
+    {"shared_memory", _tc_pass_shared_memory}, /* shared buffers: static arrays, or past the static limit one dynamic allocation */
     {"verify_gpu", _tc_pass_verify_gpu},       /* threads, shared and local memory, virtual threads within limits */
 };
 

@@ -532,7 +532,7 @@ TECOMP_API tc_result tc_tuned_kernel_launch(tc_context *ctx, const tc_tuned_kern
     if (!k || (k->nparams && !args)) return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_tuned_kernel_launch: NULL argument");
     for (j = 0; j < k->plan.nbufs; j++) ptrs[j] = j < k->nparams ? (void *)&args[j] : (void *)&k->temps[j - k->nparams];
     for (j = 0; j < k->plan.nkernels && r == TC_OK; j++)
-        r = tc_cuda_launch(ctx, k->fns[j], k->plan.kernels[j].grid, k->plan.kernels[j].block, 0, ptrs);
+        r = tc_cuda_launch(ctx, k->fns[j], k->plan.kernels[j].grid, k->plan.kernels[j].block, k->plan.kernels[j].shared, ptrs);
     return r;
 }
 
@@ -566,7 +566,9 @@ TECOMP_API void tc_tuned_kernel_info_get(const tc_tuned_kernel *k, tc_tuned_kern
 /* The best-kernel index beside a records file: a stamp of the records it
    describes, then one line per kernel loaded, its fields separated by tabs:
        task  nargs,a0,a1,...  target  config  cost  cubin-path  nparams
-       name gx gy gz bx by bz;name ...  bytes,bytes,...
+       name gx gy gz bx by bz[ shared];name ...  bytes,bytes,...
+   where shared, the kernel's dynamic shared memory bytes, is written only
+   when not 0, so that indexes written before it read the same (as 0).
    A stale stamp means the records changed: the index is started afresh. */
 #define _TC_INDEX_MAGIC "tecomp-best-index 1"
 #define _TC_INDEX_FIELDS 9
@@ -636,17 +638,23 @@ static int _tc_parse_int_in(const char *s, int64_t lo, int64_t hi, int64_t *out)
     return 1;
 }
 
-/* A kernel of the plan, "name gx gy gz bx by bz": the sizes read as 64-bit
-   numbers and range-checked (sscanf's %u on a larger number is undefined). */
+/* A kernel of the plan, "name gx gy gz bx by bz[ shared]": the sizes read
+   as 64-bit numbers and range-checked (sscanf's %u on a larger number is
+   undefined); the launch checks shared against the device's limit. */
 static int _tc_index_parse_kernel(const char *s, _tc_plan_kernel *pk, int *used) {
     char name[128];
-    long long v[6];
-    int j;
+    long long v[6], shared = 0;
+    int j, more = 0;
     if (sscanf(s, "%127s %lld %lld %lld %lld %lld %lld%n", name, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], used) != 7) return 0;
     for (j = 0; j < 6; j++)
         if (v[j] < 1 || v[j] > 0x7fffffffLL) return 0;
+    if (s[*used] == ' ') { /* the dynamic shared bytes, in indexes that have them */
+        if (sscanf(s + *used, " %lld%n", &shared, &more) != 1 || shared < 0 || shared > 0x7fffffffLL) return 0;
+        *used += more;
+    }
     memcpy(pk->name, name, sizeof name);
     for (j = 0; j < 3; j++) pk->grid[j] = (unsigned)v[j], pk->block[j] = (unsigned)v[3 + j];
+    pk->shared = (unsigned)shared;
     return 1;
 }
 
@@ -738,6 +746,7 @@ static void _tc_index_format(tc_str *s, const _tc_index_entry *e) {
         const _tc_plan_kernel *k = &e->plan.kernels[j];
         tc_str_printf(s, "%s%s %u %u %u %u %u %u", j ? ";" : "", k->name, k->grid[0], k->grid[1], k->grid[2], k->block[0], k->block[1],
                       k->block[2]);
+        if (k->shared) tc_str_printf(s, " %u", k->shared);
     }
     tc_str_printf(s, "\t");
     for (j = 0; j < e->plan.nbufs; j++) tc_str_printf(s, "%s%llu", j ? "," : "", (unsigned long long)e->plan.buf_bytes[j]);

@@ -140,24 +140,37 @@ static double mm_err(const mm_data *d) {
     return sqrt(num / den);
 }
 
-static const tc_func *lower(mm *m) {
+/* desc NULL: an H100's limits. */
+static const tc_func *lower_with(mm *m, const tc_lower_desc *desc) {
     tc_tensor *args[3];
     const tc_func *f = NULL;
     tc_result r;
     args[0] = m->A, args[1] = m->B, args[2] = m->C;
-    r = tc_lower(m->s, 3, args, "mm", NULL, &f);
+    r = tc_lower(m->s, 3, args, "mm", desc, &f);
     if (r == TC_OK && getenv("TEST_PRINT_IR")) printf("%s\n", tc_func_to_string(f));
     if (r != TC_OK) fprintf(stderr, "  lowering: %s\n", tc_last_error(ctx));
     return r == TC_OK ? f : NULL;
 }
 
-static void check_tensorized(tc_dtype dtype) {
+static const tc_func *lower(mm *m) { return lower_with(m, NULL); }
+
+/* dynamic: a static limit of 1 KiB puts the shared tiles (2 KiB) in one
+   dynamic allocation, as tiles past 48 KiB would be: the tensor ops take
+   pointers into it. */
+static void check_tensorized_in(tc_dtype dtype, int dynamic) {
     static mm_data d;
     mm m = build(dtype, 16);
     const tc_func *f;
     const char *ir, *cuda;
+    tc_lower_desc desc;
+    memset(&desc, 0, sizeof desc);
+    if (dynamic) {
+        desc.limits.max_shared_bytes = 1024;
+        desc.limits.max_shared_bytes_optin = 227 * 1024;
+    }
     TC_CHECK_EQ_INT(tensorize_all(&m, dtype), TC_OK);
-    if (!(f = lower(&m))) { TC_CHECK(0); return; }
+    if (!(f = lower_with(&m, &desc))) { TC_CHECK(0); return; }
+    TC_CHECK_EQ_INT(f->kernels[0].dynamic_shared_bytes, dynamic ? 2 * 16 * m.k_step * 2 * tc_dtype_bytes(dtype) : 0);
     ir = tc_func_to_string(f);
     TC_CHECK_CONTAINS(ir, "wmma.fill_fragment(C.wmma.accumulator[0])");
     TC_CHECK_CONTAINS(ir, "wmma.mma_sync(C.wmma.accumulator[0], A.shared.wmma.matrix_a[0], B.shared.wmma.matrix_b[0])");
@@ -170,7 +183,14 @@ static void check_tensorized(tc_dtype dtype) {
     TC_CHECK(cuda != NULL);
     if (!cuda) { fprintf(stderr, "  %s\n", tc_last_error(ctx)); return; }
     TC_CHECK_CONTAINS(cuda, dtype == TC_FLOAT16 ? "wmma.mma.sync.aligned.row.row.m16n16k16.f32.f32" : "wmma.mma.sync.aligned.row.row.m16n16k8.f32.tf32.tf32.f32");
-    TC_CHECK_CONTAINS(cuda, "__shared__ __align__(32)");
+    if (dynamic) {
+        TC_CHECK_CONTAINS(cuda, "extern __shared__ __align__(128) unsigned char tc_dyn_smem[];");
+        TC_CHECK_CONTAINS(cuda, dtype == TC_FLOAT16 ? "unsigned short *B_shared = (unsigned short *)(tc_dyn_smem + 1024);"
+                                                    : "float *B_shared = (float *)(tc_dyn_smem + 1024);");
+        TC_CHECK_CONTAINS(cuda, "(A_shared_wmma_matrix_a[0], &A_shared[");
+    } else {
+        TC_CHECK_CONTAINS(cuda, "__shared__ __align__(32)");
+    }
     if (getenv("TEST_PRINT_IR")) printf("%s\n", cuda);
     if (tc_nvrtc_init(ctx, NULL) == TC_OK) {
         tc_cubin bin;
@@ -204,8 +224,14 @@ static void check_tensorized(tc_dtype dtype) {
     }
 }
 
+static void check_tensorized(tc_dtype dtype) { check_tensorized_in(dtype, 0); }
+
 TC_TEST(tf32_matmul_tensorized_matches_reference) { check_tensorized(TC_FLOAT32); }
 TC_TEST(float16_matmul_tensorized_matches_reference) { check_tensorized(TC_FLOAT16); }
+TC_TEST(tensorized_matmul_in_dynamic_shared_memory_matches_reference) {
+    check_tensorized_in(TC_FLOAT32, 1);
+    check_tensorized_in(TC_FLOAT16, 1);
+}
 
 /* Each way a loop nest can differ from the intrinsic is an error that says so. */
 TC_TEST(mismatches_are_errors_not_wrong_code) {
@@ -338,6 +364,7 @@ int main(void) {
     if (tc_create_context(NULL, &ctx) != TC_OK) return 1;
     TC_RUN(tf32_matmul_tensorized_matches_reference);
     TC_RUN(float16_matmul_tensorized_matches_reference);
+    TC_RUN(tensorized_matmul_in_dynamic_shared_memory_matches_reference);
     TC_RUN(mismatches_are_errors_not_wrong_code);
     TC_RUN(fragments_need_tensorize_and_whole_warps);
     TC_RUN(tensorcore_template_matches_reference);
