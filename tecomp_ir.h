@@ -757,12 +757,16 @@ static double _tc_round_bfloat16(double x) {
     if (q / scale >= ldexp(1.0, 128)) return x > 0 ? HUGE_VAL : -HUGE_VAL;
     return (x < 0 ? -q : q) / scale;
 }
-/* The value a dtype can hold that is nearest to v. */
+/* The value a dtype can hold that is nearest to v; for bfloat16, nearest
+   to the float nearest to v, as the GPU rounds (its values are floats,
+   converted by cvt.rn.bf16.f32): the same for the results of arithmetic on
+   bfloat16 values, not for every integer or double. */
 static double _tc_round_to(tc_dtype t, double v) {
     switch (t) {
     case TC_FLOAT32: return (double)(float)v;
     case TC_FLOAT16: return _tc_round_half(v);
-    case TC_BFLOAT16: return _tc_round_bfloat16(v);
+    case TC_BFLOAT16: /* the GPU rounds a float: 2^24 + 2^16 + 1 is 2^24 there, not 2^24 + 2^17; past float's range, infinity either way */
+        return _tc_round_bfloat16(fabs(v) > 3.4028234663852886e38 ? v : (double)(float)v);
     default: return v;
     }
 }

@@ -2768,11 +2768,11 @@ TECOMP_API uint16_t tc_bfloat16_from_float(float x) {
     u += 0x7fffu + (u >> 16 & 1u);
     return (uint16_t)(u >> 16);
 }
-/* The bfloat16 bits of a value the host executor stores: rounded once from
-   the double (exact in float then, so the float conversion moves bits). */
+/* The bfloat16 bits of a value the host executor stores: rounded as the
+   GPU rounds it, a float to bfloat16 (_tc_round_to). */
 static uint16_t _tc_double_to_bfloat16(double x) {
     if (x != x) return 0x7fc0; /* one NaN, whatever sign and payload the double's has */
-    return tc_bfloat16_from_float((float)_tc_round_bfloat16(x));
+    return tc_bfloat16_from_float((float)x);
 }
 
 static double _tc_vm_read(const void *base, tc_dtype t, int64_t i, int64_t *iv) {

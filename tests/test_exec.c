@@ -282,6 +282,34 @@ TC_TEST(bfloat16_rounds_like_the_gpu) {
     TC_CHECK(e[2] == 0x7f80 || e[2] == 0xff80);
 }
 
+/* An integer cast to bfloat16 rounds as the GPU's (float)i and then
+   cvt.rn.bf16.f32 do: 2^24 + 2^16 + 1 becomes the float 2^24 + 2^16, a tie
+   for bfloat16, so 2^24 (rounding once would give 2^24 + 2^17). */
+TC_TEST(bfloat16_casts_from_integers_round_through_float) {
+    tc_tensor *C = tc_placeholderi(ctx, "C", TC_INT32, TC_DIMS(4));
+    const tc_expr *i = tc_axisi(ctx, "i", 4);
+    tc_tensor *H = tc_compute(ctx, "H", 1, &i, tc_cast(TC_BFLOAT16, tc_at(C, i)));
+    tc_schedule *s = tc_create_schedule(ctx, 1, &H);
+    tc_tensor *args[2];
+    const tc_func *f;
+    int32_t c[4] = {16842753, -16842753, 2147483647, 3};
+    uint16_t h[4];
+    void *mem[2];
+    tc_lower_desc d;
+    int k;
+    args[0] = C, args[1] = H;
+    memset(&d, 0, sizeof d);
+    d.allow_unbound = 1;
+    TC_CHECK_EQ_INT(tc_lower(s, 2, args, "icast", &d, &f), TC_OK);
+    mem[0] = c, mem[1] = h;
+    TC_CHECK_EQ_INT(tc_host_run(ctx, f, mem, NULL), TC_OK);
+    TC_CHECK_EQ_INT(h[0], 0x4b80);
+    TC_CHECK_EQ_INT(h[1], 0xcb80);
+    TC_CHECK_EQ_INT(h[2], 0x4f00); /* 2^31 */
+    TC_CHECK_EQ_INT(h[3], 0x4040);
+    for (k = 0; k < 4; k++) TC_CHECK_EQ_INT(h[k], tc_bfloat16_from_float((float)c[k]));
+}
+
 TC_TEST(out_of_bounds_is_an_error_not_a_crash) {
     tc_tensor *A = tc_placeholderi(ctx, "A", TC_FLOAT32, TC_DIMS(8));
     const tc_expr *i = tc_axisi(ctx, "i", 8);
@@ -337,6 +365,7 @@ int main(void) {
     TC_RUN(float16_rounds_like_the_gpu);
     TC_RUN(bfloat16_conversions_round_to_nearest_even);
     TC_RUN(bfloat16_rounds_like_the_gpu);
+    TC_RUN(bfloat16_casts_from_integers_round_through_float);
     TC_RUN(out_of_bounds_is_an_error_not_a_crash);
     TC_RUN(integer_division_by_zero_is_an_error);
     tc_destroy_context(ctx);
