@@ -45,7 +45,8 @@
 
    WHAT THIS MODULE DOES NOT DO (yet): templates for NHWC (the reference
    covers it), HWCN templates other than the implicit GEMM and Winograd,
-   float16 kernels other than conv2d_tensorcore's NHWCnc, channel multipliers other than 1 in the depthwise
+   float16 kernels other than conv2d_tensorcore's NHWCnc, bfloat16 kernels
+   (the reference computes them), channel multipliers other than 1 in the depthwise
    template (the direct one takes any groups), Winograd for kernels other
    than 3x3, strides, dilation or groups, or with the filter transform
    precomputed once (it runs in every call, as cuDNN's does).
@@ -74,7 +75,8 @@ typedef enum tc_layout { TC_LAYOUT_NCHW = 0, TC_LAYOUT_NHWC, TC_LAYOUT_HWCN, TC_
 /* Zero means the default where the comment says so. */
 typedef struct tc_conv2d_desc {
     tc_layout layout;                 /* 0: NCHW */
-    tc_dtype dtype;                   /* 0: float32 (0 is TC_BOOL, no convolution's type); float16 is described, not built yet */
+    tc_dtype dtype;                   /* 0: float32 (0 is TC_BOOL, no convolution's type); float16 and bfloat16 are described (the reference,
+                                         conv2d_tensorcore for NHWCnc float16), not built by the other templates yet */
     int n, c, h, w;                   /* input: batch, channels, height, width */
     int k, r, s;                      /* output channels, kernel height, width */
     int stride_h, stride_w;           /* 0: 1 */
@@ -101,7 +103,8 @@ TECOMP_API double tc_conv2d_flops(const tc_conv2d_desc *d);
 TECOMP_API int tc_conv2d_task_args(const tc_conv2d_desc *d, int64_t args[16]);
 /* The convolution computed on the host, accumulating in double: input,
    weight and output laid out as tc_layout says. The numbers are floats
-   whatever d->dtype says (convert half data first). */
+   whatever d->dtype says (convert float16 or bfloat16 data first:
+   tc_half_to_float, tc_bfloat16_to_float). */
 TECOMP_API tc_result tc_conv2d_reference(tc_context *ctx, const tc_conv2d_desc *d, const float *input, const float *weight, float *output);
 
 /* Templates; task is a const tc_conv2d_desc * (NCHW, float32; HWCN too
@@ -276,8 +279,8 @@ TECOMP_API tc_result tc_conv2d_resolve(tc_context *ctx, const tc_conv2d_desc *in
     d = _tc_conv_defaults(in);
     if (d.layout < 0 || d.layout >= TC_LAYOUT_COUNT)
         return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_conv2d_resolve: layout %d is not a tc_layout", (int)d.layout);
-    if (d.dtype != TC_FLOAT32 && d.dtype != TC_FLOAT16)
-        return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_conv2d_resolve: dtype %s is not a convolution's (float32 or float16)",
+    if (d.dtype != TC_FLOAT32 && d.dtype != TC_FLOAT16 && d.dtype != TC_BFLOAT16)
+        return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_conv2d_resolve: dtype %s is not a convolution's (float32, float16 or bfloat16)",
                         tc_dtype_name(d.dtype));
     sizes[0] = d.n, sizes[1] = d.c, sizes[2] = d.h, sizes[3] = d.w, sizes[4] = d.k, sizes[5] = d.r, sizes[6] = d.s;
     for (j = 0; j < 7; j++)

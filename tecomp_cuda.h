@@ -31,11 +31,13 @@
        The emitter (>>emit) writes plain CUDA C from lowered IR, one
        extern "C" __global__ function per kernel, with no #include; shared
        buffers past 48 KiB together are pointers into one extern __shared__
-       array, sized at launch. float16
-       buffers hold the half bits as unsigned short; float16 values are
-       computed as floats and rounded to half (PTX cvt.rn) where the host
+       array, sized at launch. float16 and bfloat16 buffers hold the 16 bits
+       as unsigned short; their values are computed as floats and rounded
+       (PTX cvt.rn) where the host
        executor rounds them, so their arithmetic agrees bit for bit (math
-       functions, float32's too, may differ in the last place).
+       functions, float32's too, may differ in the last place). Rounding to
+       bfloat16 (cvt.rn.bf16.f32) needs sm_80 or newer: tc_cuda_compile
+       refuses a source using it for an older arch.
 
    LIBRARIES TRIED, in order
        driver  libcuda.so.1, libcuda.so                     (Windows: nvcuda.dll)
@@ -162,7 +164,8 @@ typedef struct tc_cubin {
    caller's NVRTC options, through the disk cache. program_name (NULL:
    "tecomp.cu") names the source in messages. On TC_ERROR_COMPILE the message
    holds the start of NVRTC's log and out->log all of it: call tc_cubin_free
-   after a failure too. */
+   after a failure too. A source rounding to bfloat16 (sm_80 and newer) is
+   refused for an older arch, TC_ERROR_COMPILE with a message saying so. */
 TECOMP_API tc_result tc_cuda_compile(tc_context *ctx, const char *source, const char *program_name, int arch,
                                      int nopts, const char *const *opts, tc_cubin *out);
 TECOMP_API void tc_cubin_free(tc_context *ctx, tc_cubin *c);
@@ -1114,6 +1117,17 @@ static int _tc_cubin_cache_path(tc_context *ctx, const char *source, const char 
     return 1;
 }
 
+/* Instructions a source may hold that an arch lacks, refused before NVRTC
+   runs: its own message would be ptxas's, about an instruction, naming
+   neither the dtype nor the arch. bfloat16 rounding is the emitter's
+   tc_float_to_bfloat16. */
+static tc_result _tc_source_fits_arch(tc_context *ctx, const char *source, const char *program_name, int arch) {
+    if (arch < 80 && strstr(source, "cvt.rn.bf16.f32"))
+        return _tc_fail(ctx, TC_ERROR_COMPILE, "%s: rounding to bfloat16 (cvt.rn.bf16.f32) needs sm_80 or newer; compiling for sm_%d",
+                        program_name, arch);
+    return TC_OK;
+}
+
 TECOMP_API tc_result tc_cuda_compile(tc_context *ctx, const char *source, const char *program_name, int arch,
                                      int nopts, const char *const *opts, tc_cubin *out) {
     char dir[_TC_PATH_CAP], path[_TC_PATH_CAP + 64];
@@ -1129,6 +1143,7 @@ TECOMP_API tc_result tc_cuda_compile(tc_context *ctx, const char *source, const 
     st = (const _tc_cuda_state *)ctx->cuda;
     if (!program_name) program_name = "tecomp.cu";
     if (!arch) arch = tc_cuda_arch(ctx);
+    if ((r = _tc_source_fits_arch(ctx, source, program_name, arch)) != TC_OK) return r;
     cached = _tc_cubin_cache_path(ctx, source, program_name, arch, nopts, opts, dir, path);
     if (cached && _tc_cache_read(ctx, path, out)) return TC_OK;
     r = _tc_nvrtc_compile(ctx, st, source, program_name, arch, nopts, opts, out);
@@ -1512,31 +1527,38 @@ static void _tc_emit_line_start(_tc_emitter *em) { tc_str_printf(em->out, "%*s",
 
 static void _tc_emit_expr(_tc_emitter *em, const tc_expr *e) { _tc_print(em->out, e, _TC_STYLE_CUDA); }
 
-/* The C type that holds an element of a buffer of type t: a float16 element
-   is its bits, an unsigned short (generated CUDA includes no half type). */
-static const char *_tc_cuda_storage_type(tc_dtype t) { return t == TC_FLOAT16 ? "unsigned short" : _tc_cuda_type(t); }
+/* The C type that holds an element of a buffer of type t: a float16 or
+   bfloat16 element is its bits, an unsigned short (generated CUDA includes
+   no type for them). */
+static const char *_tc_cuda_storage_type(tc_dtype t) { return _tc_dtype_is_16bit_float(t) ? "unsigned short" : _tc_cuda_type(t); }
 
-/* Can the float16 value e be written as the bits it holds in memory: a load
-   of a float16 buffer, a float16 literal, or a select between such (the
+/* The 16 bits that hold the value v (already one) of a 16-bit float type. */
+static unsigned _tc_16bit_float_bits(tc_dtype t, double v) {
+    return t == TC_BFLOAT16 ? (unsigned)_tc_double_to_bfloat16(v) : (unsigned)_tc_double_to_half(v);
+}
+
+/* Can the float16 (or bfloat16) value e be written as the bits it holds in
+   memory: a load of such a buffer, a literal, or a select between such (the
    padded copy, cond ? A[i] : 0)? Copies then move bits, with no conversion
    to float and back. */
 static int _tc_half_is_bits(const tc_expr *e) {
-    if (e->dtype != TC_FLOAT16) return 0;
+    if (!_tc_dtype_is_16bit_float(e->dtype)) return 0;
     if (e->kind == TC_LOAD || e->kind == TC_FLOAT_IMM) return 1;
     return e->kind == TC_SELECT && _tc_half_is_bits(e->args[1]) && _tc_half_is_bits(e->args[2]);
 }
 
-/* The half bits (an unsigned short) of e, to store into a float16 buffer:
-   the bits themselves where _tc_half_is_bits, else the value rounded once. */
+/* The 16 bits (an unsigned short) of e, to store into a float16 or
+   bfloat16 buffer: the bits themselves where _tc_half_is_bits, else the
+   value rounded once. */
 static void _tc_emit_half_bits(_tc_emitter *em, const tc_expr *e) {
     tc_str *o = em->out;
     int k;
     if (!_tc_half_is_bits(e)) {
-        tc_str_printf(o, "tc_float_to_half(");
+        tc_str_printf(o, "%s(", _tc_cuda_from_float(e->dtype));
         _tc_print_unrounded(o, e, _TC_STYLE_CUDA); /* its own rounding would be a second, idle one */
         tc_str_printf(o, ")");
     } else if (e->kind == TC_FLOAT_IMM) {
-        tc_str_printf(o, "(unsigned short)0x%04x", (unsigned)_tc_double_to_half(e->v.f));
+        tc_str_printf(o, "(unsigned short)0x%04x", _tc_16bit_float_bits(e->dtype, e->v.f));
     } else if (e->kind == TC_LOAD) {
         _tc_print_buffer_name(o, e->buffer, _TC_STYLE_CUDA);
         tc_str_printf(o, "[");
@@ -1581,19 +1603,21 @@ static const tc_expr *_tc_vector_base(const tc_expr *index, const tc_expr *var, 
 }
 
 /* The vector type that moves lanes consecutive elements of b at once:
-   float2/float4 for float32; for float16 the bits of 2, 4 or 8 elements, as
-   4, 8 or 16 bytes. NULL when there is none (a local array is registers). */
+   float2/float4 for float32; for float16 and bfloat16 the bits of 2, 4 or 8
+   elements, as 4, 8 or 16 bytes. NULL when there is none (a local array is
+   registers). */
 static const char *_tc_vector_type(const tc_buffer *b, int64_t lanes) {
     if (b->scope == TC_SCOPE_LOCAL) return NULL;
     if (b->dtype == TC_FLOAT32) return lanes == 2 ? "float2" : lanes == 4 ? "float4" : NULL;
-    if (b->dtype == TC_FLOAT16) return lanes == 2 ? "unsigned int" : lanes == 4 ? "uint2" : lanes == 8 ? "uint4" : NULL;
+    if (_tc_dtype_is_16bit_float(b->dtype)) return lanes == 2 ? "unsigned int" : lanes == 4 ? "uint2" : lanes == 8 ? "uint4" : NULL;
     return NULL;
 }
 
 /* A vectorized loop storing consecutive elements, as many as one vector
    (_tc_vector_type) holds: one vector store, and one vector load when the
    value is a load of consecutive elements too; float32 lanes are computed one
-   by one otherwise (float16 lanes are floats then: a loop converts them).
+   by one otherwise (float16 and bfloat16 lanes are floats then: a loop
+   converts them).
    0 when the loop does not have that shape (it is then emitted as a loop). */
 static int _tc_emit_vector_store(_tc_emitter *em, const tc_stmt *loop) {
     const tc_stmt *st = loop->body;
@@ -1605,7 +1629,7 @@ static int _tc_emit_vector_store(_tc_emitter *em, const tc_stmt *loop) {
     if (!tc_expr_is_const(loop->extent, &lanes) || !tc_expr_is_const(loop->min, NULL) || loop->min->v.i != 0) return 0;
     if (!st || st->kind != TC_S_STORE || !(vt = _tc_vector_type(st->buffer, lanes))) return 0;
     if (!(base = _tc_vector_base(st->index, v, (int)lanes))) return 0;
-    half = st->buffer->dtype == TC_FLOAT16;
+    half = _tc_dtype_is_16bit_float(st->buffer->dtype);
     words = (int)lanes * tc_dtype_bytes(st->buffer->dtype) / 4; /* the vector's 4-byte components */
     /* a padded copy, cond ? src[i] : 0 with cond the same for every lane: one vector load or zeros */
     if (st->value->kind == TC_SELECT && !_tc_uses_var(st->value->args[0], v) && st->value->args[1]->kind == TC_LOAD &&
@@ -1631,11 +1655,11 @@ static int _tc_emit_vector_store(_tc_emitter *em, const tc_stmt *loop) {
         _tc_emit_expr(em, tc_simplify(src_base));
         tc_str_printf(o, "]");
         if (guarded) {
-            unsigned h = half ? _tc_double_to_half(guarded->args[2]->v.f) : 0;
+            unsigned h = half ? _tc_16bit_float_bits(st->buffer->dtype, guarded->args[2]->v.f) : 0;
             tc_str_printf(o, words > 1 ? " : make_%s(" : " : ", vt);
             for (k = 0; k < words; k++) {
                 if (k) tc_str_printf(o, ", ");
-                if (half) tc_str_printf(o, "0x%08xu", h << 16 | h); /* two halves a word */
+                if (half) tc_str_printf(o, "0x%08xu", h << 16 | h); /* two 16-bit values a word */
                 else _tc_emit_expr(em, guarded->args[2]);
             }
             if (words > 1) tc_str_printf(o, ")");
@@ -1864,7 +1888,7 @@ static void _tc_emit_stmt(_tc_emitter *em, const tc_stmt *s) {
         int accumulate = (v->kind == TC_ADD || v->kind == TC_SUB) && v->args[0]->kind == TC_LOAD && v->args[0]->buffer == s->buffer &&
                          v->args[0]->args[0] == s->index;
         _tc_emit_line_start(em);
-        if (s->buffer->dtype == TC_FLOAT16) { /* the memory holds half bits */
+        if (_tc_dtype_is_16bit_float(s->buffer->dtype)) { /* the memory holds the 16 bits */
             _tc_print_buffer_name(o, s->buffer, _TC_STYLE_CUDA);
             tc_str_printf(o, "[");
             _tc_emit_expr(em, s->index);
@@ -1979,14 +2003,18 @@ static void _tc_emit_kernel(_tc_emitter *em, const tc_func *f, const tc_kernel_i
 
 /* The helpers a kernel may call, each defined in the source only when used:
    floor division and modulo, as tensor expressions define them, for the
-   operands the simplifier could not prove non-negative; and float16's
-   conversions, in PTX (cuda_fp16.h cannot be included: NVRTC gets no include
-   path): half bits to float (exact), float to half bits (round to nearest even). */
+   operands the simplifier could not prove non-negative; and float16's and
+   bfloat16's conversions, in PTX (cuda_fp16.h and cuda_bf16.h cannot be
+   included: NVRTC gets no include path): bits to float (exact; bfloat16's
+   are a float's upper half), float to bits (round to nearest even;
+   bfloat16's cvt needs sm_80). */
 static const char *const _tc_cuda_helpers[][2] = {
     {"tc_floordiv(", "__device__ __forceinline__ int tc_floordiv(int a, int b) { int q = a / b; return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q; }\n"},
     {"tc_floormod(", "__device__ __forceinline__ int tc_floormod(int a, int b) { int r = a % b; return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r; }\n"},
     {"tc_half_to_float(", "__device__ __forceinline__ float tc_half_to_float(unsigned short h) { float f; asm(\"cvt.f32.f16 %0, %1;\" : \"=f\"(f) : \"h\"(h)); return f; }\n"},
     {"tc_float_to_half(", "__device__ __forceinline__ unsigned short tc_float_to_half(float f) { unsigned short h; asm(\"cvt.rn.f16.f32 %0, %1;\" : \"=h\"(h) : \"f\"(f)); return h; }\n"},
+    {"tc_bfloat16_to_float(", "__device__ __forceinline__ float tc_bfloat16_to_float(unsigned short h) { return __uint_as_float((unsigned)h << 16); }\n"},
+    {"tc_float_to_bfloat16(", "__device__ __forceinline__ unsigned short tc_float_to_bfloat16(float f) { unsigned short h; asm(\"cvt.rn.bf16.f32 %0, %1;\" : \"=h\"(h) : \"f\"(f)); return h; }\n"},
 };
 
 static const char *_tc_cuda_source(const tc_func *f, _tc_idents *idents) {

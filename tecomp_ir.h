@@ -144,7 +144,9 @@ TECOMP_API size_t tc_context_memory(const tc_context *ctx);
 
 // >>api-dtype
 
-typedef enum tc_dtype { TC_BOOL, TC_INT32, TC_INT64, TC_FLOAT16, TC_FLOAT32, TC_DTYPE_COUNT } tc_dtype;
+/* Values are stored in records and tests: a new dtype goes at the end.
+   TC_BFLOAT16 is bfloat16 (8 significant bits, float32's exponent range). */
+typedef enum tc_dtype { TC_BOOL, TC_INT32, TC_INT64, TC_FLOAT16, TC_FLOAT32, TC_BFLOAT16, TC_DTYPE_COUNT } tc_dtype;
 
 TECOMP_API const char *tc_dtype_name(tc_dtype t);   /* "float32", ... */
 TECOMP_API int tc_dtype_bytes(tc_dtype t);
@@ -394,7 +396,7 @@ struct tc_intrin {
 };
 
 /* The TensorCore intrinsic of that kind for inputs of in_dtype (float16 or
-   float32); NULL with an error for anything else. */
+   float32); NULL with an error for anything else (bfloat16 included). */
 TECOMP_API const tc_intrin *tc_intrin_wmma(tc_context *ctx, tc_intrin_kind kind, tc_dtype in_dtype);
 /* Elements of one fragment in that scope (0 if not a fragment scope). */
 TECOMP_API int tc_intrin_fragment_elems(const tc_intrin *in, tc_scope scope);
@@ -711,15 +713,19 @@ static tc_result _tc_scratch_context(tc_context *parent, tc_context **out) {
 // >>dtype
 
 TECOMP_API const char *tc_dtype_name(tc_dtype t) {
-    static const char *names[TC_DTYPE_COUNT] = {"bool", "int32", "int64", "float16", "float32"};
+    static const char *names[TC_DTYPE_COUNT] = {"bool", "int32", "int64", "float16", "float32", "bfloat16"};
     return (t >= 0 && t < TC_DTYPE_COUNT) ? names[t] : "invalid";
 }
 TECOMP_API int tc_dtype_bytes(tc_dtype t) {
-    static const int bytes[TC_DTYPE_COUNT] = {1, 4, 8, 2, 4};
+    static const int bytes[TC_DTYPE_COUNT] = {1, 4, 8, 2, 4, 2};
     return (t >= 0 && t < TC_DTYPE_COUNT) ? bytes[t] : 0;
 }
-TECOMP_API int tc_dtype_is_float(tc_dtype t) { return t == TC_FLOAT16 || t == TC_FLOAT32; }
+TECOMP_API int tc_dtype_is_float(tc_dtype t) { return t == TC_FLOAT16 || t == TC_FLOAT32 || t == TC_BFLOAT16; }
 static int _tc_dtype_valid(tc_dtype t) { return t >= 0 && t < TC_DTYPE_COUNT; }
+/* float16 and bfloat16: generated CUDA holds them in memory as their 16
+   bits (it includes no header with a type for them) and computes with
+   them as floats, rounding where the host executor rounds. */
+static int _tc_dtype_is_16bit_float(tc_dtype t) { return t == TC_FLOAT16 || t == TC_BFLOAT16; }
 
 /* Round a double to the nearest float16 value (round to nearest even), as the
    GPU's conversion does; used by constant folding and the host executor. */
@@ -735,11 +741,32 @@ static double _tc_round_half(double x) {
     q = floor(q + 0.5) - ((fmod(q, 2.0) == 0.5) ? 1.0 : 0.0);
     return (x < 0 ? -q : q) / scale;
 }
-/* The value a dtype can hold that is nearest to v. */
+/* Round a double to the nearest bfloat16 value (round to nearest even at 8
+   significant bits), as the GPU's cvt.rn.bf16.f32 does: float32's exponent
+   range, so subnormals below 2^-126 in steps of 2^-133, and values from
+   the tie above the largest, (2 - 2^-8) 2^127, up to infinity. */
+static double _tc_round_bfloat16(double x) {
+    double a = fabs(x), scale, q;
+    int e;
+    if (x != x || a == 0.0 || a == HUGE_VAL) return x;
+    frexp(a, &e);                       /* a = m * 2^e, m in [0.5, 1) */
+    if (e < -125) e = -125;             /* subnormals share the smallest normal's step */
+    scale = ldexp(1.0, 8 - e);          /* 8 significant bits */
+    q = a * scale;
+    q = floor(q + 0.5) - ((fmod(q, 2.0) == 0.5) ? 1.0 : 0.0);
+    if (q / scale >= ldexp(1.0, 128)) return x > 0 ? HUGE_VAL : -HUGE_VAL;
+    return (x < 0 ? -q : q) / scale;
+}
+/* The value a dtype can hold that is nearest to v; for bfloat16, nearest
+   to the float nearest to v, as the GPU rounds (its values are floats,
+   converted by cvt.rn.bf16.f32): the same for the results of arithmetic on
+   bfloat16 values, not for every integer or double. */
 static double _tc_round_to(tc_dtype t, double v) {
     switch (t) {
     case TC_FLOAT32: return (double)(float)v;
     case TC_FLOAT16: return _tc_round_half(v);
+    case TC_BFLOAT16: /* the GPU rounds a float: 2^24 + 2^16 + 1 is 2^24 there, not 2^24 + 2^17; past float's range, infinity either way */
+        return _tc_round_bfloat16(fabs(v) > 3.4028234663852886e38 ? v : (double)(float)v);
     default: return v;
     }
 }
@@ -2158,15 +2185,16 @@ void tc_str_printf(tc_str *s, const char *fmt, ...) {
    select(c, a, b), float32(x)) and CUDA C's. */
 typedef enum _tc_style { _TC_STYLE_IR, _TC_STYLE_CUDA } _tc_style;
 
-/* In CUDA a float16 value is computed as a float (every half is exactly one;
-   memory holds the half's bits, since generated CUDA includes no header for
-   a half type). Arithmetic, math calls and casts that make a float16 value
-   then round it to half, as the host executor does: CUDA writes them
-   tc_half_to_float(tc_float_to_half(x)). For + - * / of two halves, rounding
-   to float and then to half is rounding once: a float's 24 bits are at least
-   twice a half's 11, plus 2. */
-static int _tc_half_rounds(const tc_expr *e) {
-    if (e->dtype != TC_FLOAT16) return 0;
+/* In CUDA a float16 or bfloat16 value is computed as a float (every one is
+   exactly a float; memory holds its 16 bits, since generated CUDA includes
+   no header for such a type). Arithmetic, math calls and casts that make
+   such a value then round it, as the host executor does: CUDA writes them
+   tc_half_to_float(tc_float_to_half(x)) (tc_bfloat16_to_float(
+   tc_float_to_bfloat16(x)) for bfloat16). For + - * / of two such values,
+   rounding to float and then to 16 bits is rounding once: a float's 24 bits
+   are at least twice a half's 11 (bfloat16's 8), plus 2. */
+static int _tc_cuda_rounds(const tc_expr *e) {
+    if (!_tc_dtype_is_16bit_float(e->dtype)) return 0;
     switch (e->kind) {
     case TC_ADD: case TC_SUB: case TC_MUL: case TC_DIV: case TC_CALL: case TC_CAST: return 1;
     default: return 0;
@@ -2192,10 +2220,15 @@ static int _tc_kind_prec(const tc_expr *e, _tc_style style) {
     }
 }
 
-/* C operator precedence of e as printed: a rounded float16 value is a call. */
+/* C operator precedence of e as printed: a rounded 16-bit float value is a call. */
 static int _tc_prec(const tc_expr *e, _tc_style style) {
-    return (style == _TC_STYLE_CUDA && _tc_half_rounds(e)) ? 20 : _tc_kind_prec(e, style);
+    return (style == _TC_STYLE_CUDA && _tc_cuda_rounds(e)) ? 20 : _tc_kind_prec(e, style);
 }
+
+/* The CUDA helpers converting a 16-bit float type's bits to float
+   (exactly) and a float to its bits (rounding to nearest even). */
+static const char *_tc_cuda_to_float(tc_dtype t) { return t == TC_BFLOAT16 ? "tc_bfloat16_to_float" : "tc_half_to_float"; }
+static const char *_tc_cuda_from_float(tc_dtype t) { return t == TC_BFLOAT16 ? "tc_float_to_bfloat16" : "tc_float_to_half"; }
 
 static void _tc_print(tc_str *s, const tc_expr *e, _tc_style style);
 
@@ -2215,7 +2248,7 @@ static void _tc_print_float(tc_str *s, double v, tc_dtype t, _tc_style style) {
     }
     snprintf(buf, sizeof buf, "%.9g", v);
     if (!strpbrk(buf, ".eEn")) strcat(buf, ".0");
-    /* a float16 literal is a float in CUDA: its value is a half already, and 9 digits give that float back */
+    /* a float16 or bfloat16 literal is a float in CUDA: its value is one already, and 9 digits give that float back */
     if (style == _TC_STYLE_CUDA && tc_dtype_is_float(t)) strcat(buf, "f");
     tc_str_printf(s, "%s", buf);
 }
@@ -2223,8 +2256,8 @@ static void _tc_print_float(tc_str *s, double v, tc_dtype t, _tc_style style) {
 /* Is e an integer that cannot be negative? Then C's / and % are floor ops. */
 static int _tc_nonneg(const tc_expr *e) { return _tc_range_of(e).lo >= 0; }
 
-/* The C type a CUDA value of type t is computed in; float16 values are
-   floats (the emitter stores them as unsigned short, their bits). */
+/* The C type a CUDA value of type t is computed in; float16 and bfloat16
+   values are floats (the emitter stores them as unsigned short, their bits). */
 static const char *_tc_cuda_type(tc_dtype t) {
     switch (t) {
     case TC_BOOL: return "bool";
@@ -2372,8 +2405,8 @@ static void _tc_print_infix(tc_str *s, const tc_expr *e, int prec, const char *o
     _tc_print_operand(s, b, assoc ? prec : prec + 1, style);
 }
 
-/* e as _tc_print writes it, except that a float16 value CUDA must round
-   (_tc_half_rounds) is left a float, unrounded: the caller rounds it. */
+/* e as _tc_print writes it, except that a 16-bit float value CUDA must
+   round (_tc_cuda_rounds) is left a float, unrounded: the caller rounds it. */
 static void _tc_print_unrounded(tc_str *s, const tc_expr *e, _tc_style style) {
     static const char *ops[TC_EXPR_KIND_COUNT] = {0, 0, 0, " + ", " - ", "*", " / ", " % ", 0, 0, " == ", " != ", " < ",
                                                   " <= ", " > ", " >= ", " && ", " || "};
@@ -2438,9 +2471,9 @@ static void _tc_print_unrounded(tc_str *s, const tc_expr *e, _tc_style style) {
             tc_str_printf(s, "%s(", tc_dtype_name(e->dtype));
             _tc_print(s, e->args[0], style);
             tc_str_printf(s, ")");
-        } else if (e->dtype == TC_FLOAT16) { /* the value the caller rounds, within its parentheses */
+        } else if (_tc_dtype_is_16bit_float(e->dtype)) { /* the value the caller rounds, within its parentheses */
             _tc_print(s, e->args[0], style);
-        } else if (e->dtype == TC_FLOAT32 && e->args[0]->dtype == TC_FLOAT16) { /* a float already */
+        } else if (e->dtype == TC_FLOAT32 && _tc_dtype_is_16bit_float(e->args[0]->dtype)) { /* a float already */
             _tc_print_operand(s, e->args[0], p, style);
         } else {
             tc_str_printf(s, "(%s)", _tc_cuda_type(e->dtype));
@@ -2470,12 +2503,12 @@ static void _tc_print_unrounded(tc_str *s, const tc_expr *e, _tc_style style) {
         tc_str_printf(s, "]");
         return;
     case TC_LOAD:
-        if (style == _TC_STYLE_CUDA && e->dtype == TC_FLOAT16) tc_str_printf(s, "tc_half_to_float("); /* memory holds the bits */
+        if (style == _TC_STYLE_CUDA && _tc_dtype_is_16bit_float(e->dtype)) tc_str_printf(s, "%s(", _tc_cuda_to_float(e->dtype)); /* memory holds the bits */
         _tc_print_buffer_name(s, e->buffer, style);
         tc_str_printf(s, "[");
         _tc_print(s, e->args[0], style);
         tc_str_printf(s, "]");
-        if (style == _TC_STYLE_CUDA && e->dtype == TC_FLOAT16) tc_str_printf(s, ")");
+        if (style == _TC_STYLE_CUDA && _tc_dtype_is_16bit_float(e->dtype)) tc_str_printf(s, ")");
         return;
     case TC_REDUCE: {
         static const char *names[] = {"sum", "max", "min"};
@@ -2491,8 +2524,8 @@ static void _tc_print_unrounded(tc_str *s, const tc_expr *e, _tc_style style) {
 }
 
 static void _tc_print(tc_str *s, const tc_expr *e, _tc_style style) {
-    if (e && style == _TC_STYLE_CUDA && _tc_half_rounds(e)) {
-        tc_str_printf(s, "tc_half_to_float(tc_float_to_half(");
+    if (e && style == _TC_STYLE_CUDA && _tc_cuda_rounds(e)) {
+        tc_str_printf(s, "%s(%s(", _tc_cuda_to_float(e->dtype), _tc_cuda_from_float(e->dtype));
         _tc_print_unrounded(s, e, style);
         tc_str_printf(s, "))");
         return;
@@ -2628,6 +2661,10 @@ TECOMP_API const tc_intrin *tc_intrin_wmma(tc_context *ctx, tc_intrin_kind kind,
     const tc_expr *ax[2], *r, *body = NULL;
     int rows, cols;
     if (!ctx) return NULL;
+    if (in_dtype == TC_BFLOAT16) { /* the wmma intrinsics here are float16's and TF32's; bfloat16 tensor cores will be mma.sync's */
+        _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_intrin_wmma: bfloat16 inputs have no wmma intrinsic here (float16, or float32 run as TF32)");
+        return NULL;
+    }
     if (kind < 0 || kind >= TC_INTRIN_KIND_COUNT || (in_dtype != TC_FLOAT16 && in_dtype != TC_FLOAT32)) {
         _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_intrin_wmma: kind %d with %s inputs is no TensorCore intrinsic (float16 or float32 inputs)",
                  (int)kind, tc_dtype_name(in_dtype));
@@ -2852,7 +2889,7 @@ TECOMP_API const char *tc_stmt_to_string(tc_context *ctx, const tc_stmt *st) {
        i (an index variable)    T[e, ...] (a read of an existing tensor)    (e)
        select(c, a, b)    min(a, b)    max(a, b)
        exp log sqrt rsqrt fabs tanh sigmoid floor ceil (one argument), pow (two)
-       float32(x)  float16(x)  int32(x)  int64(x)  bool(x)     casts
+       float32(x)  float16(x)  bfloat16(x)  int32(x)  int64(x)  bool(x)     casts
    Every name not followed by '(' or '[' is an index variable: symbolic sizes
    cannot be named in the body.
 

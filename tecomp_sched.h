@@ -188,6 +188,12 @@ TECOMP_API tc_result tc_host_run(tc_context *ctx, const tc_func *f, void *const 
    converts): for preparing and reading float16 buffers. */
 TECOMP_API uint16_t tc_half_from_float(float x);
 TECOMP_API float tc_half_to_float(uint16_t h);
+/* bfloat16 (a float's upper 16 bits) <-> float: to bfloat16 rounds to
+   nearest even, infinity past the largest, and keeps a NaN a NaN (its sign
+   and upper payload bits); to float is exact. Every 16-bit pattern comes
+   back unchanged through float. For preparing and reading bfloat16 buffers. */
+TECOMP_API uint16_t tc_bfloat16_from_float(float x);
+TECOMP_API float tc_bfloat16_to_float(uint16_t h);
 /* Evaluate an integer expression of the function's symbolic sizes. */
 TECOMP_API tc_result tc_func_eval(const tc_func *f, const tc_expr *e, const int64_t *sizes, int64_t *out);
 
@@ -2867,10 +2873,33 @@ static uint16_t _tc_double_to_half(double x) {
 TECOMP_API uint16_t tc_half_from_float(float x) { return _tc_double_to_half(x); }
 TECOMP_API float tc_half_to_float(uint16_t h) { return (float)_tc_half_to_double(h); }
 
+TECOMP_API float tc_bfloat16_to_float(uint16_t h) {
+    uint32_t u = (uint32_t)h << 16;
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+TECOMP_API uint16_t tc_bfloat16_from_float(float x) {
+    uint32_t u;
+    memcpy(&u, &x, sizeof u);
+    /* a NaN whose payload lies in the lower bits alone would become infinity: it gets the quiet bit */
+    if ((u & 0x7fffffffu) > 0x7f800000u) return (uint16_t)(u >> 16 | ((u & 0x007f0000u) ? 0 : 0x0040u));
+    /* add just under half a step, plus the kept bit (so that a tie rounds to even); a carry may reach infinity */
+    u += 0x7fffu + (u >> 16 & 1u);
+    return (uint16_t)(u >> 16);
+}
+/* The bfloat16 bits of a value the host executor stores: rounded as the
+   GPU rounds it, a float to bfloat16 (_tc_round_to). */
+static uint16_t _tc_double_to_bfloat16(double x) {
+    if (x != x) return 0x7fc0; /* one NaN, whatever sign and payload the double's has */
+    return tc_bfloat16_from_float((float)x);
+}
+
 static double _tc_vm_read(const void *base, tc_dtype t, int64_t i, int64_t *iv) {
     switch (t) {
     case TC_FLOAT32: return ((const float *)base)[i];
     case TC_FLOAT16: return _tc_half_to_double(((const uint16_t *)base)[i]);
+    case TC_BFLOAT16: return tc_bfloat16_to_float(((const uint16_t *)base)[i]);
     case TC_INT32: *iv = ((const int32_t *)base)[i]; return 0;
     case TC_INT64: *iv = ((const int64_t *)base)[i]; return 0;
     default: *iv = ((const uint8_t *)base)[i]; return 0;
@@ -2880,6 +2909,7 @@ static void _tc_vm_write(void *base, tc_dtype t, int64_t i, _tc_val v) {
     switch (t) {
     case TC_FLOAT32: ((float *)base)[i] = (float)v.f; break;
     case TC_FLOAT16: ((uint16_t *)base)[i] = _tc_double_to_half(v.f); break;
+    case TC_BFLOAT16: ((uint16_t *)base)[i] = _tc_double_to_bfloat16(v.f); break;
     case TC_INT32: ((int32_t *)base)[i] = (int32_t)v.i; break;
     case TC_INT64: ((int64_t *)base)[i] = v.i; break;
     default: ((uint8_t *)base)[i] = (uint8_t)(v.i != 0); break;

@@ -158,9 +158,16 @@ TC_TEST(gpu_matches_the_host_executor) {
     tc_cuda_func_destroy(ctx, cf);
 }
 
-/* ---- float16 ----------------------------------------------------------- */
+/* ---- float16 and bfloat16 ------------------------------------------------ */
 
-#define HN 256 /* elements of the float16 vectors */
+#define HN 256 /* elements of the float16 and bfloat16 vectors */
+
+/* The kernel name of a 16-bit float test kernel: half_<what> or bf16_<what>. */
+static const char *name16(tc_dtype t, const char *what) {
+    static char name[64];
+    snprintf(name, sizeof name, "%s_%s", t == TC_BFLOAT16 ? "bf16" : "half", what);
+    return name;
+}
 
 /* Lowers the function of args (the last, one-dimensional, its output): 64 threads a block, one element each. */
 static const tc_func *lower_1d(tc_tensor *const *args, int nargs, const char *name) {
@@ -176,60 +183,90 @@ static const tc_func *lower_1d(tc_tensor *const *args, int nargs, const char *na
     return f;
 }
 
-/* M[i] = float32(A[i] * B[i]): the product of two halves is a half, rounded. */
-static const tc_func *half_product(void) {
+/* M[i] = float32(A[i] * B[i]): the product of two halves (t: float16 or
+   bfloat16) is a half, rounded. */
+static const tc_func *half_product(tc_dtype t) {
     tc_tensor *a[3];
     const tc_expr *i = tc_axisi(ctx, "i", HN);
-    a[0] = tc_placeholderi(ctx, "A", TC_FLOAT16, TC_DIMS(HN));
-    a[1] = tc_placeholderi(ctx, "B", TC_FLOAT16, TC_DIMS(HN));
+    a[0] = tc_placeholderi(ctx, "A", t, TC_DIMS(HN));
+    a[1] = tc_placeholderi(ctx, "B", t, TC_DIMS(HN));
     a[2] = tc_compute(ctx, "M", 1, &i, tc_cast(TC_FLOAT32, tc_mul(tc_at(a[0], i), tc_at(a[1], i))));
-    return lower_1d(a, 3, "half_product");
+    return lower_1d(a, 3, name16(t, "product"));
 }
 
 /* H[i] = float16(X[i]): a float rounded to half once, into half memory. */
-static const tc_func *half_round(void) {
+static const tc_func *half_round(tc_dtype t) {
     tc_tensor *a[2];
     const tc_expr *i = tc_axisi(ctx, "i", HN);
     a[0] = tc_placeholderi(ctx, "X", TC_FLOAT32, TC_DIMS(HN));
-    a[1] = tc_compute(ctx, "H", 1, &i, tc_cast(TC_FLOAT16, tc_at(a[0], i)));
-    return lower_1d(a, 2, "half_round");
+    a[1] = tc_compute(ctx, "H", 1, &i, tc_cast(t, tc_at(a[0], i)));
+    return lower_1d(a, 2, name16(t, "round"));
+}
+
+/* H[i] = float16(C[i]) of an int32: converted to float, then rounded. */
+static const tc_func *half_from_int(tc_dtype t) {
+    tc_tensor *a[2];
+    const tc_expr *i = tc_axisi(ctx, "i", HN);
+    a[0] = tc_placeholderi(ctx, "C", TC_INT32, TC_DIMS(HN));
+    a[1] = tc_compute(ctx, "H", 1, &i, tc_cast(t, tc_at(a[0], i)));
+    return lower_1d(a, 2, name16(t, "from_int"));
 }
 
 /* S[i] = (float16(X[i]) * A[i] + 0.1) / B[i], in half: each step rounds. */
-static const tc_func *half_arith(void) {
+static const tc_func *half_arith(tc_dtype t) {
     tc_tensor *a[4];
     const tc_expr *i = tc_axisi(ctx, "i", HN);
     a[0] = tc_placeholderi(ctx, "X", TC_FLOAT32, TC_DIMS(HN));
-    a[1] = tc_placeholderi(ctx, "A", TC_FLOAT16, TC_DIMS(HN));
-    a[2] = tc_placeholderi(ctx, "B", TC_FLOAT16, TC_DIMS(HN));
-    a[3] = tc_compute(ctx, "S", 1, &i,
-                      tc_div(tc_add(tc_mul(tc_cast(TC_FLOAT16, tc_at(a[0], i)), tc_at(a[1], i)), tc_imm(ctx, TC_FLOAT16, 0.1)), tc_at(a[2], i)));
-    return lower_1d(a, 4, "half_arith");
+    a[1] = tc_placeholderi(ctx, "A", t, TC_DIMS(HN));
+    a[2] = tc_placeholderi(ctx, "B", t, TC_DIMS(HN));
+    a[3] = tc_compute(ctx, "S", 1, &i, tc_div(tc_add(tc_mul(tc_cast(t, tc_at(a[0], i)), tc_at(a[1], i)), tc_imm(ctx, t, 0.1)), tc_at(a[2], i)));
+    return lower_1d(a, 4, name16(t, "arith"));
 }
 
 /* P[i] = A[i - 3] inside, 0 in the 3 + 5 elements of padding: copied as bits. */
-static const tc_func *half_pad(void) {
+static const tc_func *half_pad(tc_dtype t) {
     tc_tensor *a[2];
     const tc_expr *i = tc_axisi(ctx, "i", HN + 8);
-    a[0] = tc_placeholderi(ctx, "A", TC_FLOAT16, TC_DIMS(HN));
-    a[1] = tc_compute(ctx, "P", 1, &i,
-                      tc_select(tc_and(tc_gei(i, 3), tc_lti(i, HN + 3)), tc_at(a[0], tc_subi(i, 3)), tc_imm(ctx, TC_FLOAT16, 0)));
-    return lower_1d(a, 2, "half_pad");
+    a[0] = tc_placeholderi(ctx, "A", t, TC_DIMS(HN));
+    a[1] = tc_compute(ctx, "P", 1, &i, tc_select(tc_and(tc_gei(i, 3), tc_lti(i, HN + 3)), tc_at(a[0], tc_subi(i, 3)), tc_imm(ctx, t, 0)));
+    return lower_1d(a, 2, name16(t, "pad"));
+}
+
+/* R[i] = the sum over k of A[i, k] * B[i, k] in t itself (each product and
+   each step of the sum rounds), a thread per row, the sum in a register. */
+static const tc_func *half_dot(tc_dtype t) {
+    tc_tensor *A = tc_placeholderi(ctx, "A", t, TC_DIMS(HN, 16)), *B = tc_placeholderi(ctx, "B", t, TC_DIMS(HN, 16)), *R, *RL, *args[3];
+    const tc_expr *i = tc_axisi(ctx, "i", HN), *k = tc_reduce_axisi(ctx, "k", 16);
+    tc_schedule *s;
+    tc_stage *sr, *sl;
+    tc_iter *bx, *tx;
+    const tc_func *f = NULL;
+    R = tc_compute(ctx, "R", 1, &i, tc_sum(tc_mul(tc_at(A, i, k), tc_at(B, i, k)), 1, &k));
+    s = tc_create_schedule(ctx, 1, &R);
+    RL = tc_cache_write(s, R, TC_SCOPE_LOCAL);
+    sr = tc_stage_of(s, R), sl = tc_stage_of(s, RL);
+    tc_split(sr, tc_axis_of(sr, 0), 64, &bx, &tx);
+    tc_bind(sr, bx, TC_BLOCK_X);
+    tc_bind(sr, tx, TC_THREAD_X);
+    tc_compute_at(sl, sr, tx);
+    args[0] = A, args[1] = B, args[2] = R;
+    tc_lower(s, 3, args, name16(t, "dot"), NULL, &f);
+    return f;
 }
 
 /* Q[r, c] = A[r - 1, c] with a row of 1.0 above and below, a thread per
    lanes consecutive elements of a row: one vector copy each. Scaled (times
    2.0, arithmetic, no copy) the lanes are converted one by one. */
-static const tc_func *half_rows(int lanes, int scaled) {
+static const tc_func *half_rows(tc_dtype t, int lanes, int scaled) {
     const tc_expr *ax[2], *v;
-    tc_tensor *A = tc_placeholderi(ctx, "A", TC_FLOAT16, TC_DIMS(6, 64)), *Q, *args[2];
+    tc_tensor *A = tc_placeholderi(ctx, "A", t, TC_DIMS(6, 64)), *Q, *args[2];
     tc_schedule *s;
     tc_stage *sq;
     tc_iter *co, *ci;
     const tc_func *f = NULL;
     ax[0] = tc_axisi(ctx, "r", 8), ax[1] = tc_axisi(ctx, "c", 64);
-    v = tc_select(tc_and(tc_gei(ax[0], 1), tc_lti(ax[0], 7)), tc_at(A, tc_subi(ax[0], 1), ax[1]), tc_imm(ctx, TC_FLOAT16, 1));
-    Q = tc_compute(ctx, "Q", 2, ax, scaled ? tc_mul(v, tc_imm(ctx, TC_FLOAT16, 2)) : v);
+    v = tc_select(tc_and(tc_gei(ax[0], 1), tc_lti(ax[0], 7)), tc_at(A, tc_subi(ax[0], 1), ax[1]), tc_imm(ctx, t, 1));
+    Q = tc_compute(ctx, "Q", 2, ax, scaled ? tc_mul(v, tc_imm(ctx, t, 2)) : v);
     s = tc_create_schedule(ctx, 1, &Q);
     sq = tc_stage_of(s, Q);
     tc_split(sq, tc_axis_of(sq, 1), lanes, &co, &ci);
@@ -237,7 +274,7 @@ static const tc_func *half_rows(int lanes, int scaled) {
     tc_bind(sq, co, TC_THREAD_X);
     tc_vectorize(sq, ci);
     args[0] = A, args[1] = Q;
-    tc_lower(s, 2, args, "half_rows", NULL, &f);
+    tc_lower(s, 2, args, name16(t, "rows"), NULL, &f);
     return f;
 }
 
@@ -249,8 +286,8 @@ static const tc_func *half_rows(int lanes, int scaled) {
 #define CC 4
 #define CK 8
 #define CH 10
-static const tc_func *half_conv(void) {
-    tc_tensor *I = tc_placeholderi(ctx, "I", TC_FLOAT16, TC_DIMS(CC, CH, CH)), *W = tc_placeholderi(ctx, "W", TC_FLOAT16, TC_DIMS(CK, CC, 3, 3));
+static const tc_func *half_conv(tc_dtype t) {
+    tc_tensor *I = tc_placeholderi(ctx, "I", t, TC_DIMS(CC, CH, CH)), *W = tc_placeholderi(ctx, "W", t, TC_DIMS(CK, CC, 3, 3));
     const tc_expr *pax[3], *ax[3], *red[3], *inside;
     tc_tensor *pad, *O, *OL, *IS, *args[3];
     tc_schedule *s;
@@ -259,7 +296,7 @@ static const tc_func *half_conv(void) {
     const tc_func *f = NULL;
     pax[0] = tc_axisi(ctx, "c", CC), pax[1] = tc_axisi(ctx, "h", CH + 2), pax[2] = tc_axisi(ctx, "w", CH + 2);
     inside = tc_and(tc_and(tc_gei(pax[1], 1), tc_lti(pax[1], CH + 1)), tc_and(tc_gei(pax[2], 1), tc_lti(pax[2], CH + 1)));
-    pad = tc_compute(ctx, "pad", 3, pax, tc_select(inside, tc_at(I, pax[0], tc_subi(pax[1], 1), tc_subi(pax[2], 1)), tc_imm(ctx, TC_FLOAT16, 0)));
+    pad = tc_compute(ctx, "pad", 3, pax, tc_select(inside, tc_at(I, pax[0], tc_subi(pax[1], 1), tc_subi(pax[2], 1)), tc_imm(ctx, t, 0)));
     ax[0] = tc_axisi(ctx, "k", CK), ax[1] = tc_axisi(ctx, "y", CH), ax[2] = tc_axisi(ctx, "x", CH);
     red[0] = tc_reduce_axisi(ctx, "rc", CC), red[1] = tc_reduce_axisi(ctx, "ry", 3), red[2] = tc_reduce_axisi(ctx, "rx", 3);
     O = tc_compute(ctx, "O", 3, ax,
@@ -283,7 +320,7 @@ static const tc_func *half_conv(void) {
     tc_bind(ss, ty, TC_THREAD_Y);
     tc_bind(ss, tx, TC_THREAD_X);
     args[0] = I, args[1] = W, args[2] = O;
-    tc_lower(s, 3, args, "half_conv", NULL, &f);
+    tc_lower(s, 3, args, name16(t, "conv"), NULL, &f);
     return f;
 }
 
@@ -291,7 +328,7 @@ static const tc_func *half_conv(void) {
    values are floats, and each float16 result rounds where the host
    executor's does, through two PTX conversions defined only when used. */
 TC_TEST(float16_computes_in_float_and_stores_half_bits) {
-    const tc_func *f = half_product();
+    const tc_func *f = half_product(TC_FLOAT16);
     const char *src;
     TC_CHECK(f != NULL);
     if (!f) return;
@@ -308,17 +345,17 @@ TC_TEST(float16_computes_in_float_and_stores_half_bits) {
                  "    M[bx * 64 + tx] = tc_half_to_float(tc_float_to_half(tc_half_to_float(A[bx * 64 + tx]) * tc_half_to_float(B[bx * 64 + tx])));\n"
                  "}\n");
     /* a cast to float16 stored: rounded once, and the helper reading halves is left out */
-    src = (f = half_round()) ? tc_cuda_source(f) : NULL;
+    src = (f = half_round(TC_FLOAT16)) ? tc_cuda_source(f) : NULL;
     TC_CHECK_CONTAINS(src, "half_round_kernel(float *__restrict__ X, unsigned short *__restrict__ H)");
     TC_CHECK_CONTAINS(src, "H[bx * 64 + tx] = tc_float_to_half(X[bx * 64 + tx]);");
     TC_CHECK(src && !strstr(src, "tc_half_to_float"));
     /* each half step rounds, the last one by the store; a half literal is a float */
-    src = (f = half_arith()) ? tc_cuda_source(f) : NULL;
+    src = (f = half_arith(TC_FLOAT16)) ? tc_cuda_source(f) : NULL;
     TC_CHECK_CONTAINS(src, "S[bx * 64 + tx] = tc_float_to_half(tc_half_to_float(tc_float_to_half(tc_half_to_float(tc_float_to_half("
                            "tc_half_to_float(tc_float_to_half(X[bx * 64 + tx])) * tc_half_to_float(A[bx * 64 + tx]))) + 0.0999755859f)) / "
                            "tc_half_to_float(B[bx * 64 + tx]));");
     /* float32 accumulation of float16 products; a shared array of halves */
-    src = (f = half_conv()) ? tc_cuda_source(f) : NULL;
+    src = (f = half_conv(TC_FLOAT16)) ? tc_cuda_source(f) : NULL;
     TC_CHECK_CONTAINS(src, "__shared__ __align__(16) unsigned short pad_shared[144];");
     TC_CHECK_CONTAINS(src, "? I[");
     TC_CHECK_CONTAINS(src, "] : (unsigned short)0x0000;");
@@ -329,42 +366,54 @@ TC_TEST(float16_computes_in_float_and_stores_half_bits) {
 /* Copies move half bits: no conversion, the padding a constant of bits, and
    a vectorized copy of 2, 4 or 8 halves one 4-, 8- or 16-byte move. */
 TC_TEST(float16_copies_move_bits) {
-    const tc_func *f = half_pad();
+    const tc_func *f = half_pad(TC_FLOAT16);
     const char *src = f ? tc_cuda_source(f) : NULL;
     TC_CHECK_CONTAINS(src, "P[bx * 64 + tx] = bx * 64 + tx >= 3 && bx * 64 + tx < 259 ? A[bx * 64 + tx - 3] : (unsigned short)0x0000;");
     TC_CHECK(src && !strstr(src, "tc_half_to_float") && !strstr(src, "tc_float_to_half"));
-    src = (f = half_rows(8, 0)) ? tc_cuda_source(f) : NULL;
+    src = (f = half_rows(TC_FLOAT16, 8, 0)) ? tc_cuda_source(f) : NULL;
     TC_CHECK_CONTAINS(src, "*(uint4 *)&Q[bx * 64 + tx * 8] = bx >= 1 && bx < 7 ? *(const uint4 *)&A[bx * 64 + tx * 8 - 64] : "
                            "make_uint4(0x3c003c00u, 0x3c003c00u, 0x3c003c00u, 0x3c003c00u);");
-    src = (f = half_rows(4, 0)) ? tc_cuda_source(f) : NULL;
+    src = (f = half_rows(TC_FLOAT16, 4, 0)) ? tc_cuda_source(f) : NULL;
     TC_CHECK_CONTAINS(src, "*(uint2 *)&Q[bx * 64 + tx * 4] = bx >= 1 && bx < 7 ? *(const uint2 *)&A[bx * 64 + tx * 4 - 64] : "
                            "make_uint2(0x3c003c00u, 0x3c003c00u);");
-    src = (f = half_rows(2, 0)) ? tc_cuda_source(f) : NULL;
+    src = (f = half_rows(TC_FLOAT16, 2, 0)) ? tc_cuda_source(f) : NULL;
     TC_CHECK_CONTAINS(src, "*(unsigned int *)&Q[bx * 64 + tx * 2] = bx >= 1 && bx < 7 ? *(const unsigned int *)&A[bx * 64 + tx * 2 - 64] : 0x3c003c00u;");
     /* arithmetic is no copy: the lanes are converted one by one in a loop */
-    src = (f = half_rows(8, 1)) ? tc_cuda_source(f) : NULL;
+    src = (f = half_rows(TC_FLOAT16, 8, 1)) ? tc_cuda_source(f) : NULL;
     TC_CHECK_CONTAINS(src, "for (int c_inner = 0; c_inner < 8; ++c_inner) {");
     TC_CHECK_CONTAINS(src, "Q[bx * 64 + tx * 8 + c_inner] = tc_float_to_half((bx >= 1 && bx < 7 ? tc_half_to_float(A[bx * 64 + tx * 8 + c_inner - 64]) : 1.0f) * 2.0f);");
     TC_CHECK(src && !strstr(src, "uint4"));
 }
 
-/* Every float16 kernel, compiled for sm_90 (no GPU needed). */
-TC_TEST(float16_kernels_compile_through_nvrtc) {
-    const tc_func *fs[9];
+/* Every test kernel of a 16-bit float type, in fs[11]. */
+static void kernels16(tc_dtype t, const tc_func **fs) {
+    fs[0] = half_product(t), fs[1] = half_round(t), fs[2] = half_arith(t), fs[3] = half_pad(t), fs[4] = half_rows(t, 8, 0);
+    fs[5] = half_rows(t, 4, 0), fs[6] = half_rows(t, 2, 0), fs[7] = half_rows(t, 8, 1), fs[8] = half_conv(t), fs[9] = half_dot(t);
+    fs[10] = half_from_int(t);
+}
+
+/* Compiles fs[0..n) for sm_<arch> through NVRTC, each checked to give a cubin. */
+static void check_compiles(const tc_func *const *fs, int n, int arch) {
     int k;
-    if (tc_nvrtc_init(ctx, NULL) != TC_OK) TC_SKIP("NVRTC is not installed here");
-    fs[0] = half_product(), fs[1] = half_round(), fs[2] = half_arith(), fs[3] = half_pad(), fs[4] = half_rows(8, 0);
-    fs[5] = half_rows(4, 0), fs[6] = half_rows(2, 0), fs[7] = half_rows(8, 1), fs[8] = half_conv();
-    for (k = 0; k < 9; k++) {
+    for (k = 0; k < n; k++) {
         tc_cubin bin;
         const char *src = fs[k] ? tc_cuda_source(fs[k]) : NULL;
         TC_CHECK(src != NULL);
         if (!src) continue;
-        TC_CHECK_EQ_INT(tc_cuda_compile(ctx, src, fs[k]->name, 90, 0, NULL, &bin), TC_OK);
+        TC_CHECK_EQ_INT(tc_cuda_compile(ctx, src, fs[k]->name, arch, 0, NULL, &bin), TC_OK);
         if (bin.log && bin.log[0]) fprintf(stderr, "%s: %s\n", fs[k]->name, bin.log);
+        if (!bin.data) fprintf(stderr, "  %s (sm_%d): %s\n", fs[k]->name, arch, tc_last_error(ctx));
         TC_CHECK(bin.size > 4 && memcmp(bin.data, "\177ELF", 4) == 0);
         tc_cubin_free(ctx, &bin);
     }
+}
+
+/* Every float16 kernel, compiled for sm_90 (no GPU needed). */
+TC_TEST(float16_kernels_compile_through_nvrtc) {
+    const tc_func *fs[11];
+    if (tc_nvrtc_init(ctx, NULL) != TC_OK) TC_SKIP("NVRTC is not installed here");
+    kernels16(TC_FLOAT16, fs);
+    check_compiles(fs, 11, 90);
 }
 
 /* Test data: a small generator, and halves of either sign with an exponent
@@ -409,7 +458,7 @@ static const struct { float x; uint16_t h; } rounding_cases[] = {
 
 /* The test data rounds on the host as the cases say (no GPU needed). */
 TC_TEST(float16_test_values_round_on_the_host) {
-    const tc_func *f = half_round();
+    const tc_func *f = half_round(TC_FLOAT16);
     static float x[HN];
     static uint16_t h[HN];
     void *mem[2];
@@ -449,10 +498,11 @@ static int gpu_differs_from_host(const tc_func *f, int nargs, void **args, const
     }
     if (cf && tc_cuda_run(ctx, cf, dev, NULL) == TC_OK && tc_cuda_download(ctx, gpu, dev[nargs - 1], out) == TC_OK) {
         for (bad = 0, k = 0; k < n; k++) {
-            if (t == TC_FLOAT16) {
+            if (t == TC_FLOAT16 || t == TC_BFLOAT16) {
+                unsigned inf = t == TC_FLOAT16 ? 0x7c00 : 0x7f80; /* above it (sign aside), NaNs */
                 uint16_t a, b;
                 memcpy(&a, host + 2 * k, 2), memcpy(&b, gpu + 2 * k, 2);
-                if (a == b || ((a & 0x7fff) > 0x7c00 && (b & 0x7fff) > 0x7c00)) continue;
+                if (a == b || ((a & 0x7fffu) > inf && (b & 0x7fffu) > inf)) continue;
                 if (bad < 5) fprintf(stderr, "  %s[%d]: host 0x%04x, GPU 0x%04x\n", f->name, (int)k, a, b);
             } else {
                 float a, b;
@@ -486,21 +536,21 @@ TC_TEST(gpu_float16_matches_the_host_executor_bit_for_bit) {
         b[k] = k < NSPECIAL * NSPECIAL ? special_halves[k % NSPECIAL] : rand_half(0, 30);
     }
     args[0] = a, args[1] = b, bytes[0] = bytes[1] = sizeof a, bytes[2] = HN * sizeof(float);
-    TC_CHECK_EQ_INT(gpu_differs_from_host(half_product(), 3, args, bytes), 0);
+    TC_CHECK_EQ_INT(gpu_differs_from_host(half_product(TC_FLOAT16), 3, args, bytes), 0);
     for (k = 0; k < HN; k++) /* the rounding cases, then floats of every size, some beyond a half's range */
         x[k] = k < NROUNDING ? rounding_cases[k].x : ldexpf((float)(rng() & 0xffffff) / 0x1p24f, (int)(rng() % 60) - 40) * (rng() & 1 ? -1.0f : 1.0f);
     args[0] = x, bytes[0] = sizeof x, bytes[1] = HN * 2;
-    TC_CHECK_EQ_INT(gpu_differs_from_host(half_round(), 2, args, bytes), 0);
+    TC_CHECK_EQ_INT(gpu_differs_from_host(half_round(TC_FLOAT16), 2, args, bytes), 0);
     for (k = 0; k < HN; k++) /* moderate values; the subnormal divisors overflow */
         x[k] = ldexpf((float)(rng() & 0xffffff) / 0x1p24f, (int)(rng() % 8)), a[k] = rand_half(10, 20), b[k] = k % 16 ? rand_half(8, 22) : rand_half(0, 0);
     args[0] = x, args[1] = a, args[2] = b, bytes[0] = sizeof x, bytes[1] = bytes[2] = sizeof a, bytes[3] = HN * 2;
-    TC_CHECK_EQ_INT(gpu_differs_from_host(half_arith(), 4, args, bytes), 0);
+    TC_CHECK_EQ_INT(gpu_differs_from_host(half_arith(TC_FLOAT16), 4, args, bytes), 0);
     for (k = 0; k < HN; k++) a[k] = k < NSPECIAL ? special_halves[k] : rand_half(0, 30);
     args[0] = a, bytes[0] = sizeof a, bytes[1] = (HN + 8) * 2;
-    TC_CHECK_EQ_INT(gpu_differs_from_host(half_pad(), 2, args, bytes), 0);
+    TC_CHECK_EQ_INT(gpu_differs_from_host(half_pad(TC_FLOAT16), 2, args, bytes), 0);
     for (k = 0; k < 6 * 64; k++) rows[k] = rand_half(0, 30);
     args[0] = rows, bytes[0] = sizeof rows, bytes[1] = 8 * 64 * 2;
-    for (k = 0; k < 4; k++) TC_CHECK_EQ_INT(gpu_differs_from_host(half_rows(k == 3 ? 8 : 2 << k, k == 3), 2, args, bytes), 0);
+    for (k = 0; k < 4; k++) TC_CHECK_EQ_INT(gpu_differs_from_host(half_rows(TC_FLOAT16, k == 3 ? 8 : 2 << k, k == 3), 2, args, bytes), 0);
 }
 
 /* The float16 convolution through shared memory: the same float32 sums. */
@@ -514,7 +564,208 @@ TC_TEST(gpu_float16_convolution_matches_the_host_executor) {
     for (k = 0; k < CC * CH * CH; k++) in[k] = rand_half(8, 16); /* |x| < 2 */
     for (k = 0; k < CK * CC * 9; k++) w[k] = rand_half(8, 14);
     args[0] = in, args[1] = w, bytes[0] = sizeof in, bytes[1] = sizeof w, bytes[2] = CK * CH * CH * sizeof(float);
-    TC_CHECK_EQ_INT(gpu_differs_from_host(half_conv(), 3, args, bytes), 0);
+    TC_CHECK_EQ_INT(gpu_differs_from_host(half_conv(TC_FLOAT16), 3, args, bytes), 0);
+}
+
+/* ---- bfloat16: the same kernels ------------------------------------------- */
+
+/* bfloat16 memory holds a float's upper 16 bits (unsigned short); values are
+   floats, widened by a shift and rounded where the host executor rounds by
+   PTX's cvt.rn.bf16.f32, each helper defined only when used. */
+TC_TEST(bfloat16_computes_in_float_and_stores_its_bits) {
+    const tc_func *f = half_product(TC_BFLOAT16);
+    const char *src;
+    TC_CHECK(f != NULL);
+    if (!f) return;
+    TC_CHECK_STR(tc_cuda_source(f),
+                 "// bf16_product: generated by tecomp\n"
+                 "\n"
+                 "__device__ __forceinline__ float tc_bfloat16_to_float(unsigned short h) { return __uint_as_float((unsigned)h << 16); }\n"
+                 "__device__ __forceinline__ unsigned short tc_float_to_bfloat16(float f) { unsigned short h; asm(\"cvt.rn.bf16.f32 %0, %1;\" : \"=h\"(h) : \"f\"(f)); return h; }\n"
+                 "\n"
+                 "extern \"C\" __global__ void __launch_bounds__(64) bf16_product_kernel(unsigned short *__restrict__ A, unsigned short *__restrict__ B, "
+                 "float *__restrict__ M) {\n"
+                 "    const int bx = blockIdx.x;\n"
+                 "    const int tx = threadIdx.x;\n"
+                 "    M[bx * 64 + tx] = tc_bfloat16_to_float(tc_float_to_bfloat16(tc_bfloat16_to_float(A[bx * 64 + tx]) * tc_bfloat16_to_float(B[bx * 64 + tx])));\n"
+                 "}\n");
+    /* a cast to bfloat16 stored: rounded once, and the widening helper left out */
+    src = (f = half_round(TC_BFLOAT16)) ? tc_cuda_source(f) : NULL;
+    TC_CHECK_CONTAINS(src, "bf16_round_kernel(float *__restrict__ X, unsigned short *__restrict__ H)");
+    TC_CHECK_CONTAINS(src, "H[bx * 64 + tx] = tc_float_to_bfloat16(X[bx * 64 + tx]);");
+    TC_CHECK(src && !strstr(src, "tc_bfloat16_to_float") && !strstr(src, "half"));
+    /* each step rounds, the last one by the store; the literal 0.1 is bfloat16's, a float */
+    src = (f = half_arith(TC_BFLOAT16)) ? tc_cuda_source(f) : NULL;
+    TC_CHECK_CONTAINS(src, "S[bx * 64 + tx] = tc_float_to_bfloat16(tc_bfloat16_to_float(tc_float_to_bfloat16(tc_bfloat16_to_float(tc_float_to_bfloat16("
+                           "tc_bfloat16_to_float(tc_float_to_bfloat16(X[bx * 64 + tx])) * tc_bfloat16_to_float(A[bx * 64 + tx]))) + 0.100097656f)) / "
+                           "tc_bfloat16_to_float(B[bx * 64 + tx]));");
+    /* float32 accumulation of bfloat16 products; a shared array of bfloat16 bits */
+    src = (f = half_conv(TC_BFLOAT16)) ? tc_cuda_source(f) : NULL;
+    TC_CHECK_CONTAINS(src, "__shared__ __align__(16) unsigned short pad_shared[144];");
+    TC_CHECK_CONTAINS(src, "] : (unsigned short)0x0000;");
+    TC_CHECK_CONTAINS(src, "O_local[0] += tc_bfloat16_to_float(pad_shared[ry * 12 + ty * 12 + rx + tx]) * tc_bfloat16_to_float(W[bx * 36 + rc * 9 + ry * 3 + rx]);");
+    TC_CHECK(src && !strstr(src, "tc_float_to_bfloat16"));
+    /* a bfloat16 sum in a register: each product and each step rounded */
+    src = (f = half_dot(TC_BFLOAT16)) ? tc_cuda_source(f) : NULL;
+    TC_CHECK_CONTAINS(src, "unsigned short R_local[1];");
+    TC_CHECK_CONTAINS(src, "R_local[0] = tc_float_to_bfloat16(tc_bfloat16_to_float(R_local[0]) + tc_bfloat16_to_float(tc_float_to_bfloat16("
+                           "tc_bfloat16_to_float(A[bx * 1024 + tx * 16 + k]) * tc_bfloat16_to_float(B[bx * 1024 + tx * 16 + k]))));");
+}
+
+/* Copies move bfloat16 bits: no conversion, padding a constant of bits (1.0
+   is 0x3f80), vectorized copies of 2, 4 or 8 values one 4-, 8- or 16-byte move. */
+TC_TEST(bfloat16_copies_move_bits) {
+    const tc_func *f = half_pad(TC_BFLOAT16);
+    const char *src = f ? tc_cuda_source(f) : NULL;
+    TC_CHECK_CONTAINS(src, "P[bx * 64 + tx] = bx * 64 + tx >= 3 && bx * 64 + tx < 259 ? A[bx * 64 + tx - 3] : (unsigned short)0x0000;");
+    TC_CHECK(src && !strstr(src, "tc_bfloat16_to_float") && !strstr(src, "tc_float_to_bfloat16"));
+    src = (f = half_rows(TC_BFLOAT16, 8, 0)) ? tc_cuda_source(f) : NULL;
+    TC_CHECK_CONTAINS(src, "*(uint4 *)&Q[bx * 64 + tx * 8] = bx >= 1 && bx < 7 ? *(const uint4 *)&A[bx * 64 + tx * 8 - 64] : "
+                           "make_uint4(0x3f803f80u, 0x3f803f80u, 0x3f803f80u, 0x3f803f80u);");
+    src = (f = half_rows(TC_BFLOAT16, 4, 0)) ? tc_cuda_source(f) : NULL;
+    TC_CHECK_CONTAINS(src, "*(uint2 *)&Q[bx * 64 + tx * 4] = bx >= 1 && bx < 7 ? *(const uint2 *)&A[bx * 64 + tx * 4 - 64] : "
+                           "make_uint2(0x3f803f80u, 0x3f803f80u);");
+    src = (f = half_rows(TC_BFLOAT16, 2, 0)) ? tc_cuda_source(f) : NULL;
+    TC_CHECK_CONTAINS(src, "*(unsigned int *)&Q[bx * 64 + tx * 2] = bx >= 1 && bx < 7 ? *(const unsigned int *)&A[bx * 64 + tx * 2 - 64] : 0x3f803f80u;");
+    src = (f = half_rows(TC_BFLOAT16, 8, 1)) ? tc_cuda_source(f) : NULL;
+    TC_CHECK_CONTAINS(src, "Q[bx * 64 + tx * 8 + c_inner] = tc_float_to_bfloat16((bx >= 1 && bx < 7 ? tc_bfloat16_to_float(A[bx * 64 + tx * 8 + c_inner - 64]) : 1.0f) * 2.0f);");
+    TC_CHECK(src && !strstr(src, "uint4"));
+}
+
+/* Every bfloat16 kernel compiles for sm_80 and sm_90 (no GPU needed); for
+   sm_75, which has no cvt.rn.bf16.f32, a kernel rounding to bfloat16 is
+   refused by name, one that only moves or widens bfloat16 bits is not. */
+TC_TEST(bfloat16_kernels_compile_through_nvrtc_for_sm_80_and_up) {
+    const tc_func *fs[11], *f;
+    const char *src;
+    tc_cubin bin;
+    if (tc_nvrtc_init(ctx, NULL) != TC_OK) TC_SKIP("NVRTC is not installed here");
+    kernels16(TC_BFLOAT16, fs);
+    check_compiles(fs, 11, 80);
+    check_compiles(fs, 11, 90);
+    src = (f = half_product(TC_BFLOAT16)) ? tc_cuda_source(f) : NULL;
+    TC_CHECK(src != NULL);
+    if (!src) return;
+    TC_CHECK_EQ_INT(tc_cuda_compile(ctx, src, "bf16_product", 75, 0, NULL, &bin), TC_ERROR_COMPILE);
+    TC_CHECK_STR(tc_last_error(ctx), "bf16_product: rounding to bfloat16 (cvt.rn.bf16.f32) needs sm_80 or newer; compiling for sm_75");
+    tc_cubin_free(ctx, &bin);
+    fs[0] = half_pad(TC_BFLOAT16), fs[1] = half_rows(TC_BFLOAT16, 8, 0), fs[2] = half_conv(TC_BFLOAT16);
+    check_compiles(fs, 3, 75);
+}
+
+/* bfloat16's rounding cases, float bits to bfloat16 bits: ties to even,
+   from the tie above the largest to inf, subnormals in steps of 2^-133. */
+static const struct { uint32_t x; uint16_t h; } bf16_rounding_cases[] = {
+    {0x3f808001, 0x3f81}, /* 1 + 2^-8 + 2^-23, just above the tie: up */
+    {0x3f808000, 0x3f80}, /* the tie: to even, down */
+    {0x3f818000, 0x3f82}, /* the tie: to even, up */
+    {0x7f7f7fff, 0x7f7f}, /* below the tie above the largest */
+    {0x7f7f8000, 0x7f80}, /* the tie: inf */
+    {0xff7fffff, 0xff80},
+    {0x00010000, 0x0001}, /* the smallest subnormal, 2^-133 */
+    {0x00008000, 0x0000}, /* half of it: the tie goes to 0 */
+    {0x00008001, 0x0001},
+    {0x00018000, 0x0002}, /* 1.5 steps: to even */
+    {0x007fffff, 0x0080}, /* float's largest subnormal: bfloat16's smallest normal */
+    {0x80000001, 0x8000},
+    {0x3dcccccd, 0x3dcd}, /* 0.1 */
+    {0x40490fdb, 0x4049}, /* pi */
+};
+#define NBF16_ROUNDING (int)(sizeof bf16_rounding_cases / sizeof bf16_rounding_cases[0])
+
+static float float_of_bits(uint32_t u) {
+    float x;
+    memcpy(&x, &u, sizeof x);
+    return x;
+}
+
+/* The test data rounds on the host as the cases say (no GPU needed). */
+TC_TEST(bfloat16_test_values_round_on_the_host) {
+    const tc_func *f = half_round(TC_BFLOAT16);
+    static float x[HN];
+    static uint16_t h[HN];
+    void *mem[2];
+    int k;
+    TC_CHECK(f != NULL);
+    if (!f) return;
+    for (k = 0; k < HN; k++) x[k] = k < NBF16_ROUNDING ? float_of_bits(bf16_rounding_cases[k].x) : 0.0f;
+    mem[0] = x, mem[1] = h;
+    TC_CHECK_EQ_INT(tc_host_run(ctx, f, mem, NULL), TC_OK);
+    for (k = 0; k < NBF16_ROUNDING; k++)
+        if (h[k] != bf16_rounding_cases[k].h) {
+            fprintf(stderr, "  0x%08x: 0x%04x, expected 0x%04x\n", (unsigned)bf16_rounding_cases[k].x, h[k], bf16_rounding_cases[k].h);
+            TC_CHECK(h[k] == bf16_rounding_cases[k].h);
+        }
+}
+
+/* bfloat16 values of either sign with an exponent field in [lo, hi] (127
+   is 1.0's; 255, inf and NaN, is left out). */
+static uint16_t rand_bf16(int lo, int hi) {
+    return (uint16_t)((rng() & 1) << 15 | (unsigned)(lo + (int)(rng() % (unsigned)(hi - lo + 1))) << 7 | (rng() & 127));
+}
+
+/* Values the product kernel pairs with each other: signed zeros, the
+   smallest and largest subnormals, the smallest normal, 1, 1 + 2^-7, about
+   1/3, 0.5, 0.1, 2^64, 2^100, the largest, -2, inf. */
+static const uint16_t special_bf16[] = {0x0000, 0x8000, 0x0001, 0x0003, 0x007f, 0x0080, 0x3f80, 0x3f81, 0x3eab,
+                                        0x3f00, 0x3dcd, 0x5f80, 0x7180, 0x7f7f, 0xc000, 0x7f80};
+#define NSPECIAL_BF16 (int)(sizeof special_bf16 / sizeof special_bf16[0])
+
+/* Rounding, subnormals, overflow to inf: the GPU's bfloat16 bits are the
+   host executor's, for products, conversions, chained arithmetic, a
+   bfloat16 sum and copies (scalar, padded, vectorized). */
+TC_TEST(gpu_bfloat16_matches_the_host_executor_bit_for_bit) {
+    static uint16_t a[HN * 16], b[HN * 16], rows[6 * 64];
+    static float x[HN];
+    static int32_t ints[HN];
+    void *args[4];
+    size_t bytes[4];
+    int k;
+    if (!tc_cuda_available(ctx)) TC_SKIP("no CUDA device: the GPU run is checked on the GPU machine");
+    if (tc_cuda_arch(ctx) < 80) TC_SKIP("bfloat16 rounding needs sm_80 or newer");
+    rng_state = 3;
+    for (k = 0; k < HN; k++) { /* every pair of special values, then random ones of every size */
+        a[k] = k < NSPECIAL_BF16 * NSPECIAL_BF16 ? special_bf16[k / NSPECIAL_BF16] : rand_bf16(0, 254);
+        b[k] = k < NSPECIAL_BF16 * NSPECIAL_BF16 ? special_bf16[k % NSPECIAL_BF16] : rand_bf16(0, 254);
+    }
+    args[0] = a, args[1] = b, bytes[0] = bytes[1] = HN * 2, bytes[2] = HN * sizeof(float);
+    TC_CHECK_EQ_INT(gpu_differs_from_host(half_product(TC_BFLOAT16), 3, args, bytes), 0);
+    for (k = 0; k < HN; k++) /* the rounding cases, then floats of every size and random low bits, subnormals too */
+        x[k] = k < NBF16_ROUNDING ? float_of_bits(bf16_rounding_cases[k].x) : float_of_bits((rng() & 1) << 31 | (rng() % 255) << 23 | (rng() & 0x7fffff));
+    args[0] = x, bytes[0] = sizeof x, bytes[1] = HN * 2;
+    TC_CHECK_EQ_INT(gpu_differs_from_host(half_round(TC_BFLOAT16), 2, args, bytes), 0);
+    for (k = 0; k < HN; k++) /* integers past float's 24 bits: rounded to float first, as the host does */
+        ints[k] = k == 0 ? 16842753 : (int32_t)(rng() << 8 ^ rng());
+    args[0] = ints, bytes[0] = sizeof ints, bytes[1] = HN * 2;
+    TC_CHECK_EQ_INT(gpu_differs_from_host(half_from_int(TC_BFLOAT16), 2, args, bytes), 0);
+    for (k = 0; k < HN; k++) /* moderate values; the subnormal divisors overflow */
+        x[k] = ldexpf((float)(rng() & 0xffffff) / 0x1p24f, (int)(rng() % 8)), a[k] = rand_bf16(117, 137),
+        b[k] = k % 16 ? rand_bf16(115, 139) : rand_bf16(0, 0);
+    args[0] = x, args[1] = a, args[2] = b, bytes[0] = sizeof x, bytes[1] = bytes[2] = HN * 2, bytes[3] = HN * 2;
+    TC_CHECK_EQ_INT(gpu_differs_from_host(half_arith(TC_BFLOAT16), 4, args, bytes), 0);
+    for (k = 0; k < HN; k++) a[k] = k < NSPECIAL_BF16 ? special_bf16[k] : rand_bf16(0, 254);
+    args[0] = a, bytes[0] = HN * 2, bytes[1] = (HN + 8) * 2;
+    TC_CHECK_EQ_INT(gpu_differs_from_host(half_pad(TC_BFLOAT16), 2, args, bytes), 0);
+    for (k = 0; k < 6 * 64; k++) rows[k] = rand_bf16(0, 254);
+    args[0] = rows, bytes[0] = sizeof rows, bytes[1] = 8 * 64 * 2;
+    for (k = 0; k < 4; k++) TC_CHECK_EQ_INT(gpu_differs_from_host(half_rows(TC_BFLOAT16, k == 3 ? 8 : 2 << k, k == 3), 2, args, bytes), 0);
+    for (k = 0; k < HN * 16; k++) a[k] = rand_bf16(110, 140), b[k] = rand_bf16(110, 140);
+    args[0] = a, args[1] = b, bytes[0] = bytes[1] = sizeof a, bytes[2] = HN * 2;
+    TC_CHECK_EQ_INT(gpu_differs_from_host(half_dot(TC_BFLOAT16), 3, args, bytes), 0);
+}
+
+/* The bfloat16 convolution through shared memory: the same float32 sums. */
+TC_TEST(gpu_bfloat16_convolution_matches_the_host_executor) {
+    static uint16_t in[CC * CH * CH], w[CK * CC * 9];
+    void *args[3];
+    size_t bytes[3];
+    int k;
+    if (!tc_cuda_available(ctx)) TC_SKIP("no CUDA device: the GPU run is checked on the GPU machine");
+    rng_state = 4;
+    for (k = 0; k < CC * CH * CH; k++) in[k] = rand_bf16(120, 128); /* |x| < 4 */
+    for (k = 0; k < CK * CC * 9; k++) w[k] = rand_bf16(120, 126);
+    args[0] = in, args[1] = w, bytes[0] = sizeof in, bytes[1] = sizeof w, bytes[2] = CK * CH * CH * sizeof(float);
+    TC_CHECK_EQ_INT(gpu_differs_from_host(half_conv(TC_BFLOAT16), 3, args, bytes), 0);
 }
 
 /* out[i] = x[i] + y[i] + z[i] for three inputs with the names given, lowered
@@ -617,6 +868,12 @@ int main(void) {
     TC_RUN(float16_test_values_round_on_the_host);
     TC_RUN(gpu_float16_matches_the_host_executor_bit_for_bit);
     TC_RUN(gpu_float16_convolution_matches_the_host_executor);
+    TC_RUN(bfloat16_computes_in_float_and_stores_its_bits);
+    TC_RUN(bfloat16_copies_move_bits);
+    TC_RUN(bfloat16_kernels_compile_through_nvrtc_for_sm_80_and_up);
+    TC_RUN(bfloat16_test_values_round_on_the_host);
+    TC_RUN(gpu_bfloat16_matches_the_host_executor_bit_for_bit);
+    TC_RUN(gpu_bfloat16_convolution_matches_the_host_executor);
     tc_destroy_context(ctx);
     return tc_test_summary();
 }

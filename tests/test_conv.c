@@ -6,7 +6,8 @@
    strides, padding, dilation, groups, prime sizes, depthwise ones, outputs
    Winograd's tiles do not divide - where configurations of every template
    that fits are lowered, run on the host executor and checked against the
-   reference; Winograd's two tile sizes on 64 channels, NCHW and HWCN; one
+   reference; Winograd's two tile sizes on 64 channels, NCHW and HWCN;
+   bfloat16 descriptions and their reference; one
    kernel of each template compiles through NVRTC (Winograd's on seed3's HWCN
    shape too). */
 #include "tecomp.h"
@@ -605,6 +606,90 @@ TC_TEST(templates_refuse_tasks_they_cannot_build) {
     TC_CHECK(space == NULL);
 }
 
+/* A bfloat16 convolution, NCHW, stride 1, padding 1, float32 sums, built
+   as tensor expressions and lowered for the host executor (unbound). */
+static const tc_func *bf16_conv_func(const tc_conv2d_desc *d) {
+    tc_tensor *I = tc_placeholderi(ctx, "I", TC_BFLOAT16, TC_DIMS(d->n, d->c, d->h, d->w));
+    tc_tensor *W = tc_placeholderi(ctx, "W", TC_BFLOAT16, TC_DIMS(d->k, d->c, d->r, d->s));
+    const tc_expr *pax[4], *ax[4], *red[3], *inside;
+    tc_tensor *pad, *O, *args[3];
+    tc_lower_desc ld;
+    const tc_func *f = NULL;
+    int p, q;
+    tc_conv2d_output_size(d, &p, &q);
+    pax[0] = tc_axisi(ctx, "n", d->n), pax[1] = tc_axisi(ctx, "c", d->c), pax[2] = tc_axisi(ctx, "y", d->h + 2), pax[3] = tc_axisi(ctx, "x", d->w + 2);
+    inside = tc_and(tc_and(tc_gei(pax[2], 1), tc_lti(pax[2], d->h + 1)), tc_and(tc_gei(pax[3], 1), tc_lti(pax[3], d->w + 1)));
+    pad = tc_compute(ctx, "pad", 4, pax,
+                     tc_select(inside, tc_at(I, pax[0], pax[1], tc_subi(pax[2], 1), tc_subi(pax[3], 1)), tc_imm(ctx, TC_BFLOAT16, 0)));
+    ax[0] = tc_axisi(ctx, "n", d->n), ax[1] = tc_axisi(ctx, "k", d->k), ax[2] = tc_axisi(ctx, "p", p), ax[3] = tc_axisi(ctx, "q", q);
+    red[0] = tc_reduce_axisi(ctx, "rc", d->c), red[1] = tc_reduce_axisi(ctx, "ry", d->r), red[2] = tc_reduce_axisi(ctx, "rx", d->s);
+    O = tc_compute(ctx, "O", 4, ax,
+                   tc_sum(tc_mul(tc_cast(TC_FLOAT32, tc_at(pad, ax[0], red[0], tc_add(ax[2], red[1]), tc_add(ax[3], red[2]))),
+                                 tc_cast(TC_FLOAT32, tc_at(W, ax[1], red[0], red[1], red[2]))),
+                          3, red));
+    args[0] = I, args[1] = W, args[2] = O;
+    memset(&ld, 0, sizeof ld);
+    ld.allow_unbound = 1;
+    TC_CHECK_EQ_INT(tc_lower(tc_create_schedule(ctx, 1, &O), 3, args, "bf16_conv", &ld, &f), TC_OK);
+    return f;
+}
+
+/* bfloat16 is a convolution's dtype: described, resolved, in the task's
+   numbers, and computed by the reference on bfloat16 data given as floats,
+   which a bfloat16 convolution on the host executor matches; no template
+   builds it yet, and each says so. */
+TC_TEST(bfloat16_convolutions_are_described_and_referenced) {
+    tc_conv2d_desc d = conv(2, 6, 7, 6, 5, 3, 3, 1, 1, 1, 1), r, f32;
+    tc_conv2d_kernel_desc kd;
+    tc_conv2d_kernel *kernel = NULL;
+    tc_config_space *space = NULL;
+    const char *name = "unset";
+    int64_t args[16];
+    size_t ni, nw, no, j;
+    float *x, *w, *ref, *ref32, *out;
+    uint16_t *xb, *wb;
+    const tc_func *fn;
+    d.dtype = TC_BFLOAT16;
+    TC_CHECK_EQ_INT(tc_conv2d_resolve(ctx, &d, &r), TC_OK);
+    TC_CHECK_EQ_INT(r.dtype, TC_BFLOAT16);
+    TC_CHECK_EQ_INT(tc_conv2d_task_args(&d, args), 16);
+    TC_CHECK_EQ_INT(args[15], TC_BFLOAT16);
+    /* the reference: bfloat16 data, widened to float, summed as float32's are */
+    ni = input_count(&d), nw = weight_count(&d), no = output_count(&d);
+    x = (float *)malloc(ni * 4), w = (float *)malloc(nw * 4), ref = (float *)malloc(no * 4), ref32 = (float *)malloc(no * 4), out = (float *)malloc(no * 4);
+    xb = (uint16_t *)malloc(ni * 2), wb = (uint16_t *)malloc(nw * 2);
+    fill(x, ni, 11);
+    fill(w, nw, 12);
+    for (j = 0; j < ni; j++) xb[j] = tc_bfloat16_from_float(x[j]), x[j] = tc_bfloat16_to_float(xb[j]);
+    for (j = 0; j < nw; j++) wb[j] = tc_bfloat16_from_float(w[j]), w[j] = tc_bfloat16_to_float(wb[j]);
+    TC_CHECK_EQ_INT(tc_conv2d_reference(ctx, &d, x, w, ref), TC_OK);
+    f32 = d, f32.dtype = TC_FLOAT32;
+    TC_CHECK_EQ_INT(tc_conv2d_reference(ctx, &f32, x, w, ref32), TC_OK);
+    TC_CHECK(memcmp(ref, ref32, no * 4) == 0);
+    if ((fn = bf16_conv_func(&d)) != NULL) {
+        void *mem[3];
+        for (j = 0; j < no; j++) out[j] = NAN;
+        mem[0] = xb, mem[1] = wb, mem[2] = out;
+        TC_CHECK_EQ_INT(tc_host_run(ctx, fn, mem, NULL), TC_OK);
+        TC_CHECK(max_rel_err(out, ref, no) < 1e-6);
+    }
+    /* no template builds it */
+    TC_CHECK(tc_conv2d_template_for(&d, &name) == NULL);
+    TC_CHECK(name == NULL);
+    TC_CHECK_EQ_INT(tc_space_create(ctx, tc_conv2d_gemm_template, &d, &space), TC_ERROR_INVALID_ARGUMENT);
+    TC_CHECK_CONTAINS(tc_last_error(ctx), "conv2d_gemm: builds NCHW and HWCN float32 kernels; the task is NCHW bfloat16");
+    memset(&kd, 0, sizeof kd);
+    kd.conv = d;
+    TC_CHECK_EQ_INT(tc_conv2d_kernel_create(ctx, &kd, &kernel), TC_ERROR_INVALID_ARGUMENT);
+    TC_CHECK_CONTAINS(tc_last_error(ctx), "no template builds NCHW bfloat16 convolutions yet");
+    TC_CHECK(kernel == NULL);
+    d = conv(16, 16, 4, 4, 16, 3, 3, 1, 1, 1, 1), d.layout = TC_LAYOUT_NHWCnc, d.dtype = TC_BFLOAT16;
+    TC_CHECK(tc_conv2d_template_for(&d, &name) == NULL);
+    TC_CHECK_EQ_INT(tc_space_create(ctx, tc_conv2d_tensorcore_template, &d, &space), TC_ERROR_INVALID_ARGUMENT);
+    TC_CHECK_CONTAINS(tc_last_error(ctx), "conv2d_tensorcore: builds NHWCnc float16 kernels without dilation; the task is NHWCnc bfloat16");
+    free(x), free(w), free(ref), free(ref32), free(out), free(xb), free(wb);
+}
+
 TC_TEST(winograd_refuses_what_it_cannot_build) {
     static const char *what[] = {"a 3x3 kernel, stride 1, dilation 1 and groups 1; the task has 5x5, stride 1x1, dilation 1x1, groups 1",
                                  "the task has 3x3, stride 2x2, dilation 1x1, groups 1", "the task has 3x3, stride 1x1, dilation 2x2, groups 1",
@@ -795,6 +880,7 @@ int main(void) {
     TC_RUN(a_configuration_prints_the_same_cuda_in_every_context);
     TC_RUN(templates_refuse_tasks_they_cannot_build);
     TC_RUN(winograd_refuses_what_it_cannot_build);
+    TC_RUN(bfloat16_convolutions_are_described_and_referenced);
     TC_RUN(each_template_compiles_through_nvrtc);
     tc_destroy_context(ctx);
     return tc_test_summary();

@@ -2,6 +2,7 @@
    cases), the printer, and every misuse returning NULL with a message. */
 #include "tecomp.h"
 #include "tc_test.h"
+#include <math.h>
 #include <stdlib.h>
 
 static tc_context *ctx;
@@ -37,6 +38,42 @@ TC_TEST(literals_fold_and_types_promote) {
     /* float16 literals hold float16 values */
     TC_CHECK(tc_imm(ctx, TC_FLOAT16, 0.1)->v.f == 0.0999755859375);
     TC_CHECK(tc_imm(ctx, TC_FLOAT32, 0.1)->v.f == (double)0.1f);
+}
+
+/* bfloat16: a 2-byte float after the older dtypes (their numbers are kept
+   in records), its literals rounded to 8 significant bits with float32's
+   exponent range, and float16 with bfloat16 promoting to float32. */
+TC_TEST(bfloat16_is_a_float_type_of_its_own) {
+    const tc_expr *x = tc_var(ctx, "x");
+    double nan_value;
+    TC_CHECK_EQ_INT(TC_FLOAT16, 3);
+    TC_CHECK_EQ_INT(TC_FLOAT32, 4);
+    TC_CHECK_EQ_INT(TC_BFLOAT16, 5);
+    TC_CHECK_STR(tc_dtype_name(TC_BFLOAT16), "bfloat16");
+    TC_CHECK_EQ_INT(tc_dtype_bytes(TC_BFLOAT16), 2);
+    TC_CHECK(tc_dtype_is_float(TC_BFLOAT16));
+    TC_CHECK_STR(tc_dtype_name(TC_DTYPE_COUNT), "invalid");
+    TC_CHECK_EQ_INT(tc_add(tc_imm(ctx, TC_BFLOAT16, 1), tc_imm(ctx, TC_FLOAT16, 2))->dtype, TC_FLOAT32);
+    TC_CHECK_EQ_INT(tc_add(tc_imm(ctx, TC_BFLOAT16, 1), tc_float(ctx, 2))->dtype, TC_FLOAT32);
+    TC_CHECK_EQ_INT(tc_mul(tc_imm(ctx, TC_BFLOAT16, 1), x)->dtype, TC_BFLOAT16);
+    TC_CHECK_STR(str(tc_add(tc_cast(TC_BFLOAT16, x), tc_imm(ctx, TC_BFLOAT16, 1))), "bfloat16(x) + 1.0");
+    /* literals: to nearest, ties to even, past the largest to infinity, subnormals in steps of 2^-133 */
+    TC_CHECK(tc_imm(ctx, TC_BFLOAT16, 0.1)->v.f == 0.10009765625);
+    TC_CHECK(tc_imm(ctx, TC_BFLOAT16, 1.0 + 1.0 / 256)->v.f == 1.0);                     /* the tie: to even, down */
+    TC_CHECK(tc_imm(ctx, TC_BFLOAT16, 1.0 + 3.0 / 256)->v.f == 1.0 + 2.0 / 128);         /* the tie: to even, up */
+    TC_CHECK(tc_imm(ctx, TC_BFLOAT16, 1.0 + 1.0 / 256 + ldexp(1, -20))->v.f == 1.0 + 1.0 / 128); /* past the tie: up */
+    /* a value rounds to float first, as on the GPU: 2^24 + 2^16 + 1 is the float 2^24 + 2^16, a tie, to even */
+    TC_CHECK(tc_cast(TC_BFLOAT16, tc_int(ctx, 16842753))->v.f == 16777216.0);
+    TC_CHECK(tc_imm(ctx, TC_BFLOAT16, ldexp(255, 120))->v.f == ldexp(255, 120));          /* the largest, (2 - 2^-7) 2^127 */
+    TC_CHECK(tc_imm(ctx, TC_BFLOAT16, ldexp(2 - 1.0 / 256 - ldexp(1, -20), 127))->v.f == ldexp(255, 120)); /* below the tie above it */
+    TC_CHECK(tc_imm(ctx, TC_BFLOAT16, ldexp(2 - 1.0 / 256, 127))->v.f == HUGE_VAL);      /* the tie above it: infinity */
+    TC_CHECK(tc_imm(ctx, TC_BFLOAT16, -1e39)->v.f == -HUGE_VAL);                         /* beyond float32 too */
+    TC_CHECK(tc_imm(ctx, TC_BFLOAT16, ldexp(1, -133))->v.f == ldexp(1, -133));           /* the smallest subnormal */
+    TC_CHECK(tc_imm(ctx, TC_BFLOAT16, ldexp(1, -134))->v.f == 0);                        /* half of it: the tie to 0 */
+    TC_CHECK(tc_imm(ctx, TC_BFLOAT16, ldexp(3, -134))->v.f == ldexp(2, -133));           /* 1.5 steps: to even */
+    TC_CHECK(tc_imm(ctx, TC_BFLOAT16, ldexp(1, -126) - ldexp(1, -134))->v.f == ldexp(1, -126)); /* up into the normals */
+    nan_value = tc_imm(ctx, TC_BFLOAT16, NAN)->v.f;
+    TC_CHECK(nan_value != nan_value);
 }
 
 typedef struct simplify_case {
@@ -228,6 +265,7 @@ int main(void) {
     if (tc_create_context(NULL, &ctx) != TC_OK) return 1;
     TC_RUN(hash_consing_gives_one_node_per_structure);
     TC_RUN(literals_fold_and_types_promote);
+    TC_RUN(bfloat16_is_a_float_type_of_its_own);
     TC_RUN(simplifier_table);
     TC_RUN(simplifier_terminates_where_coefficients_wrap);
     TC_RUN(literals_out_of_range_are_refused);

@@ -222,6 +222,12 @@ TC_TEST(test_casts_and_calls) {
     }
     R = parse(ctx, "H[i] = float16(X[i]) * bool(i)");
     TC_CHECK(R && R->dtype == TC_FLOAT16);
+    R = parse(ctx, "G[i] = bfloat16(X[i]) * bool(i) + float16(Y[i])");
+    TC_CHECK(R && R->dtype == TC_FLOAT32); /* bfloat16 with float16: float32 */
+    if (R) {
+        i = R->axes[0];
+        TC_CHECK(R->body == tc_add(tc_mul(tc_cast(TC_BFLOAT16, tc_at(X, i)), tc_cast(TC_BOOL, i)), tc_cast(TC_FLOAT16, tc_at(Y, i))));
+    }
     R = parse(ctx, "S[i] = select(X[i] > 0.0, 1, 0)");
     TC_CHECK(R && R->dtype == TC_INT32 && R->body == tc_select(tc_gt(tc_at(X, R->axes[0]), tc_float(ctx, 0.0)),
                                                                  tc_int(ctx, 1), tc_int(ctx, 0)));

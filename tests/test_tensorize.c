@@ -239,6 +239,7 @@ TC_TEST(mismatches_are_errors_not_wrong_code) {
     const tc_func *f;
     tc_tensor *args[3];
     tc_iter *o, *i;
+    int k;
     /* a tile of 8 rows where the intrinsic has 16 */
     m = build(TC_FLOAT32, 8);
     TC_CHECK_EQ_INT(tensorize_all(&m, TC_FLOAT32), TC_OK);
@@ -276,6 +277,11 @@ TC_TEST(mismatches_are_errors_not_wrong_code) {
     TC_CHECK(tc_cache_read(m.s, m.A, TC_SCOPE_WMMA_ACCUMULATOR, 1, &m.C) == NULL);
     TC_CHECK(tc_cache_write(m.s, m.C, TC_SCOPE_WMMA_MATRIX_A) == NULL);
     TC_CHECK(tc_intrin_wmma(ctx, TC_INTRIN_WMMA_MMA, TC_INT32) == NULL);
+    /* bfloat16: no wmma intrinsic (its tensor cores come with mma.sync), refused by name */
+    for (k = 0; k < TC_INTRIN_KIND_COUNT; k++) {
+        TC_CHECK(tc_intrin_wmma(ctx, (tc_intrin_kind)k, TC_BFLOAT16) == NULL);
+        TC_CHECK_STR(tc_last_error(ctx), "tc_intrin_wmma: bfloat16 inputs have no wmma intrinsic here (float16, or float32 run as TF32)");
+    }
 }
 
 /* Untensorized fragments: the host executor runs them (as private memory),

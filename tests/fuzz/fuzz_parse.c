@@ -74,6 +74,7 @@ static int fz_placeholders(fz_state *st) {
     p[k++] = tc_placeholderi(ctx, "H", TC_FLOAT16, TC_DIMS(16, 16));
     p[k++] = tc_placeholderi(ctx, "G", TC_FLOAT16, TC_DIMS(16, 16));
     p[k++] = n ? tc_placeholder(ctx, "V", TC_FLOAT32, 1, &n) : NULL;
+    p[k++] = tc_placeholderi(ctx, "E", TC_BFLOAT16, TC_DIMS(16, 16)); /* last: the others keep their numbers */
     st->nplaceholders = k;
     while (k--)
         if (!p[k]) return 0;
@@ -255,6 +256,7 @@ static void fz_fill(void *data, tc_dtype t, int64_t elems) {
         case TC_INT32: ((int32_t *)data)[j] = (int32_t)(j % 5); break;
         case TC_INT64: ((int64_t *)data)[j] = j % 5; break;
         case TC_FLOAT16: ((uint16_t *)data)[j] = tc_half_from_float(v); break;
+        case TC_BFLOAT16: ((uint16_t *)data)[j] = tc_bfloat16_from_float(v); break;
         default: ((float *)data)[j] = v; break;
         }
     }
