@@ -31,6 +31,7 @@
 #include "../samples/sample_run.h"
 #include "../samples/sample_tune.h"
 #include "bench_workload.h"
+#include "cudnn_graph.h"
 #include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -53,6 +54,12 @@
 /* Launches before timing: tc_cuda_time_call's default of 3 leaves the
    clocks of a GPU that was idle ramping up (the samples use 10 too). */
 #define BENCH_WARMUP 10
+/* The backend offers a few dozen engine configurations per convolution:
+   each is screened with this many timed launches (L2 flushed, median), and
+   the fastest BENCH_GRAPH_FINALISTS are timed again in full before the
+   fastest that checks is reported. */
+#define BENCH_GRAPH_SCREEN_REPEAT 10
+#define BENCH_GRAPH_FINALISTS 3
 
 // >>options
 
@@ -60,7 +67,7 @@ static void bench_usage(const char *argv0) {
     fprintf(stderr,
             "usage: %s [--suite FILE] [--rows NAME,NAME,... | --group C|D|seed|b32 | --shape N,C,H,W,K,R,S[,stride[,pad[,groups]]]]\n"
             "       [--trials N] [--tuner model|random|grid|genetic] [--template NAME] [--records FILE] [--fresh] [--repeat N]\n"
-            "       [--csv FILE] [--svg FILE]\n",
+            "       [--csv FILE] [--svg FILE] [--cudnn legacy|backend|both]\n",
             argv0);
 }
 
@@ -82,6 +89,7 @@ static int bench_parse_args(int argc, char **argv, bench_opts *o) {
     int k;
     memset(o, 0, sizeof *o);
     o->trials = 200, o->repeat = 100, o->tuner = TC_TUNER_MODEL;
+    o->cudnn_apis = BENCH_CUDNN_BOTH;
     o->records = "tecomp-bench.jsonl", o->csv = "bench-results.csv", o->svg = "bench-results.svg";
     for (k = 1; k < argc; k++) {
         const char *a = argv[k], *v = k + 1 < argc ? argv[k + 1] : NULL;
@@ -97,6 +105,7 @@ static int bench_parse_args(int argc, char **argv, bench_opts *o) {
         else if (!strcmp(a, "--repeat") && v && atoi(v) > 0) o->repeat = atoi(v), k++;
         else if (!strcmp(a, "--csv") && v) o->csv = v, k++;
         else if (!strcmp(a, "--svg") && v) o->svg = v, k++;
+        else if (!strcmp(a, "--cudnn") && v && bench_cudnn_apis_named(v)) o->cudnn_apis = bench_cudnn_apis_named(v), k++;
         else {
             fprintf(stderr, "%s: bad or incomplete option '%s'\n", argv[0], a);
             return bench_usage(argv[0]), 0;
@@ -185,8 +194,9 @@ static int bench_load_rows(const bench_opts *o, bench_row **rows, int *n) {
 static int bench_prepare(tc_context *ctx, const bench_opts *o, bench_row *row) {
     tc_template_fn fn;
     tc_result r;
-    row->tecomp_us = row->cudnn_us = row->tecomp_err = row->cudnn_err = row->tutorial_us = -1;
-    row->cudnn_algo = -1;
+    row->tecomp_us = row->tecomp_err = row->tutorial_us = -1;
+    bench_cudnn_best_clear(&row->cudnn);
+    bench_cudnn_best_clear(&row->cudnn_tf32);
     if ((r = tc_conv2d_resolve(ctx, &row->conv, &row->conv)) != TC_OK) {
         fprintf(stderr, "%s: %s: %s\n", row->name, tc_result_string(r), tc_last_error(ctx));
         return 0;
@@ -389,6 +399,7 @@ static size_t bench_index(int layout, size_t n, size_t c, size_t hw, size_t i, s
 /* Device buffers of one implementation's run, in its layout and type. */
 typedef struct bench_buffers {
     int layout, half, y_half; /* half: the inputs are half (the row's type); y_half: so is the output */
+    int tf32;                 /* float data that cuDNN may run as TF32 (10-bit mantissas, as half's): checked to half's bound */
     tc_devptr x, w, y;
     size_t y_bytes;
 } bench_buffers;
@@ -466,32 +477,50 @@ static tc_result bench_buffers_make(tc_context *ctx, const bench_row *row, const
 
 // >>phase2-measure
 
+/* The check's bound on the relative L2 error for what runs on b. */
+static double bench_tolerance(const bench_buffers *b) { return b->half || b->tf32 ? BENCH_TOL_F16 : BENCH_TOL_F32; }
+
 /* Run `fn` once on poisoned output (every byte 0xff: NaN in float and
-   half, so an output nobody writes fails the check), compare with the
-   reference, and when it matches, time it: the one method both tecomp and
-   cuDNN are measured by. lib_error: where fn leaves its own message (cuDNN), or NULL. */
-static int bench_check_and_time(tc_context *ctx, bench_row *row, const char *who, sample_conv_data *d, const bench_buffers *b,
-                                tc_launch_fn fn, void *user, const char *lib_error, const tc_time_desc *timing, double *err,
-                                double *us) {
+   half, so an output nobody writes fails the check) and compare with the
+   reference. 1 when it matches; else 0 with why (lib_error: where fn leaves
+   its own message, as cuDNN's wrappers do, or NULL). */
+static int bench_output_matches(tc_context *ctx, const bench_row *row, sample_conv_data *d, const bench_buffers *b, tc_launch_fn fn, void *user,
+                                const char *lib_error, double *err, char *why, size_t why_cap) {
     const tc_conv2d_desc *c = &row->conv;
-    double tol = b->half ? BENCH_TOL_F16 : BENCH_TOL_F32;
+    double tol = bench_tolerance(b);
     const char *step = "poisoning the output (tc_cuda_memset)";
-    tc_time_result t;
     int p, q;
     tc_result r = tc_cuda_memset(ctx, b->y, 0xff, b->y_bytes);
-    *err = *us = -1;
+    *err = -1;
     tc_conv2d_output_size(c, &p, &q);
     if (r == TC_OK) step = "the checked run", r = fn(ctx, user);
     if (r == TC_OK) step = "synchronising after the checked run (tc_cuda_synchronize)", r = tc_cuda_synchronize(ctx);
     if (r == TC_OK) step = "downloading the output", r = bench_download(ctx, b, (size_t)c->n, (size_t)c->k, (size_t)p * q, d->y);
     if (r != TC_OK) {
-        bench_fail(row, "%s: %s: %s: %s", who, step, tc_result_string(r), lib_error && lib_error[0] ? lib_error : tc_last_error(ctx));
+        snprintf(why, why_cap, "%s: %s: %.700s", step, tc_result_string(r), lib_error && lib_error[0] ? lib_error : tc_last_error(ctx));
         return 0;
     }
     *err = sample_rel_err(d->y, d->ref, d->ny);
     if (!(*err < tol)) {
-        bench_fail(row, "%s: relative L2 error %.2e against the reference, over the bound %.0e (NaN or infinity: outputs left unwritten)",
-                   who, *err, tol);
+        snprintf(why, why_cap, "relative L2 error %.2e against the reference, over the bound %.0e (NaN or infinity: outputs left unwritten)",
+                 *err, tol);
+        return 0;
+    }
+    return 1;
+}
+
+/* Check fn's output, and when it matches, time it: the one method both
+   tecomp and cuDNN are measured by. 0 after failing the row. */
+static int bench_check_and_time(tc_context *ctx, bench_row *row, const char *who, sample_conv_data *d, const bench_buffers *b,
+                                tc_launch_fn fn, void *user, const char *lib_error, const tc_time_desc *timing, double *err,
+                                double *us) {
+    double tol = bench_tolerance(b);
+    char why[1024];
+    tc_time_result t;
+    tc_result r;
+    *us = -1;
+    if (!bench_output_matches(ctx, row, d, b, fn, user, lib_error, err, why, sizeof why)) {
+        bench_fail(row, "%s: %s", who, why);
         return 0;
     }
     if ((r = tc_cuda_time_call(ctx, fn, user, timing, &t)) != TC_OK) {
@@ -600,6 +629,8 @@ static void bench_run_tecomp(tc_context *ctx, bench_row *row, const char *record
     tc_conv2d_kernel_destroy(ctx, kernel);
 }
 
+// >>cudnn
+
 /* Which of the algorithms Find ran is fastest, timed the way everything
    here is: Find times each once, and its pick changes from run to run. */
 static tc_result bench_cudnn_fastest(tc_context *ctx, cudnn_conv *cv, const tc_time_desc *timing, int *algo, double *us) {
@@ -616,51 +647,245 @@ static tc_result bench_cudnn_fastest(tc_context *ctx, cudnn_conv *cv, const tc_t
     return r;
 }
 
-/* cuDNN in one layout: the fastest of the algorithms Find ran, checked and timed. */
-static void bench_run_cudnn_in(tc_context *ctx, bench_row *row, int layout, sample_conv_data *d, const tc_time_desc *timing,
-                               size_t *version) {
-    const tc_conv2d_desc *c = &row->conv;
-    cudnn_conv_problem p;
-    cudnn_conv cv;
+/* One cuDNN measurement of a row: the problem in one layout and math, and
+   the row's data uploaded in that layout. */
+typedef struct bench_cudnn_job {
+    bench_row *row;
+    sample_conv_data *d;
     bench_buffers b;
+    cudnn_conv_problem p;
+    const tc_time_desc *timing;
+    size_t *version;          /* cudnnGetVersion's, once a path has loaded cuDNN */
+} bench_cudnn_job;
+
+static const char *bench_cudnn_math_name(const cudnn_conv_problem *p) { return p->half ? "half" : p->tf32 ? "TF32" : "FMA"; }
+
+/* Keep a checked run in best when it is its API's fastest, and as the
+   row's figure when it is the fastest of all. */
+static void bench_cudnn_keep(bench_cudnn_best *best, int api, int layout, double us, double err, int algo, const char *engine) {
+    double *api_us = api == BENCH_CUDNN_LEGACY ? &best->legacy_us : &best->backend_us;
+    if (*api_us < 0 || us < *api_us) *api_us = us;
+    if (best->us >= 0 && us >= best->us) return;
+    best->us = us;
+    best->err = err;
+    best->api = api;
+    best->layout = layout;
+    best->algo = algo;
+    snprintf(best->engine, sizeof best->engine, "%s", engine);
+}
+
+/* The legacy API in one layout: the fastest of the algorithms Find ran,
+   checked and timed. A failure here fails the row, as it always has. */
+static void bench_cudnn_legacy(tc_context *ctx, bench_cudnn_job *job, bench_cudnn_best *best) {
+    cudnn_conv cv;
     char who[64], order[96] = "";
     double err, us;
     int k, algo;
     tc_result r;
     memset(&cv, 0, sizeof cv);
-    memset(&p, 0, sizeof p);
-    snprintf(who, sizeof who, "cuDNN (%s%s)", bench_cudnn_layout_name(layout), c->dtype == TC_FLOAT16 ? ", half" : "");
-    p.n = c->n, p.c = c->c, p.h = c->h, p.w = c->w, p.k = c->k, p.r = c->r, p.s = c->s;
-    /* the suite and --shape give one stride and one pad, and no dilation */
-    p.stride = c->stride_h, p.pad = c->pad_h, p.groups = c->groups, p.layout = layout, p.half = c->dtype == TC_FLOAT16;
-    if ((r = bench_buffers_make(ctx, row, d, layout, c->dtype == TC_FLOAT16, &b)) != TC_OK) {
-        bench_fail(row, "%s: uploading the inputs: %s: %s", who, tc_result_string(r), tc_last_error(ctx));
-        return;
-    }
-    if ((r = cudnn_conv_setup_problem(ctx, &cv, &p, b.x, b.w, b.y)) != TC_OK) {
-        bench_fail(row, "%s: setting up: %s", who, cv.error[0] ? cv.error : tc_last_error(ctx));
-    } else if ((r = bench_cudnn_fastest(ctx, &cv, timing, &algo, &us)) != TC_OK) {
-        bench_fail(row, "%s: timing algorithm %d (tc_cuda_time_call): %s: %s", who, cv.algo, tc_result_string(r),
+    snprintf(who, sizeof who, "cuDNN legacy (%s, %s)", bench_cudnn_layout_name(job->p.layout), bench_cudnn_math_name(&job->p));
+    if ((r = cudnn_conv_setup_problem(ctx, &cv, &job->p, job->b.x, job->b.w, job->b.y)) != TC_OK) {
+        bench_fail(job->row, "%s: setting up: %s", who, cv.error[0] ? cv.error : tc_last_error(ctx));
+    } else if ((r = bench_cudnn_fastest(ctx, &cv, job->timing, &algo, &us)) != TC_OK) {
+        bench_fail(job->row, "%s: timing algorithm %d (tc_cuda_time_call): %s: %s", who, cv.algo, tc_result_string(r),
                    cv.error[0] ? cv.error : tc_last_error(ctx));
     } else {
-        *version = cv.GetVersion();
+        *job->version = cv.GetVersion();
         for (k = 0; k < cv.nalgos; k++) snprintf(order + strlen(order), sizeof order - strlen(order), "%s%d", k ? ", " : "", cv.algos[k]);
         printf("%-28s Find ran algorithms %s (fastest first by its timing); fastest here: %d (%.2f us); workspace %zu bytes\n", who,
                order, algo, us, cv.workspace_bytes);
-        if (bench_check_and_time(ctx, row, who, d, &b, cudnn_conv_run, &cv, cv.error, timing, &err, &us) &&
-            (row->cudnn_us < 0 || us < row->cudnn_us)) {
-            row->cudnn_us = us, row->cudnn_err = err, row->cudnn_algo = cv.algo, row->cudnn_layout = layout;
-        }
+        if (bench_check_and_time(ctx, job->row, who, job->d, &job->b, cudnn_conv_run, &cv, cv.error, job->timing, &err, &us))
+            bench_cudnn_keep(best, BENCH_CUDNN_LEGACY, job->p.layout, us, err, cv.algo, "");
     }
     cudnn_conv_release(ctx, &cv);
-    bench_buffers_free(ctx, &b);
 }
 
-static void bench_run_cudnn(tc_context *ctx, bench_row *row, sample_conv_data *d, const tc_time_desc *timing, size_t *version) {
+/* Where the heuristics' configurations went, in one line: what a GPU run
+   is read for when the backend's figure looks wrong. */
+static void bench_graph_print_counts(const char *who, const cudnn_graph *g) {
+    const cudnn_graph_counts *n = &g->counts;
+    printf("%-28s heuristics (mode A + fallback) offered %d configurations (%d offered twice, %d past the cap); left out by their notes: "
+           "%d TF32 tensor cores, %d down-converting, %d half-accumulating; %d did not finalize, %d lacked workspace; %d plans, workspace %lld bytes\n",
+           who, n->offered, n->duplicates, n->over_cap, n->tensor_core, n->down_convert, n->reduced_reduction, n->unfinalized, n->no_workspace,
+           g->nplans, (long long)g->workspace_bytes);
+}
+
+/* Sort plan indices by their times, fastest first (a handful: insertion sort). */
+static void bench_graph_sort(int *order, const double *us, int n) {
+    int i, j;
+    for (i = 1; i < n; i++) {
+        int v = order[i];
+        for (j = i; j > 0 && us[order[j - 1]] > us[v]; j--) order[j] = order[j - 1];
+        order[j] = v;
+    }
+}
+
+/* Time every plan with a short timing (BENCH_GRAPH_SCREEN_REPEAT launches,
+   L2 flushed, median) into us[plan]; order gets those that ran, fastest
+   first. A plan that fails to execute is skipped (the backend finalizes
+   plans that can still refuse at run time); their count in *failed. */
+static int bench_graph_screen(tc_context *ctx, cudnn_graph *g, const tc_time_desc *timing, int *order, double *us, int *failed) {
+    tc_time_desc screen = *timing;
+    tc_time_result t;
+    int k, n = 0;
+    *failed = 0;
+    screen.warmup = 3;
+    if (screen.repeat > BENCH_GRAPH_SCREEN_REPEAT) screen.repeat = BENCH_GRAPH_SCREEN_REPEAT;
+    for (k = 0; k < g->nplans; k++) {
+        g->current = k;
+        us[k] = -1;
+        if (tc_cuda_time_call(ctx, cudnn_graph_run, g, &screen, &t) != TC_OK) {
+            if (!*failed) printf("%-28s plan %s did not run: %s\n", "", g->plans[k].tag, g->error[0] ? g->error : tc_last_error(ctx));
+            (*failed)++;
+            continue;
+        }
+        us[k] = t.median_ms * 1e3;
+        order[n++] = k;
+    }
+    bench_graph_sort(order, us, n);
+    return n;
+}
+
+/* The screen's fastest few, timed again as everything here is (the full
+   timing), and put in that order. */
+static int bench_graph_finalists(tc_context *ctx, cudnn_graph *g, const tc_time_desc *timing, int *order, double *us, int n) {
+    tc_time_result t;
+    int k, kept = 0;
+    if (n > BENCH_GRAPH_FINALISTS) n = BENCH_GRAPH_FINALISTS;
+    for (k = 0; k < n; k++) {
+        g->current = order[k];
+        if (tc_cuda_time_call(ctx, cudnn_graph_run, g, timing, &t) != TC_OK) continue;
+        us[order[k]] = t.median_ms * 1e3;
+        order[kept++] = order[k];
+    }
+    bench_graph_sort(order, us, kept);
+    return kept;
+}
+
+/* The fastest finalist whose output matches the reference, timed once more
+   after its check (as the legacy path's pick is) and kept in best. A plan
+   with a wrong output is named and passed over, never reported. */
+static void bench_graph_pick(tc_context *ctx, bench_cudnn_job *job, cudnn_graph *g, const char *who, const int *order, int n,
+                             bench_cudnn_best *best) {
+    double tol = bench_tolerance(&job->b);
+    char why[1024];
+    tc_time_result t;
+    double err;
     int k;
-    for (k = 0; k < row->ncudnn_layouts; k++) bench_run_cudnn_in(ctx, row, row->cudnn_layouts[k], d, timing, version);
-    if (row->ncudnn_layouts > 1 && row->cudnn_us > 0)
-        bench_note(row, "cuDNN has no %s: best of NCHW and NHWC (%s)", row->layout, bench_cudnn_layout_name(row->cudnn_layout));
+    for (k = 0; k < n; k++) {
+        const char *tag = g->plans[order[k]].tag;
+        double us;
+        g->current = order[k];
+        if (!bench_output_matches(ctx, job->row, job->d, &job->b, cudnn_graph_run, g, g->error, &err, why, sizeof why)) {
+            printf("%-28s plan %s passed over: %s\n", who, tag, why);
+            continue;
+        }
+        if (tc_cuda_time_call(ctx, cudnn_graph_run, g, job->timing, &t) != TC_OK) {
+            printf("%-28s plan %s passed over: timing failed: %s\n", who, tag, g->error[0] ? g->error : tc_last_error(ctx));
+            continue;
+        }
+        us = t.median_ms * 1e3;
+        printf("%-28s %10.2f us   relative error %.2e (bound %.0e); plan %s\n", who, us, err, tol, tag);
+        bench_cudnn_keep(best, BENCH_CUDNN_BACKEND, job->p.layout, us, err, -1, tag);
+        return;
+    }
+    printf("%-28s no plan gave a matching output; the legacy figure stands\n", who);
+}
+
+/* The backend API in one layout: every engine configuration its
+   heuristics offer for the math asked for, screened, the fastest few timed
+   fully, the fastest that checks kept. Anything failing here prints one
+   line and leaves the legacy figure in place; it never fails the row. */
+static void bench_cudnn_backend(tc_context *ctx, bench_cudnn_job *job, bench_cudnn_best *best) {
+    static cudnn_graph g; /* about 20 KB of plans: not on the stack */
+    double us[CUDNN_GRAPH_MAX_PLANS] = {0}; /* each plan's time, by plan index */
+    int order[CUDNN_GRAPH_MAX_PLANS];
+    char who[64];
+    int n, failed = 0, k;
+    snprintf(who, sizeof who, "cuDNN backend (%s, %s)", bench_cudnn_layout_name(job->p.layout), bench_cudnn_math_name(&job->p));
+    if (cudnn_graph_setup_problem(ctx, &g, &job->p, job->b.x, job->b.w, job->b.y) != TC_OK) {
+        printf("%-28s not used: %s (the legacy figure stands)\n", who, g.error);
+        cudnn_graph_release(ctx, &g);
+        return;
+    }
+    *job->version = g.GetVersion();
+    bench_graph_print_counts(who, &g);
+    n = bench_graph_screen(ctx, &g, job->timing, order, us, &failed);
+    printf("%-28s screened %d plans (%d did not run); fastest:", who, n, failed);
+    for (k = 0; k < n && k < BENCH_GRAPH_FINALISTS; k++) printf(" %s %.2f us%s", g.plans[order[k]].tag, us[order[k]], k + 1 < n && k + 1 < BENCH_GRAPH_FINALISTS ? "," : "");
+    putchar('\n');
+    n = bench_graph_finalists(ctx, &g, job->timing, order, us, n);
+    if (n > 0) bench_graph_pick(ctx, job, &g, who, order, n, best);
+    else printf("%-28s no plan ran; the legacy figure stands\n", who);
+    cudnn_graph_release(ctx, &g);
+}
+
+/* cuDNN in one layout and math, through the APIs asked for (a mask). */
+static void bench_cudnn_in_layout(tc_context *ctx, bench_row *row, int layout, int tf32, int apis, sample_conv_data *d, const tc_time_desc *timing,
+                                  bench_cudnn_best *best, size_t *version) {
+    const tc_conv2d_desc *c = &row->conv;
+    bench_cudnn_job job;
+    tc_result r;
+    memset(&job, 0, sizeof job);
+    job.row = row;
+    job.d = d;
+    job.timing = timing;
+    job.version = version;
+    job.p.n = c->n, job.p.c = c->c, job.p.h = c->h, job.p.w = c->w, job.p.k = c->k, job.p.r = c->r, job.p.s = c->s;
+    /* the suite and --shape give one stride and one pad, and no dilation */
+    job.p.stride = c->stride_h, job.p.pad = c->pad_h, job.p.groups = c->groups, job.p.layout = layout;
+    job.p.half = c->dtype == TC_FLOAT16;
+    job.p.tf32 = tf32;
+    if ((r = bench_buffers_make(ctx, row, d, layout, c->dtype == TC_FLOAT16, &job.b)) != TC_OK) {
+        bench_fail(row, "cuDNN (%s): uploading the inputs: %s: %s", bench_cudnn_layout_name(layout), tc_result_string(r), tc_last_error(ctx));
+        return;
+    }
+    job.b.tf32 = tf32;
+    if (apis & BENCH_CUDNN_LEGACY) bench_cudnn_legacy(ctx, &job, best);
+    if (apis & BENCH_CUDNN_BACKEND) bench_cudnn_backend(ctx, &job, best);
+    bench_buffers_free(ctx, &job.b);
+}
+
+/* cuDNN's best for a row under one math, over its layouts and the APIs
+   asked for. --cudnn backend alone falls back to the legacy API when the
+   backend gives no figure, so a row always has one when cuDNN runs. */
+static void bench_cudnn_math(tc_context *ctx, bench_row *row, int apis, int tf32, sample_conv_data *d, const tc_time_desc *timing,
+                             bench_cudnn_best *best, size_t *version) {
+    int k;
+    bench_cudnn_best_clear(best);
+    for (k = 0; k < row->ncudnn_layouts; k++) bench_cudnn_in_layout(ctx, row, row->cudnn_layouts[k], tf32, apis, d, timing, best, version);
+    if (apis & BENCH_CUDNN_LEGACY || best->us > 0) return;
+    printf("cuDNN backend gave no figure for %s (%s): falling back to the legacy API\n", row->name, tf32 ? "TF32" : "FMA");
+    for (k = 0; k < row->ncudnn_layouts; k++)
+        bench_cudnn_in_layout(ctx, row, row->cudnn_layouts[k], tf32, BENCH_CUDNN_LEGACY, d, timing, best, version);
+}
+
+/* Which API and plan a figure came from, for the table: legacy/<algo> or backend/eng<index>. */
+static const char *bench_cudnn_via(char *buf, size_t cap, const bench_cudnn_best *best) {
+    if (best->api == BENCH_CUDNN_LEGACY) snprintf(buf, cap, "legacy/%d", best->algo);
+    else if (best->api == BENCH_CUDNN_BACKEND) snprintf(buf, cap, "backend/%.*s", (int)strcspn(best->engine, "_"), best->engine);
+    else snprintf(buf, cap, "-");
+    return buf;
+}
+
+/* cuDNN on a row: float32 rows twice in the same process, FMA math (what
+   tecomp's exact rows are compared with) and TF32 allowed (printed beside);
+   float16 rows once, half data with float compute. */
+static void bench_run_cudnn(tc_context *ctx, bench_row *row, const bench_opts *o, sample_conv_data *d, const tc_time_desc *timing,
+                            size_t *version) {
+    char via[160];
+    bench_cudnn_math(ctx, row, o->cudnn_apis, 0, d, timing, &row->cudnn, version);
+    if (row->conv.dtype == TC_FLOAT32) bench_cudnn_math(ctx, row, o->cudnn_apis, 1, d, timing, &row->cudnn_tf32, version);
+    if (row->cudnn.us > 0)
+        printf("%-28s %10.2f us   %s, %s (legacy %.2f us, backend %.2f us; -1: not measured)\n", "cuDNN's best", row->cudnn.us,
+               bench_cudnn_via(via, sizeof via, &row->cudnn), bench_cudnn_layout_name(row->cudnn.layout), row->cudnn.legacy_us,
+               row->cudnn.backend_us);
+    if (row->cudnn_tf32.us > 0)
+        printf("%-28s %10.2f us   %s, %s (legacy %.2f us, backend %.2f us)\n", "cuDNN's best with TF32", row->cudnn_tf32.us,
+               bench_cudnn_via(via, sizeof via, &row->cudnn_tf32), bench_cudnn_layout_name(row->cudnn_tf32.layout), row->cudnn_tf32.legacy_us,
+               row->cudnn_tf32.backend_us);
+    if (row->ncudnn_layouts > 1 && row->cudnn.us > 0)
+        bench_note(row, "cuDNN: best of NCHW and NHWC (%s)", bench_cudnn_layout_name(row->cudnn.layout));
     if (row->conv.dtype == TC_FLOAT16) bench_note(row, "cuDNN half data, float compute, tensor ops; checked to %.0e", BENCH_TOL_F16);
 }
 
@@ -677,7 +902,7 @@ static void bench_gpu_row(tc_context *ctx, bench_row *row, const bench_opts *o, 
     if (row->tuned) bench_run_tecomp(ctx, row, o->records, &d, timing);
     if (row->space && row->task && !strcmp(row->task, "conv2d_tensorcore")) bench_run_tutorial_config(ctx, row, &d, timing);
     else if (row->space) bench_note(row, "tecomp not run: tuning failed");
-    bench_run_cudnn(ctx, row, &d, timing, cudnn_version);
+    bench_run_cudnn(ctx, row, o, &d, timing, cudnn_version);
     sample_conv_data_free(&d);
 }
 
@@ -838,9 +1063,9 @@ typedef struct bench_summary {
     int repeat;
 } bench_summary;
 
-static int bench_both_ran(const bench_row *row) { return row->tecomp_us > 0 && row->cudnn_us > 0; }
-/* cuDNN's time over tecomp's: above 1, tecomp is faster. */
-static double bench_speedup(const bench_row *row) { return bench_both_ran(row) ? row->cudnn_us / row->tecomp_us : 0; }
+static int bench_both_ran(const bench_row *row) { return row->tecomp_us > 0 && row->cudnn.us > 0; }
+/* cuDNN's time (the faster API's, FMA math for float32) over tecomp's: above 1, tecomp is faster. */
+static double bench_speedup(const bench_row *row) { return bench_both_ran(row) ? row->cudnn.us / row->tecomp_us : 0; }
 static double bench_gflop(const bench_row *row) { return tc_conv2d_flops(&row->conv) * 1e-9; }
 static double bench_tflops(const bench_row *row, double us) { return us > 0 ? bench_gflop(row) / us * 1e3 : 0; }
 /* tecomp's rate as a share of the measured fp32 ceiling; 0 when either is missing. */
@@ -862,20 +1087,27 @@ static const char *bench_cell(char *buf, size_t cap, const char *fmt, double v, 
     return buf;
 }
 
+/* cuDNN us is the faster of its two APIs (FMA math for float32 rows), and
+   cuDNN via says which (legacy/<algorithm> or backend/eng<index>); legacy
+   us and backend us are each API's own figure; TF32 us is cuDNN with TF32
+   allowed (float32 rows), printed beside and never in the speedup. */
 static void bench_print_table(const bench_row *rows, int n, const bench_summary *s) {
-    char a[32], b[32], c[32], d[32], e[32], f[32];
+    char a[32], b[32], c[32], d[32], e[32], f[32], g[32], h[32], via[160];
     int k;
-    printf("%-18s %9s %11s %11s %8s %9s %9s %5s  %s\n", "workload", "GFLOP", "tecomp us", "cuDNN us", "speedup", "TFLOP/s", "% fp32", "algo",
-           "note");
+    printf("%-18s %9s %11s %11s %8s %9s %9s %11s %11s %11s %-16s  %s\n", "workload", "GFLOP", "tecomp us", "cuDNN us", "speedup", "TFLOP/s",
+           "% fp32", "legacy us", "backend us", "TF32 us", "cuDNN via", "note");
     for (k = 0; k < n; k++) {
         const bench_row *row = &rows[k];
         double pct = bench_pct_ceiling(row, s);
-        printf("%-18s %9.4g %11s %11s %8s %9s %9s %5s  %s\n", row->name, bench_gflop(row),
+        printf("%-18s %9.4g %11s %11s %8s %9s %9s %11s %11s %11s %-16s  %s\n", row->name, bench_gflop(row),
                bench_cell(a, sizeof a, "%.2f", row->tecomp_us, row->tecomp_us > 0),
-               bench_cell(b, sizeof b, "%.2f", row->cudnn_us, row->cudnn_us > 0),
+               bench_cell(b, sizeof b, "%.2f", row->cudnn.us, row->cudnn.us > 0),
                bench_cell(c, sizeof c, "%.2fx", bench_speedup(row), bench_both_ran(row)),
                bench_cell(d, sizeof d, "%.2f", bench_tflops(row, row->tecomp_us), row->tecomp_us > 0),
-               bench_cell(e, sizeof e, "%.1f%%", pct, pct > 0), bench_cell(f, sizeof f, "%.0f", row->cudnn_algo, row->cudnn_algo >= 0),
+               bench_cell(e, sizeof e, "%.1f%%", pct, pct > 0),
+               bench_cell(f, sizeof f, "%.2f", row->cudnn.legacy_us, row->cudnn.legacy_us > 0),
+               bench_cell(g, sizeof g, "%.2f", row->cudnn.backend_us, row->cudnn.backend_us > 0),
+               bench_cell(h, sizeof h, "%.2f", row->cudnn_tf32.us, row->cudnn_tf32.us > 0), bench_cudnn_via(via, sizeof via, &row->cudnn),
                row->note);
     }
 }
@@ -918,10 +1150,14 @@ static void bench_print_report(const bench_row *rows, int n, const bench_opts *o
         printf("device: %s; cuDNN %s\n", s->device, bench_cudnn_version(version, sizeof version, s->cudnn_version));
         printf("timing: tc_cuda_time_call for both, %d warm-up launches, %d timed launches each after an L2 flush, median\n", BENCH_WARMUP,
                s->repeat);
-        printf("cuDNN: the fastest of the algorithms cudnnFindConvolutionForwardAlgorithm ran, each timed as above, workspace allowed; "
-               "f32 FMA math (no TF32), f16 tensor-op math with float compute\n");
+        printf("cuDNN (--cudnn %s): the faster of the legacy API (the algorithms cudnnFindConvolutionForwardAlgorithm ran, each timed "
+               "as above) and the backend API (every engine configuration its heuristics offer, mode A and fallback, screened with %d "
+               "launches, the fastest %d timed as above); workspace allowed; f32 rows twice, FMA math (the speedup's) and TF32 allowed "
+               "(printed beside), each the best of NCHW and NHWC; f16 half data, float compute, tensor ops\n",
+               o->cudnn_apis == BENCH_CUDNN_BOTH ? "both" : o->cudnn_apis == BENCH_CUDNN_LEGACY ? "legacy" : "backend", BENCH_GRAPH_SCREEN_REPEAT,
+               BENCH_GRAPH_FINALISTS);
         printf("checks: relative L2 error against a float64-accumulated host reference over every output (poisoned first): "
-               "f32 < %.0e, f16 < %.0e\n", BENCH_TOL_F32, BENCH_TOL_F16);
+               "f32 < %.0e, f16 and cuDNN's TF32 < %.0e\n", BENCH_TOL_F32, BENCH_TOL_F16);
         printf("ceilings: fp32 FMA %.1f TFLOP/s, copy %.0f GB/s, fp16 not measured; floor: an empty kernel takes %.2f us timed this way\n"
                "GFLOP counts the direct convolution's 2*N*K*(C/groups)*R*S*P*Q for both\n", s->ceil.fp32_tflops, s->ceil.copy_gbs, s->ceil.empty_us);
     } else {
@@ -933,7 +1169,7 @@ static void bench_print_report(const bench_row *rows, int n, const bench_opts *o
     for (k = 0; k < n; k++)
         if (rows[k].tutorial_us > 0)
             printf("%s: the TVM tutorial's own schedule %.2f us%s%.2fx cuDNN; tuned %.2f us\n", rows[k].name, rows[k].tutorial_us,
-                   rows[k].cudnn_us > 0 ? ", " : "", rows[k].cudnn_us > 0 ? rows[k].cudnn_us / rows[k].tutorial_us : 0, rows[k].tecomp_us);
+                   rows[k].cudnn.us > 0 ? ", " : "", rows[k].cudnn.us > 0 ? rows[k].cudnn.us / rows[k].tutorial_us : 0, rows[k].tecomp_us);
     printf("tuning: %d trials measured now, %d reused from %s, %.1f s in all (%d trials per workload)\n", measured, resumed, o->records,
            tune_s, o->trials);
     if (failed) printf("%d of %d workloads FAILED a check or a step (see the messages above)\n", failed, n);
@@ -955,6 +1191,13 @@ static void bench_csv_number(FILE *f, const char *fmt, double v, int have) {
     fputc(',', f);
 }
 
+/* Which API a cuDNN figure came from (legacy or backend) and the backend's plan: two fields. */
+static void bench_csv_cudnn_source(FILE *f, const bench_cudnn_best *best) {
+    fprintf(f, "%s,", best->api == BENCH_CUDNN_LEGACY ? "legacy" : best->api == BENCH_CUDNN_BACKEND ? "backend" : "");
+    bench_csv_text(f, best->engine);
+    fputc(',', f);
+}
+
 static int bench_write_csv(const char *path, const bench_row *rows, int n, const bench_summary *s) {
     char version[32];
     FILE *f = fopen(path, "w");
@@ -967,20 +1210,27 @@ static int bench_write_csv(const char *path, const bench_row *rows, int n, const
             s->gpu ? s->device : "no GPU (host executor checks only)", bench_cudnn_version(version, sizeof version, s->cudnn_version),
             s->ceil.fp32_tflops, s->ceil.copy_gbs, s->ceil.empty_us, s->repeat);
     fprintf(f, "name,layout,dtype,gflop,tecomp_us,cudnn_us,speedup,tecomp_tflops,cudnn_tflops,pct_fp32_ceiling,cudnn_algo,cudnn_layout,"
+               "cudnn_api,cudnn_engine,cudnn_legacy_us,cudnn_backend_us,cudnn_tf32_us,cudnn_tf32_api,cudnn_tf32_layout,cudnn_tf32_engine,"
                "tecomp_rel_err,cudnn_rel_err,trials,trials_resumed,tune_s,status,note\n");
     for (k = 0; k < n; k++) {
         const bench_row *r = &rows[k];
         fprintf(f, "%s,%s,%s,%.6f,", r->name, r->layout, r->dtype, bench_gflop(r));
         bench_csv_number(f, "%.3f", r->tecomp_us, r->tecomp_us > 0);
-        bench_csv_number(f, "%.3f", r->cudnn_us, r->cudnn_us > 0);
+        bench_csv_number(f, "%.3f", r->cudnn.us, r->cudnn.us > 0);
         bench_csv_number(f, "%.4f", bench_speedup(r), bench_both_ran(r));
         bench_csv_number(f, "%.4f", bench_tflops(r, r->tecomp_us), r->tecomp_us > 0);
-        bench_csv_number(f, "%.4f", bench_tflops(r, r->cudnn_us), r->cudnn_us > 0);
+        bench_csv_number(f, "%.4f", bench_tflops(r, r->cudnn.us), r->cudnn.us > 0);
         bench_csv_number(f, "%.2f", bench_pct_ceiling(r, s), bench_pct_ceiling(r, s) > 0);
-        bench_csv_number(f, "%.0f", r->cudnn_algo, r->cudnn_algo >= 0);
-        fprintf(f, "%s,", r->cudnn_us > 0 ? bench_cudnn_layout_name(r->cudnn_layout) : "");
+        bench_csv_number(f, "%.0f", r->cudnn.algo, r->cudnn.algo >= 0);
+        fprintf(f, "%s,", r->cudnn.us > 0 ? bench_cudnn_layout_name(r->cudnn.layout) : "");
+        bench_csv_cudnn_source(f, &r->cudnn);
+        bench_csv_number(f, "%.3f", r->cudnn.legacy_us, r->cudnn.legacy_us > 0);
+        bench_csv_number(f, "%.3f", r->cudnn.backend_us, r->cudnn.backend_us > 0);
+        bench_csv_number(f, "%.3f", r->cudnn_tf32.us, r->cudnn_tf32.us > 0);
+        bench_csv_cudnn_source(f, &r->cudnn_tf32);
+        fprintf(f, "%s,", r->cudnn_tf32.us > 0 ? bench_cudnn_layout_name(r->cudnn_tf32.layout) : "");
         bench_csv_number(f, "%.3e", r->tecomp_err, r->tecomp_err >= 0);
-        bench_csv_number(f, "%.3e", r->cudnn_err, r->cudnn_err >= 0);
+        bench_csv_number(f, "%.3e", r->cudnn.err, r->cudnn.err >= 0);
         fprintf(f, "%d,%d,%.2f,%s,", r->tune.trials, r->tune.resumed, r->tune.seconds, r->failed ? "FAILED" : "ok");
         bench_csv_text(f, r->note);
         fputc('\n', f);

@@ -10,12 +10,26 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* --cudnn: which of cuDNN's APIs time each row (a mask): the legacy
+   cudnnFindConvolutionForwardAlgorithm's algorithms, the backend (graph)
+   API's engine configurations, or both (the default; the faster is reported). */
+enum { BENCH_CUDNN_LEGACY = 1, BENCH_CUDNN_BACKEND = 2, BENCH_CUDNN_BOTH = 3 };
+
+/* The mask --cudnn's word names; 0 for a word it does not know. */
+static inline int bench_cudnn_apis_named(const char *word) {
+    if (!strcmp(word, "legacy")) return BENCH_CUDNN_LEGACY;
+    if (!strcmp(word, "backend")) return BENCH_CUDNN_BACKEND;
+    if (!strcmp(word, "both")) return BENCH_CUDNN_BOTH;
+    return 0;
+}
+
 typedef struct bench_opts {
     const char *suite, *rows, *group, *records, *csv, *svg;
     const char *template_name; /* --template: every row tuned with it; NULL: tc_conv2d_template_for's choice */
     tc_conv2d_desc shape;     /* --shape, when have_shape */
     int have_shape;
     int trials, repeat, fresh;
+    int cudnn_apis;           /* --cudnn: BENCH_CUDNN_LEGACY, _BACKEND or _BOTH */
     tc_tuner_kind tuner;
 } bench_opts;
 
@@ -54,6 +68,24 @@ static inline int bench_parse_shape(const char *text, tc_conv2d_desc *d) {
     return 1;
 }
 
+/* cuDNN's fastest checked run for a row under one math (FMA, TF32, or half
+   with float compute), over the layouts it runs in and the APIs asked for. */
+typedef struct bench_cudnn_best {
+    double us, err;           /* the fastest run's median and relative L2 error; < 0 when none ran */
+    int api;                  /* which API ran it: BENCH_CUDNN_LEGACY or _BACKEND; 0 when none */
+    int layout;               /* CUDNN_CONV_LAYOUT_NCHW or _NHWC */
+    int algo;                 /* the legacy algorithm; -1 for the backend */
+    char engine[128];         /* the backend's plan, eng<index>_k<knob>=<value>...; "" for the legacy API */
+    double legacy_us, backend_us; /* each API's own best (checked), kept beside the faster; < 0 when not measured */
+} bench_cudnn_best;
+
+/* Nothing measured yet. */
+static inline void bench_cudnn_best_clear(bench_cudnn_best *best) {
+    memset(best, 0, sizeof *best);
+    best->us = best->err = best->legacy_us = best->backend_us = -1;
+    best->algo = -1;
+}
+
 /* One workload: what the suite says, what tuning made of it, what was measured. */
 typedef struct bench_row {
     char name[64], layout[16], dtype[8]; /* as the suite spells them */
@@ -67,10 +99,11 @@ typedef struct bench_row {
     int tuned;                /* tc_tune succeeded */
     tc_tune_result tune;
     /* phase 2 */
-    double tecomp_us, cudnn_us;         /* medians; < 0 when not measured */
+    double tecomp_us;                   /* median; < 0 when not measured */
     double tutorial_us;                 /* conv2d_tensorcore rows: the TVM tutorial's own configuration; < 0 when not measured */
-    double tecomp_err, cudnn_err;       /* relative L2 errors; < 0 when not checked */
-    int cudnn_algo, cudnn_layout;
+    double tecomp_err;                  /* relative L2 error; < 0 when not checked */
+    bench_cudnn_best cudnn;             /* what tecomp is compared with: FMA math for float32 (tecomp's rows are exact), half data with float compute */
+    bench_cudnn_best cudnn_tf32;        /* float32 rows: cuDNN with TF32 tensor cores allowed, printed beside (us < 0 otherwise) */
     int failed;
     char note[320];
 } bench_row;
@@ -94,10 +127,11 @@ static inline int bench_row_kind(bench_row *row) {
     if (!strcmp(row->dtype, "f32")) row->conv.dtype = TC_FLOAT32;
     else if (!strcmp(row->dtype, "f16")) row->conv.dtype = TC_FLOAT16;
     else return 0;
-    if (row->conv.layout == TC_LAYOUT_NCHW || row->conv.layout == TC_LAYOUT_NHWC) { /* cuDNN has these */
+    if (row->conv.dtype == TC_FLOAT16 && (row->conv.layout == TC_LAYOUT_NCHW || row->conv.layout == TC_LAYOUT_NHWC)) {
+        /* float16 rows: cuDNN in the row's own layout (NHWC on both sides for the suite's) */
         row->cudnn_layouts[0] = row->conv.layout == TC_LAYOUT_NHWC ? CUDNN_CONV_LAYOUT_NHWC : CUDNN_CONV_LAYOUT_NCHW;
         row->ncudnn_layouts = 1;
-    } else { /* HWCN, NHWCnc: cuDNN's best of the layouts it has, for the same convolution */
+    } else { /* float32 rows (issue 14), HWCN, NHWCnc: cuDNN's best of the layouts it has, for the same convolution */
         row->cudnn_layouts[0] = CUDNN_CONV_LAYOUT_NCHW, row->cudnn_layouts[1] = CUDNN_CONV_LAYOUT_NHWC;
         row->ncudnn_layouts = 2;
     }

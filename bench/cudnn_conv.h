@@ -4,8 +4,9 @@
 
    The algorithm is cuDNN's fastest by cudnnFindConvolutionForwardAlgorithm,
    with workspace allowed, timed by tc_cuda_time_call, the same method that
-   times tecomp's kernels. Float data runs with FMA math (no TF32); half data
-   with tensor-op math and float compute. Tensors are NCHW (filters KCRS) or
+   times tecomp's kernels. Float data runs with FMA math (no TF32) unless
+   the problem allows TF32; half data with tensor-op math and float compute.
+   cudnn_graph.h reaches the engines Find does not (the backend API). Tensors are NCHW (filters KCRS) or
    NHWC (filters KRSC). */
 #ifndef CUDNN_CONV_H
 #define CUDNN_CONV_H
@@ -92,6 +93,7 @@ typedef struct cudnn_conv_problem {
     int n, c, h, w, k, r, s, stride, pad, groups;
     int layout; /* CUDNN_CONV_LAYOUT_NCHW (filter KCRS) or _NHWC (filter KRSC) */
     int half;   /* 0: float data, FMA math (no TF32); 1: half data, float compute, tensor-op math */
+    int tf32;   /* float data only: 1 allows TF32 tensor cores (tensor-op math); 0, FMA only */
 } cudnn_conv_problem;
 
 /* Describe problem p over existing device buffers x, w, y and pick cuDNN's
@@ -117,7 +119,7 @@ static inline tc_result cudnn_conv_setup_problem(tc_context *ctx, cudnn_conv *c,
     CUDNN_TRY(c, c->SetConvolution2dDescriptor(c->cdesc, p->pad, p->pad, p->stride, p->stride, 1, 1, CROSS_CORRELATION, FLOAT),
               "cudnnSetConvolution2dDescriptor");
     CUDNN_TRY(c, c->SetConvolutionGroupCount(c->cdesc, p->groups), "cudnnSetConvolutionGroupCount");
-    CUDNN_TRY(c, c->SetConvolutionMathType(c->cdesc, p->half ? TENSOR_OP_MATH : FMA_MATH), "cudnnSetConvolutionMathType");
+    CUDNN_TRY(c, c->SetConvolutionMathType(c->cdesc, p->half || p->tf32 ? TENSOR_OP_MATH : FMA_MATH), "cudnnSetConvolutionMathType");
     CUDNN_TRY(c, c->FindConvolutionForwardAlgorithm(c->handle, c->xdesc, c->wdesc, c->cdesc, c->ydesc, 16, &returned, perf),
               "cudnnFindConvolutionForwardAlgorithm");
     if (returned < 1 || perf[0].status != 0) {
