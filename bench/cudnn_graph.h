@@ -165,7 +165,7 @@ typedef struct cudnn_graph {
 // >>graph-load
 
 /* Look up one symbol in lib; 0 after saying which is missing. */
-static int cudnn_graph_sym(cudnn_graph *c, void *lib, const char *name, void **out) {
+static inline int cudnn_graph_sym(cudnn_graph *c, void *lib, const char *name, void **out) {
     *out = lib ? dlsym(lib, name) : NULL;
     if (!*out) snprintf(c->error, sizeof c->error, "libcudnn has no %s (a cuDNN older than 8, or a partial install)", name);
     return *out != NULL;
@@ -173,7 +173,7 @@ static int cudnn_graph_sym(cudnn_graph *c, void *lib, const char *name, void **o
 
 /* The backend calls: in libcudnn.so.9 (which forwards to its sub-libraries),
    else in libcudnn_graph.so.9 itself. */
-static int cudnn_graph_load_backend(cudnn_graph *c) {
+static inline int cudnn_graph_load_backend(cudnn_graph *c) {
     void *lib = c->lib;
     if (!dlsym(lib, "cudnnBackendExecute")) {
         c->graph_lib = dlopen("libcudnn_graph.so.9", RTLD_NOW | RTLD_LOCAL);
@@ -188,7 +188,7 @@ static int cudnn_graph_load_backend(cudnn_graph *c) {
 }
 
 /* libcudnn and every call this file makes; 0 after saying what is missing. */
-static int cudnn_graph_load(cudnn_graph *c) {
+static inline int cudnn_graph_load(cudnn_graph *c) {
     static const char *names[] = {"libcudnn.so.9", "libcudnn.so"};
     size_t k;
     memset(c, 0, sizeof *c);
@@ -209,7 +209,7 @@ static int cudnn_graph_load(cudnn_graph *c) {
 
 /* 1 when status is success; else 0, with what failed, cuDNN's name for the
    status and its last detailed message in c->error. */
-static int cudnn_graph_ok(cudnn_graph *c, cudnn_status status, const char *what) {
+static inline int cudnn_graph_ok(cudnn_graph *c, cudnn_status status, const char *what) {
     char detail[256] = "";
     if (status == 0) return 1;
     if (c->GetLastErrorString) c->GetLastErrorString(detail, sizeof detail);
@@ -217,14 +217,14 @@ static int cudnn_graph_ok(cudnn_graph *c, cudnn_status status, const char *what)
     return 0;
 }
 
-static int cudnn_graph_set(cudnn_graph *c, cudnn_graph_desc d, int name, int type, int64_t count, const void *values, const char *what) {
+static inline int cudnn_graph_set(cudnn_graph *c, cudnn_graph_desc d, int name, int type, int64_t count, const void *values, const char *what) {
     return cudnn_graph_ok(c, c->BackendSetAttribute(d, name, type, count, values), what);
 }
 
 /* Strides of a tensor whose dimensions are given in N, C, H, W order (as the
    backend always takes them; filters K, C/groups, R, S): packed NCHW, or
    NHWC with the channels innermost. */
-static void cudnn_graph_strides(int layout, const int64_t dims[4], int64_t strides[4]) {
+static inline void cudnn_graph_strides(int layout, const int64_t dims[4], int64_t strides[4]) {
     if (layout == CUDNN_CONV_LAYOUT_NHWC) {
         strides[1] = 1;
         strides[3] = dims[1];
@@ -239,7 +239,7 @@ static void cudnn_graph_strides(int layout, const int64_t dims[4], int64_t strid
 }
 
 /* A finalized tensor descriptor: data type, dimensions, strides in layout, its id. */
-static int cudnn_graph_tensor(cudnn_graph *c, int64_t uid, int data_type, const int64_t dims[4], int layout, cudnn_graph_desc *out) {
+static inline int cudnn_graph_tensor(cudnn_graph *c, int64_t uid, int data_type, const int64_t dims[4], int layout, cudnn_graph_desc *out) {
     int64_t strides[4];
     int64_t alignment = 16; /* tc_cuda_malloc's buffers are 256-byte aligned; 16 is what vectorized engines ask */
     cudnn_graph_strides(layout, dims, strides);
@@ -254,7 +254,7 @@ static int cudnn_graph_tensor(cudnn_graph *c, int64_t uid, int data_type, const 
 
 /* x, w and y of problem p. Groups need no attribute: the backend reads
    them from x's channels over w's (C / (C/groups)). */
-static int cudnn_graph_tensors(cudnn_graph *c, const cudnn_conv_problem *p) {
+static inline int cudnn_graph_tensors(cudnn_graph *c, const cudnn_conv_problem *p) {
     int data_type = p->half ? CUDNN_DATA_HALF : CUDNN_DATA_FLOAT;
     int64_t oh = (p->h + 2 * p->pad - p->r) / p->stride + 1;
     int64_t ow = (p->w + 2 * p->pad - p->s) / p->stride + 1;
@@ -278,7 +278,7 @@ static int cudnn_graph_tensors(cudnn_graph *c, const cudnn_conv_problem *p) {
 
 /* Cross-correlation with float compute (float and half data alike), square
    stride and padding, no dilation: what the legacy path asks for. */
-static int cudnn_graph_convolution(cudnn_graph *c, const cudnn_conv_problem *p) {
+static inline int cudnn_graph_convolution(cudnn_graph *c, const cudnn_conv_problem *p) {
     int comp_type = CUDNN_DATA_FLOAT;
     int mode = CUDNN_CROSS_CORRELATION;
     int64_t spatial = 2;
@@ -301,7 +301,7 @@ static int cudnn_graph_convolution(cudnn_graph *c, const cudnn_conv_problem *p) 
 
 /* The forward-convolution operation y = 1 * conv(x, w) + 0 * y (alpha and
    beta are float for float compute), in a graph of its own. */
-static int cudnn_graph_operation(cudnn_graph *c) {
+static inline int cudnn_graph_operation(cudnn_graph *c) {
     float alpha = 1.0f;
     float beta = 0.0f;
     cudnn_graph_desc op;
@@ -323,12 +323,12 @@ static int cudnn_graph_operation(cudnn_graph *c) {
    header marks both attributes deprecated (the device can come from a
    device-properties descriptor instead). A cuDNN that refuses it is not a
    failure here: Finalize then says whether it was needed. */
-static void cudnn_graph_set_handle(cudnn_graph *c, cudnn_graph_desc d, int name) {
+static inline void cudnn_graph_set_handle(cudnn_graph *c, cudnn_graph_desc d, int name) {
     cudnn_status ignored = c->BackendSetAttribute(d, name, CUDNN_TYPE_HANDLE, 1, &c->handle);
     (void)ignored;
 }
 
-static int cudnn_graph_opgraph(cudnn_graph *c) {
+static inline int cudnn_graph_opgraph(cudnn_graph *c) {
     if (!cudnn_graph_ok(c, c->BackendCreateDescriptor(CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR, &c->graph), "creating the operation graph"))
         return 0;
     if (!cudnn_graph_set(c, c->graph, CUDNN_ATTR_OPERATIONGRAPH_OPS, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &c->op, "operation graph ops")) return 0;
@@ -340,7 +340,7 @@ static int cudnn_graph_opgraph(cudnn_graph *c) {
 
 /* The engine behind configuration cfg: its global index and numerical
    notes (how many in *nnotes). */
-static int cudnn_graph_engine_notes(cudnn_graph *c, cudnn_graph_desc cfg, int64_t *engine_index, int notes[CUDNN_GRAPH_MAX_NOTES], int *nnotes) {
+static inline int cudnn_graph_engine_notes(cudnn_graph *c, cudnn_graph_desc cfg, int64_t *engine_index, int notes[CUDNN_GRAPH_MAX_NOTES], int *nnotes) {
     cudnn_graph_desc engine = NULL;
     int64_t count = 0;
     int ok;
@@ -363,7 +363,7 @@ static int cudnn_graph_engine_notes(cudnn_graph *c, cudnn_graph_desc cfg, int64_
 
 /* "eng<index>_k<type>=<value>..." for cfg: its name in cudnn-frontend's and
    PyTorch's logs, and what tells two offered configurations apart. */
-static int cudnn_graph_tag(cudnn_graph *c, cudnn_graph_desc cfg, int64_t engine_index, char *tag, size_t cap) {
+static inline int cudnn_graph_tag(cudnn_graph *c, cudnn_graph_desc cfg, int64_t engine_index, char *tag, size_t cap) {
     cudnn_graph_desc choices[CUDNN_GRAPH_MAX_KNOBS];
     int64_t count = 0;
     int k, created = 0, ok;
@@ -417,7 +417,7 @@ static const char *cudnn_graph_excluded_by(cudnn_graph *c, const cudnn_conv_prob
     return NULL;
 }
 
-static int cudnn_graph_seen(const cudnn_graph *c, const char *tag) {
+static inline int cudnn_graph_seen(const cudnn_graph *c, const char *tag) {
     int k;
     for (k = 0; k < c->nplans; k++)
         if (!strcmp(c->plans[k].tag, tag)) return 1;
@@ -426,7 +426,7 @@ static int cudnn_graph_seen(const cudnn_graph *c, const char *tag) {
 
 /* An execution plan for cfg, its workspace size read back; 0 when it does
    not finalize (the engine cannot run this problem: counted, not an error). */
-static int cudnn_graph_plan_make(cudnn_graph *c, cudnn_graph_plan *plan) {
+static inline int cudnn_graph_plan_make(cudnn_graph *c, cudnn_graph_plan *plan) {
     int64_t count = 0;
     if (!cudnn_graph_ok(c, c->BackendCreateDescriptor(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR, &plan->plan), "creating an execution plan")) return 0;
     cudnn_graph_set_handle(c, plan->plan, CUDNN_ATTR_EXECUTION_PLAN_HANDLE);
@@ -437,7 +437,7 @@ static int cudnn_graph_plan_make(cudnn_graph *c, cudnn_graph_plan *plan) {
                           "the plan's workspace size");
 }
 
-static void cudnn_graph_plan_destroy(cudnn_graph *c, cudnn_graph_plan *plan) {
+static inline void cudnn_graph_plan_destroy(cudnn_graph *c, cudnn_graph_plan *plan) {
     if (plan->pack) c->BackendDestroyDescriptor(plan->pack);
     if (plan->plan) c->BackendDestroyDescriptor(plan->plan);
     if (plan->cfg) c->BackendDestroyDescriptor(plan->cfg);
@@ -446,7 +446,7 @@ static void cudnn_graph_plan_destroy(cudnn_graph *c, cudnn_graph_plan *plan) {
 
 /* Take one offered configuration: kept as a finalized plan when it is new,
    the math allows it and it finalizes; otherwise destroyed and counted. */
-static void cudnn_graph_take(cudnn_graph *c, const cudnn_conv_problem *p, cudnn_graph_desc cfg) {
+static inline void cudnn_graph_take(cudnn_graph *c, const cudnn_conv_problem *p, cudnn_graph_desc cfg) {
     cudnn_graph_plan *plan = &c->plans[c->nplans];
     int notes[CUDNN_GRAPH_MAX_NOTES];
     int nnotes = 0;
@@ -468,7 +468,7 @@ static void cudnn_graph_take(cudnn_graph *c, const cudnn_conv_problem *p, cudnn_
 
 /* Ask the heuristics in mode for the graph's engine configurations and take
    each. 0 after saying why the heuristics gave none. */
-static int cudnn_graph_heuristics(cudnn_graph *c, const cudnn_conv_problem *p, int mode, const char *mode_name) {
+static inline int cudnn_graph_heuristics(cudnn_graph *c, const cudnn_conv_problem *p, int mode, const char *mode_name) {
     cudnn_graph_desc heur = NULL;
     cudnn_graph_desc cfgs[CUDNN_GRAPH_MAX_PLANS];
     int64_t count = 0;
@@ -507,7 +507,7 @@ static int cudnn_graph_heuristics(cudnn_graph *c, const cudnn_conv_problem *p, i
 
 /* One workspace as large as the largest plan needs; plans whose need cannot
    be allocated are dropped, largest first. */
-static void cudnn_graph_workspace(tc_context *ctx, cudnn_graph *c) {
+static inline void cudnn_graph_workspace(tc_context *ctx, cudnn_graph *c) {
     while (c->nplans > 0) {
         int64_t need = 0;
         int k, kept = 0;
@@ -530,7 +530,7 @@ static void cudnn_graph_workspace(tc_context *ctx, cudnn_graph *c) {
 }
 
 /* The variant pack of a plan: where x, w, y and the workspace are. */
-static int cudnn_graph_pack(cudnn_graph *c, cudnn_graph_plan *plan) {
+static inline int cudnn_graph_pack(cudnn_graph *c, cudnn_graph_plan *plan) {
     int64_t uids[3] = {CUDNN_GRAPH_UID_X, CUDNN_GRAPH_UID_W, CUDNN_GRAPH_UID_Y};
     void *pointers[3];
     void *workspace = (void *)(uintptr_t)c->workspace;
@@ -579,15 +579,16 @@ static inline tc_result cudnn_graph_setup_problem(tc_context *ctx, cudnn_graph *
 }
 
 /* Execute plans[current] (a tc_launch_fn, for tc_cuda_time_call). */
-static tc_result cudnn_graph_run(tc_context *ctx, void *user) {
+static inline tc_result cudnn_graph_run(tc_context *ctx, void *user) {
     cudnn_graph *c = (cudnn_graph *)user;
     cudnn_graph_plan *plan = &c->plans[c->current];
     (void)ctx;
+    c->error[0] = 0; /* a message left here is this launch's, never an earlier one's */
     if (!cudnn_graph_ok(c, c->BackendExecute(c->handle, plan->plan, plan->pack), "cudnnBackendExecute")) return TC_ERROR_CUDA;
     return TC_OK;
 }
 
-static void cudnn_graph_release(tc_context *ctx, cudnn_graph *c) {
+static inline void cudnn_graph_release(tc_context *ctx, cudnn_graph *c) {
     int k;
     for (k = 0; k < c->nplans; k++) cudnn_graph_plan_destroy(c, &c->plans[k]);
     if (c->workspace) tc_cuda_free(ctx, c->workspace);
