@@ -1585,23 +1585,6 @@ static void _tc_collect_bound(_tc_emitter *em, const tc_stmt *s) {
     for (k = 0; k < s->nstmts; k++) _tc_collect_bound(em, s->stmts[k]);
 }
 
-/* If index is base + var with base a multiple of lanes (so the address is
-   aligned for a vector of lanes elements: 16 bytes for four floats), the base. */
-static const tc_expr *_tc_vector_base(const tc_expr *index, const tc_expr *var, int lanes) {
-    _tc_lin l;
-    int k, found = 0;
-    _tc_lin_init(&l, index->dtype);
-    _tc_lin_collect(&l, index, 1);
-    if (l.overflow || l.c % lanes) return NULL;
-    for (k = 0; k < l.n; k++) {
-        if (l.atom[k] == var && l.coef[k] == 1) found = 1;
-        else if (l.coef[k] % lanes || _tc_uses_var(l.atom[k], var)) return NULL;
-    }
-    if (!found) return NULL;
-    _tc_lin_add_term(&l, var, -1);
-    return _tc_lin_to_expr(&l, index->ctx, index->dtype);
-}
-
 /* The vector type that moves lanes consecutive elements of b at once:
    float2/float4 for float32; for float16 and bfloat16 the bits of 2, 4 or 8
    elements, as 4, 8 or 16 bytes. NULL when there is none (a local array is
