@@ -2749,8 +2749,8 @@ static const _tc_pass _tc_passes[] = {
     {"build_loop_nests", _tc_pass_loop_nests}, /* one kernel per root stage, attached stages inside, split guards */
     {"flatten_storage", _tc_pass_flatten},     /* multi-dimensional accesses become flat loads and stores */
     {"inject_pipeline", _tc_pass_inject_pipeline}, /* pipelined loops fetch tiles ahead: prologue, one barrier a step */
-    {"inject_async_copies", _tc_pass_inject_async_copies}, /* copies into async shared stages become cp.async, with commit and wait */
     {"simplify", _tc_pass_simplify},           /* affine index arithmetic; proven guards and unit loops (but pragmas') vanish */
+    {"inject_async_copies", _tc_pass_inject_async_copies}, /* copies into async shared stages become cp.async, with commit and wait */
     {"inject_virtual_threads", _tc_pass_inject_vthreads}, /* vthread loops sink; their statements interleave */
     {"unroll", _tc_pass_unroll},               /* unroll marks and pragmas: replicate or leave to the CUDA compiler */
     {"simplify", _tc_pass_simplify_final},     /* again: unrolling substituted constants; unit loops go */
