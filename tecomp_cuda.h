@@ -1122,6 +1122,9 @@ static int _tc_cubin_cache_path(tc_context *ctx, const char *source, const char 
    neither the dtype nor the arch. bfloat16 rounding is the emitter's
    tc_float_to_bfloat16. */
 static tc_result _tc_source_fits_arch(tc_context *ctx, const char *source, const char *program_name, int arch) {
+    if (arch < 80 && strstr(source, "cp.async."))
+        return _tc_fail(ctx, TC_ERROR_COMPILE, "%s: asynchronous copies (cp.async, tc_async_copy) need sm_80 or newer; compiling for sm_%d",
+                        program_name, arch);
     if (arch < 80 && strstr(source, "cvt.rn.bf16.f32"))
         return _tc_fail(ctx, TC_ERROR_COMPILE, "%s: rounding to bfloat16 (cvt.rn.bf16.f32) needs sm_80 or newer; compiling for sm_%d",
                         program_name, arch);
@@ -1585,23 +1588,6 @@ static void _tc_collect_bound(_tc_emitter *em, const tc_stmt *s) {
     for (k = 0; k < s->nstmts; k++) _tc_collect_bound(em, s->stmts[k]);
 }
 
-/* If index is base + var with base a multiple of lanes (so the address is
-   aligned for a vector of lanes elements: 16 bytes for four floats), the base. */
-static const tc_expr *_tc_vector_base(const tc_expr *index, const tc_expr *var, int lanes) {
-    _tc_lin l;
-    int k, found = 0;
-    _tc_lin_init(&l, index->dtype);
-    _tc_lin_collect(&l, index, 1);
-    if (l.overflow || l.c % lanes) return NULL;
-    for (k = 0; k < l.n; k++) {
-        if (l.atom[k] == var && l.coef[k] == 1) found = 1;
-        else if (l.coef[k] % lanes || _tc_uses_var(l.atom[k], var)) return NULL;
-    }
-    if (!found) return NULL;
-    _tc_lin_add_term(&l, var, -1);
-    return _tc_lin_to_expr(&l, index->ctx, index->dtype);
-}
-
 /* The vector type that moves lanes consecutive elements of b at once:
    float2/float4 for float32; for float16 and bfloat16 the bits of 2, 4 or 8
    elements, as 4, 8 or 16 bytes. NULL when there is none (a local array is
@@ -1675,6 +1661,31 @@ static int _tc_emit_vector_store(_tc_emitter *em, const tc_stmt *loop) {
     }
     tc_str_printf(o, ");\n");
     return 1;
+}
+
+/* An asynchronous copy as cp.async: .cg (around L1) for 16 bytes, .ca for
+   4 and 8; a zero-filled copy gives its source size, cond ? bytes : 0. The
+   shared address comes from tc_shared_address (_tc_cuda_helpers). */
+static void _tc_emit_async_copy(_tc_emitter *em, const tc_stmt *s) {
+    tc_str *o = em->out;
+    int bytes = s->count * tc_dtype_bytes(s->buffer->dtype);
+    _tc_emit_line_start(em);
+    tc_str_printf(o, "asm volatile(\"cp.async.%s.shared.global [%%0], [%%1], %d%s;\" :: \"r\"(tc_shared_address(&", bytes == 16 ? "cg" : "ca",
+                  bytes, s->cond ? ", %2" : "");
+    _tc_print_buffer_name(o, s->buffer, _TC_STYLE_CUDA);
+    tc_str_printf(o, "[");
+    _tc_emit_expr(em, s->index);
+    tc_str_printf(o, "])), \"l\"(&");
+    _tc_print_buffer_name(o, s->value->buffer, _TC_STYLE_CUDA);
+    tc_str_printf(o, "[");
+    _tc_emit_expr(em, s->value->args[0]);
+    tc_str_printf(o, "])");
+    if (s->cond) {
+        tc_str_printf(o, ", \"r\"(");
+        _tc_print_operand(o, s->cond, 3, _TC_STYLE_CUDA);
+        tc_str_printf(o, " ? %d : 0)", bytes);
+    }
+    tc_str_printf(o, " : \"memory\");\n");
 }
 
 // >>emit-wmma
@@ -1906,6 +1917,15 @@ static void _tc_emit_stmt(_tc_emitter *em, const tc_stmt *s) {
         return;
     }
     case TC_S_TENSOR_OP: _tc_emit_tensor_op(em, s); return;
+    case TC_S_ASYNC_COPY: _tc_emit_async_copy(em, s); return;
+    case TC_S_ASYNC_COMMIT:
+        _tc_emit_line_start(em);
+        tc_str_printf(o, "asm volatile(\"cp.async.commit_group;\" ::: \"memory\");\n");
+        return;
+    case TC_S_ASYNC_WAIT:
+        _tc_emit_line_start(em);
+        tc_str_printf(o, "asm volatile(\"cp.async.wait_group %d;\" ::: \"memory\");\n", s->count);
+        return;
     case TC_S_ALLOCATE:
         if (s->buffer->scope >= TC_SCOPE_WMMA_MATRIX_A) {
             _tc_emit_fragment_alloc(em, s->buffer);
@@ -2007,13 +2027,15 @@ static void _tc_emit_kernel(_tc_emitter *em, const tc_func *f, const tc_kernel_i
    bfloat16's conversions, in PTX (cuda_fp16.h and cuda_bf16.h cannot be
    included: NVRTC gets no include path): bits to float (exact; bfloat16's
    are a float's upper half), float to bits (round to nearest even;
-   bfloat16's cvt needs sm_80). */
+   bfloat16's cvt needs sm_80); and the shared-window address of a pointer
+   into shared memory, as cp.async takes it (cvta by hand: no header). */
 static const char *const _tc_cuda_helpers[][2] = {
     {"tc_floordiv(", "__device__ __forceinline__ int tc_floordiv(int a, int b) { int q = a / b; return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q; }\n"},
     {"tc_floormod(", "__device__ __forceinline__ int tc_floormod(int a, int b) { int r = a % b; return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r; }\n"},
     {"tc_half_to_float(", "__device__ __forceinline__ float tc_half_to_float(unsigned short h) { float f; asm(\"cvt.f32.f16 %0, %1;\" : \"=f\"(f) : \"h\"(h)); return f; }\n"},
     {"tc_float_to_half(", "__device__ __forceinline__ unsigned short tc_float_to_half(float f) { unsigned short h; asm(\"cvt.rn.f16.f32 %0, %1;\" : \"=h\"(h) : \"f\"(f)); return h; }\n"},
     {"tc_bfloat16_to_float(", "__device__ __forceinline__ float tc_bfloat16_to_float(unsigned short h) { return __uint_as_float((unsigned)h << 16); }\n"},
+    {"tc_shared_address(", "__device__ __forceinline__ unsigned tc_shared_address(const void *p) { unsigned long long a; asm(\"cvta.to.shared.u64 %0, %1;\" : \"=l\"(a) : \"l\"(p)); return (unsigned)a; }\n"},
     {"tc_float_to_bfloat16(", "__device__ __forceinline__ unsigned short tc_float_to_bfloat16(float f) { unsigned short h; asm(\"cvt.rn.bf16.f32 %0, %1;\" : \"=h\"(h) : \"f\"(f)); return h; }\n"},
 };
 

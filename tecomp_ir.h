@@ -330,6 +330,10 @@ typedef enum tc_stmt_kind {
     TC_S_SEQ,      /* stmts[0]; stmts[1]; ... */
     TC_S_BARRIER,  /* __syncthreads() */
     TC_S_TENSOR_OP, /* a tensor intrinsic over one tile (tensorize makes it): intrin, operands in args */
+    TC_S_ASYNC_COPY,   /* buffer[index .. index + count) = value's elements, asynchronously (cp.async);
+                          with cond, zeros where !cond (the source then is not read) */
+    TC_S_ASYNC_COMMIT, /* the async copies this thread issued since the last commit form one group */
+    TC_S_ASYNC_WAIT,   /* wait until at most count of this thread's committed groups are still in flight */
     TC_STMT_KIND_COUNT
 } tc_stmt_kind;
 
@@ -430,6 +434,9 @@ struct tc_stmt {
        first element (buffer, flat index) and args[2q + 1] the stride between
        its rows, in elements (tiles are row-major: columns contiguous) */
     const tc_intrin *intrin;
+    /* TC_S_ASYNC_COPY: elements copied (4, 8 or 16 bytes of them), value a
+       load of the first source element; TC_S_ASYNC_WAIT: groups left in flight */
+    int count;
 };
 
 TECOMP_API const tc_stmt *tc_stmt_for(tc_context *ctx, const tc_expr *var, const tc_expr *min, const tc_expr *extent,
@@ -442,6 +449,13 @@ TECOMP_API const tc_stmt *tc_stmt_if(tc_context *ctx, const tc_expr *cond, const
 TECOMP_API const tc_stmt *tc_stmt_seq(tc_context *ctx, int n, const tc_stmt *const *stmts); /* NULLs dropped */
 TECOMP_API const tc_stmt *tc_stmt_barrier(tc_context *ctx);
 TECOMP_API const tc_stmt *tc_stmt_tensor_op(tc_context *ctx, const tc_intrin *in, const tc_expr *const *args);
+/* An asynchronous copy of count elements from the load src (its buffer,
+   from its index on) to dst[index..]; fill_cond NULL, or where false the
+   elements are zeros and the source is not read (cp.async's source size 0). */
+TECOMP_API const tc_stmt *tc_stmt_async_copy(tc_context *ctx, tc_buffer *dst, const tc_expr *index, const tc_expr *src, int count,
+                                             const tc_expr *fill_cond);
+TECOMP_API const tc_stmt *tc_stmt_async_commit(tc_context *ctx);
+TECOMP_API const tc_stmt *tc_stmt_async_wait(tc_context *ctx, int groups_in_flight);
 TECOMP_API tc_buffer *tc_buffer_new(tc_context *ctx, const char *name, tc_dtype t, tc_scope scope, const tc_expr *size);
 TECOMP_API const char *tc_thread_tag_name(tc_thread_tag tag); /* "blockIdx.x", ... */
 
@@ -2624,6 +2638,21 @@ TECOMP_API const tc_stmt *tc_stmt_seq(tc_context *ctx, int n, const tc_stmt *con
     return s;
 }
 TECOMP_API const tc_stmt *tc_stmt_barrier(tc_context *ctx) { return _tc_stmt_new(ctx, TC_S_BARRIER); }
+TECOMP_API const tc_stmt *tc_stmt_async_copy(tc_context *ctx, tc_buffer *dst, const tc_expr *index, const tc_expr *src, int count,
+                                             const tc_expr *fill_cond) {
+    tc_stmt *s;
+    if (!dst || !index || !src || src->kind != TC_LOAD || count < 1) return NULL;
+    if (!(s = _tc_stmt_new(ctx, TC_S_ASYNC_COPY))) return NULL;
+    s->buffer = dst, s->index = index, s->value = src, s->count = count, s->cond = fill_cond;
+    return s;
+}
+TECOMP_API const tc_stmt *tc_stmt_async_commit(tc_context *ctx) { return _tc_stmt_new(ctx, TC_S_ASYNC_COMMIT); }
+TECOMP_API const tc_stmt *tc_stmt_async_wait(tc_context *ctx, int groups_in_flight) {
+    tc_stmt *s;
+    if (groups_in_flight < 0 || !(s = _tc_stmt_new(ctx, TC_S_ASYNC_WAIT))) return NULL;
+    s->count = groups_in_flight;
+    return s;
+}
 TECOMP_API const tc_stmt *tc_stmt_tensor_op(tc_context *ctx, const tc_intrin *in, const tc_expr *const *args) {
     tc_stmt *s;
     const tc_expr **a;
@@ -2824,6 +2853,30 @@ static void _tc_print_stmt(tc_str *s, const tc_stmt *st, int depth) {
     case TC_S_BARRIER:
         _tc_indent(s, depth);
         tc_str_printf(s, "__syncthreads()\n");
+        return;
+    case TC_S_ASYNC_COPY: { /* async_copy(dst[i], src[j], bytes[, src_bytes = cond ? bytes : 0]) */
+        int bytes = st->count * tc_dtype_bytes(st->buffer->dtype);
+        _tc_indent(s, depth);
+        tc_str_printf(s, "async_copy(%s[", st->buffer->name);
+        _tc_print(s, st->index, _TC_STYLE_IR);
+        tc_str_printf(s, "], ");
+        _tc_print(s, st->value, _TC_STYLE_IR);
+        tc_str_printf(s, ", %d bytes", bytes);
+        if (st->cond) {
+            tc_str_printf(s, ", src_bytes = ");
+            _tc_print(s, st->cond, _TC_STYLE_IR);
+            tc_str_printf(s, " ? %d : 0", bytes);
+        }
+        tc_str_printf(s, ")\n");
+        return;
+    }
+    case TC_S_ASYNC_COMMIT:
+        _tc_indent(s, depth);
+        tc_str_printf(s, "async_commit()\n");
+        return;
+    case TC_S_ASYNC_WAIT:
+        _tc_indent(s, depth);
+        tc_str_printf(s, "async_wait(%d)\n", st->count);
         return;
     case TC_S_TENSOR_OP: /* name(operand[first element], row stride, layout, ...) */
         _tc_indent(s, depth);

@@ -87,9 +87,25 @@ TECOMP_API tc_tensor *tc_cache_write(tc_schedule *s, tc_tensor *t, tc_scope scop
 /* Pad the stride of dimension `axis` (a root axis) of st's buffer so that
    stride % factor == offset: spreads shared-memory rows over banks. */
 TECOMP_API tc_result tc_storage_align(tc_stage *st, tc_iter *axis, int factor, int offset);
-/* Two copies of st's shared buffer, used by alternate iterations of the loop
-   st is computed at, so one barrier per iteration is enough. */
+/* Software-pipeline the shared stage st over the serial loop it is computed
+   at (TVM's software_pipeline_stage): nstages copies of its buffer, the
+   loop's iteration k in copy k % nstages. Before the loop the first
+   nstages - 1 tiles are fetched; iteration k waits for tile k (async
+   copies), meets the block at one barrier, fetches tile k + nstages - 1
+   (while there is one) and computes on tile k. Every shared stage computed
+   at that loop must be pipelined alike. nstages 1: no pipeline. */
+TECOMP_API tc_result tc_pipeline(tc_stage *st, int nstages);
+/* tc_pipeline(st, 2): two copies of st's shared buffer, the next tile
+   fetched while the current one is computed, one barrier per iteration. */
 TECOMP_API tc_result tc_double_buffer(tc_stage *st);
+/* Copy into the shared stage st with cp.async (sm_80 and newer): 16 bytes
+   a copy where a vectorized loop aligns them (8 or 4 where that is all),
+   and a padded read (cond ? src : 0) zero-filled through the copy's source
+   size. Copies that cannot be asynchronous (elements of 2 bytes one by one,
+   computed values) stay ordinary stores. Unpipelined, the copies are waited
+   for before the barrier after them; pipelined, a tile at the iteration it
+   is computed in. */
+TECOMP_API tc_result tc_async_copy(tc_stage *st);
 /* s[st].pragma(it, name, value): "auto_unroll_max_step" unrolls every
    constant loop inside `it` whose steps (its extent times those of the loops
    inside it) are at most value; "unroll_explicit" 1 replicates the unrolled
@@ -236,7 +252,8 @@ struct tc_stage {
     tc_scope scope;          /* where its buffer lives */
     int scope_given;         /* scope chosen by a cache primitive (else inferred at lowering) */
     int align_factor[16], align_offset[16]; /* storage_align per dimension; factor 0: none */
-    int double_buffer;
+    int pipeline_stages; /* tc_pipeline: copies of the buffer; 0 or 1: none */
+    int async_copy;      /* tc_async_copy: fetched with cp.async */
     int is_output;
     tc_iter *tensorize_at;   /* tensorize: the loops from here in are one call of intrin */
     const tc_intrin *intrin;
@@ -753,12 +770,29 @@ TECOMP_API tc_result tc_storage_align(tc_stage *st, tc_iter *axis, int factor, i
     return TC_OK;
 }
 
-TECOMP_API tc_result tc_double_buffer(tc_stage *st) {
+TECOMP_API tc_result tc_pipeline(tc_stage *st, int nstages) {
     if (!st) return TC_ERROR_INVALID_ARGUMENT;
     if (st->scope != TC_SCOPE_SHARED)
+        return _tc_fail(st->sch->ctx, TC_ERROR_SCHEDULE, "pipeline on stage %s: only shared-memory caches are pipelined", st->tensor->name);
+    if (nstages < 1 || nstages > 8)
+        return _tc_fail(st->sch->ctx, TC_ERROR_SCHEDULE, "pipeline on stage %s: %d stages; 1 to 8 are supported", st->tensor->name, nstages);
+    st->pipeline_stages = nstages;
+    return TC_OK;
+}
+
+TECOMP_API tc_result tc_double_buffer(tc_stage *st) {
+    if (st && st->scope != TC_SCOPE_SHARED)
         return _tc_fail(st->sch->ctx, TC_ERROR_SCHEDULE, "double_buffer on stage %s: only shared-memory caches are double buffered",
                         st->tensor->name);
-    st->double_buffer = 1;
+    return tc_pipeline(st, 2);
+}
+
+TECOMP_API tc_result tc_async_copy(tc_stage *st) {
+    if (!st) return TC_ERROR_INVALID_ARGUMENT;
+    if (st->scope != TC_SCOPE_SHARED)
+        return _tc_fail(st->sch->ctx, TC_ERROR_SCHEDULE, "async_copy on stage %s: only copies into shared memory are asynchronous",
+                        st->tensor->name);
+    st->async_copy = 1;
     return TC_OK;
 }
 
@@ -814,6 +848,24 @@ static int _tc_uses_var(const tc_expr *e, const tc_expr *v) {
     return 0;
 }
 
+/* If index is base + var (the lowering's async copies and the emitter's
+   vector loads and stores) with base a multiple of lanes (so the address
+   is aligned for a vector of lanes elements: 16 bytes for four floats), the base. */
+static const tc_expr *_tc_vector_base(const tc_expr *index, const tc_expr *var, int lanes) {
+    _tc_lin l;
+    int k, found = 0;
+    _tc_lin_init(&l, index->dtype);
+    _tc_lin_collect(&l, index, 1);
+    if (l.overflow || l.c % lanes) return NULL;
+    for (k = 0; k < l.n; k++) {
+        if (l.atom[k] == var && l.coef[k] == 1) found = 1;
+        else if (l.coef[k] % lanes || _tc_uses_var(l.atom[k], var)) return NULL;
+    }
+    if (!found) return NULL;
+    _tc_lin_add_term(&l, var, -1);
+    return _tc_lin_to_expr(&l, index->ctx, index->dtype);
+}
+
 /* Rebuild a statement with every expression mapped by `expr` and every
    statement first offered to `stmt`, which returns 1 and sets *out to take
    the statement over, or 0 to let the walk go on. A NULL result means
@@ -864,6 +916,8 @@ static const tc_stmt *_tc_mutate(_tc_mutator *m, const tc_stmt *s) {
         return tc_stmt_provide(ctx, s->tensor, s->nargs, args, _tc_mut_expr(m, s->value));
     }
     case TC_S_STORE: return tc_stmt_store(ctx, s->buffer, _tc_mut_expr(m, s->index), _tc_mut_expr(m, s->value));
+    case TC_S_ASYNC_COPY:
+        return tc_stmt_async_copy(ctx, s->buffer, _tc_mut_expr(m, s->index), _tc_mut_expr(m, s->value), s->count, _tc_mut_expr(m, s->cond));
     case TC_S_TENSOR_OP: {
         const tc_expr *args[6];
         for (k = 0; k < s->nargs; k++) args[k] = _tc_mut_expr(m, s->args[k]);
@@ -932,6 +986,16 @@ typedef struct _tc_stage_lower {
     const tc_expr *offset;                 /* double buffering: the half in use */
 } _tc_stage_lower;
 
+/* A software-pipelined loop: its variable, and the shared buffers fetched
+   in it, each nstages copies of a tile. */
+typedef struct _tc_pipe {
+    const tc_expr *var;
+    int nstages;
+    int async;                 /* some of them are fetched asynchronously */
+    tc_buffer *buffers[16];
+    int nbuffers;
+} _tc_pipe;
+
 /* A loop variable bound to a thread index, and which. */
 typedef struct _tc_thread_var {
     const tc_expr *var;
@@ -955,6 +1019,9 @@ typedef struct _tc_lower {
     tc_tensor *const *args;
     tc_kernel_ir *kernels;
     int nkernels;
+    _tc_pipe pipes[16];       /* the pipelined loops (tc_pipeline) */
+    int npipes;
+    int serial_depth;         /* inject_pipeline: serial loops around the statement it is at */
 } _tc_lower;
 
 #define _TC_LOWER_FAIL(L) ((L)->ctx->result ? (L)->ctx->result : TC_ERROR_OUT_OF_MEMORY)
@@ -1232,13 +1299,39 @@ static tc_result _tc_stage_loops(_tc_lower *L, int k) {
     return TC_OK;
 }
 
+/* The pipeline of the loop pipelined stage k is computed at, made on first
+   use; NULL (error set) when that loop cannot be pipelined. */
+static _tc_pipe *_tc_pipe_of(_tc_lower *L, int k) {
+    tc_stage *st = L->sch->stages[k];
+    int parent = _tc_stage_index(L->sch, st->attach_parent->tensor), j;
+    const tc_iter *at = st->attach_iter;
+    const tc_expr *var = L->sl[parent].loopvar[_tc_leaf_pos(st->attach_parent, at)];
+    _tc_pipe *p;
+    if (at->kind == TC_FOR_THREAD || at->kind == TC_FOR_VECTORIZED)
+        return _tc_fail(L->ctx, TC_ERROR_SCHEDULE, "pipeline on stage %s: it is computed at %s, which is not a serial loop", st->tensor->name,
+                        at->var->name), (_tc_pipe *)NULL;
+    for (j = 0; j < L->npipes && L->pipes[j].var != var; j++) {}
+    if (j == L->npipes) {
+        if (L->npipes == 16) return _tc_fail(L->ctx, TC_ERROR_LOWER, "more than 16 pipelined loops"), (_tc_pipe *)NULL;
+        L->pipes[L->npipes].var = var;
+        L->pipes[L->npipes++].nstages = st->pipeline_stages;
+    }
+    p = &L->pipes[j];
+    if (p->nstages != st->pipeline_stages)
+        return _tc_fail(L->ctx, TC_ERROR_SCHEDULE, "pipeline on stage %s: %d stages, but another stage computed at %s has %d", st->tensor->name,
+                        st->pipeline_stages, at->var->name, p->nstages), (_tc_pipe *)NULL;
+    p->async |= st->async_copy;
+    return p;
+}
+
 /* The buffer of an attached stage: its region, in its scope, rows padded by
-   storage_align, twice over when double buffered. */
+   storage_align, nstages times over when pipelined. */
 static tc_result _tc_stage_buffer(_tc_lower *L, int k) {
     tc_stage *st = L->sch->stages[k];
     _tc_stage_lower *v = &L->sl[k];
-    const tc_expr *size = tc_int(L->ctx, 1), *parity = NULL;
-    int d, j;
+    const tc_expr *size = tc_int(L->ctx, 1);
+    _tc_pipe *pipe = NULL;
+    int d;
     for (d = st->tensor->ndim - 1; d >= 0; d--) {
         v->stride[d] = size;
         if (st->align_factor[d]) { /* the smallest stride >= size with stride % factor == offset */
@@ -1250,19 +1343,18 @@ static tc_result _tc_stage_buffer(_tc_lower *L, int k) {
         size = tc_simplify(tc_mul(v->stride[d], v->root_ext[d]));
     }
     v->offset = tc_int(L->ctx, 0);
-    if (st->double_buffer) { /* which half: the parity of the iteration count of the loops around */
-        for (j = 0; j < v->nouter; j++) {
-            tc_thread_tag t = _tc_thread_of(L, v->outer[j]);
-            if (t != TC_THREAD_NONE && t != TC_VTHREAD) continue;
-            parity = parity ? tc_add(tc_mul(parity, v->outer[j]->extent), v->outer[j]) : v->outer[j];
-        }
-        if (parity) {
-            v->offset = tc_simplify(tc_mul(tc_modi(parity, 2), size));
-            size = tc_muli(size, 2);
-        }
+    if (st->pipeline_stages > 1) {
+        if (!(pipe = _tc_pipe_of(L, k))) return _TC_LOWER_FAIL(L);
+        /* tile k of the pipelined loop lives in copy k % nstages */
+        v->offset = tc_simplify(tc_mul(tc_modi(pipe->var, st->pipeline_stages), size));
+        size = tc_muli(size, st->pipeline_stages);
     }
     if (!(v->buffer = tc_buffer_new(L->ctx, st->tensor->name, st->tensor->dtype, v->scope, tc_simplify(size)))) return TC_ERROR_OUT_OF_MEMORY;
     v->buffer->tensor = st->tensor;
+    if (pipe) {
+        if (pipe->nbuffers == 16) return _tc_fail(L->ctx, TC_ERROR_LOWER, "more than 16 stages pipelined at one loop");
+        pipe->buffers[pipe->nbuffers++] = v->buffer;
+    }
     return TC_OK;
 }
 
@@ -1305,7 +1397,7 @@ static const tc_stmt *_tc_attached_at(_tc_lower *L, int k, int pos, int *failed)
         list[n++] = s;
         if (L->sl[j].scope == TC_SCOPE_SHARED) {
             shared = 1, last_shared = n; /* where the barrier after it goes */
-            if (!c->double_buffer) lead = 1;
+            if (c->pipeline_stages < 2) lead = 1; /* a pipeline places its own barrier */
         }
     }
     if (n == 1) return NULL;
@@ -1832,6 +1924,212 @@ static tc_result _tc_pass_flatten(_tc_lower *L) {
     _tc_mutator m;
     memset(&m, 0, sizeof m);
     m.ctx = L->ctx, m.expr = _tc_flatten_fn, m.stmt = _tc_flatten_stmt, m.user = L;
+    return _tc_mutate_kernels(L, &m);
+}
+
+// >>lower-pipeline
+
+/* Whether s stores (or copies asynchronously) into buffer b. */
+static int _tc_stmt_writes(const tc_stmt *s, const tc_buffer *b) {
+    int k;
+    if (!s) return 0;
+    if ((s->kind == TC_S_STORE || s->kind == TC_S_ASYNC_COPY) && s->buffer == b) return 1;
+    if (_tc_stmt_writes(s->body, b) || _tc_stmt_writes(s->then_case, b) || _tc_stmt_writes(s->else_case, b)) return 1;
+    for (k = 0; k < s->nstmts; k++) if (_tc_stmt_writes(s->stmts[k], b)) return 1;
+    return 0;
+}
+
+/* Whether s writes one of the pipeline's buffers. */
+static int _tc_pipe_writes(const _tc_pipe *p, const tc_stmt *s) {
+    int k;
+    for (k = 0; k < p->nbuffers; k++) if (_tc_stmt_writes(s, p->buffers[k])) return 1;
+    return 0;
+}
+
+/* The statements of s, nested sequences opened, appended to list. */
+static int _tc_flatten_seq(const tc_stmt *s, const tc_stmt **list, int n, int cap) {
+    int k;
+    if (!s) return n;
+    if (s->kind != TC_S_SEQ) {
+        if (n < cap) list[n] = s;
+        return n + 1;
+    }
+    for (k = 0; k < s->nstmts; k++) n = _tc_flatten_seq(s->stmts[k], list, n, cap);
+    return n;
+}
+
+/* The pipelined loop `loop` (its body already rewritten): its body is
+   the fetches of the pipeline's tiles, a barrier, then the computation
+   (build_loop_nests places them so). Fetch tile t is the fetches with the
+   loop variable at t; their buffer index is (t % nstages) * tile + i. It
+   becomes
+
+       [barrier]                     when a loop around runs this one again
+       fetch 0; commit ... fetch nstages-2; commit         the prologue
+       for (k) {
+           wait(nstages - 2)         tile k has landed
+           barrier                   ... for every thread; copy (k-1) % n is free
+           if (k + nstages - 1 < extent) fetch k + nstages - 1
+           commit
+           compute on copy k % nstages
+       }
+
+   with commit and wait only when the fetches are asynchronous (in the
+   steady state the last nstages - 1 iterations fetch nothing: the
+   epilogue). */
+static const tc_stmt *_tc_pipeline_loop(_tc_lower *L, const _tc_pipe *p, const tc_stmt *loop, const tc_stmt *body, int *failed) {
+    tc_context *ctx = L->ctx;
+    const tc_stmt *items[128], *fetch[128], **steady, **outer, *fetch_seq, *next;
+    const tc_expr *v = loop->var, *ahead;
+    int n = _tc_flatten_seq(body, items, 0, 128), j = 0, nf = 0, ns = 0, no = 0, t;
+    if (n > 128) return *failed = 1, _tc_fail(ctx, TC_ERROR_LOWER, "pipeline at %s: more than 128 statements in the loop", v->name), (const tc_stmt *)NULL;
+    if (j < n && items[j]->kind == TC_S_BARRIER) j++; /* the leading barrier: the pipeline's own replaces it */
+    while (j < n && items[j]->kind != TC_S_BARRIER && _tc_pipe_writes(p, items[j])) fetch[nf++] = items[j++];
+    if (!nf || j == n || items[j]->kind != TC_S_BARRIER) {
+        *failed = 1;
+        _tc_fail(ctx, TC_ERROR_SCHEDULE, "pipeline at %s: every shared stage computed at that loop must be pipelined, with the same stages "
+                 "(the loop's body is not fetches, a barrier, then the computation)", v->name);
+        return NULL;
+    }
+    j++;
+    steady = (const tc_stmt **)_tc_alloc(ctx, sizeof *steady * (size_t)(n + 4));
+    outer = (const tc_stmt **)_tc_alloc(ctx, sizeof *outer * (size_t)(2 * p->nstages + 2));
+    if (!steady || !outer || !(fetch_seq = tc_stmt_seq(ctx, nf, fetch))) return *failed = 1, (const tc_stmt *)NULL;
+    if (L->serial_depth) outer[no++] = tc_stmt_barrier(ctx); /* the last run's computation may still read the copies */
+    for (t = 0; t < p->nstages - 1; t++) {
+        const tc_expr *at = tc_simplify(tc_add(loop->min, tc_int(ctx, t)));
+        const tc_stmt *f = _tc_stmt_subst(ctx, fetch_seq, v, at, failed);
+        outer[no++] = f ? tc_stmt_if(ctx, tc_simplify(tc_lt(tc_int(ctx, t), loop->extent)), f, NULL) : NULL;
+        if (p->async) outer[no++] = tc_stmt_async_commit(ctx);
+    }
+    if (p->async) steady[ns++] = tc_stmt_async_wait(ctx, p->nstages - 2);
+    steady[ns++] = tc_stmt_barrier(ctx);
+    ahead = tc_add(v, tc_int(ctx, p->nstages - 1));
+    next = _tc_stmt_subst(ctx, fetch_seq, v, ahead, failed);
+    steady[ns++] = next ? tc_stmt_if(ctx, tc_lt(ahead, tc_add(loop->min, loop->extent)), next, NULL) : NULL;
+    if (p->async) steady[ns++] = tc_stmt_async_commit(ctx);
+    while (j < n) steady[ns++] = items[j++];
+    outer[no++] = _tc_for_like(ctx, loop, loop->min, loop->extent, tc_stmt_seq(ctx, ns, steady));
+    if (*failed || !outer[no - 1]) return *failed = 1, (const tc_stmt *)NULL;
+    return tc_stmt_seq(ctx, no, outer);
+}
+
+static int _tc_pipeline_stmt(_tc_mutator *m, const tc_stmt *s, const tc_stmt **out) {
+    _tc_lower *L = (_tc_lower *)m->user;
+    const tc_stmt *body;
+    int k, serial, failed = 0;
+    if (s->kind != TC_S_FOR) return 0;
+    for (k = 0; k < L->npipes && L->pipes[k].var != s->var; k++) {}
+    /* a loop that runs its body again (unit loops vanish in simplify) */
+    serial = (s->for_kind != TC_FOR_THREAD || s->thread == TC_VTHREAD) && !(s->extent->kind == TC_INT_IMM && s->extent->v.i == 1);
+    L->serial_depth += serial;
+    body = _tc_mutate(m, s->body);
+    L->serial_depth -= serial;
+    if (m->failed) return 1;
+    if (k == L->npipes) *out = body ? _tc_for_like(m->ctx, s, s->min, s->extent, body) : NULL;
+    else *out = _tc_pipeline_loop(L, &L->pipes[k], s, body, &failed);
+    if (failed || (body && !*out)) m->failed = 1;
+    return 1;
+}
+
+/* Software pipelines (tc_pipeline): each pipelined loop fetches its tiles
+   nstages - 1 iterations ahead into the buffer copies bound inference made. */
+static tc_result _tc_pass_inject_pipeline(_tc_lower *L) {
+    _tc_mutator m;
+    if (!L->npipes) return TC_OK;
+    memset(&m, 0, sizeof m);
+    m.ctx = L->ctx, m.stmt = _tc_pipeline_stmt, m.user = L;
+    L->serial_depth = 0;
+    return _tc_mutate_kernels(L, &m);
+}
+
+/* Whether stores into b are to become asynchronous copies. */
+static int _tc_buffer_async(const _tc_lower *L, const tc_buffer *b) {
+    int si = b->scope == TC_SCOPE_SHARED && b->tensor && b->tensor->op == TC_OP_COMPUTE ? _tc_stage_index(L->sch, b->tensor) : -1;
+    return si >= 0 && L->sch->stages[si]->async_copy && L->sl[si].buffer == b;
+}
+
+/* The store dst[index] = value (value: src[j], or cond ? src[j] : 0) as an
+   asynchronous copy of `lanes` elements whose first is at dst[index]
+   (lane_var, if any, at 0); NULL when it cannot be one: cp.async moves 4, 8
+   or 16 bytes from global memory, aligned so. */
+static const tc_stmt *_tc_async_copy_of(_tc_lower *L, const tc_stmt *st, const tc_expr *lane_var, int lanes) {
+    const tc_expr *value = st->value, *cond = NULL, *dst = st->index, *src;
+    int bytes = lanes * tc_dtype_bytes(st->buffer->dtype);
+    if (bytes != 4 && bytes != 8 && bytes != 16) return NULL;
+    if (value->kind == TC_SELECT && value->args[1]->kind == TC_LOAD &&
+        ((value->args[2]->kind == TC_FLOAT_IMM && value->args[2]->v.f == 0) || (value->args[2]->kind == TC_INT_IMM && value->args[2]->v.i == 0))) {
+        cond = value->args[0];
+        value = value->args[1];
+        if (lane_var && _tc_uses_var(cond, lane_var)) return NULL; /* one source size for the whole copy */
+    }
+    if (value->kind != TC_LOAD || value->buffer->scope != TC_SCOPE_GLOBAL || value->buffer->dtype != st->buffer->dtype) return NULL;
+    src = value->args[0];
+    if (lane_var) {
+        if (!(dst = _tc_vector_base(dst, lane_var, lanes)) || !(src = _tc_vector_base(src, lane_var, lanes))) return NULL;
+        dst = tc_simplify(dst);
+        src = tc_simplify(src);
+    }
+    return tc_stmt_async_copy(L->ctx, st->buffer, dst, _tc_load(value->buffer, src), lanes, cond);
+}
+
+/* Whether s ends with asynchronous copies that no commit after them groups. */
+static int _tc_has_uncommitted_copy(const tc_stmt *s) {
+    int k;
+    if (!s) return 0;
+    if (s->kind == TC_S_ASYNC_COPY) return 1;
+    if (s->kind == TC_S_SEQ) {
+        for (k = s->nstmts - 1; k >= 0 && s->stmts[k]->kind != TC_S_ASYNC_COMMIT; k--)
+            if (_tc_has_uncommitted_copy(s->stmts[k])) return 1;
+        return 0;
+    }
+    return _tc_has_uncommitted_copy(s->body) || _tc_has_uncommitted_copy(s->then_case) || _tc_has_uncommitted_copy(s->else_case);
+}
+
+static int _tc_async_stmt(_tc_mutator *m, const tc_stmt *s, const tc_stmt **out) {
+    _tc_lower *L = (_tc_lower *)m->user;
+    const tc_stmt *copy = NULL;
+    int64_t lanes = 0;
+    if (s->kind == TC_S_FOR && s->for_kind == TC_FOR_VECTORIZED && s->body && s->body->kind == TC_S_STORE &&
+        _tc_buffer_async(L, s->body->buffer) && tc_expr_is_const(s->extent, &lanes) && tc_expr_is_const(s->min, NULL) && s->min->v.i == 0 &&
+        lanes <= 16)
+        copy = _tc_async_copy_of(L, s->body, s->var, (int)lanes);
+    else if (s->kind == TC_S_STORE && _tc_buffer_async(L, s->buffer))
+        copy = _tc_async_copy_of(L, s, NULL, 1);
+    if (copy) {
+        *out = copy;
+        return 1;
+    }
+    if (s->kind == TC_S_SEQ) { /* copies that no pipeline waits for land before the barrier after them */
+        const tc_stmt **list = (const tc_stmt **)_tc_alloc(m->ctx, sizeof *list * (size_t)(2 * s->nstmts));
+        int k, n = 0, pending = 0;
+        if (!list) return m->failed = 1;
+        for (k = 0; k < s->nstmts; k++) {
+            const tc_stmt *c = _tc_mutate(m, s->stmts[k]);
+            if (c && c->kind == TC_S_BARRIER && pending) {
+                list[n++] = tc_stmt_async_commit(m->ctx);
+                list[n++] = tc_stmt_async_wait(m->ctx, 0);
+            }
+            if (c && (c->kind == TC_S_ASYNC_COMMIT || c->kind == TC_S_BARRIER)) pending = 0;
+            else if (_tc_has_uncommitted_copy(c)) pending = 1;
+            list[n++] = c;
+        }
+        *out = tc_stmt_seq(m->ctx, n, list);
+        return 1;
+    }
+    return 0;
+}
+
+/* Stores into shared stages marked tc_async_copy become cp.async copies:
+   a vectorized loop of 4, 8 or 16 aligned bytes one copy, a padded read's
+   guard the copy's source size. */
+static tc_result _tc_pass_inject_async_copies(_tc_lower *L) {
+    _tc_mutator m;
+    int k;
+    for (k = 0; k < L->sch->nstages && !L->sch->stages[k]->async_copy; k++) {}
+    if (k == L->sch->nstages) return TC_OK;
+    memset(&m, 0, sizeof m);
+    m.ctx = L->ctx, m.stmt = _tc_async_stmt, m.user = L;
     return _tc_mutate_kernels(L, &m);
 }
 
@@ -2450,7 +2748,9 @@ static const _tc_pass _tc_passes[] = {
     {"infer_bounds", _tc_pass_infer_bounds},   /* the region of every stage computed at another; loop extents */
     {"build_loop_nests", _tc_pass_loop_nests}, /* one kernel per root stage, attached stages inside, split guards */
     {"flatten_storage", _tc_pass_flatten},     /* multi-dimensional accesses become flat loads and stores */
+    {"inject_pipeline", _tc_pass_inject_pipeline}, /* pipelined loops fetch tiles ahead: prologue, one barrier a step */
     {"simplify", _tc_pass_simplify},           /* affine index arithmetic; proven guards and unit loops (but pragmas') vanish */
+    {"inject_async_copies", _tc_pass_inject_async_copies}, /* copies into async shared stages become cp.async, with commit and wait */
     {"inject_virtual_threads", _tc_pass_inject_vthreads}, /* vthread loops sink; their statements interleave */
     {"unroll", _tc_pass_unroll},               /* unroll marks and pragmas: replicate or leave to the CUDA compiler */
     {"simplify", _tc_pass_simplify_final},     /* again: unrolling substituted constants; unit loops go */
@@ -2615,6 +2915,9 @@ typedef enum _tc_opcode {
     _TC_OP_JNZ,     /* if (r[a]) pc = target */
     _TC_OP_BARRIER, /* wait for the block's other threads */
     _TC_OP_TENSOR,  /* tensor op number target, its operands in registers */
+    _TC_OP_ASYNC_COPY, /* buf[r[a] ..] = slot target[r[b] ..], imm.i elements, in flight; zeros unless r[dst] (dst -1: always) */
+    _TC_OP_ASYNC_COMMIT, /* the thread's copies in flight since the last commit form a group */
+    _TC_OP_ASYNC_WAIT,   /* the thread's copies land but those of its imm.i newest groups */
     _TC_OP_END
 } _tc_opcode;
 
@@ -2649,6 +2952,7 @@ typedef struct _tc_vm {
     _tc_vm_buf bufs[64];
     int nbufs;
     int size_reg[32];         /* register of each symbolic size the kernel uses; -1 when unused */
+    int has_async;            /* the kernel issues asynchronous copies */
     _tc_vm_tensor_op *ops;    /* the kernel's tensor ops */
     int nops, ops_cap;
     int failed;
@@ -2829,6 +3133,21 @@ static void _tc_vm_stmt(_tc_vm *vm, const tc_stmt *s) {
         for (k = 0; k < s->nstmts; k++) _tc_vm_stmt(vm, s->stmts[k]);
         break;
     case TC_S_BARRIER: _tc_vm_emit(vm, _TC_OP_BARRIER, 0, 0, 0); break;
+    case TC_S_ASYNC_COPY:
+        cond = s->cond ? _tc_vm_expr(vm, s->cond) : -1;
+        k = _tc_vm_emit(vm, _TC_OP_ASYNC_COPY, cond, _tc_vm_expr(vm, s->index), _tc_vm_expr(vm, s->value->args[0]));
+        if (!vm->failed) {
+            vm->code[k].buf = _tc_vm_buffer_slot(vm, s->buffer);
+            vm->code[k].target = _tc_vm_buffer_slot(vm, s->value->buffer);
+            vm->code[k].imm.i = s->count;
+            vm->has_async = 1;
+        }
+        break;
+    case TC_S_ASYNC_COMMIT: _tc_vm_emit(vm, _TC_OP_ASYNC_COMMIT, 0, 0, 0); break;
+    case TC_S_ASYNC_WAIT:
+        k = _tc_vm_emit(vm, _TC_OP_ASYNC_WAIT, 0, 0, 0);
+        if (!vm->failed) vm->code[k].imm.i = s->count;
+        break;
     case TC_S_TENSOR_OP: {
         _tc_vm_tensor_op *op;
         if (!_tc_grow(vm->ctx, (void **)&vm->ops, &vm->ops_cap, vm->nops + 1, sizeof *op)) { vm->failed = 1; break; }
@@ -2937,7 +3256,23 @@ static double _tc_vm_math(int fn, double x, double y) {
 typedef struct _tc_touch {
     int64_t write_epoch, read_epoch;
     int64_t writer, reader; /* thread ids; reader -2: several */
+    int64_t in_flight;      /* an asynchronous copy into it has not landed: its thread id + 1; 0: none */
 } _tc_touch;
+
+/* An asynchronous copy in flight: its source read when issued (the values
+   it will write), its destination written at the wait that covers its group. */
+typedef struct _tc_async_rec {
+    int buf, count;
+    int64_t index, group;
+    _tc_val vals[16];
+} _tc_async_rec;
+
+/* A thread's copies in flight, oldest first, and its open group's number. */
+typedef struct _tc_async_queue {
+    _tc_async_rec *recs;
+    int head, n, cap;
+    int64_t group;
+} _tc_async_queue;
 
 typedef struct _tc_block_run {
     const _tc_vm *vm;
@@ -2948,6 +3283,7 @@ typedef struct _tc_block_run {
     int64_t epoch;     /* advances at every barrier and every block */
     int64_t nthreads;
     int64_t block[3], block_idx[3];
+    _tc_async_queue *async; /* per thread: its asynchronous copies (NULL: the kernel issues none) */
     int64_t *op_count;  /* per thread: tensor ops reached, and a hash of their operands (a warp must agree) */
     uint64_t *op_hash;
 } _tc_block_run;
@@ -2965,6 +3301,16 @@ static int _tc_check_race(_tc_block_run *br, int buf, int64_t i, int64_t tid, in
     const char *prior;
     long long a[3], b[3];
     char who[96];
+    if (t->in_flight) { /* the copy lands at a wait of its own thread: nothing may touch the element before */
+        long long c[3];
+        _tc_thread_xyz(br, tid, a);
+        _tc_thread_xyz(br, t->in_flight - 1, c);
+        return _tc_fail(br->vm->ctx, TC_ERROR_EXECUTION,
+                        "kernel %s: race on shared %s[%lld] in block (%lld, %lld, %lld): thread (%lld, %lld, %lld) %s it while the asynchronous copy "
+                        "of thread (%lld, %lld, %lld) into it is in flight (no async_wait covers the copy's group yet)",
+                        br->kern->name, br->vm->bufs[buf].buffer->name, (long long)i, (long long)br->block_idx[0], (long long)br->block_idx[1],
+                        (long long)br->block_idx[2], a[0], a[1], a[2], is_write ? "writes" : "reads", c[0], c[1], c[2]), 0;
+    }
     if (t->write_epoch == br->epoch && t->writer != tid) other = t->writer, prior = "wrote";
     else if (is_write && t->read_epoch == br->epoch && t->reader != tid) other = t->reader, prior = "read";
     else {
@@ -3061,6 +3407,70 @@ static int _tc_vm_tensor(_tc_block_run *br, const _tc_val *r, const _tc_vm_tenso
     return 1;
 }
 
+/* Whether element i of vm buffer slot buf is in bounds; else 0, the error set. */
+static int _tc_vm_in_bounds(_tc_block_run *br, int buf, int64_t i, int64_t tid, const char *what) {
+    if (i >= 0 && i < br->size[buf]) return 1;
+    return _tc_fail(br->vm->ctx, TC_ERROR_EXECUTION,
+                    "kernel %s: %s of %s[%lld] is out of bounds (%lld elements) in block (%lld, %lld, %lld) thread (%lld, %lld, %lld)",
+                    br->kern->name, what, br->vm->bufs[buf].buffer->name, (long long)i, (long long)br->size[buf], (long long)br->block_idx[0],
+                    (long long)br->block_idx[1], (long long)br->block_idx[2], (long long)(tid % br->block[0]),
+                    (long long)(tid / br->block[0] % br->block[1]), (long long)(tid / (br->block[0] * br->block[1]))), 0;
+}
+
+/* Issue an asynchronous copy: read its source now (none where it zero-fills),
+   mark its destination in flight until a wait lands it. 0 (error set) on a fault. */
+static int _tc_vm_async_copy(_tc_block_run *br, const _tc_val *r, const _tc_ins *in, int64_t tid) {
+    _tc_async_queue *q = &br->async[tid];
+    const tc_buffer *src = br->vm->bufs[in->target].buffer;
+    _tc_async_rec *rec;
+    int64_t dst = r[in->a].i, from = r[in->b].i, iv = 0;
+    int k, count = (int)in->imm.i, fill = in->dst >= 0 && !r[in->dst].i;
+    if (q->n == q->cap) {
+        if (q->head) { /* landed records go: keep the array short */
+            memmove(q->recs, q->recs + q->head, sizeof *q->recs * (size_t)(q->n - q->head));
+            q->n -= q->head, q->head = 0;
+        }
+        if (q->n == q->cap && !_tc_grow(br->vm->ctx, (void **)&q->recs, &q->cap, q->n + 1, sizeof *q->recs)) return 0;
+    }
+    rec = &q->recs[q->n];
+    rec->buf = in->buf, rec->count = count, rec->index = dst, rec->group = q->group;
+    for (k = 0; k < count; k++) {
+        if (!_tc_vm_in_bounds(br, in->buf, dst + k, tid, "asynchronous copy")) return 0;
+        if (!fill && !_tc_vm_in_bounds(br, in->target, from + k, tid, "asynchronous copy's read")) return 0;
+        if (fill) rec->vals[k].i = 0; /* all bits zero: 0 and 0.0 alike */
+        else {
+            double f = _tc_vm_read(br->mem[in->target], src->dtype, from + k, &iv);
+            if (tc_dtype_is_float(src->dtype)) rec->vals[k].f = f;
+            else rec->vals[k].i = iv;
+        }
+        if (br->touch[in->buf]) {
+            if (!_tc_check_race(br, in->buf, dst + k, tid, 1)) return 0;
+            br->touch[in->buf][dst + k].in_flight = tid + 1;
+        }
+    }
+    q->n++;
+    return 1;
+}
+
+/* cp.async.wait_group n: the thread's copies of all but its n newest
+   committed groups land (the open group's stay in flight). */
+static int _tc_vm_async_wait(_tc_block_run *br, int64_t tid, int64_t n) {
+    _tc_async_queue *q = &br->async[tid];
+    int k;
+    while (q->head < q->n && q->recs[q->head].group < q->group - n) {
+        const _tc_async_rec *rec = &q->recs[q->head++];
+        const tc_buffer *b = br->vm->bufs[rec->buf].buffer;
+        for (k = 0; k < rec->count; k++) {
+            if (br->touch[rec->buf]) {
+                br->touch[rec->buf][rec->index + k].in_flight = 0;
+                if (!_tc_check_race(br, rec->buf, rec->index + k, tid, 1)) return 0;
+            }
+            _tc_vm_write(br->mem[rec->buf], b->dtype, rec->index + k, rec->vals[k]);
+        }
+    }
+    return 1;
+}
+
 /* Run one thread from its pc until a barrier or the end: 1 barrier, 0 end, -1 fault. */
 static int _tc_vm_thread(_tc_block_run *br, _tc_val *r, int *pc, int64_t tid) {
     const _tc_vm *vm = br->vm;
@@ -3078,6 +3488,9 @@ static int _tc_vm_thread(_tc_block_run *br, _tc_val *r, int *pc, int64_t tid) {
         case _TC_OP_BARRIER: return 1;
         case _TC_OP_END: return 0;
         case _TC_OP_TENSOR: if (!_tc_vm_tensor(br, r, &vm->ops[in->target], tid)) return -1; break;
+        case _TC_OP_ASYNC_COPY: if (!_tc_vm_async_copy(br, r, in, tid)) return -1; break;
+        case _TC_OP_ASYNC_COMMIT: br->async[tid].group++; break;
+        case _TC_OP_ASYNC_WAIT: if (!_tc_vm_async_wait(br, tid, in->imm.i)) return -1; break;
         case _TC_OP_CAST: {
             _tc_val v = r[in->a];
             int from_f = tc_dtype_is_float((tc_dtype)in->st), to_f = tc_dtype_is_float((tc_dtype)in->t);
@@ -3183,6 +3596,7 @@ static tc_result _tc_vm_block(_tc_block_run *br, _tc_val *regs, int *pcs, int *s
         pcs[t] = 0;
         state[t] = 1;
         if (vm->nops) br->op_count[t] = 0, br->op_hash[t] = 0;
+        if (br->async) br->async[t].head = br->async[t].n = 0, br->async[t].group = 0;
     }
     for (running = br->nthreads; running > 0;) {
         int64_t at_barrier = 0;
@@ -3264,6 +3678,10 @@ static tc_result _tc_vm_kernel(tc_context *ctx, const tc_func *f, const tc_kerne
         br.op_hash = (uint64_t *)_tc_malloc(ctx, sizeof(uint64_t) * (size_t)total);
         if (!br.op_count || !br.op_hash) { r = TC_ERROR_OUT_OF_MEMORY; goto done; }
     }
+    if (vm.has_async) {
+        if (!(br.async = (_tc_async_queue *)_tc_malloc(ctx, sizeof *br.async * (size_t)total))) { r = TC_ERROR_OUT_OF_MEMORY; goto done; }
+        memset(br.async, 0, sizeof *br.async * (size_t)total);
+    }
     regs = (_tc_val *)_tc_malloc(ctx, sizeof(_tc_val) * (size_t)vm.max_regs * (size_t)total);
     pcs = (int *)_tc_malloc(ctx, sizeof(int) * (size_t)total);
     state = (int *)_tc_malloc(ctx, sizeof(int) * (size_t)total);
@@ -3283,6 +3701,8 @@ done:
     _tc_free(ctx, state);
     _tc_free(ctx, br.op_count);
     _tc_free(ctx, br.op_hash);
+    for (k = 0; br.async && k < total; k++) _tc_free(ctx, br.async[k].recs);
+    _tc_free(ctx, br.async);
     _tc_free(ctx, vm.ops);
     _tc_free(ctx, vm.code);
     return r;

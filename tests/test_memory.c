@@ -262,7 +262,9 @@ TC_TEST(double_buffer_and_storage_align) {
     TC_CHECK_CONTAINS(cuda, "__shared__ __align__(16) float A_shared[1056];"); /* 2 halves x 16 rows x 33 */
     TC_CHECK_CONTAINS(cuda, "__shared__ __align__(16) float B_shared[256];");
     loop = strstr(cuda, "for (int k_outer");
-    TC_CHECK(loop && strstr(loop, "__syncthreads();") > strstr(loop, "B_shared[(k_outer % 2)")); /* one barrier, after the loads */
+    /* double_buffer is the 2-stage pipeline: one barrier, then the next tile's loads (it prefetches), then the computation */
+    TC_CHECK(loop && strstr(loop, "__syncthreads();") < strstr(loop, "B_shared[((k_outer + 1) % 2)"));
+    TC_CHECK(loop && !strstr(strstr(loop, "__syncthreads();") + 1, "__syncthreads();"));
     TC_CHECK_EQ_INT(run_matmul(f), 0);
 }
 

@@ -1,0 +1,428 @@
+/* Software pipelines (tc_pipeline, tc_double_buffer) and asynchronous copies
+   (tc_async_copy): the lowered IR of the tiled matmul pipelined with 2, 3 and
+   4 stages, async and not; its numerics on the host executor; the race the
+   host executor reports when a wait does not cover a tile; cp.async in the
+   CUDA (16-byte vector copies, zero fill for padding) compiled through NVRTC;
+   and a GPU run against the host. Run with --dump to print IR and CUDA. */
+#define TECOMP_IMPLEMENTATION
+#include "tecomp.h"
+#include "tc_test.h"
+#include <math.h>
+
+static tc_context *ctx;
+static int dump;
+
+/* C = A x B (M x K times K x N) with the classic GPU schedule: 16 x 16 tiles
+   of C per block, a thread per element accumulating in a register (cache
+   write to local), and K in steps of `step` through shared memory (cache
+   reads), loaded cooperatively by the block's threads. */
+enum { M = 64, N = 48, K = 40 };
+typedef struct mm {
+    tc_tensor *A, *B, *C, *CL, *AA, *BB;
+    tc_schedule *s;
+    tc_stage *sc, *scl, *sa, *sb;
+    tc_iter *io, *jo, *ii, *ji, *ko, *ki;
+} mm;
+
+/* The product, scheduled up to the cache_write; vthreads > 1 splits the
+   thread rows into virtual threads. */
+static mm matmul_tiles(int vthreads) {
+    mm m;
+    const tc_expr *ax[2], *k;
+    tc_iter *v, *t;
+    m.A = tc_placeholderi(ctx, "A", TC_FLOAT32, TC_DIMS(M, K));
+    m.B = tc_placeholderi(ctx, "B", TC_FLOAT32, TC_DIMS(K, N));
+    ax[0] = tc_axisi(ctx, "i", M), ax[1] = tc_axisi(ctx, "j", N), k = tc_reduce_axisi(ctx, "k", K);
+    m.C = tc_compute(ctx, "C", 2, ax, tc_sum(tc_mul(tc_at(m.A, ax[0], k), tc_at(m.B, k, ax[1])), 1, &k));
+    m.s = tc_create_schedule(ctx, 1, &m.C);
+    m.CL = tc_cache_write(m.s, m.C, TC_SCOPE_LOCAL);
+    m.sc = tc_stage_of(m.s, m.C), m.scl = tc_stage_of(m.s, m.CL);
+    tc_tile(m.sc, tc_axis_of(m.sc, 0), tc_axis_of(m.sc, 1), 16, 16, &m.io, &m.jo, &m.ii, &m.ji);
+    tc_bind(m.sc, m.io, TC_BLOCK_Y);
+    tc_bind(m.sc, m.jo, TC_BLOCK_X);
+    if (vthreads > 1) {
+        tc_split_nparts(m.sc, m.ii, vthreads, &v, &t);
+        tc_bind(m.sc, v, TC_VTHREAD);
+        tc_bind(m.sc, t, TC_THREAD_Y);
+    } else {
+        tc_bind(m.sc, m.ii, TC_THREAD_Y);
+    }
+    tc_bind(m.sc, m.ji, TC_THREAD_X);
+    tc_compute_at(m.scl, m.sc, m.ji);
+    return m;
+}
+
+/* ... then the shared caches of A and B at k.outer (or k.inner), fetched by
+   the 16 x 16 threads. */
+static mm matmul(int step, int attach_inner) {
+    mm m = matmul_tiles(1);
+    tc_iter *f = NULL, *t1 = NULL, *t2 = NULL, *rest = NULL;
+    int q;
+    m.AA = tc_cache_read(m.s, m.A, TC_SCOPE_SHARED, 1, &m.CL);
+    m.BB = tc_cache_read(m.s, m.B, TC_SCOPE_SHARED, 1, &m.CL);
+    m.sa = tc_stage_of(m.s, m.AA), m.sb = tc_stage_of(m.s, m.BB);
+    tc_split(m.scl, tc_reduce_axis_of(m.scl, 0), step, &m.ko, &m.ki);
+    tc_compute_at(m.sa, m.scl, attach_inner ? m.ki : m.ko);
+    tc_compute_at(m.sb, m.scl, attach_inner ? m.ki : m.ko);
+    for (q = 0; q < 2; q++) {
+        tc_stage *st = q ? m.sb : m.sa;
+        tc_fuse(st, tc_axis_of(st, 0), tc_axis_of(st, 1), &f);
+        tc_split_nparts(st, f, 16, &t1, &rest);
+        tc_split_nparts(st, rest, 16, &t2, &rest);
+        tc_bind(st, t1, TC_THREAD_Y);
+        tc_bind(st, t2, TC_THREAD_X);
+    }
+    return m;
+}
+
+/* Run on the host executor; the number of wrong elements (-1: did not run). */
+static int run_matmul(const tc_func *f) {
+    static float a[M * K], b[K * N], c[M * N];
+    void *mem[3];
+    int i, j, q, bad = 0;
+    if (!f) return -1;
+    for (q = 0; q < M * K; q++) a[q] = (float)(q % 13) * 0.25f - 1.0f;
+    for (q = 0; q < K * N; q++) b[q] = (float)(q % 7) * 0.5f - 1.5f;
+    for (q = 0; q < M * N; q++) c[q] = NAN;
+    mem[0] = a, mem[1] = b, mem[2] = c;
+    if (tc_host_run(ctx, f, mem, NULL) != TC_OK) {
+        printf("  %s\n", tc_last_error(ctx));
+        return -1;
+    }
+    for (i = 0; i < M; i++)
+        for (j = 0; j < N; j++) {
+            double acc = 0;
+            for (q = 0; q < K; q++) acc += (double)a[i * K + q] * b[q * N + j];
+            bad += !(fabs(acc - c[i * N + j]) < 1e-3);
+        }
+    return bad;
+}
+
+static const tc_func *lower_mm(mm *m) {
+    tc_tensor *args[3];
+    const tc_func *f = NULL;
+    args[0] = m->A, args[1] = m->B, args[2] = m->C;
+    if (tc_lower(m->s, 3, args, "mm", NULL, &f) != TC_OK) printf("  %s\n", tc_last_error(ctx));
+    if (f && dump) printf("%s\n%s\n", tc_func_to_string(f), tc_cuda_source(f));
+    return f;
+}
+
+/* The matmul at k.outer with both shared caches pipelined over nstages
+   (1: none), their copies asynchronous or not. */
+static const tc_func *pipelined(int nstages, int async) {
+    mm m = matmul(8, 0);
+    if (nstages > 1) {
+        TC_CHECK_EQ_INT(tc_pipeline(m.sa, nstages), TC_OK);
+        TC_CHECK_EQ_INT(tc_pipeline(m.sb, nstages), TC_OK);
+    }
+    if (async) {
+        TC_CHECK_EQ_INT(tc_async_copy(m.sa), TC_OK);
+        TC_CHECK_EQ_INT(tc_async_copy(m.sb), TC_OK);
+    }
+    return lower_mm(&m);
+}
+
+/* The k.outer loop of a lowered matmul, as printed. */
+static const char *k_loop(const tc_func *f) {
+    const char *ir = f ? tc_func_to_string(f) : NULL;
+    return ir ? strstr(ir, "  for (k.outer, 0, 5) {\n") : NULL;
+}
+
+TC_TEST(golden_ir_of_a_three_stage_async_pipeline) {
+    const tc_func *f = pipelined(3, 1);
+    const char *ir = f ? tc_func_to_string(f) : NULL;
+    TC_CHECK(ir != NULL);
+    if (!ir) return;
+    /* the prologue: tiles 0 and 1 into copies 0 and 1, a group each */
+    TC_CHECK_CONTAINS(ir,
+        "  C.local[0] = 0.0\n"
+        "  // attr [iter_var(threadIdx.y, range(min=0, ext=16), threadIdx.y)] thread_extent = 16\n"
+        "  // attr [iter_var(threadIdx.x, range(min=0, ext=16), threadIdx.x)] thread_extent = 16\n"
+        "  if (likely(threadIdx.x < 8)) {\n"
+        "    async_copy(A.shared[threadIdx.y*8 + threadIdx.x], A[blockIdx.y*640 + threadIdx.y*40 + threadIdx.x], 4 bytes)\n"
+        "  }\n");
+    TC_CHECK_CONTAINS(ir,
+        "    async_copy(B.shared[threadIdx.y*8 + threadIdx.x + 128], B[floordiv(threadIdx.y, 2)*48 + blockIdx.x*16 + floormod(threadIdx.y, 2)*8 + threadIdx.x + 384], 4 bytes)\n"
+        "  }\n"
+        "  async_commit()\n"
+        "  for (k.outer, 0, 5) {\n"
+        "    async_wait(1)\n"
+        "    __syncthreads()\n"
+        "    if (likely(k.outer < 3)) {\n"
+        "      // attr [iter_var(threadIdx.y, range(min=0, ext=16), threadIdx.y)] thread_extent = 16\n"
+        "      // attr [iter_var(threadIdx.x, range(min=0, ext=16), threadIdx.x)] thread_extent = 16\n"
+        "      if (likely(threadIdx.x < 8)) {\n"
+        "        async_copy(A.shared[floormod(k.outer + 2, 3)*128 + threadIdx.y*8 + threadIdx.x], A[blockIdx.y*640 + threadIdx.y*40 + k.outer*8 + threadIdx.x + 16], 4 bytes)\n"
+        "      }\n");
+    TC_CHECK_CONTAINS(ir,
+        "    }\n"
+        "    async_commit()\n"
+        "    for (k.inner, 0, 8) {\n"
+        "      C.local[0] = C.local[0] + A.shared[floormod(k.outer, 3)*128 + threadIdx.y*8 + k.inner]*B.shared[floormod(k.outer, 3)*128 + k.inner*16 + threadIdx.x]\n"
+        "    }\n"
+        "  }\n");
+    TC_CHECK_CONTAINS(ir, "allocate A.shared[float32 * 384], storage_scope = shared\n"); /* 3 copies of 128 */
+}
+
+TC_TEST(golden_ir_of_a_synchronous_double_buffer) {
+    /* double_buffer = pipeline(2): the next tile fetched before computing this one, one barrier, no commit or wait */
+    mm m = matmul(8, 0);
+    const tc_func *f;
+    TC_CHECK_EQ_INT(tc_double_buffer(m.sa), TC_OK);
+    TC_CHECK_EQ_INT(tc_double_buffer(m.sb), TC_OK);
+    f = lower_mm(&m);
+    TC_CHECK(k_loop(f) != NULL);
+    if (!k_loop(f)) return;
+    TC_CHECK_STR(k_loop(f),
+        "  for (k.outer, 0, 5) {\n"
+        "    __syncthreads()\n"
+        "    if (likely(k.outer < 4)) {\n"
+        "      // attr [iter_var(threadIdx.y, range(min=0, ext=16), threadIdx.y)] thread_extent = 16\n"
+        "      // attr [iter_var(threadIdx.x, range(min=0, ext=16), threadIdx.x)] thread_extent = 16\n"
+        "      if (likely(threadIdx.x < 8)) {\n"
+        "        A.shared[floormod(k.outer + 1, 2)*128 + threadIdx.y*8 + threadIdx.x] = A[blockIdx.y*640 + threadIdx.y*40 + k.outer*8 + threadIdx.x + 8]\n"
+        "      }\n"
+        "      // attr [iter_var(threadIdx.y, range(min=0, ext=16), threadIdx.y)] thread_extent = 16\n"
+        "      // attr [iter_var(threadIdx.x, range(min=0, ext=16), threadIdx.x)] thread_extent = 16\n"
+        "      if (likely(threadIdx.x < 8)) {\n"
+        "        B.shared[floormod(k.outer + 1, 2)*128 + threadIdx.y*8 + threadIdx.x] = B[k.outer*384 + floordiv(threadIdx.y, 2)*48 + blockIdx.x*16 + floormod(threadIdx.y, 2)*8 + threadIdx.x + 384]\n"
+        "      }\n"
+        "    }\n"
+        "    for (k.inner, 0, 8) {\n"
+        "      C.local[0] = C.local[0] + A.shared[floormod(k.outer, 2)*128 + threadIdx.y*8 + k.inner]*B.shared[floormod(k.outer, 2)*128 + k.inner*16 + threadIdx.x]\n"
+        "    }\n"
+        "  }\n"
+        "  C[blockIdx.y*768 + threadIdx.y*48 + blockIdx.x*16 + threadIdx.x] = C.local[0]\n"
+        "}\n");
+}
+
+TC_TEST(async_copies_without_a_pipeline_land_before_the_barrier) {
+    const char *loop = k_loop(pipelined(1, 1));
+    TC_CHECK(loop != NULL);
+    if (!loop) return;
+    TC_CHECK_CONTAINS(loop,
+        "      async_copy(B.shared[threadIdx.y*8 + threadIdx.x], B[k.outer*384 + floordiv(threadIdx.y, 2)*48 + blockIdx.x*16 + floormod(threadIdx.y, 2)*8 + threadIdx.x], 4 bytes)\n"
+        "    }\n"
+        "    async_commit()\n"
+        "    async_wait(0)\n"
+        "    __syncthreads()\n"
+        "    for (k.inner, 0, 8) {\n");
+}
+
+TC_TEST(pipelines_compute_the_product_on_the_host) {
+    int n, async;
+    for (n = 1; n <= 4; n++)
+        for (async = 0; async <= 1; async++) {
+            int bad = run_matmul(pipelined(n, async));
+            if (bad) printf("  %d stages, async %d: %d wrong\n", n, async, bad);
+            TC_CHECK_EQ_INT(bad, 0);
+        }
+}
+
+/* The steady state's wait of a lowered pipeline (the test may loosen it). */
+static tc_stmt *find_wait(const tc_stmt *s) {
+    int k;
+    tc_stmt *w;
+    if (!s) return NULL;
+    if (s->kind == TC_S_ASYNC_WAIT) return (tc_stmt *)s;
+    if ((w = find_wait(s->body)) || (w = find_wait(s->then_case)) || (w = find_wait(s->else_case))) return w;
+    for (k = 0; k < s->nstmts; k++) if ((w = find_wait(s->stmts[k]))) return w;
+    return NULL;
+}
+
+TC_TEST(a_read_before_the_wait_is_a_race) {
+    const tc_func *f = pipelined(3, 1);
+    tc_stmt *wait = f ? find_wait(f->kernels[0].body) : NULL;
+    TC_CHECK(wait != NULL);
+    if (!wait) return;
+    TC_CHECK_EQ_INT(wait->count, 1);
+    wait->count = 2; /* tile k may still be in flight when it is computed */
+    TC_CHECK_EQ_INT(run_matmul(f), -1);
+    TC_CHECK_CONTAINS(tc_last_error(ctx), "reads it while the asynchronous copy of thread");
+    TC_CHECK_CONTAINS(tc_last_error(ctx), "no async_wait covers the copy's group yet");
+    wait->count = 1;
+    TC_CHECK_EQ_INT(run_matmul(f), 0);
+}
+
+TC_TEST(cp_async_compiles_for_sm_80_and_sm_90_and_is_refused_below) {
+    const tc_func *f = pipelined(4, 1);
+    const char *cuda = f ? tc_cuda_source(f) : NULL;
+    tc_cubin bin;
+    TC_CHECK(cuda != NULL);
+    if (!cuda) return;
+    TC_CHECK_CONTAINS(cuda, "asm volatile(\"cp.async.ca.shared.global [%0], [%1], 4;\" :: \"r\"(tc_shared_address(&A_shared[ty * 8 + tx])), \"l\"(&A[by * 640 + ty * 40 + tx]) : \"memory\");");
+    TC_CHECK_CONTAINS(cuda, "asm volatile(\"cp.async.commit_group;\" ::: \"memory\");");
+    TC_CHECK_CONTAINS(cuda, "asm volatile(\"cp.async.wait_group 2;\" ::: \"memory\");");
+    TC_CHECK_CONTAINS(cuda, "A_shared[(k_outer % 4) * 128 + ty * 8 + k_inner]");
+    if (tc_nvrtc_init(ctx, NULL) != TC_OK) TC_SKIP("NVRTC is not installed here");
+    TC_CHECK_EQ_INT(tc_cuda_compile(ctx, cuda, "mm", 80, 0, NULL, &bin), TC_OK);
+    tc_cubin_free(ctx, &bin);
+    TC_CHECK_EQ_INT(tc_cuda_compile(ctx, cuda, "mm", 90, 0, NULL, &bin), TC_OK);
+    tc_cubin_free(ctx, &bin);
+    TC_CHECK_EQ_INT(tc_cuda_compile(ctx, cuda, "mm", 75, 0, NULL, &bin), TC_ERROR_COMPILE);
+    TC_CHECK_CONTAINS(tc_last_error(ctx), "asynchronous copies (cp.async, tc_async_copy) need sm_80 or newer; compiling for sm_75");
+}
+
+TC_TEST(vectorized_fetches_copy_16_bytes) {
+    mm m = matmul_tiles(1);
+    tc_iter *f = NULL, *ty = NULL, *tx = NULL, *rest = NULL, *vec = NULL, *t1 = NULL, *t2 = NULL;
+    const tc_func *fn;
+    const char *cuda;
+    m.AA = tc_cache_read(m.s, m.A, TC_SCOPE_SHARED, 1, &m.CL);
+    m.BB = tc_cache_read(m.s, m.B, TC_SCOPE_SHARED, 1, &m.CL);
+    m.sa = tc_stage_of(m.s, m.AA), m.sb = tc_stage_of(m.s, m.BB);
+    tc_split(m.scl, tc_reduce_axis_of(m.scl, 0), 8, &m.ko, &m.ki);
+    tc_compute_at(m.sa, m.scl, m.ko);
+    tc_compute_at(m.sb, m.scl, m.ko);
+    tc_fuse(m.sa, tc_axis_of(m.sa, 0), tc_axis_of(m.sa, 1), &f);
+    tc_split_nparts(m.sa, f, 16, &t1, &rest);
+    tc_split_nparts(m.sa, rest, 16, &t2, &rest);
+    tc_bind(m.sa, t1, TC_THREAD_Y);
+    tc_bind(m.sa, t2, TC_THREAD_X);
+    tc_fuse(m.sb, tc_axis_of(m.sb, 0), tc_axis_of(m.sb, 1), &f);
+    tc_split(m.sb, f, 4, &rest, &vec);
+    tc_split_nparts(m.sb, rest, 16, &ty, &rest);
+    tc_split_nparts(m.sb, rest, 16, &tx, &rest);
+    tc_bind(m.sb, ty, TC_THREAD_Y);
+    tc_bind(m.sb, tx, TC_THREAD_X);
+    tc_vectorize(m.sb, vec);
+    TC_CHECK_EQ_INT(tc_pipeline(m.sa, 2), TC_OK);
+    TC_CHECK_EQ_INT(tc_pipeline(m.sb, 2), TC_OK);
+    TC_CHECK_EQ_INT(tc_async_copy(m.sa), TC_OK);
+    TC_CHECK_EQ_INT(tc_async_copy(m.sb), TC_OK);
+    fn = lower_mm(&m);
+    TC_CHECK(fn != NULL);
+    if (!fn) return;
+    TC_CHECK_CONTAINS(tc_func_to_string(fn), "async_copy(B.shared[floormod(k.outer + 1, 2)*128 + threadIdx.y*8 + threadIdx.x*4], B[");
+    TC_CHECK_CONTAINS(tc_func_to_string(fn), "], 16 bytes)\n");
+    cuda = tc_cuda_source(fn);
+    TC_CHECK_CONTAINS(cuda, "asm volatile(\"cp.async.cg.shared.global [%0], [%1], 16;\" :: \"r\"(tc_shared_address(&B_shared[");
+    TC_CHECK_EQ_INT(run_matmul(fn), 0);
+    if (tc_nvrtc_init(ctx, NULL) == TC_OK) {
+        tc_cubin bin;
+        TC_CHECK_EQ_INT(tc_cuda_compile(ctx, cuda, "mm", 80, 0, NULL, &bin), TC_OK);
+        tc_cubin_free(ctx, &bin);
+    }
+}
+
+/* A padded 1-D convolution: Y[i] = sum_r P[i + r] W[r] with P the input
+   padded by 2 on each side (inlined), read through a shared cache per block
+   of 32 outputs: the padding's guard becomes the copy's source size. */
+enum { PN = 100, PR = 5 };
+TC_TEST(zero_fill_replaces_the_padding_select) {
+    tc_tensor *X = tc_placeholderi(ctx, "X", TC_FLOAT32, TC_DIMS(PN));
+    tc_tensor *W = tc_placeholderi(ctx, "W", TC_FLOAT32, TC_DIMS(PR));
+    const tc_expr *p = tc_axisi(ctx, "p", PN + PR - 1), *i = tc_axisi(ctx, "i", PN), *r = tc_reduce_axisi(ctx, "r", PR);
+    const tc_expr *inside = tc_and(tc_gei(p, 2), tc_lt(p, tc_int(ctx, PN + 2)));
+    tc_tensor *P = tc_compute(ctx, "P", 1, &p, tc_select(inside, tc_at(X, tc_subi(p, 2)), tc_float(ctx, 0.0)));
+    tc_tensor *Y = tc_compute(ctx, "Y", 1, &i, tc_sum(tc_mul(tc_at(P, tc_add(i, r)), tc_at(W, r)), 1, &r));
+    tc_tensor *args[3], *PS;
+    tc_schedule *s = tc_create_schedule(ctx, 1, &Y);
+    tc_stage *sy = tc_stage_of(s, Y), *sps;
+    tc_iter *bo, *ti, *f2, *tt;
+    const tc_func *f = NULL;
+    const char *ir, *cuda;
+    static float x[PN], w[PR], y[PN];
+    void *mem[3];
+    int k, q, bad = 0;
+    PS = tc_cache_read(s, P, TC_SCOPE_SHARED, 1, &Y);
+    sps = tc_stage_of(s, PS);
+    TC_CHECK_EQ_INT(tc_compute_inline(tc_stage_of(s, P)), TC_OK);
+    tc_split(sy, tc_axis_of(sy, 0), 32, &bo, &ti);
+    tc_bind(sy, bo, TC_BLOCK_X);
+    tc_bind(sy, ti, TC_THREAD_X);
+    TC_CHECK_EQ_INT(tc_compute_at(sps, sy, bo), TC_OK);
+    tc_split(sps, tc_axis_of(sps, 0), 32, &f2, &tt);
+    tc_bind(sps, tt, TC_THREAD_X);
+    TC_CHECK_EQ_INT(tc_async_copy(sps), TC_OK);
+    args[0] = X, args[1] = W, args[2] = Y;
+    TC_CHECK_EQ_INT(tc_lower(s, 3, args, "conv", NULL, &f), TC_OK);
+    if (!f) return;
+    ir = tc_func_to_string(f);
+    cuda = tc_cuda_source(f);
+    if (dump) printf("%s\n%s\n", ir, cuda);
+    TC_CHECK_CONTAINS(ir, "async_copy(P.shared[");
+    TC_CHECK_CONTAINS(ir, ", 4 bytes, src_bytes = ");
+    TC_CHECK(strstr(cuda, " ? 4 : 0) : \"memory\");") != NULL);
+    TC_CHECK(strstr(cuda, "0.0f") == NULL || strstr(cuda, "Y[") != NULL);
+    for (k = 0; k < PN; k++) x[k] = (float)(k % 11) - 5.0f, y[k] = NAN;
+    for (k = 0; k < PR; k++) w[k] = 0.5f * (float)k - 1.0f;
+    mem[0] = x, mem[1] = w, mem[2] = y;
+    TC_CHECK_EQ_INT(tc_host_run(ctx, f, mem, NULL), TC_OK);
+    for (k = 0; k < PN; k++) {
+        double acc = 0;
+        for (q = 0; q < PR; q++) acc += (k + q - 2 >= 0 && k + q - 2 < PN ? x[k + q - 2] : 0.0) * w[q];
+        bad += !(fabs(acc - y[k]) < 1e-4);
+    }
+    TC_CHECK_EQ_INT(bad, 0);
+    if (tc_nvrtc_init(ctx, NULL) == TC_OK) {
+        tc_cubin bin;
+        TC_CHECK_EQ_INT(tc_cuda_compile(ctx, cuda, "conv", 90, 0, NULL, &bin), TC_OK);
+        tc_cubin_free(ctx, &bin);
+    }
+}
+
+TC_TEST(pipeline_misuse_is_an_error) {
+    mm m = matmul(8, 0);
+    const tc_func *f = NULL;
+    tc_tensor *args[3];
+    TC_CHECK_EQ_INT(tc_pipeline(m.scl, 2), TC_ERROR_SCHEDULE);
+    TC_CHECK_EQ_INT(tc_async_copy(m.scl), TC_ERROR_SCHEDULE);
+    TC_CHECK_EQ_INT(tc_pipeline(m.sa, 9), TC_ERROR_SCHEDULE);
+    TC_CHECK_EQ_INT(tc_pipeline(m.sa, 3), TC_OK); /* B.shared at the same loop is not pipelined */
+    args[0] = m.A, args[1] = m.B, args[2] = m.C;
+    TC_CHECK_EQ_INT(tc_lower(m.s, 3, args, "mm", NULL, &f), TC_ERROR_SCHEDULE);
+    TC_CHECK_CONTAINS(tc_last_error(ctx), "pipeline at k.outer: every shared stage computed at that loop must be pipelined");
+    TC_CHECK_EQ_INT(tc_pipeline(m.sb, 2), TC_OK);
+    TC_CHECK_EQ_INT(tc_lower(m.s, 3, args, "mm", NULL, &f), TC_ERROR_SCHEDULE);
+    TC_CHECK_CONTAINS(tc_last_error(ctx), "pipeline on stage A.shared: 3 stages, but another stage computed at k.outer has 2");
+}
+
+TC_TEST(the_gpu_computes_what_the_host_does) {
+    static float a[M * K], b[K * N], host[M * N], gpu[M * N];
+    tc_devptr dev[3] = {0, 0, 0};
+    tc_cuda_func *cf = NULL;
+    const tc_func *f;
+    void *mem[3];
+    int k, bad = 0;
+    if (!tc_cuda_available(ctx)) TC_SKIP("no CUDA device: the GPU run is checked on the GPU machine");
+    f = pipelined(3, 1);
+    TC_CHECK(f != NULL);
+    if (!f) return;
+    for (k = 0; k < M * K; k++) a[k] = (float)(k % 13) * 0.25f - 1.0f;
+    for (k = 0; k < K * N; k++) b[k] = (float)(k % 7) * 0.5f - 1.5f;
+    for (k = 0; k < M * N; k++) gpu[k] = NAN;
+    mem[0] = a, mem[1] = b, mem[2] = host;
+    TC_CHECK_EQ_INT(tc_host_run(ctx, f, mem, NULL), TC_OK);
+    TC_CHECK_EQ_INT(tc_cuda_build(ctx, f, &cf), TC_OK);
+    if (!cf) return;
+    TC_CHECK_EQ_INT(tc_cuda_malloc(ctx, sizeof a, &dev[0]), TC_OK);
+    TC_CHECK_EQ_INT(tc_cuda_malloc(ctx, sizeof b, &dev[1]), TC_OK);
+    TC_CHECK_EQ_INT(tc_cuda_malloc(ctx, sizeof gpu, &dev[2]), TC_OK);
+    TC_CHECK_EQ_INT(tc_cuda_upload(ctx, dev[0], a, sizeof a), TC_OK);
+    TC_CHECK_EQ_INT(tc_cuda_upload(ctx, dev[1], b, sizeof b), TC_OK);
+    TC_CHECK_EQ_INT(tc_cuda_upload(ctx, dev[2], gpu, sizeof gpu), TC_OK);
+    TC_CHECK_EQ_INT(tc_cuda_run(ctx, cf, dev, NULL), TC_OK);
+    TC_CHECK_EQ_INT(tc_cuda_download(ctx, gpu, dev[2], sizeof gpu), TC_OK);
+    for (k = 0; k < M * N; k++) bad += !(fabsf(gpu[k] - host[k]) <= 1e-4f * (1.0f + fabsf(host[k])));
+    TC_CHECK_EQ_INT(bad, 0);
+    for (k = 0; k < 3; k++) tc_cuda_free(ctx, dev[k]);
+    tc_cuda_func_destroy(ctx, cf);
+}
+
+int main(int argc, char **argv) {
+    dump = argc > 1 && strcmp(argv[1], "--dump") == 0;
+    if (tc_create_context(NULL, &ctx) != TC_OK) return 1;
+    TC_RUN(golden_ir_of_a_three_stage_async_pipeline);
+    TC_RUN(golden_ir_of_a_synchronous_double_buffer);
+    TC_RUN(async_copies_without_a_pipeline_land_before_the_barrier);
+    TC_RUN(pipelines_compute_the_product_on_the_host);
+    TC_RUN(a_read_before_the_wait_is_a_race);
+    TC_RUN(cp_async_compiles_for_sm_80_and_sm_90_and_is_refused_below);
+    TC_RUN(vectorized_fetches_copy_16_bytes);
+    TC_RUN(zero_fill_replaces_the_padding_select);
+    TC_RUN(pipeline_misuse_is_an_error);
+    TC_RUN(the_gpu_computes_what_the_host_does);
+    tc_destroy_context(ctx);
+    return tc_test_summary();
+}
