@@ -165,7 +165,8 @@ typedef struct tc_cubin {
    "tecomp.cu") names the source in messages. On TC_ERROR_COMPILE the message
    holds the start of NVRTC's log and out->log all of it: call tc_cubin_free
    after a failure too. A source rounding to bfloat16 (sm_80 and newer) is
-   refused for an older arch, TC_ERROR_COMPILE with a message saying so. */
+   refused for an older arch, TC_ERROR_COMPILE with a message saying so; so
+   is one with mma.sync tensor ops (tc_intrin_mma). */
 TECOMP_API tc_result tc_cuda_compile(tc_context *ctx, const char *source, const char *program_name, int arch,
                                      int nopts, const char *const *opts, tc_cubin *out);
 TECOMP_API void tc_cubin_free(tc_context *ctx, tc_cubin *c);
@@ -1124,6 +1125,9 @@ static int _tc_cubin_cache_path(tc_context *ctx, const char *source, const char 
 static tc_result _tc_source_fits_arch(tc_context *ctx, const char *source, const char *program_name, int arch) {
     if (arch < 80 && strstr(source, "cvt.rn.bf16.f32"))
         return _tc_fail(ctx, TC_ERROR_COMPILE, "%s: rounding to bfloat16 (cvt.rn.bf16.f32) needs sm_80 or newer; compiling for sm_%d",
+                        program_name, arch);
+    if (arch < 80 && strstr(source, "mma.sync.aligned.m16n8k"))
+        return _tc_fail(ctx, TC_ERROR_COMPILE, "%s: mma.sync's m16n8k16/m16n8k8 tensor ops (tc_intrin_mma) need sm_80 or newer; compiling for sm_%d",
                         program_name, arch);
     return TC_OK;
 }
@@ -2141,7 +2145,7 @@ static const char *_tc_cuda_source(const tc_func *f, _tc_idents *idents) {
         tc_str_free(&wmma);
         if (em.bare_fragment)
             _tc_fail(f->ctx, TC_ERROR_COMPILE, "%s: %s (%s) is written element by element; fragments are only read and written by the wmma "
-                     "intrinsics: tensorize the stages that use it", f->name, em.bare_fragment->name, tc_scope_name(em.bare_fragment->scope));
+                     "and mma intrinsics: tensorize the stages that use it", f->name, em.bare_fragment->name, tc_scope_name(em.bare_fragment->scope));
         else
             _tc_fail(f->ctx, TC_ERROR_COMPILE, "%s: a statement the CUDA emitter does not know was left after lowering", f->name);
         return NULL;
