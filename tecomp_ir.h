@@ -374,9 +374,10 @@ struct tc_buffer {
 /* Tensor intrinsics: a small computation the hardware does in one step. Each
    carries its defining computation (what tensorize matches a loop nest
    against, and what the host executor runs) and the code that implements it
-   (the CUDA emitter's). tecomp declares the TensorCore ones, warp-wide, on
-   16 x 16 tiles: float16 inputs with k = 16, or float32 inputs run as TF32
-   with k = 8; float32 accumulation either way. */
+   (the CUDA emitter's). tecomp declares the TensorCore ones, warp-wide:
+   wmma's on 16 x 16 tiles, float16 inputs with k = 16, or float32 inputs
+   run as TF32 with k = 8; mma.sync's on 16 x 8 tiles, float16 or bfloat16
+   with k = 16, TF32 with k = 8; float32 accumulation throughout. */
 typedef enum tc_intrin_kind {
     TC_INTRIN_WMMA_LOAD_A, /* fragment(matrix_a)[i, k] = memory[i, k]        load_matrix_sync */
     TC_INTRIN_WMMA_LOAD_B, /* fragment(matrix_b)[k, j] = memory[k, j]        load_matrix_sync */
@@ -2678,7 +2679,7 @@ TECOMP_API const tc_intrin *tc_intrin_wmma(tc_context *ctx, tc_intrin_kind kind,
     const tc_expr *ax[2], *r, *body = NULL;
     int rows, cols;
     if (!ctx) return NULL;
-    if (in_dtype == TC_BFLOAT16) { /* the wmma intrinsics here are float16's and TF32's; bfloat16 tensor cores will be mma.sync's */
+    if (in_dtype == TC_BFLOAT16) { /* the wmma intrinsics here are float16's and TF32's; bfloat16's are mma.sync's (tc_intrin_mma) */
         _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_intrin_wmma: bfloat16 inputs have no wmma intrinsic here (float16, or float32 run as TF32)");
         return NULL;
     }
