@@ -165,7 +165,8 @@ typedef struct tc_cubin {
    "tecomp.cu") names the source in messages. On TC_ERROR_COMPILE the message
    holds the start of NVRTC's log and out->log all of it: call tc_cubin_free
    after a failure too. A source rounding to bfloat16 (sm_80 and newer) is
-   refused for an older arch, TC_ERROR_COMPILE with a message saying so. */
+   refused for an older arch, TC_ERROR_COMPILE with a message saying so; so
+   is one with mma.sync tensor ops (tc_intrin_mma). */
 TECOMP_API tc_result tc_cuda_compile(tc_context *ctx, const char *source, const char *program_name, int arch,
                                      int nopts, const char *const *opts, tc_cubin *out);
 TECOMP_API void tc_cubin_free(tc_context *ctx, tc_cubin *c);
@@ -1128,6 +1129,9 @@ static tc_result _tc_source_fits_arch(tc_context *ctx, const char *source, const
     if (arch < 80 && strstr(source, "cvt.rn.bf16.f32"))
         return _tc_fail(ctx, TC_ERROR_COMPILE, "%s: rounding to bfloat16 (cvt.rn.bf16.f32) needs sm_80 or newer; compiling for sm_%d",
                         program_name, arch);
+    if (arch < 80 && strstr(source, "mma.sync.aligned.m16n8k"))
+        return _tc_fail(ctx, TC_ERROR_COMPILE, "%s: mma.sync's m16n8k16/m16n8k8 tensor ops (tc_intrin_mma) need sm_80 or newer; compiling for sm_%d",
+                        program_name, arch);
     return TC_OK;
 }
 
@@ -1519,7 +1523,7 @@ typedef struct _tc_emitter {
     int failed;
     const tc_buffer *bare_fragment; /* a fragment stored to outside a tensor op: not expressible */
     int tensor_ops;                 /* the kernel has tensor ops: shared tiles need 32-byte alignment */
-    int any_tensor_ops;             /* some kernel has: the source defines the fragment types */
+    int any_wmma_ops;               /* some kernel has wmma ones: the source defines their fragment types */
     const tc_kernel_ir *kern;       /* the kernel being emitted: where its dynamic shared buffers lie */
     tc_str *helpers;                /* device functions the source uses, defined before the kernels */
     const char *helper_names[32];
@@ -1776,6 +1780,107 @@ static const char *_tc_wmma_helper(_tc_emitter *em, const tc_stmt *s, char *name
     }
 }
 
+/* mma.sync's fragments and operations (sm_80+), as inline PTX: a fragment is
+   the registers one lane holds in the instruction's layout (PTX ISA, "Matrix
+   Fragments for mma.m16n8k16" and "for mma.m16n8k8"). With g = lane / 4 and
+   t = lane % 4, the accumulator's four floats are (g, 2t), (g, 2t + 1),
+   (g + 8, 2t), (g + 8, 2t + 1); A's four registers are its 8 x 8 (TF32:
+   8 x 4) quarters in the order rows 0-7, rows 8-15, then the same at the
+   next columns, which is what ldmatrix.x4 gives when lane l names row l % 16
+   at column block l / 16; B's two are its k rows 0-7 and 8-15, which
+   ldmatrix.x2.trans gives from a k-major (row-major k x n) tile. TF32 has
+   no 32-bit transposing ldmatrix: its B lanes load (t, g) and (t + 4, g). */
+static const char _tc_mma_types[] =
+    "struct tc_mma_a { unsigned x[4]; };  /* mma.sync matrix_a: 16x16 f16/bf16 or 16x8 tf32 */\n"
+    "struct tc_mma_b { unsigned x[2]; };  /* mma.sync matrix_b: 16x8 f16/bf16 or 8x8 tf32 */\n"
+    "struct tc_mma_acc { float x[4]; };   /* mma.sync accumulator: 16x8 float */\n"
+    "__device__ __forceinline__ unsigned tc_lane_id() {\n"
+    "    unsigned lane;\n"
+    "    asm(\"mov.u32 %0, %%laneid;\" : \"=r\"(lane));\n"
+    "    return lane;\n"
+    "}\n"
+    "__device__ __forceinline__ unsigned tc_shared_address(const void *p) {\n"
+    "    unsigned a;\n"
+    "    asm(\"{ .reg .u64 s; cvta.to.shared.u64 s, %1; cvt.u32.u64 %0, s; }\" : \"=r\"(a) : \"l\"(p));\n"
+    "    return a;\n"
+    "}\n"
+    "__device__ __forceinline__ void tc_mma_fill(tc_mma_acc &c, float v) {\n"
+    "    for (int i = 0; i < 4; ++i) c.x[i] = v;\n"
+    "}\n";
+
+/* TF32 fragments hold their floats rounded as the tensor cores read them. */
+static const char _tc_mma_tf32_round[] =
+    "    for (int i = 0; i < %d; ++i) asm(\"cvt.rna.tf32.f32 %%0, %%1;\" : \"=r\"(f.x[i]) : \"f\"(__uint_as_float(f.x[i])));\n";
+
+/* The name of the helper for an mma tensor op, defined on first use. */
+static const char *_tc_mma_helper(_tc_emitter *em, const tc_intrin *in, char *name) {
+    int tf32 = in->in_dtype == TC_FLOAT32;
+    const char *type = tf32 ? "tf32" : in->in_dtype == TC_BFLOAT16 ? "bf16" : "f16";
+    char round[256];
+    _tc_emit_helper(em, "tc_mma_types", "%s", _tc_mma_types);
+    snprintf(round, sizeof round, _tc_mma_tf32_round, in->kind == TC_INTRIN_MMA_LDMATRIX_A ? 4 : 2);
+    switch (in->kind) {
+    case TC_INTRIN_MMA_LDMATRIX_A: /* 16-bit: 8 halves a row of each quarter; TF32: 4 floats, the same 16 bytes */
+        sprintf(name, "tc_mma_ldmatrix_a_%s", tf32 ? "tf32" : "b16");
+        _tc_emit_helper(em, name,
+                        "__device__ __forceinline__ void %s(tc_mma_a &f, const void *p, int ldm) {\n"
+                        "    unsigned lane = tc_lane_id();\n"
+                        "    const char *row = (const char *)p + ((lane %% 16) * ldm + (lane / 16) * %d) * %d;\n"
+                        "    asm volatile(\"ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%%0, %%1, %%2, %%3}, [%%4];\"\n"
+                        "                 : \"=r\"(f.x[0]), \"=r\"(f.x[1]), \"=r\"(f.x[2]), \"=r\"(f.x[3]) : \"r\"(tc_shared_address(row)));\n"
+                        "%s}\n",
+                        name, tf32 ? 4 : 8, tf32 ? 4 : 2, tf32 ? round : "");
+        return name;
+    case TC_INTRIN_MMA_LDMATRIX_B:
+        if (tf32) {
+            strcpy(name, "tc_mma_load_b_tf32");
+            _tc_emit_helper(em, name,
+                            "__device__ __forceinline__ void %s(tc_mma_b &f, const void *p, int ldm) {\n"
+                            "    unsigned lane = tc_lane_id();\n"
+                            "    const float *col = (const float *)p + (lane %% 4) * ldm + lane / 4;\n"
+                            "    f.x[0] = __float_as_uint(col[0]);\n"
+                            "    f.x[1] = __float_as_uint(col[4 * ldm]);\n"
+                            "%s}\n",
+                            name, round);
+            return name;
+        }
+        strcpy(name, "tc_mma_ldmatrix_b_b16");
+        _tc_emit_helper(em, name,
+                        "__device__ __forceinline__ void %s(tc_mma_b &f, const void *p, int ldm) {\n"
+                        "    const char *row = (const char *)p + (tc_lane_id() %% 16) * ldm * 2;\n"
+                        "    asm volatile(\"ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%%0, %%1}, [%%2];\"\n"
+                        "                 : \"=r\"(f.x[0]), \"=r\"(f.x[1]) : \"r\"(tc_shared_address(row)));\n"
+                        "}\n",
+                        name);
+        return name;
+    case TC_INTRIN_MMA_SYNC:
+        sprintf(name, "tc_mma_sync_%s", type);
+        _tc_emit_helper(em, name,
+                        "__device__ __forceinline__ void %s(tc_mma_acc &d, const tc_mma_a &a, const tc_mma_b &b) {\n"
+                        "    asm volatile(\"mma.sync.aligned.%s.row.col.f32.%s.%s.f32 {%%0, %%1, %%2, %%3}, {%%4, %%5, %%6, %%7}, {%%8, %%9}, \"\n"
+                        "                 \"{%%0, %%1, %%2, %%3};\"\n"
+                        "                 : \"+f\"(d.x[0]), \"+f\"(d.x[1]), \"+f\"(d.x[2]), \"+f\"(d.x[3])\n"
+                        "                 : \"r\"(a.x[0]), \"r\"(a.x[1]), \"r\"(a.x[2]), \"r\"(a.x[3]), \"r\"(b.x[0]), \"r\"(b.x[1]));\n"
+                        "}\n",
+                        name, tf32 ? "m16n8k8" : "m16n8k16", type, type);
+        return name;
+    case TC_INTRIN_MMA_STORE:
+        strcpy(name, "tc_mma_store");
+        _tc_emit_helper(em, name,
+                        "__device__ __forceinline__ void %s(void *p, const tc_mma_acc &c, int ldm) {\n"
+                        "    unsigned lane = tc_lane_id();\n"
+                        "    float *row = (float *)p + (lane / 4) * ldm + (lane %% 4) * 2;\n"
+                        "    row[0] = c.x[0];\n"
+                        "    row[1] = c.x[1];\n"
+                        "    row[8 * ldm] = c.x[2];\n"
+                        "    row[8 * ldm + 1] = c.x[3];\n"
+                        "}\n",
+                        name);
+        return name;
+    default: return strcpy(name, "tc_mma_fill"); /* defined with the fragment types */
+    }
+}
+
 /* Operand q of a tensor op: a fragment by its index, memory by address. */
 static void _tc_emit_tensor_operand(_tc_emitter *em, const tc_stmt *s, int q) {
     const tc_expr *first = s->args[2 * q];
@@ -1791,16 +1896,17 @@ static void _tc_emit_tensor_operand(_tc_emitter *em, const tc_stmt *s, int q) {
 
 static void _tc_emit_tensor_op(_tc_emitter *em, const tc_stmt *s) {
     char name[64];
-    int k, ldm_of = s->intrin->kind == TC_INTRIN_WMMA_STORE ? 0 : 1;
-    _tc_wmma_helper(em, s, name);
+    int k, ldm_of = _tc_intrin_is_store(s->intrin) ? 0 : 1;
+    if (_tc_intrin_is_wmma(s->intrin)) _tc_wmma_helper(em, s, name);
+    else _tc_mma_helper(em, s->intrin, name);
     _tc_emit_line_start(em);
     tc_str_printf(em->out, "%s(", name);
     for (k = 0; k < s->intrin->nops; k++) { /* the helpers take the operands in the intrinsic's order */
         if (k) tc_str_printf(em->out, ", ");
         _tc_emit_tensor_operand(em, s, k);
     }
-    if (s->intrin->kind == TC_INTRIN_WMMA_FILL) tc_str_printf(em->out, ", 0.0f");
-    else if (s->intrin->kind != TC_INTRIN_WMMA_MMA) {
+    if (_tc_intrin_is_fill(s->intrin)) tc_str_printf(em->out, ", 0.0f");
+    else if (!_tc_intrin_is_mma(s->intrin)) {
         tc_str_printf(em->out, ", ");
         _tc_emit_expr(em, tc_simplify(s->args[2 * ldm_of + 1]));
     }
@@ -1809,21 +1915,24 @@ static void _tc_emit_tensor_op(_tc_emitter *em, const tc_stmt *s) {
 
 /* A fragment buffer: an array of fragments, one per tile. */
 static void _tc_emit_fragment_alloc(_tc_emitter *em, const tc_buffer *b) {
+    static const char *mma_types[3] = {"tc_mma_a", "tc_mma_b", "tc_mma_acc"};
     int64_t n = 0, elems = _tc_fragment_elems(b->scope, b->dtype);
     _tc_emit_line_start(em);
-    tc_str_printf(em->out, "%s ", b->scope == TC_SCOPE_WMMA_ACCUMULATOR ? "tc_wmma_acc" : b->dtype == TC_FLOAT16 ? "tc_wmma_f16" : "tc_wmma_tf32");
+    if (b->scope >= TC_SCOPE_MMA_MATRIX_A) tc_str_printf(em->out, "%s ", mma_types[b->scope - TC_SCOPE_MMA_MATRIX_A]);
+    else tc_str_printf(em->out, "%s ", b->scope == TC_SCOPE_WMMA_ACCUMULATOR ? "tc_wmma_acc" : b->dtype == TC_FLOAT16 ? "tc_wmma_f16" : "tc_wmma_tf32");
     _tc_print_buffer_name(em->out, b, _TC_STYLE_CUDA);
     if (!tc_expr_is_const(b->size, &n) || n % elems) em->failed = 1;
     tc_str_printf(em->out, "[%lld];\n", (long long)(n / elems));
 }
 
+/* Which tensor ops s has: 1 wmma ones, 2 mma ones, 3 both, 0 none. */
 static int _tc_has_tensor_op(const tc_stmt *s) {
-    int k;
+    int k, has;
     if (!s) return 0;
-    if (s->kind == TC_S_TENSOR_OP) return 1;
-    if (_tc_has_tensor_op(s->body) || _tc_has_tensor_op(s->then_case) || _tc_has_tensor_op(s->else_case)) return 1;
-    for (k = 0; k < s->nstmts; k++) if (_tc_has_tensor_op(s->stmts[k])) return 1;
-    return 0;
+    if (s->kind == TC_S_TENSOR_OP) return _tc_intrin_is_wmma(s->intrin) ? 1 : 2;
+    has = _tc_has_tensor_op(s->body) | _tc_has_tensor_op(s->then_case) | _tc_has_tensor_op(s->else_case);
+    for (k = 0; k < s->nstmts; k++) has |= _tc_has_tensor_op(s->stmts[k]);
+    return has;
 }
 
 /* The name of a kernel's dynamic shared allocation ("tc_" names are the
@@ -1890,7 +1999,7 @@ static void _tc_emit_stmt(_tc_emitter *em, const tc_stmt *s) {
         return;
     case TC_S_STORE: {
         /* X[i] = X[i] + v is written X[i] += v, and X[i] = X[i] - v X[i] -= v */
-        if (s->buffer->scope >= TC_SCOPE_WMMA_MATRIX_A) { /* fragments are opaque to all but the wmma intrinsics */
+        if (_tc_scope_fragment(s->buffer->scope)) { /* fragments are opaque to all but the wmma and mma intrinsics */
             em->bare_fragment = s->buffer;
             em->failed = 1;
             return;
@@ -1927,7 +2036,7 @@ static void _tc_emit_stmt(_tc_emitter *em, const tc_stmt *s) {
         tc_str_printf(o, "asm volatile(\"cp.async.wait_group %d;\" ::: \"memory\");\n", s->count);
         return;
     case TC_S_ALLOCATE:
-        if (s->buffer->scope >= TC_SCOPE_WMMA_MATRIX_A) {
+        if (_tc_scope_fragment(s->buffer->scope)) {
             _tc_emit_fragment_alloc(em, s->buffer);
             _tc_emit_stmt(em, s->body);
             return;
@@ -2005,8 +2114,8 @@ static void _tc_emit_kernel(_tc_emitter *em, const tc_func *f, const tc_kernel_i
     memset(em->bound, 0, sizeof em->bound);
     em->kern = kern;
     _tc_collect_bound(em, kern->body);
-    em->tensor_ops = _tc_has_tensor_op(kern->body);
-    em->any_tensor_ops |= em->tensor_ops;
+    em->tensor_ops = _tc_has_tensor_op(kern->body) != 0;
+    em->any_wmma_ops |= _tc_has_tensor_op(kern->body) & 1;
     _tc_emit_signature(em, f, kern);
     em->depth = 1;
     /* the thread indices by short names, as signed ints (blockIdx.x is unsigned: x - 3 >= 0 must stay signed) */
@@ -2058,7 +2167,7 @@ static const char *_tc_cuda_source(const tc_func *f, _tc_idents *idents) {
         tc_str_free(&wmma);
         if (em.bare_fragment)
             _tc_fail(f->ctx, TC_ERROR_COMPILE, "%s: %s (%s) is written element by element; fragments are only read and written by the wmma "
-                     "intrinsics: tensorize the stages that use it", f->name, em.bare_fragment->name, tc_scope_name(em.bare_fragment->scope));
+                     "and mma intrinsics: tensorize the stages that use it", f->name, em.bare_fragment->name, tc_scope_name(em.bare_fragment->scope));
         else
             _tc_fail(f->ctx, TC_ERROR_COMPILE, "%s: a statement the CUDA emitter does not know was left after lowering", f->name);
         return NULL;
@@ -2071,7 +2180,8 @@ static const char *_tc_cuda_source(const tc_func *f, _tc_idents *idents) {
             any_helper = 1;
         }
     if (any_helper) tc_str_printf(&all, "\n");
-    if (em.any_tensor_ops) tc_str_printf(&all, "%s%s\n", _tc_wmma_types, wmma.data ? wmma.data : "");
+    if (em.any_wmma_ops) tc_str_printf(&all, "%s", _tc_wmma_types);
+    if (wmma.data) tc_str_printf(&all, "%s\n", wmma.data); /* the tensor ops' helpers (mma's define their types first) */
     tc_str_printf(&all, "%s", body.data ? body.data : "");
     tc_str_free(&body);
     tc_str_free(&wmma);

@@ -358,9 +358,13 @@ typedef enum tc_scope {
     /* TensorCore fragments: tiles a warp holds in its registers together,
        read and written only by the wmma intrinsics (tensorize) */
     TC_SCOPE_WMMA_MATRIX_A, TC_SCOPE_WMMA_MATRIX_B, TC_SCOPE_WMMA_ACCUMULATOR,
+    /* mma.sync's fragments (sm_80+): the same, in the register layout of
+       mma.sync.m16n8k16 (float16, bfloat16) and m16n8k8 (TF32); read and
+       written only by the mma intrinsics (tc_intrin_mma) */
+    TC_SCOPE_MMA_MATRIX_A, TC_SCOPE_MMA_MATRIX_B, TC_SCOPE_MMA_ACCUMULATOR,
     TC_SCOPE_COUNT
 } tc_scope;
-TECOMP_API const char *tc_scope_name(tc_scope scope); /* "global", "shared", "local", "wmma.matrix_a", ... */
+TECOMP_API const char *tc_scope_name(tc_scope scope); /* "global", "shared", "local", "wmma.matrix_a", ..., "mma.accumulator" */
 
 struct tc_buffer {
     const char *name;
@@ -374,15 +378,23 @@ struct tc_buffer {
 /* Tensor intrinsics: a small computation the hardware does in one step. Each
    carries its defining computation (what tensorize matches a loop nest
    against, and what the host executor runs) and the code that implements it
-   (the CUDA emitter's). tecomp declares the TensorCore ones, warp-wide, on
-   16 x 16 tiles: float16 inputs with k = 16, or float32 inputs run as TF32
-   with k = 8; float32 accumulation either way. */
+   (the CUDA emitter's). tecomp declares the TensorCore ones, warp-wide:
+   wmma's on 16 x 16 tiles, float16 inputs with k = 16, or float32 inputs
+   run as TF32 with k = 8; mma.sync's on 16 x 8 tiles, float16 or bfloat16
+   with k = 16, TF32 with k = 8; float32 accumulation throughout. */
 typedef enum tc_intrin_kind {
     TC_INTRIN_WMMA_LOAD_A, /* fragment(matrix_a)[i, k] = memory[i, k]        load_matrix_sync */
     TC_INTRIN_WMMA_LOAD_B, /* fragment(matrix_b)[k, j] = memory[k, j]        load_matrix_sync */
     TC_INTRIN_WMMA_MMA,    /* acc[i, j] += sum_k a[i, k] * b[k, j]           mma_sync (its init: fill) */
     TC_INTRIN_WMMA_STORE,  /* memory[i, j] = acc[i, j]                       store_matrix_sync */
     TC_INTRIN_WMMA_FILL,   /* acc[i, j] = 0, the mma's reduction init        fill_fragment */
+    /* mma.sync (sm_80+): an m x k A tile (16 x 16, TF32 16 x 8), a k x 8 B
+       tile, a 16 x 8 float32 accumulator; A and B come from shared memory */
+    TC_INTRIN_MMA_LDMATRIX_A, /* fragment(mma.matrix_a)[i, k] = shared[i, k]  ldmatrix.x4 */
+    TC_INTRIN_MMA_LDMATRIX_B, /* fragment(mma.matrix_b)[k, j] = shared[k, j]  ldmatrix.x2.trans (TF32: two loads a lane) */
+    TC_INTRIN_MMA_SYNC,       /* acc[i, j] += sum_k a[i, k] * b[k, j]         mma.sync (its init: fill) */
+    TC_INTRIN_MMA_STORE,      /* memory[i, j] = acc[i, j]                     each lane its four floats */
+    TC_INTRIN_MMA_FILL,       /* acc[i, j] = 0, the mma's reduction init */
     TC_INTRIN_KIND_COUNT
 } tc_intrin_kind;
 
@@ -390,18 +402,23 @@ typedef struct tc_intrin tc_intrin;
 struct tc_intrin {
     tc_intrin_kind kind;
     const char *name;   /* "wmma.mma_sync", ... */
-    int m, n, k;        /* the tile: 16 x 16 x 16 (float16) or 16 x 16 x 8 (TF32) */
-    tc_dtype in_dtype;  /* of the matrix_a/b operands: float16, or float32 run as TF32 */
+    int m, n, k;        /* the tile: wmma 16 x 16 x 16 (float16) or 16 x 16 x 8 (TF32); mma 16 x 8 x 16 or 16 x 8 x 8 (TF32) */
+    tc_dtype in_dtype;  /* of the matrix_a/b operands: float16, bfloat16 (mma only), or float32 run as TF32 */
     tc_tensor *compute; /* the defining computation; its placeholders are the inputs */
     int nops;           /* operands: the output, then the inputs in the order the computation reads them */
     tc_tensor *ops[3];  /* each a rows x cols tile */
-    tc_scope scopes[3]; /* TC_SCOPE_GLOBAL: memory, global or shared */
+    tc_scope scopes[3]; /* TC_SCOPE_GLOBAL: memory, global or shared; TC_SCOPE_SHARED: shared only (ldmatrix) */
     const tc_intrin *init; /* the mma: what its reduction starts from (fill_fragment); else NULL */
 };
 
 /* The TensorCore intrinsic of that kind for inputs of in_dtype (float16 or
    float32); NULL with an error for anything else (bfloat16 included). */
 TECOMP_API const tc_intrin *tc_intrin_wmma(tc_context *ctx, tc_intrin_kind kind, tc_dtype in_dtype);
+/* The mma.sync intrinsic of that kind (TC_INTRIN_MMA_*) for inputs of
+   in_dtype: float16 or bfloat16 (m16n8k16), float32 run as TF32 (m16n8k8);
+   float32 accumulation. NULL with an error for anything else. The GPU needs
+   sm_80; ldmatrix rows 16-byte aligned in shared memory. */
+TECOMP_API const tc_intrin *tc_intrin_mma(tc_context *ctx, tc_intrin_kind kind, tc_dtype in_dtype);
 /* Elements of one fragment in that scope (0 if not a fragment scope). */
 TECOMP_API int tc_intrin_fragment_elems(const tc_intrin *in, tc_scope scope);
 
@@ -2671,7 +2688,8 @@ TECOMP_API const tc_stmt *tc_stmt_tensor_op(tc_context *ctx, const tc_intrin *in
 static int _tc_scope_private(tc_scope scope) { return scope == TC_SCOPE_LOCAL || scope >= TC_SCOPE_WMMA_MATRIX_A; }
 
 TECOMP_API const char *tc_scope_name(tc_scope scope) {
-    static const char *names[TC_SCOPE_COUNT] = {"global", "shared", "local", "wmma.matrix_a", "wmma.matrix_b", "wmma.accumulator"};
+    static const char *names[TC_SCOPE_COUNT] = {"global", "shared", "local", "wmma.matrix_a", "wmma.matrix_b", "wmma.accumulator",
+                                                "mma.matrix_a", "mma.matrix_b", "mma.accumulator"};
     return (scope >= 0 && scope < TC_SCOPE_COUNT) ? names[scope] : "invalid";
 }
 
@@ -2684,17 +2702,17 @@ static tc_tensor *_tc_intrin_operand(tc_context *ctx, const char *name, tc_dtype
 }
 
 TECOMP_API const tc_intrin *tc_intrin_wmma(tc_context *ctx, tc_intrin_kind kind, tc_dtype in_dtype) {
-    static const char *names[TC_INTRIN_KIND_COUNT] = {"wmma.load_matrix_sync", "wmma.load_matrix_sync", "wmma.mma_sync",
-                                                      "wmma.store_matrix_sync", "wmma.fill_fragment"};
+    static const char *names[TC_INTRIN_WMMA_FILL + 1] = {"wmma.load_matrix_sync", "wmma.load_matrix_sync", "wmma.mma_sync",
+                                                         "wmma.store_matrix_sync", "wmma.fill_fragment"};
     tc_intrin *in;
     const tc_expr *ax[2], *r, *body = NULL;
     int rows, cols;
     if (!ctx) return NULL;
-    if (in_dtype == TC_BFLOAT16) { /* the wmma intrinsics here are float16's and TF32's; bfloat16 tensor cores will be mma.sync's */
+    if (in_dtype == TC_BFLOAT16) { /* the wmma intrinsics here are float16's and TF32's; bfloat16's are mma.sync's (tc_intrin_mma) */
         _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_intrin_wmma: bfloat16 inputs have no wmma intrinsic here (float16, or float32 run as TF32)");
         return NULL;
     }
-    if (kind < 0 || kind >= TC_INTRIN_KIND_COUNT || (in_dtype != TC_FLOAT16 && in_dtype != TC_FLOAT32)) {
+    if (kind < 0 || kind > TC_INTRIN_WMMA_FILL || (in_dtype != TC_FLOAT16 && in_dtype != TC_FLOAT32)) {
         _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_intrin_wmma: kind %d with %s inputs is no TensorCore intrinsic (float16 or float32 inputs)",
                  (int)kind, tc_dtype_name(in_dtype));
         return NULL;
@@ -2742,13 +2760,89 @@ TECOMP_API const tc_intrin *tc_intrin_wmma(tc_context *ctx, tc_intrin_kind kind,
     return in;
 }
 
-/* Elements of one fragment: a 16 x 16 accumulator, or a matrix_a/b tile of
-   16 x k (k 16 for float16, 8 for TF32's float32). */
-static int _tc_fragment_elems(tc_scope scope, tc_dtype in_dtype) {
-    if (scope == TC_SCOPE_WMMA_ACCUMULATOR) return 256;
-    if (scope == TC_SCOPE_WMMA_MATRIX_A || scope == TC_SCOPE_WMMA_MATRIX_B) return in_dtype == TC_FLOAT16 ? 256 : 128;
-    return 0;
+/* mma.sync's intrinsics, defined as wmma's are, on its tiles: A 16 x k,
+   B k x 8, the accumulator 16 x 8 (k 16 for float16 and bfloat16, 8 for
+   TF32). The loads read shared memory only: ldmatrix, whose lanes each give
+   one 16-byte row's address, reads nothing else. */
+TECOMP_API const tc_intrin *tc_intrin_mma(tc_context *ctx, tc_intrin_kind kind, tc_dtype in_dtype) {
+    static const char *names[] = {"mma.ldmatrix_a", "mma.ldmatrix_b", "mma.sync", "mma.store", "mma.fill"};
+    tc_intrin *in;
+    const tc_expr *ax[2], *r, *body = NULL;
+    int rows, cols;
+    if (!ctx) return NULL;
+    if (kind < TC_INTRIN_MMA_LDMATRIX_A || kind > TC_INTRIN_MMA_FILL ||
+        (in_dtype != TC_FLOAT16 && in_dtype != TC_BFLOAT16 && in_dtype != TC_FLOAT32)) {
+        _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_intrin_mma: kind %d with %s inputs is no mma.sync intrinsic (TC_INTRIN_MMA_* kinds; "
+                 "float16, bfloat16, or float32 run as TF32)", (int)kind, tc_dtype_name(in_dtype));
+        return NULL;
+    }
+    if (!(in = (tc_intrin *)_tc_alloc(ctx, sizeof *in))) return NULL;
+    in->kind = kind, in->name = names[kind - TC_INTRIN_MMA_LDMATRIX_A], in->in_dtype = in_dtype;
+    in->m = 16, in->n = 8, in->k = in_dtype == TC_FLOAT32 ? 8 : 16;
+    rows = kind == TC_INTRIN_MMA_LDMATRIX_B ? in->k : in->m;
+    cols = kind == TC_INTRIN_MMA_LDMATRIX_A ? in->k : in->n;
+    if (!(ax[0] = tc_axisi(ctx, "i", rows)) || !(ax[1] = tc_axisi(ctx, "j", cols))) return NULL;
+    switch (kind) {
+    case TC_INTRIN_MMA_LDMATRIX_A: case TC_INTRIN_MMA_LDMATRIX_B:
+        in->ops[1] = _tc_intrin_operand(ctx, "mma.shared", in_dtype, rows, cols);
+        in->scopes[0] = kind == TC_INTRIN_MMA_LDMATRIX_A ? TC_SCOPE_MMA_MATRIX_A : TC_SCOPE_MMA_MATRIX_B, in->scopes[1] = TC_SCOPE_SHARED;
+        in->nops = 2;
+        body = in->ops[1] ? tc_access(in->ops[1], 2, ax) : NULL;
+        break;
+    case TC_INTRIN_MMA_STORE:
+        in->ops[1] = _tc_intrin_operand(ctx, "mma.accumulator", TC_FLOAT32, rows, cols);
+        in->scopes[0] = TC_SCOPE_GLOBAL, in->scopes[1] = TC_SCOPE_MMA_ACCUMULATOR;
+        in->nops = 2;
+        body = in->ops[1] ? tc_access(in->ops[1], 2, ax) : NULL;
+        break;
+    case TC_INTRIN_MMA_FILL:
+        in->scopes[0] = TC_SCOPE_MMA_ACCUMULATOR, in->nops = 1;
+        body = tc_imm(ctx, TC_FLOAT32, 0);
+        break;
+    default: { /* the mma: 16-bit inputs widened to float first; TF32 inputs are float already */
+        const tc_expr *a, *b;
+        in->ops[1] = _tc_intrin_operand(ctx, "mma.matrix_a", in_dtype, in->m, in->k);
+        in->ops[2] = _tc_intrin_operand(ctx, "mma.matrix_b", in_dtype, in->k, in->n);
+        in->scopes[0] = TC_SCOPE_MMA_ACCUMULATOR, in->scopes[1] = TC_SCOPE_MMA_MATRIX_A, in->scopes[2] = TC_SCOPE_MMA_MATRIX_B;
+        in->nops = 3;
+        if (!in->ops[1] || !in->ops[2] || !(r = tc_reduce_axisi(ctx, "k", in->k))) return NULL;
+        a = tc_access_va(in->ops[1], 2, ax[0], r);
+        b = tc_access_va(in->ops[2], 2, r, ax[1]);
+        if (in_dtype != TC_FLOAT32) a = tc_cast(TC_FLOAT32, a), b = tc_cast(TC_FLOAT32, b);
+        body = tc_sum(tc_mul(a, b), 1, &r);
+        break;
+    }
+    }
+    if (!body || !(in->compute = tc_compute(ctx, "mma.out", 2, ax, body))) return NULL;
+    in->ops[0] = in->compute;
+    if (kind == TC_INTRIN_MMA_SYNC && !(in->init = tc_intrin_mma(ctx, TC_INTRIN_MMA_FILL, in_dtype))) return NULL;
+    return in;
 }
+
+/* Elements of one fragment: wmma's 16 x 16 accumulator, or a matrix_a/b
+   tile of 16 x k (k 16 for float16, 8 for TF32's float32); mma's 16 x 8
+   accumulator, 16 x k matrix_a, k x 8 matrix_b (k 16 for 16-bit inputs,
+   8 for TF32). */
+static int _tc_fragment_elems(tc_scope scope, tc_dtype in_dtype) {
+    int k = in_dtype == TC_FLOAT32 ? 8 : 16;
+    switch (scope) {
+    case TC_SCOPE_WMMA_ACCUMULATOR: return 256;
+    case TC_SCOPE_WMMA_MATRIX_A: case TC_SCOPE_WMMA_MATRIX_B: return 16 * k;
+    case TC_SCOPE_MMA_ACCUMULATOR: return 16 * 8;
+    case TC_SCOPE_MMA_MATRIX_A: return 16 * k;
+    case TC_SCOPE_MMA_MATRIX_B: return k * 8;
+    default: return 0;
+    }
+}
+
+/* Whether a scope is a fragment's (registers a warp holds together). */
+static int _tc_scope_fragment(tc_scope scope) { return scope >= TC_SCOPE_WMMA_MATRIX_A && scope < TC_SCOPE_COUNT; }
+
+/* The kinds by what they do, for code that treats wmma and mma alike. */
+static int _tc_intrin_is_mma(const tc_intrin *in) { return in->kind == TC_INTRIN_WMMA_MMA || in->kind == TC_INTRIN_MMA_SYNC; }
+static int _tc_intrin_is_fill(const tc_intrin *in) { return in->kind == TC_INTRIN_WMMA_FILL || in->kind == TC_INTRIN_MMA_FILL; }
+static int _tc_intrin_is_store(const tc_intrin *in) { return in->kind == TC_INTRIN_WMMA_STORE || in->kind == TC_INTRIN_MMA_STORE; }
+static int _tc_intrin_is_wmma(const tc_intrin *in) { return in->kind <= TC_INTRIN_WMMA_FILL; }
 
 TECOMP_API int tc_intrin_fragment_elems(const tc_intrin *in, tc_scope scope) { return in ? _tc_fragment_elems(scope, in->in_dtype) : 0; }
 
@@ -2886,7 +2980,7 @@ static void _tc_print_stmt(tc_str *s, const tc_stmt *st, int depth) {
             tc_str_printf(s, "%s%s[", k ? ", " : "", first->buffer->name);
             _tc_print(s, first->args[0], _TC_STYLE_IR);
             tc_str_printf(s, "]");
-            if (st->intrin->scopes[k] != TC_SCOPE_GLOBAL) continue; /* fragments are dense tiles */
+            if (_tc_scope_fragment(st->intrin->scopes[k])) continue; /* fragments are dense tiles */
             tc_str_printf(s, " rows ");
             _tc_print(s, st->args[2 * k + 1], _TC_STYLE_IR);
             tc_str_printf(s, " apart");

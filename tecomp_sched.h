@@ -112,8 +112,8 @@ TECOMP_API tc_result tc_async_copy(tc_stage *st);
    bodies in the IR, 0 leaves them to the CUDA compiler (#pragma unroll). */
 TECOMP_API tc_result tc_pragma(tc_stage *st, tc_iter *it, const char *name, int value);
 /* s[st].tensorize(it, intrin): the loops from `it` to the innermost become
-   one call of the tensor intrinsic (tc_intrin_wmma). A reduction takes the
-   mma, whose initialisation becomes fill_fragment. Lowering checks the match
+   one call of the tensor intrinsic (tc_intrin_wmma, tc_intrin_mma). A
+   reduction takes the mma, whose initialisation becomes its fill. Lowering checks the match
    and says what differs: the loops' extents against the intrinsic's tile,
    the computation against its defining one, the operands' scopes and types,
    and their accesses (affine in the loops, one of rows or columns
@@ -692,8 +692,10 @@ TECOMP_API tc_tensor *tc_cache_read(tc_schedule *s, tc_tensor *t, tc_scope scope
         _tc_fail(s->ctx, TC_ERROR_INVALID_ARGUMENT, "cache_read: give the tensor and 1 to 16 readers");
         return NULL;
     }
-    if (scope != TC_SCOPE_SHARED && scope != TC_SCOPE_LOCAL && scope != TC_SCOPE_WMMA_MATRIX_A && scope != TC_SCOPE_WMMA_MATRIX_B) {
-        _tc_fail(s->ctx, TC_ERROR_SCHEDULE, "cache_read of %s: the scope must be shared, local, wmma.matrix_a or wmma.matrix_b (not %s)",
+    if (scope != TC_SCOPE_SHARED && scope != TC_SCOPE_LOCAL && scope != TC_SCOPE_WMMA_MATRIX_A && scope != TC_SCOPE_WMMA_MATRIX_B &&
+        scope != TC_SCOPE_MMA_MATRIX_A && scope != TC_SCOPE_MMA_MATRIX_B) {
+        _tc_fail(s->ctx, TC_ERROR_SCHEDULE, "cache_read of %s: the scope must be shared, local, wmma.matrix_a, wmma.matrix_b, mma.matrix_a "
+                 "or mma.matrix_b (not %s)",
                  t->name, tc_scope_name(scope));
         return NULL;
     }
@@ -732,8 +734,8 @@ TECOMP_API tc_tensor *tc_cache_write(tc_schedule *s, tc_tensor *t, tc_scope scop
     char name[256];
     int k;
     if (!s || !(st = tc_stage_of(s, t))) return NULL;
-    if (scope != TC_SCOPE_SHARED && scope != TC_SCOPE_LOCAL && scope != TC_SCOPE_WMMA_ACCUMULATOR) {
-        _tc_fail(s->ctx, TC_ERROR_SCHEDULE, "cache_write of %s: the scope must be shared, local or wmma.accumulator (not %s)", t->name,
+    if (scope != TC_SCOPE_SHARED && scope != TC_SCOPE_LOCAL && scope != TC_SCOPE_WMMA_ACCUMULATOR && scope != TC_SCOPE_MMA_ACCUMULATOR) {
+        _tc_fail(s->ctx, TC_ERROR_SCHEDULE, "cache_write of %s: the scope must be shared, local, wmma.accumulator or mma.accumulator (not %s)", t->name,
                  tc_scope_name(scope));
         return NULL;
     }
@@ -813,13 +815,13 @@ TECOMP_API tc_result tc_tensorize(tc_stage *st, tc_iter *it, const tc_intrin *in
     if (!st) return TC_ERROR_INVALID_ARGUMENT;
     if (!_tc_check_leaf(st, it, "tensorize")) return st->sch->ctx->result;
     if (!intrin) return _tc_fail(st->sch->ctx, TC_ERROR_INVALID_ARGUMENT, "tensorize on stage %s: no intrinsic given", st->tensor->name);
-    if (intrin->kind == TC_INTRIN_WMMA_FILL)
-        return _tc_fail(st->sch->ctx, TC_ERROR_SCHEDULE, "tensorize on stage %s: fill_fragment is the mma's initialisation; tensorize the "
-                        "reduction with the mma intrinsic", st->tensor->name);
+    if (_tc_intrin_is_fill(intrin))
+        return _tc_fail(st->sch->ctx, TC_ERROR_SCHEDULE, "tensorize on stage %s: %s is the mma's initialisation; tensorize the "
+                        "reduction with the mma intrinsic", st->tensor->name, intrin->kind == TC_INTRIN_WMMA_FILL ? "fill_fragment" : intrin->name);
     is_reduce = st->body->kind == TC_REDUCE;
-    if (is_reduce != (intrin->kind == TC_INTRIN_WMMA_MMA))
+    if (is_reduce != _tc_intrin_is_mma(intrin))
         return _tc_fail(st->sch->ctx, TC_ERROR_SCHEDULE, "tensorize on stage %s: the stage %s a reduction but %s %s", st->tensor->name,
-                        is_reduce ? "is" : "is not", intrin->name, intrin->kind == TC_INTRIN_WMMA_MMA ? "is one" : "copies a tile");
+                        is_reduce ? "is" : "is not", intrin->name, _tc_intrin_is_mma(intrin) ? "is one" : "copies a tile");
     st->tensorize_at = it;
     st->intrin = intrin;
     return TC_OK;
@@ -1559,10 +1561,10 @@ static int _tc_tensor_operand(_tc_lower *L, const tc_stage *st, const tc_intrin 
     tc_buffer *buf = NULL;
     tc_scope want = in->scopes[q];
     int64_t sr = 0, sc = 0, one, rows, cols;
-    char what[256];
+    char what[256], base_text[256];
     int a, j;
     if (!(flat = _tc_flat_index(L, acc->tensor, acc->args, &buf)) || !buf) return 0;
-    if (want == TC_SCOPE_GLOBAL ? (buf->scope != TC_SCOPE_GLOBAL && buf->scope != TC_SCOPE_SHARED) : buf->scope != want)
+    if (want == TC_SCOPE_GLOBAL ? (buf->scope != TC_SCOPE_GLOBAL && buf->scope != TC_SCOPE_SHARED) : buf->scope != want) /* shared: ldmatrix's */
         return _tc_fail(ctx, TC_ERROR_LOWER, "tensorize %s with %s: %s lives in %s memory; the intrinsic wants it in %s", st->tensor->name,
                         in->name, _tc_expr_text(acc, what), tc_scope_name(buf->scope), want == TC_SCOPE_GLOBAL ? "global or shared" : tc_scope_name(want)), 0;
     for (j = 0; j < ntile; j++) zero[j] = tc_int(ctx, 0);
@@ -1585,7 +1587,7 @@ static int _tc_tensor_operand(_tc_lower *L, const tc_stage *st, const tc_intrin 
     tc_expr_is_const(stride[cols_axis], &sc);
     *first = _tc_load(buf, base);
     _tc_intrin_operand_dims(in, q, &rows, &cols);
-    if (want != TC_SCOPE_GLOBAL) { /* a fragment: a whole dense tile of its own */
+    if (_tc_scope_fragment(want)) { /* a fragment: a whole dense tile of its own */
         if (sc != 1 || sr != cols || !_tc_exact_div(base, rows * cols))
             return _tc_fail(ctx, TC_ERROR_LOWER, "tensorize %s with %s: fragment %s is not whole dense %lld x %lld tiles (fragment buffers "
                             "hold their tiles row after row, each starting at a multiple of %lld elements)", st->tensor->name, in->name,
@@ -1597,6 +1599,13 @@ static int _tc_tensor_operand(_tc_lower *L, const tc_stage *st, const tc_intrin 
         return _tc_fail(ctx, TC_ERROR_LOWER, "tensorize %s with %s: the columns of %s are not contiguous (tiles are read and written "
                         "row-major)", st->tensor->name, in->name, _tc_expr_text(acc, what)), 0;
     *ldm = stride[rows_axis];
+    if (want == TC_SCOPE_SHARED) { /* ldmatrix: every lane's row address 16-byte aligned */
+        int64_t per16 = 16 / tc_dtype_bytes(buf->dtype);
+        if (sr % per16 || !_tc_exact_div(base, per16))
+            return _tc_fail(ctx, TC_ERROR_LOWER, "tensorize %s with %s: the rows of %s are not all 16-byte aligned (its first element at %s, "
+                            "rows %lld elements apart; ldmatrix needs both multiples of %lld)", st->tensor->name, in->name,
+                            _tc_expr_text(acc, what), _tc_expr_text(base, base_text), (long long)sr, (long long)per16), 0;
+    }
     return 1;
 }
 
@@ -3374,7 +3383,10 @@ static int _tc_vm_tensor(_tc_block_run *br, const _tc_val *r, const _tc_vm_tenso
                             br->kern->name, in->name, b[q]->name, (long long)first[q], (long long)_TC_AT(q, rows - 1, cols - 1),
                             (long long)br->size[op->buf[q]], (long long)br->block_idx[0], (long long)br->block_idx[1],
                             (long long)br->block_idx[2]), 0;
-        if (in->scopes[q] == TC_SCOPE_GLOBAL && ((first[q] * bytes) % 32 || (ldm[q] * bytes) % 16))
+        if (in->scopes[q] == TC_SCOPE_SHARED && ((first[q] * bytes) % 16 || (ldm[q] * bytes) % 16))
+            return _tc_fail(vm->ctx, TC_ERROR_EXECUTION, "kernel %s: %s on %s[%lld] with rows %lld apart: ldmatrix needs every row 16-byte "
+                            "aligned", br->kern->name, in->name, b[q]->name, (long long)first[q], (long long)ldm[q]), 0;
+        if (_tc_intrin_is_wmma(in) && in->scopes[q] == TC_SCOPE_GLOBAL && ((first[q] * bytes) % 32 || (ldm[q] * bytes) % 16))
             return _tc_fail(vm->ctx, TC_ERROR_EXECUTION, "kernel %s: %s on %s[%lld] with rows %lld apart: the GPU needs a 32-byte aligned tile "
                             "and rows a multiple of 16 bytes apart", br->kern->name, in->name, b[q]->name, (long long)first[q], (long long)ldm[q]), 0;
         if (br->touch[op->buf[q]])
@@ -3387,13 +3399,13 @@ static int _tc_vm_tensor(_tc_block_run *br, const _tc_val *r, const _tc_vm_tenso
     for (i = 0; i < rows; i++)
         for (j = 0; j < cols; j++) {
             double v = 0;
-            if (in->kind == TC_INTRIN_WMMA_MMA) {
+            if (_tc_intrin_is_mma(in)) {
                 v = _tc_vm_read(base[0], TC_FLOAT32, _TC_AT(0, i, j), &iv);
                 for (x = 0; x < in->k; x++)
                     v += _tc_vm_read(base[1], b[1]->dtype, _TC_AT(1, i, x), &iv) * _tc_vm_read(base[2], b[2]->dtype, _TC_AT(2, x, j), &iv);
-            } else if (in->kind != TC_INTRIN_WMMA_FILL) { /* a load or a store: a copy */
+            } else if (!_tc_intrin_is_fill(in)) { /* a load or a store: a copy */
                 v = _tc_vm_read(base[1], b[1]->dtype, _TC_AT(1, i, j), &iv);
-                if (in->kind != TC_INTRIN_WMMA_STORE && in->in_dtype == TC_FLOAT32) v = _tc_round_tf32(v);
+                if (!_tc_intrin_is_store(in) && in->in_dtype == TC_FLOAT32) v = _tc_round_tf32(v);
             }
             acc[i * cols + j] = v;
         }
