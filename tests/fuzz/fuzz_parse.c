@@ -178,7 +178,8 @@ static tc_tensor *fz_any_tensor(fz_state *st, unsigned k) {
 /* One schedule primitive from FZ_OP_BYTES bytes: b[0] which, b[1] the
    stage, b[2] and b[3] loops (or another stage), b[4] a number. */
 static void fz_apply(fz_state *st, const uint8_t *b) {
-    static const tc_scope cache_scopes[] = {TC_SCOPE_SHARED, TC_SCOPE_LOCAL, TC_SCOPE_WMMA_MATRIX_A, TC_SCOPE_WMMA_ACCUMULATOR};
+    static const tc_scope cache_scopes[] = {TC_SCOPE_SHARED, TC_SCOPE_LOCAL, TC_SCOPE_WMMA_MATRIX_A, TC_SCOPE_WMMA_ACCUMULATOR,
+                                           TC_SCOPE_MMA_MATRIX_A, TC_SCOPE_MMA_ACCUMULATOR};
     tc_stage *s = fz_stage(st, b[1]), *parent;
     tc_iter *x, *y;
     tc_tensor *reader;
@@ -186,7 +187,7 @@ static void fz_apply(fz_state *st, const uint8_t *b) {
     if (!s) return;
     x = fz_leaf(s, b[2]);
     y = fz_leaf(s, b[3]);
-    switch (b[0] % 17) {
+    switch (b[0] % 20) {
     case 0: if (x) fz_split(st, s, x, b[4] == 255 ? 0 : num, 0); break; /* 0: a bad factor */
     case 1: if (x) fz_split(st, s, x, num, 1); break;
     case 2: if (x && y) fz_fuse(st, s, x, y); break;
@@ -202,14 +203,23 @@ static void fz_apply(fz_state *st, const uint8_t *b) {
     case 9: if (x) fz_check_failure(st, tc_vectorize(s, x), "vectorize"); break;
     case 10:
         reader = st->tensors[b[1] % (unsigned)st->ntensors];
-        fz_keep(st, tc_cache_read(st->sched, fz_any_tensor(st, b[2]), cache_scopes[b[4] % 4], 1, &reader), "cache_read");
+        fz_keep(st, tc_cache_read(st->sched, fz_any_tensor(st, b[2]), cache_scopes[b[4] % 6], 1, &reader), "cache_read");
         break;
-    case 11: fz_keep(st, tc_cache_write(st->sched, st->tensors[b[1] % (unsigned)st->ntensors], cache_scopes[b[4] % 4]), "cache_write"); break;
+    case 11: fz_keep(st, tc_cache_write(st->sched, st->tensors[b[1] % (unsigned)st->ntensors], cache_scopes[b[4] % 6]), "cache_write"); break;
     case 12:
         if (x) fz_check_failure(st, tc_pragma(s, x, b[4] & 1 ? "unroll_explicit" : "auto_unroll_max_step", b[4] >> 1), "pragma");
         break;
     case 13: if (x) fz_check_failure(st, tc_storage_align(s, x, b[4] % 33, b[3] % 9), "storage_align"); break;
     case 14: fz_check_failure(st, tc_double_buffer(s), "double_buffer"); break;
+    case 16: fz_check_failure(st, tc_pipeline(s, b[4] % 9), "pipeline"); break; /* 0: a bad stage count */
+    case 17: fz_check_failure(st, tc_async_copy(s), "async_copy"); break;
+    case 18:
+        if (x) {
+            static const tc_dtype types[] = {TC_FLOAT16, TC_BFLOAT16, TC_FLOAT32};
+            const tc_intrin *mma = tc_intrin_mma(st->ctx, (tc_intrin_kind)(TC_INTRIN_MMA_LDMATRIX_A + b[4] % 5), types[b[3] % 3]);
+            if (mma) fz_check_failure(st, tc_tensorize(s, x, mma), "tensorize (mma)");
+        }
+        break;
     case 15: if (x && y) fz_tile(st, s, x, y, num, 1 + b[3] % 16); break;
     default: if (x) fz_check_failure(st, tc_tensorize(s, x, tc_intrin_wmma(st->ctx, TC_INTRIN_WMMA_MMA, TC_FLOAT16)), "tensorize"); break;
     }
