@@ -180,6 +180,8 @@ typedef enum tc_expr_kind {
     TC_ACCESS,    /* tensor[args...], multi-dimensional read of a tensor */
     TC_LOAD,      /* buffer[args[0]], flat read of a buffer (after storage flattening) */
     TC_REDUCE,    /* reduction of args[0] over reduce axes (sum, max, min) */
+    TC_XOR,       /* a ^ b: bitwise exclusive or of integers (storage flattening's swizzled shared
+                     layouts); last so that the kinds before it keep their values */
     TC_EXPR_KIND_COUNT
 } tc_expr_kind;
 
@@ -239,6 +241,7 @@ TECOMP_API const tc_expr *tc_div(const tc_expr *a, const tc_expr *b);
 TECOMP_API const tc_expr *tc_mod(const tc_expr *a, const tc_expr *b);
 TECOMP_API const tc_expr *tc_min(const tc_expr *a, const tc_expr *b);
 TECOMP_API const tc_expr *tc_max(const tc_expr *a, const tc_expr *b);
+TECOMP_API const tc_expr *tc_xor(const tc_expr *a, const tc_expr *b); /* integers only */
 TECOMP_API const tc_expr *tc_eq(const tc_expr *a, const tc_expr *b);
 TECOMP_API const tc_expr *tc_ne(const tc_expr *a, const tc_expr *b);
 TECOMP_API const tc_expr *tc_lt(const tc_expr *a, const tc_expr *b);
@@ -373,6 +376,7 @@ struct tc_buffer {
     const tc_expr *size;   /* elements */
     tc_tensor *tensor;     /* the tensor it stores, if any */
     uint32_t id;
+    int swizzle_bits;      /* tc_storage_swizzle: 16-byte chunk c of row r stored at c ^ (r % 2^bits); 0: none */
 };
 
 /* Tensor intrinsics: a small computation the hardware does in one step. Each
@@ -1200,6 +1204,7 @@ static const tc_expr *_tc_fold(tc_context *ctx, tc_expr_kind k, tc_dtype t, cons
         case TC_GE: return _tc_int_typed(ctx, TC_BOOL, x >= y);
         case TC_AND: return _tc_int_typed(ctx, TC_BOOL, x && y);
         case TC_OR: return _tc_int_typed(ctx, TC_BOOL, x || y);
+        case TC_XOR: return _tc_int_typed(ctx, t, x ^ y);
         default: return NULL;
         }
     }
@@ -1208,9 +1213,12 @@ static const tc_expr *_tc_fold(tc_context *ctx, tc_expr_kind k, tc_dtype t, cons
 static const char *_tc_kind_name(tc_expr_kind k) {
     static const char *names[TC_EXPR_KIND_COUNT] = {
         "int literal", "float literal", "variable", "+", "-", "*", "/", "%", "min", "max", "==", "!=", "<",
-        "<=", ">", ">=", "&&", "||", "!", "select", "cast", "call", "access", "load", "reduce"};
+        "<=", ">", ">=", "&&", "||", "!", "select", "cast", "call", "access", "load", "reduce", "^"};
     return (k >= 0 && k < TC_EXPR_KIND_COUNT) ? names[k] : "?";
 }
+
+/* The kinds tc_binary builds: the arithmetic, comparisons and logic, and xor. */
+static int _tc_is_binary(tc_expr_kind k) { return (k >= TC_ADD && k <= TC_OR) || k == TC_XOR; }
 
 TECOMP_API const tc_expr *tc_binary(tc_expr_kind k, const tc_expr *a, const tc_expr *b) {
     tc_context *ctx;
@@ -1220,7 +1228,7 @@ TECOMP_API const tc_expr *tc_binary(tc_expr_kind k, const tc_expr *a, const tc_e
     const tc_expr *folded;
     if (!a || !b) return NULL;
     ctx = a->ctx;
-    if (k < TC_ADD || k > TC_OR) {
+    if (!_tc_is_binary(k)) {
         _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_binary: '%s' is not a binary operator", _tc_kind_name(k));
         return NULL;
     }
@@ -1238,8 +1246,8 @@ TECOMP_API const tc_expr *tc_binary(tc_expr_kind k, const tc_expr *a, const tc_e
         t = TC_BOOL;
     } else {
         t = _tc_promote(a->dtype, b->dtype);
-        if (k == TC_MOD && tc_dtype_is_float(t)) {
-            _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "'%%' needs integer operands, got %s", tc_dtype_name(t));
+        if ((k == TC_MOD || k == TC_XOR) && tc_dtype_is_float(t)) {
+            _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "'%s' needs integer operands, got %s", k == TC_MOD ? "%" : "^", tc_dtype_name(t));
             return NULL;
         }
         if (a->dtype != t) a = tc_cast(t, a);
@@ -1261,6 +1269,7 @@ TECOMP_API const tc_expr *tc_div(const tc_expr *a, const tc_expr *b) { return tc
 TECOMP_API const tc_expr *tc_mod(const tc_expr *a, const tc_expr *b) { return tc_binary(TC_MOD, a, b); }
 TECOMP_API const tc_expr *tc_min(const tc_expr *a, const tc_expr *b) { return tc_binary(TC_MIN, a, b); }
 TECOMP_API const tc_expr *tc_max(const tc_expr *a, const tc_expr *b) { return tc_binary(TC_MAX, a, b); }
+TECOMP_API const tc_expr *tc_xor(const tc_expr *a, const tc_expr *b) { return tc_binary(TC_XOR, a, b); }
 TECOMP_API const tc_expr *tc_eq(const tc_expr *a, const tc_expr *b) { return tc_binary(TC_EQ, a, b); }
 TECOMP_API const tc_expr *tc_ne(const tc_expr *a, const tc_expr *b) { return tc_binary(TC_NE, a, b); }
 TECOMP_API const tc_expr *tc_lt(const tc_expr *a, const tc_expr *b) { return tc_binary(TC_LT, a, b); }
@@ -1482,7 +1491,7 @@ static const tc_expr *_tc_rebuild(const tc_expr *e, const tc_expr *const *args) 
     case TC_ACCESS: return tc_access(e->tensor, e->nargs, args);
     case TC_LOAD: return _tc_load(e->buffer, args[0]);
     default:
-        if (e->kind >= TC_ADD && e->kind <= TC_OR) return tc_binary(e->kind, args[0], args[1]);
+        if (_tc_is_binary(e->kind)) return tc_binary(e->kind, args[0], args[1]);
     }
     p = *e;
     p.args = args;
@@ -1726,6 +1735,11 @@ static _tc_range _tc_range_of(const tc_expr *e) {
     case TC_SELECT:
         a = _tc_range_of(e->args[1]), b = _tc_range_of(e->args[2]);
         return _tc_range_make(a.lo < b.lo ? a.lo : b.lo, a.hi > b.hi ? a.hi : b.hi);
+    case TC_XOR: /* operands in [0, 2^m) give a result in [0, 2^m); anything else: unknown */
+        a = _tc_range_of(e->args[0]), b = _tc_range_of(e->args[1]);
+        if (a.lo < 0 || b.lo < 0 || a.hi >= _TC_INF || b.hi >= _TC_INF) return _tc_range_all;
+        for (c = 1; c <= a.hi || c <= b.hi; c *= 2) {}
+        return _tc_range_make(0, c - 1);
     default:
         if (e->dtype == TC_BOOL) return _tc_range_make(0, 1);
         return _tc_range_all;
@@ -2130,6 +2144,11 @@ static const tc_expr *_tc_simplify_rules(const tc_expr *e) {
         if (a->kind == TC_INT_IMM) return a->v.i ? a : b;
         if (b->kind == TC_INT_IMM) return b->v.i ? b : a;
         return e;
+    case TC_XOR: /* x ^ 0 is x (a swizzle's first row) and x ^ x is 0 */
+        if (tc_expr_is_const(b, &c) && c == 0) return a;
+        if (tc_expr_is_const(a, &c) && c == 0) return b;
+        if (a == b) return _tc_int_typed(ctx, e->dtype, 0);
+        return e;
     default: return e;
     }
 }
@@ -2240,6 +2259,7 @@ static int _tc_kind_prec(const tc_expr *e, _tc_style style) {
     case TC_ADD: case TC_SUB: return 9;
     case TC_LT: case TC_LE: case TC_GT: case TC_GE: return 7;
     case TC_EQ: case TC_NE: return 6;
+    case TC_XOR: return 5;
     case TC_AND: return 4;
     case TC_OR: return 3;
     case TC_SELECT: return style == _TC_STYLE_CUDA ? 2 : 20;
@@ -2430,17 +2450,19 @@ static void _tc_print_infix(tc_str *s, const tc_expr *e, int prec, const char *o
     int mixed = e->kind == TC_MUL && (a->kind == TC_DIV || a->kind == TC_MOD) && style == _TC_STYLE_CUDA;
     /* && and || are associative: a && (b && c) prints as a && b && c */
     int assoc = (e->kind == TC_AND || e->kind == TC_OR) && b->kind == e->kind;
-    _tc_print_operand(s, a, mixed ? 99 : prec, style);
+    /* (x / 2) ^ (y % 8) reads better than x / 2 ^ y % 8: operands of ^ bracket any arithmetic */
+    int bitwise = e->kind == TC_XOR;
+    _tc_print_operand(s, a, mixed ? 99 : bitwise ? 11 : prec, style);
     tc_str_printf(s, "%s", op);
     /* otherwise the right operand binds tighter, to keep a - (b + c) intact */
-    _tc_print_operand(s, b, assoc ? prec : prec + 1, style);
+    _tc_print_operand(s, b, assoc ? prec : bitwise ? 11 : prec + 1, style);
 }
 
 /* e as _tc_print writes it, except that a 16-bit float value CUDA must
    round (_tc_cuda_rounds) is left a float, unrounded: the caller rounds it. */
 static void _tc_print_unrounded(tc_str *s, const tc_expr *e, _tc_style style) {
     static const char *ops[TC_EXPR_KIND_COUNT] = {0, 0, 0, " + ", " - ", "*", " / ", " % ", 0, 0, " == ", " != ", " < ",
-                                                  " <= ", " > ", " >= ", " && ", " || "};
+                                                  " <= ", " > ", " >= ", " && ", " || ", 0, 0, 0, 0, 0, 0, 0, " ^ "};
     int p, k;
     if (!e) { tc_str_printf(s, "<null>"); return; }
     p = _tc_kind_prec(e, style);
@@ -2467,7 +2489,7 @@ static void _tc_print_unrounded(tc_str *s, const tc_expr *e, _tc_style style) {
         _tc_print_infix(s, e, p, style == _TC_STYLE_CUDA ? " * " : "*", style);
         return;
     case TC_ADD: case TC_SUB: case TC_EQ: case TC_NE: case TC_LT: case TC_LE: case TC_GT: case TC_GE:
-    case TC_AND: case TC_OR:
+    case TC_AND: case TC_OR: case TC_XOR:
         _tc_print_infix(s, e, p, ops[e->kind], style);
         return;
     case TC_MIN: case TC_MAX:
@@ -2921,6 +2943,11 @@ static void _tc_print_stmt(tc_str *s, const tc_stmt *st, int depth) {
         tc_str_printf(s, "\n");
         return;
     case TC_S_ALLOCATE:
+        if (st->buffer->swizzle_bits) { /* the layout the flat indices below compute */
+            _tc_indent(s, depth);
+            tc_str_printf(s, "// attr [%s] storage_swizzle = %d: 16-byte chunk c of row r at c ^ (r %% %d)\n", st->buffer->name,
+                          st->buffer->swizzle_bits, 1 << st->buffer->swizzle_bits);
+        }
         _tc_indent(s, depth);
         tc_str_printf(s, "allocate %s[%s * ", st->buffer->name, tc_dtype_name(st->buffer->dtype));
         _tc_print(s, st->buffer->size, _TC_STYLE_IR);

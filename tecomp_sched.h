@@ -87,6 +87,20 @@ TECOMP_API tc_tensor *tc_cache_write(tc_schedule *s, tc_tensor *t, tc_scope scop
 /* Pad the stride of dimension `axis` (a root axis) of st's buffer so that
    stride % factor == offset: spreads shared-memory rows over banks. */
 TECOMP_API tc_result tc_storage_align(tc_stage *st, tc_iter *axis, int factor, int offset);
+/* Swizzle the shared stage st's buffer (CUTLASS's Swizzle<bits, 4, 3> on
+   bytes): its rows are the last dimension, r the index along the one
+   before; a row is cut into 16-byte chunks, and chunk c of row r is stored
+   at chunk c ^ (r % 2^bits) of the same row. Within a row that is a
+   bijection, and chunks stay whole, so 16-byte cp.async copies, vector
+   accesses and ldmatrix rows stay valid. bits 3 on rows of 128 bytes (or a
+   multiple) puts 8 consecutive rows' chunk c in 8 distinct groups of 4
+   banks: ldmatrix's 8 row reads and a warp's column of 16-byte stores see
+   no bank conflict. Bound inference and the host executor's checks see
+   logical indices; only storage flattening applies the swizzle, and the
+   printed IR says so on the allocation. bits 1 to 3; lowering refuses rows
+   whose width in bytes is not a constant multiple of 16 * 2^bits. The
+   swizzle replaces padding: storage_align on the same stage is refused. */
+TECOMP_API tc_result tc_storage_swizzle(tc_stage *st, int bits);
 /* Software-pipeline the shared stage st over the serial loop it is computed
    at (TVM's software_pipeline_stage): nstages copies of its buffer, the
    loop's iteration k in copy k % nstages. Before the loop the first
@@ -252,6 +266,7 @@ struct tc_stage {
     tc_scope scope;          /* where its buffer lives */
     int scope_given;         /* scope chosen by a cache primitive (else inferred at lowering) */
     int align_factor[16], align_offset[16]; /* storage_align per dimension; factor 0: none */
+    int swizzle_bits;    /* tc_storage_swizzle; 0: none */
     int pipeline_stages; /* tc_pipeline: copies of the buffer; 0 or 1: none */
     int async_copy;      /* tc_async_copy: fetched with cp.async */
     int is_output;
@@ -767,8 +782,31 @@ TECOMP_API tc_result tc_storage_align(tc_stage *st, tc_iter *axis, int factor, i
     if (factor < 1 || offset < 0 || offset >= factor)
         return _tc_fail(st->sch->ctx, TC_ERROR_SCHEDULE, "storage_align on stage %s: needs factor >= 1 and 0 <= offset < factor (got %d, %d)",
                         st->tensor->name, factor, offset);
+    if (st->swizzle_bits)
+        return _tc_fail(st->sch->ctx, TC_ERROR_SCHEDULE, "storage_align on stage %s: it is swizzled, which spreads its rows over the banks "
+                        "in place of padding; use one or the other", st->tensor->name);
     st->align_factor[k] = factor;
     st->align_offset[k] = offset;
+    return TC_OK;
+}
+
+TECOMP_API tc_result tc_storage_swizzle(tc_stage *st, int bits) {
+    int k;
+    if (!st) return TC_ERROR_INVALID_ARGUMENT;
+    if (st->scope != TC_SCOPE_SHARED)
+        return _tc_fail(st->sch->ctx, TC_ERROR_SCHEDULE, "storage_swizzle on stage %s: only shared-memory caches are swizzled",
+                        st->tensor->name);
+    if (st->tensor->ndim < 2)
+        return _tc_fail(st->sch->ctx, TC_ERROR_SCHEDULE, "storage_swizzle on stage %s: it has %d dimension; the swizzle permutes the "
+                        "chunks of a row by the row's index, so it needs two or more", st->tensor->name, st->tensor->ndim);
+    if (bits < 1 || bits > 3)
+        return _tc_fail(st->sch->ctx, TC_ERROR_SCHEDULE, "storage_swizzle on stage %s: bits %d; 1 to 3 are supported (8 chunks of 16 "
+                        "bytes span the 32 banks)", st->tensor->name, bits);
+    for (k = 0; k < st->tensor->ndim; k++)
+        if (st->align_factor[k])
+            return _tc_fail(st->sch->ctx, TC_ERROR_SCHEDULE, "storage_swizzle on stage %s: it has storage_align, whose padding the "
+                            "swizzle replaces; use one or the other", st->tensor->name);
+    st->swizzle_bits = bits;
     return TC_OK;
 }
 
@@ -1326,6 +1364,28 @@ static _tc_pipe *_tc_pipe_of(_tc_lower *L, int k) {
     return p;
 }
 
+static const char *_tc_expr_text(const tc_expr *e, char *buf);
+
+/* A swizzled stage's buffer must be shared and its rows whole groups of
+   2^bits chunks of 16 bytes, so that every chunk's partner is in its row. */
+static tc_result _tc_check_swizzle(_tc_lower *L, int k) {
+    tc_stage *st = L->sch->stages[k];
+    const _tc_stage_lower *v = &L->sl[k];
+    int64_t cols = 0, bytes = tc_dtype_bytes(st->tensor->dtype), group = (int64_t)16 << st->swizzle_bits;
+    char text[256];
+    if (v->scope != TC_SCOPE_SHARED)
+        return _tc_fail(L->ctx, TC_ERROR_SCHEDULE, "storage_swizzle on stage %s: it lives in %s memory; only shared buffers are swizzled",
+                        st->tensor->name, tc_scope_name(v->scope));
+    if (!tc_expr_is_const(v->root_ext[st->tensor->ndim - 1], &cols))
+        return _tc_fail(L->ctx, TC_ERROR_SCHEDULE, "storage_swizzle on stage %s: its rows are %s elements wide, not a constant",
+                        st->tensor->name, _tc_expr_text(v->root_ext[st->tensor->ndim - 1], text));
+    if ((cols * bytes) % group)
+        return _tc_fail(L->ctx, TC_ERROR_SCHEDULE, "storage_swizzle on stage %s: its rows are %lld bytes wide; swizzle bits %d need a "
+                        "multiple of %lld (16-byte chunks in groups of %d)", st->tensor->name, (long long)(cols * bytes), st->swizzle_bits,
+                        (long long)group, 1 << st->swizzle_bits);
+    return TC_OK;
+}
+
 /* The buffer of an attached stage: its region, in its scope, rows padded by
    storage_align, nstages times over when pipelined. */
 static tc_result _tc_stage_buffer(_tc_lower *L, int k) {
@@ -1353,6 +1413,8 @@ static tc_result _tc_stage_buffer(_tc_lower *L, int k) {
     }
     if (!(v->buffer = tc_buffer_new(L->ctx, st->tensor->name, st->tensor->dtype, v->scope, tc_simplify(size)))) return TC_ERROR_OUT_OF_MEMORY;
     v->buffer->tensor = st->tensor;
+    if (st->swizzle_bits && _tc_check_swizzle(L, k) != TC_OK) return _TC_LOWER_FAIL(L);
+    v->buffer->swizzle_bits = st->swizzle_bits;
     if (pipe) {
         if (pipe->nbuffers == 16) return _tc_fail(L->ctx, TC_ERROR_LOWER, "more than 16 stages pipelined at one loop");
         pipe->buffers[pipe->nbuffers++] = v->buffer;
@@ -1567,6 +1629,9 @@ static int _tc_tensor_operand(_tc_lower *L, const tc_stage *st, const tc_intrin 
     if (want == TC_SCOPE_GLOBAL ? (buf->scope != TC_SCOPE_GLOBAL && buf->scope != TC_SCOPE_SHARED) : buf->scope != want) /* shared: ldmatrix's */
         return _tc_fail(ctx, TC_ERROR_LOWER, "tensorize %s with %s: %s lives in %s memory; the intrinsic wants it in %s", st->tensor->name,
                         in->name, _tc_expr_text(acc, what), tc_scope_name(buf->scope), want == TC_SCOPE_GLOBAL ? "global or shared" : tc_scope_name(want)), 0;
+    if (buf->swizzle_bits) /* the intrinsic addresses rows as first + r * ldm, which a swizzle is not */
+        return _tc_fail(ctx, TC_ERROR_LOWER, "tensorize %s with %s: %s is swizzled (storage_swizzle); the intrinsic's operands are not yet "
+                        "addressed through a swizzle", st->tensor->name, in->name, buf->name), 0;
     for (j = 0; j < ntile; j++) zero[j] = tc_int(ctx, 0);
     base = tc_simplify(tc_substitute(flat, ntile, tile, zero));
     affine = base;
@@ -1873,6 +1938,20 @@ static tc_result _tc_pass_buffers(_tc_lower *L) {
     return TC_OK;
 }
 
+/* Where column idx[last] of row idx[last - 1] of a swizzled buffer lives
+   in its row: ((col / e) ^ (row % 2^bits)) * e + col % e, e elements to a
+   16-byte chunk (a power of two, so the xor only moves whole chunks). The
+   simplifier reduces col / e and col % e where the column's terms allow
+   (a vector's lanes stay + lane, so vector and cp.async accesses remain). */
+static const tc_expr *_tc_swizzled_column(const _tc_stage_lower *v, const tc_tensor *t, const tc_expr *const *idx) {
+    int last = t->ndim - 1;
+    int64_t per_chunk = 16 / tc_dtype_bytes(t->dtype);
+    const tc_expr *col = tc_sub(idx[last], v->root_min[last]);
+    const tc_expr *row = tc_sub(idx[last - 1], v->root_min[last - 1]);
+    const tc_expr *chunk = tc_xor(tc_divi(col, per_chunk), tc_modi(row, (int64_t)1 << v->buffer->swizzle_bits));
+    return tc_add(tc_muli(chunk, per_chunk), tc_modi(col, per_chunk));
+}
+
 /* Where element idx of tensor t lives: its buffer and the flat index in it
    (row-major over the region the stage computes, from its root_min). */
 static const tc_expr *_tc_flat_index(_tc_lower *L, const tc_tensor *t, const tc_expr *const *idx, tc_buffer **buffer) {
@@ -1881,8 +1960,11 @@ static const tc_expr *_tc_flat_index(_tc_lower *L, const tc_tensor *t, const tc_
     int k;
     if (si >= 0 && L->sch->stages[si]->attach == _TC_ATTACH_AT) {
         const _tc_stage_lower *v = &L->sl[si];
+        int last = t->ndim - 1;
         flat = v->offset;
-        for (k = 0; k < t->ndim; k++) flat = tc_add(flat, tc_mul(tc_sub(idx[k], v->root_min[k]), v->stride[k]));
+        for (k = 0; k < t->ndim; k++)
+            if (k != last || !v->buffer->swizzle_bits) flat = tc_add(flat, tc_mul(tc_sub(idx[k], v->root_min[k]), v->stride[k]));
+        if (v->buffer->swizzle_bits) flat = tc_add(flat, _tc_swizzled_column(v, t, idx));
         *buffer = v->buffer;
         return tc_simplify(flat);
     }
@@ -2893,6 +2975,7 @@ static int _tc_eval_sizes(const tc_func *f, const tc_expr *e, const int64_t *siz
     case TC_GE: *out = a >= b; return 1;
     case TC_AND: *out = a && b; return 1;
     case TC_OR: *out = a || b; return 1;
+    case TC_XOR: *out = a ^ b; return 1;
     default: return 0;
     }
 }
@@ -3576,6 +3659,7 @@ static int _tc_vm_thread(_tc_block_run *br, _tc_val *r, int *pc, int64_t tid) {
                 case TC_GT: v.i = a.i > b.i; break;
                 case TC_GE: v.i = a.i >= b.i; break;
                 case TC_AND: v.i = a.i && b.i; break;
+                case TC_XOR: v.i = _tc_wrap(t, (uint64_t)(a.i ^ b.i)); break;
                 default: v.i = a.i || b.i; break;
                 }
             }

@@ -327,6 +327,13 @@ TC_TEST(mismatches_are_errors_not_wrong_code) {
     TC_CHECK_EQ_INT(tensorize_all(&m, TC_FLOAT16), TC_OK);
     TC_CHECK_EQ_INT(lower_mm(&m, &f), TC_ERROR_LOWER);
     TC_CHECK_CONTAINS(tc_last_error(ctx), "lives in global memory; the intrinsic wants it in shared");
+    /* ldmatrix addresses rows as first + r * ldm: a swizzled A.shared (rows of 32 bytes) is refused by name */
+    m = build(TC_FLOAT16, 16);
+    TC_CHECK_EQ_INT(tc_storage_swizzle(tc_stage_of(m.s, m.AS), 1), TC_OK);
+    TC_CHECK_EQ_INT(tensorize_all(&m, TC_FLOAT16), TC_OK);
+    TC_CHECK_EQ_INT(lower_mm(&m, &f), TC_ERROR_LOWER);
+    TC_CHECK_CONTAINS(tc_last_error(ctx), "tensorize A.shared.mma.matrix_a with mma.ldmatrix_a: A.shared is swizzled (storage_swizzle); "
+                                          "the intrinsic's operands are not yet addressed through a swizzle");
     /* ldmatrix rows 16-byte aligned: A.shared's rows padded to 20 halves (40 bytes) are not */
     m = build(TC_FLOAT16, 16);
     TC_CHECK_EQ_INT(tc_storage_align(tc_stage_of(m.s, m.AS), tc_axis_of(tc_stage_of(m.s, m.AS), 0), 16, 4), TC_OK);
