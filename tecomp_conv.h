@@ -2000,6 +2000,10 @@ TECOMP_API tc_template_fn tc_conv2d_template_for(const tc_conv2d_desc *d, const 
         if (name) *name = "conv2d_tensorcore";
         return tc_conv2d_tensorcore_template;
     }
+    if (r.layout == TC_LAYOUT_NHWC && (r.dtype == TC_FLOAT16 || r.dtype == TC_BFLOAT16)) {
+        if (name) *name = "conv2d_mma";
+        return tc_conv2d_mma_template;
+    }
     if (r.dtype != TC_FLOAT32 || (r.layout != TC_LAYOUT_NCHW && !hwcn)) return NULL;
     if (!hwcn && r.groups == r.c && r.k == r.c) {
         if (name) *name = "conv2d_depthwise";

@@ -150,10 +150,125 @@ TC_TEST(small_shapes_match_the_reference) {
     }
 }
 
+/* Every configuration's CUDA compiles for sm_80 and sm_90 (ldmatrix, mma.sync, cp.async in it). */
+TC_TEST(cuda_compiles_through_nvrtc) {
+    static const tiles configs[] = {{64, 64, 32, 32, 32, 3, 8}, {128, 128, 64, 32, 32, 4, 8}, {32, 32, 16, 16, 16, 2, 4}};
+    static const int archs[] = {80, 90};
+    tc_conv2d_desc d = nhwc(TC_FLOAT16, 2, 32, 9, 9, 64, 3, 3, 1, 1, 1);
+    size_t k, a;
+    int nvrtc = tc_nvrtc_init(ctx, NULL) == TC_OK;
+    for (k = 0; k < sizeof configs / sizeof configs[0]; k++) {
+        const tc_func *f = lower_config(&d, &configs[k], NULL);
+        const char *cuda = f ? tc_cuda_source(f) : NULL;
+        TC_CHECK(cuda != NULL);
+        if (!cuda) continue;
+        TC_CHECK_CONTAINS(cuda, "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32");
+        TC_CHECK_CONTAINS(cuda, "ldmatrix.sync.aligned.m8n8.x4.shared.b16");
+        TC_CHECK_CONTAINS(cuda, configs[k].vec == 8 ? "cp.async.cg.shared.global [%0], [%1], 16" : "cp.async.ca.shared.global [%0], [%1], 8");
+        for (a = 0; nvrtc && a < sizeof archs / sizeof archs[0]; a++) {
+            tc_cubin bin;
+            tc_result r = tc_cuda_compile(ctx, cuda, "conv_mma", archs[a], 0, NULL, &bin);
+            TC_CHECK_EQ_INT(r, TC_OK);
+            if (r != TC_OK) printf("  sm_%d: %s\n", archs[a], tc_last_error(ctx));
+            tc_cubin_free(ctx, &bin);
+        }
+    }
+    if (!nvrtc) TC_SKIP("NVRTC not installed");
+}
+
+/* What it does not build is refused with a message, never built wrong. */
+TC_TEST(refuses_what_it_cannot_build) {
+    tc_config_space *space = NULL;
+    tc_conv2d_desc d = nhwc(TC_FLOAT16, 1, 3, 8, 8, 16, 3, 3, 1, 1, 1);
+    tiles t = {32, 32, 16, 16, 16, 2, 8};
+    TC_CHECK_EQ_INT(tc_space_create(ctx, tc_conv2d_mma_template, &d, &space), TC_ERROR_INVALID_ARGUMENT);
+    TC_CHECK_CONTAINS(tc_last_error(ctx), "conv2d_mma: c (input channels) must be a multiple of 8 (16-byte copies of one tap's channels); got 3");
+    d = nhwc(TC_FLOAT16, 1, 16, 8, 8, 16, 3, 3, 1, 1, 1);
+    d.groups = 2;
+    TC_CHECK_EQ_INT(tc_space_create(ctx, tc_conv2d_mma_template, &d, &space), TC_ERROR_INVALID_ARGUMENT);
+    TC_CHECK_CONTAINS(tc_last_error(ctx), "conv2d_mma: one group only; the task has 2");
+    d.groups = 1, d.layout = TC_LAYOUT_NCHW;
+    TC_CHECK_EQ_INT(tc_space_create(ctx, tc_conv2d_mma_template, &d, &space), TC_ERROR_INVALID_ARGUMENT);
+    TC_CHECK_CONTAINS(tc_last_error(ctx), "conv2d_mma: builds NHWC float16 and bfloat16 kernels; the task is NCHW float16");
+    d.layout = TC_LAYOUT_NHWC, d.dtype = TC_FLOAT32;
+    TC_CHECK_EQ_INT(tc_space_create(ctx, tc_conv2d_mma_template, &d, &space), TC_ERROR_INVALID_ARGUMENT);
+    TC_CHECK_CONTAINS(tc_last_error(ctx), "the task is NHWC float32");
+    d.dtype = TC_FLOAT16;
+    TC_CHECK(lower_config(&d, &t, NULL) == NULL); /* 128 threads x 8 halves overrun a 32 x 16 tile */
+    TC_CHECK_CONTAINS(tc_last_error(ctx), "conv2d_mma: 128 threads copying 8 elements each do not divide the shared tiles (32 x 16 and 16 x 32)");
+    t.wm = 64;
+    TC_CHECK(lower_config(&d, &t, NULL) == NULL);
+    TC_CHECK_CONTAINS(tc_last_error(ctx), "conv2d_mma: warp tile 64 x 16 does not tile block tile 32 x 32 in at most 32 warps");
+}
+
+/* NHWC float16 and bfloat16 go to conv2d_mma; it is found by name. */
+TC_TEST(template_for_picks_it_for_nhwc_half) {
+    tc_conv2d_desc d = nhwc(TC_FLOAT16, 32, 256, 14, 14, 256, 3, 3, 1, 1, 1);
+    const char *name = NULL;
+    TC_CHECK(tc_conv2d_template_for(&d, &name) == tc_conv2d_mma_template);
+    TC_CHECK_STR(name, "conv2d_mma");
+    d.dtype = TC_BFLOAT16;
+    TC_CHECK(tc_conv2d_template_for(&d, &name) == tc_conv2d_mma_template);
+    d.dtype = TC_FLOAT32;
+    TC_CHECK(tc_conv2d_template_for(&d, &name) == NULL);
+    TC_CHECK(tc_conv2d_template_named("conv2d_mma") == tc_conv2d_mma_template);
+}
+
+/* Device buffers of a shape's data, the kernel run once, the output back. */
+static tc_result run_on_gpu(const tc_func *f, const conv_data *cd, float *out) {
+    tc_cuda_func *cf = NULL;
+    tc_devptr dev[3] = {0, 0, 0};
+    const void *host[2];
+    size_t bytes[3];
+    tc_result r;
+    int k;
+    host[0] = cd->xh, host[1] = cd->wh;
+    bytes[0] = cd->nx * 2, bytes[1] = cd->nw * 2, bytes[2] = cd->ny * 4;
+    r = tc_cuda_build(ctx, f, &cf);
+    for (k = 0; r == TC_OK && k < 3; k++) r = tc_cuda_malloc(ctx, bytes[k], &dev[k]);
+    for (k = 0; r == TC_OK && k < 2; k++) r = tc_cuda_upload(ctx, dev[k], host[k], bytes[k]);
+    if (r == TC_OK) r = tc_cuda_memset(ctx, dev[2], 0xff, bytes[2]); /* NaN: an element nobody writes fails */
+    if (r == TC_OK) r = tc_cuda_run(ctx, cf, dev, NULL);
+    if (r == TC_OK) r = tc_cuda_synchronize(ctx);
+    if (r == TC_OK) r = tc_cuda_download(ctx, out, dev[2], bytes[2]);
+    if (r != TC_OK) printf("  %s\n", tc_last_error(ctx));
+    for (k = 0; k < 3; k++) tc_cuda_free(ctx, dev[k]);
+    if (cf) tc_cuda_func_destroy(ctx, cf);
+    return r;
+}
+
+/* C9_b32_f16 (batch 32, 256 channels, 14 x 14, 3 x 3, padding 1) on the GPU
+   against the host reference. */
+TC_TEST(gpu_matches_the_reference_at_c9_b32_f16) {
+    tc_conv2d_desc d = nhwc(TC_FLOAT16, 32, 256, 14, 14, 256, 3, 3, 1, 1, 1);
+    tiles t = {128, 128, 64, 32, 32, 3, 8};
+    conv_data cd;
+    const tc_func *f;
+    double err;
+    memset(&cd, 0, sizeof cd);
+    f = lower_config(&d, &t, NULL); /* lowers here too: the configuration is one the GPU machine can run */
+    TC_CHECK(f != NULL);
+    if (!tc_cuda_available(ctx)) TC_SKIP("no CUDA device: tc_cuda_available is 0");
+    if (tc_cuda_arch(ctx) < 80) TC_SKIP("the CUDA device is older than sm_80: no mma.sync m16n8k16");
+    TC_CHECK(data_make(&d, &cd));
+    if (f && cd.y && run_on_gpu(f, &cd, cd.y) == TC_OK) {
+        err = rel_l2(cd.y, cd.ref, cd.ny);
+        printf("  relative L2 error %.3g\n", err);
+        TC_CHECK(err < 1e-2);
+    } else {
+        TC_CHECK(0);
+    }
+    data_free(&cd);
+}
+
 int main(int argc, char **argv) {
     dump = argc > 1 && strcmp(argv[1], "--dump") == 0;
     if (tc_create_context(NULL, &ctx) != TC_OK) return 1;
     TC_RUN(small_shapes_match_the_reference);
+    TC_RUN(cuda_compiles_through_nvrtc);
+    TC_RUN(refuses_what_it_cannot_build);
+    TC_RUN(template_for_picks_it_for_nhwc_half);
+    TC_RUN(gpu_matches_the_reference_at_c9_b32_f16);
     tc_destroy_context(ctx);
     return tc_test_summary();
 }
