@@ -40,13 +40,17 @@
                          intermediate.
        conv2d_tensorcore TVM's TensorCore tutorial made tunable: NHWCnc float16
                          data and weights, float32 output, wmma intrinsics
-                         (tensorize), the tutorial's configuration one point.
+                         (tensorize), the tutorial's configuration one point;
+       conv2d_mma        the implicit GEMM on mma.sync: NHWC float16 or
+                         bfloat16 data, KRSC weights, float32 NHWK output,
+                         ldmatrix fragments, cp.async pipelines (one group,
+                         c a multiple of 8).
    tc_conv2d_reference computes any description on the host, in every layout.
 
-   WHAT THIS MODULE DOES NOT DO (yet): templates for NHWC (the reference
-   covers it), HWCN templates other than the implicit GEMM and Winograd,
-   float16 kernels other than conv2d_tensorcore's NHWCnc, bfloat16 kernels
-   (the reference computes them), channel multipliers other than 1 in the depthwise
+   WHAT THIS MODULE DOES NOT DO (yet): NHWC templates for float32 (the
+   reference covers it; conv2d_mma builds float16 and bfloat16), HWCN templates other than the implicit GEMM and Winograd,
+   float16 and bfloat16 kernels other than conv2d_tensorcore's NHWCnc and
+   conv2d_mma's NHWC, channel multipliers other than 1 in the depthwise
    template (the direct one takes any groups), Winograd for kernels other
    than 3x3, strides, dilation or groups, or with the filter transform
    precomputed once (it runs in every call, as cuDNN's does).
@@ -76,7 +80,7 @@ typedef enum tc_layout { TC_LAYOUT_NCHW = 0, TC_LAYOUT_NHWC, TC_LAYOUT_HWCN, TC_
 typedef struct tc_conv2d_desc {
     tc_layout layout;                 /* 0: NCHW */
     tc_dtype dtype;                   /* 0: float32 (0 is TC_BOOL, no convolution's type); float16 and bfloat16 are described (the reference,
-                                         conv2d_tensorcore for NHWCnc float16), not built by the other templates yet */
+                                         conv2d_tensorcore for NHWCnc float16, conv2d_mma for NHWC), not built by the other templates yet */
     int n, c, h, w;                   /* input: batch, channels, height, width */
     int k, r, s;                      /* output channels, kernel height, width */
     int stride_h, stride_w;           /* 0: 1 */
@@ -177,8 +181,9 @@ TECOMP_API tc_result tc_conv2d_mma_template(tc_cfg *cfg, const void *task, tc_in
    4096 images times output pixels: batch 1 up to 64x64, where its split-K
    and tiles over all of an image's pixels pay); past that Winograd for 3x3
    kernels at stride 1, dilation 1, one group, and otherwise direct (NCHW)
-   or the implicit GEMM (HWCN). NULL (and name NULL) when none does (NHWC,
-   a dtype other than float32). */
+   or the implicit GEMM (HWCN). NHWC float16 and bfloat16: conv2d_mma;
+   NHWCnc float16: conv2d_tensorcore. NULL (and name NULL) when none does
+   (NHWC float32, NCHW or HWCN float16). */
 TECOMP_API tc_template_fn tc_conv2d_template_for(const tc_conv2d_desc *d, const char **name);
 /* The template of that name ("conv2d_gemm", ...), NULL for none. */
 TECOMP_API tc_template_fn tc_conv2d_template_named(const char *name);
