@@ -40,13 +40,17 @@
                          intermediate.
        conv2d_tensorcore TVM's TensorCore tutorial made tunable: NHWCnc float16
                          data and weights, float32 output, wmma intrinsics
-                         (tensorize), the tutorial's configuration one point.
+                         (tensorize), the tutorial's configuration one point;
+       conv2d_mma        the implicit GEMM on mma.sync: NHWC float16 or
+                         bfloat16 data, KRSC weights, float32 NHWK output,
+                         ldmatrix fragments, cp.async pipelines (one group,
+                         c a multiple of 8).
    tc_conv2d_reference computes any description on the host, in every layout.
 
-   WHAT THIS MODULE DOES NOT DO (yet): templates for NHWC (the reference
-   covers it), HWCN templates other than the implicit GEMM and Winograd,
-   float16 kernels other than conv2d_tensorcore's NHWCnc, bfloat16 kernels
-   (the reference computes them), channel multipliers other than 1 in the depthwise
+   WHAT THIS MODULE DOES NOT DO (yet): NHWC templates for float32 (the
+   reference covers it; conv2d_mma builds float16 and bfloat16), HWCN templates other than the implicit GEMM and Winograd,
+   float16 and bfloat16 kernels other than conv2d_tensorcore's NHWCnc and
+   conv2d_mma's NHWC, channel multipliers other than 1 in the depthwise
    template (the direct one takes any groups), Winograd for kernels other
    than 3x3, strides, dilation or groups, or with the filter transform
    precomputed once (it runs in every call, as cuDNN's does).
@@ -76,7 +80,7 @@ typedef enum tc_layout { TC_LAYOUT_NCHW = 0, TC_LAYOUT_NHWC, TC_LAYOUT_HWCN, TC_
 typedef struct tc_conv2d_desc {
     tc_layout layout;                 /* 0: NCHW */
     tc_dtype dtype;                   /* 0: float32 (0 is TC_BOOL, no convolution's type); float16 and bfloat16 are described (the reference,
-                                         conv2d_tensorcore for NHWCnc float16), not built by the other templates yet */
+                                         conv2d_tensorcore for NHWCnc float16, conv2d_mma for NHWC), not built by the other templates yet */
     int n, c, h, w;                   /* input: batch, channels, height, width */
     int k, r, s;                      /* output channels, kernel height, width */
     int stride_h, stride_w;           /* 0: 1 */
@@ -159,13 +163,27 @@ TECOMP_API tc_result tc_conv2d_tensorcore_template(tc_cfg *cfg, const void *task
 /* The index of the tutorial's own configuration in a conv2d_tensorcore
    space; -1 (error set) when the space has no such point. */
 TECOMP_API int64_t tc_conv2d_tensorcore_tutorial_config(const tc_config_space *space);
+/* The implicit GEMM on mma.sync tensor cores: NHWC float16 or bfloat16
+   data, KRSC weights, float32 accumulation and an NHWK float32 output; any
+   stride, padding and dilation; one group, c a multiple of 8
+   (TC_ERROR_INVALID_ARGUMENT otherwise). M = n p q output pixels by k
+   channels, summed over r s c; the weights transposed into the product's
+   B matrix by a first kernel (every call); per block a block_m x block_n
+   tile, warps of warp_m x warp_n (16 x 8 mma tiles), the input's im2col
+   tile and the weights' in shared memory k_tile columns at a time, copied
+   vec elements at once with cp.async in a pipeline of `stages`, ldmatrix
+   into fragments, mma.sync; the accumulators stored to shared memory and
+   copied out (guarded where the tiles overhang). Knobs: block_m, block_n,
+   warp_m, warp_n, k_tile, stages, vec. */
+TECOMP_API tc_result tc_conv2d_mma_template(tc_cfg *cfg, const void *task, tc_instance *out); /* "conv2d_mma" */
 /* The template that fits a shape, and its name for records: depthwise when
    groups == c == k (NCHW); the implicit GEMM for small outputs (at most
    4096 images times output pixels: batch 1 up to 64x64, where its split-K
    and tiles over all of an image's pixels pay); past that Winograd for 3x3
    kernels at stride 1, dilation 1, one group, and otherwise direct (NCHW)
-   or the implicit GEMM (HWCN). NULL (and name NULL) when none does (NHWC,
-   a dtype other than float32). */
+   or the implicit GEMM (HWCN). NHWC float16 and bfloat16: conv2d_mma;
+   NHWCnc float16: conv2d_tensorcore. NULL (and name NULL) when none does
+   (NHWC float32, NCHW or HWCN float16). */
 TECOMP_API tc_template_fn tc_conv2d_template_for(const tc_conv2d_desc *d, const char **name);
 /* The template of that name ("conv2d_gemm", ...), NULL for none. */
 TECOMP_API tc_template_fn tc_conv2d_template_named(const char *name);
@@ -482,12 +500,12 @@ static const tc_expr *_tc_conv_at(tc_tensor *t, tc_layout layout, const tc_expr 
     return tc_access(t, 4, ix);
 }
 
-/* A placeholder of logical sizes (n, c, h, w) (or (k, c, r, s)) in the layout's order. */
-static tc_tensor *_tc_conv_placeholder(tc_context *ctx, const char *name, tc_layout layout, const int64_t sizes[4]) {
+/* A placeholder of dtype and logical sizes (n, c, h, w) (or (k, c, r, s)) in the layout's order. */
+static tc_tensor *_tc_conv_placeholder(tc_context *ctx, const char *name, tc_layout layout, tc_dtype dtype, const int64_t sizes[4]) {
     const tc_expr *dims[4];
     int k;
     for (k = 0; k < 4; k++) dims[k] = tc_int(ctx, sizes[_tc_layout_order[layout][k]]);
-    return tc_placeholder(ctx, name, TC_FLOAT32, 4, dims);
+    return tc_placeholder(ctx, name, dtype, 4, dims);
 }
 
 /* data and kernel in the description's layout and pad_data: data with
@@ -498,8 +516,8 @@ static tc_result _tc_conv_padded_inputs(tc_context *ctx, const tc_conv2d_desc *d
     const int64_t data_sizes[4] = {d->n, d->c, d->h, d->w}, kernel_sizes[4] = {d->k, d->c / d->groups, d->r, d->s};
     const tc_expr *l[4], *ax[4], *at[4], *inside, *value;
     int k;
-    g->data = _tc_conv_placeholder(ctx, "data", d->layout, data_sizes);
-    g->kernel = _tc_conv_placeholder(ctx, "kernel", d->layout, kernel_sizes);
+    g->data = _tc_conv_placeholder(ctx, "data", d->layout, TC_FLOAT32, data_sizes);
+    g->kernel = _tc_conv_placeholder(ctx, "kernel", d->layout, TC_FLOAT32, kernel_sizes);
     l[0] = tc_axisi(ctx, "i0", d->n), l[1] = tc_axisi(ctx, "i1", d->c);
     l[2] = tc_axisi(ctx, "i2", ph), l[3] = tc_axisi(ctx, "i3", pw);
     if (!g->data || !g->kernel || !l[0] || !l[1] || !l[2] || !l[3]) return _tc_conv_error(ctx);
@@ -684,12 +702,14 @@ static tc_result _tc_direct_tile_reduction(tc_cfg *cfg, const tc_conv2d_desc *d,
    on tags[t], outermost first (guarded where they do not divide it).
    AutoTVM's way gives each thread a run of consecutive elements; strided,
    the block's threads take consecutive elements at each step (coalesced
-   global reads), looping over the steps. */
-static tc_result _tc_conv_fetch(tc_stage *ld, int ntags, const int64_t *counts, const tc_thread_tag *tags, int strided) {
-    tc_iter *fused = tc_axis_of(ld, 0), *threads;
+   global reads), looping over the steps. With vec > 1 each thread moves
+   vec consecutive elements at a time (a vectorized innermost loop). */
+static tc_result _tc_conv_fetch_vec(tc_stage *ld, int ntags, const int64_t *counts, const tc_thread_tag *tags, int strided, int64_t vec) {
+    tc_iter *fused = tc_axis_of(ld, 0), *threads, *lanes = NULL;
     int64_t block = 1;
     int k;
     while (tc_stage_leaf_count(ld) > 1) _TC_CONV_TRY(tc_fuse(ld, fused, tc_stage_leaf(ld, 1), &fused));
+    if (vec > 1) _TC_CONV_TRY(tc_split(ld, fused, vec, &fused, &lanes));
     if (strided) {
         for (k = 0; k < ntags; k++) block *= counts[k];
         _TC_CONV_TRY(tc_split(ld, fused, block, &threads, &fused));
@@ -698,7 +718,11 @@ static tc_result _tc_conv_fetch(tc_stage *ld, int ntags, const int64_t *counts, 
         _TC_CONV_TRY(tc_split_nparts(ld, fused, counts[k], &threads, &fused));
         _TC_CONV_TRY(tc_bind(ld, threads, tags[k]));
     }
-    return TC_OK;
+    return lanes ? tc_vectorize(ld, lanes) : TC_OK;
+}
+
+static tc_result _tc_conv_fetch(tc_stage *ld, int ntags, const int64_t *counts, const tc_thread_tag *tags, int strided) {
+    return _tc_conv_fetch_vec(ld, ntags, counts, tags, strided, 1);
 }
 
 /* The direct schedule's fetch: over threadIdx.z, y and x as the output's threads are. */
@@ -1666,6 +1690,278 @@ TECOMP_API tc_result tc_conv2d_tensorcore_template(tc_cfg *cfg, const void *task
     return TC_OK;
 }
 
+// >>conv-mma
+
+/* The implicit GEMM on mma.sync tensor cores, NHWC float16 (or bfloat16)
+   with KRSC weights: M = n p q rows (an output pixel each: NHWK's output is
+   then the row-major M x k matrix), k columns, a sum over j = (ry s + rx) c
+   + ch (KRSC's own order, channels innermost, so that eight consecutive j
+   are eight consecutive channels of one tap: one 16-byte copy). Every
+   extent is padded to the tiles: rows past M and columns past k are zeros
+   that nobody stores, so the tensorized loops never need a guard.
+       wt[j][f]           = kernel[f, ry, rx, ch], zero past k or r s c     (its own kernel:
+                            mma's B tile wants f innermost, KRSC has ch)
+       col[m][j]          = data[image, y, x, ch] inside the image, else zero (inlined)
+       gemm[mt][ft][i][l] = sum over j of col[16 mt + i][j] wt[j][8 ft + l]  (16 x 8 tiles, as the
+                            accumulators are: dense fragments for mma.store)
+       conv[m][f]         = gemm[m / 16][f / 8][m % 16][f % 8]              (guarded copy out) */
+typedef struct _tc_mma_graph {
+    _tc_conv_graph conv; /* data, kernel, out (conv); pad unused */
+    tc_tensor *wt, *col, *gemm;
+    int64_t m, cols;     /* n p q, and r s c */
+    int64_t mpad, kpad, jpad;
+} _tc_mma_graph;
+
+/* The knobs (the schedule's tiles): the block's output tile (block_m rows
+   by block_n columns), each warp's (warp_m by warp_n, in 16 x 8 mma
+   tiles), the sum's step through shared memory (k_tile, in 16-deep mma
+   steps), the shared tiles' pipeline depth (stages, cp.async) and the
+   elements each thread copies at once (vec: 8 halves is 16 bytes). */
+static tc_result _tc_mma_knobs(tc_cfg *cfg) {
+    static const int64_t block[] = {32, 64, 128, 256}, warp_m[] = {16, 32, 64}, warp_n[] = {8, 16, 32, 64}, k_tile[] = {16, 32, 64},
+                         stages[] = {2, 3, 4}, vec[] = {2, 4, 8};
+    _TC_CONV_TRY(tc_define_knob(cfg, "block_m", 4, block));
+    _TC_CONV_TRY(tc_define_knob(cfg, "block_n", 3, block));
+    _TC_CONV_TRY(tc_define_knob(cfg, "warp_m", 3, warp_m));
+    _TC_CONV_TRY(tc_define_knob(cfg, "warp_n", 4, warp_n));
+    _TC_CONV_TRY(tc_define_knob(cfg, "k_tile", 3, k_tile));
+    _TC_CONV_TRY(tc_define_knob(cfg, "stages", 3, stages));
+    return tc_define_knob(cfg, "vec", 3, vec);
+}
+
+/* The knobs' sizes, checked against each other: warps tile the block, at
+   most 1024 threads, and each shared tile a whole number of rounds of the
+   block's vec-wide copies (a guard on a partial round would sit inside the
+   vectorized loop and keep its copies synchronous). */
+typedef struct _tc_mma_tiles {
+    int64_t bm, bn, wm, wn, bk, stages, vec;
+} _tc_mma_tiles;
+
+static tc_result _tc_mma_tiles_of(tc_cfg *cfg, _tc_mma_tiles *t) {
+    int64_t threads;
+    t->bm = tc_cfg_knob(cfg, "block_m"), t->bn = tc_cfg_knob(cfg, "block_n"), t->wm = tc_cfg_knob(cfg, "warp_m");
+    t->wn = tc_cfg_knob(cfg, "warp_n"), t->bk = tc_cfg_knob(cfg, "k_tile"), t->stages = tc_cfg_knob(cfg, "stages");
+    t->vec = tc_cfg_knob(cfg, "vec");
+    if (t->wm > t->bm || t->wn > t->bn || (t->bm / t->wm) * (t->bn / t->wn) * 32 > 1024)
+        return _tc_fail(tc_cfg_context(cfg), TC_ERROR_INVALID_ARGUMENT, "conv2d_mma: warp tile %lld x %lld does not tile block tile %lld x %lld in "
+                        "at most 32 warps", (long long)t->wm, (long long)t->wn, (long long)t->bm, (long long)t->bn);
+    threads = (t->bm / t->wm) * (t->bn / t->wn) * 32;
+    if ((t->bm * t->bk) % (threads * t->vec) || (t->bk * t->bn) % (threads * t->vec))
+        return _tc_fail(tc_cfg_context(cfg), TC_ERROR_INVALID_ARGUMENT, "conv2d_mma: %lld threads copying %lld elements each do not divide "
+                        "the shared tiles (%lld x %lld and %lld x %lld)", (long long)threads, (long long)t->vec, (long long)t->bm,
+                        (long long)t->bk, (long long)t->bk, (long long)t->bn);
+    return TC_OK;
+}
+
+static int64_t _tc_round_up(int64_t x, int64_t m) { return (x + m - 1) / m * m; }
+
+/* A convolution this template builds: NHWC float16 or bfloat16, one group,
+   channels in multiples of 8 (a 16-byte copy never straddles two taps). */
+static tc_result _tc_mma_task(tc_context *ctx, const void *task, tc_conv2d_desc *d) {
+    if (!task) return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "conv2d_mma: the task (a tc_conv2d_desc) is NULL");
+    _TC_CONV_TRY(tc_conv2d_resolve(ctx, (const tc_conv2d_desc *)task, d));
+    if (d->layout != TC_LAYOUT_NHWC || (d->dtype != TC_FLOAT16 && d->dtype != TC_BFLOAT16))
+        return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "conv2d_mma: builds NHWC float16 and bfloat16 kernels; the task is %s %s",
+                        tc_layout_name(d->layout), tc_dtype_name(d->dtype));
+    if (d->groups != 1) return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "conv2d_mma: one group only; the task has %d", d->groups);
+    if (d->c % 8)
+        return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "conv2d_mma: c (input channels) must be a multiple of 8 (16-byte copies of one "
+                        "tap's channels); got %d", d->c);
+    return TC_OK;
+}
+
+/* wt[j][f]: the weights as the product's B matrix, zeros past k and r s c. */
+static tc_result _tc_mma_weights(tc_context *ctx, const tc_conv2d_desc *d, _tc_mma_graph *g) {
+    const tc_expr *j = tc_axisi(ctx, "j", g->kpad), *f = tc_axisi(ctx, "f", g->jpad), *at[4], *w[2], *inside, *value;
+    const tc_expr *rows = _tc_conv_inside(j, 0, g->cols, g->kpad), *cols = _tc_conv_inside(f, 0, d->k, g->jpad);
+    at[0] = f;
+    _tc_gemm_column(d, 1, j, &at[1], &at[2], &at[3]);
+    value = _tc_conv_at(g->conv.kernel, d->layout, at);
+    inside = rows && cols ? tc_and(rows, cols) : rows ? rows : cols;
+    if (inside) value = tc_select(inside, value, tc_imm(ctx, d->dtype, 0));
+    w[0] = j, w[1] = f;
+    g->wt = tc_compute(ctx, "wt", 2, w, value);
+    return g->wt ? TC_OK : _tc_conv_error(ctx);
+}
+
+/* col[m][j]: the input pixel row m's window reads at column j, zero in the
+   padding and past M and r s c; one condition (a copy's source size). The
+   column test is on j / 8 so that it holds for a whole 16-byte copy. */
+static tc_result _tc_mma_columns(tc_context *ctx, const tc_conv2d_desc *d, int p, int q, _tc_mma_graph *g) {
+    const tc_expr *m = tc_axisi(ctx, "m", g->mpad), *j = tc_axisi(ctx, "j", g->kpad), *at[4], *c[2], *ry, *rx, *y, *x, *conds[3], *inside = NULL;
+    int64_t ph = d->h + 2 * (int64_t)d->pad_h, pw = d->w + 2 * (int64_t)d->pad_w;
+    int k;
+    _tc_gemm_column(d, 1, j, &at[3], &ry, &rx);
+    at[0] = tc_divi(m, (int64_t)p * q);
+    y = _tc_conv_window(tc_modi(tc_divi(m, q), p), d->stride_h, ry, d->dilation_h);
+    x = _tc_conv_window(tc_modi(m, q), d->stride_w, rx, d->dilation_w);
+    at[1] = at[3], at[2] = tc_subi(y, d->pad_h), at[3] = tc_subi(x, d->pad_w);
+    conds[0] = _tc_conv_inside(m, 0, g->m, g->mpad);
+    conds[1] = _tc_conv_inside(tc_divi(j, 8), 0, g->cols / 8, g->kpad / 8);
+    conds[2] = _tc_conv_in_image(d, y, x, ph, pw);
+    for (k = 0; k < 3; k++)
+        if (conds[k]) inside = inside ? tc_and(inside, conds[k]) : conds[k];
+    c[0] = m, c[1] = j;
+    g->col = tc_compute(ctx, "col", 2, c, inside ? tc_select(inside, _tc_conv_at(g->conv.data, d->layout, at), tc_imm(ctx, d->dtype, 0))
+                                                 : _tc_conv_at(g->conv.data, d->layout, at));
+    return g->col ? TC_OK : _tc_conv_error(ctx);
+}
+
+/* gemm in 16 x 8 tiles, then conv, the M x k output, copied out of it. */
+static tc_result _tc_mma_compute(tc_context *ctx, const tc_conv2d_desc *d, int p, int q, const _tc_mma_tiles *t, _tc_mma_graph *g) {
+    const int64_t data_sizes[4] = {d->n, d->c, d->h, d->w}, kernel_sizes[4] = {d->k, d->c, d->r, d->s};
+    const tc_expr *ax[4], *j, *a, *b, *o[2];
+    g->m = (int64_t)d->n * p * q, g->cols = (int64_t)d->c * d->r * d->s;
+    g->mpad = _tc_round_up(g->m, t->bm), g->jpad = _tc_round_up(d->k, t->bn), g->kpad = _tc_round_up(g->cols, t->bk);
+    g->conv.pad = NULL;
+    g->conv.data = _tc_conv_placeholder(ctx, "data", d->layout, d->dtype, data_sizes);
+    g->conv.kernel = _tc_conv_placeholder(ctx, "kernel", d->layout, d->dtype, kernel_sizes);
+    if (!g->conv.data || !g->conv.kernel) return _tc_conv_error(ctx);
+    _TC_CONV_TRY(_tc_mma_weights(ctx, d, g));
+    _TC_CONV_TRY(_tc_mma_columns(ctx, d, p, q, g));
+    ax[0] = tc_axisi(ctx, "mt", g->mpad / 16), ax[1] = tc_axisi(ctx, "ft", g->jpad / 8), ax[2] = tc_axisi(ctx, "i", 16), ax[3] = tc_axisi(ctx, "l", 8);
+    j = tc_reduce_axisi(ctx, "j", g->kpad);
+    a = tc_cast(TC_FLOAT32, tc_at(g->col, tc_add(tc_muli(ax[0], 16), ax[2]), j));
+    b = tc_cast(TC_FLOAT32, tc_at(g->wt, j, tc_add(tc_muli(ax[1], 8), ax[3])));
+    if (!(g->gemm = tc_compute(ctx, "gemm", 4, ax, tc_sum(tc_mul(a, b), 1, &j)))) return _tc_conv_error(ctx);
+    o[0] = tc_axisi(ctx, "m", g->m), o[1] = tc_axisi(ctx, "f", d->k);
+    g->conv.out = tc_compute(ctx, "conv", 2, o, tc_at(g->gemm, tc_divi(o[0], 16), tc_divi(o[1], 8), tc_modi(o[0], 16), tc_modi(o[1], 8)));
+    return g->conv.out ? TC_OK : _tc_conv_error(ctx);
+}
+
+/* The stages of the schedule: the weights' kernel, the output, its tiles in
+   shared memory (gemm), the accumulators, the shared tiles, the fragments. */
+typedef struct _tc_mma_stages {
+    tc_stage *wt, *out, *gemm, *acc, *as, *bs, *af, *bf;
+} _tc_mma_stages;
+
+static tc_result _tc_mma_caches(tc_context *ctx, tc_schedule *s, const _tc_mma_graph *g, _tc_mma_stages *st) {
+    tc_tensor *gemm = g->gemm, *AS, *BS, *AF, *BF, *ACC;
+    _TC_CONV_TRY(tc_compute_inline(tc_stage_of(s, g->col)));
+    if (!(AS = tc_cache_read(s, g->col, TC_SCOPE_SHARED, 1, &gemm)) || !(BS = tc_cache_read(s, g->wt, TC_SCOPE_SHARED, 1, &gemm)) ||
+        !(AF = tc_cache_read(s, AS, TC_SCOPE_MMA_MATRIX_A, 1, &gemm)) || !(BF = tc_cache_read(s, BS, TC_SCOPE_MMA_MATRIX_B, 1, &gemm)) ||
+        !(ACC = tc_cache_write(s, gemm, TC_SCOPE_MMA_ACCUMULATOR)))
+        return _tc_conv_error(ctx);
+    st->wt = tc_stage_of(s, g->wt), st->out = tc_stage_of(s, g->conv.out), st->gemm = tc_stage_of(s, gemm), st->acc = tc_stage_of(s, ACC);
+    st->as = tc_stage_of(s, AS), st->bs = tc_stage_of(s, BS), st->af = tc_stage_of(s, AF), st->bf = tc_stage_of(s, BF);
+    return st->wt && st->out && st->gemm && st->acc && st->as && st->bs && st->af && st->bf ? TC_OK : _tc_conv_error(ctx);
+}
+
+/* The weights' kernel: an element a thread, 256 threads a block. */
+static tc_result _tc_mma_weights_schedule(tc_stage *wt) {
+    tc_iter *fused, *bx, *tx;
+    _TC_CONV_TRY(tc_fuse(wt, tc_axis_of(wt, 0), tc_axis_of(wt, 1), &fused));
+    _TC_CONV_TRY(tc_split(wt, fused, 256, &bx, &tx));
+    _TC_CONV_TRY(tc_bind(wt, bx, TC_BLOCK_X));
+    return tc_bind(wt, tx, TC_THREAD_X);
+}
+
+/* The block's threads: warps along the rows (threadIdx.z) and the columns
+   (threadIdx.y), 32 lanes (threadIdx.x). */
+static void _tc_mma_thread_counts(const _tc_mma_tiles *t, int64_t counts[3]) {
+    counts[0] = t->bm / t->wm, counts[1] = t->bn / t->wn, counts[2] = 32;
+}
+
+static const tc_thread_tag _tc_mma_thread_tags[3] = {TC_THREAD_Z, TC_THREAD_Y, TC_THREAD_X};
+
+/* conv: block_m x block_n tiles on blockIdx.x (rows) and .y (columns), each
+   copied out of the block's gemm tiles by all its threads (guarded at the
+   edges); *at: where the gemm tiles are computed. */
+static tc_result _tc_mma_out_schedule(const _tc_mma_tiles *t, tc_stage *so, tc_iter **at) {
+    tc_iter *bm, *mi, *bn, *ni;
+    int64_t counts[3];
+    _TC_CONV_TRY(tc_split(so, tc_axis_of(so, 0), t->bm, &bm, &mi));
+    _TC_CONV_TRY(tc_split(so, tc_axis_of(so, 1), t->bn, &bn, &ni));
+    _TC_CONV_TRY(tc_reorder_va(so, 4, bm, bn, mi, ni));
+    _TC_CONV_TRY(tc_bind(so, bm, TC_BLOCK_X));
+    _TC_CONV_TRY(tc_bind(so, bn, TC_BLOCK_Y));
+    _TC_CONV_TRY(tc_fuse(so, mi, ni, &mi));
+    _tc_mma_thread_counts(t, counts);
+    _TC_CONV_TRY(tc_split(so, mi, counts[0] * counts[1] * counts[2], &ni, &mi));
+    _TC_CONV_TRY(tc_split_nparts(so, mi, counts[0], &bm, &mi));
+    _TC_CONV_TRY(tc_split_nparts(so, mi, counts[1], &bn, &mi));
+    _TC_CONV_TRY(tc_bind(so, bm, TC_THREAD_Z));
+    _TC_CONV_TRY(tc_bind(so, bn, TC_THREAD_Y));
+    _TC_CONV_TRY(tc_bind(so, mi, TC_THREAD_X));
+    *at = tc_stage_leaf(so, 1);
+    return TC_OK;
+}
+
+/* gemm's tiles (shared memory): each warp stores its accumulators
+   (mma.store); *warp: the loop of the warp's columns, where they are computed. */
+static tc_result _tc_mma_gemm_schedule(tc_context *ctx, tc_dtype dtype, const _tc_mma_tiles *t, tc_stage *sg, tc_iter **warp) {
+    tc_iter *wz, *mt, *wy, *ft;
+    _TC_CONV_TRY(tc_split_nparts(sg, tc_axis_of(sg, 0), t->bm / t->wm, &wz, &mt));
+    _TC_CONV_TRY(tc_split_nparts(sg, tc_axis_of(sg, 1), t->bn / t->wn, &wy, &ft));
+    _TC_CONV_TRY(tc_reorder_va(sg, 6, wz, wy, mt, ft, tc_axis_of(sg, 2), tc_axis_of(sg, 3)));
+    _TC_CONV_TRY(tc_bind(sg, wz, TC_THREAD_Z));
+    _TC_CONV_TRY(tc_bind(sg, wy, TC_THREAD_Y));
+    *warp = wy;
+    return tc_tensorize(sg, tc_axis_of(sg, 2), tc_intrin_mma(ctx, TC_INTRIN_MMA_STORE, dtype));
+}
+
+/* The warp's accumulators: the sum in k_tile steps (the shared tiles',
+   pipelined), each in 16-deep mma steps (A's fragments), then per column
+   tile (B's fragment) every row tile's mma.sync. */
+static tc_result _tc_mma_acc_schedule(tc_context *ctx, tc_dtype dtype, const _tc_mma_tiles *t, _tc_mma_stages *st) {
+    tc_stage *sa = st->acc;
+    tc_iter *ko, *kr, *ki, *k16, *af_o, *af_i;
+    _TC_CONV_TRY(tc_split(sa, tc_reduce_axis_of(sa, 0), t->bk, &ko, &kr));
+    _TC_CONV_TRY(tc_split(sa, kr, 16, &ki, &k16));
+    _TC_CONV_TRY(tc_reorder_va(sa, 7, ko, ki, tc_axis_of(sa, 1), tc_axis_of(sa, 0), tc_axis_of(sa, 2), tc_axis_of(sa, 3), k16));
+    _TC_CONV_TRY(tc_tensorize(sa, tc_axis_of(sa, 2), tc_intrin_mma(ctx, TC_INTRIN_MMA_SYNC, dtype)));
+    _TC_CONV_TRY(tc_compute_at(st->as, sa, ko));
+    _TC_CONV_TRY(tc_compute_at(st->bs, sa, ko));
+    _TC_CONV_TRY(tc_compute_at(st->af, sa, ki));
+    _TC_CONV_TRY(tc_compute_at(st->bf, sa, tc_axis_of(sa, 1)));
+    _TC_CONV_TRY(tc_split(st->af, tc_axis_of(st->af, 0), 16, &af_o, &af_i));
+    _TC_CONV_TRY(tc_tensorize(st->af, af_i, tc_intrin_mma(ctx, TC_INTRIN_MMA_LDMATRIX_A, dtype)));
+    return tc_tensorize(st->bf, tc_axis_of(st->bf, 0), tc_intrin_mma(ctx, TC_INTRIN_MMA_LDMATRIX_B, dtype));
+}
+
+/* A shared tile: fetched by every thread, vec elements a copy, cp.async,
+   pipelined over the k_tile loop. */
+static tc_result _tc_mma_fetch(const _tc_mma_tiles *t, tc_stage *ld) {
+    int64_t counts[3];
+    _tc_mma_thread_counts(t, counts);
+    _TC_CONV_TRY(_tc_conv_fetch_vec(ld, 3, counts, _tc_mma_thread_tags, 1, t->vec));
+    _TC_CONV_TRY(tc_pipeline(ld, (int)t->stages));
+    return tc_async_copy(ld);
+}
+
+static tc_result _tc_mma_schedule(tc_context *ctx, tc_dtype dtype, const _tc_mma_tiles *t, tc_schedule *s, const _tc_mma_graph *g) {
+    _tc_mma_stages st;
+    tc_iter *at, *warp;
+    _TC_CONV_TRY(_tc_mma_caches(ctx, s, g, &st));
+    _TC_CONV_TRY(_tc_mma_weights_schedule(st.wt));
+    _TC_CONV_TRY(_tc_mma_out_schedule(t, st.out, &at));
+    _TC_CONV_TRY(tc_compute_at(st.gemm, st.out, at));
+    _TC_CONV_TRY(_tc_mma_gemm_schedule(ctx, dtype, t, st.gemm, &warp));
+    _TC_CONV_TRY(tc_compute_at(st.acc, st.gemm, warp));
+    _TC_CONV_TRY(_tc_mma_acc_schedule(ctx, dtype, t, &st));
+    _TC_CONV_TRY(_tc_mma_fetch(t, st.as));
+    return _tc_mma_fetch(t, st.bs);
+}
+
+TECOMP_API tc_result tc_conv2d_mma_template(tc_cfg *cfg, const void *task, tc_instance *out) {
+    tc_context *ctx = tc_cfg_context(cfg);
+    tc_conv2d_desc d;
+    _tc_mma_graph g;
+    _tc_mma_tiles t;
+    tc_schedule *s;
+    int p, q;
+    if (!ctx || !out) return ctx ? _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "conv2d_mma: NULL argument") : TC_ERROR_INVALID_ARGUMENT;
+    _TC_CONV_TRY(_tc_mma_task(ctx, task, &d));
+    tc_conv2d_output_size(&d, &p, &q);
+    _TC_CONV_TRY(_tc_mma_knobs(cfg));
+    _TC_CONV_TRY(_tc_mma_tiles_of(cfg, &t));
+    _TC_CONV_TRY(_tc_mma_compute(ctx, &d, p, q, &t, &g));
+    if (!(s = tc_create_schedule(ctx, 1, &g.conv.out))) return _tc_conv_error(ctx);
+    _TC_CONV_TRY(_tc_mma_schedule(ctx, d.dtype, &t, s, &g));
+    _tc_conv_instance(&d, s, &g.conv, out);
+    return TC_OK;
+}
+
 // >>conv-choose
 
 /* Images times output pixels up to which the implicit GEMM is the
@@ -1685,7 +1981,8 @@ static tc_template_fn _tc_conv_template_lookup(const char *name, const char **st
                      {"conv2d_gemm", tc_conv2d_gemm_template},
                      {"conv2d_depthwise", tc_conv2d_depthwise_template},
                      {"conv2d_winograd", tc_conv2d_winograd_template},
-                     {"conv2d_tensorcore", tc_conv2d_tensorcore_template}};
+                     {"conv2d_tensorcore", tc_conv2d_tensorcore_template},
+                     {"conv2d_mma", tc_conv2d_mma_template}};
     size_t k;
     for (k = 0; name && k < sizeof templates / sizeof templates[0]; k++)
         if (!strcmp(name, templates[k].name)) {
@@ -1707,6 +2004,10 @@ TECOMP_API tc_template_fn tc_conv2d_template_for(const tc_conv2d_desc *d, const 
     if (r.layout == TC_LAYOUT_NHWCnc && r.dtype == TC_FLOAT16) {
         if (name) *name = "conv2d_tensorcore";
         return tc_conv2d_tensorcore_template;
+    }
+    if (r.layout == TC_LAYOUT_NHWC && (r.dtype == TC_FLOAT16 || r.dtype == TC_BFLOAT16)) {
+        if (name) *name = "conv2d_mma";
+        return tc_conv2d_mma_template;
     }
     if (r.dtype != TC_FLOAT32 || (r.layout != TC_LAYOUT_NCHW && !hwcn)) return NULL;
     if (!hwcn && r.groups == r.c && r.k == r.c) {

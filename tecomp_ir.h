@@ -1956,7 +1956,8 @@ static const tc_expr *_tc_divmod_by_stride(tc_context *ctx, tc_dtype t, int is_m
         if (r->coef[k] % g == 0) _tc_lin_add_term(&big, r->atom[k], r->coef[k] / g);
         else _tc_lin_add_term(&small, r->atom[k], r->coef[k]);
     }
-    small.c = r->c;
+    small.c = _tc_floormod(r->c, g); /* the constant's multiple of g goes with x: (x + 2)*g + y */
+    big.c = (r->c - small.c) / g;
     sr = _tc_lin_range(&small);
     if (sr.lo < 0 || sr.hi >= g || big.n == 0) return NULL;
     {

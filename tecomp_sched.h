@@ -3235,10 +3235,14 @@ static void _tc_vm_stmt(_tc_vm *vm, const tc_stmt *s) {
             vm->has_async = 1;
         }
         break;
-    case TC_S_ASYNC_COMMIT: _tc_vm_emit(vm, _TC_OP_ASYNC_COMMIT, 0, 0, 0); break;
+    case TC_S_ASYNC_COMMIT: /* a commit or wait needs the queues even where no copy became asynchronous */
+        _tc_vm_emit(vm, _TC_OP_ASYNC_COMMIT, 0, 0, 0);
+        vm->has_async = 1;
+        break;
     case TC_S_ASYNC_WAIT:
         k = _tc_vm_emit(vm, _TC_OP_ASYNC_WAIT, 0, 0, 0);
         if (!vm->failed) vm->code[k].imm.i = s->count;
+        vm->has_async = 1;
         break;
     case TC_S_TENSOR_OP: {
         _tc_vm_tensor_op *op;

@@ -532,12 +532,12 @@ static int bench_check_and_time(tc_context *ctx, bench_row *row, const char *who
     return 1;
 }
 
-/* tecomp's buffers for a row: its layout; float16 rows' outputs in float32
-   for conv2d_tensorcore (NHWCnc), which accumulates and writes float as the
-   TVM tutorial does. */
+/* tecomp's buffers for a row: its layout; float16 rows' outputs in float32:
+   tecomp's float16 templates (conv2d_tensorcore in NHWCnc, conv2d_mma in
+   NHWC) accumulate and write float, as the TVM tutorial does. */
 static tc_result bench_tecomp_buffers(tc_context *ctx, const bench_row *row, const sample_conv_data *d, bench_buffers *b) {
     static const int layouts[TC_LAYOUT_COUNT] = {CUDNN_CONV_LAYOUT_NCHW, CUDNN_CONV_LAYOUT_NHWC, BENCH_LAYOUT_HWCN, BENCH_LAYOUT_NHWCNC};
-    return bench_buffers_make(ctx, row, d, layouts[row->conv.layout], row->conv.dtype == TC_FLOAT16 && row->conv.layout != TC_LAYOUT_NHWCnc, b);
+    return bench_buffers_make(ctx, row, d, layouts[row->conv.layout], 0, b);
 }
 
 /* The TVM TensorCore tutorial's own schedule (block_row_warps 4,

@@ -1,0 +1,274 @@
+/* conv2d_mma, the implicit GEMM on mma.sync tensor cores (NHWC float16 and
+   bfloat16, KRSC weights, float32 NHWK output): configurations on small
+   shapes - strides, padding, dilation, odd output sizes, tiles that M, k and
+   r s c do not divide - lowered, run on the host executor and checked
+   against the float64 reference (relative L2 < 1e-2); their CUDA (ldmatrix,
+   mma.sync, cp.async) compiled through NVRTC for sm_80 and sm_90; the
+   tasks it refuses, each with its message; tc_conv2d_template_for's
+   choice; on a GPU, C9_b32_f16 (batch 32, 256 channels, 14 x 14, 3 x 3)
+   against the host reference. Run with --dump to print IR and CUDA. */
+#include "tecomp.h"
+#include "tecomp_conv.h"
+#include "tc_test.h"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static tc_context *ctx;
+static int dump;
+
+/* An NHWC description by its fields, zeros meaning the defaults. */
+static tc_conv2d_desc nhwc(tc_dtype dtype, int n, int c, int h, int w, int k, int r, int s, int stride, int pad, int dilation) {
+    tc_conv2d_desc d;
+    memset(&d, 0, sizeof d);
+    d.layout = TC_LAYOUT_NHWC, d.dtype = dtype;
+    d.n = n, d.c = c, d.h = h, d.w = w, d.k = k, d.r = r, d.s = s;
+    d.stride_h = d.stride_w = stride, d.pad_h = d.pad_w = pad, d.dilation_h = d.dilation_w = dilation;
+    return d;
+}
+
+/* A configuration's knobs, in the template's order. */
+typedef struct tiles {
+    int64_t bm, bn, wm, wn, bk, stages, vec;
+} tiles;
+
+static int64_t config_of(const tc_config_space *space, const tiles *t) {
+    static const char *names[7] = {"block_m", "block_n", "warp_m", "warp_n", "k_tile", "stages", "vec"};
+    const int64_t *vals[7];
+    vals[0] = &t->bm, vals[1] = &t->bn, vals[2] = &t->wm, vals[3] = &t->wn, vals[4] = &t->bk, vals[5] = &t->stages, vals[6] = &t->vec;
+    return tc_space_index_of(space, 7, names, vals);
+}
+
+static void fill(float *x, size_t n, unsigned seed) {
+    size_t j;
+    for (j = 0; j < n; j++) {
+        seed = seed * 1664525u + 1013904223u;
+        x[j] = (float)((seed >> 8) & 0xffff) / 65536.0f * 2.0f - 1.0f;
+    }
+}
+
+/* Relative L2 error; NaN (an element nobody wrote) gives NaN, which fails every bound. */
+static double rel_l2(const float *out, const float *ref, size_t n) {
+    double num = 0, den = 0;
+    size_t j;
+    for (j = 0; j < n; j++) num += ((double)out[j] - ref[j]) * ((double)out[j] - ref[j]), den += (double)ref[j] * ref[j];
+    return sqrt(num / (den > 0 ? den : 1));
+}
+
+/* A shape's data: inputs rounded to the dtype (given to the reference as
+   floats), their 16-bit bits, the reference output. */
+typedef struct conv_data {
+    size_t nx, nw, ny;
+    float *x, *w, *ref, *y;
+    uint16_t *xh, *wh;
+} conv_data;
+
+static uint16_t bits16(float v, tc_dtype dtype) { return dtype == TC_BFLOAT16 ? tc_bfloat16_from_float(v) : tc_half_from_float(v); }
+static float from16(uint16_t h, tc_dtype dtype) { return dtype == TC_BFLOAT16 ? tc_bfloat16_to_float(h) : tc_half_to_float(h); }
+
+static void round16(float *x, uint16_t *h, size_t n, tc_dtype dtype) {
+    size_t j;
+    for (j = 0; j < n; j++) h[j] = bits16(x[j], dtype), x[j] = from16(h[j], dtype);
+}
+
+static int data_make(const tc_conv2d_desc *d, conv_data *cd) {
+    int p, q;
+    tc_conv2d_output_size(d, &p, &q);
+    cd->nx = (size_t)d->n * d->c * d->h * d->w, cd->nw = (size_t)d->k * d->c * d->r * d->s, cd->ny = (size_t)d->n * d->k * p * q;
+    cd->x = (float *)malloc(cd->nx * 4), cd->w = (float *)malloc(cd->nw * 4), cd->ref = (float *)malloc(cd->ny * 4);
+    cd->y = (float *)malloc(cd->ny * 4), cd->xh = (uint16_t *)malloc(cd->nx * 2), cd->wh = (uint16_t *)malloc(cd->nw * 2);
+    if (!cd->x || !cd->w || !cd->ref || !cd->y || !cd->xh || !cd->wh) return 0;
+    fill(cd->x, cd->nx, 3), fill(cd->w, cd->nw, 5);
+    round16(cd->x, cd->xh, cd->nx, d->dtype), round16(cd->w, cd->wh, cd->nw, d->dtype);
+    return tc_conv2d_reference(ctx, d, cd->x, cd->w, cd->ref) == TC_OK;
+}
+
+static void data_free(conv_data *cd) {
+    free(cd->x), free(cd->w), free(cd->ref), free(cd->y), free(cd->xh), free(cd->wh);
+}
+
+/* Configuration t of the shape: lowered (NULL with the message printed when it does not). */
+static const tc_func *lower_config(const tc_conv2d_desc *d, const tiles *t, tc_config_space **space_out) {
+    tc_config_space *space = NULL;
+    tc_instance inst;
+    const tc_func *f = NULL;
+    int64_t index;
+    if (tc_space_create(ctx, tc_conv2d_mma_template, d, &space) != TC_OK) {
+        printf("  space: %s\n", tc_last_error(ctx));
+        return NULL;
+    }
+    if ((index = config_of(space, t)) < 0 || tc_space_instantiate(space, index, &inst) != TC_OK ||
+        tc_lower(inst.schedule, inst.nargs, inst.args, "conv_mma", NULL, &f) != TC_OK) {
+        printf("  %lldx%lld warps %lldx%lld k %lld stages %lld vec %lld: %s\n", (long long)t->bm, (long long)t->bn, (long long)t->wm,
+               (long long)t->wn, (long long)t->bk, (long long)t->stages, (long long)t->vec, tc_last_error(ctx));
+        return NULL;
+    }
+    if (dump) printf("%s\n%s\n", tc_func_to_string(f), tc_cuda_source(f));
+    if (space_out) *space_out = space;
+    return f;
+}
+
+/* The relative L2 error of configuration t on the host executor (infinity when it does not run). */
+static double host_error(const tc_conv2d_desc *d, const tiles *t) {
+    conv_data cd;
+    const tc_func *f = lower_config(d, t, NULL);
+    void *mem[3];
+    double err = HUGE_VAL;
+    size_t j;
+    memset(&cd, 0, sizeof cd);
+    if (f && data_make(d, &cd)) {
+        for (j = 0; j < cd.ny; j++) cd.y[j] = NAN;
+        mem[0] = cd.xh, mem[1] = cd.wh, mem[2] = cd.y;
+        if (tc_host_run(ctx, f, mem, NULL) == TC_OK) err = rel_l2(cd.y, cd.ref, cd.ny);
+        else printf("  host run: %s\n", tc_last_error(ctx));
+    }
+    data_free(&cd);
+    return err;
+}
+
+TC_TEST(small_shapes_match_the_reference) {
+    /* M = n p q, k and r s c overhang the tiles in most rows; warps 2 x 2 and 4 x 1 */
+    static const struct {
+        tc_dtype dtype;
+        int n, c, h, w, k, r, s, stride, pad, dilation;
+        tiles t;
+    } cases[] = {
+        {TC_FLOAT16, 1, 16, 6, 6, 16, 3, 3, 1, 1, 1, {32, 32, 16, 16, 16, 2, 4}},
+        {TC_FLOAT16, 2, 8, 9, 7, 24, 3, 3, 2, 1, 1, {32, 32, 16, 16, 32, 3, 8}},      /* stride 2, odd 5 x 4 outputs, c 8 */
+        {TC_FLOAT16, 1, 24, 11, 11, 40, 3, 3, 1, 2, 2, {64, 32, 32, 16, 16, 4, 4}},   /* dilation 2, padding 2 */
+        {TC_FLOAT16, 3, 32, 5, 5, 8, 1, 1, 1, 0, 1, {32, 32, 32, 8, 32, 2, 8}},       /* 1 x 1, k 8 < block_n */
+        {TC_FLOAT16, 1, 16, 7, 9, 32, 5, 3, 2, 2, 1, {64, 64, 32, 32, 16, 3, 8}},     /* 5 x 3 kernel, non-square input */
+        {TC_BFLOAT16, 2, 16, 6, 6, 16, 3, 3, 1, 1, 1, {32, 32, 16, 16, 16, 2, 4}},
+    };
+    size_t k;
+    for (k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        tc_conv2d_desc d = nhwc(cases[k].dtype, cases[k].n, cases[k].c, cases[k].h, cases[k].w, cases[k].k, cases[k].r, cases[k].s, cases[k].stride,
+                                cases[k].pad, cases[k].dilation);
+        double err = host_error(&d, &cases[k].t);
+        if (!(err < 1e-2)) printf("  case %d: relative L2 error %.3g\n", (int)k, err);
+        TC_CHECK(err < 1e-2);
+    }
+}
+
+/* Every configuration's CUDA compiles for sm_80 and sm_90 (ldmatrix, mma.sync, cp.async in it). */
+TC_TEST(cuda_compiles_through_nvrtc) {
+    static const tiles configs[] = {{64, 64, 32, 32, 32, 3, 8}, {128, 128, 64, 32, 32, 4, 8}, {32, 32, 16, 16, 16, 2, 4}};
+    static const int archs[] = {80, 90};
+    tc_conv2d_desc d = nhwc(TC_FLOAT16, 2, 32, 9, 9, 64, 3, 3, 1, 1, 1);
+    size_t k, a;
+    int nvrtc = tc_nvrtc_init(ctx, NULL) == TC_OK;
+    for (k = 0; k < sizeof configs / sizeof configs[0]; k++) {
+        const tc_func *f = lower_config(&d, &configs[k], NULL);
+        const char *cuda = f ? tc_cuda_source(f) : NULL;
+        TC_CHECK(cuda != NULL);
+        if (!cuda) continue;
+        TC_CHECK_CONTAINS(cuda, "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32");
+        TC_CHECK_CONTAINS(cuda, "ldmatrix.sync.aligned.m8n8.x4.shared.b16");
+        TC_CHECK_CONTAINS(cuda, configs[k].vec == 8 ? "cp.async.cg.shared.global [%0], [%1], 16" : "cp.async.ca.shared.global [%0], [%1], 8");
+        for (a = 0; nvrtc && a < sizeof archs / sizeof archs[0]; a++) {
+            tc_cubin bin;
+            tc_result r = tc_cuda_compile(ctx, cuda, "conv_mma", archs[a], 0, NULL, &bin);
+            TC_CHECK_EQ_INT(r, TC_OK);
+            if (r != TC_OK) printf("  sm_%d: %s\n", archs[a], tc_last_error(ctx));
+            tc_cubin_free(ctx, &bin);
+        }
+    }
+    if (!nvrtc) TC_SKIP("NVRTC not installed");
+}
+
+/* What it does not build is refused with a message, never built wrong. */
+TC_TEST(refuses_what_it_cannot_build) {
+    tc_config_space *space = NULL;
+    tc_conv2d_desc d = nhwc(TC_FLOAT16, 1, 3, 8, 8, 16, 3, 3, 1, 1, 1);
+    tiles t = {32, 32, 16, 16, 16, 2, 8};
+    TC_CHECK_EQ_INT(tc_space_create(ctx, tc_conv2d_mma_template, &d, &space), TC_ERROR_INVALID_ARGUMENT);
+    TC_CHECK_CONTAINS(tc_last_error(ctx), "conv2d_mma: c (input channels) must be a multiple of 8 (16-byte copies of one tap's channels); got 3");
+    d = nhwc(TC_FLOAT16, 1, 16, 8, 8, 16, 3, 3, 1, 1, 1);
+    d.groups = 2;
+    TC_CHECK_EQ_INT(tc_space_create(ctx, tc_conv2d_mma_template, &d, &space), TC_ERROR_INVALID_ARGUMENT);
+    TC_CHECK_CONTAINS(tc_last_error(ctx), "conv2d_mma: one group only; the task has 2");
+    d.groups = 1, d.layout = TC_LAYOUT_NCHW;
+    TC_CHECK_EQ_INT(tc_space_create(ctx, tc_conv2d_mma_template, &d, &space), TC_ERROR_INVALID_ARGUMENT);
+    TC_CHECK_CONTAINS(tc_last_error(ctx), "conv2d_mma: builds NHWC float16 and bfloat16 kernels; the task is NCHW float16");
+    d.layout = TC_LAYOUT_NHWC, d.dtype = TC_FLOAT32;
+    TC_CHECK_EQ_INT(tc_space_create(ctx, tc_conv2d_mma_template, &d, &space), TC_ERROR_INVALID_ARGUMENT);
+    TC_CHECK_CONTAINS(tc_last_error(ctx), "the task is NHWC float32");
+    d.dtype = TC_FLOAT16;
+    TC_CHECK(lower_config(&d, &t, NULL) == NULL); /* 128 threads x 8 halves overrun a 32 x 16 tile */
+    TC_CHECK_CONTAINS(tc_last_error(ctx), "conv2d_mma: 128 threads copying 8 elements each do not divide the shared tiles (32 x 16 and 16 x 32)");
+    t.wm = 64;
+    TC_CHECK(lower_config(&d, &t, NULL) == NULL);
+    TC_CHECK_CONTAINS(tc_last_error(ctx), "conv2d_mma: warp tile 64 x 16 does not tile block tile 32 x 32 in at most 32 warps");
+}
+
+/* NHWC float16 and bfloat16 go to conv2d_mma; it is found by name. */
+TC_TEST(template_for_picks_it_for_nhwc_half) {
+    tc_conv2d_desc d = nhwc(TC_FLOAT16, 32, 256, 14, 14, 256, 3, 3, 1, 1, 1);
+    const char *name = NULL;
+    TC_CHECK(tc_conv2d_template_for(&d, &name) == tc_conv2d_mma_template);
+    TC_CHECK_STR(name, "conv2d_mma");
+    d.dtype = TC_BFLOAT16;
+    TC_CHECK(tc_conv2d_template_for(&d, &name) == tc_conv2d_mma_template);
+    d.dtype = TC_FLOAT32;
+    TC_CHECK(tc_conv2d_template_for(&d, &name) == NULL);
+    TC_CHECK(tc_conv2d_template_named("conv2d_mma") == tc_conv2d_mma_template);
+}
+
+/* Device buffers of a shape's data, the kernel run once, the output back. */
+static tc_result run_on_gpu(const tc_func *f, const conv_data *cd, float *out) {
+    tc_cuda_func *cf = NULL;
+    tc_devptr dev[3] = {0, 0, 0};
+    const void *host[2];
+    size_t bytes[3];
+    tc_result r;
+    int k;
+    host[0] = cd->xh, host[1] = cd->wh;
+    bytes[0] = cd->nx * 2, bytes[1] = cd->nw * 2, bytes[2] = cd->ny * 4;
+    r = tc_cuda_build(ctx, f, &cf);
+    for (k = 0; r == TC_OK && k < 3; k++) r = tc_cuda_malloc(ctx, bytes[k], &dev[k]);
+    for (k = 0; r == TC_OK && k < 2; k++) r = tc_cuda_upload(ctx, dev[k], host[k], bytes[k]);
+    if (r == TC_OK) r = tc_cuda_memset(ctx, dev[2], 0xff, bytes[2]); /* NaN: an element nobody writes fails */
+    if (r == TC_OK) r = tc_cuda_run(ctx, cf, dev, NULL);
+    if (r == TC_OK) r = tc_cuda_synchronize(ctx);
+    if (r == TC_OK) r = tc_cuda_download(ctx, out, dev[2], bytes[2]);
+    if (r != TC_OK) printf("  %s\n", tc_last_error(ctx));
+    for (k = 0; k < 3; k++) tc_cuda_free(ctx, dev[k]);
+    if (cf) tc_cuda_func_destroy(ctx, cf);
+    return r;
+}
+
+/* C9_b32_f16 (batch 32, 256 channels, 14 x 14, 3 x 3, padding 1) on the GPU
+   against the host reference. */
+TC_TEST(gpu_matches_the_reference_at_c9_b32_f16) {
+    tc_conv2d_desc d = nhwc(TC_FLOAT16, 32, 256, 14, 14, 256, 3, 3, 1, 1, 1);
+    tiles t = {128, 128, 64, 32, 32, 3, 8};
+    conv_data cd;
+    const tc_func *f;
+    double err;
+    memset(&cd, 0, sizeof cd);
+    f = lower_config(&d, &t, NULL); /* lowers here too: the configuration is one the GPU machine can run */
+    TC_CHECK(f != NULL);
+    if (!tc_cuda_available(ctx)) TC_SKIP("no CUDA device: tc_cuda_available is 0");
+    if (tc_cuda_arch(ctx) < 80) TC_SKIP("the CUDA device is older than sm_80: no mma.sync m16n8k16");
+    TC_CHECK(data_make(&d, &cd));
+    if (f && cd.y && run_on_gpu(f, &cd, cd.y) == TC_OK) {
+        err = rel_l2(cd.y, cd.ref, cd.ny);
+        printf("  relative L2 error %.3g\n", err);
+        TC_CHECK(err < 1e-2);
+    } else {
+        TC_CHECK(0);
+    }
+    data_free(&cd);
+}
+
+int main(int argc, char **argv) {
+    dump = argc > 1 && strcmp(argv[1], "--dump") == 0;
+    if (tc_create_context(NULL, &ctx) != TC_OK) return 1;
+    TC_RUN(small_shapes_match_the_reference);
+    TC_RUN(cuda_compiles_through_nvrtc);
+    TC_RUN(refuses_what_it_cannot_build);
+    TC_RUN(template_for_picks_it_for_nhwc_half);
+    TC_RUN(gpu_matches_the_reference_at_c9_b32_f16);
+    tc_destroy_context(ctx);
+    return tc_test_summary();
+}
