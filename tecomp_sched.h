@@ -2477,6 +2477,10 @@ static tc_result _tc_pass_inject_vthreads(_tc_lower *L) {
 // >>lower-unroll
 
 #define _TC_MAX_UNROLL 1024 /* longer unrolled loops stay loops (with #pragma unroll in CUDA) */
+/* ... and so do loops whose replicated body would hold more steps than this:
+   nested unrolled loops multiply, and a kernel of millions of copies takes
+   lowering minutes and gigabytes (found by fuzz_parse) */
+#define _TC_MAX_UNROLL_STEPS 16384
 
 /* Unroll loops marked unroll (replicating the body), and under a pragma
    auto_unroll_max_step every constant loop whose steps (its extent times its
@@ -2520,7 +2524,7 @@ static const tc_stmt *_tc_unroll_walk(tc_context *ctx, const tc_stmt *s, int max
         *steps = (is_const && s->for_kind != TC_FOR_THREAD) ? _tc_sat_mul(n, sub) : sub;
         if (kind == TC_FOR_SERIAL && is_const && inner_max > 0 && *steps <= inner_max)
             kind = inner_explicit == 1 ? TC_FOR_UNROLLED : TC_FOR_UNROLL_HINT;
-        if (kind == TC_FOR_UNROLLED && is_const && n <= _TC_MAX_UNROLL) { /* replicate */
+        if (kind == TC_FOR_UNROLLED && is_const && n <= _TC_MAX_UNROLL && *steps <= _TC_MAX_UNROLL_STEPS) { /* replicate */
             const tc_stmt **copies = (const tc_stmt **)_tc_alloc(ctx, sizeof *copies * (size_t)(n ? n : 1));
             if (!copies) { *failed = 1; return NULL; }
             for (k = 0; k < n; k++)
