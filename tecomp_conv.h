@@ -42,13 +42,14 @@
                          data and weights, float32 output, wmma intrinsics
                          (tensorize), the tutorial's configuration one point;
        conv2d_mma        the implicit GEMM on mma.sync: NHWC float16 or
-                         bfloat16 data, KRSC weights, float32 NHWK output,
-                         ldmatrix fragments, cp.async pipelines (one group,
-                         c a multiple of 8).
+                         bfloat16 data (float32 as TF32 when math allows
+                         it), KRSC weights, float32 NHWK output, ldmatrix
+                         fragments, cp.async pipelines (one group, c a
+                         multiple of 8, of 4 for TF32).
    tc_conv2d_reference computes any description on the host, in every layout.
 
-   WHAT THIS MODULE DOES NOT DO (yet): NHWC templates for float32 (the
-   reference covers it; conv2d_mma builds float16 and bfloat16), HWCN templates other than the implicit GEMM and Winograd,
+   WHAT THIS MODULE DOES NOT DO (yet): exact NHWC templates for float32
+   (the reference covers it; conv2d_mma builds float16, bfloat16 and TF32), HWCN templates other than the implicit GEMM and Winograd,
    float16 and bfloat16 kernels other than conv2d_tensorcore's NHWCnc and
    conv2d_mma's NHWC, channel multipliers other than 1 in the depthwise
    template (the direct one takes any groups), Winograd for kernels other
@@ -76,17 +77,26 @@ extern "C" {
    The output is laid out like the input, with k for c and p, q for h, w. */
 typedef enum tc_layout { TC_LAYOUT_NCHW = 0, TC_LAYOUT_NHWC, TC_LAYOUT_HWCN, TC_LAYOUT_NHWCnc, TC_LAYOUT_COUNT } tc_layout;
 
+/* How float32 convolutions may compute, as cuDNN's math types say. Exact
+   (the default): FFMA in float32. TF32: the tensor cores' TF32 may be used,
+   its inputs rounded to 10 mantissa bits (relative error about 2^-11 a
+   product); float16 and bfloat16 convolutions are not changed by it. */
+typedef enum tc_conv2d_math { TC_CONV_MATH_EXACT = 0, TC_CONV_MATH_TF32, TC_CONV_MATH_COUNT } tc_conv2d_math;
+
 /* Zero means the default where the comment says so. */
 typedef struct tc_conv2d_desc {
     tc_layout layout;                 /* 0: NCHW */
     tc_dtype dtype;                   /* 0: float32 (0 is TC_BOOL, no convolution's type); float16 and bfloat16 are described (the reference,
-                                         conv2d_tensorcore for NHWCnc float16, conv2d_mma for NHWC), not built by the other templates yet */
+                                         conv2d_tensorcore for NHWCnc float16, conv2d_mma for NHWC; float32 NHWC too with math
+                                         TF32), not built by the other templates yet */
     int n, c, h, w;                   /* input: batch, channels, height, width */
     int k, r, s;                      /* output channels, kernel height, width */
     int stride_h, stride_w;           /* 0: 1 */
     int pad_h, pad_w;                 /* zeros added on each side */
     int dilation_h, dilation_w;       /* 0: 1 */
     int groups;                       /* 0: 1; c and k divisible by it */
+    tc_conv2d_math math;              /* 0: exact, float32 on FFMA templates; TC_CONV_MATH_TF32: float32 NHWC may use TF32
+                                         tensor cores (conv2d_mma) */
 } tc_conv2d_desc;
 
 TECOMP_API const char *tc_layout_name(tc_layout layout); /* "NCHW", ...; "?" for none */
@@ -103,8 +113,10 @@ TECOMP_API void tc_conv2d_output_size(const tc_conv2d_desc *d, int *p, int *q);
 TECOMP_API double tc_conv2d_flops(const tc_conv2d_desc *d);
 /* The task's numbers as records key them, defaults filled: n, c, h, w, k, r,
    s, stride_h, stride_w, pad_h, pad_w, dilation_h, dilation_w, groups,
-   layout, dtype. Returns 16 (0 for a NULL description). */
-TECOMP_API int tc_conv2d_task_args(const tc_conv2d_desc *d, int64_t args[16]);
+   layout, dtype, then math only where it matters, float32 with TF32 allowed
+   (so that records of exact tasks keep their keys and never mix with TF32
+   ones). Returns 16, or 17 with math (0 for a NULL description). */
+TECOMP_API int tc_conv2d_task_args(const tc_conv2d_desc *d, int64_t args[TC_MAX_TASK_ARGS]);
 /* The convolution computed on the host, accumulating in double: input,
    weight and output laid out as tc_layout says. The numbers are floats
    whatever d->dtype says (convert float16 or bfloat16 data first:
@@ -181,9 +193,10 @@ TECOMP_API tc_result tc_conv2d_mma_template(tc_cfg *cfg, const void *task, tc_in
    4096 images times output pixels: batch 1 up to 64x64, where its split-K
    and tiles over all of an image's pixels pay); past that Winograd for 3x3
    kernels at stride 1, dilation 1, one group, and otherwise direct (NCHW)
-   or the implicit GEMM (HWCN). NHWC float16 and bfloat16: conv2d_mma;
-   NHWCnc float16: conv2d_tensorcore. NULL (and name NULL) when none does
-   (NHWC float32, NCHW or HWCN float16). */
+   or the implicit GEMM (HWCN). NHWC float16 and bfloat16, and NHWC float32
+   with math TC_CONV_MATH_TF32: conv2d_mma; NHWCnc float16:
+   conv2d_tensorcore. NULL (and name NULL) when none does (exact NHWC
+   float32, NCHW or HWCN float16). */
 TECOMP_API tc_template_fn tc_conv2d_template_for(const tc_conv2d_desc *d, const char **name);
 /* The template of that name ("conv2d_gemm", ...), NULL for none. */
 TECOMP_API tc_template_fn tc_conv2d_template_named(const char *name);
@@ -297,6 +310,9 @@ TECOMP_API tc_result tc_conv2d_resolve(tc_context *ctx, const tc_conv2d_desc *in
     d = _tc_conv_defaults(in);
     if (d.layout < 0 || d.layout >= TC_LAYOUT_COUNT)
         return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_conv2d_resolve: layout %d is not a tc_layout", (int)d.layout);
+    if (d.math < 0 || d.math >= TC_CONV_MATH_COUNT)
+        return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_conv2d_resolve: math %d is not a tc_conv2d_math (TC_CONV_MATH_EXACT or "
+                        "TC_CONV_MATH_TF32)", (int)d.math);
     if (d.dtype != TC_FLOAT32 && d.dtype != TC_FLOAT16 && d.dtype != TC_BFLOAT16)
         return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_conv2d_resolve: dtype %s is not a convolution's (float32, float16 or bfloat16)",
                         tc_dtype_name(d.dtype));
@@ -350,14 +366,16 @@ TECOMP_API double tc_conv2d_flops(const tc_conv2d_desc *d) {
     return 2.0 * r.n * r.k * p * q * (double)(r.c / r.groups) * r.r * r.s;
 }
 
-TECOMP_API int tc_conv2d_task_args(const tc_conv2d_desc *d, int64_t args[16]) {
+TECOMP_API int tc_conv2d_task_args(const tc_conv2d_desc *d, int64_t args[TC_MAX_TASK_ARGS]) {
     tc_conv2d_desc r;
     if (!d || !args) return 0;
     r = _tc_conv_defaults(d);
     args[0] = r.n, args[1] = r.c, args[2] = r.h, args[3] = r.w, args[4] = r.k, args[5] = r.r, args[6] = r.s;
     args[7] = r.stride_h, args[8] = r.stride_w, args[9] = r.pad_h, args[10] = r.pad_w;
     args[11] = r.dilation_h, args[12] = r.dilation_w, args[13] = r.groups, args[14] = (int64_t)r.layout, args[15] = (int64_t)r.dtype;
-    return 16;
+    if (r.dtype != TC_FLOAT32 || r.math == TC_CONV_MATH_EXACT) return 16;
+    args[16] = (int64_t)r.math;
+    return 17;
 }
 
 // >>conv-reference
@@ -1715,18 +1733,19 @@ typedef struct _tc_mma_graph {
 /* The knobs (the schedule's tiles): the block's output tile (block_m rows
    by block_n columns), each warp's (warp_m by warp_n, in 16 x 8 mma
    tiles), the sum's step through shared memory (k_tile, in 16-deep mma
-   steps), the shared tiles' pipeline depth (stages, cp.async) and the
-   elements each thread copies at once (vec: 8 halves is 16 bytes). */
-static tc_result _tc_mma_knobs(tc_cfg *cfg) {
+   steps, TF32's 8-deep ones two at a time), the shared tiles' pipeline
+   depth (stages, cp.async) and the elements each thread copies at once
+   (vec: 8 halves or 4 floats is 16 bytes, cp.async's widest). */
+static tc_result _tc_mma_knobs(tc_cfg *cfg, tc_dtype dtype) {
     static const int64_t block[] = {32, 64, 128, 256}, warp_m[] = {16, 32, 64}, warp_n[] = {8, 16, 32, 64}, k_tile[] = {16, 32, 64},
-                         stages[] = {2, 3, 4}, vec[] = {2, 4, 8};
+                         stages[] = {2, 3, 4}, vec16[] = {2, 4, 8}, vec32[] = {1, 2, 4};
     _TC_CONV_TRY(tc_define_knob(cfg, "block_m", 4, block));
     _TC_CONV_TRY(tc_define_knob(cfg, "block_n", 3, block));
     _TC_CONV_TRY(tc_define_knob(cfg, "warp_m", 3, warp_m));
     _TC_CONV_TRY(tc_define_knob(cfg, "warp_n", 4, warp_n));
     _TC_CONV_TRY(tc_define_knob(cfg, "k_tile", 3, k_tile));
     _TC_CONV_TRY(tc_define_knob(cfg, "stages", 3, stages));
-    return tc_define_knob(cfg, "vec", 3, vec);
+    return tc_define_knob(cfg, "vec", 3, dtype == TC_FLOAT32 ? vec32 : vec16);
 }
 
 /* The knobs' sizes, checked against each other: warps tile the block, at
@@ -1755,18 +1774,28 @@ static tc_result _tc_mma_tiles_of(tc_cfg *cfg, _tc_mma_tiles *t) {
 
 static int64_t _tc_round_up(int64_t x, int64_t m) { return (x + m - 1) / m * m; }
 
-/* A convolution this template builds: NHWC float16 or bfloat16, one group,
-   channels in multiples of 8 (a 16-byte copy never straddles two taps). */
+/* Elements in one 16-byte copy: 8 halves or 4 floats. */
+static int64_t _tc_mma_copy_lanes(tc_dtype dtype) { return dtype == TC_FLOAT32 ? 4 : 8; }
+
+/* A convolution this template builds: NHWC float16 or bfloat16, or float32
+   with TF32 allowed (TF32 rounds the inputs: an exact float32 task must not
+   get it), one group, channels in whole 16-byte copies (one never
+   straddles two taps). */
 static tc_result _tc_mma_task(tc_context *ctx, const void *task, tc_conv2d_desc *d) {
+    int tf32;
     if (!task) return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "conv2d_mma: the task (a tc_conv2d_desc) is NULL");
     _TC_CONV_TRY(tc_conv2d_resolve(ctx, (const tc_conv2d_desc *)task, d));
-    if (d->layout != TC_LAYOUT_NHWC || (d->dtype != TC_FLOAT16 && d->dtype != TC_BFLOAT16))
-        return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "conv2d_mma: builds NHWC float16 and bfloat16 kernels; the task is %s %s",
+    tf32 = d->dtype == TC_FLOAT32 && d->math == TC_CONV_MATH_TF32;
+    if (d->layout == TC_LAYOUT_NHWC && d->dtype == TC_FLOAT32 && !tf32)
+        return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "conv2d_mma: float32 runs as TF32 on the tensor cores, not exact; the task's math is "
+                        "exact (set math = TC_CONV_MATH_TF32 to allow it)");
+    if (d->layout != TC_LAYOUT_NHWC || (d->dtype != TC_FLOAT16 && d->dtype != TC_BFLOAT16 && !tf32))
+        return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "conv2d_mma: builds NHWC float16, bfloat16 and TF32 kernels; the task is %s %s",
                         tc_layout_name(d->layout), tc_dtype_name(d->dtype));
     if (d->groups != 1) return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "conv2d_mma: one group only; the task has %d", d->groups);
-    if (d->c % 8)
-        return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "conv2d_mma: c (input channels) must be a multiple of 8 (16-byte copies of one "
-                        "tap's channels); got %d", d->c);
+    if (d->c % _tc_mma_copy_lanes(d->dtype))
+        return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "conv2d_mma: c (input channels) must be a multiple of %d for %s (16-byte copies of one "
+                        "tap's channels); got %d", (int)_tc_mma_copy_lanes(d->dtype), tc_dtype_name(d->dtype), d->c);
     return TC_OK;
 }
 
@@ -1786,10 +1815,10 @@ static tc_result _tc_mma_weights(tc_context *ctx, const tc_conv2d_desc *d, _tc_m
 
 /* col[m][j]: the input pixel row m's window reads at column j, zero in the
    padding and past M and r s c; one condition (a copy's source size). The
-   column test is on j / 8 so that it holds for a whole 16-byte copy. */
+   column test is on j / lanes so that it holds for a whole 16-byte copy. */
 static tc_result _tc_mma_columns(tc_context *ctx, const tc_conv2d_desc *d, int p, int q, _tc_mma_graph *g) {
     const tc_expr *m = tc_axisi(ctx, "m", g->mpad), *j = tc_axisi(ctx, "j", g->kpad), *at[4], *c[2], *ry, *rx, *y, *x, *conds[3], *inside = NULL;
-    int64_t ph = d->h + 2 * (int64_t)d->pad_h, pw = d->w + 2 * (int64_t)d->pad_w;
+    int64_t ph = d->h + 2 * (int64_t)d->pad_h, pw = d->w + 2 * (int64_t)d->pad_w, lanes = _tc_mma_copy_lanes(d->dtype);
     int k;
     _tc_gemm_column(d, 1, j, &at[3], &ry, &rx);
     at[0] = tc_divi(m, (int64_t)p * q);
@@ -1797,7 +1826,7 @@ static tc_result _tc_mma_columns(tc_context *ctx, const tc_conv2d_desc *d, int p
     x = _tc_conv_window(tc_modi(m, q), d->stride_w, rx, d->dilation_w);
     at[1] = at[3], at[2] = tc_subi(y, d->pad_h), at[3] = tc_subi(x, d->pad_w);
     conds[0] = _tc_conv_inside(m, 0, g->m, g->mpad);
-    conds[1] = _tc_conv_inside(tc_divi(j, 8), 0, g->cols / 8, g->kpad / 8);
+    conds[1] = _tc_conv_inside(tc_divi(j, lanes), 0, g->cols / lanes, g->kpad / lanes);
     conds[2] = _tc_conv_in_image(d, y, x, ph, pw);
     for (k = 0; k < 3; k++)
         if (conds[k]) inside = inside ? tc_and(inside, conds[k]) : conds[k];
@@ -1821,8 +1850,12 @@ static tc_result _tc_mma_compute(tc_context *ctx, const tc_conv2d_desc *d, int p
     _TC_CONV_TRY(_tc_mma_columns(ctx, d, p, q, g));
     ax[0] = tc_axisi(ctx, "mt", g->mpad / 16), ax[1] = tc_axisi(ctx, "ft", g->jpad / 8), ax[2] = tc_axisi(ctx, "i", 16), ax[3] = tc_axisi(ctx, "l", 8);
     j = tc_reduce_axisi(ctx, "j", g->kpad);
-    a = tc_cast(TC_FLOAT32, tc_at(g->col, tc_add(tc_muli(ax[0], 16), ax[2]), j));
-    b = tc_cast(TC_FLOAT32, tc_at(g->wt, j, tc_add(tc_muli(ax[1], 8), ax[3])));
+    a = tc_at(g->col, tc_add(tc_muli(ax[0], 16), ax[2]), j);
+    b = tc_at(g->wt, j, tc_add(tc_muli(ax[1], 8), ax[3]));
+    if (d->dtype != TC_FLOAT32) { /* 16-bit inputs, float32 sums; TF32 reads its floats as they are */
+        a = tc_cast(TC_FLOAT32, a);
+        b = tc_cast(TC_FLOAT32, b);
+    }
     if (!(g->gemm = tc_compute(ctx, "gemm", 4, ax, tc_sum(tc_mul(a, b), 1, &j)))) return _tc_conv_error(ctx);
     o[0] = tc_axisi(ctx, "m", g->m), o[1] = tc_axisi(ctx, "f", d->k);
     g->conv.out = tc_compute(ctx, "conv", 2, o, tc_at(g->gemm, tc_divi(o[0], 16), tc_divi(o[1], 8), tc_modi(o[0], 16), tc_modi(o[1], 8)));
@@ -1902,12 +1935,12 @@ static tc_result _tc_mma_gemm_schedule(tc_context *ctx, tc_dtype dtype, const _t
 
 /* The warp's accumulators: the sum in k_tile steps (the shared tiles',
    pipelined), each in 16-deep mma steps (A's fragments), then per column
-   tile (B's fragment) every row tile's mma.sync. */
+   tile (B's fragment) every row tile's mma.sync; TF32's steps are 8 deep (m16n8k8). */
 static tc_result _tc_mma_acc_schedule(tc_context *ctx, tc_dtype dtype, const _tc_mma_tiles *t, _tc_mma_stages *st) {
     tc_stage *sa = st->acc;
     tc_iter *ko, *kr, *ki, *k16, *af_o, *af_i;
     _TC_CONV_TRY(tc_split(sa, tc_reduce_axis_of(sa, 0), t->bk, &ko, &kr));
-    _TC_CONV_TRY(tc_split(sa, kr, 16, &ki, &k16));
+    _TC_CONV_TRY(tc_split(sa, kr, dtype == TC_FLOAT32 ? 8 : 16, &ki, &k16));
     _TC_CONV_TRY(tc_reorder_va(sa, 7, ko, ki, tc_axis_of(sa, 1), tc_axis_of(sa, 0), tc_axis_of(sa, 2), tc_axis_of(sa, 3), k16));
     _TC_CONV_TRY(tc_tensorize(sa, tc_axis_of(sa, 2), tc_intrin_mma(ctx, TC_INTRIN_MMA_SYNC, dtype)));
     _TC_CONV_TRY(tc_compute_at(st->as, sa, ko));
@@ -1953,7 +1986,7 @@ TECOMP_API tc_result tc_conv2d_mma_template(tc_cfg *cfg, const void *task, tc_in
     if (!ctx || !out) return ctx ? _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "conv2d_mma: NULL argument") : TC_ERROR_INVALID_ARGUMENT;
     _TC_CONV_TRY(_tc_mma_task(ctx, task, &d));
     tc_conv2d_output_size(&d, &p, &q);
-    _TC_CONV_TRY(_tc_mma_knobs(cfg));
+    _TC_CONV_TRY(_tc_mma_knobs(cfg, d.dtype));
     _TC_CONV_TRY(_tc_mma_tiles_of(cfg, &t));
     _TC_CONV_TRY(_tc_mma_compute(ctx, &d, p, q, &t, &g));
     if (!(s = tc_create_schedule(ctx, 1, &g.conv.out))) return _tc_conv_error(ctx);
@@ -2005,7 +2038,7 @@ TECOMP_API tc_template_fn tc_conv2d_template_for(const tc_conv2d_desc *d, const 
         if (name) *name = "conv2d_tensorcore";
         return tc_conv2d_tensorcore_template;
     }
-    if (r.layout == TC_LAYOUT_NHWC && (r.dtype == TC_FLOAT16 || r.dtype == TC_BFLOAT16)) {
+    if (r.layout == TC_LAYOUT_NHWC && (r.dtype == TC_FLOAT16 || r.dtype == TC_BFLOAT16 || (r.dtype == TC_FLOAT32 && r.math == TC_CONV_MATH_TF32))) {
         if (name) *name = "conv2d_mma";
         return tc_conv2d_mma_template;
     }
@@ -2035,7 +2068,7 @@ struct tc_conv2d_kernel {
     tc_context *own;          /* holds the space and the host function: freed with the kernel */
     tc_config_space *space;   /* made when first needed (an index hit needs none) */
     int nargs;
-    int64_t args[16];
+    int64_t args[TC_MAX_TASK_ARGS];
     tc_tuned_kernel *gpu;     /* NULL without a GPU */
     const tc_func *host;      /* lowered for the host executor on first use */
     tc_conv2d_kernel_info info;

@@ -1314,7 +1314,7 @@ static int _tc_record_features(const tc_tuner *t, const tc_record *rec, float *x
 static int _tc_record_same_group(const tc_record *a, const tc_record *b) {
     int k;
     if (!a->task != !b->task || (a->task && strcmp(a->task, b->task) != 0) || a->nargs != b->nargs) return 0;
-    for (k = 0; k < a->nargs && k < 16; k++)
+    for (k = 0; k < a->nargs && k < TC_MAX_TASK_ARGS; k++)
         if (a->args[k] != b->args[k]) return 0;
     return 1;
 }

@@ -117,11 +117,15 @@ TECOMP_API tc_context *tc_space_context(const tc_config_space *space);
 /* One measured trial, as a line of a JSON-lines log in AutoTVM's record
    format ({"input": [target, task, args, {}], "config": {"index": ...,
    "entity": [...]}, "result": [[costs], error, all_cost, timestamp], ...}). */
+/* The most arguments a task has in records (a convolution has 16, 17 with
+   TF32 allowed); room to spare so that a task may grow without a new format. */
+#define TC_MAX_TASK_ARGS 24
+
 typedef struct tc_record {
     const char *target;   /* e.g. "cuda -arch=sm_90 -device=NVIDIA H100 80GB HBM3" */
     const char *task;     /* the template's name */
     int nargs;
-    int64_t args[16];     /* the task's arguments (shape, stride, ...) */
+    int64_t args[TC_MAX_TASK_ARGS]; /* the task's arguments (shape, stride, ...) */
     int64_t config;       /* index in the task's configuration space */
     int ncosts;
     double costs[16];     /* seconds per run of the kernel */
@@ -169,7 +173,7 @@ typedef struct tc_records_load_info {
    one of a killed run may be: one that does not parse, a number out of its
    field's range (a task argument or index that is not an integer of 64 bits,
    an error that is not a result code, a cost that is not finite), more
-   values than a record holds (16 arguments or costs, 8 split sizes, 32
+   values than a record holds (TC_MAX_TASK_ARGS (24) arguments, 16 costs, 8 split sizes, 32
    knobs), a string longer than 511 bytes, a line longer than the limit.
    How many lines were skipped, and why the first was, is logged as a
    warning and given in *info (NULL: not wanted). A missing file is zero
@@ -642,7 +646,7 @@ TECOMP_API tc_result tc_record_append(tc_context *ctx, const char *path, const t
     tc_str_printf(&s, ", ");
     _tc_json_string(&s, rec->task);
     tc_str_printf(&s, ", [");
-    for (k = 0; k < rec->nargs && k < 16; k++) tc_str_printf(&s, "%s%lld", k ? ", " : "", (long long)rec->args[k]);
+    for (k = 0; k < rec->nargs && k < TC_MAX_TASK_ARGS; k++) tc_str_printf(&s, "%s%lld", k ? ", " : "", (long long)rec->args[k]);
     tc_str_printf(&s, "], {}], \"config\": {\"index\": %lld, \"code_hash\": null, \"entity\": [", (long long)rec->config);
     for (k = 0; space && rec->config >= 0 && rec->config < tc_space_size(space) && k < space->nknobs; k++) {
         const _tc_knob *kn = &space->knobs[k];
@@ -850,7 +854,7 @@ static void _tc_record_parse_input(_tc_json *j, tc_record *r) {
     _tc_json_eat(j, '[');
     while (!j->bad && !_tc_json_peek(j, ']')) {
         int64_t v = _tc_json_int(j, -_TC_JSON_INT_MAX, _TC_JSON_INT_MAX, "a task argument");
-        if (r->nargs == 16) _tc_json_bad(j, "more than 16 task arguments");
+        if (r->nargs == TC_MAX_TASK_ARGS) _tc_json_bad(j, "more than TC_MAX_TASK_ARGS (24) task arguments");
         else r->args[r->nargs++] = v;
         if (_tc_json_peek(j, ',')) j->p++;
     }

@@ -44,7 +44,7 @@ extern "C" {
 typedef struct tc_tune_desc {
     const char *task_name;    /* names the task in records (required) */
     int nargs;                /* the task's arguments (its shape), as records key them */
-    int64_t args[16];
+    int64_t args[TC_MAX_TASK_ARGS];
     int n_trial;              /* trials in all, those found in the records included; 0: 1000 */
     int early_stopping;       /* stop after this many trials without a better one; 0: never */
     int batch;                /* configurations the tuner proposes at a time (it learns from each result in between);
@@ -415,8 +415,8 @@ static tc_result _tc_tune(tc_context *ctx, const tc_config_space *space, const t
     tc_result r;
     if (!space || !desc || !out) return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_tune: NULL argument");
     if (!desc->task_name || !*desc->task_name) return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_tune: the task needs a name (records key on it)");
-    if (desc->nargs < 0 || desc->nargs > 16 || desc->n_trial < 0 || desc->batch < 0 || desc->early_stopping < 0)
-        return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_tune: nargs must be 0 to 16 and n_trial, batch, early_stopping not negative");
+    if (desc->nargs < 0 || desc->nargs > TC_MAX_TASK_ARGS || desc->n_trial < 0 || desc->batch < 0 || desc->early_stopping < 0)
+        return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_tune: nargs must be 0 to TC_MAX_TASK_ARGS (24) and n_trial, batch, early_stopping not negative");
     memset(&t, 0, sizeof t);
     memset(out, 0, sizeof *out);
     out->best_config = -1;
@@ -576,7 +576,7 @@ TECOMP_API void tc_tuned_kernel_info_get(const tc_tuned_kernel *k, tc_tuned_kern
 typedef struct _tc_index_entry {
     const char *task, *target, *cubin_path;
     int nargs;
-    int64_t args[16];
+    int64_t args[TC_MAX_TASK_ARGS];
     int64_t config;
     double cost_s;
     int nparams;
@@ -661,7 +661,7 @@ static int _tc_index_parse_kernel(const char *s, _tc_plan_kernel *pk, int *used)
 /* One index line (its tabs overwritten) into e; 0 when it does not parse. */
 static int _tc_index_parse(char *line, _tc_index_entry *e) {
     char *field[_TC_INDEX_FIELDS], *p = line, *kern;
-    int64_t nums[1 + 16], bufs[_TC_PLAN_BUFFERS], nparams;
+    int64_t nums[1 + TC_MAX_TASK_ARGS], bufs[_TC_PLAN_BUFFERS], nparams;
     int n = 0, j;
     for (n = 0; n < _TC_INDEX_FIELDS; n++) {
         field[n] = p;
@@ -672,8 +672,8 @@ static int _tc_index_parse(char *line, _tc_index_entry *e) {
     }
     memset(e, 0, sizeof *e);
     e->task = field[0], e->target = field[2], e->cubin_path = field[5];
-    n = _tc_parse_ints(field[1], nums, 17);
-    if (n < 1 || nums[0] < 0 || nums[0] > 16 || n != 1 + nums[0]) return 0;
+    n = _tc_parse_ints(field[1], nums, 1 + TC_MAX_TASK_ARGS);
+    if (n < 1 || nums[0] < 0 || nums[0] > TC_MAX_TASK_ARGS || n != 1 + nums[0]) return 0;
     e->nargs = (int)nums[0];
     for (j = 0; j < e->nargs; j++) e->args[j] = nums[1 + j];
     if (!_tc_parse_int_in(field[3], 0, INT64_MAX, &e->config)) return 0;
@@ -869,7 +869,7 @@ static tc_result _tc_tuned_kernel_load(tc_context *ctx, const tc_config_space *s
     int have_stamp, found = 0;
     _tc_index_entry e;
     tc_result r;
-    if (!records || !task_name || !out || nargs < 0 || nargs > 16 || (nargs && !args))
+    if (!records || !task_name || !out || nargs < 0 || nargs > TC_MAX_TASK_ARGS || (nargs && !args))
         return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_tuned_kernel_load: NULL or bad argument");
     *out = NULL;
     if ((r = tc_cuda_init(ctx, NULL)) != TC_OK) return r;

@@ -95,7 +95,7 @@ typedef struct bench_row {
     tc_config_space *space;   /* NULL: no template for this layout and type */
     const char *task;
     int nargs;
-    int64_t args[16];
+    int64_t args[TC_MAX_TASK_ARGS];
     int tuned;                /* tc_tune succeeded */
     tc_tune_result tune;
     /* phase 2 */

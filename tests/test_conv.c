@@ -122,7 +122,7 @@ TC_TEST(resolve_names_what_is_wrong) {
 
 TC_TEST(flops_and_task_args) {
     tc_conv2d_desc d = conv(2, 8, 9, 9, 6, 3, 3, 2, 1, 0, 2);
-    int64_t args[16];
+    int64_t args[TC_MAX_TASK_ARGS];
     static const int64_t want[16] = {2, 8, 9, 9, 6, 3, 3, 2, 2, 1, 1, 1, 1, 2, TC_LAYOUT_NCHW, TC_FLOAT32};
     int j;
     TC_CHECK(tc_conv2d_flops(&d) == 2.0 * 2 * 6 * 5 * 5 * 4 * 3 * 3);
@@ -282,7 +282,7 @@ static int64_t tutorial_best(const tc_config_space *space) {
 }
 
 TC_TEST(direct_space_is_the_tutorials) {
-    static const tc_conv2d_desc task = {TC_LAYOUT_NCHW, TC_FLOAT32, 1, 512, 7, 7, 512, 3, 3, 1, 1, 1, 1, 1, 1, 1};
+    static const tc_conv2d_desc task = {TC_LAYOUT_NCHW, TC_FLOAT32, 1, 512, 7, 7, 512, 3, 3, 1, 1, 1, 1, 1, 1, 1, TC_CONV_MATH_EXACT};
     tc_config_space *space;
     TC_CHECK_EQ_INT(tc_space_create(ctx, tc_conv2d_direct_template, &task, &space), TC_OK);
     if (!space) return;
@@ -343,8 +343,8 @@ static int64_t winograd_config(const tc_config_space *space, int64_t m) {
 /* The seed shape at batch 1: the tiles' split is bounded by the tiles at m = 4 (4 x 4);
    and seed3, HWCN, whose space has the same knobs. */
 TC_TEST(winograd_space) {
-    static const tc_conv2d_desc task = {TC_LAYOUT_NCHW, TC_FLOAT32, 1, 256, 14, 14, 256, 3, 3, 1, 1, 1, 1, 1, 1, 1};
-    static tc_conv2d_desc hwcn = {TC_LAYOUT_NCHW, TC_FLOAT32, 256, 256, 14, 14, 512, 3, 3, 1, 1, 1, 1, 1, 1, 1};
+    static const tc_conv2d_desc task = {TC_LAYOUT_NCHW, TC_FLOAT32, 1, 256, 14, 14, 256, 3, 3, 1, 1, 1, 1, 1, 1, 1, TC_CONV_MATH_EXACT};
+    static tc_conv2d_desc hwcn = {TC_LAYOUT_NCHW, TC_FLOAT32, 256, 256, 14, 14, 512, 3, 3, 1, 1, 1, 1, 1, 1, 1, TC_CONV_MATH_EXACT};
     tc_config_space *space;
     TC_CHECK_EQ_INT(tc_space_create(ctx, tc_conv2d_winograd_template, &task, &space), TC_OK);
     if (!space) return;
@@ -644,7 +644,7 @@ TC_TEST(bfloat16_convolutions_are_described_and_referenced) {
     tc_conv2d_kernel *kernel = NULL;
     tc_config_space *space = NULL;
     const char *name = "unset";
-    int64_t args[16];
+    int64_t args[TC_MAX_TASK_ARGS];
     size_t ni, nw, no, j;
     float *x, *w, *ref, *ref32, *out;
     uint16_t *xb, *wb;

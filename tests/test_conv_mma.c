@@ -1,18 +1,23 @@
 /* conv2d_mma, the implicit GEMM on mma.sync tensor cores (NHWC float16 and
-   bfloat16, KRSC weights, float32 NHWK output): configurations on small
-   shapes - strides, padding, dilation, odd output sizes, tiles that M, k and
-   r s c do not divide - lowered, run on the host executor and checked
-   against the float64 reference (relative L2 < 1e-2); their CUDA (ldmatrix,
-   mma.sync, cp.async) compiled through NVRTC for sm_80 and sm_90; the
-   tasks it refuses, each with its message; tc_conv2d_template_for's
-   choice; on a GPU, C9_b32_f16 (batch 32, 256 channels, 14 x 14, 3 x 3)
+   bfloat16, and float32 as TF32 when the math mode allows it; KRSC weights,
+   float32 NHWK output): configurations on small shapes - strides, padding,
+   dilation, odd output sizes, tiles that M, k and r s c do not divide -
+   lowered, run on the host executor and checked against the float64
+   reference (relative L2 < 1e-2 for 16-bit inputs, which the reference sees
+   rounded; < 2e-3 for TF32, whose reference sees the original floats); their
+   CUDA (ldmatrix, mma.sync, cp.async) compiled through NVRTC for sm_80 and
+   sm_90; the tasks it refuses, each with its message; the math mode's
+   checks and task arguments; tc_conv2d_template_for's choice; on a GPU,
+   C9_b32 (batch 32, 256 channels, 14 x 14, 3 x 3) in float16 and TF32
    against the host reference. Run with --dump to print IR and CUDA. */
+#define _POSIX_C_SOURCE 200809L /* mkstemp, close */
 #include "tecomp.h"
 #include "tecomp_conv.h"
 #include "tc_test.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 static tc_context *ctx;
 static int dump;
@@ -55,8 +60,9 @@ static double rel_l2(const float *out, const float *ref, size_t n) {
     return sqrt(num / (den > 0 ? den : 1));
 }
 
-/* A shape's data: inputs rounded to the dtype (given to the reference as
-   floats), their 16-bit bits, the reference output. */
+/* A shape's data: inputs rounded to a 16-bit dtype (given to the reference
+   as floats) with their bits, or float32 inputs as they are (TF32 rounds
+   them inside the kernel, the reference does not), the reference output. */
 typedef struct conv_data {
     size_t nx, nw, ny;
     float *x, *w, *ref, *y;
@@ -79,13 +85,21 @@ static int data_make(const tc_conv2d_desc *d, conv_data *cd) {
     cd->y = (float *)malloc(cd->ny * 4), cd->xh = (uint16_t *)malloc(cd->nx * 2), cd->wh = (uint16_t *)malloc(cd->nw * 2);
     if (!cd->x || !cd->w || !cd->ref || !cd->y || !cd->xh || !cd->wh) return 0;
     fill(cd->x, cd->nx, 3), fill(cd->w, cd->nw, 5);
-    round16(cd->x, cd->xh, cd->nx, d->dtype), round16(cd->w, cd->wh, cd->nw, d->dtype);
+    if (d->dtype != TC_FLOAT32) round16(cd->x, cd->xh, cd->nx, d->dtype), round16(cd->w, cd->wh, cd->nw, d->dtype);
     return tc_conv2d_reference(ctx, d, cd->x, cd->w, cd->ref) == TC_OK;
 }
 
 static void data_free(conv_data *cd) {
     free(cd->x), free(cd->w), free(cd->ref), free(cd->y), free(cd->xh), free(cd->wh);
 }
+
+/* The kernel's input k (0 data, 1 weights) as it reads it, and its bytes. */
+static void *input_of(const conv_data *cd, tc_dtype dtype, int k) {
+    if (dtype == TC_FLOAT32) return k ? (void *)cd->w : (void *)cd->x;
+    return k ? (void *)cd->wh : (void *)cd->xh;
+}
+
+static size_t input_bytes(const conv_data *cd, tc_dtype dtype, int k) { return (k ? cd->nw : cd->nx) * (dtype == TC_FLOAT32 ? 4 : 2); }
 
 /* Configuration t of the shape: lowered (NULL with the message printed when it does not). */
 static const tc_func *lower_config(const tc_conv2d_desc *d, const tiles *t, tc_config_space **space_out) {
@@ -118,7 +132,7 @@ static double host_error(const tc_conv2d_desc *d, const tiles *t) {
     memset(&cd, 0, sizeof cd);
     if (f && data_make(d, &cd)) {
         for (j = 0; j < cd.ny; j++) cd.y[j] = NAN;
-        mem[0] = cd.xh, mem[1] = cd.wh, mem[2] = cd.y;
+        mem[0] = input_of(&cd, d->dtype, 0), mem[1] = input_of(&cd, d->dtype, 1), mem[2] = cd.y;
         if (tc_host_run(ctx, f, mem, NULL) == TC_OK) err = rel_l2(cd.y, cd.ref, cd.ny);
         else printf("  host run: %s\n", tc_last_error(ctx));
     }
@@ -139,23 +153,45 @@ TC_TEST(small_shapes_match_the_reference) {
         {TC_FLOAT16, 3, 32, 5, 5, 8, 1, 1, 1, 0, 1, {32, 32, 32, 8, 32, 2, 8}},       /* 1 x 1, k 8 < block_n */
         {TC_FLOAT16, 1, 16, 7, 9, 32, 5, 3, 2, 2, 1, {64, 64, 32, 32, 16, 3, 8}},     /* 5 x 3 kernel, non-square input */
         {TC_BFLOAT16, 2, 16, 6, 6, 16, 3, 3, 1, 1, 1, {32, 32, 16, 16, 16, 2, 4}},
+        /* float32 as TF32: k steps of 8, vec in floats */
+        {TC_FLOAT32, 1, 16, 6, 6, 16, 3, 3, 1, 1, 1, {32, 32, 16, 16, 16, 2, 4}},
+        {TC_FLOAT32, 2, 8, 9, 7, 24, 3, 3, 2, 1, 1, {32, 32, 16, 16, 32, 3, 2}},      /* stride 2, odd 5 x 4 outputs */
+        {TC_FLOAT32, 1, 12, 11, 11, 40, 3, 3, 1, 2, 2, {64, 32, 32, 16, 16, 4, 4}},   /* dilation 2, padding 2, c 12 */
+        {TC_FLOAT32, 3, 4, 5, 5, 8, 1, 1, 1, 0, 1, {32, 32, 32, 8, 32, 2, 1}},        /* 1 x 1, c 4, k 8 < block_n, vec 1 */
+        {TC_FLOAT32, 1, 16, 7, 9, 32, 5, 3, 2, 2, 1, {64, 64, 32, 32, 64, 3, 4}},     /* 5 x 3 kernel, k_tile 64 */
     };
     size_t k;
     for (k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         tc_conv2d_desc d = nhwc(cases[k].dtype, cases[k].n, cases[k].c, cases[k].h, cases[k].w, cases[k].k, cases[k].r, cases[k].s, cases[k].stride,
                                 cases[k].pad, cases[k].dilation);
-        double err = host_error(&d, &cases[k].t);
-        if (!(err < 1e-2)) printf("  case %d: relative L2 error %.3g\n", (int)k, err);
-        TC_CHECK(err < 1e-2);
+        double err, bound = cases[k].dtype == TC_FLOAT32 ? 2e-3 : 1e-2;
+        if (cases[k].dtype == TC_FLOAT32) d.math = TC_CONV_MATH_TF32;
+        err = host_error(&d, &cases[k].t);
+        if (!(err < bound)) printf("  case %d: relative L2 error %.3g\n", (int)k, err);
+        TC_CHECK(err < bound);
+        /* TF32 rounds the inputs (about 3e-4 here): float32 products would be near 1e-7, an exact kernel where TF32 was built */
+        if (cases[k].dtype == TC_FLOAT32) TC_CHECK(err > 1e-5);
+    }
+}
+
+/* CUDA source compiled for sm_80 and sm_90, when NVRTC is there. */
+static void compile_for_sm80_sm90(const char *cuda, int nvrtc) {
+    static const int archs[] = {80, 90};
+    size_t a;
+    for (a = 0; nvrtc && a < sizeof archs / sizeof archs[0]; a++) {
+        tc_cubin bin;
+        tc_result r = tc_cuda_compile(ctx, cuda, "conv_mma", archs[a], 0, NULL, &bin);
+        TC_CHECK_EQ_INT(r, TC_OK);
+        if (r != TC_OK) printf("  sm_%d: %s\n", archs[a], tc_last_error(ctx));
+        tc_cubin_free(ctx, &bin);
     }
 }
 
 /* Every configuration's CUDA compiles for sm_80 and sm_90 (ldmatrix, mma.sync, cp.async in it). */
 TC_TEST(cuda_compiles_through_nvrtc) {
     static const tiles configs[] = {{64, 64, 32, 32, 32, 3, 8}, {128, 128, 64, 32, 32, 4, 8}, {32, 32, 16, 16, 16, 2, 4}};
-    static const int archs[] = {80, 90};
     tc_conv2d_desc d = nhwc(TC_FLOAT16, 2, 32, 9, 9, 64, 3, 3, 1, 1, 1);
-    size_t k, a;
+    size_t k;
     int nvrtc = tc_nvrtc_init(ctx, NULL) == TC_OK;
     for (k = 0; k < sizeof configs / sizeof configs[0]; k++) {
         const tc_func *f = lower_config(&d, &configs[k], NULL);
@@ -165,13 +201,30 @@ TC_TEST(cuda_compiles_through_nvrtc) {
         TC_CHECK_CONTAINS(cuda, "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32");
         TC_CHECK_CONTAINS(cuda, "ldmatrix.sync.aligned.m8n8.x4.shared.b16");
         TC_CHECK_CONTAINS(cuda, configs[k].vec == 8 ? "cp.async.cg.shared.global [%0], [%1], 16" : "cp.async.ca.shared.global [%0], [%1], 8");
-        for (a = 0; nvrtc && a < sizeof archs / sizeof archs[0]; a++) {
-            tc_cubin bin;
-            tc_result r = tc_cuda_compile(ctx, cuda, "conv_mma", archs[a], 0, NULL, &bin);
-            TC_CHECK_EQ_INT(r, TC_OK);
-            if (r != TC_OK) printf("  sm_%d: %s\n", archs[a], tc_last_error(ctx));
-            tc_cubin_free(ctx, &bin);
-        }
+        compile_for_sm80_sm90(cuda, nvrtc);
+    }
+    if (!nvrtc) TC_SKIP("NVRTC not installed");
+}
+
+/* The TF32 configurations' CUDA: m16n8k8 on cvt.rna-rounded fragments, A
+   by ldmatrix (4 floats a row are its 16 bytes), B by plain shared loads,
+   16-byte copies of 4 floats; compiled for sm_80 and sm_90. */
+TC_TEST(tf32_cuda_compiles_through_nvrtc) {
+    static const tiles configs[] = {{64, 64, 32, 32, 32, 3, 4}, {128, 128, 64, 32, 32, 4, 4}, {32, 32, 16, 16, 16, 2, 2}};
+    tc_conv2d_desc d = nhwc(TC_FLOAT32, 2, 32, 9, 9, 64, 3, 3, 1, 1, 1);
+    size_t k;
+    int nvrtc = tc_nvrtc_init(ctx, NULL) == TC_OK;
+    d.math = TC_CONV_MATH_TF32;
+    for (k = 0; k < sizeof configs / sizeof configs[0]; k++) {
+        const tc_func *f = lower_config(&d, &configs[k], NULL);
+        const char *cuda = f ? tc_cuda_source(f) : NULL;
+        TC_CHECK(cuda != NULL);
+        if (!cuda) continue;
+        TC_CHECK_CONTAINS(cuda, "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32");
+        TC_CHECK_CONTAINS(cuda, "cvt.rna.tf32.f32");
+        TC_CHECK_CONTAINS(cuda, "tc_mma_load_b_tf32");
+        TC_CHECK_CONTAINS(cuda, configs[k].vec == 4 ? "cp.async.cg.shared.global [%0], [%1], 16" : "cp.async.ca.shared.global [%0], [%1], 8");
+        compile_for_sm80_sm90(cuda, nvrtc);
     }
     if (!nvrtc) TC_SKIP("NVRTC not installed");
 }
@@ -182,18 +235,26 @@ TC_TEST(refuses_what_it_cannot_build) {
     tc_conv2d_desc d = nhwc(TC_FLOAT16, 1, 3, 8, 8, 16, 3, 3, 1, 1, 1);
     tiles t = {32, 32, 16, 16, 16, 2, 8};
     TC_CHECK_EQ_INT(tc_space_create(ctx, tc_conv2d_mma_template, &d, &space), TC_ERROR_INVALID_ARGUMENT);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "conv2d_mma: c (input channels) must be a multiple of 8 (16-byte copies of one tap's channels); got 3");
+    TC_CHECK_CONTAINS(tc_last_error(ctx), "conv2d_mma: c (input channels) must be a multiple of 8 for float16 (16-byte copies of one tap's channels); got 3");
     d = nhwc(TC_FLOAT16, 1, 16, 8, 8, 16, 3, 3, 1, 1, 1);
     d.groups = 2;
     TC_CHECK_EQ_INT(tc_space_create(ctx, tc_conv2d_mma_template, &d, &space), TC_ERROR_INVALID_ARGUMENT);
     TC_CHECK_CONTAINS(tc_last_error(ctx), "conv2d_mma: one group only; the task has 2");
     d.groups = 1, d.layout = TC_LAYOUT_NCHW;
     TC_CHECK_EQ_INT(tc_space_create(ctx, tc_conv2d_mma_template, &d, &space), TC_ERROR_INVALID_ARGUMENT);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "conv2d_mma: builds NHWC float16 and bfloat16 kernels; the task is NCHW float16");
+    TC_CHECK_CONTAINS(tc_last_error(ctx), "conv2d_mma: builds NHWC float16, bfloat16 and TF32 kernels; the task is NCHW float16");
     d.layout = TC_LAYOUT_NHWC, d.dtype = TC_FLOAT32;
     TC_CHECK_EQ_INT(tc_space_create(ctx, tc_conv2d_mma_template, &d, &space), TC_ERROR_INVALID_ARGUMENT);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "the task is NHWC float32");
-    d.dtype = TC_FLOAT16;
+    TC_CHECK_CONTAINS(tc_last_error(ctx), "conv2d_mma: float32 runs as TF32 on the tensor cores, not exact; the task's math is exact");
+    d.math = TC_CONV_MATH_TF32, d.layout = TC_LAYOUT_NCHW;
+    TC_CHECK_EQ_INT(tc_space_create(ctx, tc_conv2d_mma_template, &d, &space), TC_ERROR_INVALID_ARGUMENT);
+    TC_CHECK_CONTAINS(tc_last_error(ctx), "the task is NCHW float32");
+    d = nhwc(TC_FLOAT32, 1, 6, 8, 8, 16, 3, 3, 1, 1, 1);
+    d.math = TC_CONV_MATH_TF32;
+    TC_CHECK_EQ_INT(tc_space_create(ctx, tc_conv2d_mma_template, &d, &space), TC_ERROR_INVALID_ARGUMENT);
+    TC_CHECK_CONTAINS(tc_last_error(ctx), "conv2d_mma: c (input channels) must be a multiple of 4 for float32 (16-byte copies of one tap's "
+                                          "channels); got 6");
+    d = nhwc(TC_FLOAT16, 1, 16, 8, 8, 16, 3, 3, 1, 1, 1);
     TC_CHECK(lower_config(&d, &t, NULL) == NULL); /* 128 threads x 8 halves overrun a 32 x 16 tile */
     TC_CHECK_CONTAINS(tc_last_error(ctx), "conv2d_mma: 128 threads copying 8 elements each do not divide the shared tiles (32 x 16 and 16 x 32)");
     t.wm = 64;
@@ -210,20 +271,100 @@ TC_TEST(template_for_picks_it_for_nhwc_half) {
     d.dtype = TC_BFLOAT16;
     TC_CHECK(tc_conv2d_template_for(&d, &name) == tc_conv2d_mma_template);
     d.dtype = TC_FLOAT32;
-    TC_CHECK(tc_conv2d_template_for(&d, &name) == NULL);
+    TC_CHECK(tc_conv2d_template_for(&d, &name) == NULL); /* exact NHWC float32: no template builds it */
+    TC_CHECK(name == NULL);
+    d.math = TC_CONV_MATH_TF32;
+    TC_CHECK(tc_conv2d_template_for(&d, &name) == tc_conv2d_mma_template);
+    TC_CHECK_STR(name, "conv2d_mma");
+    d.layout = TC_LAYOUT_NCHW; /* TF32 allowed, not required: NCHW float32 keeps its FFMA template */
+    TC_CHECK(tc_conv2d_template_for(&d, &name) == tc_conv2d_winograd_template);
+    d.math = TC_CONV_MATH_EXACT;
+    TC_CHECK(tc_conv2d_template_for(&d, &name) == tc_conv2d_winograd_template);
     TC_CHECK(tc_conv2d_template_named("conv2d_mma") == tc_conv2d_mma_template);
 }
 
+/* The math mode: checked by resolve, and in the task's arguments only where
+   it matters (float32 with TF32), so that exact tasks keep their 16
+   arguments - the keys their existing records have - and TF32 tasks never
+   match them. */
+TC_TEST(math_mode_is_checked_and_keys_tf32_tasks) {
+    tc_conv2d_desc d = nhwc(TC_FLOAT32, 32, 256, 14, 14, 256, 3, 3, 1, 1, 1), r;
+    int64_t exact[TC_MAX_TASK_ARGS], tf32[TC_MAX_TASK_ARGS], half[TC_MAX_TASK_ARGS];
+    int nexact, ntf32, nhalf;
+    d.math = (tc_conv2d_math)2;
+    TC_CHECK_EQ_INT(tc_conv2d_resolve(ctx, &d, &r), TC_ERROR_INVALID_ARGUMENT);
+    TC_CHECK_CONTAINS(tc_last_error(ctx), "tc_conv2d_resolve: math 2 is not a tc_conv2d_math (TC_CONV_MATH_EXACT or TC_CONV_MATH_TF32)");
+    d.math = (tc_conv2d_math)-1;
+    TC_CHECK_EQ_INT(tc_conv2d_resolve(ctx, &d, &r), TC_ERROR_INVALID_ARGUMENT);
+    TC_CHECK_CONTAINS(tc_last_error(ctx), "tc_conv2d_resolve: math -1 is not a tc_conv2d_math");
+    d.math = TC_CONV_MATH_TF32;
+    TC_CHECK_EQ_INT(tc_conv2d_resolve(ctx, &d, &r), TC_OK);
+    TC_CHECK_EQ_INT(r.math, TC_CONV_MATH_TF32);
+    ntf32 = tc_conv2d_task_args(&d, tf32);
+    d.math = TC_CONV_MATH_EXACT;
+    nexact = tc_conv2d_task_args(&d, exact);
+    TC_CHECK_EQ_INT(nexact, 16);
+    TC_CHECK_EQ_INT(ntf32, 17);
+    TC_CHECK_EQ_INT(tf32[16], TC_CONV_MATH_TF32);
+    TC_CHECK(memcmp(exact, tf32, 16 * sizeof exact[0]) == 0);
+    d.dtype = TC_FLOAT16, d.math = TC_CONV_MATH_TF32; /* no float32 in it: TF32 changes nothing, nor the key */
+    nhalf = tc_conv2d_task_args(&d, half);
+    TC_CHECK_EQ_INT(nhalf, 16);
+    TC_CHECK_EQ_INT(half[15], TC_FLOAT16);
+}
+
+/* One record line, as records written before the math mode were: task, arguments, configuration 3. */
+static void write_record(FILE *f, const char *task, int nargs, const int64_t *args) {
+    int k;
+    fprintf(f, "{\"input\": [\"cuda\", \"%s\", [", task);
+    for (k = 0; k < nargs; k++) fprintf(f, "%s%lld", k ? ", " : "", (long long)args[k]);
+    fprintf(f, "], {}], \"config\": {\"index\": 3, \"code_hash\": null, \"entity\": []}, \"result\": [[0.001], 0, 1.5, 1763780000.000], "
+               "\"version\": 0.2}\n");
+}
+
+/* A record of an exact task, written before the math mode, is still found by
+   the exact task's arguments and not by the TF32 task's; a TF32 record (17
+   arguments) reads back and is found only by TF32 arguments. */
+TC_TEST(exact_records_keep_their_keys_and_tf32_ones_stay_apart) {
+    char path[] = "/tmp/tecomp_math_records_XXXXXX";
+    tc_conv2d_desc d = nhwc(TC_FLOAT32, 32, 256, 14, 14, 256, 3, 3, 1, 1, 1);
+    int64_t exact[TC_MAX_TASK_ARGS], tf32[TC_MAX_TASK_ARGS];
+    int nexact, ntf32, fd = mkstemp(path), n = 0;
+    tc_record *recs = NULL;
+    FILE *f;
+    if (fd >= 0) close(fd);
+    TC_CHECK((f = fopen(path, "w")) != NULL);
+    if (!f) return;
+    d.layout = TC_LAYOUT_NCHW;
+    nexact = tc_conv2d_task_args(&d, exact);
+    write_record(f, "conv2d_winograd", nexact, exact);
+    d.layout = TC_LAYOUT_NHWC, d.math = TC_CONV_MATH_TF32;
+    ntf32 = tc_conv2d_task_args(&d, tf32);
+    write_record(f, "conv2d_mma", ntf32, tf32);
+    fclose(f);
+    TC_CHECK_EQ_INT(tc_records_load(ctx, path, &recs, &n), TC_OK);
+    TC_CHECK_EQ_INT(n, 2);
+    TC_CHECK_EQ_INT(tc_records_best(recs, n, "conv2d_winograd", nexact, exact, NULL), 0);
+    TC_CHECK_EQ_INT(tc_records_best(recs, n, "conv2d_mma", ntf32, tf32, NULL), 1);
+    d.layout = TC_LAYOUT_NCHW; /* the winograd task with TF32 allowed: its own key, not the exact one */
+    ntf32 = tc_conv2d_task_args(&d, tf32);
+    TC_CHECK_EQ_INT(tc_records_best(recs, n, "conv2d_winograd", ntf32, tf32, NULL), -1);
+    d.layout = TC_LAYOUT_NHWC, d.math = TC_CONV_MATH_EXACT;
+    nexact = tc_conv2d_task_args(&d, exact);
+    TC_CHECK_EQ_INT(tc_records_best(recs, n, "conv2d_mma", nexact, exact, NULL), -1);
+    remove(path);
+}
+
 /* Device buffers of a shape's data, the kernel run once, the output back. */
-static tc_result run_on_gpu(const tc_func *f, const conv_data *cd, float *out) {
+static tc_result run_on_gpu(const tc_func *f, tc_dtype dtype, const conv_data *cd, float *out) {
     tc_cuda_func *cf = NULL;
     tc_devptr dev[3] = {0, 0, 0};
     const void *host[2];
     size_t bytes[3];
     tc_result r;
     int k;
-    host[0] = cd->xh, host[1] = cd->wh;
-    bytes[0] = cd->nx * 2, bytes[1] = cd->nw * 2, bytes[2] = cd->ny * 4;
+    host[0] = input_of(cd, dtype, 0), host[1] = input_of(cd, dtype, 1);
+    bytes[0] = input_bytes(cd, dtype, 0), bytes[1] = input_bytes(cd, dtype, 1), bytes[2] = cd->ny * 4;
     r = tc_cuda_build(ctx, f, &cf);
     for (k = 0; r == TC_OK && k < 3; k++) r = tc_cuda_malloc(ctx, bytes[k], &dev[k]);
     for (k = 0; r == TC_OK && k < 2; k++) r = tc_cuda_upload(ctx, dev[k], host[k], bytes[k]);
@@ -237,28 +378,38 @@ static tc_result run_on_gpu(const tc_func *f, const conv_data *cd, float *out) {
     return r;
 }
 
-/* C9_b32_f16 (batch 32, 256 channels, 14 x 14, 3 x 3, padding 1) on the GPU
-   against the host reference. */
-TC_TEST(gpu_matches_the_reference_at_c9_b32_f16) {
-    tc_conv2d_desc d = nhwc(TC_FLOAT16, 32, 256, 14, 14, 256, 3, 3, 1, 1, 1);
-    tiles t = {128, 128, 64, 32, 32, 3, 8};
+/* C9_b32 (batch 32, 256 channels, 14 x 14, 3 x 3, padding 1) in dtype
+   (float32: as TF32) on the GPU against the host reference. */
+static void check_c9_b32_on_gpu(tc_dtype dtype, const tiles *t, double bound) {
+    tc_conv2d_desc d = nhwc(dtype, 32, 256, 14, 14, 256, 3, 3, 1, 1, 1);
     conv_data cd;
     const tc_func *f;
     double err;
+    if (dtype == TC_FLOAT32) d.math = TC_CONV_MATH_TF32;
     memset(&cd, 0, sizeof cd);
-    f = lower_config(&d, &t, NULL); /* lowers here too: the configuration is one the GPU machine can run */
+    f = lower_config(&d, t, NULL); /* lowers here too: the configuration is one the GPU machine can run */
     TC_CHECK(f != NULL);
     if (!tc_cuda_available(ctx)) TC_SKIP("no CUDA device: tc_cuda_available is 0");
     if (tc_cuda_arch(ctx) < 80) TC_SKIP("the CUDA device is older than sm_80: no mma.sync m16n8k16");
     TC_CHECK(data_make(&d, &cd));
-    if (f && cd.y && run_on_gpu(f, &cd, cd.y) == TC_OK) {
+    if (f && cd.y && run_on_gpu(f, dtype, &cd, cd.y) == TC_OK) {
         err = rel_l2(cd.y, cd.ref, cd.ny);
-        printf("  relative L2 error %.3g\n", err);
-        TC_CHECK(err < 1e-2);
+        printf("  %s: relative L2 error %.3g\n", tc_dtype_name(dtype), err);
+        TC_CHECK(err < bound);
     } else {
         TC_CHECK(0);
     }
     data_free(&cd);
+}
+
+TC_TEST(gpu_matches_the_reference_at_c9_b32_f16) {
+    tiles t = {128, 128, 64, 32, 32, 3, 8};
+    check_c9_b32_on_gpu(TC_FLOAT16, &t, 1e-2);
+}
+
+TC_TEST(gpu_matches_the_reference_at_c9_b32_tf32) {
+    tiles t = {128, 128, 64, 32, 32, 3, 4}; /* 4 floats: 16-byte copies */
+    check_c9_b32_on_gpu(TC_FLOAT32, &t, 2e-3);
 }
 
 int main(int argc, char **argv) {
@@ -266,9 +417,13 @@ int main(int argc, char **argv) {
     if (tc_create_context(NULL, &ctx) != TC_OK) return 1;
     TC_RUN(small_shapes_match_the_reference);
     TC_RUN(cuda_compiles_through_nvrtc);
+    TC_RUN(tf32_cuda_compiles_through_nvrtc);
     TC_RUN(refuses_what_it_cannot_build);
     TC_RUN(template_for_picks_it_for_nhwc_half);
+    TC_RUN(math_mode_is_checked_and_keys_tf32_tasks);
+    TC_RUN(exact_records_keep_their_keys_and_tf32_ones_stay_apart);
     TC_RUN(gpu_matches_the_reference_at_c9_b32_f16);
+    TC_RUN(gpu_matches_the_reference_at_c9_b32_tf32);
     tc_destroy_context(ctx);
     return tc_test_summary();
 }

@@ -34,7 +34,7 @@ static void fz_check_records(const tc_record *recs, int n) {
     for (k = 0; k < n; k++) {
         const tc_record *r = &recs[k];
         fz_require(r->task && r->target && r->config >= 0, "a record without a task, target or configuration");
-        fz_require(r->nargs >= 0 && r->nargs <= 16 && r->ncosts >= 0 && r->ncosts <= 16, "a record with too many numbers");
+        fz_require(r->nargs >= 0 && r->nargs <= TC_MAX_TASK_ARGS && r->ncosts >= 0 && r->ncosts <= 16, "a record with too many numbers");
         fz_require(r->nknobs >= 0 && (r->nknobs == 0 || r->knobs), "a record with knobs that are not there");
         for (j = 0; j < r->nknobs; j++) fz_require(r->knobs[j].width >= 0 && r->knobs[j].width <= 8, "a knob wider than 8");
     }
@@ -74,7 +74,7 @@ static int fz_index_key(const char *text, char *task, size_t cap, int *nargs, in
 static void fz_check_index(tc_context *ctx, const char *records, const char *index_text, const tc_record *recs, int n) {
     static const int64_t fixed[16] = {1, 8, 9, 9, 12, 3, 3, 2, 2, 1, 1, 1, 1, 1, 0, 4};
     char task[128];
-    int64_t args[16];
+    int64_t args[TC_MAX_TASK_ARGS];
     int nargs;
     if (n > 0) _tc_index_has(ctx, records, recs[0].task, recs[0].nargs, recs[0].args);
     if (index_text && fz_index_key(index_text, task, sizeof task, &nargs, args)) _tc_index_has(ctx, records, task, nargs, args);

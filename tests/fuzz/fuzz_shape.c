@@ -25,7 +25,7 @@ static void fz_require(int ok, const char *what, const char *text) {
 static void fz_resolve(tc_context *ctx, const tc_conv2d_desc *d, const char *text) {
     tc_conv2d_desc out;
     const char *name = NULL;
-    int64_t args[16];
+    int64_t args[TC_MAX_TASK_ARGS];
     int p = 0, q = 0;
     if (tc_conv2d_resolve(ctx, d, &out) != TC_OK) {
         fz_require(*tc_last_error(ctx) != 0, "tc_conv2d_resolve failed without a message", text);
