@@ -569,14 +569,18 @@ static void _tc_log(tc_context *ctx, tc_log_level level, const char *fmt, ...) {
 }
 
 /* Record an error in the context and return its code: `return _tc_fail(...)`. */
-static tc_result _tc_fail(tc_context *ctx, tc_result code, const char *fmt, ...) {
-    va_list ap;
+static tc_result _tc_failv(tc_context *ctx, tc_result code, const char *fmt, va_list ap) {
     if (!ctx) return code;
     ctx->result = code;
-    va_start(ap, fmt);
     vsnprintf(ctx->message, sizeof ctx->message, fmt, ap);
-    va_end(ap);
     _tc_log(ctx, TC_LOG_ERROR, "%s", ctx->message);
+    return code;
+}
+static tc_result _tc_fail(tc_context *ctx, tc_result code, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    code = _tc_failv(ctx, code, fmt, ap);
+    va_end(ap);
     return code;
 }
 
@@ -721,14 +725,12 @@ static tc_result _tc_oom_check(tc_context *ctx, unsigned mark, tc_result r, cons
    instead of becoming an invalid argument. */
 static tc_result _tc_fail_null(tc_context *ctx, const char *fmt, ...) {
     va_list ap;
-    if (!ctx) return TC_ERROR_INVALID_ARGUMENT;
-    if (ctx->result == TC_ERROR_OUT_OF_MEMORY) return TC_ERROR_OUT_OF_MEMORY;
-    ctx->result = TC_ERROR_INVALID_ARGUMENT;
+    tc_result code;
+    if (ctx && ctx->result == TC_ERROR_OUT_OF_MEMORY) return TC_ERROR_OUT_OF_MEMORY;
     va_start(ap, fmt);
-    vsnprintf(ctx->message, sizeof ctx->message, fmt, ap);
+    code = _tc_failv(ctx, TC_ERROR_INVALID_ARGUMENT, fmt, ap);
     va_end(ap);
-    _tc_log(ctx, TC_LOG_ERROR, "%s", ctx->message);
-    return TC_ERROR_INVALID_ARGUMENT;
+    return code;
 }
 
 /* A context made inside a call (to try something whose failures must leave

@@ -2211,7 +2211,7 @@ static int _tc_async_stmt(_tc_mutator *m, const tc_stmt *s, const tc_stmt **out)
     return 0;
 }
 
-/* Stores into shared stages marked tc_async_copy become cp.async copies:
+/* Stores into shared stages marked tc_async_copy become async_copy statements (the emitter prints cp.async):
    a vectorized loop of 4, 8 or 16 aligned bytes one copy, a padded read's
    guard the copy's source size. */
 static tc_result _tc_pass_inject_async_copies(_tc_lower *L) {
@@ -2845,7 +2845,7 @@ static const _tc_pass _tc_passes[] = {
     {"flatten_storage", _tc_pass_flatten},     /* multi-dimensional accesses become flat loads and stores */
     {"inject_pipeline", _tc_pass_inject_pipeline}, /* pipelined loops fetch tiles ahead: prologue, one barrier a step */
     {"simplify", _tc_pass_simplify},           /* affine index arithmetic; proven guards and unit loops (but pragmas') vanish */
-    {"inject_async_copies", _tc_pass_inject_async_copies}, /* copies into async shared stages become cp.async, with commit and wait */
+    {"inject_async_copies", _tc_pass_inject_async_copies}, /* copies into async shared stages become async_copy statements, with commit and wait */
     {"inject_virtual_threads", _tc_pass_inject_vthreads}, /* vthread loops sink; their statements interleave */
     {"unroll", _tc_pass_unroll},               /* unroll marks and pragmas: replicate or leave to the CUDA compiler */
     {"simplify", _tc_pass_simplify_final},     /* again: unrolling substituted constants; unit loops go */
