@@ -1717,12 +1717,13 @@ TECOMP_API tc_result tc_conv2d_tensorcore_template(tc_cfg *cfg, const void *task
    are eight consecutive channels of one tap: one 16-byte copy). Every
    extent is padded to the tiles: rows past M and columns past k are zeros
    that nobody stores, so the tensorized loops never need a guard.
-       wt[j][f]           = kernel[f, ry, rx, ch], zero past k or r s c     (its own kernel:
-                            mma's B tile wants f innermost, KRSC has ch)
+       wt[f][j]           = kernel[f, ry, rx, ch], zero past k or r s c     (inlined: the weights as
+                            they are, B transposed, which ldmatrix reads without .trans)
        col[m][j]          = data[image, y, x, ch] inside the image, else zero (inlined)
-       gemm[mt][ft][i][l] = sum over j of col[16 mt + i][j] wt[j][8 ft + l]  (16 x 8 tiles, as the
-                            accumulators are: dense fragments for mma.store)
-       conv[m][f]         = gemm[m / 16][f / 8][m % 16][f % 8]              (guarded copy out) */
+       gemm[mt][ft][i][l] = sum over j of col[16 mt + i][j] wt[8 ft + l][j]  (16 x 8 tiles, as the
+                            accumulators are: dense fragments)
+       conv[m][f]         = gemm[m / 16][f / 8][m % 16][f % 8]              (each tile stored from its
+                            accumulator, cut at the output's edge) */
 typedef struct _tc_mma_graph {
     _tc_conv_graph conv; /* data, kernel, out (conv); pad unused */
     tc_tensor *wt, *col, *gemm;
@@ -1734,41 +1735,51 @@ typedef struct _tc_mma_graph {
    by block_n columns), each warp's (warp_m by warp_n, in 16 x 8 mma
    tiles), the sum's step through shared memory (k_tile, in 16-deep mma
    steps, TF32's 8-deep ones two at a time), the shared tiles' pipeline
-   depth (stages, cp.async) and the elements each thread copies at once
-   (vec: 8 halves or 4 floats is 16 bytes, cp.async's widest). */
+   depth (stages, cp.async), the elements each thread copies at once
+   (vec: 8 halves or 4 floats is 16 bytes, cp.async's widest) and whether
+   the shared tiles are swizzled (so that ldmatrix and the copies see no
+   bank conflicts). */
 static tc_result _tc_mma_knobs(tc_cfg *cfg, tc_dtype dtype) {
     static const int64_t block[] = {32, 64, 128, 256}, warp_m[] = {16, 32, 64}, warp_n[] = {8, 16, 32, 64}, k_tile[] = {16, 32, 64},
-                         stages[] = {2, 3, 4}, vec16[] = {2, 4, 8}, vec32[] = {1, 2, 4};
+                         stages[] = {2, 3, 4}, vec16[] = {2, 4, 8}, vec32[] = {1, 2, 4}, swizzle[] = {1, 0};
     _TC_CONV_TRY(tc_define_knob(cfg, "block_m", 4, block));
     _TC_CONV_TRY(tc_define_knob(cfg, "block_n", 3, block));
     _TC_CONV_TRY(tc_define_knob(cfg, "warp_m", 3, warp_m));
     _TC_CONV_TRY(tc_define_knob(cfg, "warp_n", 4, warp_n));
     _TC_CONV_TRY(tc_define_knob(cfg, "k_tile", 3, k_tile));
     _TC_CONV_TRY(tc_define_knob(cfg, "stages", 3, stages));
-    return tc_define_knob(cfg, "vec", 3, dtype == TC_FLOAT32 ? vec32 : vec16);
+    _TC_CONV_TRY(tc_define_knob(cfg, "vec", 3, dtype == TC_FLOAT32 ? vec32 : vec16));
+    return tc_define_knob(cfg, "swizzle", 2, swizzle);
 }
 
 /* The knobs' sizes, checked against each other: warps tile the block, at
    most 1024 threads, and each shared tile a whole number of rounds of the
    block's vec-wide copies (a guard on a partial round would sit inside the
-   vectorized loop and keep its copies synchronous). */
+   vectorized loop and keep its copies synchronous). A combination that
+   fails is an invalid configuration (TC_ERROR_SCHEDULE), as one the
+   verifier rejects is. */
 typedef struct _tc_mma_tiles {
-    int64_t bm, bn, wm, wn, bk, stages, vec;
+    int64_t bm, bn, wm, wn, bk, stages, vec, swizzle;
 } _tc_mma_tiles;
 
 static tc_result _tc_mma_tiles_of(tc_cfg *cfg, _tc_mma_tiles *t) {
     int64_t threads;
-    t->bm = tc_cfg_knob(cfg, "block_m"), t->bn = tc_cfg_knob(cfg, "block_n"), t->wm = tc_cfg_knob(cfg, "warp_m");
-    t->wn = tc_cfg_knob(cfg, "warp_n"), t->bk = tc_cfg_knob(cfg, "k_tile"), t->stages = tc_cfg_knob(cfg, "stages");
+    t->bm = tc_cfg_knob(cfg, "block_m");
+    t->bn = tc_cfg_knob(cfg, "block_n");
+    t->wm = tc_cfg_knob(cfg, "warp_m");
+    t->wn = tc_cfg_knob(cfg, "warp_n");
+    t->bk = tc_cfg_knob(cfg, "k_tile");
+    t->stages = tc_cfg_knob(cfg, "stages");
     t->vec = tc_cfg_knob(cfg, "vec");
+    t->swizzle = tc_cfg_knob(cfg, "swizzle");
     if (t->wm > t->bm || t->wn > t->bn || (t->bm / t->wm) * (t->bn / t->wn) * 32 > 1024)
-        return _tc_fail(tc_cfg_context(cfg), TC_ERROR_INVALID_ARGUMENT, "conv2d_mma: warp tile %lld x %lld does not tile block tile %lld x %lld in "
+        return _tc_fail(tc_cfg_context(cfg), TC_ERROR_SCHEDULE, "conv2d_mma: warp tile %lld x %lld does not tile block tile %lld x %lld in "
                         "at most 32 warps", (long long)t->wm, (long long)t->wn, (long long)t->bm, (long long)t->bn);
     threads = (t->bm / t->wm) * (t->bn / t->wn) * 32;
     if ((t->bm * t->bk) % (threads * t->vec) || (t->bk * t->bn) % (threads * t->vec))
-        return _tc_fail(tc_cfg_context(cfg), TC_ERROR_INVALID_ARGUMENT, "conv2d_mma: %lld threads copying %lld elements each do not divide "
+        return _tc_fail(tc_cfg_context(cfg), TC_ERROR_SCHEDULE, "conv2d_mma: %lld threads copying %lld elements each do not divide "
                         "the shared tiles (%lld x %lld and %lld x %lld)", (long long)threads, (long long)t->vec, (long long)t->bm,
-                        (long long)t->bk, (long long)t->bk, (long long)t->bn);
+                        (long long)t->bk, (long long)t->bn, (long long)t->bk);
     return TC_OK;
 }
 
@@ -1799,16 +1810,20 @@ static tc_result _tc_mma_task(tc_context *ctx, const void *task, tc_conv2d_desc 
     return TC_OK;
 }
 
-/* wt[j][f]: the weights as the product's B matrix, zeros past k and r s c. */
+/* wt[f][j]: the weights as the product's B, transposed (KRSC's rows of
+   r s c), zeros past k and r s c; the column test is on j / lanes so that
+   it holds for a whole 16-byte copy. */
 static tc_result _tc_mma_weights(tc_context *ctx, const tc_conv2d_desc *d, _tc_mma_graph *g) {
-    const tc_expr *j = tc_axisi(ctx, "j", g->kpad), *f = tc_axisi(ctx, "f", g->jpad), *at[4], *w[2], *inside, *value;
-    const tc_expr *rows = _tc_conv_inside(j, 0, g->cols, g->kpad), *cols = _tc_conv_inside(f, 0, d->k, g->jpad);
+    const tc_expr *f = tc_axisi(ctx, "f", g->jpad), *j = tc_axisi(ctx, "j", g->kpad), *at[4], *w[2], *inside, *value;
+    int64_t lanes = _tc_mma_copy_lanes(d->dtype);
+    const tc_expr *rows = _tc_conv_inside(f, 0, d->k, g->jpad), *cols = _tc_conv_inside(tc_divi(j, lanes), 0, g->cols / lanes, g->kpad / lanes);
     at[0] = f;
     _tc_gemm_column(d, 1, j, &at[1], &at[2], &at[3]);
     value = _tc_conv_at(g->conv.kernel, d->layout, at);
     inside = rows && cols ? tc_and(rows, cols) : rows ? rows : cols;
     if (inside) value = tc_select(inside, value, tc_imm(ctx, d->dtype, 0));
-    w[0] = j, w[1] = f;
+    w[0] = f;
+    w[1] = j;
     g->wt = tc_compute(ctx, "wt", 2, w, value);
     return g->wt ? TC_OK : _tc_conv_error(ctx);
 }
@@ -1851,7 +1866,7 @@ static tc_result _tc_mma_compute(tc_context *ctx, const tc_conv2d_desc *d, int p
     ax[0] = tc_axisi(ctx, "mt", g->mpad / 16), ax[1] = tc_axisi(ctx, "ft", g->jpad / 8), ax[2] = tc_axisi(ctx, "i", 16), ax[3] = tc_axisi(ctx, "l", 8);
     j = tc_reduce_axisi(ctx, "j", g->kpad);
     a = tc_at(g->col, tc_add(tc_muli(ax[0], 16), ax[2]), j);
-    b = tc_at(g->wt, j, tc_add(tc_muli(ax[1], 8), ax[3]));
+    b = tc_at(g->wt, tc_add(tc_muli(ax[1], 8), ax[3]), j);
     if (d->dtype != TC_FLOAT32) { /* 16-bit inputs, float32 sums; TF32 reads its floats as they are */
         a = tc_cast(TC_FLOAT32, a);
         b = tc_cast(TC_FLOAT32, b);
@@ -1862,31 +1877,30 @@ static tc_result _tc_mma_compute(tc_context *ctx, const tc_conv2d_desc *d, int p
     return g->conv.out ? TC_OK : _tc_conv_error(ctx);
 }
 
-/* The stages of the schedule: the weights' kernel, the output, its tiles in
-   shared memory (gemm), the accumulators, the shared tiles, the fragments. */
+/* The stages of the schedule: the output, the accumulators, the shared
+   tiles, the fragments. */
 typedef struct _tc_mma_stages {
-    tc_stage *wt, *out, *gemm, *acc, *as, *bs, *af, *bf;
+    tc_stage *out, *acc, *as, *bs, *af, *bf;
 } _tc_mma_stages;
 
+/* col and wt are read where they are fetched (inlined), and gemm's tiles
+   stay in the accumulators until conv stores them (inlined too). */
 static tc_result _tc_mma_caches(tc_context *ctx, tc_schedule *s, const _tc_mma_graph *g, _tc_mma_stages *st) {
     tc_tensor *gemm = g->gemm, *AS, *BS, *AF, *BF, *ACC;
     _TC_CONV_TRY(tc_compute_inline(tc_stage_of(s, g->col)));
+    _TC_CONV_TRY(tc_compute_inline(tc_stage_of(s, g->wt)));
     if (!(AS = tc_cache_read(s, g->col, TC_SCOPE_SHARED, 1, &gemm)) || !(BS = tc_cache_read(s, g->wt, TC_SCOPE_SHARED, 1, &gemm)) ||
         !(AF = tc_cache_read(s, AS, TC_SCOPE_MMA_MATRIX_A, 1, &gemm)) || !(BF = tc_cache_read(s, BS, TC_SCOPE_MMA_MATRIX_B, 1, &gemm)) ||
         !(ACC = tc_cache_write(s, gemm, TC_SCOPE_MMA_ACCUMULATOR)))
         return _tc_conv_error(ctx);
-    st->wt = tc_stage_of(s, g->wt), st->out = tc_stage_of(s, g->conv.out), st->gemm = tc_stage_of(s, gemm), st->acc = tc_stage_of(s, ACC);
-    st->as = tc_stage_of(s, AS), st->bs = tc_stage_of(s, BS), st->af = tc_stage_of(s, AF), st->bf = tc_stage_of(s, BF);
-    return st->wt && st->out && st->gemm && st->acc && st->as && st->bs && st->af && st->bf ? TC_OK : _tc_conv_error(ctx);
-}
-
-/* The weights' kernel: an element a thread, 256 threads a block. */
-static tc_result _tc_mma_weights_schedule(tc_stage *wt) {
-    tc_iter *fused, *bx, *tx;
-    _TC_CONV_TRY(tc_fuse(wt, tc_axis_of(wt, 0), tc_axis_of(wt, 1), &fused));
-    _TC_CONV_TRY(tc_split(wt, fused, 256, &bx, &tx));
-    _TC_CONV_TRY(tc_bind(wt, bx, TC_BLOCK_X));
-    return tc_bind(wt, tx, TC_THREAD_X);
+    _TC_CONV_TRY(tc_compute_inline(tc_stage_of(s, gemm)));
+    st->out = tc_stage_of(s, g->conv.out);
+    st->acc = tc_stage_of(s, ACC);
+    st->as = tc_stage_of(s, AS);
+    st->bs = tc_stage_of(s, BS);
+    st->af = tc_stage_of(s, AF);
+    st->bf = tc_stage_of(s, BF);
+    return st->out && st->acc && st->as && st->bs && st->af && st->bf ? TC_OK : _tc_conv_error(ctx);
 }
 
 /* The block's threads: warps along the rows (threadIdx.z) and the columns
@@ -1898,44 +1912,30 @@ static void _tc_mma_thread_counts(const _tc_mma_tiles *t, int64_t counts[3]) {
 static const tc_thread_tag _tc_mma_thread_tags[3] = {TC_THREAD_Z, TC_THREAD_Y, TC_THREAD_X};
 
 /* conv: block_m x block_n tiles on blockIdx.x (rows) and .y (columns), each
-   copied out of the block's gemm tiles by all its threads (guarded at the
-   edges); *at: where the gemm tiles are computed. */
-static tc_result _tc_mma_out_schedule(const _tc_mma_tiles *t, tc_stage *so, tc_iter **at) {
-    tc_iter *bm, *mi, *bn, *ni;
-    int64_t counts[3];
+   warp's warp_m x warp_n of them in 16 x 8 tiles, stored from the
+   accumulators (mma.store, cut at the output's edge); *warp: the loop of
+   the warp's columns, where its accumulators are computed. */
+static tc_result _tc_mma_out_schedule(tc_context *ctx, const _tc_mma_tiles *t, tc_stage *so, tc_iter **warp) {
+    tc_iter *bm, *mi, *bn, *ni, *wz, *wy, *mt, *ft, *i, *l;
     _TC_CONV_TRY(tc_split(so, tc_axis_of(so, 0), t->bm, &bm, &mi));
     _TC_CONV_TRY(tc_split(so, tc_axis_of(so, 1), t->bn, &bn, &ni));
-    _TC_CONV_TRY(tc_reorder_va(so, 4, bm, bn, mi, ni));
+    _TC_CONV_TRY(tc_split_nparts(so, mi, t->bm / t->wm, &wz, &mi));
+    _TC_CONV_TRY(tc_split(so, mi, 16, &mt, &i));
+    _TC_CONV_TRY(tc_split_nparts(so, ni, t->bn / t->wn, &wy, &ni));
+    _TC_CONV_TRY(tc_split(so, ni, 8, &ft, &l));
+    _TC_CONV_TRY(tc_reorder_va(so, 8, bm, bn, wz, wy, mt, ft, i, l));
     _TC_CONV_TRY(tc_bind(so, bm, TC_BLOCK_X));
     _TC_CONV_TRY(tc_bind(so, bn, TC_BLOCK_Y));
-    _TC_CONV_TRY(tc_fuse(so, mi, ni, &mi));
-    _tc_mma_thread_counts(t, counts);
-    _TC_CONV_TRY(tc_split(so, mi, counts[0] * counts[1] * counts[2], &ni, &mi));
-    _TC_CONV_TRY(tc_split_nparts(so, mi, counts[0], &bm, &mi));
-    _TC_CONV_TRY(tc_split_nparts(so, mi, counts[1], &bn, &mi));
-    _TC_CONV_TRY(tc_bind(so, bm, TC_THREAD_Z));
-    _TC_CONV_TRY(tc_bind(so, bn, TC_THREAD_Y));
-    _TC_CONV_TRY(tc_bind(so, mi, TC_THREAD_X));
-    *at = tc_stage_leaf(so, 1);
-    return TC_OK;
-}
-
-/* gemm's tiles (shared memory): each warp stores its accumulators
-   (mma.store); *warp: the loop of the warp's columns, where they are computed. */
-static tc_result _tc_mma_gemm_schedule(tc_context *ctx, tc_dtype dtype, const _tc_mma_tiles *t, tc_stage *sg, tc_iter **warp) {
-    tc_iter *wz, *mt, *wy, *ft;
-    _TC_CONV_TRY(tc_split_nparts(sg, tc_axis_of(sg, 0), t->bm / t->wm, &wz, &mt));
-    _TC_CONV_TRY(tc_split_nparts(sg, tc_axis_of(sg, 1), t->bn / t->wn, &wy, &ft));
-    _TC_CONV_TRY(tc_reorder_va(sg, 6, wz, wy, mt, ft, tc_axis_of(sg, 2), tc_axis_of(sg, 3)));
-    _TC_CONV_TRY(tc_bind(sg, wz, TC_THREAD_Z));
-    _TC_CONV_TRY(tc_bind(sg, wy, TC_THREAD_Y));
+    _TC_CONV_TRY(tc_bind(so, wz, TC_THREAD_Z));
+    _TC_CONV_TRY(tc_bind(so, wy, TC_THREAD_Y));
     *warp = wy;
-    return tc_tensorize(sg, tc_axis_of(sg, 2), tc_intrin_mma(ctx, TC_INTRIN_MMA_STORE, dtype));
+    return tc_tensorize(so, i, tc_intrin_mma(ctx, TC_INTRIN_MMA_STORE, TC_FLOAT32));
 }
 
 /* The warp's accumulators: the sum in k_tile steps (the shared tiles',
    pipelined), each in 16-deep mma steps (A's fragments), then per column
-   tile (B's fragment) every row tile's mma.sync; TF32's steps are 8 deep (m16n8k8). */
+   tile (B's fragment, loaded from its transposed tile) every row tile's
+   mma.sync; TF32's steps are 8 deep (m16n8k8). */
 static tc_result _tc_mma_acc_schedule(tc_context *ctx, tc_dtype dtype, const _tc_mma_tiles *t, _tc_mma_stages *st) {
     tc_stage *sa = st->acc;
     tc_iter *ko, *kr, *ki, *k16, *af_o, *af_i;
@@ -1949,31 +1949,32 @@ static tc_result _tc_mma_acc_schedule(tc_context *ctx, tc_dtype dtype, const _tc
     _TC_CONV_TRY(tc_compute_at(st->bf, sa, tc_axis_of(sa, 1)));
     _TC_CONV_TRY(tc_split(st->af, tc_axis_of(st->af, 0), 16, &af_o, &af_i));
     _TC_CONV_TRY(tc_tensorize(st->af, af_i, tc_intrin_mma(ctx, TC_INTRIN_MMA_LDMATRIX_A, dtype)));
-    return tc_tensorize(st->bf, tc_axis_of(st->bf, 0), tc_intrin_mma(ctx, TC_INTRIN_MMA_LDMATRIX_B, dtype));
+    _TC_CONV_TRY(tc_reorder_va(st->bf, 2, tc_axis_of(st->bf, 1), tc_axis_of(st->bf, 0)));
+    return tc_tensorize(st->bf, tc_axis_of(st->bf, 1), tc_intrin_mma(ctx, TC_INTRIN_MMA_LDMATRIX_BT, dtype));
 }
 
-/* A shared tile: fetched by every thread, vec elements a copy, cp.async,
-   pipelined over the k_tile loop. */
-static tc_result _tc_mma_fetch(const _tc_mma_tiles *t, tc_stage *ld) {
-    int64_t counts[3];
+/* A shared tile of k_tile-wide rows: fetched by every thread, vec elements
+   a copy, cp.async, pipelined over the k_tile loop; swizzled by as many
+   bits as its rows have 16-byte chunks, up to 8 (the banks' width). */
+static tc_result _tc_mma_fetch(tc_dtype dtype, const _tc_mma_tiles *t, tc_stage *ld) {
+    int64_t counts[3], chunks = t->bk * tc_dtype_bytes(dtype) / 16;
+    int bits = chunks >= 8 ? 3 : chunks >= 4 ? 2 : 1;
     _tc_mma_thread_counts(t, counts);
     _TC_CONV_TRY(_tc_conv_fetch_vec(ld, 3, counts, _tc_mma_thread_tags, 1, t->vec));
     _TC_CONV_TRY(tc_pipeline(ld, (int)t->stages));
+    if (t->swizzle) _TC_CONV_TRY(tc_storage_swizzle(ld, bits));
     return tc_async_copy(ld);
 }
 
 static tc_result _tc_mma_schedule(tc_context *ctx, tc_dtype dtype, const _tc_mma_tiles *t, tc_schedule *s, const _tc_mma_graph *g) {
     _tc_mma_stages st;
-    tc_iter *at, *warp;
+    tc_iter *warp;
     _TC_CONV_TRY(_tc_mma_caches(ctx, s, g, &st));
-    _TC_CONV_TRY(_tc_mma_weights_schedule(st.wt));
-    _TC_CONV_TRY(_tc_mma_out_schedule(t, st.out, &at));
-    _TC_CONV_TRY(tc_compute_at(st.gemm, st.out, at));
-    _TC_CONV_TRY(_tc_mma_gemm_schedule(ctx, dtype, t, st.gemm, &warp));
-    _TC_CONV_TRY(tc_compute_at(st.acc, st.gemm, warp));
+    _TC_CONV_TRY(_tc_mma_out_schedule(ctx, t, st.out, &warp));
+    _TC_CONV_TRY(tc_compute_at(st.acc, st.out, warp));
     _TC_CONV_TRY(_tc_mma_acc_schedule(ctx, dtype, t, &st));
-    _TC_CONV_TRY(_tc_mma_fetch(t, st.as));
-    return _tc_mma_fetch(t, st.bs);
+    _TC_CONV_TRY(_tc_mma_fetch(dtype, t, st.as));
+    return _tc_mma_fetch(dtype, t, st.bs);
 }
 
 TECOMP_API tc_result tc_conv2d_mma_template(tc_cfg *cfg, const void *task, tc_instance *out) {

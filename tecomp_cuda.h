@@ -1812,46 +1812,90 @@ static const char _tc_mma_types[] =
 static const char _tc_mma_tf32_round[] =
     "    for (int i = 0; i < %d; ++i) asm(\"cvt.rna.tf32.f32 %%0, %%1;\" : \"=r\"(f.x[i]) : \"f\"(__uint_as_float(f.x[i])));\n";
 
-/* The name of the helper for an mma tensor op, defined on first use. */
-static const char *_tc_mma_helper(_tc_emitter *em, const tc_intrin *in, char *name) {
+/* A load helper's text: `lane_at` names the element lane `lane` reads (or
+   its row starts at) as an offset from the tile's first element, in lane
+   and ldm; `load` is the body that reads through `row`, a const char
+   pointer to it (%s in `load`: further offsets, in lane and ldm, go
+   through AT(...)). Plain, the helper gets the tile's first element's
+   address; swizzled, the buffer, the logical index of the tile's first
+   element, and the swizzle's row, rows per step and mask: each lane swizzles
+   its own element (a swizzle moves 16-byte chunks, so a lane's row stays
+   whole). */
+static void _tc_emit_load_helper(_tc_emitter *em, const char *name, const char *frag, int bytes, int swizzled, const char *lane_at,
+                                 const char *load) {
+    static const char swizzle[] =
+        "__device__ __forceinline__ int tc_swizzle(int e, int row, int step, int mask, int per_chunk) {\n"
+        "    return e ^ ((e / row / step & mask) * per_chunk);\n"
+        "}\n";
+    char at[192];
+    if (swizzled) {
+        _tc_emit_helper(em, "tc_swizzle", "%s", swizzle);
+        snprintf(at, sizeof at, "(const char *)p + tc_swizzle(first + (%s), row_elems, step, mask, %d) * %d", lane_at, 16 / bytes, bytes);
+        _tc_emit_helper(em, name,
+                        "__device__ __forceinline__ void %s(%s &f, const void *p, int first, int ldm, int row_elems, int step, int mask) {\n"
+                        "    unsigned lane = tc_lane_id();\n"
+                        "    const char *row = %s;\n"
+                        "%s}\n",
+                        name, frag, at, load);
+        return;
+    }
+    snprintf(at, sizeof at, "(const char *)p + (%s) * %d", lane_at, bytes);
+    _tc_emit_helper(em, name,
+                    "__device__ __forceinline__ void %s(%s &f, const void *p, int ldm) {\n"
+                    "    unsigned lane = tc_lane_id();\n"
+                    "    const char *row = %s;\n"
+                    "%s}\n",
+                    name, frag, at, load);
+}
+
+/* ldmatrix's instruction into a fragment of n registers, through `row`. */
+static void _tc_ldmatrix_text(char *out, size_t size, int n, int trans, const char *round) {
+    snprintf(out, size,
+             "    asm volatile(\"ldmatrix.sync.aligned.m8n8.x%d%s.shared.b16 {%s}, [%%%d];\"\n"
+             "                 : %s : \"r\"(tc_shared_address(row)));\n"
+             "%s",
+             n, trans ? ".trans" : "", n == 4 ? "%0, %1, %2, %3" : "%0, %1", n,
+             n == 4 ? "\"=r\"(f.x[0]), \"=r\"(f.x[1]), \"=r\"(f.x[2]), \"=r\"(f.x[3])" : "\"=r\"(f.x[0]), \"=r\"(f.x[1])", round);
+}
+
+/* The name of the helper for an mma tensor op (its shared operand swizzled
+   or not), defined on first use. */
+static const char *_tc_mma_helper(_tc_emitter *em, const tc_intrin *in, int swizzled, char *name) {
     int tf32 = in->in_dtype == TC_FLOAT32;
     const char *type = tf32 ? "tf32" : in->in_dtype == TC_BFLOAT16 ? "bf16" : "f16";
-    char round[256];
+    const char *suffix = swizzled ? "_swizzled" : "";
+    char round[256], load[1024];
     _tc_emit_helper(em, "tc_mma_types", "%s", _tc_mma_types);
     snprintf(round, sizeof round, _tc_mma_tf32_round, in->kind == TC_INTRIN_MMA_LDMATRIX_A ? 4 : 2);
     switch (in->kind) {
     case TC_INTRIN_MMA_LDMATRIX_A: /* 16-bit: 8 halves a row of each quarter; TF32: 4 floats, the same 16 bytes */
-        sprintf(name, "tc_mma_ldmatrix_a_%s", tf32 ? "tf32" : "b16");
-        _tc_emit_helper(em, name,
-                        "__device__ __forceinline__ void %s(tc_mma_a &f, const void *p, int ldm) {\n"
-                        "    unsigned lane = tc_lane_id();\n"
-                        "    const char *row = (const char *)p + ((lane %% 16) * ldm + (lane / 16) * %d) * %d;\n"
-                        "    asm volatile(\"ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%%0, %%1, %%2, %%3}, [%%4];\"\n"
-                        "                 : \"=r\"(f.x[0]), \"=r\"(f.x[1]), \"=r\"(f.x[2]), \"=r\"(f.x[3]) : \"r\"(tc_shared_address(row)));\n"
-                        "%s}\n",
-                        name, tf32 ? 4 : 8, tf32 ? 4 : 2, tf32 ? round : "");
+        sprintf(name, "tc_mma_ldmatrix_a_%s%s", tf32 ? "tf32" : "b16", suffix);
+        _tc_ldmatrix_text(load, sizeof load, 4, 0, tf32 ? round : "");
+        _tc_emit_load_helper(em, name, "tc_mma_a", tf32 ? 4 : 2, swizzled, tf32 ? "(lane % 16) * ldm + (lane / 16) * 4" : "(lane % 16) * ldm + (lane / 16) * 8",
+                             load);
         return name;
     case TC_INTRIN_MMA_LDMATRIX_B:
-        if (tf32) {
-            strcpy(name, "tc_mma_load_b_tf32");
-            _tc_emit_helper(em, name,
-                            "__device__ __forceinline__ void %s(tc_mma_b &f, const void *p, int ldm) {\n"
-                            "    unsigned lane = tc_lane_id();\n"
-                            "    const float *col = (const float *)p + (lane %% 4) * ldm + lane / 4;\n"
-                            "    f.x[0] = __float_as_uint(col[0]);\n"
-                            "    f.x[1] = __float_as_uint(col[4 * ldm]);\n"
-                            "%s}\n",
-                            name, round);
+        if (tf32) { /* lane (g, t) reads (t, g) and (t + 4, g): two floats, each through the swizzle when there is one */
+            sprintf(name, "tc_mma_load_b_tf32%s", suffix);
+            snprintf(load, sizeof load,
+                     "    f.x[0] = __float_as_uint(*(const float *)row);\n"
+                     "    f.x[1] = __float_as_uint(*(const float *)(%s));\n"
+                     "%s",
+                     swizzled ? "(const char *)p + tc_swizzle(first + (lane % 4 + 4) * ldm + lane / 4, row_elems, step, mask, 4) * 4"
+                              : "row + 4 * ldm * 4",
+                     round);
+            _tc_emit_load_helper(em, name, "tc_mma_b", 4, swizzled, "(lane % 4) * ldm + lane / 4", load);
             return name;
         }
-        strcpy(name, "tc_mma_ldmatrix_b_b16");
-        _tc_emit_helper(em, name,
-                        "__device__ __forceinline__ void %s(tc_mma_b &f, const void *p, int ldm) {\n"
-                        "    const char *row = (const char *)p + (tc_lane_id() %% 16) * ldm * 2;\n"
-                        "    asm volatile(\"ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%%0, %%1}, [%%2];\"\n"
-                        "                 : \"=r\"(f.x[0]), \"=r\"(f.x[1]) : \"r\"(tc_shared_address(row)));\n"
-                        "}\n",
-                        name);
+        sprintf(name, "tc_mma_ldmatrix_b_b16%s", suffix);
+        _tc_ldmatrix_text(load, sizeof load, 2, 1, "");
+        _tc_emit_load_helper(em, name, "tc_mma_b", 2, swizzled, "(lane % 16) * ldm", load);
+        return name;
+    case TC_INTRIN_MMA_LDMATRIX_BT: /* the tile's 8 columns are rows of k in memory: ldmatrix without .trans, TF32 alike */
+        sprintf(name, "tc_mma_ldmatrix_bt_%s%s", tf32 ? "tf32" : "b16", suffix);
+        _tc_ldmatrix_text(load, sizeof load, 2, 0, tf32 ? round : "");
+        _tc_emit_load_helper(em, name, "tc_mma_b", tf32 ? 4 : 2, swizzled, tf32 ? "(lane % 8) * ldm + (lane / 8 % 2) * 4" : "(lane % 8) * ldm + (lane / 8 % 2) * 8",
+                             load);
         return name;
     case TC_INTRIN_MMA_SYNC:
         sprintf(name, "tc_mma_sync_%s", type);
@@ -1881,6 +1925,25 @@ static const char *_tc_mma_helper(_tc_emitter *em, const tc_intrin *in, char *na
     }
 }
 
+/* The store of an accumulator tile cut by its output's edge: each lane
+   writes those of its four floats whose row and column are kept. */
+static const char *_tc_mma_store_cut_helper(_tc_emitter *em, char *name) {
+    _tc_emit_helper(em, "tc_mma_types", "%s", _tc_mma_types);
+    strcpy(name, "tc_mma_store_cut");
+    _tc_emit_helper(em, name,
+                    "__device__ __forceinline__ void %s(void *p, const tc_mma_acc &c, int ldm, int rows, int cols) {\n"
+                    "    unsigned lane = tc_lane_id();\n"
+                    "    int r = lane / 4, col = (lane %% 4) * 2;\n"
+                    "    float *row = (float *)p + r * ldm + col;\n"
+                    "    if (r < rows && col < cols) row[0] = c.x[0];\n"
+                    "    if (r < rows && col + 1 < cols) row[1] = c.x[1];\n"
+                    "    if (r + 8 < rows && col < cols) row[8 * ldm] = c.x[2];\n"
+                    "    if (r + 8 < rows && col + 1 < cols) row[8 * ldm + 1] = c.x[3];\n"
+                    "}\n",
+                    name);
+    return name;
+}
+
 /* Operand q of a tensor op: a fragment by its index, memory by address. */
 static void _tc_emit_tensor_operand(_tc_emitter *em, const tc_stmt *s, int q) {
     const tc_expr *first = s->args[2 * q];
@@ -1894,15 +1957,47 @@ static void _tc_emit_tensor_operand(_tc_emitter *em, const tc_stmt *s, int q) {
     tc_str_printf(em->out, "]");
 }
 
+/* A swizzled load's memory operand: the buffer, its first element's
+   logical index, the row stride, then the swizzle (row, rows per step,
+   mask) for the helper's lanes to apply. */
+static void _tc_emit_swizzled_operand(_tc_emitter *em, const tc_stmt *s) {
+    const tc_buffer *b = s->args[2]->buffer;
+    _tc_print_buffer_name(em->out, b, _TC_STYLE_CUDA);
+    tc_str_printf(em->out, ", ");
+    _tc_emit_expr(em, tc_simplify(s->args[2]->args[0]));
+    tc_str_printf(em->out, ", ");
+    _tc_emit_expr(em, tc_simplify(s->args[3]));
+    tc_str_printf(em->out, ", %lld, %lld, %d", (long long)b->swizzle_row, (long long)_tc_swizzle_rows_per_step(b), (1 << b->swizzle_bits) - 1);
+}
+
+/* A cut store's rows and columns kept, after its row stride. */
+static void _tc_emit_store_keep(_tc_emitter *em, const tc_stmt *s) {
+    int k;
+    for (k = 2 * s->intrin->nops; k < s->nargs; k++) {
+        tc_str_printf(em->out, ", ");
+        _tc_emit_expr(em, tc_simplify(s->args[k]));
+    }
+}
+
 static void _tc_emit_tensor_op(_tc_emitter *em, const tc_stmt *s) {
     char name[64];
     int k, ldm_of = _tc_intrin_is_store(s->intrin) ? 0 : 1;
+    int swizzled = !_tc_intrin_is_wmma(s->intrin) && s->intrin->nops == 2 && s->args[2]->buffer->swizzle_bits; /* an mma load from a swizzled tile */
+    int cut = s->nargs > 2 * s->intrin->nops;
     if (_tc_intrin_is_wmma(s->intrin)) _tc_wmma_helper(em, s, name);
-    else _tc_mma_helper(em, s->intrin, name);
+    else if (cut) _tc_mma_store_cut_helper(em, name);
+    else _tc_mma_helper(em, s->intrin, swizzled, name);
     _tc_emit_line_start(em);
     tc_str_printf(em->out, "%s(", name);
-    for (k = 0; k < s->intrin->nops; k++) { /* the helpers take the operands in the intrinsic's order */
-        if (k) tc_str_printf(em->out, ", ");
+    _tc_emit_tensor_operand(em, s, 0);
+    if (swizzled) {
+        tc_str_printf(em->out, ", ");
+        _tc_emit_swizzled_operand(em, s);
+        tc_str_printf(em->out, ");\n");
+        return;
+    }
+    for (k = 1; k < s->intrin->nops; k++) { /* the helpers take the operands in the intrinsic's order */
+        tc_str_printf(em->out, ", ");
         _tc_emit_tensor_operand(em, s, k);
     }
     if (_tc_intrin_is_fill(s->intrin)) tc_str_printf(em->out, ", 0.0f");
@@ -1910,6 +2005,7 @@ static void _tc_emit_tensor_op(_tc_emitter *em, const tc_stmt *s) {
         tc_str_printf(em->out, ", ");
         _tc_emit_expr(em, tc_simplify(s->args[2 * ldm_of + 1]));
     }
+    if (cut) _tc_emit_store_keep(em, s);
     tc_str_printf(em->out, ");\n");
 }
 

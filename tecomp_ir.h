@@ -376,7 +376,9 @@ struct tc_buffer {
     const tc_expr *size;   /* elements */
     tc_tensor *tensor;     /* the tensor it stores, if any */
     uint32_t id;
-    int swizzle_bits;      /* tc_storage_swizzle: 16-byte chunk c of row r stored at c ^ (r % 2^bits); 0: none */
+    int swizzle_bits;      /* tc_storage_swizzle: 16-byte chunk c of row r stored at c ^ (r / d % 2^bits), d rows to
+                              128 bytes (1 for rows of 128 bytes or more); 0: none */
+    int64_t swizzle_row;   /* a swizzled buffer's row, in elements (lowering sets it) */
 };
 
 /* Tensor intrinsics: a small computation the hardware does in one step. Each
@@ -396,6 +398,8 @@ typedef enum tc_intrin_kind {
        tile, a 16 x 8 float32 accumulator; A and B come from shared memory */
     TC_INTRIN_MMA_LDMATRIX_A, /* fragment(mma.matrix_a)[i, k] = shared[i, k]  ldmatrix.x4 */
     TC_INTRIN_MMA_LDMATRIX_B, /* fragment(mma.matrix_b)[k, j] = shared[k, j]  ldmatrix.x2.trans (TF32: two loads a lane) */
+    TC_INTRIN_MMA_LDMATRIX_BT, /* fragment(mma.matrix_b)[k, j] = shared[j, k]  ldmatrix.x2: B stored transposed, a row
+                                  of k per column j (KRSC weights as they are), which TF32 loads the same way */
     TC_INTRIN_MMA_SYNC,       /* acc[i, j] += sum_k a[i, k] * b[k, j]         mma.sync (its init: fill) */
     TC_INTRIN_MMA_STORE,      /* memory[i, j] = acc[i, j]                     each lane its four floats */
     TC_INTRIN_MMA_FILL,       /* acc[i, j] = 0, the mma's reduction init */
@@ -2708,6 +2712,22 @@ TECOMP_API const tc_stmt *tc_stmt_tensor_op(tc_context *ctx, const tc_intrin *in
     return s;
 }
 
+/* A store whose tile is cut by its output's edge: only its rows < rows and
+   columns < cols are written (args[2 nops] and [2 nops + 1]). */
+static const tc_stmt *_tc_stmt_tensor_op_cut(tc_context *ctx, const tc_intrin *in, const tc_expr *const *args, const tc_expr *rows,
+                                             const tc_expr *cols) {
+    tc_stmt *s = (tc_stmt *)tc_stmt_tensor_op(ctx, in, args);
+    const tc_expr **a;
+    int k;
+    if (!s || !rows || !cols || !(a = (const tc_expr **)_tc_alloc(ctx, sizeof *a * (size_t)(2 * in->nops + 2)))) return NULL;
+    for (k = 0; k < 2 * in->nops; k++) a[k] = s->args[k];
+    a[2 * in->nops] = rows;
+    a[2 * in->nops + 1] = cols;
+    s->nargs = 2 * in->nops + 2;
+    s->args = a;
+    return s;
+}
+
 /* Memory each thread (local) or each warp (fragments) has to itself: never
    shared between threads, one copy per virtual thread. */
 static int _tc_scope_private(tc_scope scope) { return scope == TC_SCOPE_LOCAL || scope >= TC_SCOPE_WMMA_MATRIX_A; }
@@ -2790,7 +2810,7 @@ TECOMP_API const tc_intrin *tc_intrin_wmma(tc_context *ctx, tc_intrin_kind kind,
    TF32). The loads read shared memory only: ldmatrix, whose lanes each give
    one 16-byte row's address, reads nothing else. */
 TECOMP_API const tc_intrin *tc_intrin_mma(tc_context *ctx, tc_intrin_kind kind, tc_dtype in_dtype) {
-    static const char *names[] = {"mma.ldmatrix_a", "mma.ldmatrix_b", "mma.sync", "mma.store", "mma.fill"};
+    static const char *names[] = {"mma.ldmatrix_a", "mma.ldmatrix_b", "mma.ldmatrix_bt", "mma.sync", "mma.store", "mma.fill"};
     tc_intrin *in;
     const tc_expr *ax[2], *r, *body = NULL;
     int rows, cols;
@@ -2804,7 +2824,7 @@ TECOMP_API const tc_intrin *tc_intrin_mma(tc_context *ctx, tc_intrin_kind kind, 
     if (!(in = (tc_intrin *)_tc_alloc(ctx, sizeof *in))) return NULL;
     in->kind = kind, in->name = names[kind - TC_INTRIN_MMA_LDMATRIX_A], in->in_dtype = in_dtype;
     in->m = 16, in->n = 8, in->k = in_dtype == TC_FLOAT32 ? 8 : 16;
-    rows = kind == TC_INTRIN_MMA_LDMATRIX_B ? in->k : in->m;
+    rows = kind == TC_INTRIN_MMA_LDMATRIX_B || kind == TC_INTRIN_MMA_LDMATRIX_BT ? in->k : in->m;
     cols = kind == TC_INTRIN_MMA_LDMATRIX_A ? in->k : in->n;
     if (!(ax[0] = tc_axisi(ctx, "i", rows)) || !(ax[1] = tc_axisi(ctx, "j", cols))) return NULL;
     switch (kind) {
@@ -2813,6 +2833,12 @@ TECOMP_API const tc_intrin *tc_intrin_mma(tc_context *ctx, tc_intrin_kind kind, 
         in->scopes[0] = kind == TC_INTRIN_MMA_LDMATRIX_A ? TC_SCOPE_MMA_MATRIX_A : TC_SCOPE_MMA_MATRIX_B, in->scopes[1] = TC_SCOPE_SHARED;
         in->nops = 2;
         body = in->ops[1] ? tc_access(in->ops[1], 2, ax) : NULL;
+        break;
+    case TC_INTRIN_MMA_LDMATRIX_BT: /* the shared tile is the fragment's transpose: read at [j, i] */
+        in->ops[1] = _tc_intrin_operand(ctx, "mma.shared", in_dtype, cols, rows);
+        in->scopes[0] = TC_SCOPE_MMA_MATRIX_B, in->scopes[1] = TC_SCOPE_SHARED;
+        in->nops = 2;
+        body = in->ops[1] ? tc_access_va(in->ops[1], 2, ax[1], ax[0]) : NULL;
         break;
     case TC_INTRIN_MMA_STORE:
         in->ops[1] = _tc_intrin_operand(ctx, "mma.accumulator", TC_FLOAT32, rows, cols);
@@ -2868,12 +2894,36 @@ static int _tc_intrin_is_mma(const tc_intrin *in) { return in->kind == TC_INTRIN
 static int _tc_intrin_is_fill(const tc_intrin *in) { return in->kind == TC_INTRIN_WMMA_FILL || in->kind == TC_INTRIN_MMA_FILL; }
 static int _tc_intrin_is_store(const tc_intrin *in) { return in->kind == TC_INTRIN_WMMA_STORE || in->kind == TC_INTRIN_MMA_STORE; }
 static int _tc_intrin_is_wmma(const tc_intrin *in) { return in->kind <= TC_INTRIN_WMMA_FILL; }
+/* A load whose source tile is its output's transpose (element (i, j) of the
+   output is (j, i) of the source). */
+static int _tc_intrin_reads_transposed(const tc_intrin *in) { return in->kind == TC_INTRIN_MMA_LDMATRIX_BT; }
 
 TECOMP_API int tc_intrin_fragment_elems(const tc_intrin *in, tc_scope scope) { return in ? _tc_fragment_elems(scope, in->in_dtype) : 0; }
 
 /* Rows and columns of operand q's tile (its tensor's shape, constants). */
 static void _tc_intrin_operand_dims(const tc_intrin *in, int q, int64_t *rows, int64_t *cols) {
     *rows = in->ops[q]->shape[0]->v.i, *cols = in->ops[q]->shape[1]->v.i;
+}
+
+/* Consecutive rows of a swizzled buffer that share one xor: as many as
+   fill 128 bytes, the width of the 32 banks (1 for rows of 128 bytes or
+   more). Any 8 consecutive rows then put one column's chunk in 8 distinct
+   groups of 4 banks, rows narrower than 128 bytes included. */
+static int64_t _tc_swizzle_rows_per_step(const tc_buffer *b) {
+    int64_t row_bytes = b->swizzle_row * tc_dtype_bytes(b->dtype);
+    return row_bytes >= 128 || row_bytes <= 0 ? 1 : 128 / row_bytes;
+}
+
+/* Where element i of a swizzled buffer lives, i counted row-major as if it
+   were not swizzled: its 16-byte chunk xor (row / rows_per_step % 2^bits).
+   Lowering checks that every tile of the buffer (a pipeline's copies, outer
+   dimensions) starts at a multiple of the pattern's period, so that this
+   agrees with storage flattening's per-row formula. */
+static int64_t _tc_swizzle_index(const tc_buffer *b, int64_t i) {
+    int64_t per_chunk = 16 / tc_dtype_bytes(b->dtype), row;
+    if (!b->swizzle_bits || b->swizzle_row <= 0) return i;
+    row = i / b->swizzle_row;
+    return i ^ (row / _tc_swizzle_rows_per_step(b) % ((int64_t)1 << b->swizzle_bits) * per_chunk);
 }
 
 TECOMP_API tc_buffer *tc_buffer_new(tc_context *ctx, const char *name, tc_dtype t, tc_scope scope, const tc_expr *size) {
@@ -2947,9 +2997,14 @@ static void _tc_print_stmt(tc_str *s, const tc_stmt *st, int depth) {
         return;
     case TC_S_ALLOCATE:
         if (st->buffer->swizzle_bits) { /* the layout the flat indices below compute */
+            int64_t step = _tc_swizzle_rows_per_step(st->buffer);
             _tc_indent(s, depth);
-            tc_str_printf(s, "// attr [%s] storage_swizzle = %d: 16-byte chunk c of row r at c ^ (r %% %d)\n", st->buffer->name,
-                          st->buffer->swizzle_bits, 1 << st->buffer->swizzle_bits);
+            if (step == 1)
+                tc_str_printf(s, "// attr [%s] storage_swizzle = %d: 16-byte chunk c of row r at c ^ (r %% %d)\n", st->buffer->name,
+                              st->buffer->swizzle_bits, 1 << st->buffer->swizzle_bits);
+            else
+                tc_str_printf(s, "// attr [%s] storage_swizzle = %d: 16-byte chunk c of row r at c ^ (r / %lld %% %d)\n", st->buffer->name,
+                              st->buffer->swizzle_bits, (long long)step, 1 << st->buffer->swizzle_bits);
         }
         _tc_indent(s, depth);
         tc_str_printf(s, "allocate %s[%s * ", st->buffer->name, tc_dtype_name(st->buffer->dtype));
@@ -3014,6 +3069,12 @@ static void _tc_print_stmt(tc_str *s, const tc_stmt *st, int depth) {
             tc_str_printf(s, " rows ");
             _tc_print(s, st->args[2 * k + 1], _TC_STYLE_IR);
             tc_str_printf(s, " apart");
+        }
+        if (st->nargs > 2 * st->intrin->nops) { /* a store cut by its output's edge */
+            tc_str_printf(s, ", keeping rows < ");
+            _tc_print(s, st->args[2 * st->intrin->nops], _TC_STYLE_IR);
+            tc_str_printf(s, " and columns < ");
+            _tc_print(s, st->args[2 * st->intrin->nops + 1], _TC_STYLE_IR);
         }
         tc_str_printf(s, ")\n");
         return;

@@ -959,8 +959,9 @@ static const tc_stmt *_tc_mutate(_tc_mutator *m, const tc_stmt *s) {
     case TC_S_ASYNC_COPY:
         return tc_stmt_async_copy(ctx, s->buffer, _tc_mut_expr(m, s->index), _tc_mut_expr(m, s->value), s->count, _tc_mut_expr(m, s->cond));
     case TC_S_TENSOR_OP: {
-        const tc_expr *args[6];
+        const tc_expr *args[8];
         for (k = 0; k < s->nargs; k++) args[k] = _tc_mut_expr(m, s->args[k]);
+        if (s->nargs > 2 * s->intrin->nops) return _tc_stmt_tensor_op_cut(ctx, s->intrin, args, args[2 * s->intrin->nops], args[2 * s->intrin->nops + 1]);
         return tc_stmt_tensor_op(ctx, s->intrin, args);
     }
     case TC_S_ALLOCATE: {
@@ -1367,11 +1368,15 @@ static _tc_pipe *_tc_pipe_of(_tc_lower *L, int k) {
 static const char *_tc_expr_text(const tc_expr *e, char *buf);
 
 /* A swizzled stage's buffer must be shared and its rows whole groups of
-   2^bits chunks of 16 bytes, so that every chunk's partner is in its row. */
-static tc_result _tc_check_swizzle(_tc_lower *L, int k) {
+   2^bits chunks of 16 bytes, so that every chunk's partner is in its row;
+   its rows a whole number of the pattern's periods, so that a tile of it
+   (a pipeline's copy) starts where the pattern does. Sets the buffer's
+   swizzle. */
+static tc_result _tc_swizzle_buffer(_tc_lower *L, int k) {
     tc_stage *st = L->sch->stages[k];
     const _tc_stage_lower *v = &L->sl[k];
-    int64_t cols = 0, bytes = tc_dtype_bytes(st->tensor->dtype), group = (int64_t)16 << st->swizzle_bits;
+    int64_t cols = 0, rows = 1, period, bytes = tc_dtype_bytes(st->tensor->dtype), group = (int64_t)16 << st->swizzle_bits;
+    int d;
     char text[256];
     if (v->scope != TC_SCOPE_SHARED)
         return _tc_fail(L->ctx, TC_ERROR_SCHEDULE, "storage_swizzle on stage %s: it lives in %s memory; only shared buffers are swizzled",
@@ -1383,6 +1388,19 @@ static tc_result _tc_check_swizzle(_tc_lower *L, int k) {
         return _tc_fail(L->ctx, TC_ERROR_SCHEDULE, "storage_swizzle on stage %s: its rows are %lld bytes wide; swizzle bits %d need a "
                         "multiple of %lld (16-byte chunks in groups of %d)", st->tensor->name, (long long)(cols * bytes), st->swizzle_bits,
                         (long long)group, 1 << st->swizzle_bits);
+    v->buffer->swizzle_bits = st->swizzle_bits;
+    v->buffer->swizzle_row = cols;
+    period = _tc_swizzle_rows_per_step(v->buffer) << st->swizzle_bits;
+    for (d = 0; d + 1 < st->tensor->ndim; d++) {
+        int64_t n = 0;
+        if (!tc_expr_is_const(v->root_ext[d], &n))
+            return _tc_fail(L->ctx, TC_ERROR_SCHEDULE, "storage_swizzle on stage %s: its extent %s along dimension %d is not a constant",
+                            st->tensor->name, _tc_expr_text(v->root_ext[d], text), d);
+        rows *= n;
+    }
+    if (rows % period)
+        return _tc_fail(L->ctx, TC_ERROR_SCHEDULE, "storage_swizzle on stage %s: it has %lld rows of %lld bytes; its pattern repeats every "
+                        "%lld rows, which must divide them", st->tensor->name, (long long)rows, (long long)(cols * bytes), (long long)period);
     return TC_OK;
 }
 
@@ -1413,8 +1431,7 @@ static tc_result _tc_stage_buffer(_tc_lower *L, int k) {
     }
     if (!(v->buffer = tc_buffer_new(L->ctx, st->tensor->name, st->tensor->dtype, v->scope, tc_simplify(size)))) return TC_ERROR_OUT_OF_MEMORY;
     v->buffer->tensor = st->tensor;
-    if (st->swizzle_bits && _tc_check_swizzle(L, k) != TC_OK) return _TC_LOWER_FAIL(L);
-    v->buffer->swizzle_bits = st->swizzle_bits;
+    if (st->swizzle_bits && _tc_swizzle_buffer(L, k) != TC_OK) return _TC_LOWER_FAIL(L);
     if (pipe) {
         if (pipe->nbuffers == 16) return _tc_fail(L->ctx, TC_ERROR_LOWER, "more than 16 stages pipelined at one loop");
         pipe->buffers[pipe->nbuffers++] = v->buffer;
@@ -1561,7 +1578,7 @@ static int _tc_shared_inside(const _tc_lower *L, int k, int from) {
 
 // >>lower-tensorize
 
-static const tc_expr *_tc_flat_index(_tc_lower *L, const tc_tensor *t, const tc_expr *const *idx, tc_buffer **buffer);
+static const tc_expr *_tc_flat_index_as(_tc_lower *L, const tc_tensor *t, const tc_expr *const *idx, tc_buffer **buffer, int swizzled);
 
 /* Does e compute what the intrinsic's pattern computes? Node for node: the
    same kinds, types and constants; where the pattern reads its operand q
@@ -1625,13 +1642,13 @@ static int _tc_tensor_operand(_tc_lower *L, const tc_stage *st, const tc_intrin 
     int64_t sr = 0, sc = 0, one, rows, cols;
     char what[256], base_text[256];
     int a, j;
-    if (!(flat = _tc_flat_index(L, acc->tensor, acc->args, &buf)) || !buf) return 0;
+    if (!(flat = _tc_flat_index_as(L, acc->tensor, acc->args, &buf, 0)) || !buf) return 0; /* swizzled: each lane's own address */
     if (want == TC_SCOPE_GLOBAL ? (buf->scope != TC_SCOPE_GLOBAL && buf->scope != TC_SCOPE_SHARED) : buf->scope != want) /* shared: ldmatrix's */
         return _tc_fail(ctx, TC_ERROR_LOWER, "tensorize %s with %s: %s lives in %s memory; the intrinsic wants it in %s", st->tensor->name,
                         in->name, _tc_expr_text(acc, what), tc_scope_name(buf->scope), want == TC_SCOPE_GLOBAL ? "global or shared" : tc_scope_name(want)), 0;
-    if (buf->swizzle_bits) /* the intrinsic addresses rows as first + r * ldm, which a swizzle is not */
-        return _tc_fail(ctx, TC_ERROR_LOWER, "tensorize %s with %s: %s is swizzled (storage_swizzle); the intrinsic's operands are not yet "
-                        "addressed through a swizzle", st->tensor->name, in->name, buf->name), 0;
+    if (buf->swizzle_bits && want != TC_SCOPE_SHARED) /* ldmatrix's lanes address their rows themselves; wmma's loads cannot */
+        return _tc_fail(ctx, TC_ERROR_LOWER, "tensorize %s with %s: %s is swizzled (storage_swizzle); only ldmatrix (mma.ldmatrix_*) reads "
+                        "through a swizzle", st->tensor->name, in->name, buf->name), 0;
     for (j = 0; j < ntile; j++) zero[j] = tc_int(ctx, 0);
     base = tc_simplify(tc_substitute(flat, ntile, tile, zero));
     affine = base;
@@ -1652,8 +1669,8 @@ static int _tc_tensor_operand(_tc_lower *L, const tc_stage *st, const tc_intrin 
     tc_expr_is_const(stride[cols_axis], &sc);
     *first = _tc_load(buf, base);
     _tc_intrin_operand_dims(in, q, &rows, &cols);
-    if (_tc_scope_fragment(want)) { /* a fragment: a whole dense tile of its own */
-        if (sc != 1 || sr != cols || !_tc_exact_div(base, rows * cols))
+    if (_tc_scope_fragment(want)) { /* a fragment: a whole dense tile of its own, in either order (only tensor ops see inside it) */
+        if (!((sc == 1 && sr == cols) || (sr == 1 && sc == rows)) || !_tc_exact_div(base, rows * cols))
             return _tc_fail(ctx, TC_ERROR_LOWER, "tensorize %s with %s: fragment %s is not whole dense %lld x %lld tiles (fragment buffers "
                             "hold their tiles row after row, each starting at a multiple of %lld elements)", st->tensor->name, in->name,
                             _tc_expr_text(acc, what), (long long)rows, (long long)cols, (long long)(rows * cols)), 0;
@@ -1674,6 +1691,50 @@ static int _tc_tensor_operand(_tc_lower *L, const tc_stage *st, const tc_intrin 
     return 1;
 }
 
+/* A store's tile cut by the edge of its output: every guard of stage k
+   inside the tile (from tile loop `first` in) must be e + i < b, i one of
+   the tile's two loops, e and b free of both; then the tile keeps its rows
+   (or columns) i < b - e. limits[0] and [1]: the rows and columns kept,
+   both NULL when no guard cuts the tile. 0 with an error otherwise. */
+static int _tc_store_cut(_tc_lower *L, int k, const tc_intrin *in, int first, const tc_expr *const *tile, const tc_expr **limits) {
+    tc_context *ctx = L->ctx;
+    const tc_stage *st = L->sch->stages[k];
+    const _tc_stage_lower *v = &L->sl[k];
+    const tc_expr *zero[2], *unit[2], *keep[2] = {NULL, NULL};
+    char text[256];
+    int64_t size[2];
+    int j, a;
+    _tc_intrin_operand_dims(in, 0, &size[0], &size[1]);
+    zero[0] = zero[1] = tc_int(ctx, 0);
+    for (j = 0; j < v->nconds; j++) {
+        const tc_expr *c = v->conds[j].cond, *diff, *base, *coef[2], *rest;
+        int64_t n[2] = {-1, -1};
+        if (v->conds[j].depth < first) continue;
+        if (c->kind != TC_LT && c->kind != TC_LE) break;
+        diff = tc_sub(c->args[0], c->args[1]); /* diff < 0, or <= 0 */
+        if (c->kind == TC_LE) diff = tc_subi(diff, 1);
+        base = tc_simplify(tc_substitute(diff, 2, tile, zero));
+        rest = base;
+        for (a = 0; a < 2; a++) {
+            unit[0] = tc_int(ctx, a == 0), unit[1] = tc_int(ctx, a == 1);
+            coef[a] = tc_simplify(tc_sub(tc_substitute(diff, 2, tile, unit), base));
+            if (!tc_expr_is_const(coef[a], &n[a])) n[a] = -1;
+            rest = tc_add(rest, tc_mul(coef[a], tile[a]));
+        }
+        rest = tc_simplify(tc_sub(diff, rest));
+        if (!rest || !tc_expr_is_const(rest, NULL) || rest->v.i != 0 || n[0] + n[1] != 1 || n[0] * n[1] != 0) break;
+        a = n[0] ? 0 : 1;
+        keep[a] = keep[a] ? tc_min(keep[a], tc_muli(base, -1)) : tc_muli(base, -1);
+    }
+    if (j < v->nconds)
+        return _tc_fail(ctx, TC_ERROR_LOWER, "tensorize %s with %s: the guard %s inside the tile is not a cut of its rows or columns by the "
+                        "output's edge", st->tensor->name, in->name, _tc_expr_text(v->conds[j].cond, text));
+    limits[0] = limits[1] = NULL;
+    if (!keep[0] && !keep[1]) return 1;
+    for (a = 0; a < 2; a++) limits[a] = keep[a] ? tc_simplify(keep[a]) : tc_int(ctx, size[a]);
+    return limits[0] && limits[1];
+}
+
 /* One call of intrinsic `in` for the loops of stage k at leaf positions
    pos[0..npos) (the tile), computing t[idx] = value (for a reduction: the
    term, the sum implied); NULL with an error saying what does not match. */
@@ -1682,7 +1743,7 @@ static const tc_stmt *_tc_tensor_op(_tc_lower *L, int k, const tc_intrin *in, co
     tc_context *ctx = L->ctx;
     tc_stage *st = L->sch->stages[k];
     const _tc_stage_lower *v = &L->sl[k];
-    const tc_expr *axes[3], *tile[3], *found[3] = {NULL, NULL, NULL}, *at[3] = {NULL, NULL, NULL}, *args[6];
+    const tc_expr *axes[3], *tile[3], *found[3] = {NULL, NULL, NULL}, *at[3] = {NULL, NULL, NULL}, *args[8] = {NULL};
     const tc_expr *body = in->compute->body;
     int naxes = _tc_intrin_axes(in, axes), q, j;
     char got[256], want[256];
@@ -1700,9 +1761,10 @@ static const tc_stmt *_tc_tensor_op(_tc_lower *L, int k, const tc_intrin *in, co
         tile[j] = v->loopvar[pos[j]];
     }
     for (j = 0; j < v->nconds; j++)
-        if (v->conds[j].depth >= pos[0])
+        if (v->conds[j].depth >= pos[0] && !_tc_intrin_is_store(in))
             return _tc_fail(ctx, TC_ERROR_LOWER, "tensorize %s with %s: a split inside the tile does not divide its loop, so the tile is not whole",
                             st->tensor->name, in->name), (const tc_stmt *)NULL;
+    if (_tc_intrin_is_store(in) && !_tc_store_cut(L, k, in, pos[0], tile, &args[2 * in->nops])) return NULL;
     for (j = 0; j < k; j++)
         if (L->sch->stages[j]->attach == _TC_ATTACH_AT && L->sch->stages[j]->attach_parent == st &&
             _tc_leaf_pos(st, L->sch->stages[j]->attach_iter) >= pos[0])
@@ -1725,6 +1787,7 @@ static const tc_stmt *_tc_tensor_op(_tc_lower *L, int k, const tc_intrin *in, co
         for (c = 0; c < naxes && axes[c] != pat[1]; c++) {}
         if (!_tc_tensor_operand(L, st, in, q, found[q], tile, npos, r, c, &args[2 * q], &args[2 * q + 1])) return NULL;
     }
+    if (_tc_intrin_is_store(in) && args[2 * in->nops]) return _tc_stmt_tensor_op_cut(ctx, in, args, args[2 * in->nops], args[2 * in->nops + 1]);
     return tc_stmt_tensor_op(ctx, in, args);
 }
 
@@ -1750,6 +1813,9 @@ static const tc_stmt *_tc_stage_stmt(_tc_lower *L, int k) {
     if (!red) {
         const tc_stmt *op = tp < st->nleaves ? _tc_tensor_op(L, k, st->intrin, loops + tp, st->nleaves - tp, idx, src)
                                              : tc_stmt_provide(ctx, t, t->ndim, idx, src);
+        if (tp < st->nleaves) /* a tensorized store keeps what exists of its tile itself: the guards inside the tile are in the op */
+            for (j = nall = 0; j < v->nconds; j++)
+                if (v->conds[j].depth < tp) all[nall++] = &v->conds[j];
         return op ? _tc_make_loops(L, k, loops, tp, op, all, nall, 1, &failed) : NULL;
     }
 
@@ -1939,8 +2005,9 @@ static tc_result _tc_pass_buffers(_tc_lower *L) {
 }
 
 /* Where column idx[last] of row idx[last - 1] of a swizzled buffer lives
-   in its row: ((col / e) ^ (row % 2^bits)) * e + col % e, e elements to a
-   16-byte chunk (a power of two, so the xor only moves whole chunks). The
+   in its row: ((col / e) ^ (row / d % 2^bits)) * e + col % e, e elements to
+   a 16-byte chunk (a power of two, so the xor only moves whole chunks), d
+   rows to 128 bytes (_tc_swizzle_rows_per_step). The
    simplifier reduces col / e and col % e where the column's terms allow
    (a vector's lanes stay + lane, so vector and cp.async accesses remain). */
 static const tc_expr *_tc_swizzled_column(const _tc_stage_lower *v, const tc_tensor *t, const tc_expr *const *idx) {
@@ -1948,13 +2015,16 @@ static const tc_expr *_tc_swizzled_column(const _tc_stage_lower *v, const tc_ten
     int64_t per_chunk = 16 / tc_dtype_bytes(t->dtype);
     const tc_expr *col = tc_sub(idx[last], v->root_min[last]);
     const tc_expr *row = tc_sub(idx[last - 1], v->root_min[last - 1]);
-    const tc_expr *chunk = tc_xor(tc_divi(col, per_chunk), tc_modi(row, (int64_t)1 << v->buffer->swizzle_bits));
+    int64_t step = _tc_swizzle_rows_per_step(v->buffer);
+    const tc_expr *chunk = tc_xor(tc_divi(col, per_chunk), tc_modi(step > 1 ? tc_divi(row, step) : row, (int64_t)1 << v->buffer->swizzle_bits));
     return tc_add(tc_muli(chunk, per_chunk), tc_modi(col, per_chunk));
 }
 
 /* Where element idx of tensor t lives: its buffer and the flat index in it
-   (row-major over the region the stage computes, from its root_min). */
-static const tc_expr *_tc_flat_index(_tc_lower *L, const tc_tensor *t, const tc_expr *const *idx, tc_buffer **buffer) {
+   (row-major over the region the stage computes, from its root_min), with
+   the buffer's swizzle applied, or not (the logical index a tensor op's
+   lanes swizzle themselves). */
+static const tc_expr *_tc_flat_index_as(_tc_lower *L, const tc_tensor *t, const tc_expr *const *idx, tc_buffer **buffer, int swizzled) {
     int si = t->op == TC_OP_COMPUTE ? _tc_stage_index(L->sch, t) : -1;
     const tc_expr *flat;
     int k;
@@ -1962,9 +2032,10 @@ static const tc_expr *_tc_flat_index(_tc_lower *L, const tc_tensor *t, const tc_
         const _tc_stage_lower *v = &L->sl[si];
         int last = t->ndim - 1;
         flat = v->offset;
+        swizzled = swizzled && v->buffer->swizzle_bits;
         for (k = 0; k < t->ndim; k++)
-            if (k != last || !v->buffer->swizzle_bits) flat = tc_add(flat, tc_mul(tc_sub(idx[k], v->root_min[k]), v->stride[k]));
-        if (v->buffer->swizzle_bits) flat = tc_add(flat, _tc_swizzled_column(v, t, idx));
+            if (k != last || !swizzled) flat = tc_add(flat, tc_mul(tc_sub(idx[k], v->root_min[k]), v->stride[k]));
+        if (swizzled) flat = tc_add(flat, _tc_swizzled_column(v, t, idx));
         *buffer = v->buffer;
         return tc_simplify(flat);
     }
@@ -1972,6 +2043,10 @@ static const tc_expr *_tc_flat_index(_tc_lower *L, const tc_tensor *t, const tc_
     for (k = 1; k < t->ndim; k++) flat = tc_add(tc_mul(flat, t->shape[k]), idx[k]);
     *buffer = L->buffers[_tc_buffer_index(L, t)];
     return tc_simplify(flat);
+}
+
+static const tc_expr *_tc_flat_index(_tc_lower *L, const tc_tensor *t, const tc_expr *const *idx, tc_buffer **buffer) {
+    return _tc_flat_index_as(L, t, idx, buffer, 1);
 }
 
 static const tc_expr *_tc_flatten_fn(const tc_expr *e, void *user) {
@@ -3035,6 +3110,7 @@ typedef struct _tc_vm_buf {
 typedef struct _tc_vm_tensor_op {
     const tc_stmt *s;
     int buf[3], first[3], ldm[3];
+    int keep[2]; /* a cut store: the registers of the rows and columns it keeps; -1: the whole tile */
 } _tc_vm_tensor_op;
 
 typedef struct _tc_vm {
@@ -3258,6 +3334,8 @@ static void _tc_vm_stmt(_tc_vm *vm, const tc_stmt *s) {
             op->first[k] = _tc_vm_expr(vm, s->args[2 * k]->args[0]);
             op->ldm[k] = _tc_vm_expr(vm, s->args[2 * k + 1]);
         }
+        op->keep[0] = s->nargs > 2 * s->intrin->nops ? _tc_vm_expr(vm, s->args[2 * s->intrin->nops]) : -1;
+        op->keep[1] = s->nargs > 2 * s->intrin->nops ? _tc_vm_expr(vm, s->args[2 * s->intrin->nops + 1]) : -1;
         k = _tc_vm_emit(vm, _TC_OP_TENSOR, 0, 0, 0);
         if (!vm->failed) vm->code[k].target = vm->nops++;
         break;
@@ -3448,30 +3526,41 @@ static double _tc_round_tf32(double x) {
    the warp's first lane does the whole tile (fragments live in its private
    copy); every lane records that it got here and with which operands, so
    that the block's end can check the warp agreed. Element (i, j) of
-   operand q is at first[q] + i ldm[q] + j (fragments: ldm is their width).
-   0 (error set) on a fault. */
+   operand q is at first[q] + i ldm[q] + j (fragments: ldm is their width),
+   through its buffer's swizzle; a transposed load reads its source at
+   (j, i); a cut store writes the rows and columns it keeps only. 0 (error
+   set) on a fault. */
 static int _tc_vm_tensor(_tc_block_run *br, const _tc_val *r, const _tc_vm_tensor_op *op, int64_t tid) {
     const _tc_vm *vm = br->vm;
     const tc_intrin *in = op->s->intrin;
     const tc_buffer *b[3];
     char *base[3];
-    int64_t first[3], ldm[3], i, j, x, q, rows, cols, iv;
+    int64_t first[3], ldm[3], i, j, x, q, rows, cols, iv, keep_rows, keep_cols;
     double acc[16 * 16];
-#define _TC_AT(q, i, j) (first[q] + (i) * ldm[q] + (j))
+#define _TC_LOGICAL(q, i, j) (first[q] + (i) * ldm[q] + (j))
+#define _TC_AT(q, i, j) _tc_swizzle_index(b[q], _TC_LOGICAL(q, i, j))
     br->op_count[tid]++;
     for (q = 0; q < in->nops; q++)
         br->op_hash[tid] = (br->op_hash[tid] ^ (uint64_t)(r[op->first[q]].i * 31 + r[op->ldm[q]].i)) * 1099511628211ull;
     if (tid % 32) return 1;
+    _tc_intrin_operand_dims(in, 0, &keep_rows, &keep_cols);
+    if (op->keep[0] >= 0 && r[op->keep[0]].i < keep_rows) keep_rows = r[op->keep[0]].i;
+    if (op->keep[1] >= 0 && r[op->keep[1]].i < keep_cols) keep_cols = r[op->keep[1]].i;
+    if (keep_rows <= 0 || keep_cols <= 0) return 1; /* a cut store with nothing of its tile left */
     for (q = 0; q < in->nops; q++) {
         int bytes;
         b[q] = vm->bufs[op->buf[q]].buffer, bytes = tc_dtype_bytes(b[q]->dtype);
         _tc_intrin_operand_dims(in, (int)q, &rows, &cols);
+        if (q == 0) {
+            rows = keep_rows;
+            cols = keep_cols;
+        }
         first[q] = r[op->first[q]].i, ldm[q] = r[op->ldm[q]].i;
         base[q] = (char *)br->mem[op->buf[q]];
         if (_tc_scope_private(b[q]->scope)) base[q] += (size_t)tid * (size_t)br->size[op->buf[q]] * (size_t)bytes;
-        if (first[q] < 0 || _TC_AT(q, rows - 1, cols - 1) >= br->size[op->buf[q]])
+        if (first[q] < 0 || _TC_LOGICAL(q, rows - 1, cols - 1) >= br->size[op->buf[q]]) /* a swizzle keeps every element in its row */
             return _tc_fail(vm->ctx, TC_ERROR_EXECUTION, "kernel %s: %s reaches %s[%lld..%lld], out of bounds (%lld elements) in block (%lld, %lld, %lld)",
-                            br->kern->name, in->name, b[q]->name, (long long)first[q], (long long)_TC_AT(q, rows - 1, cols - 1),
+                            br->kern->name, in->name, b[q]->name, (long long)first[q], (long long)_TC_LOGICAL(q, rows - 1, cols - 1),
                             (long long)br->size[op->buf[q]], (long long)br->block_idx[0], (long long)br->block_idx[1],
                             (long long)br->block_idx[2]), 0;
         if (in->scopes[q] == TC_SCOPE_SHARED && ((first[q] * bytes) % 16 || (ldm[q] * bytes) % 16))
@@ -3495,18 +3584,19 @@ static int _tc_vm_tensor(_tc_block_run *br, const _tc_val *r, const _tc_vm_tenso
                 for (x = 0; x < in->k; x++)
                     v += _tc_vm_read(base[1], b[1]->dtype, _TC_AT(1, i, x), &iv) * _tc_vm_read(base[2], b[2]->dtype, _TC_AT(2, x, j), &iv);
             } else if (!_tc_intrin_is_fill(in)) { /* a load or a store: a copy */
-                v = _tc_vm_read(base[1], b[1]->dtype, _TC_AT(1, i, j), &iv);
+                v = _tc_vm_read(base[1], b[1]->dtype, _tc_intrin_reads_transposed(in) ? _TC_AT(1, j, i) : _TC_AT(1, i, j), &iv);
                 if (!_tc_intrin_is_store(in) && in->in_dtype == TC_FLOAT32) v = _tc_round_tf32(v);
             }
             acc[i * cols + j] = v;
         }
-    for (i = 0; i < rows; i++)
-        for (j = 0; j < cols; j++) {
+    for (i = 0; i < keep_rows; i++)
+        for (j = 0; j < keep_cols; j++) {
             _tc_val v;
             v.f = acc[i * cols + j];
             _tc_vm_write(base[0], b[0]->dtype, _TC_AT(0, i, j), v);
         }
 #undef _TC_AT
+#undef _TC_LOGICAL
     return 1;
 }
 

@@ -26,7 +26,7 @@ static void fill(float *x, int n, unsigned seed) {
    shared memory per step of k (all 256 threads fetch), then in mma
    fragments. `tile` is the output tile's row count (16 matches mma.sync). */
 typedef struct mm {
-    tc_tensor *A, *B, *C, *AS;
+    tc_tensor *A, *B, *C, *AS, *BS;
     tc_schedule *s;
     tc_stage *AF, *BF, *CF, *sC;
     tc_iter *AF_at, *BF_at, *CF_at, *C_at;
@@ -63,6 +63,7 @@ static mm build_in(tc_dtype dtype, int tile, tc_scope a_scope, int a_shared) {
     m.s = tc_create_schedule(ctx, 1, &m.C);
     m.AS = a_shared ? tc_cache_read(m.s, m.A, TC_SCOPE_SHARED, 1, &m.C) : m.A;
     BS = tc_cache_read(m.s, m.B, TC_SCOPE_SHARED, 1, &m.C);
+    m.BS = BS;
     AF = tc_cache_read(m.s, m.AS, a_scope, 1, &m.C);
     BF = tc_cache_read(m.s, BS, TC_SCOPE_MMA_MATRIX_B, 1, &m.C);
     CF = tc_cache_write(m.s, m.C, TC_SCOPE_MMA_ACCUMULATOR);
@@ -238,6 +239,53 @@ static void check_tensorized(tc_dtype dtype) {
     }
 }
 
+/* The shared tiles swizzled (A's rows of 32 bytes by 1 bit; B's of 64 by
+   2, TF32's of 128 by 3): ldmatrix's lanes (and TF32's B loads) address
+   their rows through the swizzle, on the host executor as in the CUDA, and
+   the product is the same. */
+static void check_swizzled(tc_dtype dtype) {
+    static mm_data d;
+    static const int archs[] = {80, 90};
+    int tf32 = dtype == TC_FLOAT32;
+    size_t k;
+    mm m = build(dtype, 16);
+    const tc_func *f = NULL;
+    const char *cuda, *ir;
+    TC_CHECK_EQ_INT(tc_storage_swizzle(tc_stage_of(m.s, m.AS), 1), TC_OK);
+    TC_CHECK_EQ_INT(tc_storage_swizzle(tc_stage_of(m.s, m.BS), tf32 ? 3 : 2), TC_OK);
+    TC_CHECK_EQ_INT(tensorize_all(&m, dtype), TC_OK);
+    TC_CHECK_EQ_INT(lower_mm(&m, &f), TC_OK);
+    if (!f) { fprintf(stderr, "  %s\n", tc_last_error(ctx)); return; }
+    mm_data_init(&d, dtype);
+    TC_CHECK_EQ_INT(tc_host_run(ctx, f, d.mem, NULL), TC_OK);
+    if (tc_last_result(ctx) != TC_OK) fprintf(stderr, "  %s\n", tc_last_error(ctx));
+    TC_CHECK(rel_err(d.c, d.ref) < 1e-6);
+    ir = tc_func_to_string(f);
+    cuda = tc_cuda_source(f);
+    TC_CHECK(ir && cuda);
+    if (!ir || !cuda) return;
+    TC_CHECK_CONTAINS(ir, "// attr [A.shared] storage_swizzle = 1: 16-byte chunk c of row r at c ^ (r / 4 % 2)");
+    TC_CHECK_CONTAINS(ir, tf32 ? "// attr [B.shared] storage_swizzle = 3: 16-byte chunk c of row r at c ^ (r % 8)"
+                               : "// attr [B.shared] storage_swizzle = 2: 16-byte chunk c of row r at c ^ (r / 2 % 4)");
+    TC_CHECK_CONTAINS(cuda, "__device__ __forceinline__ int tc_swizzle(int e, int row, int step, int mask, int per_chunk)");
+    TC_CHECK_CONTAINS(cuda, tf32 ? "tc_mma_ldmatrix_a_tf32_swizzled(" : "tc_mma_ldmatrix_a_b16_swizzled(");
+    TC_CHECK_CONTAINS(cuda, tf32 ? "tc_mma_load_b_tf32_swizzled(" : "tc_mma_ldmatrix_b_b16_swizzled(");
+    if (tc_nvrtc_init(ctx, NULL) != TC_OK) return;
+    for (k = 0; k < sizeof archs / sizeof archs[0]; k++) {
+        tc_cubin bin;
+        tc_result r = tc_cuda_compile(ctx, cuda, "mm", archs[k], 0, NULL, &bin);
+        TC_CHECK_EQ_INT(r, TC_OK);
+        if (r != TC_OK) fprintf(stderr, "  sm_%d: %s\n", archs[k], tc_last_error(ctx));
+        tc_cubin_free(ctx, &bin);
+    }
+}
+
+TC_TEST(swizzled_tiles_are_read_through_the_swizzle) {
+    check_swizzled(TC_FLOAT16);
+    check_swizzled(TC_BFLOAT16);
+    check_swizzled(TC_FLOAT32);
+}
+
 TC_TEST(float16_matmul_tensorized_matches_reference) { check_tensorized(TC_FLOAT16); }
 TC_TEST(bfloat16_matmul_tensorized_matches_reference) { check_tensorized(TC_BFLOAT16); }
 TC_TEST(tf32_matmul_tensorized_matches_reference) { check_tensorized(TC_FLOAT32); }
@@ -327,13 +375,7 @@ TC_TEST(mismatches_are_errors_not_wrong_code) {
     TC_CHECK_EQ_INT(tensorize_all(&m, TC_FLOAT16), TC_OK);
     TC_CHECK_EQ_INT(lower_mm(&m, &f), TC_ERROR_LOWER);
     TC_CHECK_CONTAINS(tc_last_error(ctx), "lives in global memory; the intrinsic wants it in shared");
-    /* ldmatrix addresses rows as first + r * ldm: a swizzled A.shared (rows of 32 bytes) is refused by name */
-    m = build(TC_FLOAT16, 16);
-    TC_CHECK_EQ_INT(tc_storage_swizzle(tc_stage_of(m.s, m.AS), 1), TC_OK);
-    TC_CHECK_EQ_INT(tensorize_all(&m, TC_FLOAT16), TC_OK);
-    TC_CHECK_EQ_INT(lower_mm(&m, &f), TC_ERROR_LOWER);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "tensorize A.shared.mma.matrix_a with mma.ldmatrix_a: A.shared is swizzled (storage_swizzle); "
-                                          "the intrinsic's operands are not yet addressed through a swizzle");
+    /* a swizzle pattern must repeat whole in the tile: A.shared's 32 rows of 32 bytes (4 rows a step, 8 for 1 bit) do, 8 of them would not */
     /* ldmatrix rows 16-byte aligned: A.shared's rows padded to 20 halves (40 bytes) are not */
     m = build(TC_FLOAT16, 16);
     TC_CHECK_EQ_INT(tc_storage_align(tc_stage_of(m.s, m.AS), tc_axis_of(tc_stage_of(m.s, m.AS), 0), 16, 4), TC_OK);
@@ -406,6 +448,7 @@ TC_TEST(fragments_need_tensorize) {
 int main(void) {
     if (tc_create_context(NULL, &ctx) != TC_OK) return 1;
     TC_RUN(lowered_ir_matches_golden);
+    TC_RUN(swizzled_tiles_are_read_through_the_swizzle);
     TC_RUN(float16_matmul_tensorized_matches_reference);
     TC_RUN(bfloat16_matmul_tensorized_matches_reference);
     TC_RUN(tf32_matmul_tensorized_matches_reference);

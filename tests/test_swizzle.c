@@ -45,6 +45,8 @@ static int64_t swizzled_at(tc_dtype dtype, int bits, int rows, int cols, int row
     t.ndim = 2;
     t.dtype = dtype;
     buf.swizzle_bits = bits;
+    buf.swizzle_row = cols;
+    buf.dtype = dtype;
     v.buffer = &buf;
     v.root_min[0] = v.root_min[1] = tc_int(ctx, 0);
     idx[0] = tc_axisi(ctx, "r", rows), idx[1] = tc_axisi(ctx, "c", cols);
@@ -101,6 +103,26 @@ TC_TEST(eight_ldmatrix_rows_of_128_bytes_hit_distinct_banks_once_swizzled) {
         TC_CHECK_EQ_INT(bank_groups_of_8_rows(3, chunk), 8);
         TC_CHECK_EQ_INT(bank_groups_of_8_rows(2, chunk), 4); /* a period of 4 rows: 2-way */
     }
+}
+
+/* Rows narrower than 128 bytes share one xor per 128 bytes (r / d, d rows
+   to 128 bytes): 8 consecutive rows of 64 bytes (bits 2) or 32 bytes (bits
+   1) put any column's chunk in 8 distinct bank groups too, which a xor by
+   r % 2^bits alone would not (4 groups for 64-byte rows: a 2-way conflict). */
+TC_TEST(eight_rows_narrower_than_128_bytes_hit_distinct_banks_once_swizzled) {
+    static const int row_halves[2] = {32, 16}, bits_of[2] = {2, 1};
+    int q, chunk, r, g;
+    for (q = 0; q < 2; q++)
+        for (chunk = 0; chunk < (1 << bits_of[q]); chunk++) {
+            unsigned hit = 0;
+            int n = 0;
+            for (r = 0; r < 8; r++) {
+                int64_t elem = (int64_t)r * row_halves[q] + swizzled_at(TC_FLOAT16, bits_of[q], 8, row_halves[q], r, chunk * 8);
+                hit |= 1u << ((elem * 2 / 16) % 8);
+            }
+            for (g = 0; g < 8; g++) n += (hit >> g) & 1;
+            TC_CHECK_EQ_INT(n, 8);
+        }
 }
 
 /* C = A x B (M x K times K x N), 16 x 16 tiles of C per block, a thread
@@ -185,7 +207,7 @@ TC_TEST(golden_ir_shows_the_swizzle_on_the_allocation_and_in_the_indices) {
     TC_CHECK_CONTAINS(ir,
         "  // attr [A.shared] storage_swizzle = 3: 16-byte chunk c of row r at c ^ (r % 8)\n"
         "  allocate A.shared[float32 * 512], storage_scope = shared\n"
-        "  // attr [B.shared] storage_swizzle = 2: 16-byte chunk c of row r at c ^ (r % 4)\n"
+        "  // attr [B.shared] storage_swizzle = 2: 16-byte chunk c of row r at c ^ (r / 2 % 4)\n"
         "  allocate B.shared[float32 * 512], storage_scope = shared\n");
     TC_CHECK_CONTAINS(ir,
         "      A.shared[threadIdx.y*32 + (floordiv(threadIdx.x, 2) ^ floormod(threadIdx.y, 8))*4 + floormod(threadIdx.x, 2)*2 + ax0.ax1.fused.inner.inner] = "
@@ -193,7 +215,7 @@ TC_TEST(golden_ir_shows_the_swizzle_on_the_allocation_and_in_the_indices) {
     TC_CHECK_CONTAINS(ir,
         "    for (k.inner, 0, 32) {\n"
         "      C.local[0] = C.local[0] + A.shared[threadIdx.y*32 + (floordiv(k.inner, 4) ^ floormod(threadIdx.y, 8))*4 + floormod(k.inner, 4)]"
-        "*B.shared[k.inner*16 + (floordiv(threadIdx.x, 4) ^ floormod(k.inner, 4))*4 + floormod(threadIdx.x, 4)]\n"
+        "*B.shared[k.inner*16 + (floordiv(threadIdx.x, 4) ^ floormod(floordiv(k.inner, 2), 4))*4 + floormod(threadIdx.x, 4)]\n"
         "    }\n");
 }
 
@@ -331,6 +353,7 @@ int main(int argc, char **argv) {
     TC_RUN(xor_folds_prints_and_bounds);
     TC_RUN(the_swizzle_is_a_bijection_within_each_row_and_keeps_chunks_whole);
     TC_RUN(eight_ldmatrix_rows_of_128_bytes_hit_distinct_banks_once_swizzled);
+    TC_RUN(eight_rows_narrower_than_128_bytes_hit_distinct_banks_once_swizzled);
     TC_RUN(golden_ir_shows_the_swizzle_on_the_allocation_and_in_the_indices);
     TC_RUN(vector_fetches_stay_16_byte_cp_async_copies);
     TC_RUN(swizzled_kernels_compute_what_the_plain_one_does_on_the_host);
