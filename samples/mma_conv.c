@@ -1,0 +1,251 @@
+/* mma_conv.c - the tensor-core tutorial's convolution (seed2: batch 256,
+   14x14, 256 -> 512 channels, 3x3, padding 1, float16 in, float32
+   accumulation and output) on the new path: the conv2d_mma template's
+   implicit GEMM in NHWC with KRSC weights, its shared tiles fetched by
+   cp.async through a multi-stage pipeline and swizzled, fragments by
+   ldmatrix, mma.sync m16n8k16, accumulators stored straight to the output.
+   Beside tensorcore_conv.c (the wmma tutorial, untouched), which computes
+   the same convolution in the tutorial's NHWCnc layout.
+
+   It lowers one configuration of the template (the knobs below, or
+   --config), prints the lowered IR (and with --print the CUDA), runs it on
+   the GPU (else on the host executor at --small), checks it against a
+   float64 reference over a sample of the outputs (every output is checked to
+   have been written) and times it.
+
+       mma_conv [--small] [--print] [--dtype f16|bf16|tf32] [--batch N]
+                [--config BM,BN,WM,WN,BK,STAGES,VEC,SWIZZLE]
+
+   --dtype tf32 runs float32 tensors as TF32 (the math mode allows it);
+   --batch sets the batch (32 is the suite's C9_b32 shape with 512 output
+   channels). --small: batch 2, 8x8, 32 -> 64 channels. */
+#define TECOMP_IMPLEMENTATION
+#include "tecomp.h"
+#include "sample_run.h"
+
+/* The configuration when none is given: 128 x 128 block tiles of 4 warps
+   (64 x 64 each), k steps of 32, 3 stages, 16-byte copies, swizzled. */
+static const int64_t default_config[8] = {128, 128, 64, 64, 32, 3, 8, 1};
+/* On the host executor (--small): small tiles, so that a block is quick to run. */
+static const int64_t small_config[8] = {32, 32, 16, 16, 32, 2, 8, 1};
+static const char *const knob_names[8] = {"block_m", "block_n", "warp_m", "warp_n", "k_tile", "stages", "vec", "swizzle"};
+
+typedef struct options {
+    int small, print, batch;
+    tc_dtype dtype;
+    int64_t config[8];
+} options;
+
+static int usage(const char *argv0) {
+    fprintf(stderr, "usage: %s [--small] [--print] [--dtype f16|bf16|tf32] [--batch N] [--config BM,BN,WM,WN,BK,STAGES,VEC,SWIZZLE]\n", argv0);
+    return 0;
+}
+
+/* Eight comma-separated knob values into config; 0 when it is not that. */
+static int parse_config(const char *s, int64_t *config) {
+    int k;
+    char *end;
+    for (k = 0; k < 8; k++) {
+        long long v = strtoll(s, &end, 10);
+        if (end == s || v <= 0 || v > 4096 || (k < 7 && *end != ',') || (k == 7 && *end)) return 0;
+        config[k] = v;
+        s = end + 1;
+    }
+    return 1;
+}
+
+static int parse_options(int argc, char **argv, options *o) {
+    int k;
+    memset(o, 0, sizeof *o);
+    o->dtype = TC_FLOAT16;
+    memcpy(o->config, default_config, sizeof o->config);
+    for (k = 1; k < argc; k++) {
+        const char *a = argv[k], *v = k + 1 < argc ? argv[k + 1] : NULL;
+        if (!strcmp(a, "--small")) o->small = 1;
+        else if (!strcmp(a, "--print")) o->print = 1;
+        else if (!strcmp(a, "--dtype") && v && (!strcmp(v, "f16") || !strcmp(v, "bf16") || !strcmp(v, "tf32"))) {
+            o->dtype = !strcmp(v, "f16") ? TC_FLOAT16 : !strcmp(v, "bf16") ? TC_BFLOAT16 : TC_FLOAT32;
+            k++;
+        } else if (!strcmp(a, "--batch") && v && atoi(v) > 0 && atoi(v) <= 4096) {
+            o->batch = atoi(v);
+            k++;
+        } else if (!strcmp(a, "--config") && v && parse_config(v, o->config)) {
+            k++;
+        } else {
+            return usage(argv[0]);
+        }
+    }
+    return 1;
+}
+
+/* The input as the kernel reads it: 16-bit bits, or the floats themselves (TF32). */
+static void *inputs_of(const float *x, size_t n, tc_dtype dtype) {
+    uint16_t *h;
+    size_t k;
+    if (dtype == TC_FLOAT32) return (void *)x;
+    if (!(h = (uint16_t *)malloc(n * 2))) return NULL;
+    for (k = 0; k < n; k++) h[k] = dtype == TC_BFLOAT16 ? tc_bfloat16_from_float(x[k]) : tc_half_from_float(x[k]);
+    return h;
+}
+
+/* x rounded to what the kernel's inputs hold (16-bit), in place; TF32 keeps
+   the floats (the reference then sees what the user gave). */
+static void round_inputs(float *x, size_t n, tc_dtype dtype) {
+    size_t k;
+    for (k = 0; k < n && dtype != TC_FLOAT32; k++)
+        x[k] = dtype == TC_BFLOAT16 ? tc_bfloat16_to_float(tc_bfloat16_from_float(x[k])) : tc_half_to_float(tc_half_from_float(x[k]));
+}
+
+/* Output o (NHWK) of the 3x3 convolution, padding 1, in float64. */
+static double reference_at(const tc_conv2d_desc *d, const float *x, const float *w, size_t o) {
+    int k = (int)(o % d->k), q = (int)(o / d->k % d->w), p = (int)(o / d->k / d->w % d->h), n = (int)(o / d->k / d->w / d->h);
+    double s = 0;
+    int r, t, c;
+    for (r = 0; r < 3; r++)
+        for (t = 0; t < 3; t++) {
+            int y = p + r - 1, xx = q + t - 1;
+            const float *in, *wt;
+            if (y < 0 || y >= d->h || xx < 0 || xx >= d->w) continue;
+            in = x + (((size_t)n * d->h + y) * d->w + xx) * d->c;
+            wt = w + (((size_t)k * 3 + r) * 3 + t) * d->c;
+            for (c = 0; c < d->c; c++) s += (double)in[c] * wt[c];
+        }
+    return s;
+}
+
+/* Lower configuration o->config of conv2d_mma for d; NULL after saying why. */
+static const tc_func *lower(tc_context *ctx, const tc_conv2d_desc *d, const options *o) {
+    tc_config_space *space = NULL;
+    tc_instance inst;
+    const tc_func *f = NULL;
+    const int64_t *vals[8];
+    int64_t index;
+    int k;
+    for (k = 0; k < 8; k++) vals[k] = &o->config[k];
+    if (tc_space_create(ctx, tc_conv2d_mma_template, d, &space) != TC_OK) {
+        fprintf(stderr, "mma_conv: %s\n", tc_last_error(ctx));
+        return NULL;
+    }
+    if ((index = tc_space_index_of(space, 8, knob_names, vals)) < 0) {
+        fprintf(stderr, "mma_conv: the configuration is not one of the template's knob values\n%s\n", tc_space_to_string(space));
+        return NULL;
+    }
+    if (tc_space_instantiate(space, index, &inst) != TC_OK || tc_lower(inst.schedule, inst.nargs, inst.args, "mma_conv", NULL, &f) != TC_OK) {
+        fprintf(stderr, "mma_conv: %s\n", tc_last_error(ctx));
+        return NULL;
+    }
+    return f;
+}
+
+/* Run f once (GPU, or host executor) into y, timed on the GPU. */
+static tc_result run(tc_context *ctx, const tc_func *f, void *const *host, const size_t *bytes, int use_gpu, double *ms) {
+    tc_cuda_func *cf = NULL;
+    tc_devptr dev[3] = {0, 0, 0};
+    tc_time_desc timing;
+    tc_time_result t;
+    tc_result r;
+    int k;
+    *ms = -1;
+    if (!use_gpu) return tc_host_run(ctx, f, (void **)host, NULL);
+    memset(&timing, 0, sizeof timing);
+    timing.warmup = 10;
+    timing.repeat = 100;
+    timing.flush_l2 = 1;
+    r = tc_cuda_build(ctx, f, &cf);
+    for (k = 0; r == TC_OK && k < 3; k++) r = tc_cuda_malloc(ctx, bytes[k], &dev[k]);
+    for (k = 0; r == TC_OK && k < 2; k++) r = tc_cuda_upload(ctx, dev[k], host[k], bytes[k]);
+    if (r == TC_OK) r = tc_cuda_memset(ctx, dev[2], 0xff, bytes[2]); /* NaN: an output nobody writes shows */
+    if (r == TC_OK) r = tc_cuda_run(ctx, cf, dev, NULL);
+    if (r == TC_OK) r = tc_cuda_synchronize(ctx);
+    if (r == TC_OK) r = tc_cuda_download(ctx, host[2], dev[2], bytes[2]);
+    if (r == TC_OK) r = tc_cuda_time_func(ctx, cf, dev, NULL, &timing, &t);
+    if (r == TC_OK) *ms = t.median_ms;
+    for (k = 0; k < 3; k++) tc_cuda_free(ctx, dev[k]);
+    if (cf) tc_cuda_func_destroy(ctx, cf);
+    return r;
+}
+
+int main(int argc, char **argv) {
+    tc_context *ctx;
+    tc_conv2d_desc d;
+    options o;
+    const tc_func *f;
+    float *x, *w, *y;
+    void *host[3];
+    size_t nx, nw, ny, bytes[3], k, step, checked = 0, unwritten = 0;
+    double ms, err, num = 0, den = 0, flops, bound;
+    int use_gpu, ok;
+    tc_result r;
+    if (!parse_options(argc, argv, &o)) return 2;
+    if (tc_create_context(NULL, &ctx) != TC_OK) return 1;
+    use_gpu = tc_cuda_available(ctx) && tc_cuda_arch(ctx) >= 80;
+    memset(&d, 0, sizeof d);
+    d.layout = TC_LAYOUT_NHWC;
+    d.dtype = o.dtype;
+    d.math = o.dtype == TC_FLOAT32 ? TC_CONV_MATH_TF32 : TC_CONV_MATH_EXACT;
+    d.n = o.small || !use_gpu ? 2 : o.batch ? o.batch : 256;
+    d.c = o.small || !use_gpu ? 32 : 256;
+    d.h = d.w = o.small || !use_gpu ? 8 : 14;
+    d.k = o.small || !use_gpu ? 64 : 512;
+    d.r = d.s = 3;
+    d.stride_h = d.stride_w = d.dilation_h = d.dilation_w = 1;
+    d.pad_h = d.pad_w = 1;
+    if (!use_gpu && !memcmp(o.config, default_config, sizeof o.config)) memcpy(o.config, small_config, sizeof o.config);
+    if (o.dtype == TC_FLOAT32 && o.config[6] == 8) o.config[6] = 4; /* 16 bytes are 4 floats */
+    nx = (size_t)d.n * d.h * d.w * d.c;
+    nw = (size_t)d.k * 9 * d.c;
+    ny = (size_t)d.n * d.h * d.w * d.k;
+    flops = 2.0 * (double)ny * 9 * d.c;
+    printf("mma_conv: batch %d, %dx%d, %d -> %d channels, 3x3, pad 1, NHWC, %s in (%s), float32 out, %.2f GFLOP, on the %s\n", d.n, d.h, d.w,
+           d.c, d.k, tc_dtype_name(d.dtype), d.dtype == TC_FLOAT32 ? "TF32 on the tensor cores" : "float32 accumulation", flops * 1e-9,
+           use_gpu ? "GPU" : "host executor (no sm_80 GPU: the small size, numerics only, no timings)");
+    printf("configuration: block %lld x %lld, warps %lld x %lld, k_tile %lld, %lld stages, vec %lld, swizzle %lld\n", (long long)o.config[0],
+           (long long)o.config[1], (long long)o.config[2], (long long)o.config[3], (long long)o.config[4], (long long)o.config[5],
+           (long long)o.config[6], (long long)o.config[7]);
+    if (!(f = lower(ctx, &d, &o))) return 1;
+    printf("==== lowered IR ====\n%s\n", tc_func_to_string(f));
+    if (o.print) {
+        const char *cuda = tc_cuda_source(f);
+        printf("==== CUDA ====\n%s\n", cuda ? cuda : tc_last_error(ctx));
+    }
+    x = (float *)malloc(nx * 4);
+    w = (float *)malloc(nw * 4);
+    y = (float *)malloc(ny * 4);
+    if (!x || !w || !y) return sample_fail(ctx, "allocating the tensors", TC_ERROR_OUT_OF_MEMORY);
+    sample_fill_random(x, nx, 41);
+    sample_fill_random(w, nw, 42);
+    round_inputs(x, nx, d.dtype);
+    round_inputs(w, nw, d.dtype);
+    host[0] = inputs_of(x, nx, d.dtype);
+    host[1] = inputs_of(w, nw, d.dtype);
+    host[2] = y;
+    if (!host[0] || !host[1]) return sample_fail(ctx, "allocating the inputs", TC_ERROR_OUT_OF_MEMORY);
+    bytes[0] = nx * (d.dtype == TC_FLOAT32 ? 4 : 2);
+    bytes[1] = nw * (d.dtype == TC_FLOAT32 ? 4 : 2);
+    bytes[2] = ny * 4;
+    for (k = 0; k < ny; k++) y[k] = NAN;
+    if ((r = run(ctx, f, host, bytes, use_gpu, &ms)) != TC_OK) return sample_fail(ctx, "mma_conv", r);
+    for (k = 0; k < ny; k++) unwritten += y[k] != y[k];
+    step = ny > 4000000 ? 61 : 1; /* the full size: every 61st output (a prime: it turns through pixels and channels) */
+    for (k = 0; k < ny; k += step) {
+        double ref = reference_at(&d, x, w, k);
+        num += (y[k] - ref) * (y[k] - ref);
+        den += ref * ref;
+        checked++;
+    }
+    err = sqrt(num / (den > 0 ? den : 1));
+    bound = d.dtype == TC_FLOAT32 ? 2e-3 : 1e-2; /* TF32 rounds the inputs the reference sees whole; 16-bit ones are rounded for both */
+    ok = err < bound && !unwritten;
+    if (unwritten) printf("%zu of %zu outputs were not written\n", unwritten, ny);
+    printf("%-20s %12s %12s   relative L2 error vs float64 over %zu outputs (bound %.0e)\n", "", "time (ms)", "GFLOP/s", checked, bound);
+    sample_print_row("tecomp conv2d_mma", ms, ms > 0 ? flops / (ms * 1e6) : 0, ok ? "ok" : "MISMATCH");
+    printf("relative L2 error %.2e\n", err);
+    if (host[0] != x) free(host[0]);
+    if (host[1] != w) free(host[1]);
+    free(x);
+    free(w);
+    free(y);
+    tc_destroy_context(ctx);
+    printf("%s\n", ok ? "mma_conv: matches the reference" : "mma_conv: FAILED");
+    return ok ? 0 : 1;
+}
