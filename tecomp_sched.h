@@ -90,15 +90,18 @@ TECOMP_API tc_result tc_storage_align(tc_stage *st, tc_iter *axis, int factor, i
 /* Swizzle the shared stage st's buffer (CUTLASS's Swizzle<bits, 4, 3> on
    bytes): its rows are the last dimension, r the index along the one
    before; a row is cut into 16-byte chunks, and chunk c of row r is stored
-   at chunk c ^ (r % 2^bits) of the same row. Within a row that is a
+   at chunk c ^ (r / d % 2^bits) of the same row, d the rows that fill 128
+   bytes (1 for rows of 128 bytes or more). Within a row that is a
    bijection, and chunks stay whole, so 16-byte cp.async copies, vector
-   accesses and ldmatrix rows stay valid. bits 3 on rows of 128 bytes (or a
-   multiple) puts 8 consecutive rows' chunk c in 8 distinct groups of 4
-   banks: ldmatrix's 8 row reads and a warp's column of 16-byte stores see
-   no bank conflict. Bound inference and the host executor's checks see
-   logical indices; only storage flattening applies the swizzle, and the
-   printed IR says so on the allocation. bits 1 to 3; lowering refuses rows
-   whose width in bytes is not a constant multiple of 16 * 2^bits. The
+   accesses and ldmatrix rows stay valid. bits filling the row (3 on rows of
+   128 bytes or more, 2 on 64, 1 on 32) puts 8 consecutive rows' chunk c in
+   8 distinct groups of 4 banks: ldmatrix's 8 row reads and a warp's column
+   of 16-byte stores see no bank conflict. Bound inference and the host
+   executor's checks see logical indices; storage flattening applies the
+   swizzle, ldmatrix's lanes apply it to their own rows, and the printed IR
+   says so on the allocation. bits 1 to 3; lowering refuses rows whose width
+   in bytes is not a constant multiple of 16 * 2^bits, and a stage whose
+   rows are not a whole number of the pattern's period (d 2^bits rows). The
    swizzle replaces padding: storage_align on the same stage is refused. */
 TECOMP_API tc_result tc_storage_swizzle(tc_stage *st, int bits);
 /* Software-pipeline the shared stage st over the serial loop it is computed
