@@ -7,6 +7,7 @@
                      --shape N,C,H,W,K,R,S[,stride[,pad[,groups]]]]
                     [--trials N] [--tuner model|random|grid|genetic] [--template NAME]
                     [--records FILE] [--fresh] [--repeat N] [--csv FILE] [--svg FILE]
+                    [--cudnn legacy|backend|both] [--math exact|tf32] [--layout nchw|nhwc]
 
    defaults: the whole suite (../shared/bench/suite.csv from the repository
    root, else bench/suite.csv), 200 trials per workload (trials already in the
@@ -14,6 +15,35 @@
    tecomp-bench.jsonl, 100 timed launches (L2 flushed before each, median),
    bench-results.csv and bench-results.svg. --template tunes every row with
    that template (conv2d_gemm, ...) instead of tc_conv2d_template_for's choice.
+
+   --math says how tecomp computes the float32 rows, and so which cuDNN
+   figure their speedup divides (cuDNN runs every float32 row both ways, the
+   other figure printed beside):
+     exact (default)  FFMA templates, checked to 1e-4 relative L2 against the
+                      float64 reference; speedup over cuDNN with FMA math.
+     tf32             the rows' math is TC_CONV_MATH_TF32: tuned and run on
+                      the TF32 tensor cores, checked to 2e-3; speedup over
+                      cuDNN with TF32 allowed. Their records are keyed by the
+                      task's math (tc_conv2d_task_args), so TF32 and exact
+                      trials of a shape never mix in one records file. A row
+                      whose template builds exact kernels only (asked by
+                      lowering its first configuration: tc_conv2d_template_for
+                      gives NCHW and HWCN float32 exact templates today), or
+                      whose shape the TF32 template refuses, says so in its
+                      note and is left out of the geomeans: it is never run
+                      exact and compared with cuDNN's TF32.
+   Float16 rows are the same under both (half data, float accumulation,
+   beside cuDNN's half). The table's "vs" column, the CSV's math and
+   speedup_vs columns and the report's header say which comparison holds.
+
+   --layout nhwc runs the NCHW float32 rows (the suite's and --shape's) in
+   NHWC on tecomp's side: the same convolution and data, NHWC input, KRSC
+   weights, NHWK output (the TF32 template conv2d_mma's layout; exact math
+   has no NHWC float32 template today, so those rows then run cuDNN only). cuDNN
+   runs float32 rows in NCHW and NHWC either way and reports the faster;
+   the reference is computed in NCHW and laid out for each. The default,
+   nchw, leaves every row in the suite's layout. HWCN, NHWCnc and float16
+   rows keep theirs.
 
    It runs in two phases because of how tecomp measures: the tuner times
    candidates in worker processes forked from a supervisor, and a process
@@ -46,10 +76,14 @@
    in the suite): against the float64 reference their relative L2 error is
    about 1e-6, so 1e-4 flags any wrong output and never the rounding. */
 #define BENCH_TOL_F32 1e-4
-/* float16 rows (cuDNN only): the inputs are rounded to half before the
-   reference is computed, so what is left is the half output's rounding
-   (2^-11, about 5e-4 relative) and cuDNN's float accumulation order; 1e-2
-   leaves room for that and still flags wrong outputs. */
+/* tecomp's kernels on TF32 rows (--math tf32): the inputs are rounded to
+   TF32 inside the kernel, not in the reference (sample_tune.h says why 2e-3). */
+#define BENCH_TOL_TF32 SAMPLE_TOL_TF32
+/* float16 rows: the inputs are rounded to half before the reference is
+   computed, so what is left is the half output's rounding (2^-11, about
+   5e-4 relative) and cuDNN's float accumulation order; 1e-2 leaves room for
+   that and still flags wrong outputs. cuDNN with TF32 allowed is held to it
+   too: TF32 keeps half's 10-bit mantissa, on inputs the reference sees whole. */
 #define BENCH_TOL_F16 1e-2
 /* Launches before timing: tc_cuda_time_call's default of 3 leaves the
    clocks of a GPU that was idle ramping up (the samples use 10 too). */
@@ -67,7 +101,9 @@ static void bench_usage(const char *argv0) {
     fprintf(stderr,
             "usage: %s [--suite FILE] [--rows NAME,NAME,... | --group C|D|seed|b32 | --shape N,C,H,W,K,R,S[,stride[,pad[,groups]]]]\n"
             "       [--trials N] [--tuner model|random|grid|genetic] [--template NAME] [--records FILE] [--fresh] [--repeat N]\n"
-            "       [--csv FILE] [--svg FILE] [--cudnn legacy|backend|both]\n",
+            "       [--csv FILE] [--svg FILE] [--cudnn legacy|backend|both] [--math exact|tf32] [--layout nchw|nhwc]\n"
+            "--math tf32: float32 rows tuned and run on TF32 tensor cores, speedup over cuDNN TF32 (exact: FFMA, over cuDNN FMA)\n"
+            "--layout nhwc: NCHW float32 rows run in NHWC on tecomp's side (cuDNN runs NCHW and NHWC either way)\n",
             argv0);
 }
 
@@ -106,6 +142,8 @@ static int bench_parse_args(int argc, char **argv, bench_opts *o) {
         else if (!strcmp(a, "--csv") && v) o->csv = v, k++;
         else if (!strcmp(a, "--svg") && v) o->svg = v, k++;
         else if (!strcmp(a, "--cudnn") && v && bench_cudnn_apis_named(v)) o->cudnn_apis = bench_cudnn_apis_named(v), k++;
+        else if (!strcmp(a, "--math") && v && sample_math_named(v, &o->math)) k++;
+        else if (!strcmp(a, "--layout") && v && sample_layout_named(v, &o->nhwc)) k++;
         else {
             fprintf(stderr, "%s: bad or incomplete option '%s'\n", argv[0], a);
             return bench_usage(argv[0]), 0;
@@ -159,8 +197,8 @@ static int bench_rows_all_found(const bench_opts *o, const bench_row *rows, int 
     return 1;
 }
 
-/* The workloads to run, from --shape or the suite. 0 after saying why not. */
-static int bench_load_rows(const bench_opts *o, bench_row **rows, int *n) {
+/* The workloads as --shape or the suite give them. 0 after saying why not. */
+static int bench_read_rows(const bench_opts *o, bench_row **rows, int *n) {
     char path[4096];
     const char *suite = o->suite;
     *rows = NULL, *n = 0;
@@ -187,11 +225,64 @@ static int bench_load_rows(const bench_opts *o, bench_row **rows, int *n) {
     return *n > 0;
 }
 
+/* --math and --layout on every row read (bench_row_apply_options), a
+   converted row saying so in its note. */
+static void bench_apply_options(const bench_opts *o, bench_row *rows, int n) {
+    int k;
+    for (k = 0; k < n; k++)
+        if (bench_row_apply_options(&rows[k], o)) bench_note(&rows[k], "tecomp in NHWC (--layout nhwc; given as NCHW)");
+}
+
+/* The workloads to run, from --shape or the suite, with --math and
+   --layout applied. 0 after saying why not. */
+static int bench_load_rows(const bench_opts *o, bench_row **rows, int *n) {
+    if (!bench_read_rows(o, rows, n)) return 0;
+    bench_apply_options(o, *rows, *n);
+    return 1;
+}
+
+/* tecomp leaves the row out: why in a few words (the geomeans' list) and
+   in full in its note. */
+static void bench_no_tecomp(bench_row *row, const char *why, const char *fmt, ...) {
+    char detail[sizeof row->note];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(detail, sizeof detail, fmt, ap);
+    va_end(ap);
+    row->no_tecomp = why;
+    row->space = NULL;
+    bench_note(row, "%s", detail);
+}
+
+/* A TF32 row's space, asked whether its kernels compute in TF32
+   (sample_space_computes_tf32): a template that ignores math would build
+   exact kernels, and their time beside cuDNN's TF32 would mean nothing.
+   1 when they do; 0 after leaving the row out or failing it. */
+static int bench_space_is_tf32(tc_context *ctx, const bench_opts *o, bench_row *row) {
+    int tf32 = sample_space_computes_tf32(row->space);
+    if (tf32 > 0) return 1;
+    if (tf32 < 0) {
+        bench_fail(row, "asking %s whether it builds TF32 kernels (lowering its first configuration): %s: %s", row->task,
+                   tc_result_string(tc_last_result(ctx)), tc_last_error(ctx));
+        row->space = NULL;
+        return 0;
+    }
+    bench_no_tecomp(row, "no TF32 template",
+                    "no TF32 template for %s %s: %s %s builds exact float32 kernels (no TF32 instruction in their CUDA); not run, never "
+                    "compared with cuDNN TF32", row->layout, row->dtype, o->template_name ? "--template" : "tc_conv2d_template_for's",
+                    row->task);
+    return 0;
+}
+
 /* Resolve a row and create its configuration space when tecomp has a
-   template for it (NCHW or HWCN float32). 0 after saying what is wrong with the
-   row's shape; a template that cannot make a space fails only the row
-   (cuDNN still runs on it). */
+   template for it (NCHW or HWCN float32 exact; NHWC float16 and TF32;
+   NHWCnc float16). 0 after saying what is wrong with the row's shape; a
+   template that cannot make a space fails only the row (cuDNN still runs
+   on it), except under TF32, where tc_conv2d_template_for hands every NHWC
+   float32 row to conv2d_mma whatever its groups and channels: its refusal
+   leaves the row out, with the template's reason in the note. */
 static int bench_prepare(tc_context *ctx, const bench_opts *o, bench_row *row) {
+    int tf32 = bench_row_tf32(row);
     tc_template_fn fn;
     tc_result r;
     row->tecomp_us = row->tecomp_err = row->tutorial_us = -1;
@@ -205,15 +296,23 @@ static int bench_prepare(tc_context *ctx, const bench_opts *o, bench_row *row) {
     else fn = tc_conv2d_template_for(&row->conv, &row->task);
     tc_clear_error(ctx);
     if (!fn) {
-        bench_note(row, "no template (%s %s)", row->layout, row->dtype);
+        bench_no_tecomp(row, tf32 ? "no TF32 template" : "no tecomp template", "no %stemplate (%s %s)", tf32 ? "TF32 " : "", row->layout,
+                        row->dtype);
         return 1;
     }
     /* the space keeps a pointer to row->conv: rows are not moved from here on */
-    if ((r = tc_space_create(ctx, fn, &row->conv, &row->space)) != TC_OK) {
+    r = tc_space_create(ctx, fn, &row->conv, &row->space);
+    if (r == TC_ERROR_INVALID_ARGUMENT && tf32 && !o->template_name) {
+        bench_no_tecomp(row, "no TF32 kernel for the shape", "no TF32 kernel for this shape: %s", tc_last_error(ctx));
+        tc_clear_error(ctx);
+        return 1;
+    }
+    if (r != TC_OK) {
         bench_fail(row, "the configuration space of %s (tc_space_create): %s: %s", row->task, tc_result_string(r), tc_last_error(ctx));
         row->space = NULL;
         return 1;
     }
+    if (tf32 && !bench_space_is_tf32(ctx, o, row)) return 1;
     row->nargs = tc_conv2d_task_args(&row->conv, row->args);
     return 1;
 }
@@ -236,7 +335,8 @@ static tc_result bench_tune(tc_context *ctx, bench_row *row, const bench_opts *o
     td.log = stdout;
     td.tuner.kind = o->tuner;
     td.measure.where = TC_MEASURE_GPU; /* tuning on the host executor would take hours at these sizes */
-    printf("== %s: tuning %s, %.4g GFLOP, %d trials ==\n", row->name, row->task, tc_conv2d_flops(&row->conv) * 1e-9, o->trials);
+    printf("== %s: tuning %s (%s %s%s), %.4g GFLOP, %d trials ==\n", row->name, row->task, row->layout, row->dtype, bench_row_tf32(row) ? ", TF32" : "",
+           tc_conv2d_flops(&row->conv) * 1e-9, o->trials);
     return tc_tune(ctx, row->space, &td, &row->tune);
 }
 
@@ -280,12 +380,13 @@ static void bench_host_all(tc_context *ctx, bench_row *rows, int n) {
             bench_note(row, "cuDNN needs a GPU");
             continue;
         }
-        printf("== %s on the host executor ==\n", row->name);
+        printf("== %s (%s %s%s) on the host executor ==\n", row->name, row->layout, row->dtype, bench_row_tf32(row) ? ", TF32" : "");
         if (sample_check_on_host(ctx, row->space, &row->conv, -1) != 0) {
             bench_fail(row, "the host executor's result does not match the reference (or it could not run; see above)");
             continue;
         }
-        bench_note(row, "host executor: first configuration that lowers matches the reference");
+        bench_note(row, "host executor: %s's first configuration that lowers matches the reference (%sbound %.0e)", row->task,
+                   bench_row_tf32(row) ? "TF32, " : "", sample_conv_tolerance(&row->conv));
     }
 }
 
@@ -399,7 +500,7 @@ static size_t bench_index(int layout, size_t n, size_t c, size_t hw, size_t i, s
 /* Device buffers of one implementation's run, in its layout and type. */
 typedef struct bench_buffers {
     int layout, half, y_half; /* half: the inputs are half (the row's type); y_half: so is the output */
-    int tf32;                 /* float data that cuDNN may run as TF32 (10-bit mantissas, as half's): checked to half's bound */
+    double tolerance;         /* the check's bound on the relative L2 error of what runs on them */
     tc_devptr x, w, y;
     size_t y_bytes;
 } bench_buffers;
@@ -468,6 +569,7 @@ static tc_result bench_buffers_make(tc_context *ctx, const bench_row *row, const
     memset(b, 0, sizeof *b);
     b->layout = layout, b->half = c->dtype == TC_FLOAT16, b->y_half = y_half;
     b->y_bytes = d->ny * (y_half ? 2 : 4);
+    b->tolerance = b->half ? BENCH_TOL_F16 : BENCH_TOL_F32;
     r = bench_upload(ctx, d->x, (size_t)c->n, (size_t)c->c, (size_t)c->h * c->w, layout, b->half, &b->x);
     if (r == TC_OK) r = bench_upload(ctx, d->w, (size_t)c->k, (size_t)(c->c / c->groups), (size_t)c->r * c->s, filter_layout, b->half, &b->w);
     if (r == TC_OK) r = tc_cuda_malloc(ctx, b->y_bytes, &b->y);
@@ -477,9 +579,6 @@ static tc_result bench_buffers_make(tc_context *ctx, const bench_row *row, const
 
 // >>phase2-measure
 
-/* The check's bound on the relative L2 error for what runs on b. */
-static double bench_tolerance(const bench_buffers *b) { return b->half || b->tf32 ? BENCH_TOL_F16 : BENCH_TOL_F32; }
-
 /* Run `fn` once on poisoned output (every byte 0xff: NaN in float and
    half, so an output nobody writes fails the check) and compare with the
    reference. 1 when it matches; else 0 with why (lib_error: where fn leaves
@@ -487,7 +586,7 @@ static double bench_tolerance(const bench_buffers *b) { return b->half || b->tf3
 static int bench_output_matches(tc_context *ctx, const bench_row *row, sample_conv_data *d, const bench_buffers *b, tc_launch_fn fn, void *user,
                                 const char *lib_error, double *err, char *why, size_t why_cap) {
     const tc_conv2d_desc *c = &row->conv;
-    double tol = bench_tolerance(b);
+    double tol = b->tolerance;
     const char *step = "poisoning the output (tc_cuda_memset)";
     int p, q;
     tc_result r = tc_cuda_memset(ctx, b->y, 0xff, b->y_bytes);
@@ -514,7 +613,7 @@ static int bench_output_matches(tc_context *ctx, const bench_row *row, sample_co
 static int bench_check_and_time(tc_context *ctx, bench_row *row, const char *who, sample_conv_data *d, const bench_buffers *b,
                                 tc_launch_fn fn, void *user, const char *lib_error, const tc_time_desc *timing, double *err,
                                 double *us) {
-    double tol = bench_tolerance(b);
+    double tol = b->tolerance;
     char why[1024];
     tc_time_result t;
     tc_result r;
@@ -534,10 +633,13 @@ static int bench_check_and_time(tc_context *ctx, bench_row *row, const char *who
 
 /* tecomp's buffers for a row: its layout; float16 rows' outputs in float32:
    tecomp's float16 templates (conv2d_tensorcore in NHWCnc, conv2d_mma in
-   NHWC) accumulate and write float, as the TVM tutorial does. */
+   NHWC) accumulate and write float, as the TVM tutorial does. TF32 rows'
+   kernels are checked to the TF32 bound. */
 static tc_result bench_tecomp_buffers(tc_context *ctx, const bench_row *row, const sample_conv_data *d, bench_buffers *b) {
     static const int layouts[TC_LAYOUT_COUNT] = {CUDNN_CONV_LAYOUT_NCHW, CUDNN_CONV_LAYOUT_NHWC, BENCH_LAYOUT_HWCN, BENCH_LAYOUT_NHWCNC};
-    return bench_buffers_make(ctx, row, d, layouts[row->conv.layout], 0, b);
+    tc_result r = bench_buffers_make(ctx, row, d, layouts[row->conv.layout], 0, b);
+    if (bench_row_tf32(row)) b->tolerance = BENCH_TOL_TF32;
+    return r;
 }
 
 /* The TVM TensorCore tutorial's own schedule (block_row_warps 4,
@@ -767,7 +869,7 @@ static int bench_graph_finalists(tc_context *ctx, cudnn_graph *g, const tc_time_
    with a wrong output is named and passed over, never reported. */
 static void bench_graph_pick(tc_context *ctx, bench_cudnn_job *job, cudnn_graph *g, const char *who, const int *order, int n,
                              bench_cudnn_best *best) {
-    double tol = bench_tolerance(&job->b);
+    double tol = job->b.tolerance;
     char why[1024];
     tc_time_result t;
     double err;
@@ -840,7 +942,7 @@ static void bench_cudnn_in_layout(tc_context *ctx, bench_row *row, int layout, i
         bench_fail(row, "cuDNN (%s): uploading the inputs: %s: %s", bench_cudnn_layout_name(layout), tc_result_string(r), tc_last_error(ctx));
         return;
     }
-    job.b.tf32 = tf32;
+    if (tf32) job.b.tolerance = BENCH_TOL_F16; /* see BENCH_TOL_F16 */
     if (apis & BENCH_CUDNN_LEGACY) bench_cudnn_legacy(ctx, &job, best);
     if (apis & BENCH_CUDNN_BACKEND) bench_cudnn_backend(ctx, &job, best);
     bench_buffers_free(ctx, &job.b);
@@ -868,8 +970,21 @@ static const char *bench_cudnn_via(char *buf, size_t cap, const bench_cudnn_best
     return buf;
 }
 
-/* cuDNN on a row: float32 rows twice in the same process, FMA math (what
-   tecomp's exact rows are compared with) and TF32 allowed (printed beside);
+/* The cuDNN figure a row's speedup divides: TF32 allowed for the rows
+   tecomp runs as TF32, else FMA math (float32) or half data (float16). */
+static const bench_cudnn_best *bench_compared(const bench_row *row) { return bench_row_tf32(row) ? &row->cudnn_tf32 : &row->cudnn; }
+
+/* The other math's float32 figure, printed beside (float16 rows: none, us < 0). */
+static const bench_cudnn_best *bench_beside(const bench_row *row) { return bench_row_tf32(row) ? &row->cudnn : &row->cudnn_tf32; }
+
+/* What bench_compared's figure is, in a word: "TF32", "FMA" or "half". */
+static const char *bench_compared_math(const bench_row *row) {
+    if (row->conv.dtype != TC_FLOAT32) return "half";
+    return bench_row_tf32(row) ? "TF32" : "FMA";
+}
+
+/* cuDNN on a row: float32 rows twice in the same process, FMA math and TF32
+   allowed (one compared with, by the row's math; the other printed beside);
    float16 rows once, half data with float compute. */
 static void bench_run_cudnn(tc_context *ctx, bench_row *row, const bench_opts *o, sample_conv_data *d, const tc_time_desc *timing,
                             size_t *version) {
@@ -884,8 +999,8 @@ static void bench_run_cudnn(tc_context *ctx, bench_row *row, const bench_opts *o
         printf("%-28s %10.2f us   %s, %s (legacy %.2f us, backend %.2f us)\n", "cuDNN's best with TF32", row->cudnn_tf32.us,
                bench_cudnn_via(via, sizeof via, &row->cudnn_tf32), bench_cudnn_layout_name(row->cudnn_tf32.layout), row->cudnn_tf32.legacy_us,
                row->cudnn_tf32.backend_us);
-    if (row->ncudnn_layouts > 1 && row->cudnn.us > 0)
-        bench_note(row, "cuDNN: best of NCHW and NHWC (%s)", bench_cudnn_layout_name(row->cudnn.layout));
+    if (row->ncudnn_layouts > 1 && bench_compared(row)->us > 0)
+        bench_note(row, "cuDNN %s: best of NCHW and NHWC (%s)", bench_compared_math(row), bench_cudnn_layout_name(bench_compared(row)->layout));
     if (row->conv.dtype == TC_FLOAT16) bench_note(row, "cuDNN half data, float compute, tensor ops; checked to %.0e", BENCH_TOL_F16);
 }
 
@@ -894,14 +1009,15 @@ static void bench_gpu_row(tc_context *ctx, bench_row *row, const bench_opts *o, 
     sample_conv_data d;
     char why[256];
     tc_result r;
-    printf("== %s (%s %s): %.4g GFLOP ==\n", row->name, row->layout, row->dtype, tc_conv2d_flops(&row->conv) * 1e-9);
+    printf("== %s (%s %s%s): %.4g GFLOP ==\n", row->name, row->layout, row->dtype, bench_row_tf32(row) ? ", TF32" : "",
+           tc_conv2d_flops(&row->conv) * 1e-9);
     if ((r = bench_data_make(row, &d, why, sizeof why)) != TC_OK) {
         bench_fail(row, "the host reference: %s: %s", tc_result_string(r), why);
         return;
     }
     if (row->tuned) bench_run_tecomp(ctx, row, o->records, &d, timing);
-    if (row->space && row->task && !strcmp(row->task, "conv2d_tensorcore")) bench_run_tutorial_config(ctx, row, &d, timing);
     else if (row->space) bench_note(row, "tecomp not run: tuning failed");
+    if (row->space && row->task && !strcmp(row->task, "conv2d_tensorcore")) bench_run_tutorial_config(ctx, row, &d, timing);
     bench_run_cudnn(ctx, row, o, &d, timing, cudnn_version);
     sample_conv_data_free(&d);
 }
@@ -1063,9 +1179,9 @@ typedef struct bench_summary {
     int repeat;
 } bench_summary;
 
-static int bench_both_ran(const bench_row *row) { return row->tecomp_us > 0 && row->cudnn.us > 0; }
-/* cuDNN's time (the faster API's, FMA math for float32) over tecomp's: above 1, tecomp is faster. */
-static double bench_speedup(const bench_row *row) { return bench_both_ran(row) ? row->cudnn.us / row->tecomp_us : 0; }
+static int bench_both_ran(const bench_row *row) { return row->tecomp_us > 0 && bench_compared(row)->us > 0; }
+/* cuDNN's time (the faster API's, in the math bench_compared picks) over tecomp's: above 1, tecomp is faster. */
+static double bench_speedup(const bench_row *row) { return bench_both_ran(row) ? bench_compared(row)->us / row->tecomp_us : 0; }
 static double bench_gflop(const bench_row *row) { return tc_conv2d_flops(&row->conv) * 1e-9; }
 static double bench_tflops(const bench_row *row, double us) { return us > 0 ? bench_gflop(row) / us * 1e3 : 0; }
 /* tecomp's rate as a share of the measured fp32 ceiling; 0 when either is missing. */
@@ -1087,28 +1203,43 @@ static const char *bench_cell(char *buf, size_t cap, const char *fmt, double v, 
     return buf;
 }
 
-/* cuDNN us is the faster of its two APIs (FMA math for float32 rows), and
-   cuDNN via says which (legacy/<algorithm> or backend/eng<index>); legacy
-   us and backend us are each API's own figure; TF32 us is cuDNN with TF32
-   allowed (float32 rows), printed beside and never in the speedup. */
-static void bench_print_table(const bench_row *rows, int n, const bench_summary *s) {
+/* What the speedups compare, in one line (the report, the CSV, the SVG). */
+static const char *bench_comparison(char *buf, size_t cap, const bench_opts *o) {
+    if (o->math == TC_CONV_MATH_TF32)
+        snprintf(buf, cap, "--math tf32: float32 rows run on tecomp's TF32 tensor-core templates, speedup vs cuDNN TF32 (tensor ops allowed)");
+    else
+        snprintf(buf, cap, "--math exact: float32 rows run exact (FFMA), speedup vs cuDNN FMA (no TF32)");
+    snprintf(buf + strlen(buf), cap - strlen(buf), "; float16 rows vs cuDNN half%s",
+             o->nhwc ? "; --layout nhwc: NCHW float32 rows in NHWC on tecomp's side" : "");
+    return buf;
+}
+
+/* cuDNN us is the figure the speedup divides (vs: its math, FMA or TF32
+   for float32 rows by --math, half for float16), the faster of cuDNN's two
+   APIs, and cuDNN via says which (legacy/<algorithm> or backend/eng<index>);
+   legacy us and backend us are each API's own figure of it; the column
+   after them is the other math's figure for float32 rows (TF32 us under
+   --math exact, FMA us under --math tf32), printed beside and never in the
+   speedup. */
+static void bench_print_table(const bench_row *rows, int n, const bench_opts *o, const bench_summary *s) {
     char a[32], b[32], c[32], d[32], e[32], f[32], g[32], h[32], via[160];
     int k;
-    printf("%-18s %9s %11s %11s %8s %9s %9s %11s %11s %11s %-16s  %s\n", "workload", "GFLOP", "tecomp us", "cuDNN us", "speedup", "TFLOP/s",
-           "% fp32", "legacy us", "backend us", "TF32 us", "cuDNN via", "note");
+    printf("%-18s %9s %11s %11s %8s %-4s %9s %9s %11s %11s %11s %-16s  %s\n", "workload", "GFLOP", "tecomp us", "cuDNN us", "speedup", "vs",
+           "TFLOP/s", "% fp32", "legacy us", "backend us", o->math == TC_CONV_MATH_TF32 ? "FMA us" : "TF32 us", "cuDNN via", "note");
     for (k = 0; k < n; k++) {
         const bench_row *row = &rows[k];
+        const bench_cudnn_best *compared = bench_compared(row);
+        const bench_cudnn_best *beside = bench_beside(row);
         double pct = bench_pct_ceiling(row, s);
-        printf("%-18s %9.4g %11s %11s %8s %9s %9s %11s %11s %11s %-16s  %s\n", row->name, bench_gflop(row),
+        printf("%-18s %9.4g %11s %11s %8s %-4s %9s %9s %11s %11s %11s %-16s  %s\n", row->name, bench_gflop(row),
                bench_cell(a, sizeof a, "%.2f", row->tecomp_us, row->tecomp_us > 0),
-               bench_cell(b, sizeof b, "%.2f", row->cudnn.us, row->cudnn.us > 0),
-               bench_cell(c, sizeof c, "%.2fx", bench_speedup(row), bench_both_ran(row)),
+               bench_cell(b, sizeof b, "%.2f", compared->us, compared->us > 0),
+               bench_cell(c, sizeof c, "%.2fx", bench_speedup(row), bench_both_ran(row)), bench_compared_math(row),
                bench_cell(d, sizeof d, "%.2f", bench_tflops(row, row->tecomp_us), row->tecomp_us > 0),
                bench_cell(e, sizeof e, "%.1f%%", pct, pct > 0),
-               bench_cell(f, sizeof f, "%.2f", row->cudnn.legacy_us, row->cudnn.legacy_us > 0),
-               bench_cell(g, sizeof g, "%.2f", row->cudnn.backend_us, row->cudnn.backend_us > 0),
-               bench_cell(h, sizeof h, "%.2f", row->cudnn_tf32.us, row->cudnn_tf32.us > 0), bench_cudnn_via(via, sizeof via, &row->cudnn),
-               row->note);
+               bench_cell(f, sizeof f, "%.2f", compared->legacy_us, compared->legacy_us > 0),
+               bench_cell(g, sizeof g, "%.2f", compared->backend_us, compared->backend_us > 0),
+               bench_cell(h, sizeof h, "%.2f", beside->us, beside->us > 0), bench_cudnn_via(via, sizeof via, compared), row->note);
     }
 }
 
@@ -1130,7 +1261,7 @@ static void bench_print_geomean(const bench_row *rows, int n, const char *group,
         for (k = 0; k < n; k++)
             if (bench_in_group(rows[k].name, group) && !bench_both_ran(&rows[k])) {
                 printf("%s %s (%s)", sep, rows[k].name,
-                       rows[k].failed ? "failed" : !rows[k].space ? "no tecomp template" : "not measured");
+                       rows[k].failed ? "failed" : rows[k].no_tecomp ? rows[k].no_tecomp : !rows[k].space ? "no tecomp template" : "not measured");
                 sep = ",";
             }
     }
@@ -1138,7 +1269,7 @@ static void bench_print_geomean(const bench_row *rows, int n, const char *group,
 }
 
 static void bench_print_report(const bench_row *rows, int n, const bench_opts *o, const bench_summary *s) {
-    char version[32];
+    char version[32], comparison[256];
     double tune_s = 0;
     int k, measured = 0, resumed = 0, failed = 0;
     for (k = 0; k < n; k++) {
@@ -1146,26 +1277,29 @@ static void bench_print_report(const bench_row *rows, int n, const bench_opts *o
         failed += rows[k].failed;
     }
     printf("\n==== results ====\n");
+    printf("comparison: %s\n", bench_comparison(comparison, sizeof comparison, o));
     if (s->gpu) {
         printf("device: %s; cuDNN %s\n", s->device, bench_cudnn_version(version, sizeof version, s->cudnn_version));
         printf("timing: tc_cuda_time_call for both, %d warm-up launches, %d timed launches each after an L2 flush, median\n", BENCH_WARMUP,
                s->repeat);
         printf("cuDNN (--cudnn %s): the faster of the legacy API (the algorithms cudnnFindConvolutionForwardAlgorithm ran, each timed "
                "as above) and the backend API (every engine configuration its heuristics offer, mode A and fallback, screened with %d "
-               "launches, the fastest %d timed as above); workspace allowed; f32 rows twice, FMA math (the speedup's) and TF32 allowed "
-               "(printed beside), each the best of NCHW and NHWC; f16 half data, float compute, tensor ops\n",
+               "launches, the fastest %d timed as above); workspace allowed; f32 rows twice, FMA math and TF32 allowed (the speedup's: %s; "
+               "the other printed beside), each the best of NCHW and NHWC; f16 half data, float compute, tensor ops\n",
                o->cudnn_apis == BENCH_CUDNN_BOTH ? "both" : o->cudnn_apis == BENCH_CUDNN_LEGACY ? "legacy" : "backend", BENCH_GRAPH_SCREEN_REPEAT,
-               BENCH_GRAPH_FINALISTS);
+               BENCH_GRAPH_FINALISTS, o->math == TC_CONV_MATH_TF32 ? "TF32" : "FMA");
         printf("checks: relative L2 error against a float64-accumulated host reference over every output (poisoned first): "
-               "f32 < %.0e, f16 and cuDNN's TF32 < %.0e\n", BENCH_TOL_F32, BENCH_TOL_F16);
-        printf("ceilings: fp32 FMA %.1f TFLOP/s, copy %.0f GB/s, fp16 not measured; floor: an empty kernel takes %.2f us timed this way\n"
-               "GFLOP counts the direct convolution's 2*N*K*(C/groups)*R*S*P*Q for both\n", s->ceil.fp32_tflops, s->ceil.copy_gbs, s->ceil.empty_us);
+               "f32 < %.0e, tecomp's TF32 < %.0e, f16 and cuDNN's TF32 < %.0e\n", BENCH_TOL_F32, BENCH_TOL_TF32, BENCH_TOL_F16);
+        printf("ceilings: fp32 FMA %.1f TFLOP/s, copy %.0f GB/s, fp16 and TF32 not measured; floor: an empty kernel takes %.2f us timed this way\n"
+               "GFLOP counts the direct convolution's 2*N*K*(C/groups)*R*S*P*Q for both%s\n", s->ceil.fp32_tflops, s->ceil.copy_gbs,
+               s->ceil.empty_us, o->math == TC_CONV_MATH_TF32 ? "; % fp32 is of the FMA ceiling, which TF32 rows (tensor cores) can pass" : "");
     } else {
         printf("No GPU here: nothing timed; each workload with a template was checked on the host executor\n");
     }
-    bench_print_table(rows, n, s);
+    bench_print_table(rows, n, o, s);
     for (k = 0; k < BENCH_NGROUPS; k++) bench_print_geomean(rows, n, bench_groups[k].key, bench_groups[k].title);
-    printf("rows without a tecomp template (NHWC float16) report cuDNN only and are left out of the geomeans\n");
+    printf("rows tecomp does not run (no template, or under --math tf32 no TF32 template or kernel for the shape: see their notes) "
+           "report cuDNN only and are left out of the geomeans\n");
     for (k = 0; k < n; k++)
         if (rows[k].tutorial_us > 0)
             printf("%s: the TVM tutorial's own schedule %.2f us%s%.2fx cuDNN; tuned %.2f us\n", rows[k].name, rows[k].tutorial_us,
@@ -1198,26 +1332,44 @@ static void bench_csv_cudnn_source(FILE *f, const bench_cudnn_best *best) {
     fputc(',', f);
 }
 
-static int bench_write_csv(const char *path, const bench_row *rows, int n, const bench_summary *s) {
-    char version[32];
+/* The CSV's math column: how tecomp computes the row (exact, tf32, half). */
+static const char *bench_csv_math(const bench_row *row) {
+    if (row->conv.dtype != TC_FLOAT32) return "half";
+    return bench_row_tf32(row) ? "tf32" : "exact";
+}
+
+/* The CSV's speedup_vs column: the cuDNN figure the speedup divides. */
+static const char *bench_csv_speedup_vs(const bench_row *row) {
+    if (row->conv.dtype != TC_FLOAT32) return "cudnn_half";
+    return bench_row_tf32(row) ? "cudnn_tf32" : "cudnn_fma";
+}
+
+/* The columns keep one meaning whatever --math says: cudnn_* (and
+   cudnn_tflops) are cuDNN with FMA math (half for float16 rows),
+   cudnn_tf32_* cuDNN with TF32 allowed; speedup divides the one that
+   speedup_vs names, and math says how tecomp computed the row. */
+static int bench_write_csv(const char *path, const bench_row *rows, int n, const bench_opts *o, const bench_summary *s) {
+    char version[32], comparison[256];
     FILE *f = fopen(path, "w");
     int k;
     if (!f) {
         fprintf(stderr, "FAILED writing the CSV: cannot open %s\n", path);
         return 0;
     }
-    fprintf(f, "# tecomp-bench on %s; cuDNN %s; fp32 ceiling %.2f TFLOP/s; copy ceiling %.1f GB/s; empty kernel %.2f us; median of %d launches, L2 flushed\n",
+    fprintf(f, "# tecomp-bench on %s; cuDNN %s; fp32 ceiling %.2f TFLOP/s; copy ceiling %.1f GB/s; empty kernel %.2f us; median of %d launches, "
+               "L2 flushed; %s\n",
             s->gpu ? s->device : "no GPU (host executor checks only)", bench_cudnn_version(version, sizeof version, s->cudnn_version),
-            s->ceil.fp32_tflops, s->ceil.copy_gbs, s->ceil.empty_us, s->repeat);
-    fprintf(f, "name,layout,dtype,gflop,tecomp_us,cudnn_us,speedup,tecomp_tflops,cudnn_tflops,pct_fp32_ceiling,cudnn_algo,cudnn_layout,"
+            s->ceil.fp32_tflops, s->ceil.copy_gbs, s->ceil.empty_us, s->repeat, bench_comparison(comparison, sizeof comparison, o));
+    fprintf(f, "name,layout,dtype,math,gflop,tecomp_us,cudnn_us,speedup,speedup_vs,tecomp_tflops,cudnn_tflops,pct_fp32_ceiling,cudnn_algo,cudnn_layout,"
                "cudnn_api,cudnn_engine,cudnn_legacy_us,cudnn_backend_us,cudnn_tf32_us,cudnn_tf32_api,cudnn_tf32_layout,cudnn_tf32_engine,"
                "tecomp_rel_err,cudnn_rel_err,trials,trials_resumed,tune_s,status,note\n");
     for (k = 0; k < n; k++) {
         const bench_row *r = &rows[k];
-        fprintf(f, "%s,%s,%s,%.6f,", r->name, r->layout, r->dtype, bench_gflop(r));
+        fprintf(f, "%s,%s,%s,%s,%.6f,", r->name, r->layout, r->dtype, bench_csv_math(r), bench_gflop(r));
         bench_csv_number(f, "%.3f", r->tecomp_us, r->tecomp_us > 0);
         bench_csv_number(f, "%.3f", r->cudnn.us, r->cudnn.us > 0);
         bench_csv_number(f, "%.4f", bench_speedup(r), bench_both_ran(r));
+        fprintf(f, "%s,", bench_csv_speedup_vs(r));
         bench_csv_number(f, "%.4f", bench_tflops(r, r->tecomp_us), r->tecomp_us > 0);
         bench_csv_number(f, "%.4f", bench_tflops(r, r->cudnn.us), r->cudnn.us > 0);
         bench_csv_number(f, "%.2f", bench_pct_ceiling(r, s), bench_pct_ceiling(r, s) > 0);
@@ -1255,7 +1407,7 @@ static void bench_svg_text(FILE *f, const char *text) {
 
 /* Speedup per workload as bars from the 1.0 line on a log axis (decades),
    green where tecomp is faster, red where cuDNN is; "n/a" where one did not run. */
-static int bench_write_svg(const char *path, const bench_row *rows, int n, const bench_summary *s) {
+static int bench_write_svg(const char *path, const bench_row *rows, int n, const bench_opts *o, const bench_summary *s) {
     const double left = 70, top = 60, bottom = 330, step = 40;
     double lo = 1, hi = 1, width = left + 20 + step * n, lo_e, hi_e, e;
     FILE *f = fopen(path, "w");
@@ -1279,7 +1431,7 @@ static int bench_write_svg(const char *path, const bench_row *rows, int n, const
             width / 2);
     fprintf(f, "<text x=\"%.0f\" y=\"40\" text-anchor=\"middle\" font-size=\"11\">", width / 2);
     bench_svg_text(f, s->gpu ? s->device : "no GPU: nothing timed");
-    fprintf(f, "; above the line: tecomp faster</text>\n");
+    fprintf(f, "; float32 rows vs cuDNN %s; above the line: tecomp faster</text>\n", o->math == TC_CONV_MATH_TF32 ? "TF32" : "FMA");
     for (e = lo_e; e <= hi_e; e++) {
         double y = BENCH_Y(pow(10, e));
         fprintf(f, "<line x1=\"%.0f\" y1=\"%.1f\" x2=\"%.0f\" y2=\"%.1f\" stroke=\"%s\"/>\n", left, y, width - 20, y, e == 0 ? "black" : "#ddd");
@@ -1355,7 +1507,8 @@ int main(int argc, char **argv) {
     memset(&s, 0, sizeof s);
     s.repeat = o.repeat;
     if (o.fresh) remove(o.records);
-    printf("tecomp-bench: %d workload%s, %d trials each, records %s\n", n, n == 1 ? "" : "s", o.trials, o.records);
+    printf("tecomp-bench: %d workload%s, %d trials each, records %s, float32 math %s%s\n", n, n == 1 ? "" : "s", o.trials, o.records,
+           sample_math_name(o.math), o.nhwc ? ", NCHW float32 rows in NHWC" : "");
 
     /* phase 1: no CUDA in this process until every workload is tuned */
     s.gpu = bench_tune_all(ctx, rows, n, &o, why, sizeof why);
@@ -1376,8 +1529,8 @@ int main(int argc, char **argv) {
     }
 
     bench_print_report(rows, n, &o, &s);
-    ok &= bench_write_csv(o.csv, rows, n, &s);
-    ok &= bench_write_svg(o.svg, rows, n, &s);
+    ok &= bench_write_csv(o.csv, rows, n, &o, &s);
+    ok &= bench_write_svg(o.svg, rows, n, &o, &s);
     for (k = 0; k < n; k++) ok &= !rows[k].failed;
     free(rows);
     tc_destroy_context(ctx);

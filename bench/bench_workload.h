@@ -31,6 +31,8 @@ typedef struct bench_opts {
     int trials, repeat, fresh;
     int cudnn_apis;           /* --cudnn: BENCH_CUDNN_LEGACY, _BACKEND or _BOTH */
     tc_tuner_kind tuner;
+    tc_conv2d_math math;      /* --math: how float32 rows compute on tecomp's side (exact FFMA, or TF32 tensor cores) */
+    int nhwc;                 /* --layout nhwc: NCHW float32 rows run in NHWC */
 } bench_opts;
 
 /* Comma-separated integers that fit an int into v (at most max), from
@@ -92,7 +94,8 @@ typedef struct bench_row {
     tc_conv2d_desc conv;      /* resolved */
     int cudnn_layouts[2], ncudnn_layouts; /* what cuDNN runs: the row's layout, or the best of NCHW and NHWC */
     /* phase 1 */
-    tc_config_space *space;   /* NULL: no template for this layout and type */
+    tc_config_space *space;   /* NULL: no template for this layout and type (no_tecomp says which lack) */
+    const char *no_tecomp;    /* why tecomp does not run the row, in a few words ("no TF32 template", ...); NULL when it does */
     const char *task;
     int nargs;
     int64_t args[TC_MAX_TASK_ARGS];
@@ -102,8 +105,8 @@ typedef struct bench_row {
     double tecomp_us;                   /* median; < 0 when not measured */
     double tutorial_us;                 /* conv2d_tensorcore rows: the TVM tutorial's own configuration; < 0 when not measured */
     double tecomp_err;                  /* relative L2 error; < 0 when not checked */
-    bench_cudnn_best cudnn;             /* what tecomp is compared with: FMA math for float32 (tecomp's rows are exact), half data with float compute */
-    bench_cudnn_best cudnn_tf32;        /* float32 rows: cuDNN with TF32 tensor cores allowed, printed beside (us < 0 otherwise) */
+    bench_cudnn_best cudnn;             /* FMA math for float32 rows (what exact rows are compared with), half data with float compute */
+    bench_cudnn_best cudnn_tf32;        /* float32 rows: cuDNN with TF32 tensor cores allowed (what TF32 rows are compared with; us < 0 otherwise) */
     int failed;
     char note[320];
 } bench_row;
@@ -135,6 +138,27 @@ static inline int bench_row_kind(bench_row *row) {
         row->cudnn_layouts[0] = CUDNN_CONV_LAYOUT_NCHW, row->cudnn_layouts[1] = CUDNN_CONV_LAYOUT_NHWC;
         row->ncudnn_layouts = 2;
     }
+    return 1;
+}
+
+/* Whether tecomp runs a row as TF32 (a float32 row under --math tf32): its
+   kernels are checked to the TF32 bound and its speedup is over cuDNN with
+   TF32 allowed. */
+static inline int bench_row_tf32(const bench_row *row) { return row->conv.dtype == TC_FLOAT32 && row->conv.math == TC_CONV_MATH_TF32; }
+
+/* --math and --layout on a row read from the suite or --shape: a float32
+   row takes the math; under --layout nhwc an NCHW float32 row becomes the
+   same convolution in NHWC (KRSC weights, NHWK output), its layout word
+   too, so that the report and the CSV say what tecomp ran. cuDNN runs
+   float32 rows in NCHW and NHWC either way (bench_row_kind) on the same
+   data, and the reference is computed in NCHW and laid out for each side.
+   Other rows are left as they are. 1 when the row changed layout. */
+static inline int bench_row_apply_options(bench_row *row, const bench_opts *o) {
+    if (row->conv.dtype != TC_FLOAT32) return 0;
+    row->conv.math = o->math;
+    if (!o->nhwc || row->conv.layout != TC_LAYOUT_NCHW) return 0;
+    row->conv.layout = TC_LAYOUT_NHWC;
+    snprintf(row->layout, sizeof row->layout, "%s", tc_layout_name(TC_LAYOUT_NHWC));
     return 1;
 }
 

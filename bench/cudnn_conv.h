@@ -143,17 +143,6 @@ static inline tc_result cudnn_conv_setup_problem(tc_context *ctx, cudnn_conv *c,
     return TC_OK;
 }
 
-/* Describe an NCHW float32 convolution over existing device buffers x, w, y
-   (w is K x C/groups x R x S) and pick cuDNN's fastest algorithm. */
-static tc_result cudnn_conv_setup(tc_context *ctx, cudnn_conv *c, int n, int ci, int h, int wd, int k, int r, int s, int stride,
-                                  int pad, int groups, tc_devptr x, tc_devptr w, tc_devptr y) {
-    cudnn_conv_problem p;
-    memset(&p, 0, sizeof p);
-    p.n = n, p.c = ci, p.h = h, p.w = wd, p.k = k, p.r = r, p.s = s, p.stride = stride, p.pad = pad, p.groups = groups;
-    p.layout = CUDNN_CONV_LAYOUT_NCHW;
-    return cudnn_conv_setup_problem(ctx, c, &p, x, w, y);
-}
-
 static tc_result cudnn_conv_run(tc_context *ctx, void *user) {
     cudnn_conv *c = (cudnn_conv *)user;
     float one = 1.0f, zero = 0.0f;

@@ -95,15 +95,17 @@ typedef struct sample_conv_shape {
     int n, c, h, w, k, r, s, stride, pad, groups;
 } sample_conv_shape;
 
-/* cuDNN's best algorithm on convolution sh over the host inputs x (NCHW) and
-   w (K x C/groups x R x S): run once and, when ref is given (NCHW output),
-   checked against it (relative L2 error under tol); then timed like
-   tecomp's kernels. Milliseconds, or -1 after saying why not. */
-static inline double sample_time_cudnn(tc_context *ctx, const sample_conv_shape *sh, const float *x, const float *w, const double *ref,
-                                double tol, const tc_time_desc *timing) {
-    int oh = (sh->h + 2 * sh->pad - sh->r) / sh->stride + 1, ow = (sh->w + 2 * sh->pad - sh->s) / sh->stride + 1;
-    size_t nx = (size_t)sh->n * sh->c * sh->h * sh->w, nw = (size_t)sh->k * (sh->c / sh->groups) * sh->r * sh->s;
-    size_t ny = (size_t)sh->n * sh->k * oh * ow;
+/* cuDNN's best algorithm on problem p over the host inputs x and w, laid
+   out as p->layout says (NCHW with KCRS weights, or NHWC with KRSC), in
+   p's math (FMA, or TF32 allowed): run once and, when ref is given (the
+   output in the same layout), checked against it (relative L2 error under
+   tol); then timed like tecomp's kernels. Milliseconds, or -1 after saying
+   why not. Float data only. */
+static inline double sample_time_cudnn_problem(tc_context *ctx, const cudnn_conv_problem *p, const float *x, const float *w, const double *ref,
+                                               double tol, const tc_time_desc *timing) {
+    int oh = (p->h + 2 * p->pad - p->r) / p->stride + 1, ow = (p->w + 2 * p->pad - p->s) / p->stride + 1;
+    size_t nx = (size_t)p->n * p->c * p->h * p->w, nw = (size_t)p->k * (p->c / p->groups) * p->r * p->s;
+    size_t ny = (size_t)p->n * p->k * oh * ow;
     float *y = (float *)malloc(ny * sizeof(float));
     tc_devptr dx = 0, dw = 0, dy = 0;
     cudnn_conv cv;
@@ -115,7 +117,7 @@ static inline double sample_time_cudnn(tc_context *ctx, const sample_conv_shape 
     if (r == TC_OK) r = tc_cuda_malloc(ctx, ny * sizeof(float), &dy);
     if (r == TC_OK) r = tc_cuda_upload(ctx, dx, x, nx * sizeof(float));
     if (r == TC_OK) r = tc_cuda_upload(ctx, dw, w, nw * sizeof(float));
-    if (r == TC_OK) r = cudnn_conv_setup(ctx, &cv, sh->n, sh->c, sh->h, sh->w, sh->k, sh->r, sh->s, sh->stride, sh->pad, sh->groups, dx, dw, dy);
+    if (r == TC_OK) r = cudnn_conv_setup_problem(ctx, &cv, p, dx, dw, dy);
     if (r == TC_OK) r = cudnn_conv_run(ctx, &cv);
     if (r == TC_OK) r = tc_cuda_download(ctx, y, dy, ny * sizeof(float));
     if (r == TC_OK && ref && !((err = sample_rel_err(y, ref, ny)) < tol)) {
@@ -131,6 +133,26 @@ static inline double sample_time_cudnn(tc_context *ctx, const sample_conv_shape 
     tc_cuda_free(ctx, dy);
     free(y);
     return ms;
+}
+
+/* sample_time_cudnn_problem for an NCHW float32 convolution with FMA math:
+   x NCHW, w K x C/groups x R x S, ref (when given) NCHW. */
+static inline double sample_time_cudnn(tc_context *ctx, const sample_conv_shape *sh, const float *x, const float *w, const double *ref,
+                                double tol, const tc_time_desc *timing) {
+    cudnn_conv_problem p;
+    memset(&p, 0, sizeof p);
+    p.n = sh->n;
+    p.c = sh->c;
+    p.h = sh->h;
+    p.w = sh->w;
+    p.k = sh->k;
+    p.r = sh->r;
+    p.s = sh->s;
+    p.stride = sh->stride;
+    p.pad = sh->pad;
+    p.groups = sh->groups;
+    p.layout = CUDNN_CONV_LAYOUT_NCHW;
+    return sample_time_cudnn_problem(ctx, &p, x, w, ref, tol, timing);
 }
 
 /* Lower schedule s into a function named `name` taking `tensors`, print its

@@ -28,6 +28,44 @@ static inline double sample_now_s(void) {
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* Bounds on a kernel's relative L2 error against the float64 reference.
+   Exact float32 accumulates in float over at most a few thousand terms
+   (about 1e-6 relative), and float16 templates get inputs the reference
+   sees rounded too, so 1e-4 flags any wrong output and never the rounding.
+   TF32 rounds every input to 10 mantissa bits inside the kernel while the
+   reference keeps them whole: about 2^-11 per input, some 4e-4 relative
+   over a sum whose terms' errors are independent; 2e-3 is the TF32 bound
+   (about 5 times that) and still flags wrong outputs. */
+#define SAMPLE_TOL_EXACT 1e-4
+#define SAMPLE_TOL_TF32 2e-3
+/* cuDNN with TF32 allowed, checked as tecomp-bench checks it (its
+   BENCH_TOL_F16): TF32 keeps half's 10-bit mantissa, so half's bound. */
+#define SAMPLE_TOL_CUDNN_TF32 1e-2
+
+/* A resolved float32 convolution that may compute in TF32. */
+static inline int sample_conv_is_tf32(const tc_conv2d_desc *c) { return c->dtype == TC_FLOAT32 && c->math == TC_CONV_MATH_TF32; }
+
+static inline double sample_conv_tolerance(const tc_conv2d_desc *c) { return sample_conv_is_tf32(c) ? SAMPLE_TOL_TF32 : SAMPLE_TOL_EXACT; }
+
+/* --math's words: "exact" and "tf32" (tc_conv2d_math); 0 for any other. */
+static inline int sample_math_named(const char *word, tc_conv2d_math *out) {
+    if (strcmp(word, "exact") == 0) *out = TC_CONV_MATH_EXACT;
+    else if (strcmp(word, "tf32") == 0) *out = TC_CONV_MATH_TF32;
+    else return 0;
+    return 1;
+}
+
+static inline const char *sample_math_name(tc_conv2d_math math) { return math == TC_CONV_MATH_TF32 ? "tf32" : "exact"; }
+
+/* --layout's words: "nchw" (the convolution's own layout) and "nhwc" (an
+   NCHW float32 convolution run in NHWC); 0 for any other. */
+static inline int sample_layout_named(const char *word, int *nhwc) {
+    if (strcmp(word, "nchw") == 0) *nhwc = 0;
+    else if (strcmp(word, "nhwc") == 0) *nhwc = 1;
+    else return 0;
+    return 1;
+}
+
 static inline int sample_tuner_kind(const char *name, tc_tuner_kind *out) {
     int k;
     for (k = TC_TUNER_MODEL; k <= TC_TUNER_GENETIC; k++)
@@ -115,26 +153,55 @@ static inline tc_result sample_conv_data_make(tc_context *ctx, const tc_conv2d_d
     return r;
 }
 
+/* Lower configuration `index` of a space, or with index < 0 the first one
+   that lowers (from 0); *config gets the one lowered. */
+static inline tc_result sample_lower_config(const tc_config_space *space, int64_t index, int64_t *config, const tc_func **f) {
+    tc_instance inst;
+    int64_t k, size = tc_space_size(space);
+    tc_result r = TC_ERROR_LOWER;
+    for (k = index >= 0 ? index : 0; k < size; k++) {
+        r = tc_space_instantiate(space, k, &inst);
+        if (r == TC_OK) r = tc_lower(inst.schedule, inst.nargs, inst.args, "default_function", NULL, f);
+        if (r == TC_OK || index >= 0) break;
+    }
+    *config = k;
+    return r;
+}
+
+/* Whether a space's kernels compute in TF32, as its template built them:
+   the CUDA of its first configuration that lowers names the PTX type
+   .tf32, which only TF32 tensor-core instructions use (mma.sync and wmma
+   on TF32 operands, and the cvt.rna.tf32 that rounds their fragments). A
+   task that allows TF32 may still get an exact template (one that ignores
+   math, as tc_conv2d_template_for's NCHW and HWCN float32 choices do
+   today): asking the kernel says so without knowing which templates honour
+   math. 1 or 0; -1 when no configuration lowers or its CUDA cannot be
+   written (the context says why). */
+static inline int sample_space_computes_tf32(const tc_config_space *space) {
+    const tc_func *f = NULL;
+    const char *cuda;
+    int64_t config;
+    if (sample_lower_config(space, -1, &config, &f) != TC_OK) return -1;
+    if (!(cuda = tc_cuda_source(f))) return -1;
+    return strstr(cuda, ".tf32") != NULL;
+}
+
 /* Check configuration `index` (or the first one that lowers, from index 0)
    on the host executor: what a machine without a GPU can still do. Float16
    inputs go in as half bits; the output is the template's (float32 for
-   conv2d_tensorcore). */
+   conv2d_tensorcore). The bound is sample_conv_tolerance's (TF32's where
+   the convolution allows it). */
 static inline int sample_check_on_host(tc_context *ctx, const tc_config_space *space, const tc_conv2d_desc *c, int64_t index) {
     sample_conv_data d;
-    tc_instance inst;
     const tc_func *f = NULL;
     void *args[3];
     uint16_t *half[2] = {NULL, NULL};
-    double err;
-    int64_t k, size = tc_space_size(space);
+    double err, tol = sample_conv_tolerance(c);
+    int64_t config;
     size_t j;
-    tc_result r = TC_ERROR_LOWER;
-    for (k = index >= 0 ? index : 0; k < size && r != TC_OK; k++) {
-        if ((r = tc_space_instantiate(space, k, &inst)) == TC_OK) r = tc_lower(inst.schedule, inst.nargs, inst.args, "default_function", NULL, &f);
-        if (index >= 0) break;
-    }
+    tc_result r = sample_lower_config(space, index, &config, &f);
     if (r != TC_OK) return sample_fail(ctx, "lowering a configuration", r);
-    printf("checking %s on the host executor\n", tc_space_config_string(space, k - 1));
+    printf("checking %s on the host executor\n", tc_space_config_string(space, config));
     if ((r = sample_conv_data_make(ctx, c, &d)) != TC_OK) return sample_fail(ctx, "the reference", r);
     args[0] = d.x, args[1] = d.w, args[2] = d.y;
     if (c->dtype == TC_FLOAT16) {
@@ -150,12 +217,38 @@ static inline int sample_check_on_host(tc_context *ctx, const tc_config_space *s
         return sample_fail(ctx, "the host run", r);
     }
     err = sample_rel_err(d.y, d.ref, d.ny);
-    printf("host executor: relative error %.2e %s\n", err, err < 1e-4 ? "ok" : "MISMATCH");
+    printf("host executor: relative error %.2e %s (bound %.0e%s)\n", err, err < tol ? "ok" : "MISMATCH", tol, sample_conv_is_tf32(c) ? ", TF32" : "");
     sample_conv_data_free(&d);
-    return err < 1e-4 ? 0 : 1;
+    return err < tol ? 0 : 1;
 }
 
-/* Build the best recorded kernel, check it on the GPU, time it and cuDNN. */
+/* cuDNN on the same convolution as tecomp's kernel, data and reference as
+   it has them (NCHW or NHWC), with the math the convolution allows (FMA, or
+   TF32 for TF32 tasks): milliseconds, or -1 when cuDNN cannot describe it
+   (dilation, unequal strides or pads, other layouts) or did not run. */
+static inline double sample_time_cudnn_like(tc_context *ctx, const tc_conv2d_desc *c, const sample_conv_data *d, const tc_time_desc *timing) {
+    cudnn_conv_problem p;
+    int tf32 = sample_conv_is_tf32(c);
+    if (c->dilation_h != 1 || c->dilation_w != 1 || c->stride_h != c->stride_w || c->pad_h != c->pad_w) return -1;
+    if (c->dtype != TC_FLOAT32 || (c->layout != TC_LAYOUT_NCHW && c->layout != TC_LAYOUT_NHWC)) return -1;
+    memset(&p, 0, sizeof p);
+    p.n = c->n;
+    p.c = c->c;
+    p.h = c->h;
+    p.w = c->w;
+    p.k = c->k;
+    p.r = c->r;
+    p.s = c->s;
+    p.stride = c->stride_h;
+    p.pad = c->pad_h;
+    p.groups = c->groups;
+    p.layout = c->layout == TC_LAYOUT_NHWC ? CUDNN_CONV_LAYOUT_NHWC : CUDNN_CONV_LAYOUT_NCHW;
+    p.tf32 = tf32;
+    return sample_time_cudnn_problem(ctx, &p, d->x, d->w, d->ref, tf32 ? SAMPLE_TOL_CUDNN_TF32 : SAMPLE_TOL_EXACT, timing);
+}
+
+/* Build the best recorded kernel, check it on the GPU, time it and cuDNN
+   (with the same math: FMA, or TF32 for a TF32 task). */
 static inline int sample_check_and_time(tc_context *ctx, const tc_config_space *space, const tc_conv2d_desc *c, const char *task,
                                  const tc_tune_desc *td, const sample_tune_opts *o) {
     sample_conv_data d;
@@ -164,8 +257,7 @@ static inline int sample_check_and_time(tc_context *ctx, const tc_config_space *
     tc_devptr dev[3] = {0, 0, 0};
     tc_time_desc timing;
     tc_time_result t;
-    sample_conv_shape sh;
-    double err = 1, cudnn_ms, flops = tc_conv2d_flops(c);
+    double err = 1, cudnn_ms, flops = tc_conv2d_flops(c), tol = sample_conv_tolerance(c);
     tc_result r;
     int k;
     if ((r = tc_apply_history_best(ctx, space, o->records, task, td->nargs, td->args, &best)) != TC_OK)
@@ -192,18 +284,16 @@ static inline int sample_check_and_time(tc_context *ctx, const tc_config_space *
     if (r == TC_OK) r = tc_cuda_download(ctx, d.y, dev[2], d.ny * sizeof(float));
     if (r == TC_OK) {
         err = sample_rel_err(d.y, d.ref, d.ny);
-        printf("the best kernel on the GPU: relative error %.2e %s\n", err, err < 1e-4 ? "ok" : "MISMATCH");
+        printf("the best kernel on the GPU: relative error %.2e %s (bound %.0e)\n", err, err < tol ? "ok" : "MISMATCH", tol);
     }
     memset(&timing, 0, sizeof timing);
     timing.repeat = 100;
     timing.flush_l2 = 1;
     if (r == TC_OK && (r = tc_tuned_kernel_time(ctx, tuned, dev, &timing, &t)) == TC_OK) {
-        sh.n = c->n, sh.c = c->c, sh.h = c->h, sh.w = c->w, sh.k = c->k, sh.r = c->r, sh.s = c->s;
-        sh.stride = c->stride_h, sh.pad = c->pad_h, sh.groups = c->groups;
-        cudnn_ms = c->dilation_h == 1 && c->stride_h == c->stride_w && c->pad_h == c->pad_w ? sample_time_cudnn(ctx, &sh, d.x, d.w, d.ref, 1e-4, &timing) : -1;
+        cudnn_ms = sample_time_cudnn_like(ctx, c, &d, &timing);
         printf("%-20s %12s %12s\n", "(L2 flushed, median of 100)", "ms", "GFLOP/s");
-        sample_print_row("tecomp (tuned)", t.median_ms, flops / t.median_ms * 1e-6, "");
-        sample_print_row("cuDNN (best algo)", cudnn_ms, cudnn_ms > 0 ? flops / cudnn_ms * 1e-6 : 0,
+        sample_print_row(sample_conv_is_tf32(c) ? "tecomp (tuned, TF32)" : "tecomp (tuned)", t.median_ms, flops / t.median_ms * 1e-6, "");
+        sample_print_row(sample_conv_is_tf32(c) ? "cuDNN (best, TF32)" : "cuDNN (best algo)", cudnn_ms, cudnn_ms > 0 ? flops / cudnn_ms * 1e-6 : 0,
                          cudnn_ms > 0 ? (t.median_ms < cudnn_ms ? "tecomp faster" : "cuDNN faster") : "");
     }
     if (r != TC_OK) sample_fail(ctx, "running the best kernel", r);
@@ -211,7 +301,19 @@ static inline int sample_check_and_time(tc_context *ctx, const tc_config_space *
     tc_cuda_func_destroy(ctx, best.cuda);
     tc_tuned_kernel_destroy(ctx, tuned);
     sample_conv_data_free(&d);
-    return r == TC_OK && err < 1e-4 ? 0 : 1;
+    return r == TC_OK && err < tol ? 0 : 1;
+}
+
+/* A TF32 task whose template builds exact kernels (sample_space_computes_tf32)
+   is not tuned as TF32: 1 after saying so (or why the kernel could not be
+   asked); 0 when its kernels compute in TF32. */
+static inline int sample_no_tf32_kernels(tc_context *ctx, const tc_config_space *space, const tc_conv2d_desc *c, const char *task) {
+    int tf32 = sample_space_computes_tf32(space);
+    if (tf32 < 0) return sample_fail(ctx, "asking the template whether it builds TF32 kernels (lowering its first configuration)", tc_last_result(ctx));
+    if (tf32) return 0;
+    fprintf(stderr, "no TF32 template for %s %s: the template %s builds exact float32 kernels (no TF32 instruction in their CUDA), "
+            "which would be compared with cuDNN's TF32\n", tc_layout_name(c->layout), tc_dtype_name(c->dtype), task);
+    return 1;
 }
 
 /* The whole flow for one convolution; 0 when everything checked out.
@@ -226,9 +328,15 @@ static inline int sample_tune_conv(tc_context *ctx, const tc_conv2d_desc *in, co
     tc_result r;
     if ((r = tc_conv2d_resolve(ctx, in, &c)) != TC_OK) return sample_fail(ctx, "the convolution", r);
     fn = o->template_fn, task = o->template_name;
-    if (!fn && !(fn = tc_conv2d_template_for(&c, &task))) return sample_fail(ctx, "choosing a template", tc_last_result(ctx));
+    if (!fn && !(fn = tc_conv2d_template_for(&c, &task))) { /* it sets no error: say what has none */
+        fprintf(stderr, "no template for %s %s with %s math (tc_conv2d_template_for)\n", tc_layout_name(c.layout), tc_dtype_name(c.dtype),
+                sample_conv_is_tf32(&c) ? "TF32" : "exact");
+        return 1;
+    }
     if ((r = tc_space_create(ctx, fn, &c, &space)) != TC_OK) return sample_fail(ctx, "the configuration space", r);
-    printf("template %s, %.3f GFLOP\n%s\n", task, tc_conv2d_flops(&c) * 1e-9, tc_space_to_string(space));
+    if (sample_conv_is_tf32(&c) && sample_no_tf32_kernels(ctx, space, &c, task)) return 1;
+    printf("template %s, %s math, %.3f GFLOP\n%s\n", task, sample_conv_is_tf32(&c) ? "TF32" : "exact", tc_conv2d_flops(&c) * 1e-9,
+           tc_space_to_string(space));
     memset(&td, 0, sizeof td);
     td.task_name = task;
     td.nargs = tc_conv2d_task_args(&c, td.args);

@@ -9,9 +9,25 @@
        --records FILE    records to resume from and append to (default tecomp-tune.jsonl)
        --fresh           start the records afresh
        --verbose         a line per trial instead of a progress bar
+       --math exact|tf32 how the float32 convolution computes: exact (the
+                         default: FFMA, checked to 1e-4, beside cuDNN with
+                         FMA math) or tf32 (the TF32 tensor cores: checked
+                         to 2e-3 against the float64 reference, beside cuDNN
+                         with TF32 allowed); TF32 trials are recorded under
+                         their own key (the task's math), never mixed with
+                         exact ones. A layout whose template builds exact
+                         kernels only (tc_conv2d_template_for's, asked by
+                         lowering its first configuration) is refused with
+                         a message and exit status 1: today NCHW, whose
+                         templates ignore math, so use --layout nhwc
+       --layout nchw|nhwc the convolution's layout: nchw (the default; the
+                         suite's and --shape's) or nhwc (the same convolution
+                         in NHWC, KRSC weights, NHWK output: the layout of
+                         the TF32 template conv2d_mma; cuDNN runs it in NHWC too)
 
    Without a GPU it prints the configuration space and checks the first
-   configuration that lowers on the host executor. */
+   configuration that lowers on the host executor (to the bound of its math).
+   A bad or incomplete option prints the usage and exits with status 2. */
 #define TECOMP_IMPLEMENTATION
 #include "tecomp.h"
 #include "../samples/sample_run.h"
@@ -21,7 +37,8 @@
 static void usage(const char *argv0) {
     fprintf(stderr,
             "usage: %s (--shape N,C,H,W,K,R,S[,stride[,pad[,groups[,dilation]]]] | --suite FILE --row NAME)\n"
-            "       [--trials N] [--tuner model|random|grid|genetic] [--records FILE] [--fresh] [--verbose]\n",
+            "       [--trials N] [--tuner model|random|grid|genetic] [--records FILE] [--fresh] [--verbose]\n"
+            "       [--math exact|tf32] [--layout nchw|nhwc]\n",
             argv0);
 }
 
@@ -30,7 +47,8 @@ int main(int argc, char **argv) {
     tc_conv2d_desc conv;
     sample_tune_opts o;
     const char *suite = NULL, *row = NULL;
-    int k, have_shape = 0, rc, tuned;
+    tc_conv2d_math math = TC_CONV_MATH_EXACT;
+    int k, have_shape = 0, rc, tuned, nhwc = 0;
     memset(&o, 0, sizeof o);
     o.trials = 200, o.tuner = TC_TUNER_MODEL, o.records = "tecomp-tune.jsonl", o.resume = 1, o.print_cuda = 1, o.host_config = -1;
     for (k = 1; k < argc; k++) {
@@ -43,11 +61,20 @@ int main(int argc, char **argv) {
         else if (strcmp(a, "--records") == 0 && v) o.records = v, k++;
         else if (strcmp(a, "--fresh") == 0) o.resume = 0;
         else if (strcmp(a, "--verbose") == 0) o.per_trial_lines = 1;
-        else return usage(argv[0]), 2;
+        else if (strcmp(a, "--math") == 0 && v && sample_math_named(v, &math)) k++;
+        else if (strcmp(a, "--layout") == 0 && v && sample_layout_named(v, &nhwc)) k++;
+        else {
+            fprintf(stderr, "%s: bad or incomplete option '%s'\n", argv[0], a);
+            usage(argv[0]);
+            return 2;
+        }
     }
     if (!have_shape && suite && row) have_shape = read_suite_row(suite, row, &conv);
     else if (!have_shape) return usage(argv[0]), 2;
     if (!have_shape) return 2;
+    /* both readers give an NCHW float32 convolution */
+    conv.math = math;
+    if (nhwc) conv.layout = TC_LAYOUT_NHWC;
     if (tc_create_context(NULL, &ctx) != TC_OK) return 1;
     rc = sample_tune_conv(ctx, &conv, &o, &tuned);
     tc_destroy_context(ctx);

@@ -1,0 +1,48 @@
+#!/bin/sh
+# --math and --layout of tecomp-bench and tecomp-tune, without a GPU (the
+# meson test bench_math_options): a bad word is a usage error (status 2),
+# and a TF32 row whose template builds exact kernels is left out with its
+# reason in the note, never checked or compared as TF32.
+# Usage: sh check_math_options.sh TECOMP-BENCH TECOMP-TUNE SCRATCH-DIR
+set -u
+bench=$1
+tune=$2
+dir=$3
+mkdir -p "$dir"
+failed=0
+
+# expect STATUS WHAT COMMAND...: the command exits with STATUS
+expect() {
+    want=$1
+    what=$2
+    shift 2
+    "$@" > "$dir/out.log" 2>&1
+    got=$?
+    if [ "$got" -ne "$want" ]; then
+        echo "FAILED: $what: exit status $got, expected $want"
+        cat "$dir/out.log"
+        failed=1
+    else
+        echo "ok: $what (exit $got)"
+    fi
+}
+
+expect 2 "tecomp-bench --math bogus" "$bench" --math bogus
+grep -q "usage:" "$dir/out.log" || { echo "FAILED: tecomp-bench --math bogus printed no usage"; failed=1; }
+expect 2 "tecomp-bench --math without a value" "$bench" --math
+expect 2 "tecomp-bench --layout hwcn" "$bench" --layout hwcn
+expect 2 "tecomp-tune --math bogus" "$tune" --shape 1,8,9,9,12,3,3,2,1 --math bogus
+grep -q "usage:" "$dir/out.log" || { echo "FAILED: tecomp-tune --math bogus printed no usage"; failed=1; }
+expect 2 "tecomp-tune --layout bogus" "$tune" --shape 1,8,9,9,12,3,3,2,1 --layout bogus
+
+# conv2d_gemm computes exact float32 whatever the task's math says: a TF32
+# row given it is left out (status 0: nothing failed), its note says why
+csv="$dir/gemm-tf32.csv"
+expect 0 "tecomp-bench --math tf32 --template conv2d_gemm" "$bench" --math tf32 --template conv2d_gemm --shape 1,8,9,9,12,3,3,2,1 \
+    --trials 4 --fresh --records "$dir/gemm-tf32.jsonl" --csv "$csv" --svg "$dir/gemm-tf32.svg"
+grep -q '^shape,NCHW,f32,tf32,.*,cudnn_tf32,.*no TF32 template for NCHW f32' "$csv" ||
+    { echo "FAILED: the CSV does not leave the exact template's TF32 row out:"; cat "$csv"; failed=1; }
+grep -q 'first configuration that lowers' "$csv" && { echo "FAILED: the exact template was checked as a TF32 row:"; cat "$csv"; failed=1; }
+grep -q 'speedup vs cuDNN TF32' "$csv" || { echo "FAILED: the CSV does not say which comparison it makes"; failed=1; }
+
+exit $failed
