@@ -47,7 +47,7 @@ static int parse_config(const char *s, int64_t *config) {
     char *end;
     for (k = 0; k < 8; k++) {
         long long v = strtoll(s, &end, 10);
-        if (end == s || v <= 0 || v > 4096 || (k < 7 && *end != ',') || (k == 7 && *end)) return 0;
+        if (end == s || v < (k == 7 ? 0 : 1) || v > 4096 || (k < 7 && *end != ',') || (k == 7 && *end)) return 0; /* swizzle may be 0 */
         config[k] = v;
         s = end + 1;
     }
