@@ -137,34 +137,6 @@ static const tc_func *lower(tc_context *ctx, const tc_conv2d_desc *d, const opti
     return f;
 }
 
-/* Run f once (GPU, or host executor) into y, timed on the GPU. */
-static tc_result run(tc_context *ctx, const tc_func *f, void *const *host, const size_t *bytes, int use_gpu, double *ms) {
-    tc_cuda_func *cf = NULL;
-    tc_devptr dev[3] = {0, 0, 0};
-    tc_time_desc timing;
-    tc_time_result t;
-    tc_result r;
-    int k;
-    *ms = -1;
-    if (!use_gpu) return tc_host_run(ctx, f, (void **)host, NULL);
-    memset(&timing, 0, sizeof timing);
-    timing.warmup = 10;
-    timing.repeat = 100;
-    timing.flush_l2 = 1;
-    r = tc_cuda_build(ctx, f, &cf);
-    for (k = 0; r == TC_OK && k < 3; k++) r = tc_cuda_malloc(ctx, bytes[k], &dev[k]);
-    for (k = 0; r == TC_OK && k < 2; k++) r = tc_cuda_upload(ctx, dev[k], host[k], bytes[k]);
-    if (r == TC_OK) r = tc_cuda_memset(ctx, dev[2], 0xff, bytes[2]); /* NaN: an output nobody writes shows */
-    if (r == TC_OK) r = tc_cuda_run(ctx, cf, dev, NULL);
-    if (r == TC_OK) r = tc_cuda_synchronize(ctx);
-    if (r == TC_OK) r = tc_cuda_download(ctx, host[2], dev[2], bytes[2]);
-    if (r == TC_OK) r = tc_cuda_time_func(ctx, cf, dev, NULL, &timing, &t);
-    if (r == TC_OK) *ms = t.median_ms;
-    for (k = 0; k < 3; k++) tc_cuda_free(ctx, dev[k]);
-    if (cf) tc_cuda_func_destroy(ctx, cf);
-    return r;
-}
-
 int main(int argc, char **argv) {
     tc_context *ctx;
     tc_conv2d_desc d;
@@ -224,7 +196,7 @@ int main(int argc, char **argv) {
     bytes[1] = nw * (d.dtype == TC_FLOAT32 ? 4 : 2);
     bytes[2] = ny * 4;
     for (k = 0; k < ny; k++) y[k] = NAN;
-    if ((r = run(ctx, f, host, bytes, use_gpu, &ms)) != TC_OK) return sample_fail(ctx, "mma_conv", r);
+    if ((r = sample_run_raw(ctx, f, host, bytes, use_gpu, 100, &ms)) != TC_OK) return sample_fail(ctx, "mma_conv", r);
     for (k = 0; k < ny; k++) unwritten += y[k] != y[k];
     step = ny > 4000000 ? 61 : 1; /* the full size: every 61st output (a prime: it turns through pixels and channels) */
     for (k = 0; k < ny; k += step) {

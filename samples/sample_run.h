@@ -90,6 +90,52 @@ static inline tc_result sample_run(tc_context *ctx, const tc_func *f, sample_arg
     return r;
 }
 
+/* Run f, its arguments given as host memory of any type (bytes[k] each;
+   the last is the output, which comes back: poison it first to see what
+   nobody writes), on the GPU, then time it there (`repeat` launches, the L2
+   flushed before each, median in *ms); or, without a GPU, on the host
+   executor after compiling its CUDA through NVRTC when NVRTC is there
+   (*ms = -1). */
+static inline tc_result sample_run_raw(tc_context *ctx, const tc_func *f, void *const *host, const size_t *bytes, int use_gpu, int repeat,
+                                       double *ms) {
+    tc_devptr dev[16];
+    tc_cuda_func *cf = NULL;
+    tc_time_desc timing;
+    tc_time_result t;
+    tc_result r = TC_OK;
+    int k, out = f->nparams - 1;
+    *ms = -1;
+    if (f->nparams < 1 || f->nparams > 16) return TC_ERROR_INVALID_ARGUMENT;
+    if (!use_gpu) {
+        if (tc_nvrtc_init(ctx, NULL) == TC_OK) {
+            const char *src = tc_cuda_source(f);
+            tc_cubin bin;
+            if (!src) return tc_last_result(ctx);
+            if ((r = tc_cuda_compile(ctx, src, f->name, 0, 0, NULL, &bin)) != TC_OK) return r;
+            tc_cubin_free(ctx, &bin);
+        }
+        return tc_host_run(ctx, f, (void **)host, NULL);
+    }
+    memset(dev, 0, sizeof dev);
+    memset(&timing, 0, sizeof timing);
+    timing.warmup = 10;
+    timing.repeat = repeat;
+    timing.flush_l2 = 1;
+    r = tc_cuda_build(ctx, f, &cf);
+    for (k = 0; r == TC_OK && k <= out; k++) {
+        r = tc_cuda_malloc(ctx, bytes[k], &dev[k]);
+        if (r == TC_OK) r = tc_cuda_upload(ctx, dev[k], host[k], bytes[k]);
+    }
+    if (r == TC_OK) r = tc_cuda_run(ctx, cf, dev, NULL);
+    if (r == TC_OK) r = tc_cuda_synchronize(ctx);
+    if (r == TC_OK) r = tc_cuda_download(ctx, host[out], dev[out], bytes[out]);
+    if (r == TC_OK) r = tc_cuda_time_func(ctx, cf, dev, NULL, &timing, &t);
+    if (r == TC_OK) *ms = t.median_ms;
+    for (k = 0; k <= out; k++) tc_cuda_free(ctx, dev[k]);
+    if (cf) tc_cuda_func_destroy(ctx, cf);
+    return r;
+}
+
 /* An NCHW convolution as cuDNN describes it. */
 typedef struct sample_conv_shape {
     int n, c, h, w, k, r, s, stride, pad, groups;

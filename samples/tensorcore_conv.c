@@ -256,43 +256,6 @@ static size_t reference(const shape *p, int step, const uint16_t *a, const uint1
     return count;
 }
 
-/* Run f on the GPU (and time it) or on the host executor (after compiling
-   its CUDA through NVRTC when NVRTC is there). */
-static tc_result run(tc_context *ctx, const tc_func *f, void *const *host, const size_t *bytes, int use_gpu, double *ms) {
-    tc_devptr dev[3] = {0, 0, 0};
-    tc_cuda_func *cf = NULL;
-    tc_time_desc timing;
-    tc_time_result t;
-    tc_result r = TC_OK;
-    int k;
-    *ms = -1;
-    if (!use_gpu) {
-        if (tc_nvrtc_init(ctx, NULL) == TC_OK) {
-            const char *src = tc_cuda_source(f);
-            tc_cubin bin;
-            if (!src) return tc_last_result(ctx);
-            if ((r = tc_cuda_compile(ctx, src, f->name, 0, 0, NULL, &bin)) != TC_OK) return r;
-            tc_cubin_free(ctx, &bin);
-        }
-        return tc_host_run(ctx, f, host, NULL);
-    }
-    memset(&timing, 0, sizeof timing);
-    timing.warmup = 10, timing.repeat = 20, timing.flush_l2 = 1;
-    r = tc_cuda_build(ctx, f, &cf);
-    for (k = 0; r == TC_OK && k < 3; k++) {
-        r = tc_cuda_malloc(ctx, bytes[k], &dev[k]);
-        if (r == TC_OK) r = tc_cuda_upload(ctx, dev[k], host[k], bytes[k]);
-    }
-    if (r == TC_OK) r = tc_cuda_run(ctx, cf, dev, NULL);
-    if (r == TC_OK) r = tc_cuda_synchronize(ctx);
-    if (r == TC_OK) r = tc_cuda_download(ctx, host[2], dev[2], bytes[2]);
-    if (r == TC_OK) r = tc_cuda_time_func(ctx, cf, dev, NULL, &timing, &t);
-    if (r == TC_OK) *ms = t.median_ms;
-    for (k = 0; k < 3; k++) tc_cuda_free(ctx, dev[k]);
-    if (cf) tc_cuda_func_destroy(ctx, cf);
-    return r;
-}
-
 int main(int argc, char **argv) {
     static const shape full = {256, 14, 14, 256, 512, 3, 1}, small = {128, 3, 3, 32, 128, 3, 1};
     shape p;
@@ -351,7 +314,7 @@ int main(int argc, char **argv) {
     }
     host[0] = a, host[1] = w, host[2] = out;
     bytes[0] = na * 2, bytes[1] = nw * 2, bytes[2] = nout * 4;
-    if ((r = run(ctx, f, host, bytes, use_gpu, &ms)) != TC_OK) return sample_fail(ctx, "tensorcore_conv", r);
+    if ((r = sample_run_raw(ctx, f, host, bytes, use_gpu, 20, &ms)) != TC_OK) return sample_fail(ctx, "tensorcore_conv", r);
 
     for (k = 0; k < nout; k++) unwritten += out[k] != out[k];
     checked = reference(&p, check_step, a, w, out, ref, got);

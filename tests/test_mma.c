@@ -153,6 +153,23 @@ static double rel_err(const float *c, const double *ref) {
     return sqrt(num / den);
 }
 
+/* m tensorized and lowered, run on the host executor into d and checked
+   against the float64 reference; NULL (checks failed) when it does not lower. */
+static const tc_func *tensorized_on_host(mm *m, tc_dtype dtype, mm_data *d) {
+    const tc_func *f = NULL;
+    TC_CHECK_EQ_INT(tensorize_all(m, dtype), TC_OK);
+    TC_CHECK_EQ_INT(lower_mm(m, &f), TC_OK);
+    if (!f) {
+        fprintf(stderr, "  %s\n", tc_last_error(ctx));
+        return NULL;
+    }
+    mm_data_init(d, dtype);
+    TC_CHECK_EQ_INT(tc_host_run(ctx, f, d->mem, NULL), TC_OK);
+    if (tc_last_result(ctx) != TC_OK) fprintf(stderr, "  %s\n", tc_last_error(ctx));
+    TC_CHECK(rel_err(d->c, d->ref) < 1e-6);
+    return f;
+}
+
 /* The lowered IR of the float16 matmul: shared tiles fetched by the block,
    each warp's A and B ldmatrix'ed into fragments, mma.sync accumulating in
    its fragment after mma.fill, the fragment stored to C. */
@@ -202,16 +219,10 @@ static void check_tensorized(tc_dtype dtype) {
     static mm_data d;
     static const int archs[] = {80, 86, 89, 90};
     mm m = build(dtype, 16);
-    const tc_func *f = NULL;
+    const tc_func *f;
     const char *cuda;
     size_t k;
-    TC_CHECK_EQ_INT(tensorize_all(&m, dtype), TC_OK);
-    TC_CHECK_EQ_INT(lower_mm(&m, &f), TC_OK);
-    if (!f) { fprintf(stderr, "  %s\n", tc_last_error(ctx)); return; }
-    mm_data_init(&d, dtype);
-    TC_CHECK_EQ_INT(tc_host_run(ctx, f, d.mem, NULL), TC_OK);
-    if (tc_last_result(ctx) != TC_OK) fprintf(stderr, "  %s\n", tc_last_error(ctx));
-    TC_CHECK(rel_err(d.c, d.ref) < 1e-6);
+    if (!(f = tensorized_on_host(&m, dtype, &d))) return;
     cuda = tc_cuda_source(f);
     TC_CHECK(cuda != NULL);
     if (!cuda) { fprintf(stderr, "  %s\n", tc_last_error(ctx)); return; }
@@ -249,17 +260,11 @@ static void check_swizzled(tc_dtype dtype) {
     int tf32 = dtype == TC_FLOAT32;
     size_t k;
     mm m = build(dtype, 16);
-    const tc_func *f = NULL;
+    const tc_func *f;
     const char *cuda, *ir;
     TC_CHECK_EQ_INT(tc_storage_swizzle(tc_stage_of(m.s, m.AS), 1), TC_OK);
     TC_CHECK_EQ_INT(tc_storage_swizzle(tc_stage_of(m.s, m.BS), tf32 ? 3 : 2), TC_OK);
-    TC_CHECK_EQ_INT(tensorize_all(&m, dtype), TC_OK);
-    TC_CHECK_EQ_INT(lower_mm(&m, &f), TC_OK);
-    if (!f) { fprintf(stderr, "  %s\n", tc_last_error(ctx)); return; }
-    mm_data_init(&d, dtype);
-    TC_CHECK_EQ_INT(tc_host_run(ctx, f, d.mem, NULL), TC_OK);
-    if (tc_last_result(ctx) != TC_OK) fprintf(stderr, "  %s\n", tc_last_error(ctx));
-    TC_CHECK(rel_err(d.c, d.ref) < 1e-6);
+    if (!(f = tensorized_on_host(&m, dtype, &d))) return;
     ir = tc_func_to_string(f);
     cuda = tc_cuda_source(f);
     TC_CHECK(ir && cuda);
