@@ -1942,6 +1942,9 @@ static tc_result _tc_mma_acc_schedule(tc_context *ctx, tc_dtype dtype, const _tc
     _TC_CONV_TRY(tc_split(sa, tc_reduce_axis_of(sa, 0), t->bk, &ko, &kr));
     _TC_CONV_TRY(tc_split(sa, kr, dtype == TC_FLOAT32 ? 8 : 16, &ki, &k16));
     _TC_CONV_TRY(tc_reorder_va(sa, 7, ko, ki, tc_axis_of(sa, 1), tc_axis_of(sa, 0), tc_axis_of(sa, 2), tc_axis_of(sa, 3), k16));
+    /* the k_tile's mma steps unrolled: the next step's ldmatrix can then be
+       scheduled under this step's mma.sync, not after them */
+    _TC_CONV_TRY(tc_unroll(sa, ki));
     _TC_CONV_TRY(tc_tensorize(sa, tc_axis_of(sa, 2), tc_intrin_mma(ctx, TC_INTRIN_MMA_SYNC, dtype)));
     _TC_CONV_TRY(tc_compute_at(st->as, sa, ko));
     _TC_CONV_TRY(tc_compute_at(st->bs, sa, ko));
