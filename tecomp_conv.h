@@ -1938,7 +1938,7 @@ static tc_result _tc_mma_out_schedule(tc_context *ctx, const _tc_mma_tiles *t, t
    mma.sync; TF32's steps are 8 deep (m16n8k8). */
 static tc_result _tc_mma_acc_schedule(tc_context *ctx, tc_dtype dtype, const _tc_mma_tiles *t, _tc_mma_stages *st) {
     tc_stage *sa = st->acc;
-    tc_iter *ko, *kr, *ki, *k16, *af_o, *af_i;
+    tc_iter *ko, *kr, *ki, *k16, *af_o, *af_i, *bf_o, *bf_i;
     _TC_CONV_TRY(tc_split(sa, tc_reduce_axis_of(sa, 0), t->bk, &ko, &kr));
     _TC_CONV_TRY(tc_split(sa, kr, dtype == TC_FLOAT32 ? 8 : 16, &ki, &k16));
     _TC_CONV_TRY(tc_reorder_va(sa, 7, ko, ki, tc_axis_of(sa, 1), tc_axis_of(sa, 0), tc_axis_of(sa, 2), tc_axis_of(sa, 3), k16));
@@ -1949,10 +1949,11 @@ static tc_result _tc_mma_acc_schedule(tc_context *ctx, tc_dtype dtype, const _tc
     _TC_CONV_TRY(tc_compute_at(st->as, sa, ko));
     _TC_CONV_TRY(tc_compute_at(st->bs, sa, ko));
     _TC_CONV_TRY(tc_compute_at(st->af, sa, ki));
-    _TC_CONV_TRY(tc_compute_at(st->bf, sa, tc_axis_of(sa, 1)));
+    _TC_CONV_TRY(tc_compute_at(st->bf, sa, ki));
     _TC_CONV_TRY(tc_split(st->af, tc_axis_of(st->af, 0), 16, &af_o, &af_i));
     _TC_CONV_TRY(tc_tensorize(st->af, af_i, tc_intrin_mma(ctx, TC_INTRIN_MMA_LDMATRIX_A, dtype)));
-    _TC_CONV_TRY(tc_reorder_va(st->bf, 2, tc_axis_of(st->bf, 1), tc_axis_of(st->bf, 0)));
+    _TC_CONV_TRY(tc_split(st->bf, tc_axis_of(st->bf, 0), 8, &bf_o, &bf_i));
+    _TC_CONV_TRY(tc_reorder_va(st->bf, 3, bf_o, tc_axis_of(st->bf, 1), bf_i));
     return tc_tensorize(st->bf, tc_axis_of(st->bf, 1), tc_intrin_mma(ctx, TC_INTRIN_MMA_LDMATRIX_BT, dtype));
 }
 
