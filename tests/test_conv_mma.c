@@ -179,6 +179,33 @@ TC_TEST(small_shapes_match_the_reference) {
         }
 }
 
+/* The lowered IR shows what the schedule made: the shared tiles swizzled
+   (rows of 32 bytes: a step of 4 rows), ldmatrix from them (B from the
+   weights' own rows: mma.ldmatrix_bt), and each accumulator tile stored
+   straight to the output, cut at its edge (M = 36 rows, k = 16 columns);
+   the CUDA's lanes swizzle their ldmatrix rows and keep their stores in. */
+TC_TEST(golden_ir_shows_swizzle_ldmatrix_bt_and_cut_stores) {
+    tc_conv2d_desc d = nhwc(TC_FLOAT16, 1, 16, 6, 6, 16, 3, 3, 1, 1, 1);
+    tiles t = {32, 32, 16, 16, 16, 2, 4, 1};
+    const tc_func *f = lower_config(&d, &t, NULL);
+    const char *ir = f ? tc_func_to_string(f) : NULL, *cuda = f ? tc_cuda_source(f) : NULL;
+    TC_CHECK(ir && cuda);
+    if (!ir || !cuda) return;
+    TC_CHECK_CONTAINS(ir, "  // attr [col.shared] storage_swizzle = 1: 16-byte chunk c of row r at c ^ (r / 4 % 2)\n");
+    TC_CHECK_CONTAINS(ir, "  // attr [wt.shared] storage_swizzle = 1: 16-byte chunk c of row r at c ^ (r / 4 % 2)\n");
+    TC_CHECK_CONTAINS(ir, "mma.ldmatrix_a(col.shared.mma.matrix_a[0], col.shared[floormod(j.outer, 2)*512 + threadIdx.z*256] rows 16 apart)\n");
+    TC_CHECK_CONTAINS(ir, "mma.ldmatrix_bt(wt.shared.mma.matrix_b[ax0.outer*128], wt.shared[floormod(j.outer, 2)*512 + threadIdx.y*256 + "
+                          "ax0.outer*128] rows 16 apart)\n");
+    TC_CHECK_CONTAINS(ir, "mma.store(conv[blockIdx.x*512 + threadIdx.z*256 + threadIdx.y*16 + f.inner.inner.outer*8] rows 16 apart, "
+                          "gemm.mma.accumulator[f.inner.inner.outer*128], keeping rows < 36 - blockIdx.x*32 - threadIdx.z*16 and columns < "
+                          "16 - threadIdx.y*16 - f.inner.inner.outer*8)\n");
+    TC_CHECK(strstr(ir, "produce wt") == NULL); /* no transpose kernel: the weights are read as they are */
+    TC_CHECK_CONTAINS(cuda, "tc_mma_ldmatrix_bt_b16_swizzled(wt_shared_mma_matrix_b[ax0_outer], wt_shared, (j_outer % 2) * 512 + ty * 256 + "
+                            "ax0_outer * 128, 16, 16, 4, 1);");
+    TC_CHECK_CONTAINS(cuda, "tc_mma_store_cut(&conv[bx * 512 + tz * 256 + ty * 16 + f_inner_inner_outer * 8], "
+                            "gemm_mma_accumulator[f_inner_inner_outer], 16, 36 - bx * 32 - tz * 16, 16 - ty * 16 - f_inner_inner_outer * 8);");
+}
+
 /* CUDA source compiled for sm_80 and sm_90, when NVRTC is there. */
 static void compile_for_sm80_sm90(const char *cuda, int nvrtc) {
     static const int archs[] = {80, 90};
@@ -424,6 +451,7 @@ int main(int argc, char **argv) {
     dump = argc > 1 && strcmp(argv[1], "--dump") == 0;
     if (tc_create_context(NULL, &ctx) != TC_OK) return 1;
     TC_RUN(small_shapes_match_the_reference);
+    TC_RUN(golden_ir_shows_swizzle_ldmatrix_bt_and_cut_stores);
     TC_RUN(cuda_compiles_through_nvrtc);
     TC_RUN(tf32_cuda_compiles_through_nvrtc);
     TC_RUN(refuses_what_it_cannot_build);
