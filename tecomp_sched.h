@@ -1719,7 +1719,8 @@ static int _tc_store_cut(_tc_lower *L, int k, const tc_intrin *in, int first, co
         base = tc_simplify(tc_substitute(diff, 2, tile, zero));
         rest = base;
         for (a = 0; a < 2; a++) {
-            unit[0] = tc_int(ctx, a == 0), unit[1] = tc_int(ctx, a == 1);
+            unit[0] = tc_int(ctx, a == 0);
+            unit[1] = tc_int(ctx, a == 1);
             coef[a] = tc_simplify(tc_sub(tc_substitute(diff, 2, tile, unit), base));
             if (!tc_expr_is_const(coef[a], &n[a])) n[a] = -1;
             rest = tc_add(rest, tc_mul(coef[a], tile[a]));
