@@ -1723,7 +1723,10 @@ TECOMP_API tc_result tc_conv2d_tensorcore_template(tc_cfg *cfg, const void *task
        gemm[mt][ft][i][l] = sum over j of col[16 mt + i][j] wt[8 ft + l][j]  (16 x 8 tiles, as the
                             accumulators are: dense fragments)
        conv[m][f]         = gemm[m / 16][f / 8][m % 16][f % 8]              (each tile stored from its
-                            accumulator, cut at the output's edge) */
+                            accumulator, cut at the output's edge)
+   With split_k = S > 1 the sum is cut in S parts of kpad / S columns, each
+   a block's: gemm[s][mt][ft][i][l] is part s's sum, kept in global memory,
+   and conv[m][f] the sum over s of gemm[s][m / 16][f / 8][m % 16][f % 8]. */
 typedef struct _tc_mma_graph {
     _tc_conv_graph conv; /* data, kernel, out (conv); pad unused */
     tc_tensor *wt, *col, *gemm;
@@ -1736,12 +1739,14 @@ typedef struct _tc_mma_graph {
    tiles), the sum's step through shared memory (k_tile, in 16-deep mma
    steps, TF32's 8-deep ones two at a time), the shared tiles' pipeline
    depth (stages, cp.async), the elements each thread copies at once
-   (vec: 8 halves or 4 floats is 16 bytes, cp.async's widest) and whether
+   (vec: 8 halves or 4 floats is 16 bytes, cp.async's widest), whether
    the shared tiles are swizzled (so that ldmatrix and the copies see no
-   bank conflicts). */
+   bank conflicts) and in how many parts the sum is split among blocks
+   (split_k: more blocks where the output has few tiles, their partial sums
+   added by a second kernel). */
 static tc_result _tc_mma_knobs(tc_cfg *cfg, tc_dtype dtype) {
     static const int64_t block[] = {32, 64, 128, 256}, warp_m[] = {16, 32, 64}, warp_n[] = {8, 16, 32, 64}, k_tile[] = {16, 32, 64},
-                         stages[] = {2, 3, 4}, vec16[] = {2, 4, 8}, vec32[] = {1, 2, 4}, swizzle[] = {1, 0};
+                         stages[] = {2, 3, 4}, vec16[] = {2, 4, 8}, vec32[] = {1, 2, 4}, swizzle[] = {1, 0}, split_k[] = {1, 2, 4};
     _TC_CONV_TRY(tc_define_knob(cfg, "block_m", 4, block));
     _TC_CONV_TRY(tc_define_knob(cfg, "block_n", 3, block));
     _TC_CONV_TRY(tc_define_knob(cfg, "warp_m", 3, warp_m));
@@ -1749,7 +1754,8 @@ static tc_result _tc_mma_knobs(tc_cfg *cfg, tc_dtype dtype) {
     _TC_CONV_TRY(tc_define_knob(cfg, "k_tile", 3, k_tile));
     _TC_CONV_TRY(tc_define_knob(cfg, "stages", 3, stages));
     _TC_CONV_TRY(tc_define_knob(cfg, "vec", 3, dtype == TC_FLOAT32 ? vec32 : vec16));
-    return tc_define_knob(cfg, "swizzle", 2, swizzle);
+    _TC_CONV_TRY(tc_define_knob(cfg, "swizzle", 2, swizzle));
+    return tc_define_knob(cfg, "split_k", 3, split_k);
 }
 
 /* The knobs' sizes, checked against each other: warps tile the block, at
@@ -1759,7 +1765,7 @@ static tc_result _tc_mma_knobs(tc_cfg *cfg, tc_dtype dtype) {
    fails is an invalid configuration (TC_ERROR_SCHEDULE), as one the
    verifier rejects is. */
 typedef struct _tc_mma_tiles {
-    int64_t bm, bn, wm, wn, bk, stages, vec, swizzle;
+    int64_t bm, bn, wm, wn, bk, stages, vec, swizzle, split;
 } _tc_mma_tiles;
 
 static tc_result _tc_mma_tiles_of(tc_cfg *cfg, _tc_mma_tiles *t) {
@@ -1772,6 +1778,7 @@ static tc_result _tc_mma_tiles_of(tc_cfg *cfg, _tc_mma_tiles *t) {
     t->stages = tc_cfg_knob(cfg, "stages");
     t->vec = tc_cfg_knob(cfg, "vec");
     t->swizzle = tc_cfg_knob(cfg, "swizzle");
+    t->split = tc_cfg_knob(cfg, "split_k");
     if (t->wm > t->bm || t->wn > t->bn || (t->bm / t->wm) * (t->bn / t->wn) * 32 > 1024)
         return _tc_fail(tc_cfg_context(cfg), TC_ERROR_SCHEDULE, "conv2d_mma: warp tile %lld x %lld does not tile block tile %lld x %lld in "
                         "at most 32 warps", (long long)t->wm, (long long)t->wn, (long long)t->bm, (long long)t->bn);
@@ -1851,41 +1858,58 @@ static tc_result _tc_mma_columns(tc_context *ctx, const tc_conv2d_desc *d, int p
     return g->col ? TC_OK : _tc_conv_error(ctx);
 }
 
-/* gemm in 16 x 8 tiles, then conv, the M x k output, copied out of it. */
+/* gemm in 16 x 8 tiles (split_k parts of the sum, a part a leading axis,
+   when split_k > 1), then conv, the M x k output, copied (or summed) out of it. */
 static tc_result _tc_mma_compute(tc_context *ctx, const tc_conv2d_desc *d, int p, int q, const _tc_mma_tiles *t, _tc_mma_graph *g) {
     const int64_t data_sizes[4] = {d->n, d->c, d->h, d->w}, kernel_sizes[4] = {d->k, d->c, d->r, d->s};
-    const tc_expr *ax[4], *j, *a, *b, *o[2];
+    const tc_expr *ax[5], *j, *column, *a, *b, *o[2], *s, *tile[5];
+    int split = t->split > 1, k;
     g->m = (int64_t)d->n * p * q, g->cols = (int64_t)d->c * d->r * d->s;
-    g->mpad = _tc_round_up(g->m, t->bm), g->jpad = _tc_round_up(d->k, t->bn), g->kpad = _tc_round_up(g->cols, t->bk);
+    g->mpad = _tc_round_up(g->m, t->bm), g->jpad = _tc_round_up(d->k, t->bn), g->kpad = _tc_round_up(g->cols, t->bk * t->split);
     g->conv.pad = NULL;
     g->conv.data = _tc_conv_placeholder(ctx, "data", d->layout, d->dtype, data_sizes);
     g->conv.kernel = _tc_conv_placeholder(ctx, "kernel", d->layout, d->dtype, kernel_sizes);
     if (!g->conv.data || !g->conv.kernel) return _tc_conv_error(ctx);
     _TC_CONV_TRY(_tc_mma_weights(ctx, d, g));
     _TC_CONV_TRY(_tc_mma_columns(ctx, d, p, q, g));
-    ax[0] = tc_axisi(ctx, "mt", g->mpad / 16), ax[1] = tc_axisi(ctx, "ft", g->jpad / 8), ax[2] = tc_axisi(ctx, "i", 16), ax[3] = tc_axisi(ctx, "l", 8);
-    j = tc_reduce_axisi(ctx, "j", g->kpad);
-    a = tc_at(g->col, tc_add(tc_muli(ax[0], 16), ax[2]), j);
-    b = tc_at(g->wt, tc_add(tc_muli(ax[1], 8), ax[3]), j);
+    if (split) ax[0] = tc_axisi(ctx, "s", t->split);
+    ax[split] = tc_axisi(ctx, "mt", g->mpad / 16);
+    ax[split + 1] = tc_axisi(ctx, "ft", g->jpad / 8);
+    ax[split + 2] = tc_axisi(ctx, "i", 16);
+    ax[split + 3] = tc_axisi(ctx, "l", 8);
+    j = tc_reduce_axisi(ctx, "j", g->kpad / t->split);
+    column = split ? tc_add(tc_muli(ax[0], g->kpad / t->split), j) : j;
+    a = tc_at(g->col, tc_add(tc_muli(ax[split], 16), ax[split + 2]), column);
+    b = tc_at(g->wt, tc_add(tc_muli(ax[split + 1], 8), ax[split + 3]), column);
     if (d->dtype != TC_FLOAT32) { /* 16-bit inputs, float32 sums; TF32 reads its floats as they are */
         a = tc_cast(TC_FLOAT32, a);
         b = tc_cast(TC_FLOAT32, b);
     }
-    if (!(g->gemm = tc_compute(ctx, "gemm", 4, ax, tc_sum(tc_mul(a, b), 1, &j)))) return _tc_conv_error(ctx);
-    o[0] = tc_axisi(ctx, "m", g->m), o[1] = tc_axisi(ctx, "f", d->k);
-    g->conv.out = tc_compute(ctx, "conv", 2, o, tc_at(g->gemm, tc_divi(o[0], 16), tc_divi(o[1], 8), tc_modi(o[0], 16), tc_modi(o[1], 8)));
+    if (!(g->gemm = tc_compute(ctx, "gemm", 4 + split, ax, tc_sum(tc_mul(a, b), 1, &j)))) return _tc_conv_error(ctx);
+    o[0] = tc_axisi(ctx, "m", g->m);
+    o[1] = tc_axisi(ctx, "f", d->k);
+    s = split ? tc_reduce_axisi(ctx, "s", t->split) : NULL;
+    if (split) tile[0] = s;
+    tile[split] = tc_divi(o[0], 16);
+    tile[split + 1] = tc_divi(o[1], 8);
+    tile[split + 2] = tc_modi(o[0], 16);
+    tile[split + 3] = tc_modi(o[1], 8);
+    for (k = 0; k < 4 + split; k++)
+        if (!tile[k]) return _tc_conv_error(ctx);
+    g->conv.out = tc_compute(ctx, "conv", 2, o, split ? tc_sum(tc_access(g->gemm, 5, tile), 1, &s) : tc_access(g->gemm, 4, tile));
     return g->conv.out ? TC_OK : _tc_conv_error(ctx);
 }
 
 /* The stages of the schedule: the output, the accumulators, the shared
    tiles, the fragments. */
 typedef struct _tc_mma_stages {
-    tc_stage *out, *acc, *as, *bs, *af, *bf;
+    tc_stage *out, *gemm, *acc, *as, *bs, *af, *bf;
 } _tc_mma_stages;
 
 /* col and wt are read where they are fetched (inlined), and gemm's tiles
-   stay in the accumulators until conv stores them (inlined too). */
-static tc_result _tc_mma_caches(tc_context *ctx, tc_schedule *s, const _tc_mma_graph *g, _tc_mma_stages *st) {
+   stay in the accumulators until conv stores them (inlined too), unless
+   the sum is split: then gemm holds the parts' sums, for conv to add. */
+static tc_result _tc_mma_caches(tc_context *ctx, tc_schedule *s, const _tc_mma_graph *g, int split, _tc_mma_stages *st) {
     tc_tensor *gemm = g->gemm, *AS, *BS, *AF, *BF, *ACC;
     _TC_CONV_TRY(tc_compute_inline(tc_stage_of(s, g->col)));
     _TC_CONV_TRY(tc_compute_inline(tc_stage_of(s, g->wt)));
@@ -1893,8 +1917,9 @@ static tc_result _tc_mma_caches(tc_context *ctx, tc_schedule *s, const _tc_mma_g
         !(AF = tc_cache_read(s, AS, TC_SCOPE_MMA_MATRIX_A, 1, &gemm)) || !(BF = tc_cache_read(s, BS, TC_SCOPE_MMA_MATRIX_B, 1, &gemm)) ||
         !(ACC = tc_cache_write(s, gemm, TC_SCOPE_MMA_ACCUMULATOR)))
         return _tc_conv_error(ctx);
-    _TC_CONV_TRY(tc_compute_inline(tc_stage_of(s, gemm)));
+    if (!split) _TC_CONV_TRY(tc_compute_inline(tc_stage_of(s, gemm)));
     st->out = tc_stage_of(s, g->conv.out);
+    st->gemm = split ? tc_stage_of(s, gemm) : NULL;
     st->acc = tc_stage_of(s, ACC);
     st->as = tc_stage_of(s, AS);
     st->bs = tc_stage_of(s, BS);
@@ -1932,6 +1957,26 @@ static tc_result _tc_mma_out_schedule(tc_context *ctx, const _tc_mma_tiles *t, t
     return tc_tensorize(so, i, tc_intrin_mma(ctx, TC_INTRIN_MMA_STORE, TC_FLOAT32));
 }
 
+/* With split_k: gemm[s][mt][ft][i][l], part s's sums, on blockIdx.z, its
+   block and warp tiles as conv's are without it, each 16 x 8 tile stored
+   whole from its accumulator (gemm's extents are whole tiles); *warp as
+   above. */
+static tc_result _tc_mma_parts_schedule(tc_context *ctx, const _tc_mma_tiles *t, tc_stage *sg, tc_iter **warp) {
+    tc_iter *bm, *mt, *bn, *ft, *wz, *wy;
+    _TC_CONV_TRY(tc_split(sg, tc_axis_of(sg, 1), t->bm / 16, &bm, &mt));
+    _TC_CONV_TRY(tc_split(sg, tc_axis_of(sg, 2), t->bn / 8, &bn, &ft));
+    _TC_CONV_TRY(tc_split_nparts(sg, mt, t->bm / t->wm, &wz, &mt));
+    _TC_CONV_TRY(tc_split_nparts(sg, ft, t->bn / t->wn, &wy, &ft));
+    _TC_CONV_TRY(tc_reorder_va(sg, 9, tc_axis_of(sg, 0), bm, bn, wz, wy, mt, ft, tc_axis_of(sg, 3), tc_axis_of(sg, 4)));
+    _TC_CONV_TRY(tc_bind(sg, tc_axis_of(sg, 0), TC_BLOCK_Z));
+    _TC_CONV_TRY(tc_bind(sg, bm, TC_BLOCK_X));
+    _TC_CONV_TRY(tc_bind(sg, bn, TC_BLOCK_Y));
+    _TC_CONV_TRY(tc_bind(sg, wz, TC_THREAD_Z));
+    _TC_CONV_TRY(tc_bind(sg, wy, TC_THREAD_Y));
+    *warp = wy;
+    return tc_tensorize(sg, tc_axis_of(sg, 3), tc_intrin_mma(ctx, TC_INTRIN_MMA_STORE, TC_FLOAT32));
+}
+
 /* The warp's accumulators: the sum in k_tile steps (the shared tiles',
    pipelined), each in 16-deep mma steps (A's fragments), then per column
    tile (B's fragment, loaded from its transposed tile) every row tile's
@@ -1939,13 +1984,15 @@ static tc_result _tc_mma_out_schedule(tc_context *ctx, const _tc_mma_tiles *t, t
 static tc_result _tc_mma_acc_schedule(tc_context *ctx, tc_dtype dtype, const _tc_mma_tiles *t, _tc_mma_stages *st) {
     tc_stage *sa = st->acc;
     tc_iter *ko, *kr, *ki, *k16, *af_o, *af_i, *bf_o, *bf_i;
+    int o = t->split > 1; /* split_k: the part's axis comes first (one part a block) */
     _TC_CONV_TRY(tc_split(sa, tc_reduce_axis_of(sa, 0), t->bk, &ko, &kr));
     _TC_CONV_TRY(tc_split(sa, kr, dtype == TC_FLOAT32 ? 8 : 16, &ki, &k16));
-    _TC_CONV_TRY(tc_reorder_va(sa, 7, ko, ki, tc_axis_of(sa, 1), tc_axis_of(sa, 0), tc_axis_of(sa, 2), tc_axis_of(sa, 3), k16));
+    if (o) _TC_CONV_TRY(tc_reorder_va(sa, 8, tc_axis_of(sa, 0), ko, ki, tc_axis_of(sa, 2), tc_axis_of(sa, 1), tc_axis_of(sa, 3), tc_axis_of(sa, 4), k16));
+    else _TC_CONV_TRY(tc_reorder_va(sa, 7, ko, ki, tc_axis_of(sa, 1), tc_axis_of(sa, 0), tc_axis_of(sa, 2), tc_axis_of(sa, 3), k16));
     /* the k_tile's mma steps unrolled: the next step's ldmatrix can then be
        scheduled under this step's mma.sync, not after them */
     _TC_CONV_TRY(tc_unroll(sa, ki));
-    _TC_CONV_TRY(tc_tensorize(sa, tc_axis_of(sa, 2), tc_intrin_mma(ctx, TC_INTRIN_MMA_SYNC, dtype)));
+    _TC_CONV_TRY(tc_tensorize(sa, tc_axis_of(sa, o + 2), tc_intrin_mma(ctx, TC_INTRIN_MMA_SYNC, dtype)));
     _TC_CONV_TRY(tc_compute_at(st->as, sa, ko));
     _TC_CONV_TRY(tc_compute_at(st->bs, sa, ko));
     _TC_CONV_TRY(tc_compute_at(st->af, sa, ki));
@@ -1973,9 +2020,15 @@ static tc_result _tc_mma_fetch(tc_dtype dtype, const _tc_mma_tiles *t, tc_stage 
 static tc_result _tc_mma_schedule(tc_context *ctx, tc_dtype dtype, const _tc_mma_tiles *t, tc_schedule *s, const _tc_mma_graph *g) {
     _tc_mma_stages st;
     tc_iter *warp;
-    _TC_CONV_TRY(_tc_mma_caches(ctx, s, g, &st));
-    _TC_CONV_TRY(_tc_mma_out_schedule(ctx, t, st.out, &warp));
-    _TC_CONV_TRY(tc_compute_at(st.acc, st.out, warp));
+    _TC_CONV_TRY(_tc_mma_caches(ctx, s, g, t->split > 1, &st));
+    if (st.gemm) {
+        _TC_CONV_TRY(_tc_conv_sum_schedule(st.out, 2));
+        _TC_CONV_TRY(_tc_mma_parts_schedule(ctx, t, st.gemm, &warp));
+        _TC_CONV_TRY(tc_compute_at(st.acc, st.gemm, warp));
+    } else {
+        _TC_CONV_TRY(_tc_mma_out_schedule(ctx, t, st.out, &warp));
+        _TC_CONV_TRY(tc_compute_at(st.acc, st.out, warp));
+    }
     _TC_CONV_TRY(_tc_mma_acc_schedule(ctx, dtype, t, &st));
     _TC_CONV_TRY(_tc_mma_fetch(dtype, t, st.as));
     return _tc_mma_fetch(dtype, t, st.bs);

@@ -14,7 +14,7 @@
    have been written) and times it.
 
        mma_conv [--small] [--print] [--dtype f16|bf16|tf32] [--batch N]
-                [--config BM,BN,WM,WN,BK,STAGES,VEC,SWIZZLE]
+                [--config BM,BN,WM,WN,BK,STAGES,VEC,SWIZZLE[,SPLIT_K]]
 
    --dtype tf32 runs float32 tensors as TF32 (the math mode allows it);
    --batch sets the batch (32 is the suite's C9_b32 shape with 512 output
@@ -25,33 +25,37 @@
 
 /* The configuration when none is given: 128 x 128 block tiles of 4 warps
    (64 x 64 each), k steps of 32, 3 stages, 16-byte copies, swizzled. */
-static const int64_t default_config[8] = {128, 128, 64, 64, 32, 3, 8, 1};
+static const int64_t default_config[9] = {128, 128, 64, 64, 32, 3, 8, 1, 1};
 /* On the host executor (--small): small tiles, so that a block is quick to run. */
-static const int64_t small_config[8] = {32, 32, 16, 16, 32, 2, 8, 1};
-static const char *const knob_names[8] = {"block_m", "block_n", "warp_m", "warp_n", "k_tile", "stages", "vec", "swizzle"};
+static const int64_t small_config[9] = {32, 32, 16, 16, 32, 2, 8, 1, 1};
+static const char *const knob_names[9] = {"block_m", "block_n", "warp_m", "warp_n", "k_tile", "stages", "vec", "swizzle", "split_k"};
 
 typedef struct options {
     int small, print, batch;
     tc_dtype dtype;
-    int64_t config[8];
+    int64_t config[9];
 } options;
 
 static int usage(const char *argv0) {
-    fprintf(stderr, "usage: %s [--small] [--print] [--dtype f16|bf16|tf32] [--batch N] [--config BM,BN,WM,WN,BK,STAGES,VEC,SWIZZLE]\n", argv0);
+    fprintf(stderr, "usage: %s [--small] [--print] [--dtype f16|bf16|tf32] [--batch N] [--config BM,BN,WM,WN,BK,STAGES,VEC,SWIZZLE[,SPLIT_K]]\n", argv0);
     return 0;
 }
 
-/* Eight comma-separated knob values into config; 0 when it is not that. */
+/* Eight or nine comma-separated knob values into config (split_k 1 when
+   not given); 0 when it is not that. */
 static int parse_config(const char *s, int64_t *config) {
     int k;
     char *end;
-    for (k = 0; k < 8; k++) {
+    config[8] = 1;
+    for (k = 0; k < 9; k++) {
         long long v = strtoll(s, &end, 10);
-        if (end == s || v < (k == 7 ? 0 : 1) || v > 4096 || (k < 7 && *end != ',') || (k == 7 && *end)) return 0; /* swizzle may be 0 */
+        if (end == s || v < (k == 7 ? 0 : 1) || v > 4096) return 0; /* swizzle may be 0 */
         config[k] = v;
+        if (!*end && k >= 7) return 1;
+        if (*end != ',') return 0;
         s = end + 1;
     }
-    return 1;
+    return 0;
 }
 
 static int parse_options(int argc, char **argv, options *o) {
@@ -118,15 +122,15 @@ static const tc_func *lower(tc_context *ctx, const tc_conv2d_desc *d, const opti
     tc_config_space *space = NULL;
     tc_instance inst;
     const tc_func *f = NULL;
-    const int64_t *vals[8];
+    const int64_t *vals[9];
     int64_t index;
     int k;
-    for (k = 0; k < 8; k++) vals[k] = &o->config[k];
+    for (k = 0; k < 9; k++) vals[k] = &o->config[k];
     if (tc_space_create(ctx, tc_conv2d_mma_template, d, &space) != TC_OK) {
         fprintf(stderr, "mma_conv: %s\n", tc_last_error(ctx));
         return NULL;
     }
-    if ((index = tc_space_index_of(space, 8, knob_names, vals)) < 0) {
+    if ((index = tc_space_index_of(space, 9, knob_names, vals)) < 0) {
         fprintf(stderr, "mma_conv: the configuration is not one of the template's knob values\n%s\n", tc_space_to_string(space));
         return NULL;
     }
@@ -171,9 +175,9 @@ int main(int argc, char **argv) {
     printf("mma_conv: batch %d, %dx%d, %d -> %d channels, 3x3, pad 1, NHWC, %s in (%s), float32 out, %.2f GFLOP, on the %s\n", d.n, d.h, d.w,
            d.c, d.k, tc_dtype_name(d.dtype), d.dtype == TC_FLOAT32 ? "TF32 on the tensor cores" : "float32 accumulation", flops * 1e-9,
            use_gpu ? "GPU" : "host executor (no sm_80 GPU: the small size, numerics only, no timings)");
-    printf("configuration: block %lld x %lld, warps %lld x %lld, k_tile %lld, %lld stages, vec %lld, swizzle %lld\n", (long long)o.config[0],
-           (long long)o.config[1], (long long)o.config[2], (long long)o.config[3], (long long)o.config[4], (long long)o.config[5],
-           (long long)o.config[6], (long long)o.config[7]);
+    printf("configuration: block %lld x %lld, warps %lld x %lld, k_tile %lld, %lld stages, vec %lld, swizzle %lld, split_k %lld\n",
+           (long long)o.config[0], (long long)o.config[1], (long long)o.config[2], (long long)o.config[3], (long long)o.config[4],
+           (long long)o.config[5], (long long)o.config[6], (long long)o.config[7], (long long)o.config[8]);
     if (!(f = lower(ctx, &d, &o))) return 1;
     printf("==== lowered IR ====\n%s\n", tc_func_to_string(f));
     if (o.print) {

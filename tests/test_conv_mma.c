@@ -34,15 +34,17 @@ static tc_conv2d_desc nhwc(tc_dtype dtype, int n, int c, int h, int w, int k, in
 
 /* A configuration's knobs, in the template's order. */
 typedef struct tiles {
-    int64_t bm, bn, wm, wn, bk, stages, vec, swizzle;
+    int64_t bm, bn, wm, wn, bk, stages, vec, swizzle, split;
 } tiles;
 
 static int64_t config_of(const tc_config_space *space, const tiles *t) {
-    static const char *names[8] = {"block_m", "block_n", "warp_m", "warp_n", "k_tile", "stages", "vec", "swizzle"};
-    const int64_t *vals[8];
+    static const char *names[9] = {"block_m", "block_n", "warp_m", "warp_n", "k_tile", "stages", "vec", "swizzle", "split_k"};
+    const int64_t *vals[9];
+    int64_t split = t->split ? t->split : 1; /* 0 in a table: no split */
     vals[0] = &t->bm, vals[1] = &t->bn, vals[2] = &t->wm, vals[3] = &t->wn, vals[4] = &t->bk, vals[5] = &t->stages, vals[6] = &t->vec;
     vals[7] = &t->swizzle;
-    return tc_space_index_of(space, 8, names, vals);
+    vals[8] = &split;
+    return tc_space_index_of(space, 9, names, vals);
 }
 
 static void fill(float *x, size_t n, unsigned seed) {
@@ -148,31 +150,33 @@ TC_TEST(small_shapes_match_the_reference) {
         int n, c, h, w, k, r, s, stride, pad, dilation;
         tiles t;
     } cases[] = {
-        {TC_FLOAT16, 1, 16, 6, 6, 16, 3, 3, 1, 1, 1, {32, 32, 16, 16, 16, 2, 4, 0}},
-        {TC_FLOAT16, 2, 8, 9, 7, 24, 3, 3, 2, 1, 1, {32, 32, 16, 16, 32, 3, 8, 0}},      /* stride 2, odd 5 x 4 outputs, c 8 */
-        {TC_FLOAT16, 1, 24, 11, 11, 40, 3, 3, 1, 2, 2, {64, 32, 32, 16, 16, 4, 4, 0}},   /* dilation 2, padding 2 */
-        {TC_FLOAT16, 3, 32, 5, 5, 8, 1, 1, 1, 0, 1, {32, 32, 32, 8, 32, 2, 8, 0}},       /* 1 x 1, k 8 < block_n */
-        {TC_FLOAT16, 1, 16, 7, 9, 32, 5, 3, 2, 2, 1, {64, 64, 32, 32, 16, 3, 8, 0}},     /* 5 x 3 kernel, non-square input */
-        {TC_BFLOAT16, 2, 16, 6, 6, 16, 3, 3, 1, 1, 1, {32, 32, 16, 16, 16, 2, 4, 0}},
+        {TC_FLOAT16, 1, 16, 6, 6, 16, 3, 3, 1, 1, 1, {32, 32, 16, 16, 16, 2, 4, 0, 1}},
+        {TC_FLOAT16, 2, 8, 9, 7, 24, 3, 3, 2, 1, 1, {32, 32, 16, 16, 32, 3, 8, 0, 1}},      /* stride 2, odd 5 x 4 outputs, c 8 */
+        {TC_FLOAT16, 1, 24, 11, 11, 40, 3, 3, 1, 2, 2, {64, 32, 32, 16, 16, 4, 4, 0, 1}},   /* dilation 2, padding 2 */
+        {TC_FLOAT16, 3, 32, 5, 5, 8, 1, 1, 1, 0, 1, {32, 32, 32, 8, 32, 2, 8, 0, 1}},       /* 1 x 1, k 8 < block_n */
+        {TC_FLOAT16, 1, 16, 7, 9, 32, 5, 3, 2, 2, 1, {64, 64, 32, 32, 16, 3, 8, 0, 1}},     /* 5 x 3 kernel, non-square input */
+        {TC_BFLOAT16, 2, 16, 6, 6, 16, 3, 3, 1, 1, 1, {32, 32, 16, 16, 16, 2, 4, 0, 1}},
         /* float32 as TF32: k steps of 8, vec in floats */
-        {TC_FLOAT32, 1, 16, 6, 6, 16, 3, 3, 1, 1, 1, {32, 32, 16, 16, 16, 2, 4, 0}},
-        {TC_FLOAT32, 2, 8, 9, 7, 24, 3, 3, 2, 1, 1, {32, 32, 16, 16, 32, 3, 2, 0}},      /* stride 2, odd 5 x 4 outputs */
-        {TC_FLOAT32, 1, 12, 11, 11, 40, 3, 3, 1, 2, 2, {64, 32, 32, 16, 16, 4, 4, 0}},   /* dilation 2, padding 2, c 12 */
-        {TC_FLOAT32, 3, 4, 5, 5, 8, 1, 1, 1, 0, 1, {32, 32, 32, 8, 32, 2, 1, 0}},        /* 1 x 1, c 4, k 8 < block_n, vec 1 */
-        {TC_FLOAT32, 1, 16, 7, 9, 32, 5, 3, 2, 2, 1, {64, 64, 32, 32, 64, 3, 4, 0}},     /* 5 x 3 kernel, k_tile 64 */
+        {TC_FLOAT32, 1, 16, 6, 6, 16, 3, 3, 1, 1, 1, {32, 32, 16, 16, 16, 2, 4, 0, 1}},
+        {TC_FLOAT32, 2, 8, 9, 7, 24, 3, 3, 2, 1, 1, {32, 32, 16, 16, 32, 3, 2, 0, 1}},      /* stride 2, odd 5 x 4 outputs */
+        {TC_FLOAT32, 1, 12, 11, 11, 40, 3, 3, 1, 2, 2, {64, 32, 32, 16, 16, 4, 4, 0, 1}},   /* dilation 2, padding 2, c 12 */
+        {TC_FLOAT32, 3, 4, 5, 5, 8, 1, 1, 1, 0, 1, {32, 32, 32, 8, 32, 2, 1, 0, 1}},        /* 1 x 1, c 4, k 8 < block_n, vec 1 */
+        {TC_FLOAT32, 1, 16, 7, 9, 32, 5, 3, 2, 2, 1, {64, 64, 32, 32, 64, 3, 4, 0, 1}},     /* 5 x 3 kernel, k_tile 64 */
     };
+    static const int variants[3][2] = {{0, 1}, {1, 1}, {1, 2}}; /* swizzle, split_k */
     size_t k;
-    int swizzle;
+    int v;
     for (k = 0; k < sizeof cases / sizeof cases[0]; k++)
-        for (swizzle = 0; swizzle < 2; swizzle++) { /* the shared tiles plain, then swizzled (ldmatrix's lanes through the xor) */
+        for (v = 0; v < 3; v++) { /* the shared tiles plain, then swizzled (ldmatrix's lanes through the xor), then the sum in two parts */
             tc_conv2d_desc d = nhwc(cases[k].dtype, cases[k].n, cases[k].c, cases[k].h, cases[k].w, cases[k].k, cases[k].r, cases[k].s,
                                     cases[k].stride, cases[k].pad, cases[k].dilation);
             tiles t = cases[k].t;
             double err, bound = cases[k].dtype == TC_FLOAT32 ? 2e-3 : 1e-2;
             if (cases[k].dtype == TC_FLOAT32) d.math = TC_CONV_MATH_TF32;
-            t.swizzle = swizzle;
+            t.swizzle = variants[v][0];
+            t.split = variants[v][1];
             err = host_error(&d, &t);
-            if (!(err < bound)) printf("  case %d swizzle %d: relative L2 error %.3g\n", (int)k, swizzle, err);
+            if (!(err < bound)) printf("  case %d swizzle %d split_k %d: relative L2 error %.3g\n", (int)k, variants[v][0], variants[v][1], err);
             TC_CHECK(err < bound);
             /* TF32 rounds the inputs (about 3e-4 here): float32 products would be near 1e-7, an exact kernel where TF32 was built */
             if (cases[k].dtype == TC_FLOAT32) TC_CHECK(err > 1e-5);
@@ -186,7 +190,7 @@ TC_TEST(small_shapes_match_the_reference) {
    the CUDA's lanes swizzle their ldmatrix rows and keep their stores in. */
 TC_TEST(golden_ir_shows_swizzle_ldmatrix_bt_and_cut_stores) {
     tc_conv2d_desc d = nhwc(TC_FLOAT16, 1, 16, 6, 6, 16, 3, 3, 1, 1, 1);
-    tiles t = {32, 32, 16, 16, 16, 2, 4, 1};
+    tiles t = {32, 32, 16, 16, 16, 2, 4, 1, 1};
     const tc_func *f = lower_config(&d, &t, NULL);
     const char *ir = f ? tc_func_to_string(f) : NULL, *cuda = f ? tc_cuda_source(f) : NULL;
     TC_CHECK(ir && cuda);
@@ -221,7 +225,7 @@ static void compile_for_sm80_sm90(const char *cuda, int nvrtc) {
 
 /* Every configuration's CUDA compiles for sm_80 and sm_90 (ldmatrix, mma.sync, cp.async in it). */
 TC_TEST(cuda_compiles_through_nvrtc) {
-    static const tiles configs[] = {{64, 64, 32, 32, 32, 3, 8, 1}, {128, 128, 64, 32, 32, 4, 8, 0}, {32, 32, 16, 16, 16, 2, 4, 1}};
+    static const tiles configs[] = {{64, 64, 32, 32, 32, 3, 8, 1, 1}, {128, 128, 64, 32, 32, 4, 8, 0, 1}, {32, 32, 16, 16, 16, 2, 4, 1, 2}};
     tc_conv2d_desc d = nhwc(TC_FLOAT16, 2, 32, 9, 9, 64, 3, 3, 1, 1, 1); /* M = 162: every block size cuts the last row tile */
     size_t k;
     int nvrtc = tc_nvrtc_init(ctx, NULL) == TC_OK;
@@ -234,7 +238,8 @@ TC_TEST(cuda_compiles_through_nvrtc) {
         TC_CHECK_CONTAINS(cuda, "ldmatrix.sync.aligned.m8n8.x4.shared.b16");
         TC_CHECK_CONTAINS(cuda, "ldmatrix.sync.aligned.m8n8.x2.shared.b16"); /* B from the weights' own rows: no .trans */
         TC_CHECK_CONTAINS(cuda, configs[k].swizzle ? "tc_mma_ldmatrix_bt_b16_swizzled(" : "tc_mma_ldmatrix_bt_b16(");
-        TC_CHECK_CONTAINS(cuda, "tc_mma_store_cut(&conv[");
+        /* without split_k the accumulators go to the output, cut at its edge; with it, whole to the parts' sums */
+        TC_CHECK_CONTAINS(cuda, configs[k].split > 1 ? "tc_mma_store(&gemm[" : "tc_mma_store_cut(&conv[");
         TC_CHECK_CONTAINS(cuda, configs[k].vec == 8 ? "cp.async.cg.shared.global [%0], [%1], 16" : "cp.async.ca.shared.global [%0], [%1], 8");
         compile_for_sm80_sm90(cuda, nvrtc);
     }
@@ -245,7 +250,7 @@ TC_TEST(cuda_compiles_through_nvrtc) {
    and B by ldmatrix (4 floats a row are its 16 bytes; B from the weights'
    rows of k), 16-byte copies of 4 floats; compiled for sm_80 and sm_90. */
 TC_TEST(tf32_cuda_compiles_through_nvrtc) {
-    static const tiles configs[] = {{64, 64, 32, 32, 32, 3, 4, 1}, {128, 128, 64, 32, 32, 4, 4, 0}, {32, 32, 16, 16, 16, 2, 2, 1}};
+    static const tiles configs[] = {{64, 64, 32, 32, 32, 3, 4, 1, 1}, {128, 128, 64, 32, 32, 4, 4, 0, 1}, {32, 32, 16, 16, 16, 2, 2, 1, 4}};
     tc_conv2d_desc d = nhwc(TC_FLOAT32, 2, 32, 9, 9, 64, 3, 3, 1, 1, 1);
     size_t k;
     int nvrtc = tc_nvrtc_init(ctx, NULL) == TC_OK;
@@ -268,7 +273,7 @@ TC_TEST(tf32_cuda_compiles_through_nvrtc) {
 TC_TEST(refuses_what_it_cannot_build) {
     tc_config_space *space = NULL;
     tc_conv2d_desc d = nhwc(TC_FLOAT16, 1, 3, 8, 8, 16, 3, 3, 1, 1, 1);
-    tiles t = {32, 32, 16, 16, 16, 2, 8, 1};
+    tiles t = {32, 32, 16, 16, 16, 2, 8, 1, 1};
     TC_CHECK_EQ_INT(tc_space_create(ctx, tc_conv2d_mma_template, &d, &space), TC_ERROR_INVALID_ARGUMENT);
     TC_CHECK_CONTAINS(tc_last_error(ctx), "conv2d_mma: c (input channels) must be a multiple of 8 for float16 (16-byte copies of one tap's channels); got 3");
     d = nhwc(TC_FLOAT16, 1, 16, 8, 8, 16, 3, 3, 1, 1, 1);
@@ -438,12 +443,14 @@ static void check_c9_b32_on_gpu(tc_dtype dtype, const tiles *t, double bound) {
 }
 
 TC_TEST(gpu_matches_the_reference_at_c9_b32_f16) {
-    tiles t = {128, 128, 64, 32, 32, 3, 8, 1};
+    tiles t = {128, 128, 64, 32, 32, 3, 8, 1, 1};
+    check_c9_b32_on_gpu(TC_FLOAT16, &t, 1e-2);
+    t.split = 2; /* the sum in two parts, added by a second kernel */
     check_c9_b32_on_gpu(TC_FLOAT16, &t, 1e-2);
 }
 
 TC_TEST(gpu_matches_the_reference_at_c9_b32_tf32) {
-    tiles t = {128, 128, 64, 32, 32, 3, 4, 1}; /* 4 floats: 16-byte copies */
+    tiles t = {128, 128, 64, 32, 32, 3, 4, 1, 1}; /* 4 floats: 16-byte copies */
     check_c9_b32_on_gpu(TC_FLOAT32, &t, 2e-3);
 }
 
