@@ -44,8 +44,8 @@
        conv2d_mma        the implicit GEMM on mma.sync: NHWC float16 or
                          bfloat16 data (float32 as TF32 when math allows
                          it), KRSC weights, float32 NHWK output, ldmatrix
-                         fragments, cp.async pipelines (one group, c a
-                         multiple of 8, of 4 for TF32).
+                         fragments from swizzled tiles, cp.async pipelines,
+                         split-K (one group, c a multiple of 8, of 4 for TF32).
    tc_conv2d_reference computes any description on the host, in every layout.
 
    WHAT THIS MODULE DOES NOT DO (yet): exact NHWC templates for float32
@@ -176,17 +176,20 @@ TECOMP_API tc_result tc_conv2d_tensorcore_template(tc_cfg *cfg, const void *task
    space; -1 (error set) when the space has no such point. */
 TECOMP_API int64_t tc_conv2d_tensorcore_tutorial_config(const tc_config_space *space);
 /* The implicit GEMM on mma.sync tensor cores: NHWC float16 or bfloat16
-   data, KRSC weights, float32 accumulation and an NHWK float32 output; any
-   stride, padding and dilation; one group, c a multiple of 8
-   (TC_ERROR_INVALID_ARGUMENT otherwise). M = n p q output pixels by k
-   channels, summed over r s c; the weights transposed into the product's
-   B matrix by a first kernel (every call); per block a block_m x block_n
+   data (float32 as TF32 when the task's math allows it), KRSC weights,
+   float32 accumulation and an NHWK float32 output; any stride, padding and
+   dilation; one group, c a multiple of 8 (4 for TF32;
+   TC_ERROR_INVALID_ARGUMENT otherwise). M = n p q output pixels by k
+   channels, summed over r s c; the weights read as they are (the product's
+   B transposed, ldmatrix without .trans); per block a block_m x block_n
    tile, warps of warp_m x warp_n (16 x 8 mma tiles), the input's im2col
    tile and the weights' in shared memory k_tile columns at a time, copied
-   vec elements at once with cp.async in a pipeline of `stages`, ldmatrix
-   into fragments, mma.sync; the accumulators stored to shared memory and
-   copied out (guarded where the tiles overhang). Knobs: block_m, block_n,
-   warp_m, warp_n, k_tile, stages, vec. */
+   vec elements at once with cp.async in a pipeline of `stages`, swizzled
+   or not, ldmatrix into fragments, mma.sync; the accumulators stored
+   straight to the output (cut where the tiles overhang), or with split_k
+   > 1 to the parts' sums, which a second kernel adds. Knobs: block_m,
+   block_n, warp_m, warp_n, k_tile, stages, vec, swizzle, split_k;
+   combinations that do not fit are TC_ERROR_SCHEDULE (invalid). */
 TECOMP_API tc_result tc_conv2d_mma_template(tc_cfg *cfg, const void *task, tc_instance *out); /* "conv2d_mma" */
 /* The template that fits a shape, and its name for records: depthwise when
    groups == c == k (NCHW); the implicit GEMM for small outputs (at most
