@@ -90,6 +90,18 @@ static inline tc_result sample_run(tc_context *ctx, const tc_func *f, sample_arg
     return r;
 }
 
+/* One run of a built function for tc_cuda_time_call: functions of several
+   kernels (a split-K sum, say) are timed whole, launch after launch. */
+typedef struct sample_launch {
+    tc_cuda_func *cf;
+    const tc_devptr *dev;
+} sample_launch;
+
+static inline tc_result sample_launch_run(tc_context *ctx, void *user) {
+    const sample_launch *l = (const sample_launch *)user;
+    return tc_cuda_run(ctx, l->cf, l->dev, NULL);
+}
+
 /* Run f, its arguments given as host memory of any type (bytes[k] each;
    the last is the output, which comes back: poison it first to see what
    nobody writes), on the GPU, then time it there (`repeat` launches, the L2
@@ -129,7 +141,15 @@ static inline tc_result sample_run_raw(tc_context *ctx, const tc_func *f, void *
     if (r == TC_OK) r = tc_cuda_run(ctx, cf, dev, NULL);
     if (r == TC_OK) r = tc_cuda_synchronize(ctx);
     if (r == TC_OK) r = tc_cuda_download(ctx, host[out], dev[out], bytes[out]);
-    if (r == TC_OK) r = tc_cuda_time_func(ctx, cf, dev, NULL, &timing, &t);
+    if (r == TC_OK && f->nkernels == 1 && !f->ntemps) {
+        r = tc_cuda_time_func(ctx, cf, dev, NULL, &timing, &t);
+    } else if (r == TC_OK) { /* several kernels: timed as one call, tc_cuda_run's own host work included (an upper bound;
+                                the harness times such kernels through tc_conv2d_kernel_launch) */
+        sample_launch launch;
+        launch.cf = cf;
+        launch.dev = dev;
+        r = tc_cuda_time_call(ctx, sample_launch_run, &launch, &timing, &t);
+    }
     if (r == TC_OK) *ms = t.median_ms;
     for (k = 0; k <= out; k++) tc_cuda_free(ctx, dev[k]);
     if (cf) tc_cuda_func_destroy(ctx, cf);
