@@ -457,7 +457,9 @@ struct tc_stmt {
     const tc_stmt *const *stmts;
     /* TC_S_TENSOR_OP: per operand (output first) args[2q] is a load of its
        first element (buffer, flat index) and args[2q + 1] the stride between
-       its rows, in elements (tiles are row-major: columns contiguous) */
+       its rows, in elements (tiles are row-major: columns contiguous); a
+       store cut by its output's edge has two more, the rows and the columns
+       it keeps (nargs 2 nops + 2) */
     const tc_intrin *intrin;
     /* TC_S_ASYNC_COPY: elements copied (4, 8 or 16 bytes of them), value a
        load of the first source element; TC_S_ASYNC_WAIT: groups left in flight */
@@ -2699,33 +2701,26 @@ TECOMP_API const tc_stmt *tc_stmt_async_wait(tc_context *ctx, int groups_in_flig
     s->count = groups_in_flight;
     return s;
 }
-TECOMP_API const tc_stmt *tc_stmt_tensor_op(tc_context *ctx, const tc_intrin *in, const tc_expr *const *args) {
+/* A tensor op with nargs arguments: 2 nops (each operand's first element
+   and row stride), or 2 nops + 2 for a store cut by its output's edge (the
+   rows and the columns it keeps). */
+static const tc_stmt *_tc_stmt_tensor_op_n(tc_context *ctx, const tc_intrin *in, const tc_expr *const *args, int nargs) {
     tc_stmt *s;
     const tc_expr **a;
     int k;
     if (!in || !args) return NULL;
-    for (k = 0; k < 2 * in->nops; k++) if (!args[k]) return NULL;
+    for (k = 0; k < nargs; k++) if (!args[k]) return NULL;
     if (!(s = _tc_stmt_new(ctx, TC_S_TENSOR_OP))) return NULL;
-    if (!(a = (const tc_expr **)_tc_alloc(ctx, sizeof *a * (size_t)(2 * in->nops)))) return NULL;
-    for (k = 0; k < 2 * in->nops; k++) a[k] = args[k];
-    s->intrin = in, s->nargs = 2 * in->nops, s->args = a;
+    if (!(a = (const tc_expr **)_tc_alloc(ctx, sizeof *a * (size_t)nargs))) return NULL;
+    for (k = 0; k < nargs; k++) a[k] = args[k];
+    s->intrin = in;
+    s->nargs = nargs;
+    s->args = a;
     return s;
 }
 
-/* A store whose tile is cut by its output's edge: only its rows < rows and
-   columns < cols are written (args[2 nops] and [2 nops + 1]). */
-static const tc_stmt *_tc_stmt_tensor_op_cut(tc_context *ctx, const tc_intrin *in, const tc_expr *const *args, const tc_expr *rows,
-                                             const tc_expr *cols) {
-    tc_stmt *s = (tc_stmt *)tc_stmt_tensor_op(ctx, in, args);
-    const tc_expr **a;
-    int k;
-    if (!s || !rows || !cols || !(a = (const tc_expr **)_tc_alloc(ctx, sizeof *a * (size_t)(2 * in->nops + 2)))) return NULL;
-    for (k = 0; k < 2 * in->nops; k++) a[k] = s->args[k];
-    a[2 * in->nops] = rows;
-    a[2 * in->nops + 1] = cols;
-    s->nargs = 2 * in->nops + 2;
-    s->args = a;
-    return s;
+TECOMP_API const tc_stmt *tc_stmt_tensor_op(tc_context *ctx, const tc_intrin *in, const tc_expr *const *args) {
+    return in ? _tc_stmt_tensor_op_n(ctx, in, args, 2 * in->nops) : NULL;
 }
 
 /* Memory each thread (local) or each warp (fragments) has to itself: never

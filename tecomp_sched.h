@@ -964,8 +964,7 @@ static const tc_stmt *_tc_mutate(_tc_mutator *m, const tc_stmt *s) {
     case TC_S_TENSOR_OP: {
         const tc_expr *args[8];
         for (k = 0; k < s->nargs; k++) args[k] = _tc_mut_expr(m, s->args[k]);
-        if (s->nargs > 2 * s->intrin->nops) return _tc_stmt_tensor_op_cut(ctx, s->intrin, args, args[2 * s->intrin->nops], args[2 * s->intrin->nops + 1]);
-        return tc_stmt_tensor_op(ctx, s->intrin, args);
+        return _tc_stmt_tensor_op_n(ctx, s->intrin, args, s->nargs);
     }
     case TC_S_ALLOCATE: {
         const tc_stmt *body = _tc_mutate(m, s->body);
@@ -1791,8 +1790,7 @@ static const tc_stmt *_tc_tensor_op(_tc_lower *L, int k, const tc_intrin *in, co
         for (c = 0; c < naxes && axes[c] != pat[1]; c++) {}
         if (!_tc_tensor_operand(L, st, in, q, found[q], tile, npos, r, c, &args[2 * q], &args[2 * q + 1])) return NULL;
     }
-    if (_tc_intrin_is_store(in) && args[2 * in->nops]) return _tc_stmt_tensor_op_cut(ctx, in, args, args[2 * in->nops], args[2 * in->nops + 1]);
-    return tc_stmt_tensor_op(ctx, in, args);
+    return _tc_stmt_tensor_op_n(ctx, in, args, args[2 * in->nops] ? 2 * in->nops + 2 : 2 * in->nops); /* a cut store: two more */
 }
 
 /* The loop nest of stage k computing its elements by PROVIDE, with the
