@@ -1812,15 +1812,20 @@ static const char _tc_mma_types[] =
 static const char _tc_mma_tf32_round[] =
     "    for (int i = 0; i < %d; ++i) asm(\"cvt.rna.tf32.f32 %%0, %%1;\" : \"=r\"(f.x[i]) : \"f\"(__uint_as_float(f.x[i])));\n";
 
-/* A load helper's text: `lane_at` names the element lane `lane` reads (or
-   its row starts at) as an offset from the tile's first element, in lane
-   and ldm; `load` is the body that reads through `row`, a const char
-   pointer to it (%s in `load`: further offsets, in lane and ldm, go
-   through AT(...)). Plain, the helper gets the tile's first element's
-   address; swizzled, the buffer, the logical index of the tile's first
-   element, and the swizzle's row, rows per step and mask: each lane swizzles
-   its own element (a swizzle moves 16-byte chunks, so a lane's row stays
-   whole). */
+/* The address of the element at `lane_at` (an offset from the tile's first
+   element, in lane and ldm), as a helper's text: plainly p + offset; in a
+   swizzled tile, through tc_swizzle from the first element's logical index
+   (a swizzle moves 16-byte chunks, so a lane's row stays whole). */
+static void _tc_lane_address(char *out, size_t size, const char *lane_at, int bytes, int swizzled) {
+    if (swizzled) snprintf(out, size, "(const char *)p + tc_swizzle(first + (%s), row_elems, step, mask, %d) * %d", lane_at, 16 / bytes, bytes);
+    else snprintf(out, size, "(const char *)p + (%s) * %d", lane_at, bytes);
+}
+
+/* A load helper: each lane's `row` (a const char pointer) is the element at
+   `lane_at`, and `load` is the body that reads through it. Plain, the
+   helper gets the tile's first element's address and the row stride;
+   swizzled, the buffer, the first element's logical index, the row stride
+   and the swizzle's row, rows per step and mask, for each lane to apply. */
 static void _tc_emit_load_helper(_tc_emitter *em, const char *name, const char *frag, int bytes, int swizzled, const char *lane_at,
                                  const char *load) {
     static const char swizzle[] =
@@ -1828,24 +1833,14 @@ static void _tc_emit_load_helper(_tc_emitter *em, const char *name, const char *
         "    return e ^ ((e / row / step & mask) * per_chunk);\n"
         "}\n";
     char at[192];
-    if (swizzled) {
-        _tc_emit_helper(em, "tc_swizzle", "%s", swizzle);
-        snprintf(at, sizeof at, "(const char *)p + tc_swizzle(first + (%s), row_elems, step, mask, %d) * %d", lane_at, 16 / bytes, bytes);
-        _tc_emit_helper(em, name,
-                        "__device__ __forceinline__ void %s(%s &f, const void *p, int first, int ldm, int row_elems, int step, int mask) {\n"
-                        "    unsigned lane = tc_lane_id();\n"
-                        "    const char *row = %s;\n"
-                        "%s}\n",
-                        name, frag, at, load);
-        return;
-    }
-    snprintf(at, sizeof at, "(const char *)p + (%s) * %d", lane_at, bytes);
+    if (swizzled) _tc_emit_helper(em, "tc_swizzle", "%s", swizzle);
+    _tc_lane_address(at, sizeof at, lane_at, bytes, swizzled);
     _tc_emit_helper(em, name,
-                    "__device__ __forceinline__ void %s(%s &f, const void *p, int ldm) {\n"
+                    "__device__ __forceinline__ void %s(%s &f, const void *p, %s) {\n"
                     "    unsigned lane = tc_lane_id();\n"
                     "    const char *row = %s;\n"
                     "%s}\n",
-                    name, frag, at, load);
+                    name, frag, swizzled ? "int first, int ldm, int row_elems, int step, int mask" : "int ldm", at, load);
 }
 
 /* ldmatrix's instruction into a fragment of n registers, through `row`. */
@@ -1858,13 +1853,23 @@ static void _tc_ldmatrix_text(char *out, size_t size, int n, int trans, const ch
              n == 4 ? "\"=r\"(f.x[0]), \"=r\"(f.x[1]), \"=r\"(f.x[2]), \"=r\"(f.x[3])" : "\"=r\"(f.x[0]), \"=r\"(f.x[1])", round);
 }
 
-/* The name of the helper for an mma tensor op (its shared operand swizzled
-   or not), defined on first use. */
-static const char *_tc_mma_helper(_tc_emitter *em, const tc_intrin *in, int swizzled, char *name) {
-    int tf32 = in->in_dtype == TC_FLOAT32;
+/* Whether tensor op s reads a swizzled shared tile (an mma load: its lanes
+   then swizzle their own addresses), and whether it is a store cut by its
+   output's edge. */
+static int _tc_tensor_op_swizzled(const tc_stmt *s) {
+    return s->intrin->nops >= 2 && s->intrin->scopes[1] == TC_SCOPE_SHARED && s->args[2]->buffer->swizzle_bits;
+}
+static int _tc_tensor_op_cut(const tc_stmt *s) { return s->nargs > 2 * s->intrin->nops; }
+
+/* The name of the helper for an mma tensor op, defined on first use: one
+   per intrinsic and input type, with a `_swizzled` variant for loads from
+   swizzled tiles and a `_cut` one for stores cut by the output's edge. */
+static const char *_tc_mma_helper(_tc_emitter *em, const tc_stmt *s, char *name) {
+    const tc_intrin *in = s->intrin;
+    int tf32 = in->in_dtype == TC_FLOAT32, swizzled = _tc_tensor_op_swizzled(s);
     const char *type = tf32 ? "tf32" : in->in_dtype == TC_BFLOAT16 ? "bf16" : "f16";
     const char *suffix = swizzled ? "_swizzled" : "";
-    char round[256], load[1024];
+    char round[256], load[1024], second[192];
     _tc_emit_helper(em, "tc_mma_types", "%s", _tc_mma_types);
     snprintf(round, sizeof round, _tc_mma_tf32_round, in->kind == TC_INTRIN_MMA_LDMATRIX_A ? 4 : 2);
     switch (in->kind) {
@@ -1877,13 +1882,12 @@ static const char *_tc_mma_helper(_tc_emitter *em, const tc_intrin *in, int swiz
     case TC_INTRIN_MMA_LDMATRIX_B:
         if (tf32) { /* lane (g, t) reads (t, g) and (t + 4, g): two floats, each through the swizzle when there is one */
             sprintf(name, "tc_mma_load_b_tf32%s", suffix);
+            _tc_lane_address(second, sizeof second, "(lane % 4 + 4) * ldm + lane / 4", 4, swizzled);
             snprintf(load, sizeof load,
                      "    f.x[0] = __float_as_uint(*(const float *)row);\n"
                      "    f.x[1] = __float_as_uint(*(const float *)(%s));\n"
                      "%s",
-                     swizzled ? "(const char *)p + tc_swizzle(first + (lane % 4 + 4) * ldm + lane / 4, row_elems, step, mask, 4) * 4"
-                              : "row + 4 * ldm * 4",
-                     round);
+                     second, round);
             _tc_emit_load_helper(em, name, "tc_mma_b", 4, swizzled, "(lane % 4) * ldm + lane / 4", load);
             return name;
         }
@@ -1909,6 +1913,21 @@ static const char *_tc_mma_helper(_tc_emitter *em, const tc_intrin *in, int swiz
                         name, tf32 ? "m16n8k8" : "m16n8k16", type, type);
         return name;
     case TC_INTRIN_MMA_STORE:
+        if (_tc_tensor_op_cut(s)) { /* each lane writes those of its four floats whose row and column are kept */
+            strcpy(name, "tc_mma_store_cut");
+            _tc_emit_helper(em, name,
+                            "__device__ __forceinline__ void %s(void *p, const tc_mma_acc &c, int ldm, int rows, int cols) {\n"
+                            "    unsigned lane = tc_lane_id();\n"
+                            "    int r = lane / 4, col = (lane %% 4) * 2;\n"
+                            "    float *row = (float *)p + r * ldm + col;\n"
+                            "    if (r < rows && col < cols) row[0] = c.x[0];\n"
+                            "    if (r < rows && col + 1 < cols) row[1] = c.x[1];\n"
+                            "    if (r + 8 < rows && col < cols) row[8 * ldm] = c.x[2];\n"
+                            "    if (r + 8 < rows && col + 1 < cols) row[8 * ldm + 1] = c.x[3];\n"
+                            "}\n",
+                            name);
+            return name;
+        }
         strcpy(name, "tc_mma_store");
         _tc_emit_helper(em, name,
                         "__device__ __forceinline__ void %s(void *p, const tc_mma_acc &c, int ldm) {\n"
@@ -1923,25 +1942,6 @@ static const char *_tc_mma_helper(_tc_emitter *em, const tc_intrin *in, int swiz
         return name;
     default: return strcpy(name, "tc_mma_fill"); /* defined with the fragment types */
     }
-}
-
-/* The store of an accumulator tile cut by its output's edge: each lane
-   writes those of its four floats whose row and column are kept. */
-static const char *_tc_mma_store_cut_helper(_tc_emitter *em, char *name) {
-    _tc_emit_helper(em, "tc_mma_types", "%s", _tc_mma_types);
-    strcpy(name, "tc_mma_store_cut");
-    _tc_emit_helper(em, name,
-                    "__device__ __forceinline__ void %s(void *p, const tc_mma_acc &c, int ldm, int rows, int cols) {\n"
-                    "    unsigned lane = tc_lane_id();\n"
-                    "    int r = lane / 4, col = (lane %% 4) * 2;\n"
-                    "    float *row = (float *)p + r * ldm + col;\n"
-                    "    if (r < rows && col < cols) row[0] = c.x[0];\n"
-                    "    if (r < rows && col + 1 < cols) row[1] = c.x[1];\n"
-                    "    if (r + 8 < rows && col < cols) row[8 * ldm] = c.x[2];\n"
-                    "    if (r + 8 < rows && col + 1 < cols) row[8 * ldm + 1] = c.x[3];\n"
-                    "}\n",
-                    name);
-    return name;
 }
 
 /* Operand q of a tensor op: a fragment by its index, memory by address. */
@@ -1982,15 +1982,12 @@ static void _tc_emit_store_keep(_tc_emitter *em, const tc_stmt *s) {
 static void _tc_emit_tensor_op(_tc_emitter *em, const tc_stmt *s) {
     char name[64];
     int k, ldm_of = _tc_intrin_is_store(s->intrin) ? 0 : 1;
-    int swizzled = !_tc_intrin_is_wmma(s->intrin) && s->intrin->nops == 2 && s->args[2]->buffer->swizzle_bits; /* an mma load from a swizzled tile */
-    int cut = s->nargs > 2 * s->intrin->nops;
     if (_tc_intrin_is_wmma(s->intrin)) _tc_wmma_helper(em, s, name);
-    else if (cut) _tc_mma_store_cut_helper(em, name);
-    else _tc_mma_helper(em, s->intrin, swizzled, name);
+    else _tc_mma_helper(em, s, name);
     _tc_emit_line_start(em);
     tc_str_printf(em->out, "%s(", name);
     _tc_emit_tensor_operand(em, s, 0);
-    if (swizzled) {
+    if (!_tc_intrin_is_wmma(s->intrin) && _tc_tensor_op_swizzled(s)) {
         tc_str_printf(em->out, ", ");
         _tc_emit_swizzled_operand(em, s);
         tc_str_printf(em->out, ");\n");
@@ -2005,7 +2002,7 @@ static void _tc_emit_tensor_op(_tc_emitter *em, const tc_stmt *s) {
         tc_str_printf(em->out, ", ");
         _tc_emit_expr(em, tc_simplify(s->args[2 * ldm_of + 1]));
     }
-    if (cut) _tc_emit_store_keep(em, s);
+    if (_tc_tensor_op_cut(s)) _tc_emit_store_keep(em, s);
     tc_str_printf(em->out, ");\n");
 }
 
