@@ -1719,7 +1719,8 @@ TECOMP_API tc_result tc_conv2d_tensorcore_template(tc_cfg *cfg, const void *task
    + ch (KRSC's own order, channels innermost, so that eight consecutive j
    are eight consecutive channels of one tap: one 16-byte copy). Every
    extent is padded to the tiles: rows past M and columns past k are zeros
-   that nobody stores, so the tensorized loops never need a guard.
+   that nobody stores (the stores are cut at the output's edge), so the
+   loads and mma's never need a guard.
        wt[f][j]           = kernel[f, ry, rx, ch], zero past k or r s c     (inlined: the weights as
                             they are, B transposed, which ldmatrix reads without .trans)
        col[m][j]          = data[image, y, x, ch] inside the image, else zero (inlined)
@@ -1866,7 +1867,7 @@ static tc_result _tc_mma_columns(tc_context *ctx, const tc_conv2d_desc *d, int p
 static tc_result _tc_mma_compute(tc_context *ctx, const tc_conv2d_desc *d, int p, int q, const _tc_mma_tiles *t, _tc_mma_graph *g) {
     const int64_t data_sizes[4] = {d->n, d->c, d->h, d->w}, kernel_sizes[4] = {d->k, d->c, d->r, d->s};
     const tc_expr *ax[5], *j, *column, *a, *b, *o[2], *s, *tile[5];
-    int split = t->split > 1, k;
+    int split = t->split > 1;
     g->m = (int64_t)d->n * p * q, g->cols = (int64_t)d->c * d->r * d->s;
     g->mpad = _tc_round_up(g->m, t->bm), g->jpad = _tc_round_up(d->k, t->bn), g->kpad = _tc_round_up(g->cols, t->bk * t->split);
     g->conv.pad = NULL;
@@ -1897,14 +1898,12 @@ static tc_result _tc_mma_compute(tc_context *ctx, const tc_conv2d_desc *d, int p
     tile[split + 1] = tc_divi(o[1], 8);
     tile[split + 2] = tc_modi(o[0], 16);
     tile[split + 3] = tc_modi(o[1], 8);
-    for (k = 0; k < 4 + split; k++)
-        if (!tile[k]) return _tc_conv_error(ctx);
     g->conv.out = tc_compute(ctx, "conv", 2, o, split ? tc_sum(tc_access(g->gemm, 5, tile), 1, &s) : tc_access(g->gemm, 4, tile));
     return g->conv.out ? TC_OK : _tc_conv_error(ctx);
 }
 
-/* The stages of the schedule: the output, the accumulators, the shared
-   tiles, the fragments. */
+/* The stages of the schedule: the output, the parts' sums (split_k only),
+   the accumulators, the shared tiles, the fragments. */
 typedef struct _tc_mma_stages {
     tc_stage *out, *gemm, *acc, *as, *bs, *af, *bf;
 } _tc_mma_stages;
@@ -1939,45 +1938,65 @@ static void _tc_mma_thread_counts(const _tc_mma_tiles *t, int64_t counts[3]) {
 
 static const tc_thread_tag _tc_mma_thread_tags[3] = {TC_THREAD_Z, TC_THREAD_Y, TC_THREAD_X};
 
-/* conv: block_m x block_n tiles on blockIdx.x (rows) and .y (columns), each
-   warp's warp_m x warp_n of them in 16 x 8 tiles, stored from the
-   accumulators (mma.store, cut at the output's edge); *warp: the loop of
-   the warp's columns, where its accumulators are computed. */
+/* What the output's and the parts' schedules share: their loops in the
+   order (part,) block rows, block columns, warp rows, warp columns, row
+   tiles, column tiles, 16 tile rows, 8 tile columns (loops[0..8)), bound to
+   blockIdx.z (the part), .x, .y and threadIdx.z, .y, each 16 x 8 tile
+   stored from its accumulator (mma.store); *warp: the loop of the warp's
+   columns, where its accumulators are computed. */
+static tc_result _tc_mma_store_tiles(tc_context *ctx, tc_stage *st, tc_iter *part, tc_iter *const *loops, tc_iter **warp) {
+    static const tc_thread_tag tags[4] = {TC_BLOCK_X, TC_BLOCK_Y, TC_THREAD_Z, TC_THREAD_Y};
+    tc_iter *order[9];
+    int n = 0, k;
+    if (part) order[n++] = part;
+    for (k = 0; k < 8; k++) order[n++] = loops[k];
+    _TC_CONV_TRY(tc_reorder(st, n, order));
+    if (part) _TC_CONV_TRY(tc_bind(st, part, TC_BLOCK_Z));
+    for (k = 0; k < 4; k++) _TC_CONV_TRY(tc_bind(st, loops[k], tags[k]));
+    *warp = loops[3];
+    return tc_tensorize(st, loops[6], tc_intrin_mma(ctx, TC_INTRIN_MMA_STORE, TC_FLOAT32));
+}
+
+/* conv: block_m x block_n tiles of the M x k output, each warp's warp_m x
+   warp_n of them in 16 x 8 tiles, stored from the accumulators (cut at the
+   output's edge). */
 static tc_result _tc_mma_out_schedule(tc_context *ctx, const _tc_mma_tiles *t, tc_stage *so, tc_iter **warp) {
-    tc_iter *bm, *mi, *bn, *ni, *wz, *wy, *mt, *ft, *i, *l;
+    tc_iter *bm, *mi, *bn, *ni, *wz, *wy, *mt, *ft, *i, *l, *loops[8];
     _TC_CONV_TRY(tc_split(so, tc_axis_of(so, 0), t->bm, &bm, &mi));
     _TC_CONV_TRY(tc_split(so, tc_axis_of(so, 1), t->bn, &bn, &ni));
     _TC_CONV_TRY(tc_split_nparts(so, mi, t->bm / t->wm, &wz, &mi));
     _TC_CONV_TRY(tc_split(so, mi, 16, &mt, &i));
     _TC_CONV_TRY(tc_split_nparts(so, ni, t->bn / t->wn, &wy, &ni));
     _TC_CONV_TRY(tc_split(so, ni, 8, &ft, &l));
-    _TC_CONV_TRY(tc_reorder_va(so, 8, bm, bn, wz, wy, mt, ft, i, l));
-    _TC_CONV_TRY(tc_bind(so, bm, TC_BLOCK_X));
-    _TC_CONV_TRY(tc_bind(so, bn, TC_BLOCK_Y));
-    _TC_CONV_TRY(tc_bind(so, wz, TC_THREAD_Z));
-    _TC_CONV_TRY(tc_bind(so, wy, TC_THREAD_Y));
-    *warp = wy;
-    return tc_tensorize(so, i, tc_intrin_mma(ctx, TC_INTRIN_MMA_STORE, TC_FLOAT32));
+    loops[0] = bm;
+    loops[1] = bn;
+    loops[2] = wz;
+    loops[3] = wy;
+    loops[4] = mt;
+    loops[5] = ft;
+    loops[6] = i;
+    loops[7] = l;
+    return _tc_mma_store_tiles(ctx, so, NULL, loops, warp);
 }
 
-/* With split_k: gemm[s][mt][ft][i][l], part s's sums, on blockIdx.z, its
-   block and warp tiles as conv's are without it, each 16 x 8 tile stored
-   whole from its accumulator (gemm's extents are whole tiles); *warp as
-   above. */
+/* With split_k: gemm[s][mt][ft][i][l], part s's sums, tiled as conv is
+   without it, each 16 x 8 tile stored whole (gemm's extents are whole
+   tiles). */
 static tc_result _tc_mma_parts_schedule(tc_context *ctx, const _tc_mma_tiles *t, tc_stage *sg, tc_iter **warp) {
-    tc_iter *bm, *mt, *bn, *ft, *wz, *wy;
+    tc_iter *bm, *mt, *bn, *ft, *wz, *wy, *loops[8];
     _TC_CONV_TRY(tc_split(sg, tc_axis_of(sg, 1), t->bm / 16, &bm, &mt));
     _TC_CONV_TRY(tc_split(sg, tc_axis_of(sg, 2), t->bn / 8, &bn, &ft));
     _TC_CONV_TRY(tc_split_nparts(sg, mt, t->bm / t->wm, &wz, &mt));
     _TC_CONV_TRY(tc_split_nparts(sg, ft, t->bn / t->wn, &wy, &ft));
-    _TC_CONV_TRY(tc_reorder_va(sg, 9, tc_axis_of(sg, 0), bm, bn, wz, wy, mt, ft, tc_axis_of(sg, 3), tc_axis_of(sg, 4)));
-    _TC_CONV_TRY(tc_bind(sg, tc_axis_of(sg, 0), TC_BLOCK_Z));
-    _TC_CONV_TRY(tc_bind(sg, bm, TC_BLOCK_X));
-    _TC_CONV_TRY(tc_bind(sg, bn, TC_BLOCK_Y));
-    _TC_CONV_TRY(tc_bind(sg, wz, TC_THREAD_Z));
-    _TC_CONV_TRY(tc_bind(sg, wy, TC_THREAD_Y));
-    *warp = wy;
-    return tc_tensorize(sg, tc_axis_of(sg, 3), tc_intrin_mma(ctx, TC_INTRIN_MMA_STORE, TC_FLOAT32));
+    loops[0] = bm;
+    loops[1] = bn;
+    loops[2] = wz;
+    loops[3] = wy;
+    loops[4] = mt;
+    loops[5] = ft;
+    loops[6] = tc_axis_of(sg, 3);
+    loops[7] = tc_axis_of(sg, 4);
+    return _tc_mma_store_tiles(ctx, sg, tc_axis_of(sg, 0), loops, warp);
 }
 
 /* The warp's accumulators: the sum in k_tile steps (the shared tiles',
@@ -1986,12 +2005,19 @@ static tc_result _tc_mma_parts_schedule(tc_context *ctx, const _tc_mma_tiles *t,
    mma.sync; TF32's steps are 8 deep (m16n8k8). */
 static tc_result _tc_mma_acc_schedule(tc_context *ctx, tc_dtype dtype, const _tc_mma_tiles *t, _tc_mma_stages *st) {
     tc_stage *sa = st->acc;
-    tc_iter *ko, *kr, *ki, *k16, *af_o, *af_i, *bf_o, *bf_i;
-    int o = t->split > 1; /* split_k: the part's axis comes first (one part a block) */
+    tc_iter *ko, *kr, *ki, *k16, *af_o, *af_i, *bf_o, *bf_i, *order[8];
+    int o = t->split > 1, n = 0; /* split_k: the part's axis comes first (one part a block) */
     _TC_CONV_TRY(tc_split(sa, tc_reduce_axis_of(sa, 0), t->bk, &ko, &kr));
     _TC_CONV_TRY(tc_split(sa, kr, dtype == TC_FLOAT32 ? 8 : 16, &ki, &k16));
-    if (o) _TC_CONV_TRY(tc_reorder_va(sa, 8, tc_axis_of(sa, 0), ko, ki, tc_axis_of(sa, 2), tc_axis_of(sa, 1), tc_axis_of(sa, 3), tc_axis_of(sa, 4), k16));
-    else _TC_CONV_TRY(tc_reorder_va(sa, 7, ko, ki, tc_axis_of(sa, 1), tc_axis_of(sa, 0), tc_axis_of(sa, 2), tc_axis_of(sa, 3), k16));
+    if (o) order[n++] = tc_axis_of(sa, 0);
+    order[n++] = ko;
+    order[n++] = ki;
+    order[n++] = tc_axis_of(sa, o + 1); /* column tiles, then row tiles: a B fragment serves every row tile */
+    order[n++] = tc_axis_of(sa, o);
+    order[n++] = tc_axis_of(sa, o + 2);
+    order[n++] = tc_axis_of(sa, o + 3);
+    order[n++] = k16;
+    _TC_CONV_TRY(tc_reorder(sa, n, order));
     /* the k_tile's mma steps unrolled: the next step's ldmatrix can then be
        scheduled under this step's mma.sync, not after them */
     _TC_CONV_TRY(tc_unroll(sa, ki));
