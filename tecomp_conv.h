@@ -203,6 +203,12 @@ TECOMP_API tc_result tc_conv2d_mma_template(tc_cfg *cfg, const void *task, tc_in
 TECOMP_API tc_template_fn tc_conv2d_template_for(const tc_conv2d_desc *d, const char **name);
 /* The template of that name ("conv2d_gemm", ...), NULL for none. */
 TECOMP_API tc_template_fn tc_conv2d_template_named(const char *name);
+/* The math template fn computes convolution d in: TC_CONV_MATH_TF32 where
+   it runs d on TF32 tensor cores (conv2d_mma, for float32 with TF32
+   allowed), else TC_CONV_MATH_EXACT (float16 and bfloat16, and the
+   templates that compute float32 exactly whatever d allows). What a caller
+   comparing with cuDNN's TF32 asks before tuning. */
+TECOMP_API tc_conv2d_math tc_conv2d_template_math(tc_template_fn fn, const tc_conv2d_desc *d);
 
 // >>api-conv-kernel
 
@@ -2110,6 +2116,13 @@ static tc_template_fn _tc_conv_template_lookup(const char *name, const char **st
             return templates[k].fn;
         }
     return NULL;
+}
+
+TECOMP_API tc_conv2d_math tc_conv2d_template_math(tc_template_fn fn, const tc_conv2d_desc *d) {
+    tc_conv2d_desc r;
+    if (!fn || !d) return TC_CONV_MATH_EXACT;
+    r = _tc_conv_defaults(d);
+    return fn == tc_conv2d_mma_template && r.dtype == TC_FLOAT32 && r.math == TC_CONV_MATH_TF32 ? TC_CONV_MATH_TF32 : TC_CONV_MATH_EXACT;
 }
 
 TECOMP_API tc_template_fn tc_conv2d_template_named(const char *name) { return _tc_conv_template_lookup(name, NULL); }

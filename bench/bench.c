@@ -254,26 +254,6 @@ static void bench_no_tecomp(bench_row *row, const char *why, const char *fmt, ..
     bench_note(row, "%s", detail);
 }
 
-/* A TF32 row's space, asked whether its kernels compute in TF32
-   (sample_space_computes_tf32): a template that ignores math would build
-   exact kernels, and their time beside cuDNN's TF32 would mean nothing.
-   1 when they do; 0 after leaving the row out or failing it. */
-static int bench_space_is_tf32(tc_context *ctx, const bench_opts *o, bench_row *row) {
-    int tf32 = sample_space_computes_tf32(row->space);
-    if (tf32 > 0) return 1;
-    if (tf32 < 0) {
-        bench_fail(row, "asking %s whether it builds TF32 kernels (lowering its first configuration): %s: %s", row->task,
-                   tc_result_string(tc_last_result(ctx)), tc_last_error(ctx));
-        row->space = NULL;
-        return 0;
-    }
-    bench_no_tecomp(row, "no TF32 template",
-                    "no TF32 template for %s %s: %s %s builds exact float32 kernels (no TF32 instruction in their CUDA); not run, never "
-                    "compared with cuDNN TF32", row->layout, row->dtype, o->template_name ? "--template" : "tc_conv2d_template_for's",
-                    row->task);
-    return 0;
-}
-
 /* Resolve a row and create its configuration space when tecomp has a
    template for it (NCHW or HWCN float32 exact; NHWC float16 and TF32;
    NHWCnc float16). 0 after saying what is wrong with the row's shape; a
@@ -300,6 +280,12 @@ static int bench_prepare(tc_context *ctx, const bench_opts *o, bench_row *row) {
                         row->dtype);
         return 1;
     }
+    if (tf32 && tc_conv2d_template_math(fn, &row->conv) != TC_CONV_MATH_TF32) { /* an exact kernel beside cuDNN's TF32 would mean nothing */
+        bench_no_tecomp(row, "no TF32 template",
+                        "no TF32 template for %s %s: %s %s computes float32 exactly (tc_conv2d_template_math); not run, never compared "
+                        "with cuDNN TF32", row->layout, row->dtype, o->template_name ? "--template" : "tc_conv2d_template_for's", row->task);
+        return 1;
+    }
     /* the space keeps a pointer to row->conv: rows are not moved from here on */
     r = tc_space_create(ctx, fn, &row->conv, &row->space);
     if (r == TC_ERROR_INVALID_ARGUMENT && tf32 && !o->template_name) {
@@ -312,7 +298,6 @@ static int bench_prepare(tc_context *ctx, const bench_opts *o, bench_row *row) {
         row->space = NULL;
         return 1;
     }
-    if (tf32 && !bench_space_is_tf32(ctx, o, row)) return 1;
     row->nargs = tc_conv2d_task_args(&row->conv, row->args);
     return 1;
 }

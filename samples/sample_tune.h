@@ -168,24 +168,6 @@ static inline tc_result sample_lower_config(const tc_config_space *space, int64_
     return r;
 }
 
-/* Whether a space's kernels compute in TF32, as its template built them:
-   the CUDA of its first configuration that lowers names the PTX type
-   .tf32, which only TF32 tensor-core instructions use (mma.sync and wmma
-   on TF32 operands, and the cvt.rna.tf32 that rounds their fragments). A
-   task that allows TF32 may still get an exact template (one that ignores
-   math, as tc_conv2d_template_for's NCHW and HWCN float32 choices do
-   today): asking the kernel says so without knowing which templates honour
-   math. 1 or 0; -1 when no configuration lowers or its CUDA cannot be
-   written (the context says why). */
-static inline int sample_space_computes_tf32(const tc_config_space *space) {
-    const tc_func *f = NULL;
-    const char *cuda;
-    int64_t config;
-    if (sample_lower_config(space, -1, &config, &f) != TC_OK) return -1;
-    if (!(cuda = tc_cuda_source(f))) return -1;
-    return strstr(cuda, ".tf32") != NULL;
-}
-
 /* Check configuration `index` (or the first one that lowers, from index 0)
    on the host executor: what a machine without a GPU can still do. Float16
    inputs go in as half bits; the output is the template's (float32 for
@@ -304,14 +286,12 @@ static inline int sample_check_and_time(tc_context *ctx, const tc_config_space *
     return r == TC_OK && err < tol ? 0 : 1;
 }
 
-/* A TF32 task whose template builds exact kernels (sample_space_computes_tf32)
-   is not tuned as TF32: 1 after saying so (or why the kernel could not be
-   asked); 0 when its kernels compute in TF32. */
-static inline int sample_no_tf32_kernels(tc_context *ctx, const tc_config_space *space, const tc_conv2d_desc *c, const char *task) {
-    int tf32 = sample_space_computes_tf32(space);
-    if (tf32 < 0) return sample_fail(ctx, "asking the template whether it builds TF32 kernels (lowering its first configuration)", tc_last_result(ctx));
-    if (tf32) return 0;
-    fprintf(stderr, "no TF32 template for %s %s: the template %s builds exact float32 kernels (no TF32 instruction in their CUDA), "
+/* A TF32 task whose template computes it exactly (tc_conv2d_template_math)
+   is not tuned as TF32: 1 after saying so; 0 when the template runs it on
+   TF32 tensor cores. */
+static inline int sample_no_tf32_kernels(tc_template_fn fn, const tc_conv2d_desc *c, const char *task) {
+    if (tc_conv2d_template_math(fn, c) == TC_CONV_MATH_TF32) return 0;
+    fprintf(stderr, "no TF32 template for %s %s: the template %s computes float32 exactly (tc_conv2d_template_math), "
             "which would be compared with cuDNN's TF32\n", tc_layout_name(c->layout), tc_dtype_name(c->dtype), task);
     return 1;
 }
@@ -333,8 +313,8 @@ static inline int sample_tune_conv(tc_context *ctx, const tc_conv2d_desc *in, co
                 sample_conv_is_tf32(&c) ? "TF32" : "exact");
         return 1;
     }
+    if (sample_conv_is_tf32(&c) && sample_no_tf32_kernels(fn, &c, task)) return 1;
     if ((r = tc_space_create(ctx, fn, &c, &space)) != TC_OK) return sample_fail(ctx, "the configuration space", r);
-    if (sample_conv_is_tf32(&c) && sample_no_tf32_kernels(ctx, space, &c, task)) return 1;
     printf("template %s, %s math, %.3f GFLOP\n%s\n", task, sample_conv_is_tf32(&c) ? "TF32" : "exact", tc_conv2d_flops(&c) * 1e-9,
            tc_space_to_string(space));
     memset(&td, 0, sizeof td);

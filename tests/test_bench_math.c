@@ -1,8 +1,8 @@
 /* The harness side of --math and --layout (tecomp-bench, tecomp-tune):
    TF32 and exact trials of one shape never share records (resumed, or
-   picked as the best) whichever template tunes them; asking a space
-   whether its kernels compute in TF32 tells the TF32 template from the
-   exact ones; --layout nhwc and --math change the rows they are meant to
+   picked as the best) whichever template tunes them; the library says
+   which template computes a TF32 task in TF32 (tc_conv2d_template_math),
+   as the kernels' CUDA confirms; --layout nhwc and --math change the rows they are meant to
    and no others. Everything runs on the host executor. */
 #define _POSIX_C_SOURCE 200809L /* mkstemp, close */
 #include "tecomp.h"
@@ -113,18 +113,25 @@ TC_TEST(exact_and_tf32_runs_never_share_records) {
     remove_records(records);
 }
 
-/* The harness asks a space's kernels, not a table of templates, whether a
-   TF32 row runs as TF32: conv2d_mma's NHWC TF32 kernels say so, an exact
-   template given a TF32 task does not. */
-TC_TEST(spaces_say_whether_their_kernels_compute_in_tf32) {
+/* The harness asks the library whether a TF32 row's template runs it as
+   TF32 (tc_conv2d_template_math): conv2d_mma's NHWC TF32 kernels do, and
+   their CUDA has TF32 instructions; an exact template given a TF32 task
+   does not, and its CUDA has none. */
+TC_TEST(templates_say_whether_they_compute_in_tf32) {
     tc_conv2d_desc mma = small_conv(TC_LAYOUT_NHWC, TC_CONV_MATH_TF32), gemm = small_conv(TC_LAYOUT_NCHW, TC_CONV_MATH_TF32);
     tc_config_space *space;
+    const tc_func *f = NULL;
+    int64_t config;
     TC_CHECK_EQ_INT(tc_conv2d_resolve(ctx, &mma, &mma), TC_OK); /* sample_check_on_host takes it resolved */
     TC_CHECK_EQ_INT(tc_space_create(ctx, tc_conv2d_mma_template, &mma, &space), TC_OK);
-    TC_CHECK_EQ_INT(sample_space_computes_tf32(space), 1);
+    TC_CHECK_EQ_INT(tc_conv2d_template_math(tc_conv2d_mma_template, &mma), TC_CONV_MATH_TF32);
+    TC_CHECK_EQ_INT(sample_lower_config(space, -1, &config, &f), TC_OK);
+    TC_CHECK(f && strstr(tc_cuda_source(f), ".tf32") != NULL);
     TC_CHECK_EQ_INT(sample_check_on_host(ctx, space, &mma, -1), 0); /* to the TF32 bound */
     TC_CHECK_EQ_INT(tc_space_create(ctx, tc_conv2d_gemm_template, &gemm, &space), TC_OK);
-    TC_CHECK_EQ_INT(sample_space_computes_tf32(space), 0);
+    TC_CHECK_EQ_INT(tc_conv2d_template_math(tc_conv2d_gemm_template, &gemm), TC_CONV_MATH_EXACT);
+    TC_CHECK_EQ_INT(sample_lower_config(space, -1, &config, &f), TC_OK);
+    TC_CHECK(f && strstr(tc_cuda_source(f), ".tf32") == NULL);
 }
 
 TC_TEST(tolerances_follow_the_math) {
@@ -188,7 +195,7 @@ int main(void) {
     if (tc_create_context(NULL, &ctx) != TC_OK) return 1;
     TC_RUN(tf32_tasks_have_their_own_records_key);
     TC_RUN(exact_and_tf32_runs_never_share_records);
-    TC_RUN(spaces_say_whether_their_kernels_compute_in_tf32);
+    TC_RUN(templates_say_whether_they_compute_in_tf32);
     TC_RUN(tolerances_follow_the_math);
     TC_RUN(layout_nhwc_and_math_change_only_float32_rows);
     TC_RUN(math_and_layout_words);
