@@ -1,7 +1,9 @@
 /* tc_matmul.h - the tiled matmul the memory-hierarchy tests schedule
-   (test_memory, test_pipeline): its compute and classic GPU schedule, a
-   host run checked against a float64 product, and lowering. The including
-   file defines `static tc_context *ctx;` and `static int dump;` first. */
+   (test_memory, test_pipeline, test_swizzle): its compute and classic GPU
+   schedule, a host run checked against a float64 product, and lowering.
+   The including file defines `static tc_context *ctx;` and `static int
+   dump;` first, and may define TC_MATMUL_K (the sum's length, 40 by
+   default). */
 #ifndef TC_MATMUL_H
 #define TC_MATMUL_H
 #include <math.h>
@@ -11,7 +13,10 @@
    of C per block, a thread per element accumulating in a register (cache
    write to local), and K in steps of `step` through shared memory (cache
    reads), loaded cooperatively by the block's threads. */
-enum { M = 64, N = 48, K = 40 };
+#ifndef TC_MATMUL_K
+#define TC_MATMUL_K 40
+#endif
+enum { M = 64, N = 48, K = TC_MATMUL_K };
 typedef struct mm {
     tc_tensor *A, *B, *C, *CL, *AA, *BB;
     tc_schedule *s;
@@ -21,7 +26,7 @@ typedef struct mm {
 
 /* The product, scheduled up to the cache_write; vthreads > 1 splits the
    thread rows into virtual threads. */
-static mm matmul_tiles(int vthreads) {
+static inline mm matmul_tiles(int vthreads) {
     mm m;
     const tc_expr *ax[2], *k;
     tc_iter *v, *t;
@@ -48,10 +53,10 @@ static mm matmul_tiles(int vthreads) {
 }
 
 /* ... then the shared caches of A and B at k.outer (or k.inner), fetched by
-   the 16 x 16 threads. */
-static mm matmul(int step, int attach_inner) {
+   the 16 x 16 threads, `vec` elements a fetch (vectorized when above 1). */
+static inline mm matmul_vec(int step, int attach_inner, int vec) {
     mm m = matmul_tiles(1);
-    tc_iter *f = NULL, *t1 = NULL, *t2 = NULL, *rest = NULL;
+    tc_iter *f = NULL, *t1 = NULL, *t2 = NULL, *rest = NULL, *lanes = NULL;
     int q;
     m.AA = tc_cache_read(m.s, m.A, TC_SCOPE_SHARED, 1, &m.CL);
     m.BB = tc_cache_read(m.s, m.B, TC_SCOPE_SHARED, 1, &m.CL);
@@ -62,16 +67,20 @@ static mm matmul(int step, int attach_inner) {
     for (q = 0; q < 2; q++) {
         tc_stage *st = q ? m.sb : m.sa;
         tc_fuse(st, tc_axis_of(st, 0), tc_axis_of(st, 1), &f);
+        if (vec > 1) tc_split(st, f, vec, &f, &lanes);
         tc_split_nparts(st, f, 16, &t1, &rest);
         tc_split_nparts(st, rest, 16, &t2, &rest);
         tc_bind(st, t1, TC_THREAD_Y);
         tc_bind(st, t2, TC_THREAD_X);
+        if (vec > 1) tc_vectorize(st, lanes);
     }
     return m;
 }
 
+static inline mm matmul(int step, int attach_inner) { return matmul_vec(step, attach_inner, 1); }
+
 /* Run on the host executor; the number of wrong elements (-1: did not run). */
-static int run_matmul(const tc_func *f) {
+static inline int run_matmul(const tc_func *f) {
     static float a[M * K], b[K * N], c[M * N];
     void *mem[3];
     int i, j, q, bad = 0;
@@ -93,7 +102,7 @@ static int run_matmul(const tc_func *f) {
     return bad;
 }
 
-static const tc_func *lower_mm(mm *m) {
+static inline const tc_func *lower_mm(mm *m) {
     tc_tensor *args[3];
     const tc_func *f = NULL;
     args[0] = m->A, args[1] = m->B, args[2] = m->C;

@@ -6,6 +6,7 @@
 #include "tecomp.h"
 #include "tecomp_tune.h"
 #include "tc_test.h"
+#include "tc_temp.h"
 
 #include <signal.h>
 #include <stdlib.h>
@@ -77,15 +78,6 @@ static tc_result row_sum(tc_cfg *cfg, const void *task, tc_instance *out) {
 }
 
 static tc_context *ctx;
-
-/* A fresh temporary file name (the file itself removed: records start empty). */
-static void temp_path(char *path, size_t cap, const char *stem) {
-    int fd;
-    snprintf(path, cap, "/tmp/tecomp_%s_XXXXXX", stem);
-    fd = mkstemp(path);
-    if (fd >= 0) close(fd);
-    remove(path);
-}
 
 static int count_lines(const char *path) {
     FILE *f = fopen(path, "r");

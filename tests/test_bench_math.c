@@ -10,19 +10,12 @@
 #include "../samples/sample_tune.h"
 #include "../bench/bench_workload.h"
 #include "tc_test.h"
+#include "tc_temp.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
 static tc_context *ctx;
-
-static void temp_path(char *path, size_t cap, const char *stem) {
-    int fd;
-    snprintf(path, cap, "/tmp/tecomp_%s_XXXXXX", stem);
-    fd = mkstemp(path);
-    if (fd >= 0) close(fd);
-    remove(path);
-}
 
 /* The records and the tuning curve the tuner draws beside them. */
 static void remove_records(const char *records) {

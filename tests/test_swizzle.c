@@ -13,6 +13,8 @@
 
 static tc_context *ctx;
 static int dump;
+#define TC_MATMUL_K 96
+#include "tc_matmul.h"
 
 TC_TEST(xor_folds_prints_and_bounds) {
     const tc_expr *i = tc_axisi(ctx, "i", 8), *j = tc_axisi(ctx, "j", 5);
@@ -125,67 +127,16 @@ TC_TEST(eight_rows_narrower_than_128_bytes_hit_distinct_banks_once_swizzled) {
         }
 }
 
-/* C = A x B (M x K times K x N), 16 x 16 tiles of C per block, a thread
-   per element accumulating in a register, and K in steps of 32 through
-   shared tiles: A's 16 x 32 floats (rows of 128 bytes), B's 32 x 16 (64
-   bytes), fetched by the block's 16 x 16 threads, `vec` floats a fetch. */
-enum { M = 64, N = 48, K = 96 };
-typedef struct mm {
-    tc_tensor *A, *B, *C, *CL, *AA, *BB;
-    tc_schedule *s;
-    tc_stage *sc, *scl, *sa, *sb;
-} mm;
-
-static mm matmul(int vec) {
-    mm m;
-    const tc_expr *ax[2], *k;
-    tc_iter *io, *jo, *ii, *ji, *ko, *ki, *f = NULL, *t1 = NULL, *t2 = NULL, *rest = NULL, *lanes = NULL;
-    int q;
-    m.A = tc_placeholderi(ctx, "A", TC_FLOAT32, TC_DIMS(M, K));
-    m.B = tc_placeholderi(ctx, "B", TC_FLOAT32, TC_DIMS(K, N));
-    ax[0] = tc_axisi(ctx, "i", M), ax[1] = tc_axisi(ctx, "j", N), k = tc_reduce_axisi(ctx, "k", K);
-    m.C = tc_compute(ctx, "C", 2, ax, tc_sum(tc_mul(tc_at(m.A, ax[0], k), tc_at(m.B, k, ax[1])), 1, &k));
-    m.s = tc_create_schedule(ctx, 1, &m.C);
-    m.CL = tc_cache_write(m.s, m.C, TC_SCOPE_LOCAL);
-    m.sc = tc_stage_of(m.s, m.C), m.scl = tc_stage_of(m.s, m.CL);
-    tc_tile(m.sc, tc_axis_of(m.sc, 0), tc_axis_of(m.sc, 1), 16, 16, &io, &jo, &ii, &ji);
-    tc_bind(m.sc, io, TC_BLOCK_Y);
-    tc_bind(m.sc, jo, TC_BLOCK_X);
-    tc_bind(m.sc, ii, TC_THREAD_Y);
-    tc_bind(m.sc, ji, TC_THREAD_X);
-    tc_compute_at(m.scl, m.sc, ji);
-    m.AA = tc_cache_read(m.s, m.A, TC_SCOPE_SHARED, 1, &m.CL);
-    m.BB = tc_cache_read(m.s, m.B, TC_SCOPE_SHARED, 1, &m.CL);
-    m.sa = tc_stage_of(m.s, m.AA), m.sb = tc_stage_of(m.s, m.BB);
-    tc_split(m.scl, tc_reduce_axis_of(m.scl, 0), 32, &ko, &ki);
-    tc_compute_at(m.sa, m.scl, ko);
-    tc_compute_at(m.sb, m.scl, ko);
-    for (q = 0; q < 2; q++) {
-        tc_stage *st = q ? m.sb : m.sa;
-        tc_fuse(st, tc_axis_of(st, 0), tc_axis_of(st, 1), &f);
-        if (vec > 1) tc_split(st, f, vec, &f, &lanes);
-        tc_split_nparts(st, f, 16, &t1, &rest);
-        tc_split_nparts(st, rest, 16, &t2, &rest);
-        tc_bind(st, t1, TC_THREAD_Y);
-        tc_bind(st, t2, TC_THREAD_X);
-        if (vec > 1) tc_vectorize(st, lanes);
-    }
-    return m;
-}
-
-static const tc_func *lower_mm(mm *m) {
-    tc_tensor *args[3];
-    const tc_func *f = NULL;
-    args[0] = m->A, args[1] = m->B, args[2] = m->C;
-    if (tc_lower(m->s, 3, args, "mm", NULL, &f) != TC_OK) printf("  %s\n", tc_last_error(ctx));
-    if (f && dump) printf("%s\n%s\n", tc_func_to_string(f), tc_cuda_source(f));
-    return f;
-}
+/* The matmul of tc_matmul.h (included above) with K in steps of 32
+   through shared tiles: A's 16 x 32 floats (rows of 128 bytes), B's 32 x
+   16 (64 bytes), fetched by the block's 16 x 16 threads, `vec` floats a
+   fetch. */
+static mm matmul_swizzle_tiles(int vec) { return matmul_vec(32, 0, vec); }
 
 /* The matmul with A swizzled by a_bits and B by b_bits (0: not), both
    pipelined over nstages (1: none), async or not, `vec` floats a fetch. */
 static const tc_func *swizzled(int a_bits, int b_bits, int nstages, int async, int vec) {
-    mm m = matmul(vec);
+    mm m = matmul_swizzle_tiles(vec);
     if (a_bits) TC_CHECK_EQ_INT(tc_storage_swizzle(m.sa, a_bits), TC_OK);
     if (b_bits) TC_CHECK_EQ_INT(tc_storage_swizzle(m.sb, b_bits), TC_OK);
     if (nstages > 1) {
@@ -288,7 +239,7 @@ TC_TEST(swizzled_cuda_compiles_for_sm_80_and_sm_90) {
 }
 
 TC_TEST(swizzle_misuse_is_an_error) {
-    mm m = matmul(1);
+    mm m = matmul_swizzle_tiles(1);
     const tc_func *f = NULL;
     tc_tensor *args[3];
     TC_CHECK_EQ_INT(tc_storage_swizzle(m.scl, 3), TC_ERROR_SCHEDULE);
@@ -302,7 +253,7 @@ TC_TEST(swizzle_misuse_is_an_error) {
     TC_CHECK_EQ_INT(tc_storage_swizzle(m.sa, 3), TC_OK);
     TC_CHECK_EQ_INT(tc_storage_align(m.sa, tc_axis_of(m.sa, 0), 32, 4), TC_ERROR_SCHEDULE);
     TC_CHECK_CONTAINS(tc_last_error(ctx), "storage_align on stage A.shared: it is swizzled");
-    m = matmul(1);
+    m = matmul_swizzle_tiles(1);
     TC_CHECK_EQ_INT(tc_storage_swizzle(m.sb, 3), TC_OK); /* B's rows: 16 floats, 64 bytes; 3 bits need 128 */
     args[0] = m.A, args[1] = m.B, args[2] = m.C;
     TC_CHECK_EQ_INT(tc_lower(m.s, 3, args, "mm", NULL, &f), TC_ERROR_SCHEDULE);
