@@ -41,17 +41,19 @@
        conv2d_tensorcore TVM's TensorCore tutorial made tunable: NHWCnc float16
                          data and weights, float32 output, wmma intrinsics
                          (tensorize), the tutorial's configuration one point;
-       conv2d_mma        the implicit GEMM on mma.sync: NHWC float16 or
-                         bfloat16 data (float32 as TF32 when math allows
-                         it), KRSC weights, float32 NHWK output, ldmatrix
-                         fragments from swizzled tiles, cp.async pipelines,
-                         split-K (one group, c a multiple of 8, of 4 for TF32).
+       conv2d_mma        the implicit GEMM on mma.sync: NHWC or NCHW float16
+                         or bfloat16 data (float32 as TF32 when math allows
+                         it), KRSC or KCRS weights, float32 NHWK or NKPQ
+                         output, ldmatrix fragments from swizzled tiles,
+                         cp.async pipelines, split-K (one group; NHWC's c a
+                         multiple of 8, of 4 for TF32; NCHW any c, C1's 3
+                         included).
    tc_conv2d_reference computes any description on the host, in every layout.
 
    WHAT THIS MODULE DOES NOT DO (yet): exact NHWC templates for float32
    (the reference covers it; conv2d_mma builds float16, bfloat16 and TF32), HWCN templates other than the implicit GEMM and Winograd,
    float16 and bfloat16 kernels other than conv2d_tensorcore's NHWCnc and
-   conv2d_mma's NHWC, channel multipliers other than 1 in the depthwise
+   conv2d_mma's NHWC and NCHW, grouped convolutions on the tensor cores, channel multipliers other than 1 in the depthwise
    template (the direct one takes any groups), Winograd for kernels other
    than 3x3, strides, dilation or groups, or with the filter transform
    precomputed once (it runs in every call, as cuDNN's does).
@@ -196,10 +198,10 @@ TECOMP_API tc_result tc_conv2d_mma_template(tc_cfg *cfg, const void *task, tc_in
    4096 images times output pixels: batch 1 up to 64x64, where its split-K
    and tiles over all of an image's pixels pay); past that Winograd for 3x3
    kernels at stride 1, dilation 1, one group, and otherwise direct (NCHW)
-   or the implicit GEMM (HWCN). NHWC float16 and bfloat16, and NHWC float32
-   with math TC_CONV_MATH_TF32: conv2d_mma; NHWCnc float16:
+   or the implicit GEMM (HWCN). NHWC and NCHW float16 and bfloat16, and
+   float32 with math TC_CONV_MATH_TF32 (NCHW: one group): conv2d_mma; NHWCnc float16:
    conv2d_tensorcore. NULL (and name NULL) when none does (exact NHWC
-   float32, NCHW or HWCN float16). */
+   float32, HWCN float16, grouped NCHW float16). */
 TECOMP_API tc_template_fn tc_conv2d_template_for(const tc_conv2d_desc *d, const char **name);
 /* The template of that name ("conv2d_gemm", ...), NULL for none. */
 TECOMP_API tc_template_fn tc_conv2d_template_named(const char *name);
@@ -732,7 +734,7 @@ static tc_result _tc_direct_tile_reduction(tc_cfg *cfg, const tc_conv2d_desc *d,
    global reads), looping over the steps. With vec > 1 each thread moves
    vec consecutive elements at a time (a vectorized innermost loop). */
 static tc_result _tc_conv_fetch_vec(tc_stage *ld, int ntags, const int64_t *counts, const tc_thread_tag *tags, int strided, int64_t vec) {
-    tc_iter *fused = tc_axis_of(ld, 0), *threads, *lanes = NULL;
+    tc_iter *fused = tc_stage_leaf(ld, 0), *threads, *lanes = NULL; /* the leaves in their order: a caller may reorder first */
     int64_t block = 1;
     int k;
     while (tc_stage_leaf_count(ld) > 1) _TC_CONV_TRY(tc_fuse(ld, fused, tc_stage_leaf(ld, 1), &fused));
@@ -1736,11 +1738,27 @@ TECOMP_API tc_result tc_conv2d_tensorcore_template(tc_cfg *cfg, const void *task
                             accumulator, cut at the output's edge)
    With split_k = S > 1 the sum is cut in S parts of kpad / S columns, each
    a block's: gemm[s][mt][ft][i][l] is part s's sum, kept in global memory,
-   and conv[m][f] the sum over s of gemm[s][m / 16][f / 8][m % 16][f % 8]. */
+   and conv[m][f] the sum over s of gemm[s][m / 16][f / 8][m % 16][f % 8].
+
+   NCHW (KCRS weights, NKPQ output) takes the product transposed: rows are
+   the output channels, columns the output pixels, j = (c r + ry) s + rx
+   (KCRS's own order), so that a warp's 16 x 8 tile of conv is 16 channels
+   of 8 consecutive pixels of one image, stored row-major with rows p q
+   apart. For that each image's pixels are padded to a multiple of 8 rows
+   of col (m = image pq8 + pixel, pq8 = p q rounded up to 8: the padding
+   rows are zeros nobody stores):
+       gemm[ft][mt][i][l] = sum over j of wt[16 ft + i][j] col[8 mt + l][j]
+       conv[n][f][pq]     = gemm[f / 16][n pq8 / 8 + pq / 8][f % 16][pq % 8]
+   The weights' rows are copied vec elements at a time, col element by
+   element (NCHW's consecutive j are neither consecutive nor aligned in
+   memory), with the block's threads along j or along m (knob col_order). */
 typedef struct _tc_mma_graph {
     _tc_conv_graph conv; /* data, kernel, out (conv); pad unused */
     tc_tensor *wt, *col, *gemm;
-    int64_t m, cols;     /* n p q, and r s c */
+    tc_tensor *a, *b;    /* the product's operands: col and wt (NHWC), wt and col (NCHW) */
+    int nchw;            /* the transposed product */
+    int64_t m, cols;     /* rows of col (n p q; NCHW: n pq8), and r s c */
+    int64_t per_image;   /* rows of col per image: p q (NCHW: pq8) */
     int64_t mpad, kpad, jpad;
 } _tc_mma_graph;
 
@@ -1753,19 +1771,26 @@ typedef struct _tc_mma_graph {
    the shared tiles are swizzled (so that ldmatrix and the copies see no
    bank conflicts) and in how many parts the sum is split among blocks
    (split_k: more blocks where the output has few tiles, their partial sums
-   added by a second kernel). */
-static tc_result _tc_mma_knobs(tc_cfg *cfg, tc_dtype dtype) {
+   added by a second kernel). NCHW adds col_order: whether the block's
+   threads copy col along j (conflict-free shared stores) or along m (the
+   image's consecutive pixels: coalesced global reads). */
+static tc_result _tc_mma_knobs(tc_cfg *cfg, tc_dtype dtype, int nchw) {
     static const int64_t block[] = {32, 64, 128, 256}, warp_m[] = {16, 32, 64}, warp_n[] = {8, 16, 32, 64}, k_tile[] = {16, 32, 64},
-                         stages[] = {2, 3, 4}, vec16[] = {2, 4, 8}, vec32[] = {1, 2, 4}, swizzle[] = {1, 0}, split_k[] = {1, 2, 4};
+                         stages[] = {2, 3, 4}, vec16[] = {2, 4, 8}, vec16_nchw[] = {1, 2, 4, 8}, vec32[] = {1, 2, 4}, swizzle[] = {1, 0}, split_k[] = {1, 2, 4},
+                         col_order[] = {1, 0};
     _TC_CONV_TRY(tc_define_knob(cfg, "block_m", 4, block));
     _TC_CONV_TRY(tc_define_knob(cfg, "block_n", 3, block));
     _TC_CONV_TRY(tc_define_knob(cfg, "warp_m", 3, warp_m));
     _TC_CONV_TRY(tc_define_knob(cfg, "warp_n", 4, warp_n));
     _TC_CONV_TRY(tc_define_knob(cfg, "k_tile", 3, k_tile));
     _TC_CONV_TRY(tc_define_knob(cfg, "stages", 3, stages));
-    _TC_CONV_TRY(tc_define_knob(cfg, "vec", 3, dtype == TC_FLOAT32 ? vec32 : vec16));
+    if (nchw && dtype != TC_FLOAT32) /* the weights' rows of c r s may be odd: copies of one element too */
+        _TC_CONV_TRY(tc_define_knob(cfg, "vec", 4, vec16_nchw));
+    else
+        _TC_CONV_TRY(tc_define_knob(cfg, "vec", 3, dtype == TC_FLOAT32 ? vec32 : vec16));
     _TC_CONV_TRY(tc_define_knob(cfg, "swizzle", 2, swizzle));
-    return tc_define_knob(cfg, "split_k", 3, split_k);
+    _TC_CONV_TRY(tc_define_knob(cfg, "split_k", 3, split_k));
+    return nchw ? tc_define_knob(cfg, "col_order", 2, col_order) : TC_OK;
 }
 
 /* The knobs' sizes, checked against each other: warps tile the block, at
@@ -1773,12 +1798,14 @@ static tc_result _tc_mma_knobs(tc_cfg *cfg, tc_dtype dtype) {
    block's vec-wide copies (a guard on a partial round would sit inside the
    vectorized loop and keep its copies synchronous). A combination that
    fails is an invalid configuration (TC_ERROR_SCHEDULE), as one the
-   verifier rejects is. */
+   verifier rejects is. vec_a and vec_b: the copies' widths into A's and B's
+   tiles (NCHW's col, B, element by element). */
 typedef struct _tc_mma_tiles {
     int64_t bm, bn, wm, wn, bk, stages, vec, swizzle, split;
+    int64_t vec_a, vec_b, col_along_m;
 } _tc_mma_tiles;
 
-static tc_result _tc_mma_tiles_of(tc_cfg *cfg, _tc_mma_tiles *t) {
+static tc_result _tc_mma_tiles_of(tc_cfg *cfg, int nchw, _tc_mma_tiles *t) {
     int64_t threads;
     t->bm = tc_cfg_knob(cfg, "block_m");
     t->bn = tc_cfg_knob(cfg, "block_n");
@@ -1789,11 +1816,14 @@ static tc_result _tc_mma_tiles_of(tc_cfg *cfg, _tc_mma_tiles *t) {
     t->vec = tc_cfg_knob(cfg, "vec");
     t->swizzle = tc_cfg_knob(cfg, "swizzle");
     t->split = tc_cfg_knob(cfg, "split_k");
+    t->vec_a = t->vec;
+    t->vec_b = nchw ? 1 : t->vec;
+    t->col_along_m = nchw && tc_cfg_knob(cfg, "col_order");
     if (t->wm > t->bm || t->wn > t->bn || (t->bm / t->wm) * (t->bn / t->wn) * 32 > 1024)
         return _tc_fail(tc_cfg_context(cfg), TC_ERROR_SCHEDULE, "conv2d_mma: warp tile %lld x %lld does not tile block tile %lld x %lld in "
                         "at most 32 warps", (long long)t->wm, (long long)t->wn, (long long)t->bm, (long long)t->bn);
     threads = (t->bm / t->wm) * (t->bn / t->wn) * 32;
-    if ((t->bm * t->bk) % (threads * t->vec) || (t->bk * t->bn) % (threads * t->vec))
+    if ((t->bm * t->bk) % (threads * t->vec_a) || (t->bk * t->bn) % (threads * t->vec_b))
         return _tc_fail(tc_cfg_context(cfg), TC_ERROR_SCHEDULE, "conv2d_mma: %lld threads copying %lld elements each do not divide "
                         "the shared tiles (%lld x %lld and %lld x %lld)", (long long)threads, (long long)t->vec, (long long)t->bm,
                         (long long)t->bk, (long long)t->bn, (long long)t->bk);
@@ -1805,37 +1835,38 @@ static int64_t _tc_round_up(int64_t x, int64_t m) { return (x + m - 1) / m * m; 
 /* Elements in one 16-byte copy: 8 halves or 4 floats. */
 static int64_t _tc_mma_copy_lanes(tc_dtype dtype) { return dtype == TC_FLOAT32 ? 4 : 8; }
 
-/* A convolution this template builds: NHWC float16 or bfloat16, or float32
-   with TF32 allowed (TF32 rounds the inputs: an exact float32 task must not
-   get it), one group, channels in whole 16-byte copies (one never
-   straddles two taps). */
+/* A convolution this template builds: NHWC or NCHW, float16 or bfloat16,
+   or float32 with TF32 allowed (TF32 rounds the inputs: an exact float32
+   task must not get it), one group; NHWC's channels in whole 16-byte copies
+   (one never straddles two taps; NCHW copies its columns one by one). */
 static tc_result _tc_mma_task(tc_context *ctx, const void *task, tc_conv2d_desc *d) {
     int tf32;
     if (!task) return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "conv2d_mma: the task (a tc_conv2d_desc) is NULL");
     _TC_CONV_TRY(tc_conv2d_resolve(ctx, (const tc_conv2d_desc *)task, d));
+    int nhwc = d->layout == TC_LAYOUT_NHWC, nchw = d->layout == TC_LAYOUT_NCHW;
     tf32 = d->dtype == TC_FLOAT32 && d->math == TC_CONV_MATH_TF32;
-    if (d->layout == TC_LAYOUT_NHWC && d->dtype == TC_FLOAT32 && !tf32)
+    if ((nhwc || nchw) && d->dtype == TC_FLOAT32 && !tf32)
         return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "conv2d_mma: float32 runs as TF32 on the tensor cores, not exact; the task's math is "
                         "exact (set math = TC_CONV_MATH_TF32 to allow it)");
-    if (d->layout != TC_LAYOUT_NHWC || (d->dtype != TC_FLOAT16 && d->dtype != TC_BFLOAT16 && !tf32))
-        return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "conv2d_mma: builds NHWC float16, bfloat16 and TF32 kernels; the task is %s %s",
+    if (!(nhwc || nchw) || (d->dtype != TC_FLOAT16 && d->dtype != TC_BFLOAT16 && !tf32))
+        return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "conv2d_mma: builds NHWC and NCHW float16, bfloat16 and TF32 kernels; the task is %s %s",
                         tc_layout_name(d->layout), tc_dtype_name(d->dtype));
     if (d->groups != 1) return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "conv2d_mma: one group only; the task has %d", d->groups);
-    if (d->c % _tc_mma_copy_lanes(d->dtype))
+    if (nhwc && d->c % _tc_mma_copy_lanes(d->dtype))
         return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "conv2d_mma: c (input channels) must be a multiple of %d for %s (16-byte copies of one "
                         "tap's channels); got %d", (int)_tc_mma_copy_lanes(d->dtype), tc_dtype_name(d->dtype), d->c);
     return TC_OK;
 }
 
-/* wt[f][j]: the weights as the product's B, transposed (KRSC's rows of
-   r s c), zeros past k and r s c; the column test is on j / lanes so that
-   it holds for a whole 16-byte copy. */
-static tc_result _tc_mma_weights(tc_context *ctx, const tc_conv2d_desc *d, _tc_mma_graph *g) {
+/* wt[f][j]: the weights as they are, a row of r s c (KRSC) or c r s (KCRS)
+   per output channel, zeros past k and r s c; the column test is on
+   j / vec so that it holds for a whole copy (vec: 16 bytes in NHWC, whose
+   channels come in whole copies; NCHW's vec knob, which divides r s c). */
+static tc_result _tc_mma_weights(tc_context *ctx, const tc_conv2d_desc *d, int64_t vec, _tc_mma_graph *g) {
     const tc_expr *f = tc_axisi(ctx, "f", g->jpad), *j = tc_axisi(ctx, "j", g->kpad), *at[4], *w[2], *inside, *value;
-    int64_t lanes = _tc_mma_copy_lanes(d->dtype);
-    const tc_expr *rows = _tc_conv_inside(f, 0, d->k, g->jpad), *cols = _tc_conv_inside(tc_divi(j, lanes), 0, g->cols / lanes, g->kpad / lanes);
+    const tc_expr *rows = _tc_conv_inside(f, 0, d->k, g->jpad), *cols = _tc_conv_inside(tc_divi(j, vec), 0, g->cols / vec, g->kpad / vec);
     at[0] = f;
-    _tc_gemm_column(d, 1, j, &at[1], &at[2], &at[3]);
+    _tc_gemm_column(d, !g->nchw, j, &at[1], &at[2], &at[3]);
     value = _tc_conv_at(g->conv.kernel, d->layout, at);
     inside = rows && cols ? tc_and(rows, cols) : rows ? rows : cols;
     if (inside) value = tc_select(inside, value, tc_imm(ctx, d->dtype, 0));
@@ -1846,21 +1877,25 @@ static tc_result _tc_mma_weights(tc_context *ctx, const tc_conv2d_desc *d, _tc_m
 }
 
 /* col[m][j]: the input pixel row m's window reads at column j, zero in the
-   padding and past M and r s c; one condition (a copy's source size). The
-   column test is on j / lanes so that it holds for a whole 16-byte copy. */
+   padding and past M and r s c (and, NCHW, in the rows that pad an image's
+   pixels to pq8); one condition (a copy's source size). The column test is
+   on j / lanes so that it holds for a whole 16-byte copy (NCHW: on j, its
+   copies being one element). */
 static tc_result _tc_mma_columns(tc_context *ctx, const tc_conv2d_desc *d, int p, int q, _tc_mma_graph *g) {
-    const tc_expr *m = tc_axisi(ctx, "m", g->mpad), *j = tc_axisi(ctx, "j", g->kpad), *at[4], *c[2], *ry, *rx, *y, *x, *conds[3], *inside = NULL;
-    int64_t ph = d->h + 2 * (int64_t)d->pad_h, pw = d->w + 2 * (int64_t)d->pad_w, lanes = _tc_mma_copy_lanes(d->dtype);
+    const tc_expr *m = tc_axisi(ctx, "m", g->mpad), *j = tc_axisi(ctx, "j", g->kpad), *at[4], *c[2], *ry, *rx, *y, *x, *conds[4], *inside = NULL;
+    const tc_expr *pixel = g->nchw ? tc_modi(m, g->per_image) : m; /* of its image, in NCHW; NHWC's y and x wrap over the images */
+    int64_t ph = d->h + 2 * (int64_t)d->pad_h, pw = d->w + 2 * (int64_t)d->pad_w, lanes = g->nchw ? 1 : _tc_mma_copy_lanes(d->dtype);
     int k;
-    _tc_gemm_column(d, 1, j, &at[3], &ry, &rx);
-    at[0] = tc_divi(m, (int64_t)p * q);
-    y = _tc_conv_window(tc_modi(tc_divi(m, q), p), d->stride_h, ry, d->dilation_h);
-    x = _tc_conv_window(tc_modi(m, q), d->stride_w, rx, d->dilation_w);
+    _tc_gemm_column(d, !g->nchw, j, &at[3], &ry, &rx);
+    at[0] = tc_divi(m, g->per_image);
+    y = _tc_conv_window(g->nchw ? tc_divi(pixel, q) : tc_modi(tc_divi(m, q), p), d->stride_h, ry, d->dilation_h);
+    x = _tc_conv_window(tc_modi(pixel, q), d->stride_w, rx, d->dilation_w);
     at[1] = at[3], at[2] = tc_subi(y, d->pad_h), at[3] = tc_subi(x, d->pad_w);
     conds[0] = _tc_conv_inside(m, 0, g->m, g->mpad);
     conds[1] = _tc_conv_inside(tc_divi(j, lanes), 0, g->cols / lanes, g->kpad / lanes);
     conds[2] = _tc_conv_in_image(d, y, x, ph, pw);
-    for (k = 0; k < 3; k++)
+    conds[3] = g->per_image > (int64_t)p * q ? tc_lti(pixel, (int64_t)p * q) : NULL;
+    for (k = 0; k < 4; k++)
         if (conds[k]) inside = inside ? tc_and(inside, conds[k]) : conds[k];
     c[0] = m, c[1] = j;
     g->col = tc_compute(ctx, "col", 2, c, inside ? tc_select(inside, _tc_conv_at(g->conv.data, d->layout, at), tc_imm(ctx, d->dtype, 0))
@@ -1869,43 +1904,76 @@ static tc_result _tc_mma_columns(tc_context *ctx, const tc_conv2d_desc *d, int p
 }
 
 /* gemm in 16 x 8 tiles (split_k parts of the sum, a part a leading axis,
-   when split_k > 1), then conv, the M x k output, copied (or summed) out of it. */
-static tc_result _tc_mma_compute(tc_context *ctx, const tc_conv2d_desc *d, int p, int q, const _tc_mma_tiles *t, _tc_mma_graph *g) {
-    const int64_t data_sizes[4] = {d->n, d->c, d->h, d->w}, kernel_sizes[4] = {d->k, d->c, d->r, d->s};
-    const tc_expr *ax[5], *j, *column, *a, *b, *o[2], *s, *tile[5];
+   when split_k > 1) of a b (col wt, or NCHW's wt col). */
+static tc_result _tc_mma_product(tc_context *ctx, const tc_conv2d_desc *d, const _tc_mma_tiles *t, _tc_mma_graph *g) {
+    const tc_expr *ax[5], *j, *column, *a, *b;
     int split = t->split > 1;
-    g->m = (int64_t)d->n * p * q, g->cols = (int64_t)d->c * d->r * d->s;
-    g->mpad = _tc_round_up(g->m, t->bm), g->jpad = _tc_round_up(d->k, t->bn), g->kpad = _tc_round_up(g->cols, t->bk * t->split);
-    g->conv.pad = NULL;
-    g->conv.data = _tc_conv_placeholder(ctx, "data", d->layout, d->dtype, data_sizes);
-    g->conv.kernel = _tc_conv_placeholder(ctx, "kernel", d->layout, d->dtype, kernel_sizes);
-    if (!g->conv.data || !g->conv.kernel) return _tc_conv_error(ctx);
-    _TC_CONV_TRY(_tc_mma_weights(ctx, d, g));
-    _TC_CONV_TRY(_tc_mma_columns(ctx, d, p, q, g));
+    int64_t rows = g->nchw ? g->jpad : g->mpad, cols = g->nchw ? g->mpad : g->jpad;
     if (split) ax[0] = tc_axisi(ctx, "s", t->split);
-    ax[split] = tc_axisi(ctx, "mt", g->mpad / 16);
-    ax[split + 1] = tc_axisi(ctx, "ft", g->jpad / 8);
+    ax[split] = tc_axisi(ctx, g->nchw ? "ft" : "mt", rows / 16);
+    ax[split + 1] = tc_axisi(ctx, g->nchw ? "mt" : "ft", cols / 8);
     ax[split + 2] = tc_axisi(ctx, "i", 16);
     ax[split + 3] = tc_axisi(ctx, "l", 8);
     j = tc_reduce_axisi(ctx, "j", g->kpad / t->split);
     column = split ? tc_add(tc_muli(ax[0], g->kpad / t->split), j) : j;
-    a = tc_at(g->col, tc_add(tc_muli(ax[split], 16), ax[split + 2]), column);
-    b = tc_at(g->wt, tc_add(tc_muli(ax[split + 1], 8), ax[split + 3]), column);
+    a = tc_at(g->a, tc_add(tc_muli(ax[split], 16), ax[split + 2]), column);
+    b = tc_at(g->b, tc_add(tc_muli(ax[split + 1], 8), ax[split + 3]), column);
     if (d->dtype != TC_FLOAT32) { /* 16-bit inputs, float32 sums; TF32 reads its floats as they are */
         a = tc_cast(TC_FLOAT32, a);
         b = tc_cast(TC_FLOAT32, b);
     }
-    if (!(g->gemm = tc_compute(ctx, "gemm", 4 + split, ax, tc_sum(tc_mul(a, b), 1, &j)))) return _tc_conv_error(ctx);
-    o[0] = tc_axisi(ctx, "m", g->m);
-    o[1] = tc_axisi(ctx, "f", d->k);
-    s = split ? tc_reduce_axisi(ctx, "s", t->split) : NULL;
-    if (split) tile[0] = s;
-    tile[split] = tc_divi(o[0], 16);
-    tile[split + 1] = tc_divi(o[1], 8);
-    tile[split + 2] = tc_modi(o[0], 16);
-    tile[split + 3] = tc_modi(o[1], 8);
-    g->conv.out = tc_compute(ctx, "conv", 2, o, split ? tc_sum(tc_access(g->gemm, 5, tile), 1, &s) : tc_access(g->gemm, 4, tile));
+    g->gemm = tc_compute(ctx, "gemm", 4 + split, ax, tc_sum(tc_mul(a, b), 1, &j));
+    return g->gemm ? TC_OK : _tc_conv_error(ctx);
+}
+
+/* conv, copied (or summed over the parts) out of gemm's tiles: NHWK's
+   conv[m][f], or NCHW's conv[n][f][pq]. */
+static tc_result _tc_mma_output(tc_context *ctx, const tc_conv2d_desc *d, int p, int q, const _tc_mma_tiles *t, _tc_mma_graph *g) {
+    const tc_expr *o[3], *s = NULL, *tile[5], *row, *col, *value;
+    int split = t->split > 1, nout = g->nchw ? 3 : 2;
+    if (g->nchw) {
+        o[0] = tc_axisi(ctx, "n", d->n);
+        o[1] = tc_axisi(ctx, "f", d->k);
+        o[2] = tc_axisi(ctx, "pq", (int64_t)p * q);
+    } else {
+        o[0] = tc_axisi(ctx, "m", g->m);
+        o[1] = tc_axisi(ctx, "f", d->k);
+    }
+    row = g->nchw ? o[1] : o[0];
+    col = g->nchw ? o[2] : o[1];
+    if (split) tile[0] = s = tc_reduce_axisi(ctx, "s", t->split);
+    tile[split] = tc_divi(row, 16);
+    /* NCHW: the image's first column tile, then the pixel's (pq8 is whole tiles) */
+    tile[split + 1] = g->nchw ? tc_add(tc_muli(o[0], g->per_image / 8), tc_divi(col, 8)) : tc_divi(col, 8);
+    tile[split + 2] = tc_modi(row, 16);
+    tile[split + 3] = tc_modi(col, 8);
+    value = split ? tc_sum(tc_access(g->gemm, 5, tile), 1, &s) : tc_access(g->gemm, 4, tile);
+    g->conv.out = tc_compute(ctx, "conv", nout, o, value);
     return g->conv.out ? TC_OK : _tc_conv_error(ctx);
+}
+
+/* The whole graph: inputs, their inlined views wt and col, gemm, conv;
+   every extent padded to the tiles (NCHW: the product's rows are the
+   output channels, its columns the pixels). */
+static tc_result _tc_mma_compute(tc_context *ctx, const tc_conv2d_desc *d, int p, int q, const _tc_mma_tiles *t, _tc_mma_graph *g) {
+    const int64_t data_sizes[4] = {d->n, d->c, d->h, d->w}, kernel_sizes[4] = {d->k, d->c, d->r, d->s};
+    g->nchw = d->layout == TC_LAYOUT_NCHW;
+    g->per_image = g->nchw ? _tc_round_up((int64_t)p * q, 8) : (int64_t)p * q;
+    g->m = (int64_t)d->n * g->per_image;
+    g->cols = (int64_t)d->c * d->r * d->s;
+    g->mpad = _tc_round_up(g->m, g->nchw ? t->bn : t->bm);
+    g->jpad = _tc_round_up(d->k, g->nchw ? t->bm : t->bn);
+    g->kpad = _tc_round_up(g->cols, t->bk * t->split);
+    g->conv.pad = NULL;
+    g->conv.data = _tc_conv_placeholder(ctx, "data", d->layout, d->dtype, data_sizes);
+    g->conv.kernel = _tc_conv_placeholder(ctx, "kernel", d->layout, d->dtype, kernel_sizes);
+    if (!g->conv.data || !g->conv.kernel) return _tc_conv_error(ctx);
+    _TC_CONV_TRY(_tc_mma_weights(ctx, d, g->nchw ? t->vec_a : _tc_mma_copy_lanes(d->dtype), g));
+    _TC_CONV_TRY(_tc_mma_columns(ctx, d, p, q, g));
+    g->a = g->nchw ? g->wt : g->col;
+    g->b = g->nchw ? g->col : g->wt;
+    _TC_CONV_TRY(_tc_mma_product(ctx, d, t, g));
+    return _tc_mma_output(ctx, d, p, q, t, g);
 }
 
 /* The stages of the schedule: the output, the parts' sums (split_k only),
@@ -1921,7 +1989,7 @@ static tc_result _tc_mma_caches(tc_context *ctx, tc_schedule *s, const _tc_mma_g
     tc_tensor *gemm = g->gemm, *AS, *BS, *AF, *BF, *ACC;
     _TC_CONV_TRY(tc_compute_inline(tc_stage_of(s, g->col)));
     _TC_CONV_TRY(tc_compute_inline(tc_stage_of(s, g->wt)));
-    if (!(AS = tc_cache_read(s, g->col, TC_SCOPE_SHARED, 1, &gemm)) || !(BS = tc_cache_read(s, g->wt, TC_SCOPE_SHARED, 1, &gemm)) ||
+    if (!(AS = tc_cache_read(s, g->a, TC_SCOPE_SHARED, 1, &gemm)) || !(BS = tc_cache_read(s, g->b, TC_SCOPE_SHARED, 1, &gemm)) ||
         !(AF = tc_cache_read(s, AS, TC_SCOPE_MMA_MATRIX_A, 1, &gemm)) || !(BF = tc_cache_read(s, BS, TC_SCOPE_MMA_MATRIX_B, 1, &gemm)) ||
         !(ACC = tc_cache_write(s, gemm, TC_SCOPE_MMA_ACCUMULATOR)))
         return _tc_conv_error(ctx);
@@ -1963,17 +2031,39 @@ static tc_result _tc_mma_store_tiles(tc_context *ctx, tc_stage *st, tc_iter *par
     return tc_tensorize(st, loops[6], tc_intrin_mma(ctx, TC_INTRIN_MMA_STORE, TC_FLOAT32));
 }
 
-/* conv: block_m x block_n tiles of the M x k output, each warp's warp_m x
-   warp_n of them in 16 x 8 tiles, stored from the accumulators (cut at the
-   output's edge). */
-static tc_result _tc_mma_out_schedule(tc_context *ctx, const _tc_mma_tiles *t, tc_stage *so, tc_iter **warp) {
-    tc_iter *bm, *mi, *bn, *ni, *wz, *wy, *mt, *ft, *i, *l, *loops[8];
-    _TC_CONV_TRY(tc_split(so, tc_axis_of(so, 0), t->bm, &bm, &mi));
-    _TC_CONV_TRY(tc_split(so, tc_axis_of(so, 1), t->bn, &bn, &ni));
-    _TC_CONV_TRY(tc_split_nparts(so, mi, t->bm / t->wm, &wz, &mi));
-    _TC_CONV_TRY(tc_split(so, mi, 16, &mt, &i));
-    _TC_CONV_TRY(tc_split_nparts(so, ni, t->bn / t->wn, &wy, &ni));
-    _TC_CONV_TRY(tc_split(so, ni, 8, &ft, &l));
+/* NCHW's conv[n][f][pq] as the product's rows and columns: f, and the
+   image and its pixels' 8-wide tiles fused (n pq8 / 8 + pq / 8: the column
+   tile), the 8 columns within; *rows and *cols are ready to split as NHWC's
+   m and f are (cols in whole tiles, *l the tile's columns). */
+static tc_result _tc_mma_out_axes_nchw(tc_stage *so, tc_iter **rows, tc_iter **cols, tc_iter **l) {
+    tc_iter *pt;
+    _TC_CONV_TRY(tc_split(so, tc_axis_of(so, 2), 8, &pt, l));
+    _TC_CONV_TRY(tc_reorder_va(so, 4, tc_axis_of(so, 0), pt, tc_axis_of(so, 1), *l));
+    _TC_CONV_TRY(tc_fuse(so, tc_axis_of(so, 0), pt, cols));
+    *rows = tc_axis_of(so, 1);
+    return TC_OK;
+}
+
+/* conv: block_m x block_n tiles of the M x k output (NCHW: k x M), each
+   warp's warp_m x warp_n of them in 16 x 8 tiles, stored from the
+   accumulators (cut at the output's edge). */
+static tc_result _tc_mma_out_schedule(tc_context *ctx, const _tc_mma_tiles *t, int nchw, tc_stage *so, tc_iter **warp) {
+    tc_iter *bm, *mi, *bn, *ni, *wz, *wy, *mt, *ft, *i, *l, *rows, *cols, *loops[8];
+    if (nchw) { /* the columns come in whole 8-wide tiles already */
+        _TC_CONV_TRY(_tc_mma_out_axes_nchw(so, &rows, &cols, &l));
+        _TC_CONV_TRY(tc_split(so, rows, t->bm, &bm, &mi));
+        _TC_CONV_TRY(tc_split(so, cols, t->bn / 8, &bn, &ni));
+        _TC_CONV_TRY(tc_split_nparts(so, mi, t->bm / t->wm, &wz, &mi));
+        _TC_CONV_TRY(tc_split(so, mi, 16, &mt, &i));
+        _TC_CONV_TRY(tc_split_nparts(so, ni, t->bn / t->wn, &wy, &ft));
+    } else {
+        _TC_CONV_TRY(tc_split(so, tc_axis_of(so, 0), t->bm, &bm, &mi));
+        _TC_CONV_TRY(tc_split(so, tc_axis_of(so, 1), t->bn, &bn, &ni));
+        _TC_CONV_TRY(tc_split_nparts(so, mi, t->bm / t->wm, &wz, &mi));
+        _TC_CONV_TRY(tc_split(so, mi, 16, &mt, &i));
+        _TC_CONV_TRY(tc_split_nparts(so, ni, t->bn / t->wn, &wy, &ni));
+        _TC_CONV_TRY(tc_split(so, ni, 8, &ft, &l));
+    }
     loops[0] = bm;
     loops[1] = bn;
     loops[2] = wz;
@@ -2040,13 +2130,15 @@ static tc_result _tc_mma_acc_schedule(tc_context *ctx, tc_dtype dtype, const _tc
 }
 
 /* A shared tile of k_tile-wide rows: fetched by every thread, vec elements
-   a copy, cp.async, pipelined over the k_tile loop; swizzled by as many
+   a copy (consecutive threads along its rows, or with along_rows down its
+   columns), cp.async, pipelined over the k_tile loop; swizzled by as many
    bits as its rows have 16-byte chunks, up to 8 (the banks' width). */
-static tc_result _tc_mma_fetch(tc_dtype dtype, const _tc_mma_tiles *t, tc_stage *ld) {
+static tc_result _tc_mma_fetch(tc_dtype dtype, const _tc_mma_tiles *t, tc_stage *ld, int64_t vec, int along_rows) {
     int64_t counts[3], chunks = t->bk * tc_dtype_bytes(dtype) / 16;
     int bits = chunks >= 8 ? 3 : chunks >= 4 ? 2 : 1;
     _tc_mma_thread_counts(t, counts);
-    _TC_CONV_TRY(_tc_conv_fetch_vec(ld, 3, counts, _tc_mma_thread_tags, 1, t->vec));
+    if (along_rows) _TC_CONV_TRY(tc_reorder_va(ld, 2, tc_axis_of(ld, 1), tc_axis_of(ld, 0)));
+    _TC_CONV_TRY(_tc_conv_fetch_vec(ld, 3, counts, _tc_mma_thread_tags, 1, vec));
     _TC_CONV_TRY(tc_pipeline(ld, (int)t->stages));
     if (t->swizzle) _TC_CONV_TRY(tc_storage_swizzle(ld, bits));
     return tc_async_copy(ld);
@@ -2057,16 +2149,16 @@ static tc_result _tc_mma_schedule(tc_context *ctx, tc_dtype dtype, const _tc_mma
     tc_iter *warp;
     _TC_CONV_TRY(_tc_mma_caches(ctx, s, g, t->split > 1, &st));
     if (st.gemm) {
-        _TC_CONV_TRY(_tc_conv_sum_schedule(st.out, 2));
+        _TC_CONV_TRY(_tc_conv_sum_schedule(st.out, g->nchw ? 3 : 2));
         _TC_CONV_TRY(_tc_mma_parts_schedule(ctx, t, st.gemm, &warp));
         _TC_CONV_TRY(tc_compute_at(st.acc, st.gemm, warp));
     } else {
-        _TC_CONV_TRY(_tc_mma_out_schedule(ctx, t, st.out, &warp));
+        _TC_CONV_TRY(_tc_mma_out_schedule(ctx, t, g->nchw, st.out, &warp));
         _TC_CONV_TRY(tc_compute_at(st.acc, st.out, warp));
     }
     _TC_CONV_TRY(_tc_mma_acc_schedule(ctx, dtype, t, &st));
-    _TC_CONV_TRY(_tc_mma_fetch(dtype, t, st.as));
-    return _tc_mma_fetch(dtype, t, st.bs);
+    _TC_CONV_TRY(_tc_mma_fetch(dtype, t, st.as, t->vec_a, 0));
+    return _tc_mma_fetch(dtype, t, st.bs, t->vec_b, (int)t->col_along_m);
 }
 
 TECOMP_API tc_result tc_conv2d_mma_template(tc_cfg *cfg, const void *task, tc_instance *out) {
@@ -2079,8 +2171,11 @@ TECOMP_API tc_result tc_conv2d_mma_template(tc_cfg *cfg, const void *task, tc_in
     if (!ctx || !out) return ctx ? _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "conv2d_mma: NULL argument") : TC_ERROR_INVALID_ARGUMENT;
     _TC_CONV_TRY(_tc_mma_task(ctx, task, &d));
     tc_conv2d_output_size(&d, &p, &q);
-    _TC_CONV_TRY(_tc_mma_knobs(cfg, d.dtype));
-    _TC_CONV_TRY(_tc_mma_tiles_of(cfg, &t));
+    _TC_CONV_TRY(_tc_mma_knobs(cfg, d.dtype, d.layout == TC_LAYOUT_NCHW));
+    _TC_CONV_TRY(_tc_mma_tiles_of(cfg, d.layout == TC_LAYOUT_NCHW, &t));
+    if (d.layout == TC_LAYOUT_NCHW && (int64_t)d.c * d.r * d.s % t.vec_a)
+        return _tc_fail(ctx, TC_ERROR_SCHEDULE, "conv2d_mma: vec %lld: the weights' rows of c r s = %lld elements are not whole %lld-element "
+                        "copies", (long long)t.vec_a, (long long)d.c * d.r * d.s, (long long)t.vec_a);
     _TC_CONV_TRY(_tc_mma_compute(ctx, &d, p, q, &t, &g));
     if (!(s = tc_create_schedule(ctx, 1, &g.conv.out))) return _tc_conv_error(ctx);
     _TC_CONV_TRY(_tc_mma_schedule(ctx, d.dtype, &t, s, &g));
@@ -2138,7 +2233,9 @@ TECOMP_API tc_template_fn tc_conv2d_template_for(const tc_conv2d_desc *d, const 
         if (name) *name = "conv2d_tensorcore";
         return tc_conv2d_tensorcore_template;
     }
-    if (r.layout == TC_LAYOUT_NHWC && (r.dtype == TC_FLOAT16 || r.dtype == TC_BFLOAT16 || (r.dtype == TC_FLOAT32 && r.math == TC_CONV_MATH_TF32))) {
+    /* tensor cores for half data, and for float32 where TF32 is allowed (NCHW's grouped convolutions, depthwise among them, stay exact) */
+    if ((r.layout == TC_LAYOUT_NHWC || (r.layout == TC_LAYOUT_NCHW && r.groups == 1)) &&
+        (r.dtype == TC_FLOAT16 || r.dtype == TC_BFLOAT16 || (r.dtype == TC_FLOAT32 && r.math == TC_CONV_MATH_TF32))) {
         if (name) *name = "conv2d_mma";
         return tc_conv2d_mma_template;
     }

@@ -255,12 +255,12 @@ static void bench_no_tecomp(bench_row *row, const char *why, const char *fmt, ..
 }
 
 /* Resolve a row and create its configuration space when tecomp has a
-   template for it (NCHW or HWCN float32 exact; NHWC float16 and TF32;
-   NHWCnc float16). 0 after saying what is wrong with the row's shape; a
-   template that cannot make a space fails only the row (cuDNN still runs
-   on it), except under TF32, where tc_conv2d_template_for hands every NHWC
-   float32 row to conv2d_mma whatever its groups and channels: its refusal
-   leaves the row out, with the template's reason in the note. */
+   template for it (NCHW or HWCN float32 exact; NHWC and NCHW float16 and
+   TF32; NHWCnc float16). 0 after saying what is wrong with the row's
+   shape; a template that cannot make a space fails only the row (cuDNN
+   still runs on it), except under TF32, where tc_conv2d_template_for hands
+   every NHWC float32 row to conv2d_mma whatever its groups and channels:
+   its refusal leaves the row out, with the template's reason in the note. */
 static int bench_prepare(tc_context *ctx, const bench_opts *o, bench_row *row) {
     int tf32 = bench_row_tf32(row);
     tc_template_fn fn;
@@ -1012,6 +1012,10 @@ static void bench_gpu_row(tc_context *ctx, bench_row *row, const bench_opts *o, 
 /* What this GPU can do at best, measured the way the workloads are. */
 typedef struct bench_ceilings {
     double fp32_tflops;       /* an FMA-bound kernel's rate; 0 when not measured */
+    double fp16_tflops;       /* tecomp's best mma.sync GEMM in float16, and in TF32; 0 when not measured */
+    double tf32_tflops;
+    char fp16_config[96];     /* the configuration that ran it: "128x128 warps 64x64 k 32 stages 3" */
+    char tf32_config[96];
     double copy_gbs;          /* device-to-device copy, bytes read + written per second; 0 when not measured */
     double empty_us;          /* the floor: a kernel that does nothing, timed as every workload is; 0 when not measured */
 } bench_ceilings;
@@ -1072,6 +1076,87 @@ static tc_result bench_fma_ceiling(tc_context *ctx, const tc_time_desc *timing, 
     tc_cuda_free(ctx, out);
     if (m) tc_cuda_module_unload(ctx, m);
     tc_cubin_free(ctx, &bin);
+    return r;
+}
+
+/* The tensor cores' ceiling as tecomp reaches them: a 4096 x 4096 x 4096
+   GEMM, made a 1x1 NHWC convolution (4096 channels in and out over 64 x 64
+   pixels) through conv2d_mma, the fastest of a few large-tile
+   configurations (16-byte copies, swizzled, no split). It is the fastest
+   mma.sync kernel tecomp makes, not the chip's peak (wgmma's, which
+   mma.sync cannot reach on Hopper): the rows' "% ceil" of it says how far a
+   convolution's kernel is from tecomp's own GEMM. */
+#define BENCH_MMA_SIDE 4096
+static const int64_t bench_mma_configs[][6] = {/* block_m, block_n, warp_m, warp_n, k_tile, stages */
+                                               {128, 128, 64, 64, 32, 3}, {128, 256, 64, 64, 32, 3}, {256, 128, 64, 64, 32, 3},
+                                               {128, 128, 64, 32, 32, 4}, {128, 128, 64, 64, 64, 3}};
+
+/* One configuration of the ceiling's GEMM lowered, built and timed; *ms its median. */
+static tc_result bench_mma_time(tc_context *ctx, const tc_conv2d_desc *d, const int64_t *c, const tc_time_desc *timing, double *ms,
+                                const char **step) {
+    static const char *names[9] = {"block_m", "block_n", "warp_m", "warp_n", "k_tile", "stages", "vec", "swizzle", "split_k"};
+    const int64_t vec = d->dtype == TC_FLOAT32 ? 4 : 8, on = 1;
+    const int64_t *values[9];
+    const size_t in_bytes = (size_t)BENCH_MMA_SIDE * BENCH_MMA_SIDE * tc_dtype_bytes(d->dtype);
+    tc_config_space *space = NULL;
+    tc_instance inst;
+    const tc_func *f = NULL;
+    tc_cuda_func *cf = NULL;
+    tc_devptr dev[3] = {0, 0, 0};
+    tc_time_result t;
+    tc_result r;
+    int64_t index;
+    int k;
+    for (k = 0; k < 6; k++) values[k] = &c[k];
+    values[6] = &vec;
+    values[7] = &on;
+    values[8] = &on;
+    *step = "its space (tc_space_create)";
+    r = tc_space_create(ctx, tc_conv2d_mma_template, d, &space);
+    if (r == TC_OK && (index = tc_space_index_of(space, 9, names, values)) < 0) r = TC_ERROR_INVALID_ARGUMENT;
+    if (r == TC_OK) *step = "lowering a configuration (tc_space_instantiate, tc_lower)", r = tc_space_instantiate(space, index, &inst);
+    if (r == TC_OK) r = tc_lower(inst.schedule, inst.nargs, inst.args, "mma_ceiling", NULL, &f);
+    if (r == TC_OK) *step = "building it (tc_cuda_build)", r = tc_cuda_build(ctx, f, &cf);
+    for (k = 0; k < 3 && r == TC_OK; k++) { /* bytes 0x3c: 1.05 in float16, 0.0115 in float32; no zeros the tensor cores could coast on */
+        size_t bytes = k < 2 ? in_bytes : (size_t)BENCH_MMA_SIDE * BENCH_MMA_SIDE * sizeof(float);
+        *step = "its buffers (tc_cuda_malloc, tc_cuda_memset)";
+        r = tc_cuda_malloc(ctx, bytes, &dev[k]);
+        if (r == TC_OK) r = tc_cuda_memset(ctx, dev[k], 0x3c, bytes);
+    }
+    if (r == TC_OK) *step = "timing it (tc_cuda_time_func)", r = tc_cuda_time_func(ctx, cf, dev, NULL, timing, &t);
+    if (r == TC_OK) *ms = t.median_ms;
+    for (k = 0; k < 3; k++) tc_cuda_free(ctx, dev[k]);
+    if (cf) tc_cuda_func_destroy(ctx, cf);
+    return r;
+}
+
+/* The ceiling in float16 (dtype TC_FLOAT16) or TF32 (TC_FLOAT32): the best
+   configuration's rate, and which it was. */
+static tc_result bench_mma_ceiling(tc_context *ctx, tc_dtype dtype, const tc_time_desc *timing, double *tflops, char *config, size_t cap,
+                                   const char **step) {
+    const double flops = 2.0 * BENCH_MMA_SIDE * (double)BENCH_MMA_SIDE * BENCH_MMA_SIDE;
+    tc_conv2d_desc d;
+    tc_result r = TC_OK;
+    size_t k;
+    memset(&d, 0, sizeof d);
+    d.layout = TC_LAYOUT_NHWC;
+    d.dtype = dtype;
+    d.math = dtype == TC_FLOAT32 ? TC_CONV_MATH_TF32 : TC_CONV_MATH_EXACT;
+    d.n = 1;
+    d.h = d.w = 64;
+    d.c = d.k = BENCH_MMA_SIDE;
+    d.r = d.s = 1;
+    *tflops = 0;
+    for (k = 0; k < sizeof bench_mma_configs / sizeof bench_mma_configs[0]; k++) {
+        const int64_t *c = bench_mma_configs[k];
+        double ms = 0;
+        if ((r = bench_mma_time(ctx, &d, c, timing, &ms, step)) != TC_OK) return r;
+        if (flops / (ms * 1e-3) * 1e-12 > *tflops) {
+            *tflops = flops / (ms * 1e-3) * 1e-12;
+            snprintf(config, cap, "%lldx%lld warps %lldx%lld k %lld stages %lld", (long long)c[0], (long long)c[1], (long long)c[2],
+                     (long long)c[3], (long long)c[4], (long long)c[5]);
+        }
+    }
     return r;
 }
 
@@ -1140,6 +1225,14 @@ static int bench_measure_ceilings(tc_context *ctx, const tc_time_desc *timing, b
         fprintf(stderr, "FAILED the fp32 ceiling: %s: %s: %s\n", step, tc_result_string(r), tc_last_error(ctx));
         ok = 0;
     }
+    if ((r = bench_mma_ceiling(ctx, TC_FLOAT16, timing, &out->fp16_tflops, out->fp16_config, sizeof out->fp16_config, &step)) != TC_OK) {
+        fprintf(stderr, "FAILED the fp16 mma ceiling: %s: %s: %s\n", step, tc_result_string(r), tc_last_error(ctx));
+        ok = 0;
+    }
+    if ((r = bench_mma_ceiling(ctx, TC_FLOAT32, timing, &out->tf32_tflops, out->tf32_config, sizeof out->tf32_config, &step)) != TC_OK) {
+        fprintf(stderr, "FAILED the TF32 mma ceiling: %s: %s: %s\n", step, tc_result_string(r), tc_last_error(ctx));
+        ok = 0;
+    }
     if ((r = bench_copy_ceiling(ctx, timing, &out->copy_gbs, &step)) != TC_OK) {
         fprintf(stderr, "FAILED the copy ceiling: %s: %s: %s\n", step, tc_result_string(r), tc_last_error(ctx));
         ok = 0;
@@ -1148,9 +1241,11 @@ static int bench_measure_ceilings(tc_context *ctx, const tc_time_desc *timing, b
         fprintf(stderr, "FAILED the empty kernel's floor: %s: %s: %s\n", step, tc_result_string(r), tc_last_error(ctx));
         ok = 0;
     }
-    printf("ceilings: fp32 FMA %.1f TFLOP/s (%d blocks of %d threads, %d chains each); device-to-device copy %.0f GB/s "
-           "(1 GiB, read + write); fp16: not measured; floor: an empty kernel %.2f us\n",
-           out->fp32_tflops, BENCH_FMA_BLOCKS_PER_SM, BENCH_FMA_BLOCK, BENCH_FMA_CHAINS, out->copy_gbs, out->empty_us);
+    printf("ceilings: fp32 FMA %.1f TFLOP/s (%d blocks of %d threads, %d chains each); tecomp's mma.sync GEMM (%d^3 through conv2d_mma) "
+           "fp16 %.1f TFLOP/s (%s), TF32 %.1f TFLOP/s (%s); device-to-device copy %.0f GB/s (1 GiB, read + write); floor: an empty "
+           "kernel %.2f us\n",
+           out->fp32_tflops, BENCH_FMA_BLOCKS_PER_SM, BENCH_FMA_BLOCK, BENCH_FMA_CHAINS, BENCH_MMA_SIDE, out->fp16_tflops, out->fp16_config,
+           out->tf32_tflops, out->tf32_config, out->copy_gbs, out->empty_us);
     return ok;
 }
 
@@ -1169,9 +1264,17 @@ static int bench_both_ran(const bench_row *row) { return row->tecomp_us > 0 && b
 static double bench_speedup(const bench_row *row) { return bench_both_ran(row) ? bench_compared(row)->us / row->tecomp_us : 0; }
 static double bench_gflop(const bench_row *row) { return tc_conv2d_flops(&row->conv) * 1e-9; }
 static double bench_tflops(const bench_row *row, double us) { return us > 0 ? bench_gflop(row) / us * 1e3 : 0; }
-/* tecomp's rate as a share of the measured fp32 ceiling; 0 when either is missing. */
+/* The ceiling a row's kernel is held to: fp32 FMA for exact rows, tecomp's
+   mma GEMM in TF32 or float16 for the tensor-core rows. */
+static double bench_row_ceiling(const bench_row *row, const bench_summary *s) {
+    if (row->conv.dtype != TC_FLOAT32) return s->ceil.fp16_tflops;
+    return bench_row_tf32(row) ? s->ceil.tf32_tflops : s->ceil.fp32_tflops; /* a TF32 row runs only on a TF32 template (bench_prepare) */
+}
+
+/* tecomp's rate as a share of its row's ceiling; 0 when either is missing. */
 static double bench_pct_ceiling(const bench_row *row, const bench_summary *s) {
-    return row->tecomp_us > 0 && s->ceil.fp32_tflops > 0 ? 100 * bench_tflops(row, row->tecomp_us) / s->ceil.fp32_tflops : 0;
+    double ceiling = bench_row_ceiling(row, s);
+    return row->tecomp_us > 0 && ceiling > 0 ? 100 * bench_tflops(row, row->tecomp_us) / ceiling : 0;
 }
 
 /* cudnnGetVersion's number (major * 10000 + minor * 100 + patch since cuDNN 9) as 9.14.0. */
@@ -1210,7 +1313,7 @@ static void bench_print_table(const bench_row *rows, int n, const bench_opts *o,
     char a[32], b[32], c[32], d[32], e[32], f[32], g[32], h[32], via[160];
     int k;
     printf("%-18s %9s %11s %11s %8s %-4s %9s %9s %11s %11s %11s %-16s  %s\n", "workload", "GFLOP", "tecomp us", "cuDNN us", "speedup", "vs",
-           "TFLOP/s", "% fp32", "legacy us", "backend us", o->math == TC_CONV_MATH_TF32 ? "FMA us" : "TF32 us", "cuDNN via", "note");
+           "TFLOP/s", "% ceil", "legacy us", "backend us", o->math == TC_CONV_MATH_TF32 ? "FMA us" : "TF32 us", "cuDNN via", "note");
     for (k = 0; k < n; k++) {
         const bench_row *row = &rows[k];
         const bench_cudnn_best *compared = bench_compared(row);
@@ -1275,9 +1378,11 @@ static void bench_print_report(const bench_row *rows, int n, const bench_opts *o
                BENCH_GRAPH_FINALISTS, o->math == TC_CONV_MATH_TF32 ? "TF32" : "FMA");
         printf("checks: relative L2 error against a float64-accumulated host reference over every output (poisoned first): "
                "f32 < %.0e, tecomp's TF32 < %.0e, f16 and cuDNN's TF32 < %.0e\n", BENCH_TOL_F32, BENCH_TOL_TF32, BENCH_TOL_F16);
-        printf("ceilings: fp32 FMA %.1f TFLOP/s, copy %.0f GB/s, fp16 and TF32 not measured; floor: an empty kernel takes %.2f us timed this way\n"
-               "GFLOP counts the direct convolution's 2*N*K*(C/groups)*R*S*P*Q for both%s\n", s->ceil.fp32_tflops, s->ceil.copy_gbs,
-               s->ceil.empty_us, o->math == TC_CONV_MATH_TF32 ? "; % fp32 is of the FMA ceiling, which TF32 rows (tensor cores) can pass" : "");
+        printf("ceilings: fp32 FMA %.1f TFLOP/s, tecomp's mma.sync GEMM fp16 %.1f and TF32 %.1f TFLOP/s, copy %.0f GB/s; floor: an empty "
+               "kernel takes %.2f us timed this way\n"
+               "GFLOP counts the direct convolution's 2*N*K*(C/groups)*R*S*P*Q for both; %% ceil is of the row's ceiling: FMA for exact "
+               "float32, the mma GEMM's for TF32 and float16\n", s->ceil.fp32_tflops, s->ceil.fp16_tflops, s->ceil.tf32_tflops,
+               s->ceil.copy_gbs, s->ceil.empty_us);
     } else {
         printf("No GPU here: nothing timed; each workload with a template was checked on the host executor\n");
     }
@@ -1341,11 +1446,11 @@ static int bench_write_csv(const char *path, const bench_row *rows, int n, const
         fprintf(stderr, "FAILED writing the CSV: cannot open %s\n", path);
         return 0;
     }
-    fprintf(f, "# tecomp-bench on %s; cuDNN %s; fp32 ceiling %.2f TFLOP/s; copy ceiling %.1f GB/s; empty kernel %.2f us; median of %d launches, "
-               "L2 flushed; %s\n",
+    fprintf(f, "# tecomp-bench on %s; cuDNN %s; fp32 ceiling %.2f TFLOP/s; mma GEMM fp16 %.2f, TF32 %.2f TFLOP/s; copy ceiling %.1f GB/s; "
+               "empty kernel %.2f us; median of %d launches, L2 flushed; %s\n",
             s->gpu ? s->device : "no GPU (host executor checks only)", bench_cudnn_version(version, sizeof version, s->cudnn_version),
-            s->ceil.fp32_tflops, s->ceil.copy_gbs, s->ceil.empty_us, s->repeat, bench_comparison(comparison, sizeof comparison, o));
-    fprintf(f, "name,layout,dtype,math,gflop,tecomp_us,cudnn_us,speedup,speedup_vs,tecomp_tflops,cudnn_tflops,pct_fp32_ceiling,cudnn_algo,cudnn_layout,"
+            s->ceil.fp32_tflops, s->ceil.fp16_tflops, s->ceil.tf32_tflops, s->ceil.copy_gbs, s->ceil.empty_us, s->repeat, bench_comparison(comparison, sizeof comparison, o));
+    fprintf(f, "name,layout,dtype,math,gflop,tecomp_us,cudnn_us,speedup,speedup_vs,tecomp_tflops,cudnn_tflops,pct_ceiling,cudnn_algo,cudnn_layout,"
                "cudnn_api,cudnn_engine,cudnn_legacy_us,cudnn_backend_us,cudnn_tf32_us,cudnn_tf32_api,cudnn_tf32_layout,cudnn_tf32_engine,"
                "tecomp_rel_err,cudnn_rel_err,trials,trials_resumed,tune_s,status,note\n");
     for (k = 0; k < n; k++) {

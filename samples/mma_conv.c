@@ -14,42 +14,48 @@
    have been written) and times it.
 
        mma_conv [--small] [--print] [--dtype f16|bf16|tf32] [--batch N]
-                [--config BM,BN,WM,WN,BK,STAGES,VEC,SWIZZLE[,SPLIT_K]]
+                [--layout nhwc|nchw] [--config BM,BN,WM,WN,BK,STAGES,VEC,SWIZZLE[,SPLIT_K[,COL_ORDER]]]
 
    --dtype tf32 runs float32 tensors as TF32 (the math mode allows it);
    --batch sets the batch (32 is the suite's C9_b32 shape with 512 output
-   channels). --small: batch 2, 8x8, 32 -> 64 channels. */
+   channels); --layout nchw runs the same convolution in NCHW (KCRS weights,
+   NKPQ output: the template's transposed product, rows the output
+   channels; COL_ORDER 1, the default, copies col along its pixels).
+   --small: batch 2, 8x8, 32 -> 64 channels. */
 #define TECOMP_IMPLEMENTATION
 #include "tecomp.h"
 #include "sample_run.h"
 
 /* The configuration when none is given: 128 x 128 block tiles of 4 warps
-   (64 x 64 each), k steps of 32, 3 stages, 16-byte copies, swizzled. */
-static const int64_t default_config[9] = {128, 128, 64, 64, 32, 3, 8, 1, 1};
+   (64 x 64 each), k steps of 32, 3 stages, 16-byte copies, swizzled (NCHW:
+   col copied along its pixels). */
+static const int64_t default_config[10] = {128, 128, 64, 64, 32, 3, 8, 1, 1, 1};
 /* On the host executor (--small): small tiles, so that a block is quick to run. */
-static const int64_t small_config[9] = {32, 32, 16, 16, 32, 2, 8, 1, 1};
-static const char *const knob_names[9] = {"block_m", "block_n", "warp_m", "warp_n", "k_tile", "stages", "vec", "swizzle", "split_k"};
+static const int64_t small_config[10] = {32, 32, 16, 16, 32, 2, 8, 1, 1, 1};
+static const char *const knob_names[10] = {"block_m", "block_n", "warp_m", "warp_n", "k_tile", "stages", "vec", "swizzle", "split_k", "col_order"};
 
 typedef struct options {
-    int small, print, batch;
+    int small, print, batch, nchw;
     tc_dtype dtype;
-    int64_t config[9];
+    int64_t config[10];
 } options;
 
 static int usage(const char *argv0) {
-    fprintf(stderr, "usage: %s [--small] [--print] [--dtype f16|bf16|tf32] [--batch N] [--config BM,BN,WM,WN,BK,STAGES,VEC,SWIZZLE[,SPLIT_K]]\n", argv0);
+    fprintf(stderr, "usage: %s [--small] [--print] [--dtype f16|bf16|tf32] [--batch N] [--layout nhwc|nchw] "
+                    "[--config BM,BN,WM,WN,BK,STAGES,VEC,SWIZZLE[,SPLIT_K[,COL_ORDER]]]\n", argv0);
     return 0;
 }
 
-/* Eight or nine comma-separated knob values into config (split_k 1 when
-   not given); 0 when it is not that. */
+/* Eight to ten comma-separated knob values into config (split_k and
+   col_order 1 when not given); 0 when it is not that. */
 static int parse_config(const char *s, int64_t *config) {
     int k;
     char *end;
     config[8] = 1;
-    for (k = 0; k < 9; k++) {
+    config[9] = 1;
+    for (k = 0; k < 10; k++) {
         long long v = strtoll(s, &end, 10);
-        if (end == s || v < (k == 7 ? 0 : 1) || v > 4096) return 0; /* swizzle may be 0 */
+        if (end == s || v < (k == 7 || k == 9 ? 0 : 1) || v > 4096) return 0; /* swizzle and col_order may be 0 */
         config[k] = v;
         if (!*end && k >= 7) return 1;
         if (*end != ',') return 0;
@@ -72,6 +78,9 @@ static int parse_options(int argc, char **argv, options *o) {
             k++;
         } else if (!strcmp(a, "--batch") && v && atoi(v) > 0 && atoi(v) <= 4096) {
             o->batch = atoi(v);
+            k++;
+        } else if (!strcmp(a, "--layout") && v && (!strcmp(v, "nhwc") || !strcmp(v, "nchw"))) {
+            o->nchw = !strcmp(v, "nchw");
             k++;
         } else if (!strcmp(a, "--config") && v && parse_config(v, o->config)) {
             k++;
@@ -100,19 +109,23 @@ static void round_inputs(float *x, size_t n, tc_dtype dtype) {
         x[k] = dtype == TC_BFLOAT16 ? tc_bfloat16_to_float(tc_bfloat16_from_float(x[k])) : tc_half_to_float(tc_half_from_float(x[k]));
 }
 
-/* Output o (NHWK) of the 3x3 convolution, padding 1, in float64. */
+/* Output o (NHWK, or NCHW's NKPQ) of the 3x3 convolution, padding 1, in float64. */
 static double reference_at(const tc_conv2d_desc *d, const float *x, const float *w, size_t o) {
-    int k = (int)(o % d->k), q = (int)(o / d->k % d->w), p = (int)(o / d->k / d->w % d->h), n = (int)(o / d->k / d->w / d->h);
+    int nchw = d->layout == TC_LAYOUT_NCHW;
+    size_t pixel = nchw ? o % ((size_t)d->h * d->w) : o / d->k % ((size_t)d->h * d->w);
+    int k = (int)(nchw ? o / ((size_t)d->h * d->w) % d->k : o % d->k), q = (int)(pixel % d->w), p = (int)(pixel / d->w);
+    int n = (int)(o / ((size_t)d->k * d->h * d->w));
     double s = 0;
     int r, t, c;
     for (r = 0; r < 3; r++)
         for (t = 0; t < 3; t++) {
             int y = p + r - 1, xx = q + t - 1;
-            const float *in, *wt;
             if (y < 0 || y >= d->h || xx < 0 || xx >= d->w) continue;
-            in = x + (((size_t)n * d->h + y) * d->w + xx) * d->c;
-            wt = w + (((size_t)k * 3 + r) * 3 + t) * d->c;
-            for (c = 0; c < d->c; c++) s += (double)in[c] * wt[c];
+            for (c = 0; c < d->c; c++) {
+                size_t in = nchw ? (((size_t)n * d->c + c) * d->h + y) * d->w + xx : (((size_t)n * d->h + y) * d->w + xx) * d->c + c;
+                size_t wt = nchw ? (((size_t)k * d->c + c) * 3 + r) * 3 + t : (((size_t)k * 3 + r) * 3 + t) * d->c + c;
+                s += (double)x[in] * w[wt];
+            }
         }
     return s;
 }
@@ -122,15 +135,15 @@ static const tc_func *lower(tc_context *ctx, const tc_conv2d_desc *d, const opti
     tc_config_space *space = NULL;
     tc_instance inst;
     const tc_func *f = NULL;
-    const int64_t *vals[9];
+    const int64_t *vals[10];
     int64_t index;
-    int k;
-    for (k = 0; k < 9; k++) vals[k] = &o->config[k];
+    int k, nknobs = o->nchw ? 10 : 9; /* col_order is NCHW's */
+    for (k = 0; k < 10; k++) vals[k] = &o->config[k];
     if (tc_space_create(ctx, tc_conv2d_mma_template, d, &space) != TC_OK) {
         fprintf(stderr, "mma_conv: %s\n", tc_last_error(ctx));
         return NULL;
     }
-    if ((index = tc_space_index_of(space, 9, knob_names, vals)) < 0) {
+    if ((index = tc_space_index_of(space, nknobs, knob_names, vals)) < 0) {
         fprintf(stderr, "mma_conv: the configuration is not one of the template's knob values\n%s\n", tc_space_to_string(space));
         return NULL;
     }
@@ -156,7 +169,7 @@ int main(int argc, char **argv) {
     if (tc_create_context(NULL, &ctx) != TC_OK) return 1;
     use_gpu = tc_cuda_available(ctx) && tc_cuda_arch(ctx) >= 80;
     memset(&d, 0, sizeof d);
-    d.layout = TC_LAYOUT_NHWC;
+    d.layout = o.nchw ? TC_LAYOUT_NCHW : TC_LAYOUT_NHWC;
     d.dtype = o.dtype;
     d.math = o.dtype == TC_FLOAT32 ? TC_CONV_MATH_TF32 : TC_CONV_MATH_EXACT;
     d.n = o.small || !use_gpu ? 2 : o.batch ? o.batch : 256;
@@ -172,12 +185,13 @@ int main(int argc, char **argv) {
     nw = (size_t)d.k * 9 * d.c;
     ny = (size_t)d.n * d.h * d.w * d.k;
     flops = 2.0 * (double)ny * 9 * d.c;
-    printf("mma_conv: batch %d, %dx%d, %d -> %d channels, 3x3, pad 1, NHWC, %s in (%s), float32 out, %.2f GFLOP, on the %s\n", d.n, d.h, d.w,
-           d.c, d.k, tc_dtype_name(d.dtype), d.dtype == TC_FLOAT32 ? "TF32 on the tensor cores" : "float32 accumulation", flops * 1e-9,
+    printf("mma_conv: batch %d, %dx%d, %d -> %d channels, 3x3, pad 1, %s, %s in (%s), float32 out, %.2f GFLOP, on the %s\n", d.n, d.h, d.w,
+           d.c, d.k, tc_layout_name(d.layout), tc_dtype_name(d.dtype), d.dtype == TC_FLOAT32 ? "TF32 on the tensor cores" : "float32 accumulation", flops * 1e-9,
            use_gpu ? "GPU" : "host executor (no sm_80 GPU: the small size, numerics only, no timings)");
-    printf("configuration: block %lld x %lld, warps %lld x %lld, k_tile %lld, %lld stages, vec %lld, swizzle %lld, split_k %lld\n",
+    printf("configuration: block %lld x %lld, warps %lld x %lld, k_tile %lld, %lld stages, vec %lld, swizzle %lld, split_k %lld%s\n",
            (long long)o.config[0], (long long)o.config[1], (long long)o.config[2], (long long)o.config[3], (long long)o.config[4],
-           (long long)o.config[5], (long long)o.config[6], (long long)o.config[7], (long long)o.config[8]);
+           (long long)o.config[5], (long long)o.config[6], (long long)o.config[7], (long long)o.config[8],
+           !o.nchw ? "" : o.config[9] ? ", col along its pixels" : ", col along j");
     if (!(f = lower(ctx, &d, &o))) return 1;
     printf("==== lowered IR ====\n%s\n", tc_func_to_string(f));
     if (o.print) {

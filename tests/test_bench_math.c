@@ -79,8 +79,8 @@ TC_TEST(tf32_tasks_have_their_own_records_key) {
    one records file (what tecomp-bench does with --math and one --records):
    neither run resumes the other's trials, and the best of one math is
    never the other's. The template is an exact one, which takes a TF32
-   task (tc_conv2d_template_for's NCHW choice): the case where only the
-   math in the key keeps the records apart. */
+   task (as `tecomp-bench --template conv2d_gemm --math tf32` gives it one):
+   the case where only the math in the key keeps the records apart. */
 TC_TEST(exact_and_tf32_runs_never_share_records) {
     tc_conv2d_desc exact = small_conv(TC_LAYOUT_NCHW, TC_CONV_MATH_EXACT), tf32 = small_conv(TC_LAYOUT_NCHW, TC_CONV_MATH_TF32);
     tc_config_space *space_exact, *space_tf32;

@@ -22,29 +22,35 @@
 static tc_context *ctx;
 static int dump;
 
-/* An NHWC description by its fields, zeros meaning the defaults. */
-static tc_conv2d_desc nhwc(tc_dtype dtype, int n, int c, int h, int w, int k, int r, int s, int stride, int pad, int dilation) {
+/* A description by its fields, zeros meaning the defaults. */
+static tc_conv2d_desc conv_in(tc_layout layout, tc_dtype dtype, int n, int c, int h, int w, int k, int r, int s, int stride, int pad,
+                              int dilation) {
     tc_conv2d_desc d;
     memset(&d, 0, sizeof d);
-    d.layout = TC_LAYOUT_NHWC, d.dtype = dtype;
+    d.layout = layout, d.dtype = dtype;
     d.n = n, d.c = c, d.h = h, d.w = w, d.k = k, d.r = r, d.s = s;
     d.stride_h = d.stride_w = stride, d.pad_h = d.pad_w = pad, d.dilation_h = d.dilation_w = dilation;
     return d;
 }
 
-/* A configuration's knobs, in the template's order. */
+static tc_conv2d_desc nhwc(tc_dtype dtype, int n, int c, int h, int w, int k, int r, int s, int stride, int pad, int dilation) {
+    return conv_in(TC_LAYOUT_NHWC, dtype, n, c, h, w, k, r, s, stride, pad, dilation);
+}
+
+/* A configuration's knobs, in the template's order; col_order is NCHW's only. */
 typedef struct tiles {
-    int64_t bm, bn, wm, wn, bk, stages, vec, swizzle, split;
+    int64_t bm, bn, wm, wn, bk, stages, vec, swizzle, split, col_order;
 } tiles;
 
-static int64_t config_of(const tc_config_space *space, const tiles *t) {
-    static const char *names[9] = {"block_m", "block_n", "warp_m", "warp_n", "k_tile", "stages", "vec", "swizzle", "split_k"};
-    const int64_t *vals[9];
+static int64_t config_of(const tc_config_space *space, const tiles *t, int nchw) {
+    static const char *names[10] = {"block_m", "block_n", "warp_m", "warp_n", "k_tile", "stages", "vec", "swizzle", "split_k", "col_order"};
+    const int64_t *vals[10];
     int64_t split = t->split ? t->split : 1; /* 0 in a table: no split */
     vals[0] = &t->bm, vals[1] = &t->bn, vals[2] = &t->wm, vals[3] = &t->wn, vals[4] = &t->bk, vals[5] = &t->stages, vals[6] = &t->vec;
     vals[7] = &t->swizzle;
     vals[8] = &split;
-    return tc_space_index_of(space, 9, names, vals);
+    vals[9] = &t->col_order;
+    return tc_space_index_of(space, nchw ? 10 : 9, names, vals);
 }
 
 static void fill(float *x, size_t n, unsigned seed) {
@@ -114,7 +120,7 @@ static const tc_func *lower_config(const tc_conv2d_desc *d, const tiles *t, tc_c
         printf("  space: %s\n", tc_last_error(ctx));
         return NULL;
     }
-    if ((index = config_of(space, t)) < 0 || tc_space_instantiate(space, index, &inst) != TC_OK ||
+    if ((index = config_of(space, t, d->layout == TC_LAYOUT_NCHW)) < 0 || tc_space_instantiate(space, index, &inst) != TC_OK ||
         tc_lower(inst.schedule, inst.nargs, inst.args, "conv_mma", NULL, &f) != TC_OK) {
         printf("  %lldx%lld warps %lldx%lld k %lld stages %lld vec %lld swizzle %lld: %s\n", (long long)t->bm, (long long)t->bn, (long long)t->wm,
                (long long)t->wn, (long long)t->bk, (long long)t->stages, (long long)t->vec, (long long)t->swizzle, tc_last_error(ctx));
@@ -150,18 +156,18 @@ TC_TEST(small_shapes_match_the_reference) {
         int n, c, h, w, k, r, s, stride, pad, dilation;
         tiles t;
     } cases[] = {
-        {TC_FLOAT16, 1, 16, 6, 6, 16, 3, 3, 1, 1, 1, {32, 32, 16, 16, 16, 2, 4, 0, 1}},
-        {TC_FLOAT16, 2, 8, 9, 7, 24, 3, 3, 2, 1, 1, {32, 32, 16, 16, 32, 3, 8, 0, 1}},      /* stride 2, odd 5 x 4 outputs, c 8 */
-        {TC_FLOAT16, 1, 24, 11, 11, 40, 3, 3, 1, 2, 2, {64, 32, 32, 16, 16, 4, 4, 0, 1}},   /* dilation 2, padding 2 */
-        {TC_FLOAT16, 3, 32, 5, 5, 8, 1, 1, 1, 0, 1, {32, 32, 32, 8, 32, 2, 8, 0, 1}},       /* 1 x 1, k 8 < block_n */
-        {TC_FLOAT16, 1, 16, 7, 9, 32, 5, 3, 2, 2, 1, {64, 64, 32, 32, 16, 3, 8, 0, 1}},     /* 5 x 3 kernel, non-square input */
-        {TC_BFLOAT16, 2, 16, 6, 6, 16, 3, 3, 1, 1, 1, {32, 32, 16, 16, 16, 2, 4, 0, 1}},
+        {TC_FLOAT16, 1, 16, 6, 6, 16, 3, 3, 1, 1, 1, {32, 32, 16, 16, 16, 2, 4, 0, 1, 0}},
+        {TC_FLOAT16, 2, 8, 9, 7, 24, 3, 3, 2, 1, 1, {32, 32, 16, 16, 32, 3, 8, 0, 1, 0}},      /* stride 2, odd 5 x 4 outputs, c 8 */
+        {TC_FLOAT16, 1, 24, 11, 11, 40, 3, 3, 1, 2, 2, {64, 32, 32, 16, 16, 4, 4, 0, 1, 0}},   /* dilation 2, padding 2 */
+        {TC_FLOAT16, 3, 32, 5, 5, 8, 1, 1, 1, 0, 1, {32, 32, 32, 8, 32, 2, 8, 0, 1, 0}},       /* 1 x 1, k 8 < block_n */
+        {TC_FLOAT16, 1, 16, 7, 9, 32, 5, 3, 2, 2, 1, {64, 64, 32, 32, 16, 3, 8, 0, 1, 0}},     /* 5 x 3 kernel, non-square input */
+        {TC_BFLOAT16, 2, 16, 6, 6, 16, 3, 3, 1, 1, 1, {32, 32, 16, 16, 16, 2, 4, 0, 1, 0}},
         /* float32 as TF32: k steps of 8, vec in floats */
-        {TC_FLOAT32, 1, 16, 6, 6, 16, 3, 3, 1, 1, 1, {32, 32, 16, 16, 16, 2, 4, 0, 1}},
-        {TC_FLOAT32, 2, 8, 9, 7, 24, 3, 3, 2, 1, 1, {32, 32, 16, 16, 32, 3, 2, 0, 1}},      /* stride 2, odd 5 x 4 outputs */
-        {TC_FLOAT32, 1, 12, 11, 11, 40, 3, 3, 1, 2, 2, {64, 32, 32, 16, 16, 4, 4, 0, 1}},   /* dilation 2, padding 2, c 12 */
-        {TC_FLOAT32, 3, 4, 5, 5, 8, 1, 1, 1, 0, 1, {32, 32, 32, 8, 32, 2, 1, 0, 1}},        /* 1 x 1, c 4, k 8 < block_n, vec 1 */
-        {TC_FLOAT32, 1, 16, 7, 9, 32, 5, 3, 2, 2, 1, {64, 64, 32, 32, 64, 3, 4, 0, 1}},     /* 5 x 3 kernel, k_tile 64 */
+        {TC_FLOAT32, 1, 16, 6, 6, 16, 3, 3, 1, 1, 1, {32, 32, 16, 16, 16, 2, 4, 0, 1, 0}},
+        {TC_FLOAT32, 2, 8, 9, 7, 24, 3, 3, 2, 1, 1, {32, 32, 16, 16, 32, 3, 2, 0, 1, 0}},      /* stride 2, odd 5 x 4 outputs */
+        {TC_FLOAT32, 1, 12, 11, 11, 40, 3, 3, 1, 2, 2, {64, 32, 32, 16, 16, 4, 4, 0, 1, 0}},   /* dilation 2, padding 2, c 12 */
+        {TC_FLOAT32, 3, 4, 5, 5, 8, 1, 1, 1, 0, 1, {32, 32, 32, 8, 32, 2, 1, 0, 1, 0}},        /* 1 x 1, c 4, k 8 < block_n, vec 1 */
+        {TC_FLOAT32, 1, 16, 7, 9, 32, 5, 3, 2, 2, 1, {64, 64, 32, 32, 64, 3, 4, 0, 1, 0}},     /* 5 x 3 kernel, k_tile 64 */
     };
     static const int variants[3][2] = {{0, 1}, {1, 1}, {1, 2}}; /* swizzle, split_k */
     size_t k;
@@ -183,6 +189,47 @@ TC_TEST(small_shapes_match_the_reference) {
         }
 }
 
+/* NCHW (KCRS weights, NKPQ output), the product transposed: rows are the
+   output channels, columns each image's pixels padded to whole 8-wide
+   tiles. Channel counts the NHWC path refuses (3, 5), pixels per image not
+   a multiple of 8 over several images, strides, dilation, k_tile past
+   r s c, the col tile copied along j and along m, swizzled, split in two. */
+TC_TEST(nchw_small_shapes_match_the_reference) {
+    static const struct {
+        tc_dtype dtype;
+        int n, c, h, w, k, r, s, stride, pad, dilation;
+        tiles t;
+    } cases[] = {
+        {TC_FLOAT32, 2, 3, 9, 9, 16, 7, 7, 2, 3, 1, {32, 32, 16, 16, 16, 2, 1, 0, 1, 0}},   /* C1's 3 channels, 7 x 7 stride 2: 5 x 5 */
+        {TC_FLOAT32, 3, 5, 6, 7, 24, 3, 3, 1, 1, 1, {32, 64, 16, 32, 32, 3, 1, 0, 1, 0}},   /* 6 x 7 = 42 pixels an image, 45 columns */
+        {TC_FLOAT32, 1, 16, 11, 11, 40, 3, 3, 1, 2, 2, {64, 32, 32, 16, 16, 4, 4, 0, 1, 0}}, /* dilation 2, vec 4 weights */
+        {TC_FLOAT32, 2, 8, 5, 5, 8, 1, 1, 1, 0, 1, {32, 32, 16, 16, 32, 2, 2, 0, 1, 0}},    /* 1 x 1: k 8 < block_m, r s c 8 < k_tile */
+        {TC_FLOAT16, 2, 3, 9, 7, 24, 3, 3, 2, 1, 1, {32, 32, 16, 16, 32, 3, 1, 0, 1, 0}},   /* 2-byte col elements: ordinary stores */
+        {TC_FLOAT16, 1, 16, 7, 9, 32, 5, 3, 2, 2, 1, {64, 64, 32, 32, 16, 3, 8, 0, 1, 0}},
+        {TC_BFLOAT16, 2, 8, 6, 6, 16, 3, 3, 1, 1, 1, {32, 32, 16, 16, 16, 2, 4, 0, 1, 0}},
+    };
+    static const int variants[4][3] = {{0, 1, 0}, {0, 1, 1}, {1, 1, 1}, {1, 2, 0}}; /* swizzle, split_k, col_order */
+    size_t k;
+    int v;
+    for (k = 0; k < sizeof cases / sizeof cases[0]; k++)
+        for (v = 0; v < 4; v++) {
+            tc_conv2d_desc d = conv_in(TC_LAYOUT_NCHW, cases[k].dtype, cases[k].n, cases[k].c, cases[k].h, cases[k].w, cases[k].k, cases[k].r,
+                                       cases[k].s, cases[k].stride, cases[k].pad, cases[k].dilation);
+            tiles t = cases[k].t;
+            double err, bound = cases[k].dtype == TC_FLOAT32 ? 2e-3 : 1e-2;
+            if (cases[k].dtype == TC_FLOAT32) d.math = TC_CONV_MATH_TF32;
+            t.swizzle = variants[v][0];
+            t.split = variants[v][1];
+            t.col_order = variants[v][2];
+            err = host_error(&d, &t);
+            if (!(err < bound))
+                printf("  NCHW case %d swizzle %d split_k %d col_order %d: relative L2 error %.3g\n", (int)k, variants[v][0], variants[v][1],
+                       variants[v][2], err);
+            TC_CHECK(err < bound);
+            if (cases[k].dtype == TC_FLOAT32) TC_CHECK(err > 1e-5);
+        }
+}
+
 /* The lowered IR shows what the schedule made: the shared tiles swizzled
    (rows of 32 bytes: a step of 4 rows), ldmatrix from them (B from the
    weights' own rows: mma.ldmatrix_bt), and each accumulator tile stored
@@ -190,7 +237,7 @@ TC_TEST(small_shapes_match_the_reference) {
    the CUDA's lanes swizzle their ldmatrix rows and keep their stores in. */
 TC_TEST(golden_ir_shows_swizzle_ldmatrix_bt_and_cut_stores) {
     tc_conv2d_desc d = nhwc(TC_FLOAT16, 1, 16, 6, 6, 16, 3, 3, 1, 1, 1);
-    tiles t = {32, 32, 16, 16, 16, 2, 4, 1, 1};
+    tiles t = {32, 32, 16, 16, 16, 2, 4, 1, 1, 0};
     const tc_func *f = lower_config(&d, &t, NULL);
     const char *ir = f ? tc_func_to_string(f) : NULL, *cuda = f ? tc_cuda_source(f) : NULL;
     TC_CHECK(ir && cuda);
@@ -225,7 +272,7 @@ static void compile_for_sm80_sm90(const char *cuda, int nvrtc) {
 
 /* Every configuration's CUDA compiles for sm_80 and sm_90 (ldmatrix, mma.sync, cp.async in it). */
 TC_TEST(cuda_compiles_through_nvrtc) {
-    static const tiles configs[] = {{64, 64, 32, 32, 32, 3, 8, 1, 1}, {128, 128, 64, 32, 32, 4, 8, 0, 1}, {32, 32, 16, 16, 16, 2, 4, 1, 2}};
+    static const tiles configs[] = {{64, 64, 32, 32, 32, 3, 8, 1, 1, 0}, {128, 128, 64, 32, 32, 4, 8, 0, 1, 0}, {32, 32, 16, 16, 16, 2, 4, 1, 2, 0}};
     tc_conv2d_desc d = nhwc(TC_FLOAT16, 2, 32, 9, 9, 64, 3, 3, 1, 1, 1); /* M = 162: every block size cuts the last row tile */
     size_t k;
     int nvrtc = tc_nvrtc_init(ctx, NULL) == TC_OK;
@@ -250,7 +297,7 @@ TC_TEST(cuda_compiles_through_nvrtc) {
    and B by ldmatrix (4 floats a row are its 16 bytes; B from the weights'
    rows of k), 16-byte copies of 4 floats; compiled for sm_80 and sm_90. */
 TC_TEST(tf32_cuda_compiles_through_nvrtc) {
-    static const tiles configs[] = {{64, 64, 32, 32, 32, 3, 4, 1, 1}, {128, 128, 64, 32, 32, 4, 4, 0, 1}, {32, 32, 16, 16, 16, 2, 2, 1, 4}};
+    static const tiles configs[] = {{64, 64, 32, 32, 32, 3, 4, 1, 1, 0}, {128, 128, 64, 32, 32, 4, 4, 0, 1, 0}, {32, 32, 16, 16, 16, 2, 2, 1, 4, 0}};
     tc_conv2d_desc d = nhwc(TC_FLOAT32, 2, 32, 9, 9, 64, 3, 3, 1, 1, 1);
     size_t k;
     int nvrtc = tc_nvrtc_init(ctx, NULL) == TC_OK;
@@ -269,26 +316,63 @@ TC_TEST(tf32_cuda_compiles_through_nvrtc) {
     if (!nvrtc) TC_SKIP("NVRTC not installed");
 }
 
+/* NCHW's CUDA: A from the weights' rows (16-byte copies where r s c
+   allows them, 4-byte ones otherwise), B from the pixels' rows of col,
+   copied a float at a time (TF32) or by ordinary stores (float16, whose 2
+   bytes cp.async cannot copy); compiled for sm_80 and sm_90. */
+TC_TEST(nchw_cuda_compiles_through_nvrtc) {
+    static const tiles configs[] = {{64, 128, 32, 64, 32, 3, 4, 1, 1, 1}, {128, 64, 64, 32, 32, 2, 1, 0, 2, 0}};
+    tc_conv2d_desc d = conv_in(TC_LAYOUT_NCHW, TC_FLOAT32, 2, 32, 9, 9, 64, 3, 3, 1, 1, 1);
+    size_t k;
+    int nvrtc = tc_nvrtc_init(ctx, NULL) == TC_OK, half;
+    for (half = 0; half < 2; half++) {
+        d.dtype = half ? TC_FLOAT16 : TC_FLOAT32;
+        d.math = half ? TC_CONV_MATH_EXACT : TC_CONV_MATH_TF32;
+        for (k = 0; k < sizeof configs / sizeof configs[0]; k++) {
+            tiles t = configs[k];
+            const tc_func *f;
+            const char *cuda;
+            if (half && t.vec == 4) t.vec = 8; /* 16 bytes of halves */
+            f = lower_config(&d, &t, NULL);
+            cuda = f ? tc_cuda_source(f) : NULL;
+            TC_CHECK(cuda != NULL);
+            if (!cuda) continue;
+            TC_CHECK_CONTAINS(cuda, half ? "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32" : "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32");
+            TC_CHECK_CONTAINS(cuda, half ? "tc_mma_ldmatrix_bt_b16" : "tc_mma_ldmatrix_bt_tf32");
+            if (t.vec > 2) TC_CHECK_CONTAINS(cuda, "cp.async.cg.shared.global [%0], [%1], 16"); /* the weights */
+            if (!half) TC_CHECK_CONTAINS(cuda, "cp.async.ca.shared.global [%0], [%1], 4"); /* col, a float at a time */
+            compile_for_sm80_sm90(cuda, nvrtc);
+        }
+    }
+    if (!nvrtc) TC_SKIP("NVRTC not installed");
+}
+
 /* What it does not build is refused with a message, never built wrong. */
 TC_TEST(refuses_what_it_cannot_build) {
     tc_config_space *space = NULL;
     tc_conv2d_desc d = nhwc(TC_FLOAT16, 1, 3, 8, 8, 16, 3, 3, 1, 1, 1);
-    tiles t = {32, 32, 16, 16, 16, 2, 8, 1, 1};
+    tiles t = {32, 32, 16, 16, 16, 2, 8, 1, 1, 0};
     TC_CHECK_EQ_INT(tc_space_create(ctx, tc_conv2d_mma_template, &d, &space), TC_ERROR_INVALID_ARGUMENT);
     TC_CHECK_CONTAINS(tc_last_error(ctx), "conv2d_mma: c (input channels) must be a multiple of 8 for float16 (16-byte copies of one tap's channels); got 3");
     d = nhwc(TC_FLOAT16, 1, 16, 8, 8, 16, 3, 3, 1, 1, 1);
     d.groups = 2;
     TC_CHECK_EQ_INT(tc_space_create(ctx, tc_conv2d_mma_template, &d, &space), TC_ERROR_INVALID_ARGUMENT);
     TC_CHECK_CONTAINS(tc_last_error(ctx), "conv2d_mma: one group only; the task has 2");
-    d.groups = 1, d.layout = TC_LAYOUT_NCHW;
+    d.groups = 1, d.layout = TC_LAYOUT_HWCN;
     TC_CHECK_EQ_INT(tc_space_create(ctx, tc_conv2d_mma_template, &d, &space), TC_ERROR_INVALID_ARGUMENT);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "conv2d_mma: builds NHWC float16, bfloat16 and TF32 kernels; the task is NCHW float16");
+    TC_CHECK_CONTAINS(tc_last_error(ctx), "conv2d_mma: builds NHWC and NCHW float16, bfloat16 and TF32 kernels; the task is HWCN float16");
     d.layout = TC_LAYOUT_NHWC, d.dtype = TC_FLOAT32;
     TC_CHECK_EQ_INT(tc_space_create(ctx, tc_conv2d_mma_template, &d, &space), TC_ERROR_INVALID_ARGUMENT);
     TC_CHECK_CONTAINS(tc_last_error(ctx), "conv2d_mma: float32 runs as TF32 on the tensor cores, not exact; the task's math is exact");
-    d.math = TC_CONV_MATH_TF32, d.layout = TC_LAYOUT_NCHW;
+    d.layout = TC_LAYOUT_NCHW;
     TC_CHECK_EQ_INT(tc_space_create(ctx, tc_conv2d_mma_template, &d, &space), TC_ERROR_INVALID_ARGUMENT);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "the task is NCHW float32");
+    TC_CHECK_CONTAINS(tc_last_error(ctx), "the task's math is exact");
+    d = conv_in(TC_LAYOUT_NCHW, TC_FLOAT32, 1, 3, 8, 8, 16, 3, 3, 1, 1, 1);
+    d.math = TC_CONV_MATH_TF32;
+    t.vec = 4;
+    TC_CHECK(lower_config(&d, &t, NULL) == NULL); /* r s c = 27: no 4-float copies of the weights' rows */
+    TC_CHECK_CONTAINS(tc_last_error(ctx), "conv2d_mma: vec 4: the weights' rows of c r s = 27 elements are not whole 4-element copies");
+    t.vec = 8;
     d = nhwc(TC_FLOAT32, 1, 6, 8, 8, 16, 3, 3, 1, 1, 1);
     d.math = TC_CONV_MATH_TF32;
     TC_CHECK_EQ_INT(tc_space_create(ctx, tc_conv2d_mma_template, &d, &space), TC_ERROR_INVALID_ARGUMENT);
@@ -302,8 +386,10 @@ TC_TEST(refuses_what_it_cannot_build) {
     TC_CHECK_CONTAINS(tc_last_error(ctx), "conv2d_mma: warp tile 64 x 16 does not tile block tile 32 x 32 in at most 32 warps");
 }
 
-/* NHWC float16 and bfloat16 go to conv2d_mma; it is found by name. */
-TC_TEST(template_for_picks_it_for_nhwc_half) {
+/* NHWC and NCHW float16 and bfloat16 go to conv2d_mma, and float32 where
+   TF32 is allowed (one group: NCHW's depthwise rows stay exact); it is
+   found by name. */
+TC_TEST(template_for_picks_it_for_half_and_tf32) {
     tc_conv2d_desc d = nhwc(TC_FLOAT16, 32, 256, 14, 14, 256, 3, 3, 1, 1, 1);
     const char *name = NULL;
     TC_CHECK(tc_conv2d_template_for(&d, &name) == tc_conv2d_mma_template);
@@ -316,10 +402,16 @@ TC_TEST(template_for_picks_it_for_nhwc_half) {
     d.math = TC_CONV_MATH_TF32;
     TC_CHECK(tc_conv2d_template_for(&d, &name) == tc_conv2d_mma_template);
     TC_CHECK_STR(name, "conv2d_mma");
-    d.layout = TC_LAYOUT_NCHW; /* TF32 allowed, not required: NCHW float32 keeps its FFMA template */
-    TC_CHECK(tc_conv2d_template_for(&d, &name) == tc_conv2d_winograd_template);
+    d.layout = TC_LAYOUT_NCHW;
+    TC_CHECK(tc_conv2d_template_for(&d, &name) == tc_conv2d_mma_template);
+    d.groups = d.c; /* depthwise: no grouped tensor-core template, TF32 allowed but not required */
+    d.k = d.c;
+    TC_CHECK(tc_conv2d_template_for(&d, &name) == tc_conv2d_depthwise_template);
+    d.groups = 1;
     d.math = TC_CONV_MATH_EXACT;
     TC_CHECK(tc_conv2d_template_for(&d, &name) == tc_conv2d_winograd_template);
+    d.dtype = TC_FLOAT16;
+    TC_CHECK(tc_conv2d_template_for(&d, &name) == tc_conv2d_mma_template);
     TC_CHECK(tc_conv2d_template_named("conv2d_mma") == tc_conv2d_mma_template);
 }
 
@@ -418,10 +510,9 @@ static tc_result run_on_gpu(const tc_func *f, tc_dtype dtype, const conv_data *c
     return r;
 }
 
-/* C9_b32 (batch 32, 256 channels, 14 x 14, 3 x 3, padding 1) in dtype
-   (float32: as TF32) on the GPU against the host reference. */
-static void check_c9_b32_on_gpu(tc_dtype dtype, const tiles *t, double bound) {
-    tc_conv2d_desc d = nhwc(dtype, 32, 256, 14, 14, 256, 3, 3, 1, 1, 1);
+/* Convolution d (float32: as TF32) on the GPU against the host reference. */
+static void check_on_gpu(tc_conv2d_desc d, const tiles *t, double bound) {
+    tc_dtype dtype = d.dtype;
     conv_data cd;
     const tc_func *f;
     double err;
@@ -434,7 +525,7 @@ static void check_c9_b32_on_gpu(tc_dtype dtype, const tiles *t, double bound) {
     TC_CHECK(data_make(&d, &cd));
     if (f && cd.y && run_on_gpu(f, dtype, &cd, cd.y) == TC_OK) {
         err = rel_l2(cd.y, cd.ref, cd.ny);
-        printf("  %s: relative L2 error %.3g\n", tc_dtype_name(dtype), err);
+        printf("  %s %s: relative L2 error %.3g\n", tc_layout_name(d.layout), tc_dtype_name(dtype), err);
         TC_CHECK(err < bound);
     } else {
         TC_CHECK(0);
@@ -442,31 +533,56 @@ static void check_c9_b32_on_gpu(tc_dtype dtype, const tiles *t, double bound) {
     data_free(&cd);
 }
 
+/* C9_b32 (batch 32, 256 channels, 14 x 14, 3 x 3, padding 1) in dtype, NHWC. */
+static void check_c9_b32_on_gpu(tc_dtype dtype, const tiles *t, double bound) {
+    check_on_gpu(nhwc(dtype, 32, 256, 14, 14, 256, 3, 3, 1, 1, 1), t, bound);
+}
+
 TC_TEST(gpu_matches_the_reference_at_c9_b32_f16) {
-    tiles t = {128, 128, 64, 32, 32, 3, 8, 1, 1};
+    tiles t = {128, 128, 64, 32, 32, 3, 8, 1, 1, 0};
     check_c9_b32_on_gpu(TC_FLOAT16, &t, 1e-2);
     t.split = 2; /* the sum in two parts, added by a second kernel */
     check_c9_b32_on_gpu(TC_FLOAT16, &t, 1e-2);
 }
 
 TC_TEST(gpu_matches_the_reference_at_c9_b32_tf32) {
-    tiles t = {128, 128, 64, 32, 32, 3, 4, 1, 1}; /* 4 floats: 16-byte copies */
+    tiles t = {128, 128, 64, 32, 32, 3, 4, 1, 1, 0}; /* 4 floats: 16-byte copies */
     check_c9_b32_on_gpu(TC_FLOAT32, &t, 2e-3);
+}
+
+/* NCHW on the GPU: C9_b32 in TF32 (196 pixels an image: 200 columns each,
+   the col tile along m and along j, split in two), C1 (3 channels, 7 x 7
+   at stride 2) in TF32, C9_b32 in float16 (its col copied element by
+   element with ordinary stores). */
+TC_TEST(gpu_matches_the_reference_nchw) {
+    tiles t = {128, 128, 64, 32, 32, 3, 4, 1, 1, 1}, c1_tiles = {64, 128, 32, 64, 32, 3, 1, 1, 1, 1}, half = {128, 128, 64, 32, 32, 3, 8, 1, 1, 1};
+    tc_conv2d_desc c9 = conv_in(TC_LAYOUT_NCHW, TC_FLOAT32, 32, 256, 14, 14, 256, 3, 3, 1, 1, 1);
+    tc_conv2d_desc c1 = conv_in(TC_LAYOUT_NCHW, TC_FLOAT32, 1, 3, 224, 224, 64, 7, 7, 2, 3, 1);
+    check_on_gpu(c9, &t, 2e-3);
+    t.col_order = 0;
+    t.split = 2;
+    check_on_gpu(c9, &t, 2e-3);
+    check_on_gpu(c1, &c1_tiles, 2e-3);
+    c9.dtype = TC_FLOAT16;
+    check_on_gpu(c9, &half, 1e-2);
 }
 
 int main(int argc, char **argv) {
     dump = argc > 1 && strcmp(argv[1], "--dump") == 0;
     if (tc_create_context(NULL, &ctx) != TC_OK) return 1;
     TC_RUN(small_shapes_match_the_reference);
+    TC_RUN(nchw_small_shapes_match_the_reference);
     TC_RUN(golden_ir_shows_swizzle_ldmatrix_bt_and_cut_stores);
     TC_RUN(cuda_compiles_through_nvrtc);
     TC_RUN(tf32_cuda_compiles_through_nvrtc);
+    TC_RUN(nchw_cuda_compiles_through_nvrtc);
     TC_RUN(refuses_what_it_cannot_build);
-    TC_RUN(template_for_picks_it_for_nhwc_half);
+    TC_RUN(template_for_picks_it_for_half_and_tf32);
     TC_RUN(math_mode_is_checked_and_keys_tf32_tasks);
     TC_RUN(exact_records_keep_their_keys_and_tf32_ones_stay_apart);
     TC_RUN(gpu_matches_the_reference_at_c9_b32_f16);
     TC_RUN(gpu_matches_the_reference_at_c9_b32_tf32);
+    TC_RUN(gpu_matches_the_reference_nchw);
     tc_destroy_context(ctx);
     return tc_test_summary();
 }
