@@ -1087,8 +1087,8 @@ static tc_result bench_fma_ceiling(tc_context *ctx, const tc_time_desc *timing, 
    mma.sync cannot reach on Hopper): the rows' "% ceil" of it says how far a
    convolution's kernel is from tecomp's own GEMM. */
 #define BENCH_MMA_SIDE 4096
-static const int64_t bench_mma_configs[][6] = {/* block_m, block_n, warp_m, warp_n, k_tile, stages */
-                                               {128, 128, 64, 64, 32, 3}, {128, 256, 64, 64, 32, 3}, {256, 128, 64, 64, 32, 3},
+static const int64_t bench_mma_configs[][6] = {/* block_m, block_n, warp_m, warp_n, k_tile, stages (knob values: block_n up to 128) */
+                                               {128, 128, 64, 64, 32, 3}, {256, 128, 64, 64, 32, 3}, {256, 128, 64, 64, 32, 4},
                                                {128, 128, 64, 32, 32, 4}, {128, 128, 64, 64, 64, 3}};
 
 /* One configuration of the ceiling's GEMM lowered, built and timed; *ms its median. */
@@ -1113,7 +1113,10 @@ static tc_result bench_mma_time(tc_context *ctx, const tc_conv2d_desc *d, const 
     values[8] = &on;
     *step = "its space (tc_space_create)";
     r = tc_space_create(ctx, tc_conv2d_mma_template, d, &space);
-    if (r == TC_OK && (index = tc_space_index_of(space, 9, names, values)) < 0) r = TC_ERROR_INVALID_ARGUMENT;
+    if (r == TC_OK && (index = tc_space_index_of(space, 9, names, values)) < 0) {
+        *step = "bench_mma_configs (an entry outside conv2d_mma's knob values)";
+        r = TC_ERROR_INVALID_ARGUMENT;
+    }
     if (r == TC_OK) *step = "lowering a configuration (tc_space_instantiate, tc_lower)", r = tc_space_instantiate(space, index, &inst);
     if (r == TC_OK) r = tc_lower(inst.schedule, inst.nargs, inst.args, "mma_ceiling", NULL, &f);
     if (r == TC_OK) *step = "building it (tc_cuda_build)", r = tc_cuda_build(ctx, f, &cf);
