@@ -169,7 +169,8 @@ typedef struct _tc_tuning {
     double *curve;            /* best GFLOPS after each trial (resumed ones first), for the plot */
     int ncurve, curve_cap;
     int log_is_terminal;      /* whether d.log is a terminal (the bar redraws); -1 until asked */
-    int logged_tenth;         /* off a terminal: the last tenth of the trials a line was printed at */
+    int logged_tenth;         /* off a terminal: the last tenth of the trials a line was printed at ... */
+    int logged_done;          /* ... and the trials done then */
 } _tc_tuning;
 
 static int _tc_record_matches(const tc_record *r, const tc_tune_desc *d, const char *target) {
@@ -296,8 +297,9 @@ static void _tc_log_progress(_tc_tuning *t, int final) {
     if (t->log_is_terminal < 0) t->log_is_terminal = _tc_is_terminal(t->d.log);
     if (!t->log_is_terminal) {
         tenth = total > 0 ? (int)((double)done / total * 10) : 10;
-        if (!final && tenth <= t->logged_tenth) return;
+        if (final ? done == t->logged_done : tenth <= t->logged_tenth) return;
         t->logged_tenth = tenth;
+        t->logged_done = done;
         fprintf(t->d.log, "%d/%d trials  best %.4g GFLOPS  %.1f trials/s  %.0f s\n", done, total, t->out->best_gflops, rate, elapsed);
         fflush(t->d.log);
         return;
@@ -364,7 +366,7 @@ static void _tc_write_plot(_tc_tuning *t) {
     fprintf(f, "<rect width=\"%d\" height=\"%d\" fill=\"white\"/>\n", W, H);
     fprintf(f, "<text x=\"%d\" y=\"22\" text-anchor=\"middle\" font-size=\"14\">", W / 2);
     _tc_svg_text(f, t->d.task_name);
-    fprintf(f, ": best GFLOPS over trials</text>\n<text x=\"%d\" y=\"40\" text-anchor=\"middle\" font-size=\"11\" fill=\"#555\">", W / 2);
+    fprintf(f, ": best GFLOPS over trials</text>\n<text x=\"%d\" y=\"40\" text-anchor=\"middle\" font-size=\"11\" fill=\"#555\">measured on ", W / 2);
     _tc_svg_text(f, t->out->target);
     fprintf(f, "</text>\n");
     for (v = 0; v <= top + ystep * 1e-6; v += ystep) { /* horizontal grid lines and the y labels */
@@ -507,7 +509,7 @@ static tc_result _tc_tune(tc_context *ctx, const tc_config_space *space, const t
     out->best_config = -1;
     t.ctx = ctx, t.space = space, t.d = *desc, t.out = out;
     t.log_is_terminal = -1;
-    t.logged_tenth = -1;
+    t.logged_tenth = t.logged_done = -1;
     if (!t.d.n_trial) t.d.n_trial = 1000;
     t.started = _tc_now_s();
     t.flops = _tc_task_flops(space);
