@@ -1,4 +1,4 @@
-/* tecomp.h - tensor expressions to tuned CUDA kernels, at run time, from C.   v0.1
+/* tecomp.h - tensor expressions to tuned CUDA kernels, at run time, from C.   v0.1.1
 
    tecomp turns a tensor expression plus a TVM-style schedule into a CUDA
    kernel while your program runs: no Python, no nvcc step, no link-time CUDA
@@ -82,8 +82,8 @@
 #ifndef TECOMP_H
 #define TECOMP_H
 
-#define TECOMP_VERSION_MAJOR 0
-#define TECOMP_VERSION_MINOR 1
+/* TECOMP_VERSION_MAJOR, _MINOR, _PATCH and _STRING are in tecomp_ir.h;
+   tc_version() returns the string at run time. */
 
 #include "tecomp_ir.h"
 #include "tecomp_sched.h"

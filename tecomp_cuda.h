@@ -134,6 +134,9 @@ TECOMP_API tc_result tc_cuda_init(tc_context *ctx, const tc_cuda_desc *desc);
 /* 1 when tc_cuda_init succeeded (trying it once if nobody has). Asking is not
    an error: the context's last error is left as it was. */
 TECOMP_API int tc_cuda_available(tc_context *ctx);
+/* The cubin cache folder this context uses (CUBIN CACHE above) into dir;
+   0 when the cache is off or no folder is known (no HOME). */
+TECOMP_API int tc_cuda_cache_dir(const tc_context *ctx, char *dir, size_t cap);
 /* 1 when the CUDA driver is already initialised in this process, by tecomp
    or by anyone else: a process forked from now on cannot use the GPU. Loads
    libcuda to ask and never initialises it; 0 without libcuda. */
@@ -947,6 +950,12 @@ static int _tc_cache_dir(const tc_context *ctx, char *dir, size_t cap) {
         return 0;
     }
     return n > 0 && (size_t)n < cap;
+}
+
+TECOMP_API int tc_cuda_cache_dir(const tc_context *ctx, char *dir, size_t cap) {
+    if (!ctx || !dir || !cap) return 0;
+    dir[0] = 0;
+    return _tc_cache_dir(ctx, dir, cap) && dir[0];
 }
 
 static int _tc_is_dir(const char *path) {

@@ -57,6 +57,14 @@
 #define TECOMP_API extern
 #endif
 
+/* The version, here in the module every other includes (tecomp.h brings it
+   in too): records name it, and tc_version() gives the implementation's at
+   run time, which differs from these when a program mixes headers. */
+#define TECOMP_VERSION_MAJOR 0
+#define TECOMP_VERSION_MINOR 1
+#define TECOMP_VERSION_PATCH 1
+#define TECOMP_VERSION_STRING "0.1.1"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -106,6 +114,7 @@ typedef struct tc_context tc_context;
 TECOMP_API tc_result tc_create_context(const tc_context_desc *desc, tc_context **out);
 TECOMP_API void tc_destroy_context(tc_context *ctx);
 TECOMP_API const char *tc_result_string(tc_result r);
+TECOMP_API const char *tc_version(void); /* TECOMP_VERSION_STRING of the implementation compiled in: "0.1.1" */
 TECOMP_API const char *tc_last_error(const tc_context *ctx); /* "" when none */
 TECOMP_API tc_result tc_last_result(const tc_context *ctx);
 TECOMP_API void tc_clear_error(tc_context *ctx);
@@ -696,6 +705,8 @@ TECOMP_API void tc_destroy_context(tc_context *ctx) {
     _tc_free(ctx, ctx->tensors);
     ctx->allocator.free_fn(ctx, ctx->allocator.user_data);
 }
+
+TECOMP_API const char *tc_version(void) { return TECOMP_VERSION_STRING; }
 
 TECOMP_API const char *tc_result_string(tc_result r) {
     static const char *names[TC_RESULT_COUNT] = {

@@ -663,8 +663,8 @@ TECOMP_API tc_result tc_record_append(tc_context *ctx, const char *path, const t
     }
     tc_str_printf(&s, "]}, \"result\": [[");
     for (k = 0; k < rec->ncosts && k < 16; k++) tc_str_printf(&s, "%s%.9g", k ? ", " : "", rec->costs[k]);
-    tc_str_printf(&s, "], %d, %.6g, %.3f], \"version\": 0.2, \"tvm_version\": \"tecomp %d.%d\"}\n", (int)rec->error, rec->all_cost,
-                  rec->timestamp, 0, 1);
+    tc_str_printf(&s, "], %d, %.6g, %.3f], \"version\": 0.2, \"tvm_version\": \"tecomp %s\"}\n", (int)rec->error, rec->all_cost,
+                  rec->timestamp, tc_version());
     if (s.failed) {
         tc_str_free(&s);
         return _tc_fail(ctx, TC_ERROR_OUT_OF_MEMORY, "out of memory writing a record");

@@ -14,7 +14,8 @@
        td.nargs = 9; memcpy(td.args, shape, sizeof shape);
        td.n_trial = 200;
        td.records = "conv2d.jsonl";     // appended per trial; a rerun resumes from it
-       td.log = stdout;                 // progress bar (td.log_trials = 1: a line per trial)
+       td.log = stdout;                 // progress bar on a terminal, a line per tenth elsewhere
+                                        // (td.log_trials = 1: a line per trial)
        tc_tune(ctx, space, &td, &best);
 
    The tuner proposes configurations never measured before, a batch at a
@@ -51,7 +52,8 @@ typedef struct tc_tune_desc {
                                  0: model and genetic 16, random and grid 16 per build thread */
     const char *records;      /* JSON-lines log (NULL: none): read first to resume, appended per trial */
     const char *transfer;     /* records of other tasks of this template, to warm a model-based tuner */
-    const char *plot_svg;     /* best GFLOPS over trials; NULL: the records path + ".svg" when there is one */
+    const char *plot_svg;     /* best GFLOPS over trials; NULL: the records path + ".svg" when there is one;
+                                 the numbers also go to a CSV beside it (".svg" replaced by ".csv") */
     FILE *log;                /* a progress bar, or a line per trial; NULL: quiet */
     int log_trials;           /* 1: AutoTVM's "No: 1  GFLOPS: 456.68/456.68  result: ..." per trial */
     tc_tuner_desc tuner;
@@ -142,6 +144,11 @@ TECOMP_API void tc_tuned_kernel_destroy(tc_context *ctx, tc_tuned_kernel *k); /*
 #include <errno.h>
 #include <sys/stat.h>
 #include <time.h>
+#ifdef _WIN32
+#include <io.h>
+#else
+#include <unistd.h>
+#endif
 
 // >>tune-state
 
@@ -161,6 +168,9 @@ typedef struct _tc_tuning {
     int since_best;           /* trials since the best improved, for early stopping */
     double *curve;            /* best GFLOPS after each trial (resumed ones first), for the plot */
     int ncurve, curve_cap;
+    int log_is_terminal;      /* whether d.log is a terminal (the bar redraws); -1 until asked */
+    int logged_tenth;         /* off a terminal: the last tenth of the trials a line was printed at ... */
+    int logged_done;          /* ... and the trials done then */
 } _tc_tuning;
 
 static int _tc_record_matches(const tc_record *r, const tc_tune_desc *d, const char *target) {
@@ -267,25 +277,76 @@ static void _tc_log_trial(_tc_tuning *t, const tc_measure_result *res) {
 }
 
 /* [=========>          ] 412/1000  best 1234.56 GFLOPS  23.1 trials/s  18 s */
+/* Whether a log stream is a terminal: only there does the progress bar
+   redraw itself with carriage returns; a file or a pipe gets plain lines. */
+static int _tc_is_terminal(FILE *f) {
+#ifdef _WIN32
+    return _isatty(_fileno(f));
+#else
+    return isatty(fileno(f));
+#endif
+}
+
+/* A bar redrawn in place on a terminal; elsewhere (a log file, CI) a plain
+   line at each tenth of the trials and at the end, so the log stays short
+   and free of carriage returns. */
 static void _tc_log_progress(_tc_tuning *t, int final) {
     char bar[41];
-    int done = t->out->resumed + t->out->trials, total = t->d.n_trial, k, fill;
-    double elapsed = _tc_now_s() - t->started;
+    int done = t->out->resumed + t->out->trials, total = t->d.n_trial, k, fill, tenth;
+    double elapsed = _tc_now_s() - t->started, rate = elapsed > 0 ? t->out->trials / elapsed : 0.0;
+    if (t->log_is_terminal < 0) t->log_is_terminal = _tc_is_terminal(t->d.log);
+    if (!t->log_is_terminal) {
+        tenth = total > 0 ? (int)((double)done / total * 10) : 10;
+        if (final ? done == t->logged_done : tenth <= t->logged_tenth) return;
+        t->logged_tenth = tenth;
+        t->logged_done = done;
+        fprintf(t->d.log, "%d/%d trials  best %.4g GFLOPS  %.1f trials/s  %.0f s\n", done, total, t->out->best_gflops, rate, elapsed);
+        fflush(t->d.log);
+        return;
+    }
     fill = total > 0 ? (int)((double)done / total * 40) : 40;
     for (k = 0; k < 40; k++) bar[k] = k < fill ? '=' : (k == fill ? '>' : ' ');
     bar[40] = 0;
-    fprintf(t->d.log, "\r[%s] %d/%d  best %.2f GFLOPS  %.1f trials/s  %.0f s%s", bar, done, total, t->out->best_gflops,
-            elapsed > 0 ? t->out->trials / elapsed : 0.0, elapsed, final ? "\n" : "");
+    fprintf(t->d.log, "\r[%s] %d/%d  best %.4g GFLOPS  %.1f trials/s  %.0f s%s", bar, done, total, t->out->best_gflops, rate, elapsed,
+            final ? "\n" : "");
     fflush(t->d.log);
 }
 
-/* Best GFLOPS over trials as an SVG line chart: a file anyone can open. */
+/* Text for SVG: XML's specials escaped (a task name is the caller's text). */
+static void _tc_svg_text(FILE *f, const char *text) {
+    for (; text && *text; text++) {
+        if (*text == '<') fputs("&lt;", f);
+        else if (*text == '>') fputs("&gt;", f);
+        else if (*text == '&') fputs("&amp;", f);
+        else if (*text == '"') fputs("&quot;", f);
+        else if ((unsigned char)*text < 0x20) fputc(' ', f); /* control characters are not XML */
+        else fputc(*text, f);
+    }
+}
+
+/* A tick step of 1, 2 or 5 times a power of ten giving about `ticks`
+   intervals over [0, range]; its decimals, for labels that keep their
+   digits at any scale (0.002 GFLOPS on the host executor reads 0.002, not 0). */
+static double _tc_tick_step(double range, int ticks, int *decimals) {
+    double raw = range / ticks, p = pow(10, floor(log10(raw))), step = p;
+    if (raw / p > 5) step = 10 * p;
+    else if (raw / p > 2) step = 5 * p;
+    else if (raw / p > 1) step = 2 * p;
+    *decimals = step >= 1 ? 0 : (int)ceil(-log10(step) - 1e-9);
+    return step;
+}
+
+/* Best GFLOPS over trials as an SVG line chart (axes, ticks, titles; a file
+   anyone can open) and the same numbers as CSV beside it (the SVG's path
+   with .csv for .svg) for other tools. */
 static void _tc_write_plot(_tc_tuning *t) {
-    char path[1024];
+    enum { W = 720, H = 440, L = 80, R = 24, T = 56, B = 64 };
+    char path[1024], csv[1040];
     const char *file = t->d.plot_svg;
-    double top = 0;
+    double top = 0, ystep, xstep, v;
+    size_t len;
     FILE *f;
-    int k;
+    int k, ydec, xdec;
     if (!file) {
         if (!t->d.records) return;
         snprintf(path, sizeof path, "%s.svg", t->d.records);
@@ -295,16 +356,42 @@ static void _tc_write_plot(_tc_tuning *t) {
     if (!t->ncurve || !(f = fopen(file, "w"))) return;
     for (k = 0; k < t->ncurve; k++) top = t->curve[k] > top ? t->curve[k] : top;
     if (top <= 0) top = 1;
-    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"640\" height=\"400\" font-family=\"sans-serif\" font-size=\"12\">\n");
-    fprintf(f, "<rect width=\"640\" height=\"400\" fill=\"white\"/>\n");
-    fprintf(f, "<text x=\"320\" y=\"20\" text-anchor=\"middle\">%s: best GFLOPS over trials (%s)</text>\n", t->d.task_name, t->out->target);
-    fprintf(f, "<line x1=\"60\" y1=\"360\" x2=\"620\" y2=\"360\" stroke=\"black\"/><line x1=\"60\" y1=\"40\" x2=\"60\" y2=\"360\" stroke=\"black\"/>\n");
-    fprintf(f, "<text x=\"340\" y=\"390\" text-anchor=\"middle\">trials (%d)</text>\n", t->ncurve);
-    fprintf(f, "<text x=\"55\" y=\"45\" text-anchor=\"end\">%.0f</text><text x=\"55\" y=\"360\" text-anchor=\"end\">0</text>\n", top);
+    ystep = _tc_tick_step(top, 5, &ydec);
+    top = ceil(top / ystep - 1e-9) * ystep; /* the axis ends on a tick */
+    xstep = _tc_tick_step(t->ncurve > 1 ? t->ncurve : 1, 6, &xdec);
+    if (xstep < 1) xstep = 1, xdec = 0; /* whole trials */
+#define _TC_PX(x) (L + (W - L - R) * (double)(x) / (t->ncurve > 1 ? t->ncurve : 1))
+#define _TC_PY(y) (H - B - (H - T - B) * (y) / top)
+    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" font-family=\"sans-serif\" font-size=\"12\">\n", W, H);
+    fprintf(f, "<rect width=\"%d\" height=\"%d\" fill=\"white\"/>\n", W, H);
+    fprintf(f, "<text x=\"%d\" y=\"22\" text-anchor=\"middle\" font-size=\"14\">", W / 2);
+    _tc_svg_text(f, t->d.task_name);
+    fprintf(f, ": best GFLOPS over trials</text>\n<text x=\"%d\" y=\"40\" text-anchor=\"middle\" font-size=\"11\" fill=\"#555\">measured on ", W / 2);
+    _tc_svg_text(f, t->out->target);
+    fprintf(f, "</text>\n");
+    for (v = 0; v <= top + ystep * 1e-6; v += ystep) { /* horizontal grid lines and the y labels */
+        fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"%s\"/>\n", L, _TC_PY(v), W - R, _TC_PY(v), v == 0 ? "black" : "#ddd");
+        fprintf(f, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%.*f</text>\n", L - 6, _TC_PY(v) + 4, ydec, v);
+    }
+    for (v = 0; v <= t->ncurve + xstep * 1e-6; v += xstep) { /* x ticks and labels */
+        fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"black\"/>\n", _TC_PX(v), H - B, _TC_PX(v), H - B + 5);
+        fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%.0f</text>\n", _TC_PX(v), H - B + 19, v);
+    }
+    fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"black\"/>\n", L, T, L, H - B);
+    fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">trial (records resumed first)</text>\n", (L + W - R) / 2, H - 18);
+    fprintf(f, "<text transform=\"translate(22,%d) rotate(-90)\" text-anchor=\"middle\">best GFLOPS so far</text>\n", (T + H - B) / 2);
     fprintf(f, "<polyline fill=\"none\" stroke=\"#1f77b4\" stroke-width=\"2\" points=\"");
-    for (k = 0; k < t->ncurve; k++)
-        fprintf(f, "%.1f,%.1f ", 60 + 560.0 * (k + 1) / t->ncurve, 360 - 320 * t->curve[k] / top);
+    for (k = 0; k < t->ncurve; k++) fprintf(f, "%.1f,%.1f ", _TC_PX(k + 1), _TC_PY(t->curve[k]));
     fprintf(f, "\"/>\n</svg>\n");
+#undef _TC_PX
+#undef _TC_PY
+    fclose(f);
+    len = strlen(file);
+    if (len > 4 && !strcmp(file + len - 4, ".svg")) snprintf(csv, sizeof csv, "%.*s.csv", (int)(len - 4), file);
+    else snprintf(csv, sizeof csv, "%s.csv", file);
+    if (!(f = fopen(csv, "w"))) return;
+    fprintf(f, "trial,best_gflops\n");
+    for (k = 0; k < t->ncurve; k++) fprintf(f, "%d,%.6g\n", k + 1, t->curve[k]);
     fclose(f);
 }
 
@@ -421,6 +508,8 @@ static tc_result _tc_tune(tc_context *ctx, const tc_config_space *space, const t
     memset(out, 0, sizeof *out);
     out->best_config = -1;
     t.ctx = ctx, t.space = space, t.d = *desc, t.out = out;
+    t.log_is_terminal = -1;
+    t.logged_tenth = t.logged_done = -1;
     if (!t.d.n_trial) t.d.n_trial = 1000;
     t.started = _tc_now_s();
     t.flops = _tc_task_flops(space);

@@ -4,11 +4,13 @@
    copy ceilings measured in the same run.
 
        tecomp-bench [--suite FILE] [--rows NAME,NAME,... | --group C|D|seed|b32 |
-                     --shape N,C,H,W,K,R,S[,stride[,pad[,groups]]]]
+                     --shape N,C,H,W,K,R,S[,stride[,pad[,groups[,dilation]]]]]
                     [--trials N] [--tuner model|random|grid|genetic] [--template NAME]
                     [--records FILE] [--fresh] [--repeat N] [--csv FILE] [--svg FILE]
-                    [--cudnn legacy|backend|both] [--math exact|tf32] [--layout nchw|nhwc]
+                    [--cudnn legacy|backend|both] [--math exact|tf32] [--layout nchw|nhwc] [--help]
 
+   --help lists every option with its default (tools/conv_shape.h: the
+   --shape grammar, shared with tecomp-tune).
    defaults: the whole suite (../shared/bench/suite.csv from the repository
    root, else bench/suite.csv), 200 trials per workload (trials already in the
    records count: a rerun measures only what is missing), records
@@ -99,12 +101,41 @@
 
 static void bench_usage(const char *argv0) {
     fprintf(stderr,
-            "usage: %s [--suite FILE] [--rows NAME,NAME,... | --group C|D|seed|b32 | --shape N,C,H,W,K,R,S[,stride[,pad[,groups]]]]\n"
+            "usage: %s [--suite FILE] [--rows NAME,NAME,... | --group C|D|seed|b32 | --shape " CONV_SHAPE_GRAMMAR "]\n"
             "       [--trials N] [--tuner model|random|grid|genetic] [--template NAME] [--records FILE] [--fresh] [--repeat N]\n"
-            "       [--csv FILE] [--svg FILE] [--cudnn legacy|backend|both] [--math exact|tf32] [--layout nchw|nhwc]\n"
-            "--math tf32: float32 rows tuned and run on TF32 tensor cores, speedup over cuDNN TF32 (exact: FFMA, over cuDNN FMA)\n"
-            "--layout nhwc: NCHW float32 rows run in NHWC on tecomp's side (cuDNN runs NCHW and NHWC either way)\n",
+            "       [--csv FILE] [--svg FILE] [--cudnn legacy|backend|both] [--math exact|tf32] [--layout nchw|nhwc] [--help]\n",
             argv0);
+}
+
+/* --help: every option with its default, on stdout. */
+static void bench_help(const char *argv0, const bench_opts *o) {
+    printf("usage: %s [options]\n"
+           "Tunes every workload of the benchmark suite, checks each tuned kernel against a float64 reference and times\n"
+           "it beside cuDNN's best, with the GPU's ceilings; writes a table, a CSV and an SVG chart. Without a GPU it\n"
+           "checks each workload on the host executor (nothing timed).\n"
+           "\n"
+           "  --suite FILE       the suite (default: ../shared/bench/suite.csv beside the repository, else bench/suite.csv)\n"
+           "  --rows A,B,...     only these rows (default: every row)\n"
+           "  --group C|D|seed|b32  only one group of rows\n"
+           "  --shape " CONV_SHAPE_GRAMMAR "\n"
+           "                     one NCHW float32 convolution instead of the suite: " CONV_SHAPE_HELP "\n"
+           "                     (cuDNN is not run on a dilated one)\n"
+           "  --trials N         trials per workload, those already in the records included (default %d)\n"
+           "  --tuner NAME       model, random, grid or genetic (default %s)\n"
+           "  --template NAME    tune every row with this template, e.g. conv2d_gemm (default: tc_conv2d_template_for's choice)\n"
+           "  --records FILE     records to resume from and append to; each row's tuning curve goes beside them as\n"
+           "                     FILE.ROW.svg and FILE.ROW.csv (default %s)\n"
+           "  --fresh            start the records afresh (default: resume)\n"
+           "  --repeat N         timed launches per kernel, L2 flushed before each, median reported (default %d)\n"
+           "  --csv FILE         the results table as CSV (default %s)\n"
+           "  --svg FILE         the speedup chart (default %s)\n"
+           "  --cudnn legacy|backend|both  which cuDNN API times each row; both: the faster (default both)\n"
+           "  --math exact|tf32  how tecomp computes float32 rows: exact FFMA (checked to 1e-4, speedup over cuDNN FMA) or\n"
+           "                     TF32 tensor cores (checked to 2e-3, speedup over cuDNN TF32) (default %s)\n"
+           "  --layout nchw|nhwc nhwc: NCHW float32 rows run in NHWC on tecomp's side (default nchw)\n"
+           "  --help             this text\n"
+           "Exit status: 0 when every check passed, 1 when one failed, 2 for bad options.\n",
+           argv0, o->trials, tc_tuner_kind_name(o->tuner), o->records, o->repeat, o->csv, o->svg, sample_math_name(o->math));
 }
 
 /* The suite's groups: --group picks one, the report takes a geometric mean over each. */
@@ -120,7 +151,7 @@ static int bench_is_group(const char *g) {
     return 0;
 }
 
-/* 0 after printing the usage. */
+/* 1 to run; 0 after printing the usage (status 2); -1 after --help (status 0). */
 static int bench_parse_args(int argc, char **argv, bench_opts *o) {
     int k;
     memset(o, 0, sizeof *o);
@@ -129,10 +160,11 @@ static int bench_parse_args(int argc, char **argv, bench_opts *o) {
     o->records = "tecomp-bench.jsonl", o->csv = "bench-results.csv", o->svg = "bench-results.svg";
     for (k = 1; k < argc; k++) {
         const char *a = argv[k], *v = k + 1 < argc ? argv[k + 1] : NULL;
-        if (!strcmp(a, "--suite") && v) o->suite = v, k++;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) return bench_help(argv[0], o), -1;
+        else if (!strcmp(a, "--suite") && v) o->suite = v, k++;
         else if (!strcmp(a, "--rows") && v) o->rows = v, k++;
         else if (!strcmp(a, "--group") && v && bench_is_group(v)) o->group = v, k++;
-        else if (!strcmp(a, "--shape") && v && bench_parse_shape(v, &o->shape)) o->have_shape = 1, k++;
+        else if (!strcmp(a, "--shape") && v && conv_shape_parse(v, &o->shape)) o->have_shape = 1, k++;
         else if (!strcmp(a, "--trials") && v && atoi(v) > 0) o->trials = atoi(v), k++;
         else if (!strcmp(a, "--tuner") && v && sample_tuner_kind(v, &o->tuner)) k++;
         else if (!strcmp(a, "--records") && v) o->records = v, k++;
@@ -974,6 +1006,12 @@ static const char *bench_compared_math(const bench_row *row) {
 static void bench_run_cudnn(tc_context *ctx, bench_row *row, const bench_opts *o, sample_conv_data *d, const tc_time_desc *timing,
                             size_t *version) {
     char via[160];
+    if (row->conv.dilation_h != 1 || row->conv.dilation_w != 1) { /* cudnn_conv_problem describes undilated convolutions only */
+        bench_cudnn_best_clear(&row->cudnn);
+        bench_cudnn_best_clear(&row->cudnn_tf32);
+        bench_note(row, "cuDNN not run: dilated (the harness asks cuDNN for undilated convolutions)");
+        return;
+    }
     bench_cudnn_math(ctx, row, o->cudnn_apis, 0, d, timing, &row->cudnn, version);
     if (row->conv.dtype == TC_FLOAT32) bench_cudnn_math(ctx, row, o->cudnn_apis, 1, d, timing, &row->cudnn_tf32, version);
     if (row->cudnn.us > 0)
@@ -1502,13 +1540,21 @@ static void bench_svg_text(FILE *f, const char *text) {
    green where tecomp is faster, red where cuDNN is; "n/a" where one did not run. */
 static int bench_write_svg(const char *path, const bench_row *rows, int n, const bench_opts *o, const bench_summary *s) {
     const double left = 70, top = 60, bottom = 330, step = 40;
-    double lo = 1, hi = 1, width = left + 20 + step * n, lo_e, hi_e, e;
+    double lo = 1, hi = 1, width, right = 20, lo_e, hi_e, e;
     FILE *f = fopen(path, "w");
     int k;
     if (!f) {
         fprintf(stderr, "FAILED writing the SVG: cannot open %s\n", path);
         return 0;
     }
+    /* the names are written at 50 degrees from under their bars: the last
+       reaches right past its bar by about cos(50) of its length (7 px a
+       character at 12 px), so the chart is that much wider */
+    for (k = 0; k < n; k++) {
+        double reach = 7.0 * (double)strlen(rows[k].name) * 0.643 - step * (n - 1 - k) - step * 0.8; /* 0.643: cos(50 degrees) */
+        right = reach > right ? reach : right;
+    }
+    width = left + step * n + right + 10;
     for (k = 0; k < n; k++)
         if (bench_both_ran(&rows[k])) {
             double v = bench_speedup(&rows[k]);
@@ -1527,7 +1573,7 @@ static int bench_write_svg(const char *path, const bench_row *rows, int n, const
     fprintf(f, "; float32 rows vs cuDNN %s; above the line: tecomp faster</text>\n", o->math == TC_CONV_MATH_TF32 ? "TF32" : "FMA");
     for (e = lo_e; e <= hi_e; e++) {
         double y = BENCH_Y(pow(10, e));
-        fprintf(f, "<line x1=\"%.0f\" y1=\"%.1f\" x2=\"%.0f\" y2=\"%.1f\" stroke=\"%s\"/>\n", left, y, width - 20, y, e == 0 ? "black" : "#ddd");
+        fprintf(f, "<line x1=\"%.0f\" y1=\"%.1f\" x2=\"%.0f\" y2=\"%.1f\" stroke=\"%s\"/>\n", left, y, left + step * n, y, e == 0 ? "black" : "#ddd");
         fprintf(f, "<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">%gx</text>\n", left - 6, y + 4, pow(10, e));
     }
     for (k = 0; k < n; k++) {
@@ -1585,7 +1631,7 @@ int main(int argc, char **argv) {
     char why[1024] = ""; /* a context message fits */
     int n = 0, k, ok = 1, tuned_any = 0;
     setvbuf(stdout, NULL, _IOLBF, 0); /* stdout and stderr interleave in order in one log */
-    if (!bench_parse_args(argc, argv, &o)) return 2;
+    if ((k = bench_parse_args(argc, argv, &o)) <= 0) return k < 0 ? 0 : 2;
     if (tc_create_context(NULL, &ctx) != TC_OK) {
         fprintf(stderr, "cannot create a tecomp context\n");
         return 1;

@@ -5,6 +5,7 @@
 #ifndef BENCH_WORKLOAD_H
 #define BENCH_WORKLOAD_H
 #include "../samples/sample_run.h" /* cuDNN's layout numbers (bench_row_kind) */
+#include "../tools/conv_shape.h"   /* --shape, as tecomp-tune reads it */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,23 +52,6 @@ static inline int bench_read_ints(const char **text, int *v, int max) {
     }
     *text = end;
     return n;
-}
-
-/* Comma-separated integers into v (at most max), the whole text; their
-   count, or -1 when the text is not that. */
-static inline int bench_parse_ints(const char *text, int *v, int max) {
-    int n = bench_read_ints(&text, v, max);
-    return *text ? -1 : n;
-}
-
-/* N,C,H,W,K,R,S[,stride[,pad[,groups]]]: an NCHW float32 convolution. */
-static inline int bench_parse_shape(const char *text, tc_conv2d_desc *d) {
-    int v[10] = {0, 0, 0, 0, 0, 0, 0, 1, 0, 1}, n = bench_parse_ints(text, v, 10);
-    if (n < 7) return 0;
-    memset(d, 0, sizeof *d);
-    d->n = v[0], d->c = v[1], d->h = v[2], d->w = v[3], d->k = v[4], d->r = v[5], d->s = v[6];
-    d->stride_h = d->stride_w = v[7], d->pad_h = d->pad_w = v[8], d->groups = v[9];
-    return 1;
 }
 
 /* cuDNN's fastest checked run for a row under one math (FMA, TF32, or half

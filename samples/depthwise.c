@@ -28,8 +28,9 @@ int main(int argc, char **argv) {
     double ms[NSCHED];
     tc_context *ctx;
     conv cv;
-    int use_gpu, v, failures = 0, print = argc > 1 && strcmp(argv[1], "--print") == 0;
+    int use_gpu, v, failures = 0, print;
     tc_time_desc timing;
+    if (!sample_one_flag(argc, argv, "--print", "print each schedule's lowered IR and CUDA", &print)) return 2;
     if (tc_create_context(NULL, &ctx) != TC_OK) return 1;
     use_gpu = tc_cuda_available(ctx);
     memset(&timing, 0, sizeof timing);

@@ -42,8 +42,30 @@ typedef struct options {
 
 static int usage(const char *argv0) {
     fprintf(stderr, "usage: %s [--small] [--print] [--dtype f16|bf16|tf32] [--batch N] [--layout nhwc|nchw] "
-                    "[--config BM,BN,WM,WN,BK,STAGES,VEC,SWIZZLE[,SPLIT_K[,COL_ORDER]]]\n", argv0);
+                    "[--config BM,BN,WM,WN,BK,STAGES,VEC,SWIZZLE[,SPLIT_K[,COL_ORDER]]] [--help]\n", argv0);
     return 0;
+}
+
+/* --help: every option with its default, on stdout; exits 0. */
+static void help(const char *argv0) {
+    printf("usage: %s [options]\n"
+           "  --small            batch 2, 8x8, 32 -> 64 channels, small tiles (default: seed2's convolution on a GPU of sm_80 or newer;\n"
+           "                     --small on the host executor otherwise)\n"
+           "  --print            print the CUDA too (default: the lowered IR only)\n"
+           "  --dtype f16|bf16|tf32  input type; tf32: float32 tensors on the TF32 tensor cores (default f16)\n"
+           "  --batch N          the batch (default 256; 32 is the suite's C9_b32 shape)\n"
+           "  --layout nhwc|nchw the tensors' layout (default nhwc; nchw: KCRS weights, NKPQ output)\n"
+           "  --config BM,BN,WM,WN,BK,STAGES,VEC,SWIZZLE[,SPLIT_K[,COL_ORDER]]\n"
+           "                     the template's knobs (default %lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld; --small: "
+           "%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld;\n"
+           "                     COL_ORDER, NCHW's only: 1 copies col along its pixels, 0 along j)\n"
+           "  --help             this text\n",
+           argv0, (long long)default_config[0], (long long)default_config[1], (long long)default_config[2], (long long)default_config[3],
+           (long long)default_config[4], (long long)default_config[5], (long long)default_config[6], (long long)default_config[7],
+           (long long)default_config[8], (long long)default_config[9], (long long)small_config[0], (long long)small_config[1],
+           (long long)small_config[2], (long long)small_config[3], (long long)small_config[4], (long long)small_config[5],
+           (long long)small_config[6], (long long)small_config[7], (long long)small_config[8], (long long)small_config[9]);
+    exit(0);
 }
 
 /* Eight to ten comma-separated knob values into config (split_k and
@@ -71,7 +93,8 @@ static int parse_options(int argc, char **argv, options *o) {
     memcpy(o->config, default_config, sizeof o->config);
     for (k = 1; k < argc; k++) {
         const char *a = argv[k], *v = k + 1 < argc ? argv[k + 1] : NULL;
-        if (!strcmp(a, "--small")) o->small = 1;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) help(argv[0]);
+        else if (!strcmp(a, "--small")) o->small = 1;
         else if (!strcmp(a, "--print")) o->print = 1;
         else if (!strcmp(a, "--dtype") && v && (!strcmp(v, "f16") || !strcmp(v, "bf16") || !strcmp(v, "tf32"))) {
             o->dtype = !strcmp(v, "f16") ? TC_FLOAT16 : !strcmp(v, "bf16") ? TC_BFLOAT16 : TC_FLOAT32;

@@ -39,6 +39,18 @@ static inline double sample_rel_err(const float *out, const double *ref, size_t 
     return den > 0 ? sqrt(num / den) : sqrt(num);
 }
 
+/* Say once per program where compiled kernels are kept: NVRTC's cubins go
+   to a cache folder outside the build (tc_cuda_cache_dir), which a reader
+   should not find by surprise. */
+static inline void sample_say_cache(const tc_context *ctx) {
+    static int said;
+    char dir[1024];
+    if (said) return;
+    said = 1;
+    if (tc_cuda_cache_dir(ctx, dir, sizeof dir))
+        printf("(compiled kernels are cached in %s; TECOMP_CACHE_DIR=folder moves the cache, TECOMP_CACHE_DIR= turns it off)\n", dir);
+}
+
 /* Run f once on the GPU (use_gpu) or the host executor; when timing is
    asked for and a GPU is used, time it too (time_ms < 0 otherwise). */
 static inline tc_result sample_run(tc_context *ctx, const tc_func *f, sample_arg *args, const int64_t *sizes, int use_gpu,
@@ -57,6 +69,7 @@ static inline tc_result sample_run(tc_context *ctx, const tc_func *f, sample_arg
            every kernel a sample makes is checked by the CUDA compiler */
         if (tc_nvrtc_init(ctx, NULL) == TC_OK) {
             const char *src = tc_cuda_source(f);
+            sample_say_cache(ctx);
             tc_cubin bin;
             if (!src) return tc_last_result(ctx);
             r = tc_cuda_compile(ctx, src, f->name, 0, 0, NULL, &bin);
@@ -70,6 +83,7 @@ static inline tc_result sample_run(tc_context *ctx, const tc_func *f, sample_arg
         tc_cuda_func *cf = NULL;
         tc_devptr dev[16];
         memset(dev, 0, sizeof dev);
+        sample_say_cache(ctx);
         r = tc_cuda_build(ctx, f, &cf);
         for (k = 0; r == TC_OK && k < f->nparams; k++) {
             r = tc_cuda_malloc(ctx, args[k].count * sizeof(float), &dev[k]);
@@ -237,15 +251,41 @@ static inline tc_result sample_lower_run(tc_context *ctx, tc_schedule *s, int nt
 }
 
 /* The samples' flags: --small (reduced sizes) and --print (lowered IR and
-   CUDA). 0 after printing the usage for anything else. */
+   CUDA); --help prints them with their defaults and exits 0. 0 after
+   printing the usage for anything else. */
 static inline int sample_flags(int argc, char **argv, int *small, int *print) {
     int k;
     *small = *print = 0;
     for (k = 1; k < argc; k++) {
         if (strcmp(argv[k], "--small") == 0) *small = 1;
         else if (strcmp(argv[k], "--print") == 0) *print = 1;
-        else {
-            fprintf(stderr, "usage: %s [--small] [--print]\n", argv[0]);
+        else if (strcmp(argv[k], "--help") == 0 || strcmp(argv[k], "-h") == 0) {
+            printf("usage: %s [--small] [--print]\n"
+                   "  --small   reduced sizes (default: full size on a GPU; reduced on the host executor without one)\n"
+                   "  --print   print each kernel's lowered IR and CUDA (default: off)\n"
+                   "  --help    this text\n",
+                   argv[0]);
+            exit(0);
+        } else {
+            fprintf(stderr, "%s: unknown option '%s'\nusage: %s [--small] [--print] [--help]\n", argv[0], argv[k], argv[0]);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* A sample with one flag (flag, what it does): --help prints it and exits
+   0. 0 after printing the usage for anything else. */
+static inline int sample_one_flag(int argc, char **argv, const char *flag, const char *what, int *set) {
+    int k;
+    *set = 0;
+    for (k = 1; k < argc; k++) {
+        if (strcmp(argv[k], flag) == 0) *set = 1;
+        else if (strcmp(argv[k], "--help") == 0 || strcmp(argv[k], "-h") == 0) {
+            printf("usage: %s [%s]\n  %-9s %s (default: off)\n  --help    this text\n", argv[0], flag, flag, what);
+            exit(0);
+        } else {
+            fprintf(stderr, "%s: unknown option '%s'\nusage: %s [%s] [--help]\n", argv[0], argv[k], argv[0], flag);
             return 0;
         }
     }

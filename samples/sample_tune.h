@@ -77,7 +77,8 @@ static inline int sample_tuner_kind(const char *name, tc_tuner_kind *out) {
 }
 
 /* The tuning samples' flags; small (NULL: no --small) shrinks the
-   channels to 16. 0 after printing the usage for anything else. */
+   channels to 16. --help prints them, with o's values as the defaults, and
+   exits 0. 0 after printing the usage for anything else. */
 static inline int sample_tune_flags(int argc, char **argv, sample_tune_opts *o, tc_conv2d_desc *small) {
     int k;
     for (k = 1; k < argc; k++) {
@@ -87,9 +88,19 @@ static inline int sample_tune_flags(int argc, char **argv, sample_tune_opts *o, 
         else if (strcmp(a, "--trials") == 0 && v && atoi(v) > 0) o->trials = atoi(v), k++;
         else if (strcmp(a, "--records") == 0 && v) o->records = v, k++;
         else if (strcmp(a, "--tuner") == 0 && v && sample_tuner_kind(v, &o->tuner)) k++;
-        else {
-            fprintf(stderr, "usage: %s%s [--trials N] [--tuner model|random|grid|genetic] [--records FILE] [--resume]\n", argv[0],
-                    small ? " [--small]" : "");
+        else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            printf("usage: %s%s [--trials N] [--tuner model|random|grid|genetic] [--records FILE] [--resume]\n", argv[0], small ? " [--small]" : "");
+            if (small) printf("  --small          16 input and output channels (default: the tutorial's)\n");
+            printf("  --trials N       trials to run (default %d)\n"
+                   "  --tuner NAME     model, random, grid or genetic (default %s)\n"
+                   "  --records FILE   the trial records; the tuning curve goes beside them as FILE.svg and FILE.csv (default %s)\n"
+                   "  --resume         count the trials already in the records (default: start them afresh)\n"
+                   "  --help           this text\n"
+                   "Without a GPU it prints the configuration space and checks one configuration on the host executor.\n",
+                   o->trials, tc_tuner_kind_name(o->tuner), o->records);
+            exit(0);
+        } else {
+            fprintf(stderr, "%s: bad or incomplete option '%s' (--help lists them)\n", argv[0], a);
             return 0;
         }
     }
@@ -317,6 +328,7 @@ static inline int sample_tune_conv(tc_context *ctx, const tc_conv2d_desc *in, co
     if ((r = tc_space_create(ctx, fn, &c, &space)) != TC_OK) return sample_fail(ctx, "the configuration space", r);
     printf("template %s, %s math, %.3f GFLOP\n%s\n", task, sample_conv_is_tf32(&c) ? "TF32" : "exact", tc_conv2d_flops(&c) * 1e-9,
            tc_space_to_string(space));
+    sample_say_cache(ctx);
     memset(&td, 0, sizeof td);
     td.task_name = task;
     td.nargs = tc_conv2d_task_args(&c, td.args);

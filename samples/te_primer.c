@@ -128,10 +128,15 @@ static int step_2d(tc_context *ctx, prim p, int use_gpu) {
 int main(int argc, char **argv) {
     tc_context *ctx;
     int use_gpu, failures = 0;
-    quiet = argc > 1 && strcmp(argv[1], "--quiet") == 0;
+    if (!sample_one_flag(argc, argv, "--quiet", "print only the check lines", &quiet)) return 2;
     if (tc_create_context(NULL, &ctx) != TC_OK) return 1;
     use_gpu = tc_cuda_available(ctx);
-    if (!use_gpu) printf("no GPU: running on the host executor (%s)\n", tc_last_error(ctx));
+    if (!use_gpu) {
+        /* tc_cuda_available leaves the context's error alone; tc_cuda_init says again why there is no GPU */
+        tc_cuda_init(ctx, NULL);
+        printf("no GPU: running on the host executor (%s)\n", tc_last_error(ctx));
+        tc_clear_error(ctx);
+    }
     failures += step_vecadd(ctx, use_gpu);
     failures += step_split(ctx, use_gpu);
     failures += step_2d(ctx, PRIM_TILE, use_gpu);

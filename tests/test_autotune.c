@@ -88,6 +88,19 @@ static int count_lines(const char *path) {
     return n;
 }
 
+/* Everything a tuning run writes beside its records: the curve (SVG and
+   CSV) and the index of loaded kernels; tests leave nothing in /tmp. */
+static void remove_tuning_files(const char *records) {
+    static const char *const beside[] = {".svg", ".csv", ".best"};
+    char path[300];
+    int k;
+    remove(records);
+    for (k = 0; k < 3; k++) {
+        snprintf(path, sizeof path, "%s%s", records, beside[k]);
+        remove(path);
+    }
+}
+
 static void tune_desc_for(tc_tune_desc *td, const char *records, int n_trial, int batch, tc_measure_where where) {
     memset(td, 0, sizeof *td);
     td->task_name = "row_sum";
@@ -150,7 +163,7 @@ TC_TEST(planted_faults_on_the_gpu_do_not_end_the_run) {
     TC_CHECK_EQ_INT(res.failed, 4);
     TC_CHECK(res.best_config >= 0 && tc_space_choice(space, 1, res.best_config) == MODE_GOOD);
     check_planted(space, records, TC_ERROR_CUDA);
-    remove(records);
+    remove_tuning_files(records);
 }
 
 TC_TEST(planted_faults_on_the_host_do_not_end_the_run) {
@@ -170,7 +183,7 @@ TC_TEST(planted_faults_on_the_host_do_not_end_the_run) {
     TC_CHECK_STR(res.target, "host");
     TC_CHECK(res.best_config >= 0 && tc_space_choice(space, 1, res.best_config) == MODE_GOOD);
     check_planted(space, records, TC_ERROR_EXECUTION);
-    remove(records);
+    remove_tuning_files(records);
 }
 
 /* A run killed mid-way loses nothing it recorded, and the rerun measures
@@ -219,7 +232,7 @@ static void killed_run_resumes(int batch) {
     TC_CHECK_EQ_INT(tc_tune(ctx, space, &td, &res), TC_OK);
     TC_CHECK_EQ_INT(res.trials, 0);
     TC_CHECK_EQ_INT(res.resumed, 7);
-    remove(records);
+    remove_tuning_files(records);
 }
 
 TC_TEST(a_killed_run_resumes_from_its_records) { killed_run_resumes(1); }
@@ -452,8 +465,66 @@ TC_TEST(the_best_record_is_applied) {
     if (best.cuda) tc_cuda_func_destroy(ctx, best.cuda);
     TC_CHECK_EQ_INT(tc_apply_history_best(ctx, space, records, "row_sum", 1, td.args, &best), TC_ERROR_INVALID_ARGUMENT);
     TC_CHECK_CONTAINS(tc_last_error(ctx), "no successful trial");
-    remove(records);
-    remove(plot);
+    remove_tuning_files(records);
+}
+
+/* Read a whole small file into buf (NUL-terminated); its length, or -1. */
+static long slurp(const char *path, char *buf, size_t cap) {
+    FILE *f = fopen(path, "r");
+    size_t n;
+    if (!f) return -1;
+    n = fread(buf, 1, cap - 1, f);
+    buf[n] = 0;
+    fclose(f);
+    return (long)n;
+}
+
+/* The curve a person opens: the task's name escaped for XML, axis titles,
+   tick labels that keep their digits at host-executor GFLOPS (no two read
+   alike, so none collapsed to "0"), the numbers as CSV beside it; and a
+   progress log written to a file has plain lines, no carriage returns. */
+TC_TEST(the_tuning_curve_and_the_log_read_well) {
+    static const row_sum_task task = {1};
+    static char svg[65536], csv[4096], log[4096], labels[16][32];
+    tc_config_space *space;
+    tc_tune_desc td;
+    tc_tune_result res;
+    char records[256], path[300];
+    const char *p;
+    int nlabels = 0, k, j, repeated = 0;
+    FILE *logf = tmpfile();
+    TC_CHECK(logf != NULL);
+    if (!logf) return;
+    temp_path(records, sizeof records, "curve");
+    TC_CHECK_EQ_INT(tc_space_create(ctx, row_sum, &task, &space), TC_OK);
+    tune_desc_for(&td, records, 7, 4, TC_MEASURE_HOST);
+    td.task_name = "row_sum <&> \"x\"";
+    td.log = logf;
+    TC_CHECK_EQ_INT(tc_tune(ctx, space, &td, &res), TC_OK);
+    rewind(logf);
+    log[fread(log, 1, sizeof log - 1, logf)] = 0;
+    fclose(logf);
+    TC_CHECK(strchr(log, '\r') == NULL);
+    TC_CHECK_CONTAINS(log, "7/7 trials  best ");
+    snprintf(path, sizeof path, "%s.svg", records);
+    TC_CHECK(slurp(path, svg, sizeof svg) > 0);
+    TC_CHECK_CONTAINS(svg, "row_sum &lt;&amp;&gt; &quot;x&quot;: best GFLOPS over trials");
+    TC_CHECK_CONTAINS(svg, ">best GFLOPS so far</text>");
+    TC_CHECK_CONTAINS(svg, ">trial (records resumed first)</text>");
+    for (p = svg; (p = strstr(p, "text-anchor=\"end\">")) != NULL && nlabels < 16; p++) { /* the y tick labels */
+        const char *v = p + strlen("text-anchor=\"end\">");
+        snprintf(labels[nlabels], sizeof labels[0], "%.*s", (int)strcspn(v, "<"), v);
+        nlabels++;
+    }
+    TC_CHECK(nlabels >= 3);
+    for (k = 0; k < nlabels; k++)
+        for (j = 0; j < k; j++) repeated += !strcmp(labels[k], labels[j]);
+    TC_CHECK_EQ_INT(repeated, 0);
+    snprintf(path, sizeof path, "%s.csv", records);
+    TC_CHECK(slurp(path, csv, sizeof csv) > 0);
+    TC_CHECK(!strncmp(csv, "trial,best_gflops\n1,", 20));
+    TC_CHECK_CONTAINS(csv, "\n7,");
+    remove_tuning_files(records);
 }
 
 int main(void) {
@@ -467,6 +538,7 @@ int main(void) {
     TC_RUN(a_compile_past_the_build_timeout_is_stopped);
     TC_RUN(bad_tuning_requests_are_errors);
     TC_RUN(the_best_record_is_applied);
+    TC_RUN(the_tuning_curve_and_the_log_read_well);
     tc_destroy_context(ctx);
     return tc_test_summary();
 }

@@ -17,11 +17,13 @@
 
 static tc_context *ctx;
 
-/* The records and the tuning curve the tuner draws beside them. */
+/* The records and the tuning curve the tuner draws beside them (SVG and CSV). */
 static void remove_records(const char *records) {
     char plot[300];
     snprintf(plot, sizeof plot, "%s.svg", records);
     remove(records);
+    remove(plot);
+    snprintf(plot, sizeof plot, "%s.csv", records);
     remove(plot);
 }
 

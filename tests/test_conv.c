@@ -837,6 +837,7 @@ TC_TEST(a_conv2d_kernel_is_tuned_then_loaded) {
     }
     free(x), free(w), free(y), free(ref);
     remove(records), remove(index);
+    remove("/tmp/tecomp_test_conv_kernel.jsonl.svg"), remove("/tmp/tecomp_test_conv_kernel.jsonl.csv"); /* the curve, when it tuned on a GPU */
 }
 
 /* What no template builds, or no convolution is, is refused with a message. */

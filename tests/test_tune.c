@@ -174,6 +174,8 @@ TC_TEST(records_are_appended_reloaded_and_searched) {
         if (f) fclose(f);
         TC_CHECK_CONTAINS(line, "\"config\": {\"index\": 4881186, \"code_hash\": null, \"entity\": [[\"tile_f\", \"sp\", [-1, 2, 64, 1]]");
         TC_CHECK_CONTAINS(line, "[\"unroll_explicit\", \"ot\", 0]]}, \"result\": [[0.00044, 0.00043], 0, 1.5, 1763780000.000]");
+        TC_CHECK_CONTAINS(line, "\"tvm_version\": \"tecomp " TECOMP_VERSION_STRING "\"}"); /* the version that wrote it */
+        TC_CHECK_STR(tc_version(), TECOMP_VERSION_STRING);
     }
     remove(path);
     TC_CHECK_EQ_INT(tc_records_load(ctx, path, &recs, &n), TC_OK); /* no file: no records */

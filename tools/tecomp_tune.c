@@ -2,13 +2,14 @@
    best configuration, its CUDA, and its time beside cuDNN's.
 
        tecomp-tune --shape N,C,H,W,K,R,S[,stride[,pad[,groups[,dilation]]]] [options]
-       tecomp-tune --suite suite.csv --row C12 [options]
-   options:
+       tecomp-tune --suite bench/suite.csv --row C12 [options]
+   options (--help prints them with their defaults):
        --trials N        trials (default 200; trials already in the records count)
        --tuner NAME      model (default), random, grid or genetic
        --records FILE    records to resume from and append to (default tecomp-tune.jsonl)
        --fresh           start the records afresh
        --verbose         a line per trial instead of a progress bar
+       --help            the options with their defaults; exit status 0
        --math exact|tf32 how the float32 convolution computes: exact (the
                          default: FFMA, checked to 1e-4, beside cuDNN with
                          FMA math) or tf32 (the TF32 tensor cores: checked
@@ -36,10 +37,35 @@
 
 static void usage(const char *argv0) {
     fprintf(stderr,
-            "usage: %s (--shape N,C,H,W,K,R,S[,stride[,pad[,groups[,dilation]]]] | --suite FILE --row NAME)\n"
+            "usage: %s (--shape " CONV_SHAPE_GRAMMAR " | --suite FILE --row NAME)\n"
             "       [--trials N] [--tuner model|random|grid|genetic] [--records FILE] [--fresh] [--verbose]\n"
-            "       [--math exact|tf32] [--layout nchw|nhwc]\n",
+            "       [--math exact|tf32] [--layout nchw|nhwc] [--help]\n",
             argv0);
+}
+
+/* --help: every option with its default, on stdout. */
+static void help(const char *argv0, const sample_tune_opts *o) {
+    printf("usage: %s (--shape SHAPE | --suite FILE --row NAME) [options]\n"
+           "Tunes one NCHW float32 convolution on this machine's GPU and prints the best configuration, its CUDA\n"
+           "and its time beside cuDNN's. Without a GPU it prints the configuration space and checks the first\n"
+           "configuration that lowers on the host executor.\n"
+           "\n"
+           "  --shape " CONV_SHAPE_GRAMMAR "\n"
+           "                     " CONV_SHAPE_HELP "\n"
+           "  --suite FILE       a benchmark suite (bench/suite.csv) ...\n"
+           "  --row NAME         ... and the row of it to tune (C1..C12, D1..D9: NCHW float32 rows)\n"
+           "  --trials N         trials in all, those already in the records included (default %d)\n"
+           "  --tuner NAME       model, random, grid or genetic (default %s)\n"
+           "  --records FILE     records to resume from and append to; the tuning curve goes beside them\n"
+           "                     as FILE.svg and FILE.csv (default %s)\n"
+           "  --fresh            start the records afresh (default: resume)\n"
+           "  --verbose          a line per trial (default: a progress bar, redrawn on a terminal only)\n"
+           "  --math exact|tf32  exact: FFMA, checked to 1e-4, beside cuDNN with FMA math; tf32: TF32 tensor\n"
+           "                     cores, checked to 2e-3, beside cuDNN with TF32 (default exact; tf32 needs --layout nhwc)\n"
+           "  --layout nchw|nhwc the layout tecomp runs the convolution in (default nchw)\n"
+           "  --help             this text\n"
+           "Exit status: 0 when the best kernel matched the reference, 1 when something failed, 2 for bad options.\n",
+           argv0, o->trials, tc_tuner_kind_name(o->tuner), o->records);
 }
 
 int main(int argc, char **argv) {
@@ -53,7 +79,8 @@ int main(int argc, char **argv) {
     o.trials = 200, o.tuner = TC_TUNER_MODEL, o.records = "tecomp-tune.jsonl", o.resume = 1, o.print_cuda = 1, o.host_config = -1;
     for (k = 1; k < argc; k++) {
         const char *a = argv[k], *v = k + 1 < argc ? argv[k + 1] : NULL;
-        if (strcmp(a, "--shape") == 0 && v && parse_shape(v, &conv)) have_shape = 1, k++;
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) return help(argv[0], &o), 0;
+        else if (strcmp(a, "--shape") == 0 && v && conv_shape_parse(v, &conv)) have_shape = 1, k++;
         else if (strcmp(a, "--suite") == 0 && v) suite = v, k++;
         else if (strcmp(a, "--row") == 0 && v) row = v, k++;
         else if (strcmp(a, "--trials") == 0 && v && atoi(v) > 0) o.trials = atoi(v), k++;

@@ -1,5 +1,5 @@
 /* tune_workload.h - the convolution tecomp-tune tunes, from its command
-   line: a --shape text, or a --row of the benchmark suite. Shared with the
+   line: a --shape text (conv_shape.h), or a --row of the benchmark suite. Shared with the
    fuzz targets (tests/fuzz), which feed both readers arbitrary input.
    Include after tecomp.h. */
 #ifndef TUNE_WORKLOAD_H
@@ -7,25 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* N,C,H,W,K,R,S[,stride[,pad[,groups[,dilation]]]] into desc; 0 when malformed. */
-static inline int parse_shape(const char *text, tc_conv2d_desc *d) {
-    int v[11] = {0, 0, 0, 0, 0, 0, 0, 1, 0, 1, 1}, n = 0;
-    const char *p = text;
-    char *end;
-    while (n < 11) {
-        long x = strtol(p, &end, 10);
-        if (end == p || x < -2147483647L - 1 || x > 2147483647L) return 0; /* strtol saturates at LONG_MAX */
-        v[n++] = (int)x;
-        if (*end != ',') break;
-        p = end + 1;
-    }
-    if (*end || n < 7) return 0;
-    memset(d, 0, sizeof *d);
-    d->n = v[0], d->c = v[1], d->h = v[2], d->w = v[3], d->k = v[4], d->r = v[5], d->s = v[6];
-    d->stride_h = d->stride_w = v[7], d->pad_h = d->pad_w = v[8], d->groups = v[9], d->dilation_h = d->dilation_w = v[10];
-    return 1;
-}
+#include "conv_shape.h" /* --shape */
 
 /* The ten numbers of a suite row (N,C,H,W,K,R,S,stride,pad,groups), each an
    int, then the origin; 0 when they are not that. */

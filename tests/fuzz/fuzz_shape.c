@@ -1,5 +1,5 @@
-/* fuzz_shape - libFuzzer target for the tools' --shape parsers
-   (tecomp-tune's parse_shape, tecomp-bench's bench_parse_shape), then
+/* fuzz_shape - libFuzzer target for the tools' --shape parser
+   (conv_shape_parse, which tecomp-tune and tecomp-bench share), then
    tc_conv2d_resolve and tc_conv2d_template_for on what they accept, in
    every layout and both types.
 
@@ -7,8 +7,7 @@
    convolution must have positive sizes and output; a failed one a
    message; a template a name. */
 #include "tecomp.h"
-#include "../../bench/bench_workload.h"
-#include "../../tools/tune_workload.h"
+#include "../../tools/conv_shape.h"
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,8 +63,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     memcpy(text, data, size);
     text[size] = 0;
     if (tc_create_context(NULL, &ctx) == TC_OK) {
-        if (parse_shape(text, &d)) fz_resolve_all(ctx, &d, text);
-        if (bench_parse_shape(text, &d)) fz_resolve_all(ctx, &d, text);
+        if (conv_shape_parse(text, &d)) fz_resolve_all(ctx, &d, text);
         tc_destroy_context(ctx);
     }
     free(text);
