@@ -257,6 +257,33 @@ TC_TEST(golden_ir_shows_swizzle_ldmatrix_bt_and_cut_stores) {
                             "gemm_mma_accumulator[f_inner_inner_outer], 16, 36 - bx * 32 - tz * 16, 16 - ty * 16 - f_inner_inner_outer * 8);");
 }
 
+/* NCHW's lowered IR: A is the weights' tile (ldmatrix_a from wt.shared),
+   B the pixels' (ldmatrix_bt from col.shared), both swizzled; each 16 x 8
+   accumulator tile is 16 output channels of 8 pixels of one image, stored
+   with rows p q = 20 apart (5 x 4 outputs), cut at the 24 channels and at
+   the image's 20 pixels (pq8 = 24: the third tile of an image keeps 4). */
+TC_TEST(golden_ir_nchw_stores_channel_rows_of_one_image) {
+    tc_conv2d_desc d = conv_in(TC_LAYOUT_NCHW, TC_FLOAT32, 2, 3, 9, 7, 24, 3, 3, 2, 1, 1);
+    tiles t = {32, 32, 16, 16, 16, 2, 1, 1, 1, 1};
+    const tc_func *f;
+    const char *ir, *cuda;
+    d.math = TC_CONV_MATH_TF32;
+    f = lower_config(&d, &t, NULL);
+    ir = f ? tc_func_to_string(f) : NULL;
+    cuda = f ? tc_cuda_source(f) : NULL;
+    TC_CHECK(ir && cuda);
+    if (!ir || !cuda) return;
+    TC_CHECK_CONTAINS(ir, "  // attr [col.shared] storage_swizzle = 2: 16-byte chunk c of row r at c ^ (r / 2 % 4)\n");
+    TC_CHECK_CONTAINS(ir, "mma.ldmatrix_a(wt.shared.mma.matrix_a[0], wt.shared[j.outer*512 + threadIdx.z*256] rows 16 apart)\n");
+    TC_CHECK_CONTAINS(ir, "mma.ldmatrix_bt(col.shared.mma.matrix_b[ax0.outer*64], col.shared[j.outer*512 + threadIdx.y*256 + ax0.outer*128] "
+                          "rows 16 apart)\n");
+    TC_CHECK_CONTAINS(ir, "mma.store(conv[floordiv(blockIdx.y*4 + threadIdx.y*2 + n.pq.outer.fused.inner.inner, 3)*480 + threadIdx.z*320 + "
+                          "floormod(blockIdx.y*4 + threadIdx.y*2 + n.pq.outer.fused.inner.inner, 3)*8] rows 20 apart, "
+                          "gemm.mma.accumulator[n.pq.outer.fused.inner.inner*128], keeping rows < 24 - threadIdx.z*16 and columns < 20 - "
+                          "floormod(blockIdx.y*4 + threadIdx.y*2 + n.pq.outer.fused.inner.inner, 3)*8)\n");
+    TC_CHECK_CONTAINS(cuda, "tc_mma_ldmatrix_bt_tf32_swizzled(col_shared_mma_matrix_b[ax0_outer], col_shared, ");
+}
+
 /* CUDA source compiled for sm_80 and sm_90, when NVRTC is there. */
 static void compile_for_sm80_sm90(const char *cuda, int nvrtc) {
     static const int archs[] = {80, 90};
@@ -573,6 +600,7 @@ int main(int argc, char **argv) {
     TC_RUN(small_shapes_match_the_reference);
     TC_RUN(nchw_small_shapes_match_the_reference);
     TC_RUN(golden_ir_shows_swizzle_ldmatrix_bt_and_cut_stores);
+    TC_RUN(golden_ir_nchw_stores_channel_rows_of_one_image);
     TC_RUN(cuda_compiles_through_nvrtc);
     TC_RUN(tf32_cuda_compiles_through_nvrtc);
     TC_RUN(nchw_cuda_compiles_through_nvrtc);
