@@ -1798,15 +1798,16 @@ static tc_result _tc_mma_knobs(tc_cfg *cfg, tc_dtype dtype, int nchw) {
    block's vec-wide copies (a guard on a partial round would sit inside the
    vectorized loop and keep its copies synchronous). A combination that
    fails is an invalid configuration (TC_ERROR_SCHEDULE), as one the
-   verifier rejects is. vec_a and vec_b: the copies' widths into A's and B's
-   tiles (NCHW's col, B, element by element). */
+   verifier rejects is. vec: the copies' width into A's tile; vec_b: into B's
+   (NCHW's B is col, copied element by element). */
 typedef struct _tc_mma_tiles {
     int64_t bm, bn, wm, wn, bk, stages, vec, swizzle, split;
-    int64_t vec_a, vec_b, col_along_m;
+    int64_t vec_b, col_along_m;
 } _tc_mma_tiles;
 
-static tc_result _tc_mma_tiles_of(tc_cfg *cfg, int nchw, _tc_mma_tiles *t) {
-    int64_t threads;
+static tc_result _tc_mma_tiles_of(tc_cfg *cfg, const tc_conv2d_desc *d, _tc_mma_tiles *t) {
+    int nchw = d->layout == TC_LAYOUT_NCHW;
+    int64_t threads, cols = (int64_t)d->c * d->r * d->s;
     t->bm = tc_cfg_knob(cfg, "block_m");
     t->bn = tc_cfg_knob(cfg, "block_n");
     t->wm = tc_cfg_knob(cfg, "warp_m");
@@ -1816,17 +1817,19 @@ static tc_result _tc_mma_tiles_of(tc_cfg *cfg, int nchw, _tc_mma_tiles *t) {
     t->vec = tc_cfg_knob(cfg, "vec");
     t->swizzle = tc_cfg_knob(cfg, "swizzle");
     t->split = tc_cfg_knob(cfg, "split_k");
-    t->vec_a = t->vec;
     t->vec_b = nchw ? 1 : t->vec;
     t->col_along_m = nchw && tc_cfg_knob(cfg, "col_order");
     if (t->wm > t->bm || t->wn > t->bn || (t->bm / t->wm) * (t->bn / t->wn) * 32 > 1024)
         return _tc_fail(tc_cfg_context(cfg), TC_ERROR_SCHEDULE, "conv2d_mma: warp tile %lld x %lld does not tile block tile %lld x %lld in "
                         "at most 32 warps", (long long)t->wm, (long long)t->wn, (long long)t->bm, (long long)t->bn);
     threads = (t->bm / t->wm) * (t->bn / t->wn) * 32;
-    if ((t->bm * t->bk) % (threads * t->vec_a) || (t->bk * t->bn) % (threads * t->vec_b))
+    if ((t->bm * t->bk) % (threads * t->vec) || (t->bk * t->bn) % (threads * t->vec_b))
         return _tc_fail(tc_cfg_context(cfg), TC_ERROR_SCHEDULE, "conv2d_mma: %lld threads copying %lld elements each do not divide "
                         "the shared tiles (%lld x %lld and %lld x %lld)", (long long)threads, (long long)t->vec, (long long)t->bm,
                         (long long)t->bk, (long long)t->bn, (long long)t->bk);
+    if (nchw && cols % t->vec) /* NHWC's channels come in whole copies (_tc_mma_task) */
+        return _tc_fail(tc_cfg_context(cfg), TC_ERROR_SCHEDULE, "conv2d_mma: vec %lld: the weights' rows of c r s = %lld elements are not "
+                        "whole %lld-element copies", (long long)t->vec, (long long)cols, (long long)t->vec);
     return TC_OK;
 }
 
@@ -1968,7 +1971,7 @@ static tc_result _tc_mma_compute(tc_context *ctx, const tc_conv2d_desc *d, int p
     g->conv.data = _tc_conv_placeholder(ctx, "data", d->layout, d->dtype, data_sizes);
     g->conv.kernel = _tc_conv_placeholder(ctx, "kernel", d->layout, d->dtype, kernel_sizes);
     if (!g->conv.data || !g->conv.kernel) return _tc_conv_error(ctx);
-    _TC_CONV_TRY(_tc_mma_weights(ctx, d, g->nchw ? t->vec_a : _tc_mma_copy_lanes(d->dtype), g));
+    _TC_CONV_TRY(_tc_mma_weights(ctx, d, g->nchw ? t->vec : _tc_mma_copy_lanes(d->dtype), g));
     _TC_CONV_TRY(_tc_mma_columns(ctx, d, p, q, g));
     g->a = g->nchw ? g->wt : g->col;
     g->b = g->nchw ? g->col : g->wt;
@@ -2046,32 +2049,17 @@ static tc_result _tc_mma_out_axes_nchw(tc_stage *so, tc_iter **rows, tc_iter **c
 
 /* conv: block_m x block_n tiles of the M x k output (NCHW: k x M), each
    warp's warp_m x warp_n of them in 16 x 8 tiles, stored from the
-   accumulators (cut at the output's edge). */
+   accumulators (cut at the output's edge). loops[] in _tc_mma_store_tiles's
+   order: the row splits fill 0, 2, 4, 6, the column splits 1, 3, 5, 7. */
 static tc_result _tc_mma_out_schedule(tc_context *ctx, const _tc_mma_tiles *t, int nchw, tc_stage *so, tc_iter **warp) {
-    tc_iter *bm, *mi, *bn, *ni, *wz, *wy, *mt, *ft, *i, *l, *rows, *cols, *loops[8];
-    if (nchw) { /* the columns come in whole 8-wide tiles already */
-        _TC_CONV_TRY(_tc_mma_out_axes_nchw(so, &rows, &cols, &l));
-        _TC_CONV_TRY(tc_split(so, rows, t->bm, &bm, &mi));
-        _TC_CONV_TRY(tc_split(so, cols, t->bn / 8, &bn, &ni));
-        _TC_CONV_TRY(tc_split_nparts(so, mi, t->bm / t->wm, &wz, &mi));
-        _TC_CONV_TRY(tc_split(so, mi, 16, &mt, &i));
-        _TC_CONV_TRY(tc_split_nparts(so, ni, t->bn / t->wn, &wy, &ft));
-    } else {
-        _TC_CONV_TRY(tc_split(so, tc_axis_of(so, 0), t->bm, &bm, &mi));
-        _TC_CONV_TRY(tc_split(so, tc_axis_of(so, 1), t->bn, &bn, &ni));
-        _TC_CONV_TRY(tc_split_nparts(so, mi, t->bm / t->wm, &wz, &mi));
-        _TC_CONV_TRY(tc_split(so, mi, 16, &mt, &i));
-        _TC_CONV_TRY(tc_split_nparts(so, ni, t->bn / t->wn, &wy, &ni));
-        _TC_CONV_TRY(tc_split(so, ni, 8, &ft, &l));
-    }
-    loops[0] = bm;
-    loops[1] = bn;
-    loops[2] = wz;
-    loops[3] = wy;
-    loops[4] = mt;
-    loops[5] = ft;
-    loops[6] = i;
-    loops[7] = l;
+    tc_iter *rows = tc_axis_of(so, 0), *cols = tc_axis_of(so, 1), *mi, *ni, *loops[8];
+    if (nchw) _TC_CONV_TRY(_tc_mma_out_axes_nchw(so, &rows, &cols, &loops[7])); /* the columns in whole 8-wide tiles already */
+    _TC_CONV_TRY(tc_split(so, rows, t->bm, &loops[0], &mi));
+    _TC_CONV_TRY(tc_split(so, cols, nchw ? t->bn / 8 : t->bn, &loops[1], &ni));
+    _TC_CONV_TRY(tc_split_nparts(so, mi, t->bm / t->wm, &loops[2], &mi));
+    _TC_CONV_TRY(tc_split(so, mi, 16, &loops[4], &loops[6]));
+    _TC_CONV_TRY(tc_split_nparts(so, ni, t->bn / t->wn, &loops[3], nchw ? &loops[5] : &ni));
+    if (!nchw) _TC_CONV_TRY(tc_split(so, ni, 8, &loops[5], &loops[7]));
     return _tc_mma_store_tiles(ctx, so, NULL, loops, warp);
 }
 
@@ -2079,17 +2067,11 @@ static tc_result _tc_mma_out_schedule(tc_context *ctx, const _tc_mma_tiles *t, i
    without it, each 16 x 8 tile stored whole (gemm's extents are whole
    tiles). */
 static tc_result _tc_mma_parts_schedule(tc_context *ctx, const _tc_mma_tiles *t, tc_stage *sg, tc_iter **warp) {
-    tc_iter *bm, *mt, *bn, *ft, *wz, *wy, *loops[8];
-    _TC_CONV_TRY(tc_split(sg, tc_axis_of(sg, 1), t->bm / 16, &bm, &mt));
-    _TC_CONV_TRY(tc_split(sg, tc_axis_of(sg, 2), t->bn / 8, &bn, &ft));
-    _TC_CONV_TRY(tc_split_nparts(sg, mt, t->bm / t->wm, &wz, &mt));
-    _TC_CONV_TRY(tc_split_nparts(sg, ft, t->bn / t->wn, &wy, &ft));
-    loops[0] = bm;
-    loops[1] = bn;
-    loops[2] = wz;
-    loops[3] = wy;
-    loops[4] = mt;
-    loops[5] = ft;
+    tc_iter *mt, *ft, *loops[8];
+    _TC_CONV_TRY(tc_split(sg, tc_axis_of(sg, 1), t->bm / 16, &loops[0], &mt));
+    _TC_CONV_TRY(tc_split(sg, tc_axis_of(sg, 2), t->bn / 8, &loops[1], &ft));
+    _TC_CONV_TRY(tc_split_nparts(sg, mt, t->bm / t->wm, &loops[2], &loops[4]));
+    _TC_CONV_TRY(tc_split_nparts(sg, ft, t->bn / t->wn, &loops[3], &loops[5]));
     loops[6] = tc_axis_of(sg, 3);
     loops[7] = tc_axis_of(sg, 4);
     return _tc_mma_store_tiles(ctx, sg, tc_axis_of(sg, 0), loops, warp);
@@ -2157,7 +2139,7 @@ static tc_result _tc_mma_schedule(tc_context *ctx, tc_dtype dtype, const _tc_mma
         _TC_CONV_TRY(tc_compute_at(st.acc, st.out, warp));
     }
     _TC_CONV_TRY(_tc_mma_acc_schedule(ctx, dtype, t, &st));
-    _TC_CONV_TRY(_tc_mma_fetch(dtype, t, st.as, t->vec_a, 0));
+    _TC_CONV_TRY(_tc_mma_fetch(dtype, t, st.as, t->vec, 0));
     return _tc_mma_fetch(dtype, t, st.bs, t->vec_b, (int)t->col_along_m);
 }
 
@@ -2172,10 +2154,7 @@ TECOMP_API tc_result tc_conv2d_mma_template(tc_cfg *cfg, const void *task, tc_in
     _TC_CONV_TRY(_tc_mma_task(ctx, task, &d));
     tc_conv2d_output_size(&d, &p, &q);
     _TC_CONV_TRY(_tc_mma_knobs(cfg, d.dtype, d.layout == TC_LAYOUT_NCHW));
-    _TC_CONV_TRY(_tc_mma_tiles_of(cfg, d.layout == TC_LAYOUT_NCHW, &t));
-    if (d.layout == TC_LAYOUT_NCHW && (int64_t)d.c * d.r * d.s % t.vec_a)
-        return _tc_fail(ctx, TC_ERROR_SCHEDULE, "conv2d_mma: vec %lld: the weights' rows of c r s = %lld elements are not whole %lld-element "
-                        "copies", (long long)t.vec_a, (long long)d.c * d.r * d.s, (long long)t.vec_a);
+    _TC_CONV_TRY(_tc_mma_tiles_of(cfg, &d, &t));
     _TC_CONV_TRY(_tc_mma_compute(ctx, &d, p, q, &t, &g));
     if (!(s = tc_create_schedule(ctx, 1, &g.conv.out))) return _tc_conv_error(ctx);
     _TC_CONV_TRY(_tc_mma_schedule(ctx, d.dtype, &t, s, &g));
