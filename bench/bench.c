@@ -950,9 +950,7 @@ static void bench_cudnn_in_layout(tc_context *ctx, bench_row *row, int layout, i
     job.d = d;
     job.timing = timing;
     job.version = version;
-    job.p.n = c->n, job.p.c = c->c, job.p.h = c->h, job.p.w = c->w, job.p.k = c->k, job.p.r = c->r, job.p.s = c->s;
-    /* the suite and --shape give one stride and one pad, and no dilation */
-    job.p.stride = c->stride_h, job.p.pad = c->pad_h, job.p.groups = c->groups, job.p.layout = layout;
+    sample_cudnn_problem(c, layout, &job.p); /* rows with dilation never get here (bench_run_cudnn) */
     job.p.half = c->dtype == TC_FLOAT16;
     job.p.tf32 = tf32;
     if ((r = bench_buffers_make(ctx, row, d, layout, c->dtype == TC_FLOAT16, &job.b)) != TC_OK) {
@@ -1132,31 +1130,24 @@ static const int64_t bench_mma_configs[][6] = {/* block_m, block_n, warp_m, warp
 /* One configuration of the ceiling's GEMM lowered, built and timed; *ms its median. */
 static tc_result bench_mma_time(tc_context *ctx, const tc_conv2d_desc *d, const int64_t *c, const tc_time_desc *timing, double *ms,
                                 const char **step) {
-    static const char *names[9] = {"block_m", "block_n", "warp_m", "warp_n", "k_tile", "stages", "vec", "swizzle", "split_k"};
-    const int64_t vec = d->dtype == TC_FLOAT32 ? 4 : 8, on = 1;
-    const int64_t *values[9];
+    /* c's six tiles, 16-byte copies (8 halves or 4 floats), swizzled, no split */
+    const int64_t values[9] = {c[0], c[1], c[2], c[3], c[4], c[5], d->dtype == TC_FLOAT32 ? 4 : 8, 1, 1};
     const size_t in_bytes = (size_t)BENCH_MMA_SIDE * BENCH_MMA_SIDE * tc_dtype_bytes(d->dtype);
     tc_config_space *space = NULL;
-    tc_instance inst;
     const tc_func *f = NULL;
     tc_cuda_func *cf = NULL;
     tc_devptr dev[3] = {0, 0, 0};
     tc_time_result t;
     tc_result r;
-    int64_t index;
+    int64_t index = -1;
     int k;
-    for (k = 0; k < 6; k++) values[k] = &c[k];
-    values[6] = &vec;
-    values[7] = &on;
-    values[8] = &on;
     *step = "its space (tc_space_create)";
     r = tc_space_create(ctx, tc_conv2d_mma_template, d, &space);
-    if (r == TC_OK && (index = tc_space_index_of(space, 9, names, values)) < 0) {
+    if (r == TC_OK && (index = sample_mma_config(space, values, 0)) < 0) {
         *step = "bench_mma_configs (an entry outside conv2d_mma's knob values)";
         r = TC_ERROR_INVALID_ARGUMENT;
     }
-    if (r == TC_OK) *step = "lowering a configuration (tc_space_instantiate, tc_lower)", r = tc_space_instantiate(space, index, &inst);
-    if (r == TC_OK) r = tc_lower(inst.schedule, inst.nargs, inst.args, "mma_ceiling", NULL, &f);
+    if (r == TC_OK) *step = "lowering the configuration (sample_lower_config)", r = sample_lower_config(space, index, &index, &f);
     if (r == TC_OK) *step = "building it (tc_cuda_build)", r = tc_cuda_build(ctx, f, &cf);
     for (k = 0; k < 3 && r == TC_OK; k++) { /* bytes 0x3c: 1.05 in float16, 0.0115 in float32; no zeros the tensor cores could coast on */
         size_t bytes = k < 2 ? in_bytes : (size_t)BENCH_MMA_SIDE * BENCH_MMA_SIDE * sizeof(float);
@@ -1190,10 +1181,11 @@ static tc_result bench_mma_ceiling(tc_context *ctx, tc_dtype dtype, const tc_tim
     *tflops = 0;
     for (k = 0; k < sizeof bench_mma_configs / sizeof bench_mma_configs[0]; k++) {
         const int64_t *c = bench_mma_configs[k];
-        double ms = 0;
+        double ms = 0, rate;
         if ((r = bench_mma_time(ctx, &d, c, timing, &ms, step)) != TC_OK) return r;
-        if (flops / (ms * 1e-3) * 1e-12 > *tflops) {
-            *tflops = flops / (ms * 1e-3) * 1e-12;
+        rate = flops / (ms * 1e-3) * 1e-12;
+        if (rate > *tflops) {
+            *tflops = rate;
             snprintf(config, cap, "%lldx%lld warps %lldx%lld k %lld stages %lld", (long long)c[0], (long long)c[1], (long long)c[2],
                      (long long)c[3], (long long)c[4], (long long)c[5]);
         }

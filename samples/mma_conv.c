@@ -32,7 +32,6 @@
 static const int64_t default_config[10] = {128, 128, 64, 64, 32, 3, 8, 1, 1, 1};
 /* On the host executor (--small): small tiles, so that a block is quick to run. */
 static const int64_t small_config[10] = {32, 32, 16, 16, 32, 2, 8, 1, 1, 1};
-static const char *const knob_names[10] = {"block_m", "block_n", "warp_m", "warp_n", "k_tile", "stages", "vec", "swizzle", "split_k", "col_order"};
 
 typedef struct options {
     int small, print, batch, nchw;
@@ -158,15 +157,12 @@ static const tc_func *lower(tc_context *ctx, const tc_conv2d_desc *d, const opti
     tc_config_space *space = NULL;
     tc_instance inst;
     const tc_func *f = NULL;
-    const int64_t *vals[10];
     int64_t index;
-    int k, nknobs = o->nchw ? 10 : 9; /* col_order is NCHW's */
-    for (k = 0; k < 10; k++) vals[k] = &o->config[k];
     if (tc_space_create(ctx, tc_conv2d_mma_template, d, &space) != TC_OK) {
         fprintf(stderr, "mma_conv: %s\n", tc_last_error(ctx));
         return NULL;
     }
-    if ((index = tc_space_index_of(space, nknobs, knob_names, vals)) < 0) {
+    if ((index = sample_mma_config(space, o->config, o->nchw)) < 0) {
         fprintf(stderr, "mma_conv: the configuration is not one of the template's knob values\n%s\n", tc_space_to_string(space));
         return NULL;
     }

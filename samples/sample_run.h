@@ -170,6 +170,18 @@ static inline tc_result sample_run_raw(tc_context *ctx, const tc_func *f, void *
     return r;
 }
 
+/* conv2d_mma's configuration with these knob values, in the template's
+   order: block_m, block_n, warp_m, warp_n, k_tile, stages, vec, swizzle,
+   split_k, and for an NCHW space col_order (values[9]); -1 when a value is
+   not one of its knob's. */
+static inline int64_t sample_mma_config(const tc_config_space *space, const int64_t *values, int nchw) {
+    static const char *const names[10] = {"block_m", "block_n", "warp_m", "warp_n", "k_tile", "stages", "vec", "swizzle", "split_k", "col_order"};
+    const int64_t *vals[10];
+    int k;
+    for (k = 0; k < 10; k++) vals[k] = &values[k];
+    return tc_space_index_of(space, nchw ? 10 : 9, names, vals);
+}
+
 /* An NCHW convolution as cuDNN describes it. */
 typedef struct sample_conv_shape {
     int n, c, h, w, k, r, s, stride, pad, groups;

@@ -215,6 +215,24 @@ static inline int sample_check_on_host(tc_context *ctx, const tc_config_space *s
     return err < tol ? 0 : 1;
 }
 
+/* Convolution c as cuDNN describes it, in layout (CUDNN_CONV_LAYOUT_*), FMA
+   math (the caller sets tf32 or half); c's stride and pad are taken as
+   equal along both axes and its dilation as 1 (callers check). */
+static inline void sample_cudnn_problem(const tc_conv2d_desc *c, int layout, cudnn_conv_problem *p) {
+    memset(p, 0, sizeof *p);
+    p->n = c->n;
+    p->c = c->c;
+    p->h = c->h;
+    p->w = c->w;
+    p->k = c->k;
+    p->r = c->r;
+    p->s = c->s;
+    p->stride = c->stride_h;
+    p->pad = c->pad_h;
+    p->groups = c->groups;
+    p->layout = layout;
+}
+
 /* cuDNN on the same convolution as tecomp's kernel, data and reference as
    it has them (NCHW or NHWC), with the math the convolution allows (FMA, or
    TF32 for TF32 tasks): milliseconds, or -1 when cuDNN cannot describe it
@@ -224,18 +242,7 @@ static inline double sample_time_cudnn_like(tc_context *ctx, const tc_conv2d_des
     int tf32 = sample_conv_is_tf32(c);
     if (c->dilation_h != 1 || c->dilation_w != 1 || c->stride_h != c->stride_w || c->pad_h != c->pad_w) return -1;
     if (c->dtype != TC_FLOAT32 || (c->layout != TC_LAYOUT_NCHW && c->layout != TC_LAYOUT_NHWC)) return -1;
-    memset(&p, 0, sizeof p);
-    p.n = c->n;
-    p.c = c->c;
-    p.h = c->h;
-    p.w = c->w;
-    p.k = c->k;
-    p.r = c->r;
-    p.s = c->s;
-    p.stride = c->stride_h;
-    p.pad = c->pad_h;
-    p.groups = c->groups;
-    p.layout = c->layout == TC_LAYOUT_NHWC ? CUDNN_CONV_LAYOUT_NHWC : CUDNN_CONV_LAYOUT_NCHW;
+    sample_cudnn_problem(c, c->layout == TC_LAYOUT_NHWC ? CUDNN_CONV_LAYOUT_NHWC : CUDNN_CONV_LAYOUT_NCHW, &p);
     p.tf32 = tf32;
     return sample_time_cudnn_problem(ctx, &p, d->x, d->w, d->ref, tf32 ? SAMPLE_TOL_CUDNN_TF32 : SAMPLE_TOL_EXACT, timing);
 }

@@ -13,6 +13,7 @@
 #define _POSIX_C_SOURCE 200809L /* mkstemp, close */
 #include "tecomp.h"
 #include "tecomp_conv.h"
+#include "../samples/sample_run.h"
 #include "tc_test.h"
 #include <math.h>
 #include <stdio.h>
@@ -43,14 +44,9 @@ typedef struct tiles {
 } tiles;
 
 static int64_t config_of(const tc_config_space *space, const tiles *t, int nchw) {
-    static const char *names[10] = {"block_m", "block_n", "warp_m", "warp_n", "k_tile", "stages", "vec", "swizzle", "split_k", "col_order"};
-    const int64_t *vals[10];
-    int64_t split = t->split ? t->split : 1; /* 0 in a table: no split */
-    vals[0] = &t->bm, vals[1] = &t->bn, vals[2] = &t->wm, vals[3] = &t->wn, vals[4] = &t->bk, vals[5] = &t->stages, vals[6] = &t->vec;
-    vals[7] = &t->swizzle;
-    vals[8] = &split;
-    vals[9] = &t->col_order;
-    return tc_space_index_of(space, nchw ? 10 : 9, names, vals);
+    const int64_t values[10] = {t->bm, t->bn, t->wm, t->wn, t->bk, t->stages, t->vec, t->swizzle, t->split ? t->split : 1 /* 0: no split */,
+                                t->col_order};
+    return sample_mma_config(space, values, nchw);
 }
 
 static void fill(float *x, size_t n, unsigned seed) {
