@@ -276,7 +276,6 @@ static void _tc_log_trial(_tc_tuning *t, const tc_measure_result *res) {
     tc_str_free(&s);
 }
 
-/* [=========>          ] 412/1000  best 1234.56 GFLOPS  23.1 trials/s  18 s */
 /* Whether a log stream is a terminal: only there does the progress bar
    redraw itself with carriage returns; a file or a pipe gets plain lines. */
 static int _tc_is_terminal(FILE *f) {
@@ -289,7 +288,8 @@ static int _tc_is_terminal(FILE *f) {
 
 /* A bar redrawn in place on a terminal; elsewhere (a log file, CI) a plain
    line at each tenth of the trials and at the end, so the log stays short
-   and free of carriage returns. */
+   and free of carriage returns.
+   [=========>          ] 412/1000  best 1234.56 GFLOPS  23.1 trials/s  18 s */
 static void _tc_log_progress(_tc_tuning *t, int final) {
     char bar[41];
     int done = t->out->resumed + t->out->trials, total = t->d.n_trial, k, fill, tenth;
@@ -336,24 +336,28 @@ static double _tc_tick_step(double range, int ticks, int *decimals) {
     return step;
 }
 
-/* Best GFLOPS over trials as an SVG line chart (axes, ticks, titles; a file
-   anyone can open) and the same numbers as CSV beside it (the SVG's path
-   with .csv for .svg) for other tools. */
-static void _tc_write_plot(_tc_tuning *t) {
+/* The curve's numbers as CSV beside its SVG (.csv for .svg), for other tools. */
+static void _tc_write_curve_csv(const _tc_tuning *t, const char *svg) {
+    char csv[1040];
+    size_t len = strlen(svg);
+    FILE *f;
+    int k;
+    if (len > 4 && !strcmp(svg + len - 4, ".svg")) snprintf(csv, sizeof csv, "%.*s.csv", (int)(len - 4), svg);
+    else snprintf(csv, sizeof csv, "%s.csv", svg);
+    if (!(f = fopen(csv, "w"))) return;
+    fprintf(f, "trial,best_gflops\n");
+    for (k = 0; k < t->ncurve; k++) fprintf(f, "%d,%.6g\n", k + 1, t->curve[k]);
+    fclose(f);
+}
+
+/* Best GFLOPS over trials as an SVG line chart at `file` (axes, ticks,
+   titles; a file anyone can open). */
+static void _tc_write_curve_svg(const _tc_tuning *t, const char *file) {
     enum { W = 720, H = 440, L = 80, R = 24, T = 56, B = 64 };
-    char path[1024], csv[1040];
-    const char *file = t->d.plot_svg;
     double top = 0, ystep, xstep, v;
-    size_t len;
     FILE *f;
     int k, ydec, xdec;
-    if (!file) {
-        if (!t->d.records) return;
-        snprintf(path, sizeof path, "%s.svg", t->d.records);
-        file = path;
-    }
-    t->plotted = _tc_now_s();
-    if (!t->ncurve || !(f = fopen(file, "w"))) return;
+    if (!(f = fopen(file, "w"))) return;
     for (k = 0; k < t->ncurve; k++) top = t->curve[k] > top ? t->curve[k] : top;
     if (top <= 0) top = 1;
     ystep = _tc_tick_step(top, 5, &ydec);
@@ -386,13 +390,21 @@ static void _tc_write_plot(_tc_tuning *t) {
 #undef _TC_PX
 #undef _TC_PY
     fclose(f);
-    len = strlen(file);
-    if (len > 4 && !strcmp(file + len - 4, ".svg")) snprintf(csv, sizeof csv, "%.*s.csv", (int)(len - 4), file);
-    else snprintf(csv, sizeof csv, "%s.csv", file);
-    if (!(f = fopen(csv, "w"))) return;
-    fprintf(f, "trial,best_gflops\n");
-    for (k = 0; k < t->ncurve; k++) fprintf(f, "%d,%.6g\n", k + 1, t->curve[k]);
-    fclose(f);
+}
+
+/* The tuning curve, as SVG and CSV, at plot_svg or beside the records. */
+static void _tc_write_plot(_tc_tuning *t) {
+    char path[1024];
+    const char *file = t->d.plot_svg;
+    if (!file) {
+        if (!t->d.records) return;
+        snprintf(path, sizeof path, "%s.svg", t->d.records);
+        file = path;
+    }
+    t->plotted = _tc_now_s();
+    if (!t->ncurve) return;
+    _tc_write_curve_svg(t, file);
+    _tc_write_curve_csv(t, file);
 }
 
 // >>tune-loop
