@@ -5,8 +5,8 @@
    lowered, run on the host executor and checked against the float64
    reference (relative L2 < 1e-2 for 16-bit inputs, which the reference sees
    rounded; < 2e-3 for TF32, whose reference sees the original floats); their
-   CUDA (ldmatrix, mma.sync, cp.async) compiled through NVRTC for sm_80 and
-   sm_90; the tasks it refuses, each with its message; the math mode's
+   CUDA (ldmatrix, mma.sync, cp.async) compiled through NVRTC for sm_80,
+   sm_86, sm_89 and sm_90; the tasks it refuses, each with its message; the math mode's
    checks and task arguments; tc_conv2d_template_for's choice; on a GPU,
    C9_b32 (batch 32, 256 channels, 14 x 14, 3 x 3) in float16 and TF32
    against the host reference. Run with --dump to print IR and CUDA. */
@@ -280,9 +280,9 @@ TC_TEST(golden_ir_nchw_stores_channel_rows_of_one_image) {
     TC_CHECK_CONTAINS(cuda, "tc_mma_ldmatrix_bt_tf32_swizzled(col_shared_mma_matrix_b[ax0_outer], col_shared, ");
 }
 
-/* CUDA source compiled for sm_80 and sm_90, when NVRTC is there. */
-static void compile_for_sm80_sm90(const char *cuda, int nvrtc) {
-    static const int archs[] = {80, 90};
+/* CUDA source compiled for every architecture the tensor-core path supports (sm_80, sm_86, sm_89, sm_90), when NVRTC is there. */
+static void compile_for_sm80_to_sm90(const char *cuda, int nvrtc) {
+    static const int archs[] = {80, 86, 89, 90};
     size_t a;
     for (a = 0; nvrtc && a < sizeof archs / sizeof archs[0]; a++) {
         tc_cubin bin;
@@ -293,7 +293,7 @@ static void compile_for_sm80_sm90(const char *cuda, int nvrtc) {
     }
 }
 
-/* Every configuration's CUDA compiles for sm_80 and sm_90 (ldmatrix, mma.sync, cp.async in it). */
+/* Every configuration's CUDA compiles for sm_80, sm_86, sm_89 and sm_90 (ldmatrix, mma.sync, cp.async in it). */
 TC_TEST(cuda_compiles_through_nvrtc) {
     static const tiles configs[] = {{64, 64, 32, 32, 32, 3, 8, 1, 1, 0}, {128, 128, 64, 32, 32, 4, 8, 0, 1, 0}, {32, 32, 16, 16, 16, 2, 4, 1, 2, 0}};
     tc_conv2d_desc d = nhwc(TC_FLOAT16, 2, 32, 9, 9, 64, 3, 3, 1, 1, 1); /* M = 162: every block size cuts the last row tile */
@@ -311,14 +311,14 @@ TC_TEST(cuda_compiles_through_nvrtc) {
         /* without split_k the accumulators go to the output, cut at its edge; with it, whole to the parts' sums */
         TC_CHECK_CONTAINS(cuda, configs[k].split > 1 ? "tc_mma_store(&gemm[" : "tc_mma_store_cut(&conv[");
         TC_CHECK_CONTAINS(cuda, configs[k].vec == 8 ? "cp.async.cg.shared.global [%0], [%1], 16" : "cp.async.ca.shared.global [%0], [%1], 8");
-        compile_for_sm80_sm90(cuda, nvrtc);
+        compile_for_sm80_to_sm90(cuda, nvrtc);
     }
     if (!nvrtc) TC_SKIP("NVRTC not installed");
 }
 
 /* The TF32 configurations' CUDA: m16n8k8 on cvt.rna-rounded fragments, A
    and B by ldmatrix (4 floats a row are its 16 bytes; B from the weights'
-   rows of k), 16-byte copies of 4 floats; compiled for sm_80 and sm_90. */
+   rows of k), 16-byte copies of 4 floats; compiled for sm_80, sm_86, sm_89 and sm_90. */
 TC_TEST(tf32_cuda_compiles_through_nvrtc) {
     static const tiles configs[] = {{64, 64, 32, 32, 32, 3, 4, 1, 1, 0}, {128, 128, 64, 32, 32, 4, 4, 0, 1, 0}, {32, 32, 16, 16, 16, 2, 2, 1, 4, 0}};
     tc_conv2d_desc d = nhwc(TC_FLOAT32, 2, 32, 9, 9, 64, 3, 3, 1, 1, 1);
@@ -334,7 +334,7 @@ TC_TEST(tf32_cuda_compiles_through_nvrtc) {
         TC_CHECK_CONTAINS(cuda, "cvt.rna.tf32.f32");
         TC_CHECK_CONTAINS(cuda, configs[k].swizzle ? "tc_mma_ldmatrix_bt_tf32_swizzled(" : "tc_mma_ldmatrix_bt_tf32(");
         TC_CHECK_CONTAINS(cuda, configs[k].vec == 4 ? "cp.async.cg.shared.global [%0], [%1], 16" : "cp.async.ca.shared.global [%0], [%1], 8");
-        compile_for_sm80_sm90(cuda, nvrtc);
+        compile_for_sm80_to_sm90(cuda, nvrtc);
     }
     if (!nvrtc) TC_SKIP("NVRTC not installed");
 }
@@ -342,7 +342,7 @@ TC_TEST(tf32_cuda_compiles_through_nvrtc) {
 /* NCHW's CUDA: A from the weights' rows (16-byte copies where r s c
    allows them, 4-byte ones otherwise), B from the pixels' rows of col,
    copied a float at a time (TF32) or by ordinary stores (float16, whose 2
-   bytes cp.async cannot copy); compiled for sm_80 and sm_90. */
+   bytes cp.async cannot copy); compiled for sm_80, sm_86, sm_89 and sm_90. */
 TC_TEST(nchw_cuda_compiles_through_nvrtc) {
     static const tiles configs[] = {{64, 128, 32, 64, 32, 3, 4, 1, 1, 1}, {128, 64, 64, 32, 32, 2, 1, 0, 2, 0}};
     tc_conv2d_desc d = conv_in(TC_LAYOUT_NCHW, TC_FLOAT32, 2, 32, 9, 9, 64, 3, 3, 1, 1, 1);
@@ -364,7 +364,7 @@ TC_TEST(nchw_cuda_compiles_through_nvrtc) {
             TC_CHECK_CONTAINS(cuda, half ? "tc_mma_ldmatrix_bt_b16" : "tc_mma_ldmatrix_bt_tf32");
             if (t.vec > 2) TC_CHECK_CONTAINS(cuda, "cp.async.cg.shared.global [%0], [%1], 16"); /* the weights */
             if (!half) TC_CHECK_CONTAINS(cuda, "cp.async.ca.shared.global [%0], [%1], 4"); /* col, a float at a time */
-            compile_for_sm80_sm90(cuda, nvrtc);
+            compile_for_sm80_to_sm90(cuda, nvrtc);
         }
     }
     if (!nvrtc) TC_SKIP("NVRTC not installed");
