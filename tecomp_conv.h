@@ -193,6 +193,9 @@ TECOMP_API int64_t tc_conv2d_tensorcore_tutorial_config(const tc_config_space *s
    block_n, warp_m, warp_n, k_tile, stages, vec, swizzle, split_k;
    combinations that do not fit are TC_ERROR_SCHEDULE (invalid). */
 TECOMP_API tc_result tc_conv2d_mma_template(tc_cfg *cfg, const void *task, tc_instance *out); /* "conv2d_mma" */
+/* conv2d_mma's NHWC implicit GEMM on Hopper's warpgroup MMA (wgmma, sm_90a:
+   compute capability 9.0 only), float16, bfloat16 or TF32. */
+TECOMP_API tc_result tc_conv2d_wgmma_template(tc_cfg *cfg, const void *task, tc_instance *out); /* "conv2d_wgmma" */
 /* The template that fits a shape, and its name for records: depthwise when
    groups == c == k (NCHW); the implicit GEMM for small outputs (at most
    4096 images times output pixels: batch 1 up to 64x64, where its split-K
@@ -1803,6 +1806,8 @@ static tc_result _tc_mma_knobs(tc_cfg *cfg, tc_dtype dtype, int nchw) {
 typedef struct _tc_mma_tiles {
     int64_t bm, bn, wm, wn, bk, stages, vec, swizzle, split;
     int64_t vec_b, col_along_m;
+    int wgmma;      /* conv2d_wgmma: warpgroups (128 threads) where conv2d_mma has warps */
+    int64_t tm, tn; /* an accumulator tile: mma.sync's 16 x 8, wgmma's 64 x warp_n */
 } _tc_mma_tiles;
 
 static tc_result _tc_mma_tiles_of(tc_cfg *cfg, const tc_conv2d_desc *d, _tc_mma_tiles *t) {
@@ -1819,6 +1824,9 @@ static tc_result _tc_mma_tiles_of(tc_cfg *cfg, const tc_conv2d_desc *d, _tc_mma_
     t->split = tc_cfg_knob(cfg, "split_k");
     t->vec_b = nchw ? 1 : t->vec;
     t->col_along_m = nchw && tc_cfg_knob(cfg, "col_order");
+    t->wgmma = 0;
+    t->tm = 16;
+    t->tn = 8;
     if (t->wm > t->bm || t->wn > t->bn || (t->bm / t->wm) * (t->bn / t->wn) * 32 > 1024)
         return _tc_fail(tc_cfg_context(cfg), TC_ERROR_SCHEDULE, "conv2d_mma: warp tile %lld x %lld does not tile block tile %lld x %lld in "
                         "at most 32 warps", (long long)t->wm, (long long)t->wn, (long long)t->bm, (long long)t->bn);
@@ -1906,21 +1914,21 @@ static tc_result _tc_mma_columns(tc_context *ctx, const tc_conv2d_desc *d, int p
     return g->col ? TC_OK : _tc_conv_error(ctx);
 }
 
-/* gemm in 16 x 8 tiles (split_k parts of the sum, a part a leading axis,
-   when split_k > 1) of a b (col wt, or NCHW's wt col). */
+/* gemm in 16 x 8 tiles (wgmma: 64 x warp_n; split_k parts of the sum, a
+   part a leading axis, when split_k > 1) of a b (col wt, or NCHW's wt col). */
 static tc_result _tc_mma_product(tc_context *ctx, const tc_conv2d_desc *d, const _tc_mma_tiles *t, _tc_mma_graph *g) {
     const tc_expr *ax[5], *j, *column, *a, *b;
     int split = t->split > 1;
     int64_t rows = g->nchw ? g->jpad : g->mpad, cols = g->nchw ? g->mpad : g->jpad;
     if (split) ax[0] = tc_axisi(ctx, "s", t->split);
-    ax[split] = tc_axisi(ctx, g->nchw ? "ft" : "mt", rows / 16);
-    ax[split + 1] = tc_axisi(ctx, g->nchw ? "mt" : "ft", cols / 8);
-    ax[split + 2] = tc_axisi(ctx, "i", 16);
-    ax[split + 3] = tc_axisi(ctx, "l", 8);
+    ax[split] = tc_axisi(ctx, g->nchw ? "ft" : "mt", rows / t->tm);
+    ax[split + 1] = tc_axisi(ctx, g->nchw ? "mt" : "ft", cols / t->tn);
+    ax[split + 2] = tc_axisi(ctx, "i", t->tm);
+    ax[split + 3] = tc_axisi(ctx, "l", t->tn);
     j = tc_reduce_axisi(ctx, "j", g->kpad / t->split);
     column = split ? tc_add(tc_muli(ax[0], g->kpad / t->split), j) : j;
-    a = tc_at(g->a, tc_add(tc_muli(ax[split], 16), ax[split + 2]), column);
-    b = tc_at(g->b, tc_add(tc_muli(ax[split + 1], 8), ax[split + 3]), column);
+    a = tc_at(g->a, tc_add(tc_muli(ax[split], t->tm), ax[split + 2]), column);
+    b = tc_at(g->b, tc_add(tc_muli(ax[split + 1], t->tn), ax[split + 3]), column);
     if (d->dtype != TC_FLOAT32) { /* 16-bit inputs, float32 sums; TF32 reads its floats as they are */
         a = tc_cast(TC_FLOAT32, a);
         b = tc_cast(TC_FLOAT32, b);
@@ -1945,11 +1953,11 @@ static tc_result _tc_mma_output(tc_context *ctx, const tc_conv2d_desc *d, int p,
     row = g->nchw ? o[1] : o[0];
     col = g->nchw ? o[2] : o[1];
     if (split) tile[0] = s = tc_reduce_axisi(ctx, "s", t->split);
-    tile[split] = tc_divi(row, 16);
+    tile[split] = tc_divi(row, t->tm);
     /* NCHW: the image's first column tile, then the pixel's (pq8 is whole tiles) */
-    tile[split + 1] = g->nchw ? tc_add(tc_muli(o[0], g->per_image / 8), tc_divi(col, 8)) : tc_divi(col, 8);
-    tile[split + 2] = tc_modi(row, 16);
-    tile[split + 3] = tc_modi(col, 8);
+    tile[split + 1] = g->nchw ? tc_add(tc_muli(o[0], g->per_image / 8), tc_divi(col, 8)) : tc_divi(col, t->tn);
+    tile[split + 2] = tc_modi(row, t->tm);
+    tile[split + 3] = tc_modi(col, t->tn);
     value = split ? tc_sum(tc_access(g->gemm, 5, tile), 1, &s) : tc_access(g->gemm, 4, tile);
     g->conv.out = tc_compute(ctx, "conv", nout, o, value);
     return g->conv.out ? TC_OK : _tc_conv_error(ctx);
@@ -1988,29 +1996,40 @@ typedef struct _tc_mma_stages {
 /* col and wt are read where they are fetched (inlined), and gemm's tiles
    stay in the accumulators until conv stores them (inlined too), unless
    the sum is split: then gemm holds the parts' sums, for conv to add. */
-static tc_result _tc_mma_caches(tc_context *ctx, tc_schedule *s, const _tc_mma_graph *g, int split, _tc_mma_stages *st) {
-    tc_tensor *gemm = g->gemm, *AS, *BS, *AF, *BF, *ACC;
+static tc_result _tc_mma_caches(tc_context *ctx, tc_schedule *s, const _tc_mma_graph *g, const _tc_mma_tiles *t, _tc_mma_stages *st) {
+    tc_tensor *gemm = g->gemm, *AS, *BS, *AF = NULL, *BF = NULL, *ACC;
+    int split = t->split > 1;
     _TC_CONV_TRY(tc_compute_inline(tc_stage_of(s, g->col)));
     _TC_CONV_TRY(tc_compute_inline(tc_stage_of(s, g->wt)));
-    if (!(AS = tc_cache_read(s, g->a, TC_SCOPE_SHARED, 1, &gemm)) || !(BS = tc_cache_read(s, g->b, TC_SCOPE_SHARED, 1, &gemm)) ||
-        !(AF = tc_cache_read(s, AS, TC_SCOPE_MMA_MATRIX_A, 1, &gemm)) || !(BF = tc_cache_read(s, BS, TC_SCOPE_MMA_MATRIX_B, 1, &gemm)) ||
-        !(ACC = tc_cache_write(s, gemm, TC_SCOPE_MMA_ACCUMULATOR)))
+    if (!(AS = tc_cache_read(s, g->a, TC_SCOPE_SHARED, 1, &gemm)) || !(BS = tc_cache_read(s, g->b, TC_SCOPE_SHARED, 1, &gemm)))
         return _tc_conv_error(ctx);
+    if (!t->wgmma && /* wgmma reads the shared tiles where they are */
+        (!(AF = tc_cache_read(s, AS, TC_SCOPE_MMA_MATRIX_A, 1, &gemm)) || !(BF = tc_cache_read(s, BS, TC_SCOPE_MMA_MATRIX_B, 1, &gemm))))
+        return _tc_conv_error(ctx);
+    if (!(ACC = tc_cache_write(s, gemm, t->wgmma ? TC_SCOPE_WGMMA_ACCUMULATOR : TC_SCOPE_MMA_ACCUMULATOR))) return _tc_conv_error(ctx);
     if (!split) _TC_CONV_TRY(tc_compute_inline(tc_stage_of(s, gemm)));
     st->out = tc_stage_of(s, g->conv.out);
     st->gemm = split ? tc_stage_of(s, gemm) : NULL;
     st->acc = tc_stage_of(s, ACC);
     st->as = tc_stage_of(s, AS);
     st->bs = tc_stage_of(s, BS);
-    st->af = tc_stage_of(s, AF);
-    st->bf = tc_stage_of(s, BF);
-    return st->out && st->acc && st->as && st->bs && st->af && st->bf ? TC_OK : _tc_conv_error(ctx);
+    st->af = AF ? tc_stage_of(s, AF) : NULL;
+    st->bf = BF ? tc_stage_of(s, BF) : NULL;
+    return st->out && st->acc && st->as && st->bs && (t->wgmma || (st->af && st->bf)) ? TC_OK : _tc_conv_error(ctx);
 }
 
-/* The block's threads: warps along the rows (threadIdx.z) and the columns
-   (threadIdx.y), 32 lanes (threadIdx.x). */
+/* The block's threads: warps (wgmma: warpgroups) along the rows
+   (threadIdx.z) and the columns (threadIdx.y), 32 lanes (128) in
+   threadIdx.x. */
 static void _tc_mma_thread_counts(const _tc_mma_tiles *t, int64_t counts[3]) {
-    counts[0] = t->bm / t->wm, counts[1] = t->bn / t->wn, counts[2] = 32;
+    counts[0] = t->bm / t->wm;
+    counts[1] = t->bn / t->wn;
+    counts[2] = t->wgmma ? 128 : 32;
+}
+
+/* The store of one accumulator tile to memory. */
+static const tc_intrin *_tc_mma_store_intrin(tc_context *ctx, const _tc_mma_tiles *t) {
+    return t->wgmma ? tc_intrin_wgmma(ctx, TC_INTRIN_WGMMA_STORE, TC_FLOAT32, (int)t->tn) : tc_intrin_mma(ctx, TC_INTRIN_MMA_STORE, TC_FLOAT32);
 }
 
 static const tc_thread_tag _tc_mma_thread_tags[3] = {TC_THREAD_Z, TC_THREAD_Y, TC_THREAD_X};
@@ -2021,7 +2040,7 @@ static const tc_thread_tag _tc_mma_thread_tags[3] = {TC_THREAD_Z, TC_THREAD_Y, T
    blockIdx.z (the part), .x, .y and threadIdx.z, .y, each 16 x 8 tile
    stored from its accumulator (mma.store); *warp: the loop of the warp's
    columns, where its accumulators are computed. */
-static tc_result _tc_mma_store_tiles(tc_context *ctx, tc_stage *st, tc_iter *part, tc_iter *const *loops, tc_iter **warp) {
+static tc_result _tc_mma_store_tiles(tc_context *ctx, const _tc_mma_tiles *t, tc_stage *st, tc_iter *part, tc_iter *const *loops, tc_iter **warp) {
     static const tc_thread_tag tags[4] = {TC_BLOCK_X, TC_BLOCK_Y, TC_THREAD_Z, TC_THREAD_Y};
     tc_iter *order[9];
     int n = 0, k;
@@ -2030,8 +2049,12 @@ static tc_result _tc_mma_store_tiles(tc_context *ctx, tc_stage *st, tc_iter *par
     _TC_CONV_TRY(tc_reorder(st, n, order));
     if (part) _TC_CONV_TRY(tc_bind(st, part, TC_BLOCK_Z));
     for (k = 0; k < 4; k++) _TC_CONV_TRY(tc_bind(st, loops[k], tags[k]));
+    if (t->wgmma) { /* the warpgroup's tiles by constant indices into its accumulator registers */
+        _TC_CONV_TRY(tc_unroll(st, loops[4]));
+        _TC_CONV_TRY(tc_unroll(st, loops[5]));
+    }
     *warp = loops[3];
-    return tc_tensorize(st, loops[6], tc_intrin_mma(ctx, TC_INTRIN_MMA_STORE, TC_FLOAT32));
+    return tc_tensorize(st, loops[6], _tc_mma_store_intrin(ctx, t));
 }
 
 /* NCHW's conv[n][f][pq] as the product's rows and columns: f, and the
@@ -2057,10 +2080,10 @@ static tc_result _tc_mma_out_schedule(tc_context *ctx, const _tc_mma_tiles *t, i
     _TC_CONV_TRY(tc_split(so, rows, t->bm, &loops[0], &mi));
     _TC_CONV_TRY(tc_split(so, cols, nchw ? t->bn / 8 : t->bn, &loops[1], &ni));
     _TC_CONV_TRY(tc_split_nparts(so, mi, t->bm / t->wm, &loops[2], &mi));
-    _TC_CONV_TRY(tc_split(so, mi, 16, &loops[4], &loops[6]));
+    _TC_CONV_TRY(tc_split(so, mi, t->tm, &loops[4], &loops[6]));
     _TC_CONV_TRY(tc_split_nparts(so, ni, t->bn / t->wn, &loops[3], nchw ? &loops[5] : &ni));
-    if (!nchw) _TC_CONV_TRY(tc_split(so, ni, 8, &loops[5], &loops[7]));
-    return _tc_mma_store_tiles(ctx, so, NULL, loops, warp);
+    if (!nchw) _TC_CONV_TRY(tc_split(so, ni, t->tn, &loops[5], &loops[7]));
+    return _tc_mma_store_tiles(ctx, t, so, NULL, loops, warp);
 }
 
 /* With split_k: gemm[s][mt][ft][i][l], part s's sums, tiled as conv is
@@ -2068,13 +2091,13 @@ static tc_result _tc_mma_out_schedule(tc_context *ctx, const _tc_mma_tiles *t, i
    tiles). */
 static tc_result _tc_mma_parts_schedule(tc_context *ctx, const _tc_mma_tiles *t, tc_stage *sg, tc_iter **warp) {
     tc_iter *mt, *ft, *loops[8];
-    _TC_CONV_TRY(tc_split(sg, tc_axis_of(sg, 1), t->bm / 16, &loops[0], &mt));
-    _TC_CONV_TRY(tc_split(sg, tc_axis_of(sg, 2), t->bn / 8, &loops[1], &ft));
+    _TC_CONV_TRY(tc_split(sg, tc_axis_of(sg, 1), t->bm / t->tm, &loops[0], &mt));
+    _TC_CONV_TRY(tc_split(sg, tc_axis_of(sg, 2), t->bn / t->tn, &loops[1], &ft));
     _TC_CONV_TRY(tc_split_nparts(sg, mt, t->bm / t->wm, &loops[2], &loops[4]));
     _TC_CONV_TRY(tc_split_nparts(sg, ft, t->bn / t->wn, &loops[3], &loops[5]));
     loops[6] = tc_axis_of(sg, 3);
     loops[7] = tc_axis_of(sg, 4);
-    return _tc_mma_store_tiles(ctx, sg, tc_axis_of(sg, 0), loops, warp);
+    return _tc_mma_store_tiles(ctx, t, sg, tc_axis_of(sg, 0), loops, warp);
 }
 
 /* The warp's accumulators: the sum in k_tile steps (the shared tiles',
@@ -2126,10 +2149,39 @@ static tc_result _tc_mma_fetch(tc_dtype dtype, const _tc_mma_tiles *t, tc_stage 
     return tc_async_copy(ld);
 }
 
+/* The warpgroup's accumulators: the sum in k_tile steps (the shared tiles',
+   pipelined), each in 16-deep wgmma steps (TF32: 8), each step a wgmma per
+   64 x warp_n tile of the warpgroup's (warp_m / 64 of them), reading the
+   shared tiles where they lie; every loop inside the k_tile unrolled, so
+   that the accumulators are registers and the steps one wgmma group. */
+static tc_result _tc_wgmma_acc_schedule(tc_context *ctx, tc_dtype dtype, const _tc_mma_tiles *t, _tc_mma_stages *st) {
+    tc_stage *sa = st->acc;
+    tc_iter *ko, *kr, *ki, *kk, *order[8];
+    int o = t->split > 1, n = 0; /* split_k: the part's axis comes first (one part a block) */
+    _TC_CONV_TRY(tc_split(sa, tc_reduce_axis_of(sa, 0), t->bk, &ko, &kr));
+    _TC_CONV_TRY(tc_split(sa, kr, dtype == TC_FLOAT32 ? 8 : 16, &ki, &kk));
+    if (o) order[n++] = tc_axis_of(sa, 0);
+    order[n++] = ko;
+    order[n++] = ki;
+    order[n++] = tc_axis_of(sa, o);
+    order[n++] = tc_axis_of(sa, o + 1);
+    order[n++] = tc_axis_of(sa, o + 2);
+    order[n++] = tc_axis_of(sa, o + 3);
+    order[n++] = kk;
+    _TC_CONV_TRY(tc_reorder(sa, n, order));
+    _TC_CONV_TRY(tc_unroll(sa, ki));
+    _TC_CONV_TRY(tc_unroll(sa, tc_axis_of(sa, o)));
+    _TC_CONV_TRY(tc_unroll(sa, tc_axis_of(sa, o + 1)));
+    _TC_CONV_TRY(tc_tensorize(sa, tc_axis_of(sa, o + 2), tc_intrin_wgmma(ctx, TC_INTRIN_WGMMA, dtype, (int)t->tn)));
+    _TC_CONV_TRY(tc_compute_at(st->as, sa, ko));
+    return tc_compute_at(st->bs, sa, ko);
+}
+
 static tc_result _tc_mma_schedule(tc_context *ctx, tc_dtype dtype, const _tc_mma_tiles *t, tc_schedule *s, const _tc_mma_graph *g) {
     _tc_mma_stages st;
     tc_iter *warp;
-    _TC_CONV_TRY(_tc_mma_caches(ctx, s, g, t->split > 1, &st));
+    memset(&st, 0, sizeof st);
+    _TC_CONV_TRY(_tc_mma_caches(ctx, s, g, t, &st));
     if (st.gemm) {
         _TC_CONV_TRY(_tc_conv_sum_schedule(st.out, g->nchw ? 3 : 2));
         _TC_CONV_TRY(_tc_mma_parts_schedule(ctx, t, st.gemm, &warp));
@@ -2138,7 +2190,7 @@ static tc_result _tc_mma_schedule(tc_context *ctx, tc_dtype dtype, const _tc_mma
         _TC_CONV_TRY(_tc_mma_out_schedule(ctx, t, g->nchw, st.out, &warp));
         _TC_CONV_TRY(tc_compute_at(st.acc, st.out, warp));
     }
-    _TC_CONV_TRY(_tc_mma_acc_schedule(ctx, dtype, t, &st));
+    _TC_CONV_TRY(t->wgmma ? _tc_wgmma_acc_schedule(ctx, dtype, t, &st) : _tc_mma_acc_schedule(ctx, dtype, t, &st));
     _TC_CONV_TRY(_tc_mma_fetch(dtype, t, st.as, t->vec, 0));
     return _tc_mma_fetch(dtype, t, st.bs, t->vec_b, (int)t->col_along_m);
 }
@@ -2155,6 +2207,89 @@ TECOMP_API tc_result tc_conv2d_mma_template(tc_cfg *cfg, const void *task, tc_in
     tc_conv2d_output_size(&d, &p, &q);
     _TC_CONV_TRY(_tc_mma_knobs(cfg, d.dtype, d.layout == TC_LAYOUT_NCHW));
     _TC_CONV_TRY(_tc_mma_tiles_of(cfg, &d, &t));
+    _TC_CONV_TRY(_tc_mma_compute(ctx, &d, p, q, &t, &g));
+    if (!(s = tc_create_schedule(ctx, 1, &g.conv.out))) return _tc_conv_error(ctx);
+    _TC_CONV_TRY(_tc_mma_schedule(ctx, d.dtype, &t, s, &g));
+    _tc_conv_instance(&d, s, &g.conv, out);
+    return TC_OK;
+}
+
+// >>conv-wgmma
+
+/* The implicit GEMM of conv2d_mma (NHWC) on Hopper's warpgroup MMA
+   (sm_90a): the same graph and shared tiles, with warpgroups where
+   conv2d_mma has warps, each holding warp_m x warp_n of the block's output
+   in registers as 64 x warp_n accumulator tiles, and one wgmma a tile per
+   16-deep step (TF32: 8) reading A and B straight from the shared tiles
+   through matrix descriptors, which read the tiles' swizzled layout: the
+   k_tile's rows are 64 or 128 bytes (k_tile 32 or 64 halves, 16 or 32
+   floats) and always swizzled. The knobs: the block's tile, the
+   warpgroup's (warp_m 64 or 128 rows, warp_n 64 to 256 columns: one
+   wgmma's n), k_tile, the pipeline's stages, split_k. */
+static tc_result _tc_wgmma_knobs(tc_cfg *cfg, tc_dtype dtype) {
+    static const int64_t block_m[] = {64, 128, 256}, block_n[] = {64, 128, 256}, warp_m[] = {64, 128}, warp_n[] = {64, 128, 256},
+                         k_tile16[] = {32, 64}, k_tile32[] = {16, 32}, stages[] = {2, 3, 4, 5}, split_k[] = {1, 2, 4};
+    _TC_CONV_TRY(tc_define_knob(cfg, "block_m", 3, block_m));
+    _TC_CONV_TRY(tc_define_knob(cfg, "block_n", 3, block_n));
+    _TC_CONV_TRY(tc_define_knob(cfg, "warp_m", 2, warp_m));
+    _TC_CONV_TRY(tc_define_knob(cfg, "warp_n", 3, warp_n));
+    _TC_CONV_TRY(tc_define_knob(cfg, "k_tile", 2, dtype == TC_FLOAT32 ? k_tile32 : k_tile16));
+    _TC_CONV_TRY(tc_define_knob(cfg, "stages", 4, stages));
+    return tc_define_knob(cfg, "split_k", 3, split_k);
+}
+
+/* The knobs' sizes, checked: warpgroups tile the block, at most 4 of them
+   (512 threads), at most 128 accumulators a thread (warp_m warp_n / 128:
+   more would spill), the shared tiles within the H100's 227 KiB, and
+   whole rounds of the block's 16-byte copies. */
+static tc_result _tc_wgmma_tiles_of(tc_cfg *cfg, const tc_conv2d_desc *d, _tc_mma_tiles *t) {
+    tc_context *ctx = tc_cfg_context(cfg);
+    int64_t warpgroups, bytes = tc_dtype_bytes(d->dtype);
+    t->bm = tc_cfg_knob(cfg, "block_m");
+    t->bn = tc_cfg_knob(cfg, "block_n");
+    t->wm = tc_cfg_knob(cfg, "warp_m");
+    t->wn = tc_cfg_knob(cfg, "warp_n");
+    t->bk = tc_cfg_knob(cfg, "k_tile");
+    t->stages = tc_cfg_knob(cfg, "stages");
+    t->split = tc_cfg_knob(cfg, "split_k");
+    t->vec = _tc_mma_copy_lanes(d->dtype);
+    t->vec_b = t->vec;
+    t->swizzle = 1;
+    t->col_along_m = 0;
+    t->wgmma = 1;
+    t->tm = 64;
+    t->tn = t->wn;
+    if (t->wm > t->bm || t->wn > t->bn)
+        return _tc_fail(ctx, TC_ERROR_SCHEDULE, "conv2d_wgmma: warpgroup tile %lld x %lld does not tile block tile %lld x %lld", (long long)t->wm,
+                        (long long)t->wn, (long long)t->bm, (long long)t->bn);
+    warpgroups = (t->bm / t->wm) * (t->bn / t->wn);
+    if (warpgroups > 4 || t->wm * t->wn > 128 * 128)
+        return _tc_fail(ctx, TC_ERROR_SCHEDULE, "conv2d_wgmma: %lld warpgroups of %lld accumulators a thread (at most 4, and 128 a thread)",
+                        (long long)warpgroups, (long long)(t->wm * t->wn / 128));
+    if (t->stages * (t->bm + t->bn) * t->bk * bytes > 227 * 1024)
+        return _tc_fail(ctx, TC_ERROR_SCHEDULE, "conv2d_wgmma: %lld stages of %lld x %lld and %lld x %lld tiles exceed 227 KiB of shared memory",
+                        (long long)t->stages, (long long)t->bm, (long long)t->bk, (long long)t->bn, (long long)t->bk);
+    if ((t->bm * t->bk) % (warpgroups * 128 * t->vec) || (t->bn * t->bk) % (warpgroups * 128 * t->vec))
+        return _tc_fail(ctx, TC_ERROR_SCHEDULE, "conv2d_wgmma: %lld threads copying %lld elements each do not divide the shared tiles",
+                        (long long)(warpgroups * 128), (long long)t->vec);
+    return TC_OK;
+}
+
+TECOMP_API tc_result tc_conv2d_wgmma_template(tc_cfg *cfg, const void *task, tc_instance *out) {
+    tc_context *ctx = tc_cfg_context(cfg);
+    tc_conv2d_desc d;
+    _tc_mma_graph g;
+    _tc_mma_tiles t;
+    tc_schedule *s;
+    int p, q;
+    if (!ctx || !out) return ctx ? _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "conv2d_wgmma: NULL argument") : TC_ERROR_INVALID_ARGUMENT;
+    _TC_CONV_TRY(_tc_mma_task(ctx, task, &d));
+    if (d.layout != TC_LAYOUT_NHWC)
+        return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "conv2d_wgmma: builds NHWC kernels (KRSC weights, NHWK output); the task is %s "
+                        "(conv2d_mma builds NCHW on mma.sync)", tc_layout_name(d.layout));
+    tc_conv2d_output_size(&d, &p, &q);
+    _TC_CONV_TRY(_tc_wgmma_knobs(cfg, d.dtype));
+    _TC_CONV_TRY(_tc_wgmma_tiles_of(cfg, &d, &t));
     _TC_CONV_TRY(_tc_mma_compute(ctx, &d, p, q, &t, &g));
     if (!(s = tc_create_schedule(ctx, 1, &g.conv.out))) return _tc_conv_error(ctx);
     _TC_CONV_TRY(_tc_mma_schedule(ctx, d.dtype, &t, s, &g));
@@ -2182,7 +2317,8 @@ static tc_template_fn _tc_conv_template_lookup(const char *name, const char **st
                      {"conv2d_depthwise", tc_conv2d_depthwise_template},
                      {"conv2d_winograd", tc_conv2d_winograd_template},
                      {"conv2d_tensorcore", tc_conv2d_tensorcore_template},
-                     {"conv2d_mma", tc_conv2d_mma_template}};
+                     {"conv2d_mma", tc_conv2d_mma_template},
+                     {"conv2d_wgmma", tc_conv2d_wgmma_template}};
     size_t k;
     for (k = 0; name && k < sizeof templates / sizeof templates[0]; k++)
         if (!strcmp(name, templates[k].name)) {
@@ -2196,7 +2332,9 @@ TECOMP_API tc_conv2d_math tc_conv2d_template_math(tc_template_fn fn, const tc_co
     tc_conv2d_desc r;
     if (!fn || !d) return TC_CONV_MATH_EXACT;
     r = _tc_conv_defaults(d);
-    return fn == tc_conv2d_mma_template && r.dtype == TC_FLOAT32 && r.math == TC_CONV_MATH_TF32 ? TC_CONV_MATH_TF32 : TC_CONV_MATH_EXACT;
+    return (fn == tc_conv2d_mma_template || fn == tc_conv2d_wgmma_template) && r.dtype == TC_FLOAT32 && r.math == TC_CONV_MATH_TF32
+               ? TC_CONV_MATH_TF32
+               : TC_CONV_MATH_EXACT;
 }
 
 TECOMP_API tc_template_fn tc_conv2d_template_named(const char *name) { return _tc_conv_template_lookup(name, NULL); }

@@ -169,7 +169,9 @@ typedef struct tc_cubin {
    holds the start of NVRTC's log and out->log all of it: call tc_cubin_free
    after a failure too. A source rounding to bfloat16 (sm_80 and newer) is
    refused for an older arch, TC_ERROR_COMPILE with a message saying so; so
-   is one with mma.sync tensor ops (tc_intrin_mma). */
+   is one with mma.sync tensor ops (tc_intrin_mma). A source with wgmma
+   (tc_intrin_wgmma) or setmaxnreg compiles for sm_90a, and only for arch
+   90; ptxas's warning that it serialised the wgmma fails the compile. */
 TECOMP_API tc_result tc_cuda_compile(tc_context *ctx, const char *source, const char *program_name, int arch,
                                      int nopts, const char *const *opts, tc_cubin *out);
 TECOMP_API void tc_cubin_free(tc_context *ctx, tc_cubin *c);
@@ -916,17 +918,28 @@ static uint64_t _tc_fnv1a(uint64_t h, const void *data, size_t n) {
     return h;
 }
 
+/* Whether a source uses instructions only the architecture-specific sm_90a
+   target has (wgmma, setmaxnreg): NVRTC then compiles for sm_90a, which
+   runs on compute capability 9.0 only. */
+static int _tc_source_wants_arch_specific(const char *source) { return strstr(source, "wgmma.") || strstr(source, "setmaxnreg."); }
+
+/* The target's name: "sm_90", or "sm_90a" for a source that needs it. */
+static void _tc_target_name(char *out, size_t cap, const char *source, int arch) {
+    snprintf(out, cap, "sm_%d%s", arch, _tc_source_wants_arch_specific(source) ? "a" : "");
+}
+
 /* The cache key: everything that changes the cubin. Strings are hashed with
    their NUL so that ("ab", "c") and ("a", "bc") differ. */
 static uint64_t _tc_cubin_key(const _tc_cuda_state *st, const char *source, const char *name, int arch, int nopts,
                               const char *const *opts) {
-    char tail[96];
+    char tail[96], target[16];
     uint64_t h = 14695981039346656037ULL;
     int i;
     h = _tc_fnv1a(h, source, strlen(source) + 1);
     h = _tc_fnv1a(h, name, strlen(name) + 1);
     for (i = 0; i < nopts; i++) h = _tc_fnv1a(h, opts[i], strlen(opts[i]) + 1);
-    snprintf(tail, sizeof tail, "%d options, sm_%d, NVRTC %d.%d", nopts, arch, st->nvrtc_major, st->nvrtc_minor);
+    _tc_target_name(target, sizeof target, source, arch);
+    snprintf(tail, sizeof tail, "%d options, %s, NVRTC %d.%d", nopts, target, st->nvrtc_major, st->nvrtc_minor);
     return _tc_fnv1a(h, tail, strlen(tail));
 }
 
@@ -1086,16 +1099,31 @@ static tc_result _tc_nvrtc_cubin(tc_context *ctx, const _tc_cuda_state *st, _tc_
     return TC_OK;
 }
 
+/* ptxas's warnings that it serialised a kernel's wgmma (C7510 to C7520:
+   "wgmma.mma_async instructions are serialized due to ...", each wgmma
+   then waiting for the one before) fail the compile with the warning as
+   the message: such a kernel is correct but slow, and a tuner must never
+   keep it for a fast one. */
+static tc_result _tc_check_wgmma_pipeline(tc_context *ctx, const char *name, const char *log) {
+    const char *at, *end;
+    if (!log || !(at = strstr(log, "wgmma.mma_async instructions are serialized"))) return TC_OK;
+    while (at > log && at[-1] != '\n') at--;
+    for (end = at; *end && *end != '\n'; end++) {}
+    return _tc_fail(ctx, TC_ERROR_COMPILE, "%s: ptxas serialised its wgmma pipeline (refused: the kernel would be slow): %.*s", name,
+                    (int)(end - at > 600 ? 600 : end - at), at);
+}
+
 /* Run NVRTC: the architecture option first, then the caller's. */
 static tc_result _tc_nvrtc_compile(tc_context *ctx, const _tc_cuda_state *st, const char *source, const char *name,
                                    int arch, int nopts, const char *const *opts, tc_cubin *out) {
-    char arch_opt[40];
+    char arch_opt[40], target[16];
     const char **all;
     _tc_nvrtcProgram prog = NULL;
     _tc_nvrtcResult nr;
     tc_result r;
     if (!(all = (const char **)_tc_malloc(ctx, (size_t)(nopts + 1) * sizeof *all))) return TC_ERROR_OUT_OF_MEMORY;
-    snprintf(arch_opt, sizeof arch_opt, "--gpu-architecture=sm_%d", arch);
+    _tc_target_name(target, sizeof target, source, arch);
+    snprintf(arch_opt, sizeof arch_opt, "--gpu-architecture=%s", target);
     all[0] = arch_opt;
     if (nopts) memcpy(all + 1, opts, (size_t)nopts * sizeof *all);
     nr = st->nvrtc.nvrtcCreateProgram(&prog, source, name, 0, NULL, NULL);
@@ -1107,8 +1135,9 @@ static tc_result _tc_nvrtc_compile(tc_context *ctx, const _tc_cuda_state *st, co
     nr = st->nvrtc.nvrtcCompileProgram(prog, nopts + 1, all);
     r = _tc_nvrtc_log(ctx, st, prog, &out->log);
     if (r == TC_OK && nr != 0)
-        r = _tc_fail(ctx, TC_ERROR_COMPILE, "NVRTC could not compile %s for sm_%d (%s):\n%.800s", name, arch,
+        r = _tc_fail(ctx, TC_ERROR_COMPILE, "NVRTC could not compile %s for %s (%s):\n%.800s", name, target,
                      st->nvrtc.nvrtcGetErrorString(nr), out->log ? out->log : "(no log)");
+    if (r == TC_OK) r = _tc_check_wgmma_pipeline(ctx, name, out->log);
     if (r == TC_OK) r = _tc_nvrtc_cubin(ctx, st, prog, out);
     st->nvrtc.nvrtcDestroyProgram(&prog);
     _tc_free(ctx, (void *)all);
@@ -1122,8 +1151,8 @@ static int _tc_cubin_cache_path(tc_context *ctx, const char *source, const char 
                                 const char *const *opts, char dir[_TC_PATH_CAP], char path[_TC_PATH_CAP + 64]) {
     const _tc_cuda_state *st = (const _tc_cuda_state *)ctx->cuda;
     if (!st || !_tc_cache_dir(ctx, dir, _TC_PATH_CAP)) return 0;
-    snprintf(path, _TC_PATH_CAP + 64, "%s/%016llx.sm%d.cubin", dir,
-             (unsigned long long)_tc_cubin_key(st, source, program_name, arch, nopts, opts), arch);
+    snprintf(path, _TC_PATH_CAP + 64, "%s/%016llx.sm%d%s.cubin", dir,
+             (unsigned long long)_tc_cubin_key(st, source, program_name, arch, nopts, opts), arch, _tc_source_wants_arch_specific(source) ? "a" : "");
     return 1;
 }
 
@@ -1141,6 +1170,9 @@ static tc_result _tc_source_fits_arch(tc_context *ctx, const char *source, const
     if (arch < 80 && strstr(source, "mma.sync.aligned.m16n8k"))
         return _tc_fail(ctx, TC_ERROR_COMPILE, "%s: mma.sync's m16n8k16/m16n8k8 tensor ops (tc_intrin_mma) need sm_80 or newer; compiling for sm_%d",
                         program_name, arch);
+    if (arch != 90 && _tc_source_wants_arch_specific(source))
+        return _tc_fail(ctx, TC_ERROR_COMPILE, "%s: warpgroup MMA (wgmma, tc_intrin_wgmma) and setmaxnreg need sm_90a, a compute capability 9.0 "
+                        "GPU (H100, H200); compiling for sm_%d", program_name, arch);
     return TC_OK;
 }
 
@@ -1533,6 +1565,7 @@ typedef struct _tc_emitter {
     const tc_buffer *bare_fragment; /* a fragment stored to outside a tensor op: not expressible */
     int tensor_ops;                 /* the kernel has tensor ops: shared tiles need 32-byte alignment */
     int any_wmma_ops;               /* some kernel has wmma ones: the source defines their fragment types */
+    int wgmma;                      /* the kernel has wgmma: the tensor cores read shared memory written by threads */
     const tc_kernel_ir *kern;       /* the kernel being emitted: where its dynamic shared buffers lie */
     tc_str *helpers;                /* device functions the source uses, defined before the kernels */
     const char *helper_names[32];
@@ -1719,7 +1752,7 @@ static const char _tc_wmma_types[] =
 /* Define helper `name` once, printed by fmt (the name is its first argument). */
 static void _tc_emit_helper(_tc_emitter *em, const char *name, const char *fmt, ...) {
     va_list ap;
-    char text[2048];
+    char text[8192]; /* wgmma's widest: 128 accumulator operands */
     int k;
     for (k = 0; k < em->nhelpers; k++) if (!strcmp(em->helper_names[k], name)) return;
     if (em->nhelpers == 32) { em->failed = 1; return; }
@@ -1953,13 +1986,16 @@ static const char *_tc_mma_helper(_tc_emitter *em, const tc_stmt *s, char *name)
     }
 }
 
-/* Operand q of a tensor op: a fragment by its index, memory by address. */
+/* Operand q of a tensor op: a fragment by its index, memory by address; a
+   wgmma accumulator by the address of its tile's first float in the
+   thread's array (each thread holds 1/128 of every tile). */
 static void _tc_emit_tensor_operand(_tc_emitter *em, const tc_stmt *s, int q) {
     const tc_expr *first = s->args[2 * q];
-    int elems = tc_intrin_fragment_elems(s->intrin, first->buffer->scope);
+    int wgmma_acc = first->buffer->scope == TC_SCOPE_WGMMA_ACCUMULATOR;
+    int elems = wgmma_acc ? 128 : tc_intrin_fragment_elems(s->intrin, first->buffer->scope);
     const tc_expr *index = elems ? _tc_exact_div(first->args[0], elems) : tc_simplify(first->args[0]);
     if (!index) { em->failed = 1; return; }
-    if (!elems) tc_str_printf(em->out, "&");
+    if (!elems || wgmma_acc) tc_str_printf(em->out, "&");
     _tc_print_buffer_name(em->out, first->buffer, _TC_STYLE_CUDA);
     tc_str_printf(em->out, "[");
     _tc_emit_expr(em, index);
@@ -1988,9 +2024,124 @@ static void _tc_emit_store_keep(_tc_emitter *em, const tc_stmt *s) {
     }
 }
 
+// >>emit-wgmma
+
+/* wgmma's helpers: the thread's place in its warpgroup, a shared tile's
+   matrix descriptor (start address, the 8-row groups' stride 8 row bytes
+   apart, the swizzle mode its row bytes give: 128 -> 1, 64 -> 2, 32 -> 3;
+   the leading offset unused by K-major swizzled tiles), the accumulators'
+   fill. */
+static const char _tc_wgmma_common[] =
+    "__device__ __forceinline__ unsigned tc_warpgroup_thread() {\n"
+    "    return (threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) % 128;\n"
+    "}\n"
+    "__device__ __forceinline__ unsigned long long tc_wgmma_desc(const void *p, int row_bytes) {\n"
+    "    unsigned long long a = tc_shared_address(p), mode = row_bytes == 128 ? 1 : row_bytes == 64 ? 2 : 3;\n"
+    "    return ((a & 0x3FFFF) >> 4) | (1ull << 16) | ((unsigned long long)(8 * row_bytes >> 4) << 32) | (mode << 62);\n"
+    "}\n"
+    "__device__ __forceinline__ void tc_wgmma_fill(float *c, int n) {\n"
+    "#pragma unroll\n"
+    "    for (int i = 0; i < n; ++i) c[i] = 0.0f;\n"
+    "}\n";
+
+/* The wgmma instruction of intrinsic `in` as a helper: d the thread's n / 2
+   accumulators, a and b the descriptors; scale-d 1 (d += a b: the fill
+   zeroed d first); 16-bit inputs untransposed (both K-major). */
+static void _tc_wgmma_mma_helper(_tc_emitter *em, const tc_intrin *in, char *name) {
+    const char *type = in->in_dtype == TC_FLOAT32 ? "tf32" : in->in_dtype == TC_BFLOAT16 ? "bf16" : "f16";
+    int regs = in->n / 2, k, len = 0;
+    char list[1024], outs[4096];
+    sprintf(name, "tc_wgmma_m64n%dk%d_%s", in->n, in->k, type);
+    for (k = 0; k < regs; k++) len += snprintf(list + len, sizeof list - (size_t)len, "%s%%%d", k ? ", " : "", k);
+    for (k = 0, len = 0; k < regs; k++) len += snprintf(outs + len, sizeof outs - (size_t)len, "%s\"+f\"(d[%d])", k ? ", " : "", k);
+    _tc_emit_helper(em, name,
+                    "__device__ __forceinline__ void %s(float *d, unsigned long long a, unsigned long long b) {\n"
+                    "    asm volatile(\"{ .reg .pred p; setp.ne.b32 p, %%%d, 0; \"\n"
+                    "                 \"wgmma.mma_async.sync.aligned.m64n%dk%d.f32.%s.%s {%s}, %%%d, %%%d, p, 1, 1%s; }\"\n"
+                    "                 : %s\n"
+                    "                 : \"l\"(a), \"l\"(b), \"r\"(1));\n"
+                    "}\n",
+                    name, regs + 2, in->n, in->k, type, type, list, regs, regs + 1, in->in_dtype == TC_FLOAT32 ? "" : ", 0, 0", outs);
+}
+
+/* The store of a 64 x n accumulator tile: the thread's n / 8 groups of
+   four floats, rows 16 warp + lane / 4 (and 8 below), columns 8 j + 2 (lane
+   % 4) (and the next), as mma.sync's 16 x 8 tiles lie, one per warp; `cut`:
+   only the rows and columns kept. */
+static void _tc_wgmma_store_helper(_tc_emitter *em, const tc_intrin *in, int cut, char *name) {
+    sprintf(name, "tc_wgmma_store_n%d%s", in->n, cut ? "_cut" : "");
+    _tc_emit_helper(em, name,
+                    "__device__ __forceinline__ void %s(void *p, const float *c, int ldm%s) {\n"
+                    "    unsigned t = tc_warpgroup_thread();\n"
+                    "    int r = (t / 32) * 16 + t %% 32 / 4, col = (t %% 4) * 2;\n"
+                    "    float *row = (float *)p + r * ldm + col;\n"
+                    "#pragma unroll\n"
+                    "    for (int j = 0; j < %d; ++j) {\n"
+                    "%s"
+                    "    }\n"
+                    "}\n",
+                    name, cut ? ", int rows, int cols" : "", in->n / 8,
+                    cut ? "        int x = 8 * j + col;\n"
+                          "        if (r < rows && x < cols) row[8 * j] = c[4 * j];\n"
+                          "        if (r < rows && x + 1 < cols) row[8 * j + 1] = c[4 * j + 1];\n"
+                          "        if (r + 8 < rows && x < cols) row[8 * ldm + 8 * j] = c[4 * j + 2];\n"
+                          "        if (r + 8 < rows && x + 1 < cols) row[8 * ldm + 8 * j + 1] = c[4 * j + 3];\n"
+                        : "        row[8 * j] = c[4 * j];\n"
+                          "        row[8 * j + 1] = c[4 * j + 1];\n"
+                          "        row[8 * ldm + 8 * j] = c[4 * j + 2];\n"
+                          "        row[8 * ldm + 8 * j + 1] = c[4 * j + 3];\n");
+}
+
+/* A shared operand's matrix descriptor: its first element's address and
+   its rows' bytes (checked by lowering: 32, 64 or 128, swizzled so). */
+static void _tc_emit_wgmma_desc(_tc_emitter *em, const tc_stmt *s, int q) {
+    const tc_expr *first = s->args[2 * q];
+    int64_t ldm = 0;
+    tc_expr_is_const(s->args[2 * q + 1], &ldm);
+    tc_str_printf(em->out, "tc_wgmma_desc(");
+    _tc_print_buffer_name(em->out, first->buffer, _TC_STYLE_CUDA);
+    tc_str_printf(em->out, " + ");
+    _tc_emit_expr(em, tc_simplify(first->args[0]));
+    tc_str_printf(em->out, ", %lld)", (long long)(ldm * tc_dtype_bytes(first->buffer->dtype)));
+}
+
+static void _tc_emit_wgmma_op(_tc_emitter *em, const tc_stmt *s) {
+    const tc_intrin *in = s->intrin;
+    char name[64];
+    _tc_emit_helper(em, "tc_mma_types", "%s", _tc_mma_types); /* tc_shared_address */
+    _tc_emit_helper(em, "tc_wgmma_common", "%s", _tc_wgmma_common);
+    if (in->kind == TC_INTRIN_WGMMA) _tc_wgmma_mma_helper(em, in, name);
+    else if (in->kind == TC_INTRIN_WGMMA_STORE) _tc_wgmma_store_helper(em, in, _tc_tensor_op_cut(s), name);
+    else strcpy(name, "tc_wgmma_fill");
+    _tc_emit_line_start(em);
+    tc_str_printf(em->out, "%s(", name);
+    if (in->kind == TC_INTRIN_WGMMA) {
+        _tc_emit_tensor_operand(em, s, 0);
+        tc_str_printf(em->out, ", ");
+        _tc_emit_wgmma_desc(em, s, 1);
+        tc_str_printf(em->out, ", ");
+        _tc_emit_wgmma_desc(em, s, 2);
+    } else if (in->kind == TC_INTRIN_WGMMA_STORE) {
+        _tc_emit_tensor_operand(em, s, 0);
+        tc_str_printf(em->out, ", ");
+        _tc_emit_tensor_operand(em, s, 1);
+        tc_str_printf(em->out, ", ");
+        _tc_emit_expr(em, tc_simplify(s->args[1]));
+        if (_tc_tensor_op_cut(s)) _tc_emit_store_keep(em, s);
+    } else {
+        _tc_emit_tensor_operand(em, s, 0);
+        tc_str_printf(em->out, ", %d", in->n / 2);
+    }
+    tc_str_printf(em->out, ");\n");
+}
+
 static void _tc_emit_tensor_op(_tc_emitter *em, const tc_stmt *s) {
     char name[64];
     int k, ldm_of = _tc_intrin_is_store(s->intrin) ? 0 : 1;
+    if (_tc_intrin_is_wgmma(s->intrin)) {
+        _tc_emit_wgmma_op(em, s);
+        return;
+    }
     if (_tc_intrin_is_wmma(s->intrin)) _tc_wmma_helper(em, s, name);
     else _tc_mma_helper(em, s, name);
     _tc_emit_line_start(em);
@@ -2020,18 +2171,21 @@ static void _tc_emit_fragment_alloc(_tc_emitter *em, const tc_buffer *b) {
     static const char *mma_types[3] = {"tc_mma_a", "tc_mma_b", "tc_mma_acc"};
     int64_t n = 0, elems = _tc_fragment_elems(b->scope, b->dtype);
     _tc_emit_line_start(em);
-    if (b->scope >= TC_SCOPE_MMA_MATRIX_A) tc_str_printf(em->out, "%s ", mma_types[b->scope - TC_SCOPE_MMA_MATRIX_A]);
+    if (b->scope == TC_SCOPE_WGMMA_ACCUMULATOR) { /* the warpgroup's tiles: each thread its 1/128, in registers */
+        elems = 128;
+        tc_str_printf(em->out, "float ");
+    } else if (b->scope >= TC_SCOPE_MMA_MATRIX_A) tc_str_printf(em->out, "%s ", mma_types[b->scope - TC_SCOPE_MMA_MATRIX_A]);
     else tc_str_printf(em->out, "%s ", b->scope == TC_SCOPE_WMMA_ACCUMULATOR ? "tc_wmma_acc" : b->dtype == TC_FLOAT16 ? "tc_wmma_f16" : "tc_wmma_tf32");
     _tc_print_buffer_name(em->out, b, _TC_STYLE_CUDA);
     if (!tc_expr_is_const(b->size, &n) || n % elems) em->failed = 1;
     tc_str_printf(em->out, "[%lld];\n", (long long)(n / elems));
 }
 
-/* Which tensor ops s has: 1 wmma ones, 2 mma ones, 3 both, 0 none. */
+/* Which tensor ops s has: a mask of 1 wmma ones, 2 mma ones, 4 wgmma ones. */
 static int _tc_has_tensor_op(const tc_stmt *s) {
     int k, has;
     if (!s) return 0;
-    if (s->kind == TC_S_TENSOR_OP) return _tc_intrin_is_wmma(s->intrin) ? 1 : 2;
+    if (s->kind == TC_S_TENSOR_OP) return _tc_intrin_is_wmma(s->intrin) ? 1 : _tc_intrin_is_wgmma(s->intrin) ? 4 : 2;
     has = _tc_has_tensor_op(s->body) | _tc_has_tensor_op(s->then_case) | _tc_has_tensor_op(s->else_case);
     for (k = 0; k < s->nstmts; k++) has |= _tc_has_tensor_op(s->stmts[k]);
     return has;
@@ -2137,6 +2291,18 @@ static void _tc_emit_stmt(_tc_emitter *em, const tc_stmt *s) {
         _tc_emit_line_start(em);
         tc_str_printf(o, "asm volatile(\"cp.async.wait_group %d;\" ::: \"memory\");\n", s->count);
         return;
+    case TC_S_WGMMA_FENCE:
+        _tc_emit_line_start(em);
+        tc_str_printf(o, "asm volatile(\"wgmma.fence.sync.aligned;\" ::: \"memory\");\n");
+        return;
+    case TC_S_WGMMA_COMMIT:
+        _tc_emit_line_start(em);
+        tc_str_printf(o, "asm volatile(\"wgmma.commit_group.sync.aligned;\" ::: \"memory\");\n");
+        return;
+    case TC_S_WGMMA_WAIT:
+        _tc_emit_line_start(em);
+        tc_str_printf(o, "asm volatile(\"wgmma.wait_group.sync.aligned %d;\" ::: \"memory\");\n", s->count);
+        return;
     case TC_S_ALLOCATE:
         if (_tc_scope_fragment(s->buffer->scope)) {
             _tc_emit_fragment_alloc(em, s->buffer);
@@ -2181,6 +2347,10 @@ static void _tc_emit_stmt(_tc_emitter *em, const tc_stmt *s) {
         return;
     case TC_S_BARRIER:
         _tc_emit_line_start(em);
+        if (em->wgmma) { /* what threads wrote to shared memory (cp.async's too) becomes visible to the tensor cores' reads */
+            tc_str_printf(o, "asm volatile(\"fence.proxy.async.shared::cta;\" ::: \"memory\");\n");
+            _tc_emit_line_start(em);
+        }
         tc_str_printf(o, "__syncthreads();\n");
         return;
     default:
@@ -2217,6 +2387,7 @@ static void _tc_emit_kernel(_tc_emitter *em, const tc_func *f, const tc_kernel_i
     em->kern = kern;
     _tc_collect_bound(em, kern->body);
     em->tensor_ops = _tc_has_tensor_op(kern->body) != 0;
+    em->wgmma = (_tc_has_tensor_op(kern->body) & 4) != 0;
     em->any_wmma_ops |= _tc_has_tensor_op(kern->body) & 1;
     _tc_emit_signature(em, f, kern);
     em->depth = 1;
@@ -2227,7 +2398,7 @@ static void _tc_emit_kernel(_tc_emitter *em, const tc_func *f, const tc_kernel_i
     /* past the static limit the shared buffers share one allocation, sized at launch */
     if (kern->dynamic_shared_bytes)
         tc_str_printf(em->out, "    extern __shared__ __align__(%d) unsigned char " _TC_DYNAMIC_SHARED_NAME "[]; // %lld bytes\n",
-                      _TC_DYNAMIC_SHARED_ALIGN, (long long)kern->dynamic_shared_bytes);
+                      em->wgmma ? _TC_WGMMA_SHARED_ALIGN : _TC_DYNAMIC_SHARED_ALIGN, (long long)kern->dynamic_shared_bytes);
     _tc_emit_stmt(em, kern->body);
     tc_str_printf(em->out, "}\n");
 }

@@ -346,6 +346,9 @@ typedef enum tc_stmt_kind {
                           with cond, zeros where !cond (the source then is not read) */
     TC_S_ASYNC_COMMIT, /* the async copies this thread issued since the last commit form one group */
     TC_S_ASYNC_WAIT,   /* wait until at most count of this thread's committed groups are still in flight */
+    TC_S_WGMMA_FENCE,  /* wgmma.fence: the warpgroup's accumulators and shared operands are ready for the wgmma that follow */
+    TC_S_WGMMA_COMMIT, /* the wgmma this warpgroup issued since the last commit form one group */
+    TC_S_WGMMA_WAIT,   /* wait until at most count of the warpgroup's committed wgmma groups are still in flight */
     TC_STMT_KIND_COUNT
 } tc_stmt_kind;
 
@@ -374,6 +377,10 @@ typedef enum tc_scope {
        mma.sync.m16n8k16 (float16, bfloat16) and m16n8k8 (TF32); read and
        written only by the mma intrinsics (tc_intrin_mma) */
     TC_SCOPE_MMA_MATRIX_A, TC_SCOPE_MMA_MATRIX_B, TC_SCOPE_MMA_ACCUMULATOR,
+    /* wgmma's accumulators (sm_90a): 64 x n float32 tiles a warpgroup (four
+       consecutive warps, 128 threads) holds in its registers together, n / 2
+       a thread; written by wgmma.mma_async, read by its store (tc_intrin_wgmma) */
+    TC_SCOPE_WGMMA_ACCUMULATOR,
     TC_SCOPE_COUNT
 } tc_scope;
 TECOMP_API const char *tc_scope_name(tc_scope scope); /* "global", "shared", "local", "wmma.matrix_a", ..., "mma.accumulator" */
@@ -412,6 +419,15 @@ typedef enum tc_intrin_kind {
     TC_INTRIN_MMA_SYNC,       /* acc[i, j] += sum_k a[i, k] * b[k, j]         mma.sync (its init: fill) */
     TC_INTRIN_MMA_STORE,      /* memory[i, j] = acc[i, j]                     each lane its four floats */
     TC_INTRIN_MMA_FILL,       /* acc[i, j] = 0, the mma's reduction init */
+    /* wgmma (sm_90a): a warpgroup's 64 x n float32 accumulator (n 8 to 256,
+       a multiple of 8) += a 64 x k A tile times an n x k B tile transposed,
+       both read by the tensor cores straight from shared memory (through
+       matrix descriptors: the tiles K-major, rows of 32, 64 or 128 bytes
+       swizzled as storage_swizzle lays them out), asynchronously: a fence
+       before, a commit and a wait after (lowering's inject_wgmma_sync) */
+    TC_INTRIN_WGMMA,          /* acc[i, j] += sum_k a[i, k] * b[j, k]         wgmma.mma_async (its init: fill) */
+    TC_INTRIN_WGMMA_STORE,    /* memory[i, j] = acc[i, j]                     each thread its n / 2 floats */
+    TC_INTRIN_WGMMA_FILL,     /* acc[i, j] = 0, the wgmma's reduction init */
     TC_INTRIN_KIND_COUNT
 } tc_intrin_kind;
 
@@ -436,7 +452,16 @@ TECOMP_API const tc_intrin *tc_intrin_wmma(tc_context *ctx, tc_intrin_kind kind,
    float32 accumulation. NULL with an error for anything else. The GPU needs
    sm_80; ldmatrix rows 16-byte aligned in shared memory. */
 TECOMP_API const tc_intrin *tc_intrin_mma(tc_context *ctx, tc_intrin_kind kind, tc_dtype in_dtype);
-/* Elements of one fragment in that scope (0 if not a fragment scope). */
+/* The wgmma intrinsic of that kind (TC_INTRIN_WGMMA*) with an n-column tile
+   (8 to 256, a multiple of 8) for inputs of in_dtype: float16 or bfloat16
+   (m64nNk16), float32 run as TF32 (m64nNk8); float32 accumulation. NULL
+   with an error for anything else. The GPU needs sm_90a (an H100 or H200:
+   compute capability 9.0); A and B tiles in shared memory, K-major, rows of
+   32, 64 or 128 bytes swizzled by 1, 2 or 3 bits (tc_storage_swizzle) and
+   every 8-row group of a tile 8 * row bytes from the next. */
+TECOMP_API const tc_intrin *tc_intrin_wgmma(tc_context *ctx, tc_intrin_kind kind, tc_dtype in_dtype, int n);
+/* Elements of one fragment in that scope (0 if not a fragment scope); a
+   wgmma accumulator's is the intrinsic's whole 64 x n tile. */
 TECOMP_API int tc_intrin_fragment_elems(const tc_intrin *in, tc_scope scope);
 
 typedef struct tc_stmt tc_stmt;
@@ -471,7 +496,7 @@ struct tc_stmt {
        it keeps (nargs 2 nops + 2) */
     const tc_intrin *intrin;
     /* TC_S_ASYNC_COPY: elements copied (4, 8 or 16 bytes of them), value a
-       load of the first source element; TC_S_ASYNC_WAIT: groups left in flight */
+       load of the first source element; TC_S_ASYNC_WAIT, TC_S_WGMMA_WAIT: groups left in flight */
     int count;
 };
 
@@ -492,6 +517,9 @@ TECOMP_API const tc_stmt *tc_stmt_async_copy(tc_context *ctx, tc_buffer *dst, co
                                              const tc_expr *fill_cond);
 TECOMP_API const tc_stmt *tc_stmt_async_commit(tc_context *ctx);
 TECOMP_API const tc_stmt *tc_stmt_async_wait(tc_context *ctx, int groups_in_flight);
+TECOMP_API const tc_stmt *tc_stmt_wgmma_fence(tc_context *ctx);
+TECOMP_API const tc_stmt *tc_stmt_wgmma_commit(tc_context *ctx);
+TECOMP_API const tc_stmt *tc_stmt_wgmma_wait(tc_context *ctx, int groups_in_flight);
 TECOMP_API tc_buffer *tc_buffer_new(tc_context *ctx, const char *name, tc_dtype t, tc_scope scope, const tc_expr *size);
 TECOMP_API const char *tc_thread_tag_name(tc_thread_tag tag); /* "blockIdx.x", ... */
 
@@ -2712,6 +2740,14 @@ TECOMP_API const tc_stmt *tc_stmt_async_wait(tc_context *ctx, int groups_in_flig
     s->count = groups_in_flight;
     return s;
 }
+TECOMP_API const tc_stmt *tc_stmt_wgmma_fence(tc_context *ctx) { return _tc_stmt_new(ctx, TC_S_WGMMA_FENCE); }
+TECOMP_API const tc_stmt *tc_stmt_wgmma_commit(tc_context *ctx) { return _tc_stmt_new(ctx, TC_S_WGMMA_COMMIT); }
+TECOMP_API const tc_stmt *tc_stmt_wgmma_wait(tc_context *ctx, int groups_in_flight) {
+    tc_stmt *s;
+    if (groups_in_flight < 0 || !(s = _tc_stmt_new(ctx, TC_S_WGMMA_WAIT))) return NULL;
+    s->count = groups_in_flight;
+    return s;
+}
 /* A tensor op with nargs arguments: 2 nops (each operand's first element
    and row stride), or 2 nops + 2 for a store cut by its output's edge (the
    rows and the columns it keeps). */
@@ -2740,7 +2776,7 @@ static int _tc_scope_private(tc_scope scope) { return scope == TC_SCOPE_LOCAL ||
 
 TECOMP_API const char *tc_scope_name(tc_scope scope) {
     static const char *names[TC_SCOPE_COUNT] = {"global", "shared", "local", "wmma.matrix_a", "wmma.matrix_b", "wmma.accumulator",
-                                                "mma.matrix_a", "mma.matrix_b", "mma.accumulator"};
+                                                "mma.matrix_a", "mma.matrix_b", "mma.accumulator", "wgmma.accumulator"};
     return (scope >= 0 && scope < TC_SCOPE_COUNT) ? names[scope] : "invalid";
 }
 
@@ -2876,6 +2912,60 @@ TECOMP_API const tc_intrin *tc_intrin_mma(tc_context *ctx, tc_intrin_kind kind, 
     return in;
 }
 
+/* wgmma's intrinsics on a 64 x n accumulator tile: the mma reads A (64 x k)
+   and B (n x k, the tile of B's transpose: K-major, as the tensor cores read
+   it from shared memory) where they lie; its name says its shape
+   ("wgmma.m64n128k16"). */
+TECOMP_API const tc_intrin *tc_intrin_wgmma(tc_context *ctx, tc_intrin_kind kind, tc_dtype in_dtype, int n) {
+    tc_intrin *in;
+    const tc_expr *ax[2], *r, *a, *b, *body = NULL;
+    char name[48];
+    if (!ctx) return NULL;
+    if (kind < TC_INTRIN_WGMMA || kind > TC_INTRIN_WGMMA_FILL || n < 8 || n > 256 || n % 8 ||
+        (in_dtype != TC_FLOAT16 && in_dtype != TC_BFLOAT16 && in_dtype != TC_FLOAT32)) {
+        _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_intrin_wgmma: kind %d, n = %d with %s inputs is no wgmma intrinsic (TC_INTRIN_WGMMA* "
+                 "kinds; n 8 to 256, a multiple of 8; float16, bfloat16, or float32 run as TF32)", (int)kind, n, tc_dtype_name(in_dtype));
+        return NULL;
+    }
+    if (!(in = (tc_intrin *)_tc_alloc(ctx, sizeof *in))) return NULL;
+    in->kind = kind, in->in_dtype = in_dtype;
+    in->m = 64, in->n = n, in->k = in_dtype == TC_FLOAT32 ? 8 : 16;
+    if (kind == TC_INTRIN_WGMMA) snprintf(name, sizeof name, "wgmma.m64n%dk%d", n, in->k);
+    else snprintf(name, sizeof name, kind == TC_INTRIN_WGMMA_STORE ? "wgmma.store_m64n%d" : "wgmma.fill_m64n%d", n);
+    if (!(in->name = _tc_strdup(ctx, name))) return NULL;
+    if (!(ax[0] = tc_axisi(ctx, "i", in->m)) || !(ax[1] = tc_axisi(ctx, "j", n))) return NULL;
+    switch (kind) {
+    case TC_INTRIN_WGMMA_STORE:
+        in->ops[1] = _tc_intrin_operand(ctx, "wgmma.accumulator", TC_FLOAT32, in->m, n);
+        in->scopes[0] = TC_SCOPE_GLOBAL, in->scopes[1] = TC_SCOPE_WGMMA_ACCUMULATOR;
+        in->nops = 2;
+        body = in->ops[1] ? tc_access(in->ops[1], 2, ax) : NULL;
+        break;
+    case TC_INTRIN_WGMMA_FILL:
+        in->scopes[0] = TC_SCOPE_WGMMA_ACCUMULATOR, in->nops = 1;
+        body = tc_imm(ctx, TC_FLOAT32, 0);
+        break;
+    default: /* 16-bit inputs widened to float first; TF32 inputs are float already */
+        in->ops[1] = _tc_intrin_operand(ctx, "wgmma.shared_a", in_dtype, in->m, in->k);
+        in->ops[2] = _tc_intrin_operand(ctx, "wgmma.shared_b", in_dtype, n, in->k);
+        in->scopes[0] = TC_SCOPE_WGMMA_ACCUMULATOR, in->scopes[1] = TC_SCOPE_SHARED, in->scopes[2] = TC_SCOPE_SHARED;
+        in->nops = 3;
+        if (!in->ops[1] || !in->ops[2] || !(r = tc_reduce_axisi(ctx, "k", in->k))) return NULL;
+        a = tc_access_va(in->ops[1], 2, ax[0], r);
+        b = tc_access_va(in->ops[2], 2, ax[1], r);
+        if (in_dtype != TC_FLOAT32) {
+            a = tc_cast(TC_FLOAT32, a);
+            b = tc_cast(TC_FLOAT32, b);
+        }
+        body = tc_sum(tc_mul(a, b), 1, &r);
+        break;
+    }
+    if (!body || !(in->compute = tc_compute(ctx, "wgmma.out", 2, ax, body))) return NULL;
+    in->ops[0] = in->compute;
+    if (kind == TC_INTRIN_WGMMA && !(in->init = tc_intrin_wgmma(ctx, TC_INTRIN_WGMMA_FILL, in_dtype, n))) return NULL;
+    return in;
+}
+
 /* Elements of one fragment: wmma's 16 x 16 accumulator, or a matrix_a/b
    tile of 16 x k (k 16 for float16, 8 for TF32's float32); mma's 16 x 8
    accumulator, 16 x k matrix_a, k x 8 matrix_b (k 16 for 16-bit inputs,
@@ -2895,16 +2985,28 @@ static int _tc_fragment_elems(tc_scope scope, tc_dtype in_dtype) {
 /* Whether a scope is a fragment's (registers a warp holds together). */
 static int _tc_scope_fragment(tc_scope scope) { return scope >= TC_SCOPE_WMMA_MATRIX_A && scope < TC_SCOPE_COUNT; }
 
-/* The kinds by what they do, for code that treats wmma and mma alike. */
-static int _tc_intrin_is_mma(const tc_intrin *in) { return in->kind == TC_INTRIN_WMMA_MMA || in->kind == TC_INTRIN_MMA_SYNC; }
-static int _tc_intrin_is_fill(const tc_intrin *in) { return in->kind == TC_INTRIN_WMMA_FILL || in->kind == TC_INTRIN_MMA_FILL; }
-static int _tc_intrin_is_store(const tc_intrin *in) { return in->kind == TC_INTRIN_WMMA_STORE || in->kind == TC_INTRIN_MMA_STORE; }
+/* The kinds by what they do, for code that treats wmma, mma and wgmma alike. */
+static int _tc_intrin_is_mma(const tc_intrin *in) {
+    return in->kind == TC_INTRIN_WMMA_MMA || in->kind == TC_INTRIN_MMA_SYNC || in->kind == TC_INTRIN_WGMMA;
+}
+static int _tc_intrin_is_fill(const tc_intrin *in) {
+    return in->kind == TC_INTRIN_WMMA_FILL || in->kind == TC_INTRIN_MMA_FILL || in->kind == TC_INTRIN_WGMMA_FILL;
+}
+static int _tc_intrin_is_store(const tc_intrin *in) {
+    return in->kind == TC_INTRIN_WMMA_STORE || in->kind == TC_INTRIN_MMA_STORE || in->kind == TC_INTRIN_WGMMA_STORE;
+}
 static int _tc_intrin_is_wmma(const tc_intrin *in) { return in->kind <= TC_INTRIN_WMMA_FILL; }
+static int _tc_intrin_is_wgmma(const tc_intrin *in) { return in->kind >= TC_INTRIN_WGMMA && in->kind <= TC_INTRIN_WGMMA_FILL; }
+/* The threads that run one tensor op together: a warp, or wgmma's warpgroup. */
+static int _tc_intrin_threads(const tc_intrin *in) { return _tc_intrin_is_wgmma(in) ? 128 : 32; }
 /* A load whose source tile is its output's transpose (element (i, j) of the
    output is (j, i) of the source). */
 static int _tc_intrin_reads_transposed(const tc_intrin *in) { return in->kind == TC_INTRIN_MMA_LDMATRIX_BT; }
 
-TECOMP_API int tc_intrin_fragment_elems(const tc_intrin *in, tc_scope scope) { return in ? _tc_fragment_elems(scope, in->in_dtype) : 0; }
+TECOMP_API int tc_intrin_fragment_elems(const tc_intrin *in, tc_scope scope) {
+    if (!in) return 0;
+    return scope == TC_SCOPE_WGMMA_ACCUMULATOR ? in->m * in->n : _tc_fragment_elems(scope, in->in_dtype);
+}
 
 /* Rows and columns of operand q's tile (its tensor's shape, constants). */
 static void _tc_intrin_operand_dims(const tc_intrin *in, int q, int64_t *rows, int64_t *cols) {
@@ -3062,6 +3164,18 @@ static void _tc_print_stmt(tc_str *s, const tc_stmt *st, int depth) {
     case TC_S_ASYNC_WAIT:
         _tc_indent(s, depth);
         tc_str_printf(s, "async_wait(%d)\n", st->count);
+        return;
+    case TC_S_WGMMA_FENCE:
+        _tc_indent(s, depth);
+        tc_str_printf(s, "wgmma_fence()\n");
+        return;
+    case TC_S_WGMMA_COMMIT:
+        _tc_indent(s, depth);
+        tc_str_printf(s, "wgmma_commit()\n");
+        return;
+    case TC_S_WGMMA_WAIT:
+        _tc_indent(s, depth);
+        tc_str_printf(s, "wgmma_wait(%d)\n", st->count);
         return;
     case TC_S_TENSOR_OP: /* name(operand[first element], row stride, layout, ...) */
         _tc_indent(s, depth);

@@ -752,8 +752,9 @@ TECOMP_API tc_tensor *tc_cache_write(tc_schedule *s, tc_tensor *t, tc_scope scop
     char name[256];
     int k;
     if (!s || !(st = tc_stage_of(s, t))) return NULL;
-    if (scope != TC_SCOPE_SHARED && scope != TC_SCOPE_LOCAL && scope != TC_SCOPE_WMMA_ACCUMULATOR && scope != TC_SCOPE_MMA_ACCUMULATOR) {
-        _tc_fail(s->ctx, TC_ERROR_SCHEDULE, "cache_write of %s: the scope must be shared, local, wmma.accumulator or mma.accumulator (not %s)", t->name,
+    if (scope != TC_SCOPE_SHARED && scope != TC_SCOPE_LOCAL && scope != TC_SCOPE_WMMA_ACCUMULATOR && scope != TC_SCOPE_MMA_ACCUMULATOR &&
+        scope != TC_SCOPE_WGMMA_ACCUMULATOR) {
+        _tc_fail(s->ctx, TC_ERROR_SCHEDULE, "cache_write of %s: the scope must be shared, local, wmma.accumulator, mma.accumulator or wgmma.accumulator (not %s)", t->name,
                  tc_scope_name(scope));
         return NULL;
     }
@@ -2301,6 +2302,84 @@ static tc_result _tc_pass_inject_async_copies(_tc_lower *L) {
     return _tc_mutate_kernels(L, &m);
 }
 
+// >>lower-wgmma
+
+/* Whether s holds wgmma, and whether it holds what a wgmma group may not
+   span: a barrier, a wait for copies, another tensor op, a wgmma sync. */
+static void _tc_wgmma_scan(const tc_stmt *s, int *wgmma, int *other) {
+    int k;
+    if (!s) return;
+    if (s->kind == TC_S_TENSOR_OP) {
+        if (s->intrin->kind == TC_INTRIN_WGMMA) *wgmma = 1;
+        else *other = 1;
+    }
+    if (s->kind == TC_S_BARRIER || s->kind == TC_S_ASYNC_WAIT || s->kind == TC_S_WGMMA_FENCE || s->kind == TC_S_WGMMA_COMMIT ||
+        s->kind == TC_S_WGMMA_WAIT)
+        *other = 1;
+    _tc_wgmma_scan(s->body, wgmma, other);
+    _tc_wgmma_scan(s->then_case, wgmma, other);
+    _tc_wgmma_scan(s->else_case, wgmma, other);
+    for (k = 0; k < s->nstmts; k++) _tc_wgmma_scan(s->stmts[k], wgmma, other);
+}
+
+/* The smallest statements that hold wgmma and nothing a group may not span
+   (a k_tile's steps, every tile of them) run as one group: a fence before
+   (the accumulators and shared tiles are ready), a commit and a wait for
+   it after (the accumulators are read, and the shared tiles overwritten,
+   only after the next barrier). */
+static int _tc_wgmma_sync_stmt(_tc_mutator *m, const tc_stmt *s, const tc_stmt **out) {
+    const tc_stmt *parts[4];
+    int wgmma = 0, other = 0;
+    _tc_wgmma_scan(s, &wgmma, &other);
+    if (!wgmma) {
+        *out = s;
+        return 1;
+    }
+    if (other) return 0; /* look inside */
+    parts[0] = tc_stmt_wgmma_fence(m->ctx);
+    parts[1] = s;
+    parts[2] = tc_stmt_wgmma_commit(m->ctx);
+    parts[3] = tc_stmt_wgmma_wait(m->ctx, 0);
+    if (!parts[0] || !parts[2] || !parts[3] || !(*out = tc_stmt_seq(m->ctx, 4, parts))) m->failed = 1;
+    return 1;
+}
+
+/* A wgmma's shared operands as its matrix descriptors describe them:
+   K-major rows of 32, 64 or 128 bytes, swizzled by 1, 2 or 3 bits (the
+   descriptor's 32-, 64- and 128-byte swizzle modes, which are
+   storage_swizzle's layouts for those rows). */
+static tc_result _tc_wgmma_check_operands(_tc_lower *L, const tc_stmt *s) {
+    int k, q;
+    if (!s) return TC_OK;
+    if (s->kind == TC_S_TENSOR_OP && s->intrin->kind == TC_INTRIN_WGMMA)
+        for (q = 1; q < 3; q++) {
+            const tc_buffer *b = s->args[2 * q]->buffer;
+            int64_t ldm = 0, row_bytes;
+            tc_expr_is_const(s->args[2 * q + 1], &ldm);
+            row_bytes = ldm * tc_dtype_bytes(b->dtype);
+            if (!b->swizzle_bits || b->swizzle_row != ldm || row_bytes != (int64_t)16 << b->swizzle_bits)
+                return _tc_fail(L->ctx, TC_ERROR_LOWER, "%s reads %s with rows %lld bytes apart, %s: wgmma's descriptors read rows of 32, 64 or "
+                                "128 bytes swizzled by 1, 2 or 3 bits (tc_storage_swizzle on the shared stage, k_tile of that many bytes)",
+                                s->intrin->name, b->name, (long long)row_bytes, b->swizzle_bits ? "swizzled for another row" : "not swizzled");
+        }
+    if (s->body && _tc_wgmma_check_operands(L, s->body) != TC_OK) return L->ctx->result;
+    if (s->then_case && _tc_wgmma_check_operands(L, s->then_case) != TC_OK) return L->ctx->result;
+    if (s->else_case && _tc_wgmma_check_operands(L, s->else_case) != TC_OK) return L->ctx->result;
+    for (k = 0; k < s->nstmts; k++)
+        if (_tc_wgmma_check_operands(L, s->stmts[k]) != TC_OK) return L->ctx->result;
+    return TC_OK;
+}
+
+static tc_result _tc_pass_inject_wgmma_sync(_tc_lower *L) {
+    _tc_mutator m;
+    int k;
+    for (k = 0; k < L->nkernels; k++)
+        if (_tc_wgmma_check_operands(L, L->kernels[k].body) != TC_OK) return L->ctx->result;
+    memset(&m, 0, sizeof m);
+    m.ctx = L->ctx, m.stmt = _tc_wgmma_sync_stmt, m.user = L;
+    return _tc_mutate_kernels(L, &m);
+}
+
 // >>lower-simplify
 
 /* Ranges known inside guards: inside if (tx < 2), tx stands for a variable of
@@ -2697,8 +2776,20 @@ static tc_gpu_limits _tc_limits_or_h100(tc_gpu_limits lim) {
 }
 
 /* Shared buffers of one dynamic allocation start on 128-byte boundaries:
-   swizzled layouts and TMA copies need their tiles aligned so. */
+   swizzled layouts and TMA copies need their tiles aligned so. In a kernel
+   with wgmma the allocation and its swizzled buffers start on 1024-byte
+   ones: the tensor cores' descriptors swizzle by address bits, the pattern
+   repeating every 8 rows of 128 bytes, so a buffer's rows must be where
+   the pattern's are. */
 #define _TC_DYNAMIC_SHARED_ALIGN 128
+#define _TC_WGMMA_SHARED_ALIGN 1024
+
+/* Whether s holds a wgmma tensor op. */
+static int _tc_has_wgmma(const tc_stmt *s) {
+    int wgmma = 0, other = 0;
+    _tc_wgmma_scan(s, &wgmma, &other);
+    return wgmma;
+}
 
 /* Bytes of a shared buffer (constant: bound inference refuses others);
    clamped at 2^50, far past any limit, so that sums cannot overflow. */
@@ -2751,10 +2842,12 @@ static tc_result _tc_pass_shared_memory(_tc_lower *L) {
         for (j = 0; j < n; j++) kern->shared_bytes += _tc_shared_buffer_bytes(bufs[j]);
         kern->nshared = n;
         kern->shared_buffers = bufs;
-        if (kern->shared_bytes <= lim.max_shared_bytes) continue;
+        /* wgmma's tiles need their alignment, which only the dynamic allocation gives */
+        if (kern->shared_bytes <= lim.max_shared_bytes && !_tc_has_wgmma(kern->body)) continue;
         if (!(offsets = (int64_t *)_tc_alloc(L->ctx, sizeof *offsets * (size_t)n))) return TC_ERROR_OUT_OF_MEMORY;
         for (j = 0; j < n; j++) {
-            offsets[j] = (end + _TC_DYNAMIC_SHARED_ALIGN - 1) / _TC_DYNAMIC_SHARED_ALIGN * _TC_DYNAMIC_SHARED_ALIGN;
+            int64_t align = bufs[j]->swizzle_bits && _tc_has_wgmma(kern->body) ? _TC_WGMMA_SHARED_ALIGN : _TC_DYNAMIC_SHARED_ALIGN;
+            offsets[j] = (end + align - 1) / align * align;
             end = offsets[j] + _tc_shared_buffer_bytes(bufs[j]);
         }
         kern->shared_offsets = offsets;
@@ -2923,6 +3016,7 @@ static const _tc_pass _tc_passes[] = {
     {"inject_pipeline", _tc_pass_inject_pipeline}, /* pipelined loops fetch tiles ahead: prologue, one barrier a step */
     {"simplify", _tc_pass_simplify},           /* affine index arithmetic; proven guards and unit loops (but pragmas') vanish */
     {"inject_async_copies", _tc_pass_inject_async_copies}, /* copies into async shared stages become async_copy statements, with commit and wait */
+    {"inject_wgmma_sync", _tc_pass_inject_wgmma_sync}, /* each k step's wgmma run as one group: fence, commit, wait */
     {"inject_virtual_threads", _tc_pass_inject_vthreads}, /* vthread loops sink; their statements interleave */
     {"unroll", _tc_pass_unroll},               /* unroll marks and pragmas: replicate or leave to the CUDA compiler */
     {"simplify", _tc_pass_simplify_final},     /* again: unrolling substituted constants; unit loops go */
@@ -3091,6 +3185,9 @@ typedef enum _tc_opcode {
     _TC_OP_ASYNC_COPY, /* buf[r[a] ..] = slot target[r[b] ..], imm.i elements, in flight; zeros unless r[dst] (dst -1: always) */
     _TC_OP_ASYNC_COMMIT, /* the thread's copies in flight since the last commit form a group */
     _TC_OP_ASYNC_WAIT,   /* the thread's copies land but those of its imm.i newest groups */
+    _TC_OP_WGMMA_FENCE,  /* the warpgroup's next wgmma may read its accumulators */
+    _TC_OP_WGMMA_COMMIT, /* the warpgroup's wgmma since the last commit form a group */
+    _TC_OP_WGMMA_WAIT,   /* the warpgroup's wgmma groups complete but its imm.i newest */
     _TC_OP_END
 } _tc_opcode;
 
@@ -3127,6 +3224,7 @@ typedef struct _tc_vm {
     int nbufs;
     int size_reg[32];         /* register of each symbolic size the kernel uses; -1 when unused */
     int has_async;            /* the kernel issues asynchronous copies */
+    int has_wgmma;            /* the kernel issues warpgroup tensor ops */
     _tc_vm_tensor_op *ops;    /* the kernel's tensor ops */
     int nops, ops_cap;
     int failed;
@@ -3326,8 +3424,15 @@ static void _tc_vm_stmt(_tc_vm *vm, const tc_stmt *s) {
         if (!vm->failed) vm->code[k].imm.i = s->count;
         vm->has_async = 1;
         break;
+    case TC_S_WGMMA_FENCE: _tc_vm_emit(vm, _TC_OP_WGMMA_FENCE, 0, 0, 0); break;
+    case TC_S_WGMMA_COMMIT: _tc_vm_emit(vm, _TC_OP_WGMMA_COMMIT, 0, 0, 0); break;
+    case TC_S_WGMMA_WAIT:
+        k = _tc_vm_emit(vm, _TC_OP_WGMMA_WAIT, 0, 0, 0);
+        if (!vm->failed) vm->code[k].imm.i = s->count;
+        break;
     case TC_S_TENSOR_OP: {
         _tc_vm_tensor_op *op;
+        if (_tc_intrin_is_wgmma(s->intrin)) vm->has_wgmma = 1;
         if (!_tc_grow(vm->ctx, (void **)&vm->ops, &vm->ops_cap, vm->nops + 1, sizeof *op)) { vm->failed = 1; break; }
         op = &vm->ops[vm->nops];
         op->s = s;
@@ -3447,6 +3552,16 @@ typedef struct _tc_async_rec {
     _tc_val vals[16];
 } _tc_async_rec;
 
+/* A warpgroup's wgmma: whether a fence allows the next one to read its
+   accumulators, how many it issued since its last commit, and how many
+   committed groups are still in flight. The host executor runs each wgmma
+   when issued, so only the order is checked: a wgmma before its fence, or
+   the accumulators touched by other code while a wgmma is in flight. */
+typedef struct _tc_wgmma_state {
+    int fenced;
+    int64_t uncommitted, groups;
+} _tc_wgmma_state;
+
 /* A thread's copies in flight, oldest first, and its open group's number. */
 typedef struct _tc_async_queue {
     _tc_async_rec *recs;
@@ -3464,6 +3579,7 @@ typedef struct _tc_block_run {
     int64_t nthreads;
     int64_t block[3], block_idx[3];
     _tc_async_queue *async; /* per thread: its asynchronous copies (NULL: the kernel issues none) */
+    _tc_wgmma_state *wgmma; /* per warpgroup: its wgmma in flight (NULL: the kernel issues none) */
     int64_t *op_count;  /* per thread: tensor ops reached, and a hash of their operands (a warp must agree) */
     uint64_t *op_hash;
 } _tc_block_run;
@@ -3524,9 +3640,62 @@ static double _tc_round_tf32(double x) {
     return f;
 }
 
-/* Run a tensor op the way the GPU's warp does, by its defining computation:
-   the warp's first lane does the whole tile (fragments live in its private
-   copy); every lane records that it got here and with which operands, so
+/* x as wgmma's TF32 reads a float from shared memory: its low 13 mantissa
+   bits ignored (truncated, where mma.sync's fragments were rounded). */
+static double _tc_truncate_tf32(double x) {
+    float f = (float)x;
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    if ((u & 0x7f800000u) != 0x7f800000u) u &= 0xffffe000u;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+
+/* Element (i, x) of operand q of a wgmma (B's tile is its transpose: read
+   at (x, i)), as its tensor cores read it. */
+#define _TC_WGMMA_READ(q, i, x) \
+    (in->in_dtype == TC_FLOAT32 ? _tc_truncate_tf32(_tc_vm_read(base[q], b[q]->dtype, _TC_AT(q, i, x), &iv)) \
+                                : _tc_vm_read(base[q], b[q]->dtype, _TC_AT(q, i, x), &iv))
+
+/* The order of a warpgroup's wgmma work, for its first thread tid about to
+   run tensor op `in`: a wgmma needs a fence since its accumulators were
+   last touched by other code, and nothing else may touch them while a wgmma
+   is in flight (issued, not yet waited for). 0 (error set) when broken. */
+static int _tc_vm_wgmma_order(_tc_block_run *br, const tc_intrin *in, int64_t tid) {
+    _tc_wgmma_state *w = &br->wgmma[tid / 128];
+    if (in->kind == TC_INTRIN_WGMMA) {
+        if (!w->fenced)
+            return _tc_fail(br->vm->ctx, TC_ERROR_EXECUTION, "kernel %s: %s in block (%lld, %lld, %lld), warpgroup %lld, reads its accumulators "
+                            "with no wgmma_fence since other code last wrote them", br->kern->name, in->name, (long long)br->block_idx[0],
+                            (long long)br->block_idx[1], (long long)br->block_idx[2], (long long)(tid / 128)), 0;
+        w->uncommitted++;
+        return 1;
+    }
+    if (w->uncommitted || w->groups)
+        return _tc_fail(br->vm->ctx, TC_ERROR_EXECUTION, "kernel %s: %s in block (%lld, %lld, %lld), warpgroup %lld, touches the accumulators "
+                        "while %lld wgmma group%s still in flight (%s; no wgmma_wait(0) since)", br->kern->name, in->name,
+                        (long long)br->block_idx[0], (long long)br->block_idx[1], (long long)br->block_idx[2], (long long)(tid / 128),
+                        (long long)(w->groups + (w->uncommitted > 0)), w->groups + (w->uncommitted > 0) == 1 ? " is" : "s are",
+                        w->uncommitted ? "one not even committed" : "committed"), 0;
+    w->fenced = 0; /* a fill or a store: the next wgmma needs a fence again */
+    return 1;
+}
+
+/* The warpgroup of thread tid: fence, commit, wait (its first thread keeps
+   the count for all). */
+static void _tc_vm_wgmma_sync(_tc_block_run *br, const _tc_ins *in, int64_t tid) {
+    _tc_wgmma_state *w = &br->wgmma[tid / 128];
+    if (tid % 128) return;
+    if (in->op == _TC_OP_WGMMA_FENCE) w->fenced = 1;
+    else if (in->op == _TC_OP_WGMMA_COMMIT) {
+        w->groups += w->uncommitted > 0;
+        w->uncommitted = 0;
+    } else if (w->groups > in->imm.i) w->groups = in->imm.i;
+}
+
+/* Run a tensor op the way the GPU's warp (wgmma: warpgroup) does, by its
+   defining computation: its first thread does the whole tile (fragments
+   live in its private copy); every lane records that it got here and with which operands, so
    that the block's end can check the warp agreed. Element (i, j) of
    operand q is at first[q] + i ldm[q] + j (fragments: ldm is their width),
    through its buffer's swizzle; a transposed load reads its source at
@@ -3538,13 +3707,13 @@ static int _tc_vm_tensor(_tc_block_run *br, const _tc_val *r, const _tc_vm_tenso
     const tc_buffer *b[3];
     char *base[3];
     int64_t first[3], ldm[3], i, j, x, q, rows, cols, iv, keep_rows, keep_cols;
-    double acc[16 * 16];
 #define _TC_LOGICAL(q, i, j) (first[q] + (i) * ldm[q] + (j))
 #define _TC_AT(q, i, j) _tc_swizzle_index(b[q], _TC_LOGICAL(q, i, j))
     br->op_count[tid]++;
     for (q = 0; q < in->nops; q++)
         br->op_hash[tid] = (br->op_hash[tid] ^ (uint64_t)(r[op->first[q]].i * 31 + r[op->ldm[q]].i)) * 1099511628211ull;
-    if (tid % 32) return 1;
+    if (tid % _tc_intrin_threads(in)) return 1;
+    if (_tc_intrin_is_wgmma(in) && !_tc_vm_wgmma_order(br, in, tid)) return 0;
     _tc_intrin_operand_dims(in, 0, &keep_rows, &keep_cols);
     if (op->keep[0] >= 0 && r[op->keep[0]].i < keep_rows) keep_rows = r[op->keep[0]].i;
     if (op->keep[1] >= 0 && r[op->keep[1]].i < keep_cols) keep_cols = r[op->keep[1]].i;
@@ -3568,6 +3737,10 @@ static int _tc_vm_tensor(_tc_block_run *br, const _tc_val *r, const _tc_vm_tenso
         if (in->scopes[q] == TC_SCOPE_SHARED && ((first[q] * bytes) % 16 || (ldm[q] * bytes) % 16))
             return _tc_fail(vm->ctx, TC_ERROR_EXECUTION, "kernel %s: %s on %s[%lld] with rows %lld apart: ldmatrix needs every row 16-byte "
                             "aligned", br->kern->name, in->name, b[q]->name, (long long)first[q], (long long)ldm[q]), 0;
+        if (in->kind == TC_INTRIN_WGMMA && q && ldm[q] > 0 && first[q] / ldm[q] % 8)
+            return _tc_fail(vm->ctx, TC_ERROR_EXECUTION, "kernel %s: %s on %s[%lld]: the tile starts at row %lld; wgmma's descriptors read "
+                            "8-row groups of the swizzle pattern, so a tile starts at a multiple of 8 rows", br->kern->name, in->name,
+                            b[q]->name, (long long)first[q], (long long)(first[q] / ldm[q])), 0;
         if (_tc_intrin_is_wmma(in) && in->scopes[q] == TC_SCOPE_GLOBAL && ((first[q] * bytes) % 32 || (ldm[q] * bytes) % 16))
             return _tc_fail(vm->ctx, TC_ERROR_EXECUTION, "kernel %s: %s on %s[%lld] with rows %lld apart: the GPU needs a 32-byte aligned tile "
                             "and rows a multiple of 16 bytes apart", br->kern->name, in->name, b[q]->name, (long long)first[q], (long long)ldm[q]), 0;
@@ -3576,29 +3749,29 @@ static int _tc_vm_tensor(_tc_block_run *br, const _tc_val *r, const _tc_vm_tenso
                 for (j = 0; j < cols; j++)
                     if (!_tc_check_race(br, op->buf[q], _TC_AT(q, i, j), tid, q == 0)) return 0;
     }
-    /* the output tile as values: what the intrinsic's computation makes of its inputs */
-    _tc_intrin_operand_dims(in, 0, &rows, &cols);
-    for (i = 0; i < rows; i++)
-        for (j = 0; j < cols; j++) {
-            double v = 0;
-            if (_tc_intrin_is_mma(in)) {
-                v = _tc_vm_read(base[0], TC_FLOAT32, _TC_AT(0, i, j), &iv);
-                for (x = 0; x < in->k; x++)
-                    v += _tc_vm_read(base[1], b[1]->dtype, _TC_AT(1, i, x), &iv) * _tc_vm_read(base[2], b[2]->dtype, _TC_AT(2, x, j), &iv);
-            } else if (!_tc_intrin_is_fill(in)) { /* a load or a store: a copy */
-                v = _tc_vm_read(base[1], b[1]->dtype, _tc_intrin_reads_transposed(in) ? _TC_AT(1, j, i) : _TC_AT(1, i, j), &iv);
-                if (!_tc_intrin_is_store(in) && in->in_dtype == TC_FLOAT32) v = _tc_round_tf32(v);
-            }
-            acc[i * cols + j] = v;
-        }
+    /* the output tile's elements kept, each what the intrinsic's computation
+       makes of its inputs (no operand is also the output: each element reads
+       only its own old value) */
     for (i = 0; i < keep_rows; i++)
         for (j = 0; j < keep_cols; j++) {
             _tc_val v;
-            v.f = acc[i * cols + j];
+            v.f = 0;
+            if (in->kind == TC_INTRIN_WGMMA) {
+                v.f = _tc_vm_read(base[0], TC_FLOAT32, _TC_AT(0, i, j), &iv);
+                for (x = 0; x < in->k; x++) v.f += _TC_WGMMA_READ(1, i, x) * _TC_WGMMA_READ(2, j, x);
+            } else if (_tc_intrin_is_mma(in)) {
+                v.f = _tc_vm_read(base[0], TC_FLOAT32, _TC_AT(0, i, j), &iv);
+                for (x = 0; x < in->k; x++)
+                    v.f += _tc_vm_read(base[1], b[1]->dtype, _TC_AT(1, i, x), &iv) * _tc_vm_read(base[2], b[2]->dtype, _TC_AT(2, x, j), &iv);
+            } else if (!_tc_intrin_is_fill(in)) { /* a load or a store: a copy */
+                v.f = _tc_vm_read(base[1], b[1]->dtype, _tc_intrin_reads_transposed(in) ? _TC_AT(1, j, i) : _TC_AT(1, i, j), &iv);
+                if (!_tc_intrin_is_store(in) && in->in_dtype == TC_FLOAT32) v.f = _tc_round_tf32(v.f);
+            }
             _tc_vm_write(base[0], b[0]->dtype, _TC_AT(0, i, j), v);
         }
 #undef _TC_AT
 #undef _TC_LOGICAL
+#undef _TC_WGMMA_READ
     return 1;
 }
 
@@ -3686,6 +3859,7 @@ static int _tc_vm_thread(_tc_block_run *br, _tc_val *r, int *pc, int64_t tid) {
         case _TC_OP_ASYNC_COPY: if (!_tc_vm_async_copy(br, r, in, tid)) return -1; break;
         case _TC_OP_ASYNC_COMMIT: br->async[tid].group++; break;
         case _TC_OP_ASYNC_WAIT: if (!_tc_vm_async_wait(br, tid, in->imm.i)) return -1; break;
+        case _TC_OP_WGMMA_FENCE: case _TC_OP_WGMMA_COMMIT: case _TC_OP_WGMMA_WAIT: _tc_vm_wgmma_sync(br, in, tid); break;
         case _TC_OP_CAST: {
             _tc_val v = r[in->a];
             int from_f = tc_dtype_is_float((tc_dtype)in->st), to_f = tc_dtype_is_float((tc_dtype)in->t);
@@ -3793,6 +3967,7 @@ static tc_result _tc_vm_block(_tc_block_run *br, _tc_val *regs, int *pcs, int *s
         state[t] = 1;
         if (vm->nops) br->op_count[t] = 0, br->op_hash[t] = 0;
         if (br->async) br->async[t].head = br->async[t].n = 0, br->async[t].group = 0;
+        if (br->wgmma && t % 128 == 0) memset(&br->wgmma[t / 128], 0, sizeof *br->wgmma);
     }
     for (running = br->nthreads; running > 0;) {
         int64_t at_barrier = 0;
@@ -3874,6 +4049,15 @@ static tc_result _tc_vm_kernel(tc_context *ctx, const tc_func *f, const tc_kerne
         br.op_hash = (uint64_t *)_tc_malloc(ctx, sizeof(uint64_t) * (size_t)total);
         if (!br.op_count || !br.op_hash) { r = TC_ERROR_OUT_OF_MEMORY; goto done; }
     }
+    if (vm.has_wgmma) {
+        if (total % 128) {
+            r = _tc_fail(ctx, TC_ERROR_EXECUTION, "kernel %s: %lld threads per block; its wgmma are warpgroup-wide, so blocks must be whole "
+                         "warpgroups (a multiple of 128 threads)", kern->name, (long long)total);
+            goto done;
+        }
+        if (!(br.wgmma = (_tc_wgmma_state *)_tc_malloc(ctx, sizeof *br.wgmma * (size_t)(total / 128)))) { r = TC_ERROR_OUT_OF_MEMORY; goto done; }
+        memset(br.wgmma, 0, sizeof *br.wgmma * (size_t)(total / 128));
+    }
     if (vm.has_async) {
         if (!(br.async = (_tc_async_queue *)_tc_malloc(ctx, sizeof *br.async * (size_t)total))) { r = TC_ERROR_OUT_OF_MEMORY; goto done; }
         memset(br.async, 0, sizeof *br.async * (size_t)total);
@@ -3899,6 +4083,7 @@ done:
     _tc_free(ctx, br.op_hash);
     for (k = 0; br.async && k < total; k++) _tc_free(ctx, br.async[k].recs);
     _tc_free(ctx, br.async);
+    _tc_free(ctx, br.wgmma);
     _tc_free(ctx, vm.ops);
     _tc_free(ctx, vm.code);
     return r;

@@ -1,0 +1,367 @@
+/* conv2d_wgmma, conv2d_mma's NHWC implicit GEMM on Hopper's warpgroup MMA
+   (wgmma, sm_90a): configurations on small shapes (strides, padding,
+   dilation, tiles that M, k and r s c do not divide, two 64-row tiles a
+   warpgroup, several warpgroups, split-K) lowered, run on the host
+   executor and checked against the float64 reference in float16, bfloat16
+   and TF32; the lowered IR (the fence, the k_tile's wgmma as one group,
+   commit and wait, the warpgroup's cut store); the host executor's order
+   checks (a wgmma with no fence, accumulators read while a group is in
+   flight); the CUDA compiled through NVRTC for sm_90a and refused for
+   sm_80 and sm_89 with a message; on an H100, C9_b32 at full size against
+   the reference. Run with --dump to print IR and CUDA. */
+#include "tecomp.h"
+#include "tecomp_conv.h"
+#include "../samples/sample_run.h"
+#include "tc_test.h"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static tc_context *ctx;
+static int dump;
+
+static tc_conv2d_desc nhwc(tc_dtype dtype, int n, int c, int h, int w, int k, int r, int s, int stride, int pad, int dilation) {
+    tc_conv2d_desc d;
+    memset(&d, 0, sizeof d);
+    d.layout = TC_LAYOUT_NHWC;
+    d.dtype = dtype;
+    d.math = dtype == TC_FLOAT32 ? TC_CONV_MATH_TF32 : TC_CONV_MATH_EXACT;
+    d.n = n;
+    d.c = c;
+    d.h = h;
+    d.w = w;
+    d.k = k;
+    d.r = r;
+    d.s = s;
+    d.stride_h = d.stride_w = stride;
+    d.pad_h = d.pad_w = pad;
+    d.dilation_h = d.dilation_w = dilation;
+    return d;
+}
+
+/* A configuration's knobs in the template's order: block_m, block_n,
+   warp_m, warp_n, k_tile, stages, split_k. */
+typedef struct tiles {
+    int64_t v[7];
+} tiles;
+
+static void fill(float *x, size_t n, unsigned seed) {
+    size_t j;
+    for (j = 0; j < n; j++) {
+        seed = seed * 1664525u + 1013904223u;
+        x[j] = (float)((seed >> 8) & 0xffff) / 65536.0f * 2.0f - 1.0f;
+    }
+}
+
+/* Relative L2 error; NaN (an element nobody wrote) gives NaN, which fails every bound. */
+static double rel_l2(const float *out, const float *ref, size_t n) {
+    double num = 0, den = 0;
+    size_t j;
+    for (j = 0; j < n; j++) {
+        num += ((double)out[j] - ref[j]) * ((double)out[j] - ref[j]);
+        den += (double)ref[j] * ref[j];
+    }
+    return sqrt(num / (den > 0 ? den : 1));
+}
+
+/* A shape's data: 16-bit inputs rounded (the reference sees the rounded
+   values), float32 ones as they are (the tensor cores read them as TF32). */
+typedef struct conv_data {
+    size_t nx, nw, ny;
+    float *x, *w, *ref, *y;
+    uint16_t *xh, *wh;
+} conv_data;
+
+static void round16(float *x, uint16_t *h, size_t n, tc_dtype dtype) {
+    size_t j;
+    for (j = 0; j < n; j++) {
+        h[j] = dtype == TC_BFLOAT16 ? tc_bfloat16_from_float(x[j]) : tc_half_from_float(x[j]);
+        x[j] = dtype == TC_BFLOAT16 ? tc_bfloat16_to_float(h[j]) : tc_half_to_float(h[j]);
+    }
+}
+
+static int data_make(const tc_conv2d_desc *d, conv_data *cd) {
+    int p, q;
+    tc_conv2d_output_size(d, &p, &q);
+    cd->nx = (size_t)d->n * d->c * d->h * d->w;
+    cd->nw = (size_t)d->k * d->c * d->r * d->s;
+    cd->ny = (size_t)d->n * d->k * p * q;
+    cd->x = (float *)malloc(cd->nx * 4);
+    cd->w = (float *)malloc(cd->nw * 4);
+    cd->ref = (float *)malloc(cd->ny * 4);
+    cd->y = (float *)malloc(cd->ny * 4);
+    cd->xh = (uint16_t *)malloc(cd->nx * 2);
+    cd->wh = (uint16_t *)malloc(cd->nw * 2);
+    if (!cd->x || !cd->w || !cd->ref || !cd->y || !cd->xh || !cd->wh) return 0;
+    fill(cd->x, cd->nx, 3);
+    fill(cd->w, cd->nw, 5);
+    if (d->dtype != TC_FLOAT32) {
+        round16(cd->x, cd->xh, cd->nx, d->dtype);
+        round16(cd->w, cd->wh, cd->nw, d->dtype);
+    }
+    return tc_conv2d_reference(ctx, d, cd->x, cd->w, cd->ref) == TC_OK;
+}
+
+static void data_free(conv_data *cd) {
+    free(cd->x);
+    free(cd->w);
+    free(cd->ref);
+    free(cd->y);
+    free(cd->xh);
+    free(cd->wh);
+}
+
+/* The kernel's input k (0 data, 1 weights) as it reads it, and its bytes. */
+static void *input_of(const conv_data *cd, tc_dtype dtype, int k) {
+    if (dtype == TC_FLOAT32) return k ? (void *)cd->w : (void *)cd->x;
+    return k ? (void *)cd->wh : (void *)cd->xh;
+}
+
+static size_t input_bytes(const conv_data *cd, tc_dtype dtype, int k) { return (k ? cd->nw : cd->nx) * (dtype == TC_FLOAT32 ? 4 : 2); }
+
+/* Configuration t of the shape, lowered (NULL with the message printed when it does not). */
+static const tc_func *lower_config(const tc_conv2d_desc *d, const tiles *t) {
+    tc_config_space *space = NULL;
+    tc_instance inst;
+    const tc_func *f = NULL;
+    int64_t index;
+    if (tc_space_create(ctx, tc_conv2d_wgmma_template, d, &space) != TC_OK) {
+        printf("  space: %s\n", tc_last_error(ctx));
+        return NULL;
+    }
+    if ((index = sample_wgmma_config(space, t->v)) < 0 || tc_space_instantiate(space, index, &inst) != TC_OK ||
+        tc_lower(inst.schedule, inst.nargs, inst.args, "conv_wgmma", NULL, &f) != TC_OK) {
+        printf("  %lldx%lld warpgroups %lldx%lld k %lld stages %lld split %lld: %s\n", (long long)t->v[0], (long long)t->v[1],
+               (long long)t->v[2], (long long)t->v[3], (long long)t->v[4], (long long)t->v[5], (long long)t->v[6],
+               index < 0 ? "not in the space" : tc_last_error(ctx));
+        return NULL;
+    }
+    if (dump) printf("%s\n%s\n", tc_func_to_string(f), tc_cuda_source(f));
+    return f;
+}
+
+/* f on the host executor over d's data: the relative L2 error, or infinity
+   when it does not run (the message printed). */
+static double host_error_of(const tc_conv2d_desc *d, const tc_func *f) {
+    conv_data cd;
+    void *mem[3];
+    double err = HUGE_VAL;
+    size_t j;
+    memset(&cd, 0, sizeof cd);
+    if (f && data_make(d, &cd)) {
+        for (j = 0; j < cd.ny; j++) cd.y[j] = NAN;
+        mem[0] = input_of(&cd, d->dtype, 0);
+        mem[1] = input_of(&cd, d->dtype, 1);
+        mem[2] = cd.y;
+        if (tc_host_run(ctx, f, mem, NULL) == TC_OK) err = rel_l2(cd.y, cd.ref, cd.ny);
+        else printf("  host run: %s\n", tc_last_error(ctx));
+    }
+    data_free(&cd);
+    return err;
+}
+
+TC_TEST(small_shapes_match_the_reference) {
+    static const struct {
+        tc_dtype dtype;
+        int n, c, h, w, k, r, s, stride, pad, dilation;
+        tiles t;
+    } cases[] = {
+        {TC_FLOAT16, 1, 32, 9, 9, 72, 3, 3, 1, 1, 1, {{64, 64, 64, 64, 32, 3, 1}}},     /* M 81, k 72: both edges cut */
+        {TC_FLOAT16, 2, 16, 7, 7, 40, 3, 3, 2, 1, 1, {{128, 64, 128, 64, 64, 2, 1}}},   /* two 64-row tiles a warpgroup, stride 2 */
+        {TC_BFLOAT16, 1, 24, 8, 8, 64, 3, 3, 1, 2, 2, {{128, 128, 64, 64, 32, 4, 1}}},  /* four warpgroups, dilation 2 */
+        {TC_FLOAT16, 1, 64, 6, 6, 128, 1, 1, 1, 0, 1, {{64, 128, 64, 128, 64, 2, 2}}},  /* split-K in two, n = 128 */
+        {TC_FLOAT32, 1, 12, 9, 9, 64, 3, 3, 1, 1, 1, {{64, 64, 64, 64, 16, 3, 1}}},     /* TF32: 64-byte rows */
+        {TC_FLOAT32, 1, 32, 5, 5, 96, 3, 3, 1, 1, 1, {{64, 256, 64, 256, 32, 2, 1}}},   /* TF32: 128-byte rows, n = 256 */
+    };
+    size_t k;
+    for (k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        tc_conv2d_desc d = nhwc(cases[k].dtype, cases[k].n, cases[k].c, cases[k].h, cases[k].w, cases[k].k, cases[k].r, cases[k].s,
+                                cases[k].stride, cases[k].pad, cases[k].dilation);
+        double err = host_error_of(&d, lower_config(&d, &cases[k].t));
+        double bound = d.dtype == TC_FLOAT32 ? 2e-3 : 1e-2;
+        if (!(err < bound)) printf("  case %d (%s): relative L2 error %g\n", (int)k, tc_dtype_name(d.dtype), err);
+        TC_CHECK(err < bound);
+    }
+}
+
+/* The lowered kernel: the accumulators filled, the pipeline's barrier,
+   the k_tile's wgmma between one fence and one commit and wait, the
+   warpgroup's store cut at the output's edge. */
+TC_TEST(golden_ir_shows_one_wgmma_group_a_k_tile) {
+    tc_conv2d_desc d = nhwc(TC_FLOAT16, 1, 32, 9, 9, 72, 3, 3, 1, 1, 1);
+    tiles t = {{64, 64, 64, 64, 32, 3, 1}};
+    const tc_func *f = lower_config(&d, &t);
+    const char *ir = f ? tc_func_to_string(f) : NULL, *cuda = f ? tc_cuda_source(f) : NULL;
+    TC_CHECK(ir != NULL && cuda != NULL);
+    if (!ir || !cuda) return;
+    TC_CHECK_CONTAINS(ir, "allocate gemm.wgmma.accumulator[float32 * 4096], storage_scope = wgmma.accumulator");
+    TC_CHECK_CONTAINS(ir, "  wgmma.fill_m64n64(gemm.wgmma.accumulator[0])\n");
+    TC_CHECK_CONTAINS(ir, "    async_commit()\n"
+                          "    wgmma_fence()\n"
+                          "    wgmma.m64n64k16(gemm.wgmma.accumulator[0], col.shared[floormod(j.outer, 3)*2048] rows 32 apart, "
+                          "wt.shared[floormod(j.outer, 3)*2048] rows 32 apart)\n"
+                          "    wgmma.m64n64k16(gemm.wgmma.accumulator[0], col.shared[floormod(j.outer, 3)*2048 + 16] rows 32 apart, "
+                          "wt.shared[floormod(j.outer, 3)*2048 + 16] rows 32 apart)\n"
+                          "    wgmma_commit()\n"
+                          "    wgmma_wait(0)\n");
+    TC_CHECK_CONTAINS(ir, "wgmma.store_m64n64(conv[blockIdx.x*4608 + blockIdx.y*64] rows 72 apart, gemm.wgmma.accumulator[0], keeping rows < "
+                          "81 - blockIdx.x*64 and columns < 72 - blockIdx.y*64)");
+    /* the CUDA: registers a thread, descriptors of 64-byte rows, the proxy fence before each barrier */
+    TC_CHECK_CONTAINS(cuda, "float gemm_wgmma_accumulator[32];");
+    TC_CHECK_CONTAINS(cuda, "tc_wgmma_m64n64k16_f16(&gemm_wgmma_accumulator[0], tc_wgmma_desc(col_shared + (j_outer % 3) * 2048, 64), "
+                            "tc_wgmma_desc(wt_shared + (j_outer % 3) * 2048, 64));");
+    TC_CHECK_CONTAINS(cuda, "asm volatile(\"fence.proxy.async.shared::cta;\" ::: \"memory\");\n        __syncthreads();");
+    TC_CHECK_CONTAINS(cuda, "extern __shared__ __align__(1024) unsigned char tc_dyn_smem[];");
+    TC_CHECK_CONTAINS(cuda, "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16");
+}
+
+/* The first statement of kind `kind` in s, NULL when none. */
+static tc_stmt *find_stmt(const tc_stmt *s, tc_stmt_kind kind) {
+    int k;
+    tc_stmt *w;
+    if (!s) return NULL;
+    if (s->kind == kind) return (tc_stmt *)s;
+    if ((w = find_stmt(s->body, kind)) || (w = find_stmt(s->then_case, kind)) || (w = find_stmt(s->else_case, kind))) return w;
+    for (k = 0; k < s->nstmts; k++)
+        if ((w = find_stmt(s->stmts[k], kind))) return w;
+    return NULL;
+}
+
+/* The host executor checks the order of a warpgroup's wgmma work: with the
+   fence gone (made a second commit) the first wgmma is refused; with the
+   wait gone the store reads accumulators still in flight (the 9 k_tiles'
+   groups). */
+TC_TEST(host_executor_reports_a_missing_fence_and_a_missing_wait) {
+    tc_conv2d_desc d = nhwc(TC_FLOAT16, 1, 32, 9, 9, 72, 3, 3, 1, 1, 1);
+    tiles t = {{64, 64, 64, 64, 32, 3, 1}};
+    const tc_func *f = lower_config(&d, &t);
+    tc_stmt *fence = f ? find_stmt(f->kernels[0].body, TC_S_WGMMA_FENCE) : NULL;
+    tc_stmt *wait = f ? find_stmt(f->kernels[0].body, TC_S_WGMMA_WAIT) : NULL;
+    TC_CHECK(fence != NULL && wait != NULL);
+    if (!fence || !wait) return;
+    TC_CHECK(host_error_of(&d, f) < 1e-2);
+    fence->kind = TC_S_WGMMA_COMMIT;
+    TC_CHECK(host_error_of(&d, f) == HUGE_VAL);
+    TC_CHECK_CONTAINS(tc_last_error(ctx), "wgmma.m64n64k16 in block (0, 0, 0), warpgroup 0, reads its accumulators with no wgmma_fence");
+    fence->kind = TC_S_WGMMA_FENCE;
+    wait->kind = TC_S_WGMMA_COMMIT;
+    TC_CHECK(host_error_of(&d, f) == HUGE_VAL);
+    TC_CHECK_CONTAINS(tc_last_error(ctx), "touches the accumulators while 9 wgmma groups are still in flight");
+    wait->kind = TC_S_WGMMA_WAIT;
+    TC_CHECK(host_error_of(&d, f) < 1e-2);
+}
+
+/* NVRTC compiles the kernels for sm_90a (the source's wgmma choose it);
+   sm_80 and sm_89 are refused with a message before NVRTC runs. */
+TC_TEST(cuda_compiles_for_sm_90a_only) {
+    static const struct {
+        tc_dtype dtype;
+        tiles t;
+    } configs[] = {{TC_FLOAT16, {{128, 256, 64, 256, 64, 4, 1}}}, {TC_BFLOAT16, {{128, 128, 128, 64, 32, 3, 2}}},
+                   {TC_FLOAT32, {{128, 128, 64, 128, 32, 3, 1}}}};
+    size_t k;
+    if (tc_nvrtc_init(ctx, NULL) != TC_OK) TC_SKIP("NVRTC is not installed here");
+    for (k = 0; k < sizeof configs / sizeof configs[0]; k++) {
+        tc_conv2d_desc d = nhwc(configs[k].dtype, 2, 64, 14, 14, 256, 3, 3, 1, 1, 1);
+        const tc_func *f = lower_config(&d, &configs[k].t);
+        const char *cuda = f ? tc_cuda_source(f) : NULL;
+        tc_cubin bin;
+        tc_result r;
+        TC_CHECK(cuda != NULL);
+        if (!cuda) continue;
+        r = tc_cuda_compile(ctx, cuda, "conv_wgmma", 90, 0, NULL, &bin);
+        if (r != TC_OK) printf("  %s: %s\n", tc_dtype_name(d.dtype), tc_last_error(ctx));
+        TC_CHECK_EQ_INT(r, TC_OK);
+        TC_CHECK(r != TC_OK || !bin.log || !strstr(bin.log, "serialized"));
+        tc_cubin_free(ctx, &bin);
+        TC_CHECK_EQ_INT(tc_cuda_compile(ctx, cuda, "conv_wgmma", 80, 0, NULL, &bin), TC_ERROR_COMPILE);
+        TC_CHECK_CONTAINS(tc_last_error(ctx), "warpgroup MMA (wgmma, tc_intrin_wgmma) and setmaxnreg need sm_90a");
+        TC_CHECK_EQ_INT(tc_cuda_compile(ctx, cuda, "conv_wgmma", 89, 0, NULL, &bin), TC_ERROR_COMPILE);
+    }
+}
+
+/* What the template refuses: NCHW (conv2d_mma's), float32 without TF32,
+   knobs that do not fit (too much shared memory, 16 warpgroups). */
+TC_TEST(refuses_what_it_cannot_build) {
+    tc_conv2d_desc d = nhwc(TC_FLOAT16, 1, 32, 9, 9, 72, 3, 3, 1, 1, 1);
+    tc_config_space *space = NULL;
+    tc_instance inst;
+    tiles t = {{256, 256, 128, 128, 64, 5, 1}};
+    d.layout = TC_LAYOUT_NCHW;
+    TC_CHECK_EQ_INT(tc_space_create(ctx, tc_conv2d_wgmma_template, &d, &space), TC_ERROR_INVALID_ARGUMENT);
+    TC_CHECK_CONTAINS(tc_last_error(ctx), "conv2d_wgmma: builds NHWC kernels");
+    d = nhwc(TC_FLOAT32, 1, 32, 9, 9, 72, 3, 3, 1, 1, 1);
+    d.math = TC_CONV_MATH_EXACT;
+    TC_CHECK_EQ_INT(tc_space_create(ctx, tc_conv2d_wgmma_template, &d, &space), TC_ERROR_INVALID_ARGUMENT);
+    d = nhwc(TC_FLOAT16, 1, 32, 9, 9, 72, 3, 3, 1, 1, 1);
+    TC_CHECK_EQ_INT(tc_space_create(ctx, tc_conv2d_wgmma_template, &d, &space), TC_OK);
+    TC_CHECK_EQ_INT(tc_space_instantiate(space, sample_wgmma_config(space, t.v), &inst), TC_ERROR_SCHEDULE);
+    TC_CHECK_CONTAINS(tc_last_error(ctx), "exceed 227 KiB of shared memory");
+    t.v[2] = 64;
+    t.v[3] = 64;
+    t.v[5] = 2;
+    TC_CHECK_EQ_INT(tc_space_instantiate(space, sample_wgmma_config(space, t.v), &inst), TC_ERROR_SCHEDULE);
+    TC_CHECK_CONTAINS(tc_last_error(ctx), "16 warpgroups of 32 accumulators a thread (at most 4, and 128 a thread)");
+    TC_CHECK(tc_conv2d_template_named("conv2d_wgmma") == tc_conv2d_wgmma_template);
+    d.dtype = TC_FLOAT32;
+    d.math = TC_CONV_MATH_TF32;
+    TC_CHECK_EQ_INT(tc_conv2d_template_math(tc_conv2d_wgmma_template, &d), TC_CONV_MATH_TF32);
+}
+
+/* C9_b32 (batch 32, 256 channels, 14 x 14, 3 x 3) on the GPU against the reference. */
+static void check_on_gpu(tc_dtype dtype, const tiles *t, double bound) {
+    tc_conv2d_desc d = nhwc(dtype, 32, 256, 14, 14, 256, 3, 3, 1, 1, 1);
+    const tc_func *f = lower_config(&d, t);
+    tc_cuda_func *cf = NULL;
+    tc_devptr dev[3] = {0, 0, 0};
+    size_t bytes[3];
+    conv_data cd;
+    tc_result r;
+    int k;
+    TC_CHECK(f != NULL);
+    if (!tc_cuda_available(ctx)) TC_SKIP("no CUDA device: tc_cuda_available is 0");
+    if (tc_cuda_arch(ctx) != 90) TC_SKIP("the CUDA device is not sm_90 (H100, H200): no wgmma");
+    memset(&cd, 0, sizeof cd);
+    TC_CHECK(data_make(&d, &cd));
+    bytes[0] = input_bytes(&cd, dtype, 0);
+    bytes[1] = input_bytes(&cd, dtype, 1);
+    bytes[2] = cd.ny * 4;
+    r = f ? tc_cuda_build(ctx, f, &cf) : TC_ERROR_LOWER;
+    for (k = 0; r == TC_OK && k < 3; k++) r = tc_cuda_malloc(ctx, bytes[k], &dev[k]);
+    for (k = 0; r == TC_OK && k < 2; k++) r = tc_cuda_upload(ctx, dev[k], input_of(&cd, dtype, k), bytes[k]);
+    if (r == TC_OK) r = tc_cuda_memset(ctx, dev[2], 0xff, bytes[2]); /* NaN: an element nobody writes fails */
+    if (r == TC_OK) r = tc_cuda_run(ctx, cf, dev, NULL);
+    if (r == TC_OK) r = tc_cuda_synchronize(ctx);
+    if (r == TC_OK) r = tc_cuda_download(ctx, cd.y, dev[2], bytes[2]);
+    if (r != TC_OK) printf("  %s\n", tc_last_error(ctx));
+    TC_CHECK_EQ_INT(r, TC_OK);
+    if (r == TC_OK) {
+        double err = rel_l2(cd.y, cd.ref, cd.ny);
+        printf("  C9_b32 %s, %lldx%lld warpgroups %lldx%lld k %lld split %lld: relative L2 error %.3g\n", tc_dtype_name(dtype), (long long)t->v[0],
+               (long long)t->v[1], (long long)t->v[2], (long long)t->v[3], (long long)t->v[4], (long long)t->v[6], err);
+        TC_CHECK(err < bound);
+    }
+    for (k = 0; k < 3; k++) tc_cuda_free(ctx, dev[k]);
+    if (cf) tc_cuda_func_destroy(ctx, cf);
+    data_free(&cd);
+}
+
+TC_TEST(gpu_matches_the_reference_at_c9_b32) {
+    tiles f16 = {{128, 256, 64, 256, 64, 4, 1}}, split = {{128, 128, 128, 64, 32, 3, 2}}, tf32 = {{128, 128, 64, 128, 32, 3, 1}};
+    check_on_gpu(TC_FLOAT16, &f16, 1e-2);
+    check_on_gpu(TC_BFLOAT16, &split, 1e-2);
+    check_on_gpu(TC_FLOAT32, &tf32, 2e-3);
+}
+
+int main(int argc, char **argv) {
+    dump = argc > 1 && strcmp(argv[1], "--dump") == 0;
+    if (tc_create_context(NULL, &ctx) != TC_OK) return 1;
+    TC_RUN(small_shapes_match_the_reference);
+    TC_RUN(golden_ir_shows_one_wgmma_group_a_k_tile);
+    TC_RUN(host_executor_reports_a_missing_fence_and_a_missing_wait);
+    TC_RUN(cuda_compiles_for_sm_90a_only);
+    TC_RUN(refuses_what_it_cannot_build);
+    TC_RUN(gpu_matches_the_reference_at_c9_b32);
+    tc_destroy_context(ctx);
+    return tc_test_summary();
+}
