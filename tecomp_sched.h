@@ -1038,6 +1038,7 @@ typedef struct _tc_pipe {
     int async;                 /* some of them are fetched asynchronously */
     tc_buffer *buffers[16];
     int nbuffers;
+    int lag;                   /* iterations the computation's reads stay in flight (wgmma: 1), its tiles kept that much longer */
 } _tc_pipe;
 
 /* A loop variable bound to a thread index, and which. */
@@ -2098,6 +2099,31 @@ static tc_result _tc_pass_flatten(_tc_lower *L) {
 
 // >>lower-pipeline
 
+/* Whether s holds wgmma, and whether it holds what a wgmma group may not
+   span: a barrier, a wait for copies, another tensor op, a wgmma sync. */
+static void _tc_wgmma_scan(const tc_stmt *s, int *wgmma, int *other) {
+    int k;
+    if (!s) return;
+    if (s->kind == TC_S_TENSOR_OP) {
+        if (s->intrin->kind == TC_INTRIN_WGMMA) *wgmma = 1;
+        else *other = 1;
+    }
+    if (s->kind == TC_S_BARRIER || s->kind == TC_S_ASYNC_WAIT || s->kind == TC_S_WGMMA_FENCE || s->kind == TC_S_WGMMA_COMMIT ||
+        s->kind == TC_S_WGMMA_WAIT)
+        *other = 1;
+    _tc_wgmma_scan(s->body, wgmma, other);
+    _tc_wgmma_scan(s->then_case, wgmma, other);
+    _tc_wgmma_scan(s->else_case, wgmma, other);
+    for (k = 0; k < s->nstmts; k++) _tc_wgmma_scan(s->stmts[k], wgmma, other);
+}
+
+/* Whether s holds a wgmma tensor op. */
+static int _tc_has_wgmma(const tc_stmt *s) {
+    int wgmma = 0, other = 0;
+    _tc_wgmma_scan(s, &wgmma, &other);
+    return wgmma;
+}
+
 /* Whether s stores (or copies asynchronously) into buffer b. */
 static int _tc_stmt_writes(const tc_stmt *s, const tc_buffer *b) {
     int k;
@@ -2131,26 +2157,29 @@ static int _tc_flatten_seq(const tc_stmt *s, const tc_stmt **list, int n, int ca
    the fetches of the pipeline's tiles, a barrier, then the computation
    (build_loop_nests places them so). Fetch tile t is the fetches with the
    loop variable at t; their buffer index is (t % nstages) * tile + i. It
-   becomes
+   becomes, with d = nstages - 1 the fetch distance,
 
        [barrier]                     when a loop around runs this one again
-       fetch 0; commit ... fetch nstages-2; commit         the prologue
+       fetch 0; commit ... fetch d - 1; commit             the prologue
        for (k) {
-           wait(nstages - 2)         tile k has landed
+           wait(d - 1)               tile k has landed
            barrier                   ... for every thread; copy (k-1) % n is free
-           if (k + nstages - 1 < extent) fetch k + nstages - 1
+           if (k + d < extent) fetch k + d
            commit
            compute on copy k % nstages
        }
 
    with commit and wait only when the fetches are asynchronous (in the
-   steady state the last nstages - 1 iterations fetch nothing: the
-   epilogue). */
-static const tc_stmt *_tc_pipeline_loop(_tc_lower *L, const _tc_pipe *p, const tc_stmt *loop, const tc_stmt *body, int *failed) {
+   steady state the last d iterations fetch nothing: the epilogue). A
+   computation of wgmma with three stages or more keeps its reads of copy k
+   in flight through iteration k + 1 (lowering's inject_wgmma_sync waits
+   for all but the newest group): then d = nstages - 2, so that the copy a
+   fetch overwrites was read two iterations before. */
+static const tc_stmt *_tc_pipeline_loop(_tc_lower *L, _tc_pipe *p, const tc_stmt *loop, const tc_stmt *body, int *failed) {
     tc_context *ctx = L->ctx;
     const tc_stmt *items[128], *fetch[128], **steady, **outer, *fetch_seq, *next;
     const tc_expr *v = loop->var, *ahead;
-    int n = _tc_flatten_seq(body, items, 0, 128), j = 0, nf = 0, ns = 0, no = 0, t;
+    int n = _tc_flatten_seq(body, items, 0, 128), j = 0, nf = 0, ns = 0, no = 0, t, j2, distance, has_wgmma = 0;
     if (n > 128) return *failed = 1, _tc_fail(ctx, TC_ERROR_LOWER, "pipeline at %s: more than 128 statements in the loop", v->name), (const tc_stmt *)NULL;
     if (j < n && items[j]->kind == TC_S_BARRIER) j++; /* the leading barrier: the pipeline's own replaces it */
     while (j < n && items[j]->kind != TC_S_BARRIER && _tc_pipe_writes(p, items[j])) fetch[nf++] = items[j++];
@@ -2161,19 +2190,23 @@ static const tc_stmt *_tc_pipeline_loop(_tc_lower *L, const _tc_pipe *p, const t
         return NULL;
     }
     j++;
+    j2 = j;
     steady = (const tc_stmt **)_tc_alloc(ctx, sizeof *steady * (size_t)(n + 4));
     outer = (const tc_stmt **)_tc_alloc(ctx, sizeof *outer * (size_t)(2 * p->nstages + 2));
     if (!steady || !outer || !(fetch_seq = tc_stmt_seq(ctx, nf, fetch))) return *failed = 1, (const tc_stmt *)NULL;
+    while (j2 < n) has_wgmma |= _tc_has_wgmma(items[j2++]);
+    p->lag = has_wgmma && p->async && p->nstages >= 3;
+    distance = p->nstages - 1 - p->lag;
     if (L->serial_depth) outer[no++] = tc_stmt_barrier(ctx); /* the last run's computation may still read the copies */
-    for (t = 0; t < p->nstages - 1; t++) {
+    for (t = 0; t < distance; t++) {
         const tc_expr *at = tc_simplify(tc_add(loop->min, tc_int(ctx, t)));
         const tc_stmt *f = _tc_stmt_subst(ctx, fetch_seq, v, at, failed);
         outer[no++] = f ? tc_stmt_if(ctx, tc_simplify(tc_lt(tc_int(ctx, t), loop->extent)), f, NULL) : NULL;
         if (p->async) outer[no++] = tc_stmt_async_commit(ctx);
     }
-    if (p->async) steady[ns++] = tc_stmt_async_wait(ctx, p->nstages - 2);
+    if (p->async) steady[ns++] = tc_stmt_async_wait(ctx, distance - 1);
     steady[ns++] = tc_stmt_barrier(ctx);
-    ahead = tc_add(v, tc_int(ctx, p->nstages - 1));
+    ahead = tc_add(v, tc_int(ctx, distance));
     next = _tc_stmt_subst(ctx, fetch_seq, v, ahead, failed);
     steady[ns++] = next ? tc_stmt_if(ctx, tc_lt(ahead, tc_add(loop->min, loop->extent)), next, NULL) : NULL;
     if (p->async) steady[ns++] = tc_stmt_async_commit(ctx);
@@ -2304,42 +2337,45 @@ static tc_result _tc_pass_inject_async_copies(_tc_lower *L) {
 
 // >>lower-wgmma
 
-/* Whether s holds wgmma, and whether it holds what a wgmma group may not
-   span: a barrier, a wait for copies, another tensor op, a wgmma sync. */
-static void _tc_wgmma_scan(const tc_stmt *s, int *wgmma, int *other) {
-    int k;
-    if (!s) return;
-    if (s->kind == TC_S_TENSOR_OP) {
-        if (s->intrin->kind == TC_INTRIN_WGMMA) *wgmma = 1;
-        else *other = 1;
-    }
-    if (s->kind == TC_S_BARRIER || s->kind == TC_S_ASYNC_WAIT || s->kind == TC_S_WGMMA_FENCE || s->kind == TC_S_WGMMA_COMMIT ||
-        s->kind == TC_S_WGMMA_WAIT)
-        *other = 1;
-    _tc_wgmma_scan(s->body, wgmma, other);
-    _tc_wgmma_scan(s->then_case, wgmma, other);
-    _tc_wgmma_scan(s->else_case, wgmma, other);
-    for (k = 0; k < s->nstmts; k++) _tc_wgmma_scan(s->stmts[k], wgmma, other);
-}
-
 /* The smallest statements that hold wgmma and nothing a group may not span
    (a k_tile's steps, every tile of them) run as one group: a fence before
-   (the accumulators and shared tiles are ready), a commit and a wait for
-   it after (the accumulators are read, and the shared tiles overwritten,
-   only after the next barrier). */
+   (the accumulators and shared tiles are ready), a commit and a wait after.
+   In a pipeline that keeps its tiles a step longer for them the wait leaves
+   the newest group in flight (its tiles are overwritten two steps later,
+   after a barrier every warpgroup reaches past its own wait), and a wait
+   for all after the loop drains the last; elsewhere the wait is for all
+   (the accumulators are read, and the shared tiles overwritten, only after
+   the next barrier). */
+typedef struct _tc_wgmma_sync {
+    _tc_lower *L;
+    int in_flight; /* groups that may stay in flight where the walk is: 1 in a pipeline with a lag (_tc_pipeline_loop), else 0 */
+} _tc_wgmma_sync;
+
 static int _tc_wgmma_sync_stmt(_tc_mutator *m, const tc_stmt *s, const tc_stmt **out) {
+    _tc_wgmma_sync *w = (_tc_wgmma_sync *)m->user;
     const tc_stmt *parts[4];
-    int wgmma = 0, other = 0;
+    int wgmma = 0, other = 0, k, saved;
     _tc_wgmma_scan(s, &wgmma, &other);
     if (!wgmma) {
         *out = s;
+        return 1;
+    }
+    for (k = 0; s->kind == TC_S_FOR && k < w->L->npipes && (w->L->pipes[k].var != s->var || !w->L->pipes[k].lag); k++) {}
+    if (s->kind == TC_S_FOR && k < w->L->npipes) { /* a pipeline whose copies wait a step longer: its last group drained after it */
+        saved = w->in_flight;
+        w->in_flight = 1;
+        parts[0] = _tc_mutate(m, s->body);
+        w->in_flight = saved;
+        parts[0] = parts[0] ? _tc_for_like(m->ctx, s, s->min, s->extent, parts[0]) : NULL;
+        parts[1] = tc_stmt_wgmma_wait(m->ctx, 0);
+        if (!parts[0] || !parts[1] || !(*out = tc_stmt_seq(m->ctx, 2, parts))) m->failed = 1;
         return 1;
     }
     if (other) return 0; /* look inside */
     parts[0] = tc_stmt_wgmma_fence(m->ctx);
     parts[1] = s;
     parts[2] = tc_stmt_wgmma_commit(m->ctx);
-    parts[3] = tc_stmt_wgmma_wait(m->ctx, 0);
+    parts[3] = tc_stmt_wgmma_wait(m->ctx, w->in_flight);
     if (!parts[0] || !parts[2] || !parts[3] || !(*out = tc_stmt_seq(m->ctx, 4, parts))) m->failed = 1;
     return 1;
 }
@@ -2372,11 +2408,14 @@ static tc_result _tc_wgmma_check_operands(_tc_lower *L, const tc_stmt *s) {
 
 static tc_result _tc_pass_inject_wgmma_sync(_tc_lower *L) {
     _tc_mutator m;
+    _tc_wgmma_sync w;
     int k;
     for (k = 0; k < L->nkernels; k++)
         if (_tc_wgmma_check_operands(L, L->kernels[k].body) != TC_OK) return L->ctx->result;
     memset(&m, 0, sizeof m);
-    m.ctx = L->ctx, m.stmt = _tc_wgmma_sync_stmt, m.user = L;
+    w.L = L;
+    w.in_flight = 0;
+    m.ctx = L->ctx, m.stmt = _tc_wgmma_sync_stmt, m.user = &w;
     return _tc_mutate_kernels(L, &m);
 }
 
@@ -2784,12 +2823,6 @@ static tc_gpu_limits _tc_limits_or_h100(tc_gpu_limits lim) {
 #define _TC_DYNAMIC_SHARED_ALIGN 128
 #define _TC_WGMMA_SHARED_ALIGN 1024
 
-/* Whether s holds a wgmma tensor op. */
-static int _tc_has_wgmma(const tc_stmt *s) {
-    int wgmma = 0, other = 0;
-    _tc_wgmma_scan(s, &wgmma, &other);
-    return wgmma;
-}
 
 /* Bytes of a shared buffer (constant: bound inference refuses others);
    clamped at 2^50, far past any limit, so that sums cannot overflow. */
@@ -3016,7 +3049,7 @@ static const _tc_pass _tc_passes[] = {
     {"inject_pipeline", _tc_pass_inject_pipeline}, /* pipelined loops fetch tiles ahead: prologue, one barrier a step */
     {"simplify", _tc_pass_simplify},           /* affine index arithmetic; proven guards and unit loops (but pragmas') vanish */
     {"inject_async_copies", _tc_pass_inject_async_copies}, /* copies into async shared stages become async_copy statements, with commit and wait */
-    {"inject_wgmma_sync", _tc_pass_inject_wgmma_sync}, /* each k step's wgmma run as one group: fence, commit, wait */
+    {"inject_wgmma_sync", _tc_pass_inject_wgmma_sync}, /* each k step's wgmma one group: fence, commit, wait (in a lagged pipeline for all but one) */
     {"inject_virtual_threads", _tc_pass_inject_vthreads}, /* vthread loops sink; their statements interleave */
     {"unroll", _tc_pass_unroll},               /* unroll marks and pragmas: replicate or leave to the CUDA compiler */
     {"simplify", _tc_pass_simplify_final},     /* again: unrolling substituted constants; unit loops go */
@@ -3542,6 +3575,8 @@ typedef struct _tc_touch {
     int64_t write_epoch, read_epoch;
     int64_t writer, reader; /* thread ids; reader -2: several */
     int64_t in_flight;      /* an asynchronous copy into it has not landed: its thread id + 1; 0: none */
+    int64_t wgmma_reader;   /* a wgmma reads it asynchronously: its warpgroup + 1; 0: none */
+    int64_t wgmma_group;    /* ... in that warpgroup's group of this number (0, 1, ... in commit order) */
 } _tc_touch;
 
 /* An asynchronous copy in flight: its source read when issued (the values
@@ -3555,11 +3590,14 @@ typedef struct _tc_async_rec {
 /* A warpgroup's wgmma: whether a fence allows the next one to read its
    accumulators, how many it issued since its last commit, and how many
    committed groups are still in flight. The host executor runs each wgmma
-   when issued, so only the order is checked: a wgmma before its fence, or
-   the accumulators touched by other code while a wgmma is in flight. */
+   when issued, so the order is what it checks: a wgmma before its fence,
+   the accumulators touched by other code while a wgmma is in flight, and
+   (through the shared elements' records) a write to a tile a wgmma group
+   still reads. */
 typedef struct _tc_wgmma_state {
     int fenced;
     int64_t uncommitted, groups;
+    int64_t committed; /* groups committed since the block began: the next group's number */
 } _tc_wgmma_state;
 
 /* A thread's copies in flight, oldest first, and its open group's number. */
@@ -3597,6 +3635,18 @@ static int _tc_check_race(_tc_block_run *br, int buf, int64_t i, int64_t tid, in
     const char *prior;
     long long a[3], b[3];
     char who[96];
+    if (is_write && t->wgmma_reader) { /* the tensor cores read it until a wait retires the wgmma's group */
+        const _tc_wgmma_state *w = &br->wgmma[t->wgmma_reader - 1];
+        if (w->committed - w->groups <= t->wgmma_group) {
+            _tc_thread_xyz(br, tid, a);
+            return _tc_fail(br->vm->ctx, TC_ERROR_EXECUTION,
+                            "kernel %s: race on shared %s[%lld] in block (%lld, %lld, %lld): thread (%lld, %lld, %lld) writes it while "
+                            "warpgroup %lld's wgmma group %lld still reads it (no wgmma_wait has retired the group)", br->kern->name,
+                            br->vm->bufs[buf].buffer->name, (long long)i, (long long)br->block_idx[0], (long long)br->block_idx[1],
+                            (long long)br->block_idx[2], a[0], a[1], a[2], (long long)(t->wgmma_reader - 1), (long long)t->wgmma_group), 0;
+        }
+        t->wgmma_reader = 0;
+    }
     if (t->in_flight) { /* the copy lands at a wait of its own thread: nothing may touch the element before */
         long long c[3];
         _tc_thread_xyz(br, tid, a);
@@ -3688,7 +3738,9 @@ static void _tc_vm_wgmma_sync(_tc_block_run *br, const _tc_ins *in, int64_t tid)
     if (tid % 128) return;
     if (in->op == _TC_OP_WGMMA_FENCE) w->fenced = 1;
     else if (in->op == _TC_OP_WGMMA_COMMIT) {
-        w->groups += w->uncommitted > 0;
+        if (!w->uncommitted) return; /* an empty group */
+        w->groups++;
+        w->committed++;
         w->uncommitted = 0;
     } else if (w->groups > in->imm.i) w->groups = in->imm.i;
 }
@@ -3746,8 +3798,14 @@ static int _tc_vm_tensor(_tc_block_run *br, const _tc_val *r, const _tc_vm_tenso
                             "and rows a multiple of 16 bytes apart", br->kern->name, in->name, b[q]->name, (long long)first[q], (long long)ldm[q]), 0;
         if (br->touch[op->buf[q]])
             for (i = 0; i < rows; i++)
-                for (j = 0; j < cols; j++)
+                for (j = 0; j < cols; j++) {
+                    _tc_touch *t = &br->touch[op->buf[q]][_TC_AT(q, i, j)];
                     if (!_tc_check_race(br, op->buf[q], _TC_AT(q, i, j), tid, q == 0)) return 0;
+                    if (in->kind == TC_INTRIN_WGMMA && q) { /* read until its group is retired */
+                        t->wgmma_reader = tid / 128 + 1;
+                        t->wgmma_group = br->wgmma[tid / 128].committed;
+                    }
+                }
     }
     /* the output tile's elements kept, each what the intrinsic's computation
        makes of its inputs (no operand is also the output: each element reads
@@ -3951,7 +4009,11 @@ static tc_result _tc_vm_block(_tc_block_run *br, _tc_val *regs, int *pcs, int *s
     int k, tag;
     br->epoch++;
     for (k = 0; k < vm->nbufs; k++) /* shared memory starts each block as garbage (NaN), as on the GPU */
-        if (br->touch[k]) memset(br->mem[k], 0xff, (size_t)br->size[k] * (size_t)tc_dtype_bytes(vm->bufs[k].buffer->dtype));
+        if (br->touch[k]) {
+            int64_t e;
+            memset(br->mem[k], 0xff, (size_t)br->size[k] * (size_t)tc_dtype_bytes(vm->bufs[k].buffer->dtype));
+            for (e = 0; br->wgmma && e < br->size[k]; e++) br->touch[k][e].wgmma_reader = 0; /* the last block's groups are gone */
+        }
     for (t = 0; t < br->nthreads; t++) {
         _tc_val *r = regs + t * vm->max_regs;
         int64_t idx[TC_THREAD_TAG_COUNT] = {0};

@@ -184,9 +184,11 @@ TC_TEST(small_shapes_match_the_reference) {
     }
 }
 
-/* The lowered kernel: the accumulators filled, the pipeline's barrier,
-   the k_tile's wgmma between one fence and one commit and wait, the
-   warpgroup's store cut at the output's edge. */
+/* The lowered kernel: the accumulators filled; the pipeline (3 stages)
+   fetching one tile ahead, not two, because each k_tile's wgmma (one
+   group: a fence before, a commit after) stay in flight through the next
+   step (wgmma_wait(1)), the last drained after the loop; the warpgroup's
+   store cut at the output's edge. */
 TC_TEST(golden_ir_shows_one_wgmma_group_a_k_tile) {
     tc_conv2d_desc d = nhwc(TC_FLOAT16, 1, 32, 9, 9, 72, 3, 3, 1, 1, 1);
     tiles t = {{64, 64, 64, 64, 32, 3, 1}};
@@ -196,6 +198,10 @@ TC_TEST(golden_ir_shows_one_wgmma_group_a_k_tile) {
     if (!ir || !cuda) return;
     TC_CHECK_CONTAINS(ir, "allocate gemm.wgmma.accumulator[float32 * 4096], storage_scope = wgmma.accumulator");
     TC_CHECK_CONTAINS(ir, "  wgmma.fill_m64n64(gemm.wgmma.accumulator[0])\n");
+    TC_CHECK_CONTAINS(ir, "  for (j.outer, 0, 9) {\n"
+                          "    async_wait(0)\n"
+                          "    __syncthreads()\n"
+                          "    if (likely(j.outer < 8)) {\n");
     TC_CHECK_CONTAINS(ir, "    async_commit()\n"
                           "    wgmma_fence()\n"
                           "    wgmma.m64n64k16(gemm.wgmma.accumulator[0], col.shared[floormod(j.outer, 3)*2048] rows 32 apart, "
@@ -203,7 +209,9 @@ TC_TEST(golden_ir_shows_one_wgmma_group_a_k_tile) {
                           "    wgmma.m64n64k16(gemm.wgmma.accumulator[0], col.shared[floormod(j.outer, 3)*2048 + 16] rows 32 apart, "
                           "wt.shared[floormod(j.outer, 3)*2048 + 16] rows 32 apart)\n"
                           "    wgmma_commit()\n"
-                          "    wgmma_wait(0)\n");
+                          "    wgmma_wait(1)\n"
+                          "  }\n"
+                          "  wgmma_wait(0)\n");
     TC_CHECK_CONTAINS(ir, "wgmma.store_m64n64(conv[blockIdx.x*4608 + blockIdx.y*64] rows 72 apart, gemm.wgmma.accumulator[0], keeping rows < "
                           "81 - blockIdx.x*64 and columns < 72 - blockIdx.y*64)");
     /* the CUDA: registers a thread, descriptors of 64-byte rows, the proxy fence before each barrier */
@@ -215,30 +223,34 @@ TC_TEST(golden_ir_shows_one_wgmma_group_a_k_tile) {
     TC_CHECK_CONTAINS(cuda, "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16");
 }
 
-/* The first statement of kind `kind` in s, NULL when none. */
-static tc_stmt *find_stmt(const tc_stmt *s, tc_stmt_kind kind) {
+/* The first statement of kind `kind` in s with that count (-1: any), NULL when none. */
+static tc_stmt *find_stmt(const tc_stmt *s, tc_stmt_kind kind, int count) {
     int k;
     tc_stmt *w;
     if (!s) return NULL;
-    if (s->kind == kind) return (tc_stmt *)s;
-    if ((w = find_stmt(s->body, kind)) || (w = find_stmt(s->then_case, kind)) || (w = find_stmt(s->else_case, kind))) return w;
+    if (s->kind == kind && (count < 0 || s->count == count)) return (tc_stmt *)s;
+    if ((w = find_stmt(s->body, kind, count)) || (w = find_stmt(s->then_case, kind, count)) || (w = find_stmt(s->else_case, kind, count)))
+        return w;
     for (k = 0; k < s->nstmts; k++)
-        if ((w = find_stmt(s->stmts[k], kind))) return w;
+        if ((w = find_stmt(s->stmts[k], kind, count))) return w;
     return NULL;
 }
 
 /* The host executor checks the order of a warpgroup's wgmma work: with the
    fence gone (made a second commit) the first wgmma is refused; with the
-   wait gone the store reads accumulators still in flight (the 9 k_tiles'
-   groups). */
+   wait after the loop gone the store reads accumulators still in flight
+   (the last k_tile's group); with two groups left in flight in the loop
+   (wgmma_wait(2)) the pipeline's next fetch overwrites a tile a group still
+   reads. */
 TC_TEST(host_executor_reports_a_missing_fence_and_a_missing_wait) {
     tc_conv2d_desc d = nhwc(TC_FLOAT16, 1, 32, 9, 9, 72, 3, 3, 1, 1, 1);
     tiles t = {{64, 64, 64, 64, 32, 3, 1}};
     const tc_func *f = lower_config(&d, &t);
-    tc_stmt *fence = f ? find_stmt(f->kernels[0].body, TC_S_WGMMA_FENCE) : NULL;
-    tc_stmt *wait = f ? find_stmt(f->kernels[0].body, TC_S_WGMMA_WAIT) : NULL;
-    TC_CHECK(fence != NULL && wait != NULL);
-    if (!fence || !wait) return;
+    tc_stmt *fence = f ? find_stmt(f->kernels[0].body, TC_S_WGMMA_FENCE, -1) : NULL;
+    tc_stmt *wait = f ? find_stmt(f->kernels[0].body, TC_S_WGMMA_WAIT, 0) : NULL;
+    tc_stmt *step = f ? find_stmt(f->kernels[0].body, TC_S_WGMMA_WAIT, 1) : NULL;
+    TC_CHECK(fence != NULL && wait != NULL && step != NULL);
+    if (!fence || !wait || !step) return;
     TC_CHECK(host_error_of(&d, f) < 1e-2);
     fence->kind = TC_S_WGMMA_COMMIT;
     TC_CHECK(host_error_of(&d, f) == HUGE_VAL);
@@ -246,8 +258,12 @@ TC_TEST(host_executor_reports_a_missing_fence_and_a_missing_wait) {
     fence->kind = TC_S_WGMMA_FENCE;
     wait->kind = TC_S_WGMMA_COMMIT;
     TC_CHECK(host_error_of(&d, f) == HUGE_VAL);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "touches the accumulators while 9 wgmma groups are still in flight");
+    TC_CHECK_CONTAINS(tc_last_error(ctx), "touches the accumulators while 1 wgmma group is still in flight");
     wait->kind = TC_S_WGMMA_WAIT;
+    step->count = 2;
+    TC_CHECK(host_error_of(&d, f) == HUGE_VAL);
+    TC_CHECK_CONTAINS(tc_last_error(ctx), "writes it while warpgroup 0's wgmma group 0 still reads it (no wgmma_wait has retired the group)");
+    step->count = 1;
     TC_CHECK(host_error_of(&d, f) < 1e-2);
 }
 
