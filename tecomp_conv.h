@@ -1807,6 +1807,7 @@ typedef struct _tc_mma_tiles {
     int64_t bm, bn, wm, wn, bk, stages, vec, swizzle, split;
     int64_t vec_b, col_along_m;
     int wgmma;      /* conv2d_wgmma: warpgroups (128 threads) where conv2d_mma has warps */
+    int64_t in_flight; /* conv2d_wgmma: wgmma groups left running into the next k step */
     int64_t tm, tn; /* an accumulator tile: mma.sync's 16 x 8, wgmma's 64 x warp_n */
 } _tc_mma_tiles;
 
@@ -1825,6 +1826,7 @@ static tc_result _tc_mma_tiles_of(tc_cfg *cfg, const tc_conv2d_desc *d, _tc_mma_
     t->vec_b = nchw ? 1 : t->vec;
     t->col_along_m = nchw && tc_cfg_knob(cfg, "col_order");
     t->wgmma = 0;
+    t->in_flight = 0;
     t->tm = 16;
     t->tn = 8;
     if (t->wm > t->bm || t->wn > t->bn || (t->bm / t->wm) * (t->bn / t->wn) * 32 > 1024)
@@ -2145,6 +2147,7 @@ static tc_result _tc_mma_fetch(tc_dtype dtype, const _tc_mma_tiles *t, tc_stage 
     if (along_rows) _TC_CONV_TRY(tc_reorder_va(ld, 2, tc_axis_of(ld, 1), tc_axis_of(ld, 0)));
     _TC_CONV_TRY(_tc_conv_fetch_vec(ld, 3, counts, _tc_mma_thread_tags, 1, vec));
     _TC_CONV_TRY(tc_pipeline(ld, (int)t->stages));
+    if (t->in_flight) _TC_CONV_TRY(tc_pipeline_lag(ld, (int)t->in_flight));
     if (t->swizzle) _TC_CONV_TRY(tc_storage_swizzle(ld, bits));
     return tc_async_copy(ld);
 }
@@ -2225,17 +2228,20 @@ TECOMP_API tc_result tc_conv2d_mma_template(tc_cfg *cfg, const void *task, tc_in
    k_tile's rows are 64 or 128 bytes (k_tile 32 or 64 halves, 16 or 32
    floats) and always swizzled. The knobs: the block's tile, the
    warpgroup's (warp_m 64 or 128 rows, warp_n 64 to 256 columns: one
-   wgmma's n), k_tile, the pipeline's stages, split_k. */
+   wgmma's n), k_tile, the pipeline's stages, split_k, and in_flight: the
+   wgmma groups a warpgroup leaves running into the next k step (0 or 1;
+   the pipeline then fetches one tile less far ahead: tc_pipeline_lag). */
 static tc_result _tc_wgmma_knobs(tc_cfg *cfg, tc_dtype dtype) {
     static const int64_t block_m[] = {64, 128, 256}, block_n[] = {64, 128, 256}, warp_m[] = {64, 128}, warp_n[] = {64, 128, 256},
-                         k_tile16[] = {32, 64}, k_tile32[] = {16, 32}, stages[] = {2, 3, 4, 5}, split_k[] = {1, 2, 4};
+                         k_tile16[] = {32, 64}, k_tile32[] = {16, 32}, stages[] = {2, 3, 4, 5}, split_k[] = {1, 2, 4}, in_flight[] = {0, 1};
     _TC_CONV_TRY(tc_define_knob(cfg, "block_m", 3, block_m));
     _TC_CONV_TRY(tc_define_knob(cfg, "block_n", 3, block_n));
     _TC_CONV_TRY(tc_define_knob(cfg, "warp_m", 2, warp_m));
     _TC_CONV_TRY(tc_define_knob(cfg, "warp_n", 3, warp_n));
     _TC_CONV_TRY(tc_define_knob(cfg, "k_tile", 2, dtype == TC_FLOAT32 ? k_tile32 : k_tile16));
     _TC_CONV_TRY(tc_define_knob(cfg, "stages", 4, stages));
-    return tc_define_knob(cfg, "split_k", 3, split_k);
+    _TC_CONV_TRY(tc_define_knob(cfg, "split_k", 3, split_k));
+    return tc_define_knob(cfg, "in_flight", 2, in_flight);
 }
 
 /* The knobs' sizes, checked: warpgroups tile the block, at most 4 of them
@@ -2252,6 +2258,7 @@ static tc_result _tc_wgmma_tiles_of(tc_cfg *cfg, const tc_conv2d_desc *d, _tc_mm
     t->bk = tc_cfg_knob(cfg, "k_tile");
     t->stages = tc_cfg_knob(cfg, "stages");
     t->split = tc_cfg_knob(cfg, "split_k");
+    t->in_flight = tc_cfg_knob(cfg, "in_flight");
     t->vec = _tc_mma_copy_lanes(d->dtype);
     t->vec_b = t->vec;
     t->swizzle = 1;
@@ -2266,6 +2273,9 @@ static tc_result _tc_wgmma_tiles_of(tc_cfg *cfg, const tc_conv2d_desc *d, _tc_mm
     if (warpgroups > 4 || t->wm * t->wn > 128 * 128)
         return _tc_fail(ctx, TC_ERROR_SCHEDULE, "conv2d_wgmma: %lld warpgroups of %lld accumulators a thread (at most 4, and 128 a thread)",
                         (long long)warpgroups, (long long)(t->wm * t->wn / 128));
+    if (t->in_flight && t->stages < 3)
+        return _tc_fail(ctx, TC_ERROR_SCHEDULE, "conv2d_wgmma: a wgmma group in flight across k steps needs 3 stages or more (%lld)",
+                        (long long)t->stages);
     if (t->stages * (t->bm + t->bn) * t->bk * bytes > 227 * 1024)
         return _tc_fail(ctx, TC_ERROR_SCHEDULE, "conv2d_wgmma: %lld stages of %lld x %lld and %lld x %lld tiles exceed 227 KiB of shared memory",
                         (long long)t->stages, (long long)t->bm, (long long)t->bk, (long long)t->bn, (long long)t->bk);

@@ -112,6 +112,14 @@ TECOMP_API tc_result tc_storage_swizzle(tc_stage *st, int bits);
    (while there is one) and computes on tile k. Every shared stage computed
    at that loop must be pipelined alike. nstages 1: no pipeline. */
 TECOMP_API tc_result tc_pipeline(tc_stage *st, int nstages);
+/* The pipelined stage st's tiles are read asynchronously for `steps` more
+   iterations after the one that computes on them (wgmma groups left in
+   flight: lowering's inject_wgmma_sync then waits for all but the newest
+   `steps` groups in the loop, and for all after it): the loop fetches
+   `steps` tiles less far ahead, tile k + nstages - 1 - steps, so that a
+   fetch never overwrites a tile still read. 0 to nstages - 2; every stage
+   of the pipeline alike. */
+TECOMP_API tc_result tc_pipeline_lag(tc_stage *st, int steps);
 /* tc_pipeline(st, 2): two copies of st's shared buffer, the next tile
    fetched while the current one is computed, one barrier per iteration. */
 TECOMP_API tc_result tc_double_buffer(tc_stage *st);
@@ -271,6 +279,7 @@ struct tc_stage {
     int align_factor[16], align_offset[16]; /* storage_align per dimension; factor 0: none */
     int swizzle_bits;    /* tc_storage_swizzle; 0: none */
     int pipeline_stages; /* tc_pipeline: copies of the buffer; 0 or 1: none */
+    int pipeline_lag;    /* tc_pipeline_lag: iterations its tiles stay read after their own */
     int async_copy;      /* tc_async_copy: fetched with cp.async */
     int is_output;
     tc_iter *tensorize_at;   /* tensorize: the loops from here in are one call of intrin */
@@ -824,6 +833,15 @@ TECOMP_API tc_result tc_pipeline(tc_stage *st, int nstages) {
     return TC_OK;
 }
 
+TECOMP_API tc_result tc_pipeline_lag(tc_stage *st, int steps) {
+    if (!st) return TC_ERROR_INVALID_ARGUMENT;
+    if (st->pipeline_stages < 2 || steps < 0 || steps > st->pipeline_stages - 2)
+        return _tc_fail(st->sch->ctx, TC_ERROR_SCHEDULE, "pipeline_lag on stage %s: %d steps with %d pipeline stages; 0 to stages - 2 "
+                        "(call tc_pipeline first)", st->tensor->name, steps, st->pipeline_stages);
+    st->pipeline_lag = steps;
+    return TC_OK;
+}
+
 TECOMP_API tc_result tc_double_buffer(tc_stage *st) {
     if (st && st->scope != TC_SCOPE_SHARED)
         return _tc_fail(st->sch->ctx, TC_ERROR_SCHEDULE, "double_buffer on stage %s: only shared-memory caches are double buffered",
@@ -1038,7 +1056,7 @@ typedef struct _tc_pipe {
     int async;                 /* some of them are fetched asynchronously */
     tc_buffer *buffers[16];
     int nbuffers;
-    int lag;                   /* iterations the computation's reads stay in flight (wgmma: 1), its tiles kept that much longer */
+    int lag;                   /* tc_pipeline_lag: iterations the computation's reads stay in flight, its tiles kept that much longer */
 } _tc_pipe;
 
 /* A loop variable bound to a thread index, and which. */
@@ -1359,12 +1377,16 @@ static _tc_pipe *_tc_pipe_of(_tc_lower *L, int k) {
     if (j == L->npipes) {
         if (L->npipes == 16) return _tc_fail(L->ctx, TC_ERROR_LOWER, "more than 16 pipelined loops"), (_tc_pipe *)NULL;
         L->pipes[L->npipes].var = var;
+        L->pipes[L->npipes].lag = st->pipeline_lag;
         L->pipes[L->npipes++].nstages = st->pipeline_stages;
     }
     p = &L->pipes[j];
     if (p->nstages != st->pipeline_stages)
         return _tc_fail(L->ctx, TC_ERROR_SCHEDULE, "pipeline on stage %s: %d stages, but another stage computed at %s has %d", st->tensor->name,
                         st->pipeline_stages, at->var->name, p->nstages), (_tc_pipe *)NULL;
+    if (p->lag != st->pipeline_lag)
+        return _tc_fail(L->ctx, TC_ERROR_SCHEDULE, "pipeline on stage %s: a lag of %d, but another stage computed at %s has a lag of %d",
+                        st->tensor->name, st->pipeline_lag, at->var->name, p->lag), (_tc_pipe *)NULL;
     p->async |= st->async_copy;
     return p;
 }
@@ -2170,16 +2192,15 @@ static int _tc_flatten_seq(const tc_stmt *s, const tc_stmt **list, int n, int ca
        }
 
    with commit and wait only when the fetches are asynchronous (in the
-   steady state the last d iterations fetch nothing: the epilogue). A
-   computation of wgmma with three stages or more keeps its reads of copy k
-   in flight through iteration k + 1 (lowering's inject_wgmma_sync waits
-   for all but the newest group): then d = nstages - 2, so that the copy a
-   fetch overwrites was read two iterations before. */
-static const tc_stmt *_tc_pipeline_loop(_tc_lower *L, _tc_pipe *p, const tc_stmt *loop, const tc_stmt *body, int *failed) {
+   steady state the last d iterations fetch nothing: the epilogue). With a
+   lag (tc_pipeline_lag: wgmma reading copy k until iteration k + lag)
+   d = nstages - 1 - lag, so that the copy a fetch overwrites was last read
+   lag + 1 iterations before. */
+static const tc_stmt *_tc_pipeline_loop(_tc_lower *L, const _tc_pipe *p, const tc_stmt *loop, const tc_stmt *body, int *failed) {
     tc_context *ctx = L->ctx;
     const tc_stmt *items[128], *fetch[128], **steady, **outer, *fetch_seq, *next;
     const tc_expr *v = loop->var, *ahead;
-    int n = _tc_flatten_seq(body, items, 0, 128), j = 0, nf = 0, ns = 0, no = 0, t, j2, distance, has_wgmma = 0;
+    int n = _tc_flatten_seq(body, items, 0, 128), j = 0, nf = 0, ns = 0, no = 0, t, distance;
     if (n > 128) return *failed = 1, _tc_fail(ctx, TC_ERROR_LOWER, "pipeline at %s: more than 128 statements in the loop", v->name), (const tc_stmt *)NULL;
     if (j < n && items[j]->kind == TC_S_BARRIER) j++; /* the leading barrier: the pipeline's own replaces it */
     while (j < n && items[j]->kind != TC_S_BARRIER && _tc_pipe_writes(p, items[j])) fetch[nf++] = items[j++];
@@ -2190,12 +2211,9 @@ static const tc_stmt *_tc_pipeline_loop(_tc_lower *L, _tc_pipe *p, const tc_stmt
         return NULL;
     }
     j++;
-    j2 = j;
     steady = (const tc_stmt **)_tc_alloc(ctx, sizeof *steady * (size_t)(n + 4));
     outer = (const tc_stmt **)_tc_alloc(ctx, sizeof *outer * (size_t)(2 * p->nstages + 2));
     if (!steady || !outer || !(fetch_seq = tc_stmt_seq(ctx, nf, fetch))) return *failed = 1, (const tc_stmt *)NULL;
-    while (j2 < n) has_wgmma |= _tc_has_wgmma(items[j2++]);
-    p->lag = has_wgmma && p->async && p->nstages >= 3;
     distance = p->nstages - 1 - p->lag;
     if (L->serial_depth) outer[no++] = tc_stmt_barrier(ctx); /* the last run's computation may still read the copies */
     for (t = 0; t < distance; t++) {
@@ -2340,15 +2358,15 @@ static tc_result _tc_pass_inject_async_copies(_tc_lower *L) {
 /* The smallest statements that hold wgmma and nothing a group may not span
    (a k_tile's steps, every tile of them) run as one group: a fence before
    (the accumulators and shared tiles are ready), a commit and a wait after.
-   In a pipeline that keeps its tiles a step longer for them the wait leaves
-   the newest group in flight (its tiles are overwritten two steps later,
+   In a pipeline with a lag (tc_pipeline_lag) the wait leaves the newest
+   `lag` groups in flight (their tiles are overwritten lag + 1 steps later,
    after a barrier every warpgroup reaches past its own wait), and a wait
-   for all after the loop drains the last; elsewhere the wait is for all
-   (the accumulators are read, and the shared tiles overwritten, only after
-   the next barrier). */
+   for all after the loop drains them; elsewhere the wait is for all (the
+   accumulators are read, and the shared tiles overwritten, only after the
+   next barrier). */
 typedef struct _tc_wgmma_sync {
     _tc_lower *L;
-    int in_flight; /* groups that may stay in flight where the walk is: 1 in a pipeline with a lag (_tc_pipeline_loop), else 0 */
+    int in_flight; /* groups that may stay in flight where the walk is: a pipeline's lag (tc_pipeline_lag), else 0 */
 } _tc_wgmma_sync;
 
 static int _tc_wgmma_sync_stmt(_tc_mutator *m, const tc_stmt *s, const tc_stmt **out) {
@@ -2363,7 +2381,7 @@ static int _tc_wgmma_sync_stmt(_tc_mutator *m, const tc_stmt *s, const tc_stmt *
     for (k = 0; s->kind == TC_S_FOR && k < w->L->npipes && (w->L->pipes[k].var != s->var || !w->L->pipes[k].lag); k++) {}
     if (s->kind == TC_S_FOR && k < w->L->npipes) { /* a pipeline whose copies wait a step longer: its last group drained after it */
         saved = w->in_flight;
-        w->in_flight = 1;
+        w->in_flight = w->L->pipes[k].lag;
         parts[0] = _tc_mutate(m, s->body);
         w->in_flight = saved;
         parts[0] = parts[0] ? _tc_for_like(m->ctx, s, s->min, s->extent, parts[0]) : NULL;

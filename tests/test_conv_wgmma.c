@@ -40,9 +40,9 @@ static tc_conv2d_desc nhwc(tc_dtype dtype, int n, int c, int h, int w, int k, in
 }
 
 /* A configuration's knobs in the template's order: block_m, block_n,
-   warp_m, warp_n, k_tile, stages, split_k. */
+   warp_m, warp_n, k_tile, stages, split_k, in_flight. */
 typedef struct tiles {
-    int64_t v[7];
+    int64_t v[8];
 } tiles;
 
 static void fill(float *x, size_t n, unsigned seed) {
@@ -166,12 +166,12 @@ TC_TEST(small_shapes_match_the_reference) {
         int n, c, h, w, k, r, s, stride, pad, dilation;
         tiles t;
     } cases[] = {
-        {TC_FLOAT16, 1, 32, 9, 9, 72, 3, 3, 1, 1, 1, {{64, 64, 64, 64, 32, 3, 1}}},     /* M 81, k 72: both edges cut */
-        {TC_FLOAT16, 2, 16, 7, 7, 40, 3, 3, 2, 1, 1, {{128, 64, 128, 64, 64, 2, 1}}},   /* two 64-row tiles a warpgroup, stride 2 */
-        {TC_BFLOAT16, 1, 24, 8, 8, 64, 3, 3, 1, 2, 2, {{128, 128, 64, 64, 32, 4, 1}}},  /* four warpgroups, dilation 2 */
-        {TC_FLOAT16, 1, 64, 6, 6, 128, 1, 1, 1, 0, 1, {{64, 128, 64, 128, 64, 2, 2}}},  /* split-K in two, n = 128 */
-        {TC_FLOAT32, 1, 12, 9, 9, 64, 3, 3, 1, 1, 1, {{64, 64, 64, 64, 16, 3, 1}}},     /* TF32: 64-byte rows */
-        {TC_FLOAT32, 1, 32, 5, 5, 96, 3, 3, 1, 1, 1, {{64, 256, 64, 256, 32, 2, 1}}},   /* TF32: 128-byte rows, n = 256 */
+        {TC_FLOAT16, 1, 32, 9, 9, 72, 3, 3, 1, 1, 1, {{64, 64, 64, 64, 32, 3, 1, 1}}},     /* M 81, k 72: both edges cut */
+        {TC_FLOAT16, 2, 16, 7, 7, 40, 3, 3, 2, 1, 1, {{128, 64, 128, 64, 64, 2, 1, 0}}},   /* two 64-row tiles a warpgroup, stride 2 */
+        {TC_BFLOAT16, 1, 24, 8, 8, 64, 3, 3, 1, 2, 2, {{128, 128, 64, 64, 32, 4, 1, 0}}},  /* four warpgroups, dilation 2, no group in flight */
+        {TC_FLOAT16, 1, 64, 6, 6, 128, 1, 1, 1, 0, 1, {{64, 128, 64, 128, 64, 2, 2, 0}}},  /* split-K in two, n = 128 */
+        {TC_FLOAT32, 1, 12, 9, 9, 64, 3, 3, 1, 1, 1, {{64, 64, 64, 64, 16, 3, 1, 1}}},     /* TF32: 64-byte rows */
+        {TC_FLOAT32, 1, 32, 5, 5, 96, 3, 3, 1, 1, 1, {{64, 256, 64, 256, 32, 2, 1, 0}}},   /* TF32: 128-byte rows, n = 256 */
     };
     size_t k;
     for (k = 0; k < sizeof cases / sizeof cases[0]; k++) {
@@ -191,7 +191,7 @@ TC_TEST(small_shapes_match_the_reference) {
    store cut at the output's edge. */
 TC_TEST(golden_ir_shows_one_wgmma_group_a_k_tile) {
     tc_conv2d_desc d = nhwc(TC_FLOAT16, 1, 32, 9, 9, 72, 3, 3, 1, 1, 1);
-    tiles t = {{64, 64, 64, 64, 32, 3, 1}};
+    tiles t = {{64, 64, 64, 64, 32, 3, 1, 1}};
     const tc_func *f = lower_config(&d, &t);
     const char *ir = f ? tc_func_to_string(f) : NULL, *cuda = f ? tc_cuda_source(f) : NULL;
     TC_CHECK(ir != NULL && cuda != NULL);
@@ -221,6 +221,19 @@ TC_TEST(golden_ir_shows_one_wgmma_group_a_k_tile) {
     TC_CHECK_CONTAINS(cuda, "asm volatile(\"fence.proxy.async.shared::cta;\" ::: \"memory\");\n        __syncthreads();");
     TC_CHECK_CONTAINS(cuda, "extern __shared__ __align__(1024) unsigned char tc_dyn_smem[];");
     TC_CHECK_CONTAINS(cuda, "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16");
+    /* in_flight 0: the pipeline fetches two tiles ahead and each k step's group is waited for in the step */
+    t.v[7] = 0;
+    f = lower_config(&d, &t);
+    ir = f ? tc_func_to_string(f) : NULL;
+    TC_CHECK(ir != NULL);
+    if (!ir) return;
+    TC_CHECK_CONTAINS(ir, "    async_wait(1)\n"
+                          "    __syncthreads()\n"
+                          "    if (likely(j.outer < 7)) {\n");
+    TC_CHECK_CONTAINS(ir, "    wgmma_commit()\n"
+                          "    wgmma_wait(0)\n"
+                          "  }\n"
+                          "  wgmma.store_m64n64(");
 }
 
 /* The first statement of kind `kind` in s with that count (-1: any), NULL when none. */
@@ -244,7 +257,7 @@ static tc_stmt *find_stmt(const tc_stmt *s, tc_stmt_kind kind, int count) {
    reads. */
 TC_TEST(host_executor_reports_a_missing_fence_and_a_missing_wait) {
     tc_conv2d_desc d = nhwc(TC_FLOAT16, 1, 32, 9, 9, 72, 3, 3, 1, 1, 1);
-    tiles t = {{64, 64, 64, 64, 32, 3, 1}};
+    tiles t = {{64, 64, 64, 64, 32, 3, 1, 1}};
     const tc_func *f = lower_config(&d, &t);
     tc_stmt *fence = f ? find_stmt(f->kernels[0].body, TC_S_WGMMA_FENCE, -1) : NULL;
     tc_stmt *wait = f ? find_stmt(f->kernels[0].body, TC_S_WGMMA_WAIT, 0) : NULL;
@@ -273,8 +286,8 @@ TC_TEST(cuda_compiles_for_sm_90a_only) {
     static const struct {
         tc_dtype dtype;
         tiles t;
-    } configs[] = {{TC_FLOAT16, {{128, 256, 64, 256, 64, 4, 1}}}, {TC_BFLOAT16, {{128, 128, 128, 64, 32, 3, 2}}},
-                   {TC_FLOAT32, {{128, 128, 64, 128, 32, 3, 1}}}};
+    } configs[] = {{TC_FLOAT16, {{128, 256, 64, 256, 64, 4, 1, 1}}}, {TC_BFLOAT16, {{128, 128, 128, 64, 32, 3, 2, 1}}},
+                   {TC_FLOAT32, {{128, 128, 64, 128, 32, 3, 1, 1}}}};
     size_t k;
     if (tc_nvrtc_init(ctx, NULL) != TC_OK) TC_SKIP("NVRTC is not installed here");
     for (k = 0; k < sizeof configs / sizeof configs[0]; k++) {
@@ -297,12 +310,13 @@ TC_TEST(cuda_compiles_for_sm_90a_only) {
 }
 
 /* What the template refuses: NCHW (conv2d_mma's), float32 without TF32,
-   knobs that do not fit (too much shared memory, 16 warpgroups). */
+   knobs that do not fit (too much shared memory, 16 warpgroups, a group in
+   flight with two stages). */
 TC_TEST(refuses_what_it_cannot_build) {
     tc_conv2d_desc d = nhwc(TC_FLOAT16, 1, 32, 9, 9, 72, 3, 3, 1, 1, 1);
     tc_config_space *space = NULL;
     tc_instance inst;
-    tiles t = {{256, 256, 128, 128, 64, 5, 1}};
+    tiles t = {{256, 256, 128, 128, 64, 5, 1, 1}};
     d.layout = TC_LAYOUT_NCHW;
     TC_CHECK_EQ_INT(tc_space_create(ctx, tc_conv2d_wgmma_template, &d, &space), TC_ERROR_INVALID_ARGUMENT);
     TC_CHECK_CONTAINS(tc_last_error(ctx), "conv2d_wgmma: builds NHWC kernels");
@@ -318,6 +332,12 @@ TC_TEST(refuses_what_it_cannot_build) {
     t.v[5] = 2;
     TC_CHECK_EQ_INT(tc_space_instantiate(space, sample_wgmma_config(space, t.v), &inst), TC_ERROR_SCHEDULE);
     TC_CHECK_CONTAINS(tc_last_error(ctx), "16 warpgroups of 32 accumulators a thread (at most 4, and 128 a thread)");
+    t.v[2] = 128;
+    t.v[3] = 128;
+    t.v[4] = 32;
+    t.v[5] = 2; /* a group in flight, two stages */
+    TC_CHECK_EQ_INT(tc_space_instantiate(space, sample_wgmma_config(space, t.v), &inst), TC_ERROR_SCHEDULE);
+    TC_CHECK_CONTAINS(tc_last_error(ctx), "a wgmma group in flight across k steps needs 3 stages or more (2)");
     TC_CHECK(tc_conv2d_template_named("conv2d_wgmma") == tc_conv2d_wgmma_template);
     d.dtype = TC_FLOAT32;
     d.math = TC_CONV_MATH_TF32;
@@ -363,7 +383,7 @@ static void check_on_gpu(tc_dtype dtype, const tiles *t, double bound) {
 }
 
 TC_TEST(gpu_matches_the_reference_at_c9_b32) {
-    tiles f16 = {{128, 256, 64, 256, 64, 4, 1}}, split = {{128, 128, 128, 64, 32, 3, 2}}, tf32 = {{128, 128, 64, 128, 32, 3, 1}};
+    tiles f16 = {{128, 256, 64, 256, 64, 4, 1, 1}}, split = {{128, 128, 128, 64, 32, 3, 2, 1}}, tf32 = {{128, 128, 64, 128, 32, 3, 1, 0}};
     check_on_gpu(TC_FLOAT16, &f16, 1e-2);
     check_on_gpu(TC_BFLOAT16, &split, 1e-2);
     check_on_gpu(TC_FLOAT32, &tf32, 2e-3);

@@ -103,6 +103,35 @@ TC_TEST(golden_ir_of_a_synchronous_double_buffer) {
         "}\n");
 }
 
+/* tc_pipeline_lag: the tiles read a step later (as wgmma groups left in
+   flight read them) are fetched a step less far ahead (4 stages, lag 1:
+   two tiles ahead, copy k + 2 overwriting the one tile k - 2 used); the
+   result is the same; a lag needs a pipeline and leaves a stage to fetch
+   into, and the stages of one pipeline agree. */
+TC_TEST(a_lagged_pipeline_fetches_a_tile_less_ahead) {
+    mm m = matmul(8, 0);
+    const char *loop;
+    TC_CHECK_EQ_INT(tc_pipeline_lag(m.sa, 1), TC_ERROR_SCHEDULE);
+    TC_CHECK_CONTAINS(tc_last_error(ctx), "pipeline_lag on stage A.shared: 1 steps with 0 pipeline stages; 0 to stages - 2 (call tc_pipeline first)");
+    TC_CHECK_EQ_INT(tc_pipeline(m.sa, 4), TC_OK);
+    TC_CHECK_EQ_INT(tc_pipeline(m.sb, 4), TC_OK);
+    TC_CHECK_EQ_INT(tc_pipeline_lag(m.sa, 3), TC_ERROR_SCHEDULE);
+    TC_CHECK_EQ_INT(tc_pipeline_lag(m.sa, 1), TC_OK);
+    TC_CHECK_EQ_INT(tc_async_copy(m.sa), TC_OK);
+    TC_CHECK_EQ_INT(tc_async_copy(m.sb), TC_OK);
+    TC_CHECK(lower_mm(&m) == NULL); /* B's pipeline has no lag */
+    TC_CHECK_CONTAINS(tc_last_error(ctx), "pipeline on stage A.shared: a lag of 1, but another stage computed at k.outer has a lag of 0");
+    TC_CHECK_EQ_INT(tc_pipeline_lag(m.sb, 1), TC_OK);
+    loop = k_loop(lower_mm(&m));
+    TC_CHECK(loop != NULL);
+    if (!loop) return;
+    TC_CHECK_CONTAINS(loop, "    async_wait(1)\n"
+                            "    __syncthreads()\n"
+                            "    if (likely(k.outer < 3)) {\n");
+    TC_CHECK_CONTAINS(loop, "A.shared[floormod(k.outer + 2, 4)*128");
+    TC_CHECK_EQ_INT(run_matmul(lower_mm(&m)), 0);
+}
+
 TC_TEST(async_copies_without_a_pipeline_land_before_the_barrier) {
     const char *loop = k_loop(pipelined(1, 1));
     TC_CHECK(loop != NULL);
@@ -322,6 +351,7 @@ int main(int argc, char **argv) {
     if (tc_create_context(NULL, &ctx) != TC_OK) return 1;
     TC_RUN(golden_ir_of_a_three_stage_async_pipeline);
     TC_RUN(golden_ir_of_a_synchronous_double_buffer);
+    TC_RUN(a_lagged_pipeline_fetches_a_tile_less_ahead);
     TC_RUN(async_copies_without_a_pipeline_land_before_the_barrier);
     TC_RUN(pipelines_compute_the_product_on_the_host);
     TC_RUN(a_read_before_the_wait_is_a_race);
