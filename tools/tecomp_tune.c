@@ -184,7 +184,7 @@ static int merge_files(char **argv, const tune_args *a) {
     if (tc_create_context(NULL, &ctx) != TC_OK) return 1;
     r = tc_records_merge(ctx, a->nmerge, (const char *const *)(argv + a->merge_at), a->merge_out, &info);
     if (r == TC_OK)
-        printf("%s: %d records from %d file%s (%d exact duplicates and %d lines that are not records dropped)\n", a->merge_out, info.kept,
+        printf("%s: %d records from %d file%s (dropped: %d exact duplicates, %d lines that are not records)\n", a->merge_out, info.kept,
                a->nmerge, a->nmerge == 1 ? "" : "s", info.duplicates, info.skipped);
     else
         fprintf(stderr, "merging records: %s\n", tc_last_error(ctx));
