@@ -51,7 +51,8 @@ typedef struct tc_tune_desc {
     int early_stopping;       /* stop after this many trials without a better one; 0: never */
     int batch;                /* configurations the tuner proposes at a time (it learns from each result in between);
                                  0: model and genetic 16, random and grid 16 per build thread */
-    const char *records;      /* JSON-lines log (NULL: none): read first to resume, appended per trial */
+    const char *records;      /* JSON-lines log (NULL: none): read first to resume, appended per trial
+                                 (whole lines under a lock: processes tuning other tasks may share it) */
     const char *transfer;     /* records of other tasks of this template, to warm a model-based tuner */
     const char *plot_svg;     /* best GFLOPS over trials; NULL: the records path + ".svg" when there is one;
                                  the numbers also go to a CSV beside it (".svg" replaced by ".csv") */
