@@ -1496,7 +1496,8 @@ static tc_result _tc_measurer_open(tc_measurer *m) {
             if (r != TC_OK) _tc_devices_stop(m), m->ndevs = 0;
         }
 #endif
-        if (r != TC_OK && where == TC_MEASURE_GPU) return r;
+        /* devices of different models are an error wherever it measures */
+        if (r != TC_OK && (where == TC_MEASURE_GPU || r == TC_ERROR_INVALID_ARGUMENT)) return r;
     }
     m->on_gpu = r == TC_OK;
     if (!m->on_gpu) {
