@@ -237,10 +237,16 @@ static int tune_suite_tasks(tc_context *ctx, const tune_args *a, const tune_rank
     for (k = 0; k < n; k++) {
         sample_tune_opts o = a->o;
         tc_result r;
+        int len;
         tuned[k] = 0;
         if (tasks[k].rank != ranks->rank) continue;
         mine++;
-        snprintf(plots[k], sizeof plots[k], "%s.%s.svg", o.records, tasks[k].row.name); /* one curve per task: ranks write at once */
+        len = snprintf(plots[k], sizeof plots[k], "%s.%s.svg", o.records, tasks[k].row.name); /* one curve per task: ranks write at once */
+        if (len < 0 || len >= (int)sizeof plots[k]) {
+            fprintf(stderr, "[rank %d] %s: the records' path is too long\n", ranks->rank, tasks[k].row.name);
+            rc = 1;
+            continue;
+        }
         o.plot_svg = plots[k];
         o.quiet = !o.per_trial_lines;
         apply_math(a, &tasks[k].row.conv);
