@@ -32,8 +32,10 @@
        tecomp_search.h   tuners: model-based (boosted trees + annealing), random,
                          grid, genetic
        tecomp_measure.h  candidates built in parallel threads, timed in worker
-                         processes that survive faulting and hanging kernels
-       tecomp_tune.h     the tuning loop (tc_tune), resume, apply_history_best
+                         processes (one per GPU, every GPU of a model at once)
+                         that survive faulting and hanging kernels
+       tecomp_tune.h     the tuning loop (tc_tune), resume, apply_history_best,
+                         records merged from several machines
        tecomp_conv.h     conv2d descriptions, host reference, templates (direct,
                          split-K, implicit GEMM, depthwise, Winograd, TensorCore)
 
@@ -42,7 +44,8 @@
        asynchronous copies and dynamic shared memory; see README.md. A context does not recover its CUDA context after a kernel
        fault (the tuner measures in worker processes for that reason).
        Measuring forks: on Windows the tuner builds in one thread and times in
-       its own process. Memory a context allocates (expressions, schedules,
+       its own process. No MPI in the headers: tecomp-tune spreads a suite
+       over MPI ranks (tools/tune_ranks.h). Memory a context allocates (expressions, schedules,
        lowered functions) is freed when the context is destroyed, not before
        (the tuner builds each candidate in a context of its own).
 

@@ -39,7 +39,20 @@
    resumed from them skips what was measured. This process forks only
    while every builder thread is parked between candidates (a child forked
    beside a thread that holds a lock would inherit it held): host runs, and
-   a supervisor to restart, hold the builders for as long as they take.
+   a supervisor to restart, hold the builders across the fork.
+
+   SEVERAL DEVICES: a measurer times on every device it is given at once,
+   one candidate on each (tc_measure_desc.devices; by default every GPU of
+   the same model as device 0: records name the model, and the times of one
+   run must compare). Each GPU has its own supervisor and worker, forked
+   when the measurer is created, so a candidate that faults or hangs on one
+   replaces that device's worker only. tc_measure_next sends each built
+   candidate to an idle device and gives back results as they finish, on
+   whichever device (tc_measure_result.device). On the host executor,
+   ndevices worker processes run candidates side by side the same way, so
+   that the flow is tested on machines without a GPU. Where candidates are
+   timed in this process (in_process, or CUDA initialised here already)
+   there is one device.
 
    WHAT THIS MODULE DOES NOT DO: Windows (no fork: candidates are built in
    the calling thread and timed in this process there); a build timeout on
@@ -61,6 +74,9 @@ extern "C" {
 #endif
 
 // >>api-measure
+
+/* The most devices one measurer times on at once. */
+#define TC_MAX_DEVICES 16
 
 typedef enum tc_measure_where {
     TC_MEASURE_AUTO = 0, /* the GPU when there is one, else the host executor */
@@ -84,6 +100,13 @@ typedef struct tc_measure_desc {
                                  0: 1020 (255 registers), -1: the device's own limit only */
     double build_timeout_s;   /* a compile past this is stopped and recorded as TC_ERROR_TIMEOUT; 0: 10 s (AutoTVM's);
                                  not enforced where NVRTC runs in this process (see the top of this file) */
+    /* The devices that time candidates, one at a time each, all at once
+       (SEVERAL DEVICES above): ndevices CUDA ordinals in devices[], which
+       must all be the same model. 0: every GPU of the same model as device
+       0 (or, when `device` is not 0, that device alone). On the host
+       executor, ndevices worker processes (devices[] unused; 0: one). */
+    int ndevices;             /* 0 to TC_MAX_DEVICES */
+    int devices[TC_MAX_DEVICES];
 } tc_measure_desc;
 
 typedef struct tc_measure_result {
@@ -100,6 +123,7 @@ typedef struct tc_measure_result {
     double gflops;            /* the template's flops / mean cost; 0 without a time or a flop count */
     double build_s;           /* instantiating, lowering and compiling, in its builder */
     double run_s;             /* loading and timing */
+    int device;               /* the CUDA ordinal (host: the worker's number) that timed it; -1 when it never ran */
 } tc_measure_result;
 
 typedef struct tc_measurer tc_measurer;
@@ -150,6 +174,11 @@ TECOMP_API const tc_device_info *tc_measurer_device(const tc_measurer *m);
 TECOMP_API int tc_measurer_workers_started(const tc_measurer *m);
 /* Builder threads (build_threads resolved): how far ahead to submit to keep them busy. */
 TECOMP_API int tc_measurer_build_threads(const tc_measurer *m);
+/* Devices timing candidates at once (GPUs, or host workers): as many
+   candidates are in flight. */
+TECOMP_API int tc_measurer_device_count(const tc_measurer *m);
+/* The CUDA ordinal of the k-th of them (host: k); -1 when k is out of range. */
+TECOMP_API int tc_measurer_device_ordinal(const tc_measurer *m, int k);
 
 #ifdef __cplusplus
 } /* extern "C" */
@@ -169,6 +198,7 @@ TECOMP_API int tc_measurer_build_threads(const tc_measurer *m);
 #include <time.h>
 #ifndef _WIN32
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -272,6 +302,19 @@ typedef struct _tc_compilers {
 #endif
 } _tc_compilers;
 
+/* One device timing candidates: on the GPU its supervisor process (kept
+   for the measurer's life, replaced when it stops answering); on the host
+   the child process running its candidate now. */
+typedef struct _tc_device_slot {
+    int ordinal;              /* the CUDA device, or the host worker's number */
+    int pid, fd;              /* the process and this end of its socket; 0 and -1 when none */
+    int workers;              /* worker processes it has started (the supervisor's count, or host children) */
+    int workers_before;       /* ... and those of the supervisors it had before */
+    _tc_candidate *busy;      /* the candidate it is timing; NULL: idle */
+    double sent;              /* when busy was sent */
+    double deadline;          /* when waiting for busy's result gives up */
+} _tc_device_slot;
+
 struct tc_measurer {
     tc_context *ctx;
     const tc_config_space *space;
@@ -284,8 +327,11 @@ struct tc_measurer {
     char target[320];
     tc_context *run_ctx;      /* in-process GPU timing */
     _tc_gpu_buffers bufs;     /* in-process GPU timing: the task's buffers, for the measurer's life */
-    int worker_pid, worker_fd;  /* the supervisor process (GPU), or -1 */
-    int workers_started;
+    _tc_device_slot devs[TC_MAX_DEVICES];
+    int ndevs;
+    int forked_runs;          /* candidates run in worker processes, several at once (see >>measure-devices) */
+    _tc_fifo done;            /* candidates whose run finished, to give back */
+    int notify[2];            /* builders write a byte here when a build finishes (-1: none) */
     _tc_compilers compilers;
     _tc_pipeline pipe;
 };
@@ -441,6 +487,24 @@ static tc_result _tc_host_run_timed(tc_context *ctx, const tc_func *f, int repea
     return r;
 }
 
+/* How a candidate is timed: the measurer's numbers. */
+static void _tc_plan_timing(const struct tc_measurer *m, _tc_candidate *c) {
+    c->plan.timing.number = m->desc.number;
+    c->plan.timing.repeat = m->desc.repeat;
+    c->plan.timing.min_repeat_ms = m->desc.min_repeat_ms;
+    c->plan.timing.flush_l2 = m->desc.flush_l2;
+    c->plan.timing.warmup = 1;
+}
+
+/* A run's time, started at t0, and the rate its costs give. */
+static void _tc_run_account(_tc_candidate *c, double t0) {
+    c->res.run_s = _tc_now_s() - t0;
+    if (c->res.error == TC_OK && c->res.ncosts > 0 && c->flops > 0) {
+        double cost = _tc_mean_cost(c->res.costs, c->res.ncosts);
+        c->res.gflops = cost > 0 ? c->flops / cost * 1e-9 : 0;
+    }
+}
+
 // >>measure-worker
 
 #if _TC_HAVE_FORK
@@ -489,6 +553,7 @@ typedef struct _tc_hello {
     tc_result status;
     char message[512];
     tc_device_info device;
+    int device_count;         /* GPUs the driver reports, for the measurer's default list */
 } _tc_hello;
 
 /* Its answer to each plan. */
@@ -515,6 +580,13 @@ static void _tc_result_from(tc_measure_result *res, const _tc_reply *reply) {
     memcpy(res->costs, reply->costs, sizeof reply->costs);
 }
 
+/* How many GPUs the driver that ctx opened reports (1 when it will not say). */
+static void _tc_device_count(tc_context *ctx, int *count) {
+    _tc_cuda_state *st = (_tc_cuda_state *)ctx->cuda;
+    *count = 1;
+    if (st && st->cu.cuDeviceGetCount && st->cu.cuDeviceGetCount(count) != 0) *count = 1;
+}
+
 /* The GPU worker: open the device, then load and time each plan sent until
    the socket closes. After a CUDA error it answers and quits: the error may
    have poisoned its context, and a fresh worker is cheap. */
@@ -530,7 +602,10 @@ static void _tc_gpu_worker_main(int fd, int device) {
     hello.status = tc_create_context(NULL, &ctx);
     if (hello.status == TC_OK) hello.status = tc_cuda_init(ctx, &cd);
     snprintf(hello.message, sizeof hello.message, "%.511s", ctx ? tc_last_error(ctx) : "out of memory");
-    if (hello.status == TC_OK) tc_device_info_get(ctx, &hello.device);
+    if (hello.status == TC_OK) {
+        tc_device_info_get(ctx, &hello.device);
+        _tc_device_count(ctx, &hello.device_count);
+    }
     if (!_tc_send_all(fd, &hello, sizeof hello) || hello.status != TC_OK) return;
     for (;;) {
         _tc_plan plan;
@@ -663,11 +738,21 @@ static void _tc_sup_run(_tc_supervisor *s, const _tc_plan *plan, const void *cub
     }
 }
 
+/* What a supervisor is forked with: the measurer (the child's copy) and its slot. */
+typedef struct _tc_sup_arg {
+    const struct tc_measurer *m;
+    int slot;
+} _tc_sup_arg;
+
+static void _tc_close_inherited(const struct tc_measurer *m, int slot);
+
 static void _tc_supervisor_main(int fd, void *arg) {
+    const _tc_sup_arg *a = (const _tc_sup_arg *)arg;
     _tc_supervisor s;
     _tc_hello hello;
+    _tc_close_inherited(a->m, a->slot);
     memset(&s, 0, sizeof s);
-    s.device = *(const int *)arg;
+    s.device = a->m->devs[a->slot].ordinal;
     s.worker_fd = -1;
     _tc_sup_start(&s, &hello); /* the first worker says which device it opened */
     if (_tc_send_all(fd, &hello, sizeof hello) && hello.status == TC_OK) {
@@ -690,44 +775,98 @@ static void _tc_supervisor_main(int fd, void *arg) {
     _tc_reap(&s.worker_pid, &s.worker_fd);
 }
 
-/* Start the supervisor and hear from its first worker. */
-static tc_result _tc_worker_start(tc_measurer *m, _tc_hello *hello) {
+// >>measure-devices
+
+static void _tc_drain(int fd);
+static void _tc_candidate_free(struct tc_measurer *m, _tc_candidate *c);
+static void _tc_pipe_hold(_tc_pipeline *p, int on);
+
+/* This process's ends of the sockets to its other children (the other
+   devices' supervisors, the compilers), closed in a supervisor forked from
+   it: a supervisor sees the measurer go when its socket's other end closes,
+   which it would never do while a sibling still held a copy. */
+static void _tc_close_inherited(const struct tc_measurer *m, int slot) {
+    int k;
+    for (k = 0; k < m->ndevs; k++)
+        if (k != slot && m->devs[k].fd >= 0) close(m->devs[k].fd);
+    for (k = 0; k < m->compilers.n; k++) close(m->compilers.fd[k]);
+    if (m->compilers.n) close(m->compilers.server_fd);
+}
+
+/* Start slot's supervisor and hear from its first worker (which device it
+   opened, how many the driver has). */
+static tc_result _tc_supervisor_start(tc_measurer *m, int slot, _tc_hello *hello) {
+    _tc_device_slot *d = &m->devs[slot];
+    _tc_sup_arg arg;
     int got;
-    if (!_tc_spawn(&m->worker_pid, &m->worker_fd, _tc_supervisor_main, &m->desc.device))
-        return _tc_fail(m->ctx, TC_ERROR_CUDA, "cannot start the measuring process (fork or socketpair failed)");
-    got = _tc_recv_all(m->worker_fd, hello, sizeof *hello, 150);
+    arg.m = m, arg.slot = slot;
+    memset(hello, 0, sizeof *hello);
+    if (!_tc_spawn(&d->pid, &d->fd, _tc_supervisor_main, &arg))
+        return _tc_fail(m->ctx, TC_ERROR_CUDA, "cannot start the measuring process of device %d (fork or socketpair failed)", d->ordinal);
+    got = _tc_recv_all(d->fd, hello, sizeof *hello, 150);
     if (got != 1) {
-        _tc_reap(&m->worker_pid, &m->worker_fd);
-        return _tc_fail(m->ctx, TC_ERROR_CUDA, "the measuring process %s before opening the GPU", got < 0 ? "hung" : "died");
+        _tc_reap(&d->pid, &d->fd);
+        return _tc_fail(m->ctx, TC_ERROR_CUDA, "the measuring process of device %d %s before opening the GPU", d->ordinal, got < 0 ? "hung" : "died");
     }
-    m->workers_started++;
+    d->workers_before += d->workers;
+    d->workers = 1;
     if (hello->status != TC_OK) {
-        _tc_reap(&m->worker_pid, &m->worker_fd);
+        _tc_reap(&d->pid, &d->fd);
         return _tc_fail(m->ctx, hello->status, "%s", hello->message);
     }
     return TC_OK;
 }
 
-/* Run one candidate through the supervisor (restarted if it went away). */
-static void _tc_worker_run(tc_measurer *m, _tc_candidate *c) {
-    _tc_reply reply;
+/* Whether two devices are the same model: the same name and compute
+   capability (records name the model; one run's times must compare). */
+static int _tc_same_model(const tc_device_info *a, const tc_device_info *b) {
+    return strcmp(a->name, b->name) == 0 && a->sm_major == b->sm_major && a->sm_minor == b->sm_minor;
+}
+
+/* Add device `ordinal` as the next slot: its supervisor started and its
+   model checked against the first device's. *other set (and the slot
+   dropped) when it is another model. */
+static tc_result _tc_device_add(tc_measurer *m, int ordinal, _tc_hello *hello, int *other) {
+    int slot = m->ndevs;
+    tc_result r;
+    *other = 0;
+    memset(&m->devs[slot], 0, sizeof m->devs[slot]);
+    m->devs[slot].ordinal = ordinal;
+    m->devs[slot].fd = -1;
+    m->ndevs++;
+    if ((r = _tc_supervisor_start(m, slot, hello)) != TC_OK) {
+        m->ndevs--;
+        return r;
+    }
+    if (slot && !_tc_same_model(&hello->device, &m->device)) {
+        *other = 1;
+        _tc_reap(&m->devs[slot].pid, &m->devs[slot].fd);
+        m->ndevs--;
+    }
+    return TC_OK;
+}
+
+/* Start a supervisor per device: the listed ones (each must be the first's
+   model), or device 0 and every other GPU of its model. Called before this
+   process starts a thread or loads NVRTC (see the top of this file). */
+static tc_result _tc_devices_start(tc_measurer *m) {
+    const tc_measure_desc *md = &m->desc;
+    int listed = md->ndevices > 0, n = listed ? md->ndevices : 1, k, count, other;
     _tc_hello hello;
-    int got;
-    if (m->worker_pid <= 0 && _tc_worker_start(m, &hello) != TC_OK) {
-        _tc_result_fail(&c->res, tc_last_result(m->ctx), tc_last_error(m->ctx));
-        return;
+    tc_result r = _tc_device_add(m, listed ? md->devices[0] : md->device, &hello, &other);
+    if (r != TC_OK) return r;
+    m->device = hello.device;
+    count = hello.device_count;
+    if (!listed && md->device == 0) n = count < TC_MAX_DEVICES ? count : TC_MAX_DEVICES; /* the default: device 0's model */
+    for (k = 1; k < n; k++) {
+        int ordinal = listed ? md->devices[k] : k;
+        if ((r = _tc_device_add(m, ordinal, &hello, &other)) != TC_OK) return r;
+        if (other && listed)
+            return _tc_fail(m->ctx, TC_ERROR_INVALID_ARGUMENT, "device %d is %s (sm_%d%d), device %d is %s: only identical models share a run",
+                            ordinal, hello.device.name, hello.device.sm_major, hello.device.sm_minor, m->devs[0].ordinal, m->device.name);
+        if (other) _tc_log(m->ctx, TC_LOG_INFO, "device %d (%s) is not device 0's model (%s): left out", ordinal, hello.device.name, m->device.name);
     }
-    /* The supervisor enforces the timeout; this wait only guards against the
-       supervisor itself going wrong, so it allows for a worker restart. */
-    c->plan.timeout_s = m->desc.timeout_s + 2;
-    if (!_tc_send_all(m->worker_fd, &c->plan, sizeof c->plan) || !_tc_send_all(m->worker_fd, c->cubin, (size_t)c->plan.cubin_size) ||
-        (got = _tc_recv_all(m->worker_fd, &reply, sizeof reply, c->plan.timeout_s + 150)) != 1) {
-        _tc_reap(&m->worker_pid, &m->worker_fd);
-        _tc_result_fail(&c->res, TC_ERROR_CUDA, "the measuring process stopped answering; it will be restarted");
-        return;
-    }
-    _tc_result_from(&c->res, &reply);
-    m->workers_started = reply.workers;
+    return TC_OK;
 }
 
 typedef struct _tc_host_job {
@@ -746,48 +885,167 @@ static void _tc_host_child(int fd, void *arg) {
     _tc_send_all(fd, &reply, sizeof reply);
 }
 
-/* Run one candidate on the host executor in a forked child (it has the
-   lowered function already: fork copies it), so that a hang can be killed. */
-static void _tc_host_run_forked(tc_measurer *m, _tc_candidate *c) {
+/* Send a built candidate to an idle GPU's supervisor (restarted first if it
+   went away: a fork, so the builders are held meanwhile). 0 when it could
+   not be sent: its result says why. */
+static int _tc_gpu_send(tc_measurer *m, _tc_device_slot *d, _tc_candidate *c) {
+    _tc_hello hello;
+    tc_result r = TC_OK;
+    if (d->pid <= 0) {
+        _tc_pipe_hold(&m->pipe, 1);
+        r = _tc_supervisor_start(m, (int)(d - m->devs), &hello);
+        _tc_pipe_hold(&m->pipe, 0);
+    }
+    if (r != TC_OK) {
+        _tc_result_fail(&c->res, tc_last_result(m->ctx), tc_last_error(m->ctx));
+        return 0;
+    }
+    /* The supervisor enforces the timeout; the deadline here only guards
+       against the supervisor itself going wrong, so it allows for a worker
+       restart. */
+    c->plan.timeout_s = m->desc.timeout_s + 2;
+    if (!_tc_send_all(d->fd, &c->plan, sizeof c->plan) || !_tc_send_all(d->fd, c->cubin, (size_t)c->plan.cubin_size)) {
+        _tc_reap(&d->pid, &d->fd);
+        _tc_result_fail(&c->res, TC_ERROR_CUDA, "the measuring process stopped answering; it will be restarted");
+        return 0;
+    }
+    d->deadline = _tc_now_s() + c->plan.timeout_s + 150;
+    return 1;
+}
+
+/* Run a candidate on the host executor in a forked child (it has the
+   lowered function already: fork copies it), so that a hang can be killed.
+   The builders are held across the fork (see the top of this file). */
+static int _tc_host_send(tc_measurer *m, _tc_device_slot *d, _tc_candidate *c) {
     _tc_host_job job;
-    _tc_reply reply;
-    int pid = 0, fd = -1, got;
+    int forked;
     job.ctx = c->ctx, job.f = c->f, job.repeat = m->desc.repeat;
-    if (!_tc_spawn(&pid, &fd, _tc_host_child, &job)) {
+    _tc_pipe_hold(&m->pipe, 1);
+    forked = _tc_spawn(&d->pid, &d->fd, _tc_host_child, &job);
+    _tc_pipe_hold(&m->pipe, 0);
+    if (!forked) {
         _tc_result_fail(&c->res, TC_ERROR_EXECUTION, "cannot fork a process to run the candidate");
+        return 0;
+    }
+    d->workers++;
+    d->deadline = _tc_now_s() + m->desc.timeout_s;
+    return 1;
+}
+
+static void _tc_run_finish(tc_measurer *m, _tc_candidate *c, double t0);
+
+/* Start timing c on idle device d; when it cannot start, c is done with its error. */
+static void _tc_device_send(tc_measurer *m, _tc_device_slot *d, _tc_candidate *c) {
+    double t0 = _tc_now_s();
+    int sent;
+    c->res.device = d->ordinal;
+    _tc_plan_timing(m, c);
+    sent = m->on_gpu ? _tc_gpu_send(m, d, c) : _tc_host_send(m, d, c);
+    if (!sent) {
+        _tc_run_finish(m, c, t0);
         return;
     }
-    m->workers_started++;
-    got = _tc_recv_all(fd, &reply, sizeof reply, m->desc.timeout_s);
-    _tc_reap(&pid, &fd);
-    if (got != 1) {
-        _tc_result_fail(&c->res, got < 0 ? TC_ERROR_TIMEOUT : TC_ERROR_EXECUTION,
-                        got < 0 ? "the run went past the timeout; its process was killed" : "the process running the candidate died");
-        return;
+    d->busy = c;
+    d->sent = t0;
+}
+
+/* Take busy's result from device d: its reply (ready: the socket has
+   something to read), or the deadline passed. A GPU supervisor that does
+   not answer is replaced at the next candidate; a host child is reaped. */
+static void _tc_device_receive(tc_measurer *m, _tc_device_slot *d, int ready) {
+    _tc_candidate *c = d->busy;
+    _tc_reply reply;
+    double left = d->deadline - _tc_now_s();
+    int got = ready ? _tc_recv_all(d->fd, &reply, sizeof reply, left > 0 ? left : 0) : -1;
+    if (m->on_gpu) {
+        if (got == 1) {
+            _tc_result_from(&c->res, &reply);
+            d->workers = reply.workers;
+        } else {
+            _tc_reap(&d->pid, &d->fd);
+            _tc_result_fail(&c->res, TC_ERROR_CUDA, "the measuring process stopped answering; it will be restarted");
+        }
+    } else {
+        _tc_reap(&d->pid, &d->fd);
+        if (got == 1) _tc_result_from(&c->res, &reply);
+        else _tc_result_fail(&c->res, got < 0 ? TC_ERROR_TIMEOUT : TC_ERROR_EXECUTION,
+                             got < 0 ? "the run went past the timeout; its process was killed" : "the process running the candidate died");
     }
-    _tc_result_from(&c->res, &reply);
+    d->busy = NULL;
+    _tc_run_finish(m, c, d->sent);
+}
+
+/* Wait until a device has a result or passes its deadline, or (builds:
+   some device is idle) until a build finishes, and take the results. */
+static void _tc_devices_wait(tc_measurer *m, int builds) {
+    struct pollfd pfd[TC_MAX_DEVICES + 1];
+    int slot[TC_MAX_DEVICES + 1], n = 0, k, wait_ms = -1;
+    double now = _tc_now_s();
+    for (k = 0; k < m->ndevs; k++) {
+        _tc_device_slot *d = &m->devs[k];
+        int ms;
+        if (!d->busy) continue;
+        ms = d->deadline > now ? (int)((d->deadline - now) * 1000) + 1 : 0;
+        if (wait_ms < 0 || ms < wait_ms) wait_ms = ms;
+        pfd[n].fd = d->fd, pfd[n].events = POLLIN, pfd[n].revents = 0;
+        slot[n++] = k;
+    }
+    if (builds && m->notify[0] >= 0) {
+        pfd[n].fd = m->notify[0], pfd[n].events = POLLIN, pfd[n].revents = 0;
+        slot[n++] = -1;
+    }
+    if (!n) return;
+    if (poll(pfd, (nfds_t)n, wait_ms) < 0 && errno != EINTR) wait_ms = 0; /* take what there is, by the deadlines */
+    now = _tc_now_s();
+    for (k = 0; k < n; k++) {
+        if (slot[k] < 0) {
+            _tc_drain(m->notify[0]);
+            continue;
+        }
+        if (pfd[k].revents) _tc_device_receive(m, &m->devs[slot[k]], 1);
+        else if (now >= m->devs[slot[k]].deadline) _tc_device_receive(m, &m->devs[slot[k]], 0);
+    }
+}
+
+/* An idle device, or NULL. */
+static _tc_device_slot *_tc_device_idle(tc_measurer *m) {
+    int k;
+    for (k = 0; k < m->ndevs; k++)
+        if (!m->devs[k].busy) return &m->devs[k];
+    return NULL;
+}
+
+static int _tc_devices_busy(const tc_measurer *m) {
+    int k, n = 0;
+    for (k = 0; k < m->ndevs; k++) n += m->devs[k].busy != NULL;
+    return n;
+}
+
+/* Stop every device: a host child running is killed; supervisors see
+   their sockets close and exit (all closed before any is waited for: a
+   supervisor restarted mid-run may hold another's socket). */
+static void _tc_devices_stop(tc_measurer *m) {
+    int k;
+    for (k = 0; k < m->ndevs; k++) {
+        _tc_device_slot *d = &m->devs[k];
+        if (d->busy) _tc_candidate_free(m, d->busy), d->busy = NULL;
+        if (!m->on_gpu) _tc_reap(&d->pid, &d->fd);
+        else if (d->fd >= 0) close(d->fd), d->fd = -1;
+    }
+    for (k = 0; k < m->ndevs; k++)
+        if (m->devs[k].pid > 0) waitpid((pid_t)m->devs[k].pid, NULL, 0), m->devs[k].pid = 0;
 }
 #endif /* _TC_HAVE_FORK */
 
-/* Run one built candidate where the measurer runs them. */
+/* Run one built candidate in this process (in_process, CUDA initialised
+   here, or no fork): on the GPU beside the builders, on the host alone. */
 static void _tc_run_candidate(tc_measurer *m, _tc_candidate *c) {
     double t0 = _tc_now_s();
-    c->plan.timing.number = m->desc.number;
-    c->plan.timing.repeat = m->desc.repeat;
-    c->plan.timing.min_repeat_ms = m->desc.min_repeat_ms;
-    c->plan.timing.flush_l2 = m->desc.flush_l2;
-    c->plan.timing.warmup = 1;
-    if (m->on_gpu && m->run_ctx) _tc_gpu_run(m->run_ctx, &m->bufs, &c->plan, c->cubin, &c->res);
-#if _TC_HAVE_FORK
-    else if (m->on_gpu) _tc_worker_run(m, c);
-    else if (!m->desc.in_process) _tc_host_run_forked(m, c);
-#endif
+    _tc_plan_timing(m, c);
+    c->res.device = m->devs[0].ordinal;
+    if (m->on_gpu) _tc_gpu_run(m->run_ctx, &m->bufs, &c->plan, c->cubin, &c->res);
     else _tc_host_run_timed(c->ctx, c->f, m->desc.repeat, &c->res);
-    c->res.run_s = _tc_now_s() - t0;
-    if (c->res.error == TC_OK && c->res.ncosts > 0 && c->flops > 0) {
-        double cost = _tc_mean_cost(c->res.costs, c->res.ncosts);
-        c->res.gflops = cost > 0 ? c->flops / cost * 1e-9 : 0;
-    }
+    _tc_run_account(c, t0);
 }
 
 // >>measure-compile
@@ -818,7 +1076,8 @@ typedef struct _tc_compile_reply {
 
 /* What the server and its compilers start with: each builder's socket. */
 typedef struct _tc_compilers_boot {
-    int supervisor_fd;        /* the GPU supervisor's socket (-1: none): closed in the server, or it would never see its end */
+    int nsupervisors;         /* the GPU supervisors' sockets: closed in the server, or they would never see their ends */
+    int supervisor_fd[TC_MAX_DEVICES];
     int n;
     int builder_end[64];      /* the builders' ends: closed in the server */
     int compiler_end[64];
@@ -887,7 +1146,7 @@ static void _tc_drain(int fd) {
 static void _tc_compilers_main(int fd, void *arg) {
     const _tc_compilers_boot *b = (const _tc_compilers_boot *)arg;
     int pids[64], slot, k;
-    if (b->supervisor_fd >= 0) close(b->supervisor_fd);
+    for (k = 0; k < b->nsupervisors; k++) close(b->supervisor_fd[k]);
     for (k = 0; k < b->n; k++) close(b->builder_end[k]);
     for (k = 0; k < b->n; k++) pids[k] = _tc_compiler_fork(b, fd, k);
     while (_tc_recv_all(fd, &slot, sizeof slot, -1) == 1 && slot >= 0 && slot < b->n) {
@@ -910,7 +1169,8 @@ static void _tc_compilers_start(tc_measurer *m) {
     _tc_compilers_boot boot;
     int k, sv[2];
     memset(&boot, 0, sizeof boot);
-    boot.supervisor_fd = m->worker_fd;
+    for (k = 0; k < m->ndevs; k++)
+        if (m->devs[k].fd >= 0) boot.supervisor_fd[boot.nsupervisors++] = m->devs[k].fd;
     for (boot.n = 0; boot.n < m->desc.build_threads && socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0; boot.n++)
         boot.builder_end[boot.n] = sv[0], boot.compiler_end[boot.n] = sv[1];
     if (boot.n == m->desc.build_threads && _tc_spawn(&cs->server_pid, &cs->server_fd, _tc_compilers_main, &boot)) {
@@ -1076,6 +1336,9 @@ static void _tc_pipe_build_next(tc_measurer *m, int slot) {
     p->awaiting_run += c->res.error == TC_OK;
 #if _TC_HAVE_FORK
     pthread_cond_signal(&p->progress);
+    if (m->notify[1] >= 0 && write(m->notify[1], "b", 1) < 0) {
+        /* full: a wake-up is pending already */
+    }
 #endif
 }
 
@@ -1110,20 +1373,27 @@ static int _tc_cores(void) {
 }
 
 /* Start the builder threads, once, at the first submission: after the
-   supervisor and the compile server were forked, as they must be. None to
-   be had: the calling thread builds. */
+   supervisors and the compile server were forked, as they must be. None to
+   be had: the calling thread builds. Runs in worker processes wait for
+   results and builds at once: builders wake them through a pipe. */
 static void _tc_pipe_start(tc_measurer *m) {
     _tc_pipeline *p = &m->pipe;
     if (p->threads_tried) return;
     p->threads_tried = 1;
 #if _TC_HAVE_FORK
+    if (m->forked_runs && pipe(m->notify) == 0) {
+        fcntl(m->notify[0], F_SETFL, O_NONBLOCK);
+        fcntl(m->notify[1], F_SETFL, O_NONBLOCK); /* a builder never waits on it */
+    } else {
+        m->notify[0] = m->notify[1] = -1;
+    }
     for (; p->nthreads < m->desc.build_threads; p->nthreads++) {
         p->args[p->nthreads].m = m;
         p->args[p->nthreads].slot = p->nthreads;
         if (pthread_create(&p->threads[p->nthreads], NULL, _tc_builder, &p->args[p->nthreads]) != 0) break;
     }
 #endif
-    p->run_cap = 2 * (p->nthreads ? p->nthreads : 1);
+    p->run_cap = 2 * (p->nthreads ? p->nthreads : 1) + m->ndevs; /* built ones in flight count too */
 }
 
 /* The next candidate whose build finished, waiting for one (building it
@@ -1200,7 +1470,8 @@ static tc_result _tc_measurer_open(tc_measurer *m) {
     int cuda_here = tc_cuda_process_initialized(m->ctx);
     tc_cuda_desc cd;
     memset(&cd, 0, sizeof cd);
-    cd.device = m->desc.device;
+    cd.device = m->desc.ndevices ? m->desc.devices[0] : m->desc.device;
+    m->devs[0].ordinal = cd.device;
     if (where != TC_MEASURE_HOST) {
         if (m->desc.in_process || !_TC_HAVE_FORK || cuda_here) {
             tc_context_desc rd;
@@ -1214,25 +1485,34 @@ static tc_result _tc_measurer_open(tc_measurer *m) {
             if (r != TC_OK && m->run_ctx) tc_destroy_context(m->run_ctx), m->run_ctx = NULL;
             if (r == TC_OK && !m->desc.in_process)
                 _tc_log(m->ctx, TC_LOG_WARN, "CUDA is already initialised in this process: candidates are timed here, where a faulting kernel ends the process");
+            if (r == TC_OK && m->desc.ndevices > 1)
+                _tc_log(m->ctx, TC_LOG_WARN, "candidates are timed in this process: on device %d only", cd.device);
+            m->ndevs = 1;
         }
 #if _TC_HAVE_FORK
         else {
-            _tc_hello hello;
-            if ((r = _tc_worker_start(m, &hello)) == TC_OK) m->device = hello.device;
+            r = _tc_devices_start(m);
+            m->forked_runs = r == TC_OK;
+            if (r != TC_OK) _tc_devices_stop(m), m->ndevs = 0;
         }
 #endif
-        if (r != TC_OK && where == TC_MEASURE_GPU) return r;
+        /* devices of different models are an error wherever it measures */
+        if (r != TC_OK && (where == TC_MEASURE_GPU || r == TC_ERROR_INVALID_ARGUMENT)) return r;
     }
     m->on_gpu = r == TC_OK;
     if (!m->on_gpu) {
+        int k;
         tc_clear_error(m->ctx);
         tc_device_info_get(NULL, &m->device); /* an H100's limits: the host checks what the GPU would */
+        m->forked_runs = _TC_HAVE_FORK && !m->desc.in_process;
+        m->ndevs = m->forked_runs && m->desc.ndevices ? m->desc.ndevices : 1; /* host workers */
+        for (k = 0; k < m->ndevs; k++) m->devs[k].ordinal = k, m->devs[k].fd = -1;
     }
     m->arch = m->device.sm_major * 10 + m->device.sm_minor;
     tc_gpu_limits_of(&m->device, &m->limits);
     if (m->desc.max_local_bytes >= 0) m->limits.max_local_bytes = m->desc.max_local_bytes ? m->desc.max_local_bytes : 255 * 4;
 #if _TC_HAVE_FORK
-    if (!m->run_ctx && !cuda_here) _tc_compilers_start(m); /* after the supervisor (see there), before NVRTC loads here */
+    if (!m->run_ctx && !cuda_here) _tc_compilers_start(m); /* after the supervisors (see there), before NVRTC loads here */
 #endif
     m->nvrtc = tc_nvrtc_init(m->ctx, NULL) == TC_OK;
 #if _TC_HAVE_FORK
@@ -1244,19 +1524,39 @@ static tc_result _tc_measurer_open(tc_measurer *m) {
     return TC_OK;
 }
 
+/* TC_OK when the device list is one the measurer can take (a count from
+   0 to TC_MAX_DEVICES; for GPUs, ordinals not negative and each listed
+   once: two workers on one GPU would time each other's kernels), else the
+   error. */
+static tc_result _tc_bad_device_list(tc_context *ctx, const tc_measure_desc *d) {
+    int j, k;
+    if (d->ndevices < 0 || d->ndevices > TC_MAX_DEVICES)
+        return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_measure_desc: ndevices is %d, not 0 to %d", d->ndevices, TC_MAX_DEVICES);
+    for (k = 0; d->where != TC_MEASURE_HOST && k < d->ndevices; k++) { /* host workers are only counted */
+        if (d->devices[k] < 0) return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_measure_desc: devices[%d] is negative (%d)", k, d->devices[k]);
+        for (j = 0; j < k; j++)
+            if (d->devices[j] == d->devices[k])
+                return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_measure_desc: device %d is listed twice", d->devices[k]);
+    }
+    return TC_OK;
+}
+
 TECOMP_API tc_result tc_measurer_create(tc_context *ctx, const tc_config_space *space, const tc_measure_desc *desc, tc_measurer **out) {
     tc_measurer *m;
     tc_result r;
+    int k;
     if (!ctx || !space || !out) return ctx ? _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_measurer_create: NULL argument") : TC_ERROR_INVALID_ARGUMENT;
     *out = NULL;
     if (desc && (desc->number < 0 || desc->repeat < 0 || desc->min_repeat_ms < 0 || desc->timeout_s < 0 || desc->build_threads < 0 ||
-                 desc->build_timeout_s < 0))
+                 desc->build_timeout_s < 0 || desc->device < 0))
         return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_measure_desc: negative field");
+    if (desc && _tc_bad_device_list(ctx, desc) != TC_OK) return tc_last_result(ctx);
     if (!(m = (tc_measurer *)_tc_malloc(ctx, sizeof *m))) return TC_ERROR_OUT_OF_MEMORY;
     memset(m, 0, sizeof *m);
     m->ctx = ctx;
     m->space = space;
-    m->worker_fd = -1;
+    m->notify[0] = m->notify[1] = -1;
+    for (k = 0; k < TC_MAX_DEVICES; k++) m->devs[k].fd = -1;
     if (desc) m->desc = *desc;
 #if _TC_HAVE_FORK
     pthread_mutex_init(&m->compilers.lock, NULL);
@@ -1281,18 +1581,19 @@ TECOMP_API tc_result tc_measurer_create(tc_context *ctx, const tc_config_space *
 }
 
 TECOMP_API void tc_measurer_destroy(tc_measurer *m) {
+#if _TC_HAVE_FORK
+    _tc_candidate *c;
+#endif
     if (!m) return;
     _tc_pipe_stop(m);
 #if _TC_HAVE_FORK
     pthread_cond_destroy(&m->pipe.progress);
     pthread_cond_destroy(&m->pipe.work);
     pthread_mutex_destroy(&m->pipe.lock);
-    if (m->worker_fd >= 0 || m->worker_pid > 0) {
-        close(m->worker_fd); /* the worker sees the end of its input and exits */
-        m->worker_fd = -1;
-        if (m->worker_pid > 0) waitpid((pid_t)m->worker_pid, NULL, 0);
-    }
-    _tc_compilers_stop(m); /* after the supervisor: one restarted mid-run holds the compilers' sockets too */
+    _tc_devices_stop(m);
+    while ((c = _tc_fifo_pop(&m->done)) != NULL) _tc_candidate_free(m, c);
+    if (m->notify[0] >= 0) close(m->notify[0]), close(m->notify[1]);
+    _tc_compilers_stop(m);
     pthread_mutex_destroy(&m->compilers.lock);
 #endif
     if (m->run_ctx) {
@@ -1302,12 +1603,9 @@ TECOMP_API void tc_measurer_destroy(tc_measurer *m) {
     _tc_free(m->ctx, m);
 }
 
-/* Whether a built candidate can run while builder threads still run: not
-   if running it means forking (a host run, or a GPU worker to start), since
-   a child forked beside running threads may inherit a lock one of them held. */
-static int _tc_can_run_beside_builders(const tc_measurer *m) {
-    return m->on_gpu && (m->run_ctx || m->worker_pid > 0);
-}
+/* Whether a candidate timed in this process can run while builder threads
+   still run: on the GPU; a host run's wall-clock time would count theirs. */
+static int _tc_can_run_beside_builders(const tc_measurer *m) { return m->on_gpu; }
 
 TECOMP_API tc_result tc_measure_submit(tc_measurer *m, int n, const int64_t *configs) {
     _tc_fifo fresh = {NULL, NULL};
@@ -1322,6 +1620,7 @@ TECOMP_API tc_result tc_measure_submit(tc_measurer *m, int n, const int64_t *con
         }
         memset(c, 0, sizeof *c);
         c->res.config = configs[i];
+        c->res.device = -1;
         c->ticket = m->pipe.tickets + i;
         if (configs[i] < 0 || configs[i] >= tc_space_size(m->space))
             _tc_result_fail(&c->res, TC_ERROR_INVALID_ARGUMENT, "configuration outside the space");
@@ -1342,12 +1641,59 @@ TECOMP_API tc_result tc_measure_submit(tc_measurer *m, int n, const int64_t *con
     return TC_OK;
 }
 
+#if _TC_HAVE_FORK
+/* A run in a worker process has finished: counted, to be given back. */
+static void _tc_run_finish(tc_measurer *m, _tc_candidate *c, double t0) {
+    _tc_run_account(c, t0);
+    _tc_fifo_push(&m->done, c);
+    _tc_pipe_ran(&m->pipe);
+}
+
+/* Wait until the pipeline has a built candidate (building it here when
+   there are no builder threads). Something must be queued or building. */
+static void _tc_pipe_await_built(tc_measurer *m) {
+    _tc_pipeline *p = &m->pipe;
+    _tc_pipe_lock(p);
+    while (!p->built.head) {
+        if (p->nthreads) _tc_pipe_wait(p, &p->progress);
+        else _tc_pipe_build_next(m, 0);
+    }
+    _tc_pipe_unlock(p);
+}
+
+/* The next candidate done, for runs in worker processes: one whose run
+   finished, or one that failed to build (done at once). Meanwhile each
+   idle device gets the next built candidate, and this thread waits for
+   whichever comes first: a result, a deadline, or a build for an idle
+   device. Something must be outstanding. */
+static _tc_candidate *_tc_next_done(tc_measurer *m) {
+    for (;;) {
+        _tc_device_slot *idle = _tc_device_idle(m);
+        _tc_candidate *c = _tc_fifo_pop(&m->done);
+        if (c) return c;
+        _tc_pipe_lock(&m->pipe);
+        c = m->pipe.built.head;
+        if (c && (c->res.error != TC_OK || idle)) _tc_fifo_pop(&m->pipe.built);
+        else c = NULL;
+        _tc_pipe_unlock(&m->pipe);
+        if (c && c->res.error != TC_OK) return c;
+        if (c) _tc_device_send(m, idle, c);
+        else if (_tc_devices_busy(m)) _tc_devices_wait(m, idle != NULL);
+        else _tc_pipe_await_built(m);
+    }
+}
+#endif
+
 /* tc_measure_next, also saying which submission the result is for. */
 static int _tc_measure_next(tc_measurer *m, tc_measure_result *out, int64_t *ticket) {
     _tc_candidate *c;
     if (!m || !out || !m->pipe.outstanding) return 0;
+#if _TC_HAVE_FORK
+    if (m->forked_runs) c = _tc_next_done(m);
+    else
+#endif
     c = _tc_pipe_next_built(m);
-    if (c->res.error == TC_OK) {
+    if (c->res.error == TC_OK && !m->forked_runs) {
         /* what cannot run beside the builders runs while they are held */
         int hold = m->pipe.nthreads && !_tc_can_run_beside_builders(m);
         if (hold) _tc_pipe_hold(&m->pipe, 1);
@@ -1410,7 +1756,13 @@ TECOMP_API tc_result tc_measure_batch(tc_measurer *m, int n, const int64_t *conf
 TECOMP_API const char *tc_measurer_target(const tc_measurer *m) { return m ? m->target : ""; }
 TECOMP_API int tc_measurer_on_gpu(const tc_measurer *m) { return m ? m->on_gpu : 0; }
 TECOMP_API const tc_device_info *tc_measurer_device(const tc_measurer *m) { return m ? &m->device : NULL; }
-TECOMP_API int tc_measurer_workers_started(const tc_measurer *m) { return m ? m->workers_started : 0; }
+TECOMP_API int tc_measurer_workers_started(const tc_measurer *m) {
+    int k, n = 0;
+    for (k = 0; m && k < m->ndevs; k++) n += m->devs[k].workers_before + m->devs[k].workers;
+    return n;
+}
 TECOMP_API int tc_measurer_build_threads(const tc_measurer *m) { return m ? m->desc.build_threads : 0; }
+TECOMP_API int tc_measurer_device_count(const tc_measurer *m) { return m ? m->ndevs : 0; }
+TECOMP_API int tc_measurer_device_ordinal(const tc_measurer *m, int k) { return m && k >= 0 && k < m->ndevs ? m->devs[k].ordinal : -1; }
 
 #endif /* TECOMP_IMPLEMENTATION */

@@ -146,7 +146,9 @@ typedef struct tc_record_knob {
 } tc_record_knob;
 
 /* Append one record and flush it to the file (a killed run loses at most the
-   trial in flight). space, when given, adds the configuration's knob values. */
+   trial in flight). space, when given, adds the configuration's knob values.
+   Processes may append to one file at once: each record goes in whole,
+   under a lock on the file, on a line of its own. */
 TECOMP_API tc_result tc_record_append(tc_context *ctx, const char *path, const tc_record *rec, const tc_config_space *space);
 /* A records file is untrusted input (copied between machines, edited by
    hand, cut short by a killed run): a line longer than this is skipped
@@ -613,6 +615,10 @@ TECOMP_API tc_context *tc_space_context(const tc_config_space *space) { return s
 
 #include <errno.h>
 #include <sys/stat.h>
+#ifndef _WIN32
+#include <fcntl.h>
+#include <unistd.h>
+#endif
 
 /* The mean of n costs; 0 when there are none. */
 static double _tc_mean_cost(const double *costs, int n) {
@@ -635,9 +641,62 @@ static void _tc_json_string(tc_str *s, const char *text) {
     tc_str_printf(s, "\"");
 }
 
+#ifndef _WIN32
+/* Write all of data at fd's end (a regular file takes it in one call; the
+   loop is for the rare short write). */
+static int _tc_write_all(int fd, const char *data, size_t len) {
+    while (len) {
+        ssize_t w = write(fd, data, len);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) return 0;
+        data += w, len -= (size_t)w;
+    }
+    return 1;
+}
+
+/* Whether the file's last byte is a newline (or it is empty): when it is
+   not, a writer was killed mid-line, and the next line must start afresh. */
+static int _tc_ends_whole(int fd) {
+    struct stat st;
+    char last = '\n';
+    if (fstat(fd, &st) != 0 || st.st_size == 0) return 1;
+    return pread(fd, &last, 1, st.st_size - 1) != 1 || last == '\n';
+}
+#endif
+
+/* Append one whole line to a records file that other processes may be
+   appending to at the same moment (the GPUs of a host, the ranks of an MPI
+   run): under an exclusive lock on the file (fcntl's, which NFS honours),
+   after a newline when the last line was cut short (its writer was killed
+   mid-line; that line is skipped when read, this one stays whole). Where
+   the file system takes no locks the line is appended all the same, in one
+   write. 1: written, 0: a write failed, -1: the file does not open. */
+static int _tc_append_line(const char *path, const char *line, size_t len) {
+#ifndef _WIN32
+    struct flock lk;
+    int fd = open(path, O_RDWR | O_APPEND | O_CREAT, 0644), ok; /* read too: its last byte */
+    if (fd < 0) return -1;
+    memset(&lk, 0, sizeof lk);
+    lk.l_type = F_WRLCK;
+    lk.l_whence = SEEK_SET; /* l_start 0, l_len 0: the whole file */
+    while (fcntl(fd, F_SETLKW, &lk) != 0 && errno == EINTR) continue;
+    ok = _tc_ends_whole(fd) || _tc_write_all(fd, "\n", 1);
+    ok = ok && _tc_write_all(fd, line, len);
+    ok = close(fd) == 0 && ok; /* closing releases the lock */
+    return ok;
+#else
+    FILE *f = fopen(path, "a");
+    int ok;
+    if (!f) return -1;
+    ok = fwrite(line, 1, len, f) == len;
+    ok = fflush(f) == 0 && ok;
+    ok = fclose(f) == 0 && ok;
+    return ok;
+#endif
+}
+
 TECOMP_API tc_result tc_record_append(tc_context *ctx, const char *path, const tc_record *rec, const tc_config_space *space) {
     tc_str s;
-    FILE *f;
     int k, ok;
     if (!ctx || !path || !rec) return ctx ? _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_record_append: NULL argument") : TC_ERROR_INVALID_ARGUMENT;
     tc_str_init(&s, ctx);
@@ -669,14 +728,9 @@ TECOMP_API tc_result tc_record_append(tc_context *ctx, const char *path, const t
         tc_str_free(&s);
         return _tc_fail(ctx, TC_ERROR_OUT_OF_MEMORY, "out of memory writing a record");
     }
-    if (!(f = fopen(path, "a"))) {
-        tc_str_free(&s);
-        return _tc_fail(ctx, TC_ERROR_IO, "cannot open the records file %s for appending", path);
-    }
-    ok = fwrite(s.data, 1, s.len, f) == s.len;
-    ok &= fflush(f) == 0;
-    ok &= fclose(f) == 0;
+    ok = _tc_append_line(path, s.data, s.len);
     tc_str_free(&s);
+    if (ok < 0) return _tc_fail(ctx, TC_ERROR_IO, "cannot open the records file %s for appending", path);
     return ok ? TC_OK : _tc_fail(ctx, TC_ERROR_IO, "cannot write the records file %s", path);
 }
 

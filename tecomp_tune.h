@@ -20,7 +20,8 @@
 
    The tuner proposes configurations never measured before, a batch at a
    time, ahead of the results so that every builder thread stays busy; the
-   measurer builds them in parallel and times them in a worker process; each
+   measurer builds them in parallel and times them in a worker process per
+   device (td.measure.devices: every GPU of device 0's model by default); each
    result, as it finishes, is appended to the records file and flushed, and
    the tuner learns from it before it proposes again. A killed run loses at
    most the trials in flight; run it again with the same records file and it
@@ -50,7 +51,8 @@ typedef struct tc_tune_desc {
     int early_stopping;       /* stop after this many trials without a better one; 0: never */
     int batch;                /* configurations the tuner proposes at a time (it learns from each result in between);
                                  0: model and genetic 16, random and grid 16 per build thread */
-    const char *records;      /* JSON-lines log (NULL: none): read first to resume, appended per trial */
+    const char *records;      /* JSON-lines log (NULL: none): read first to resume, appended per trial
+                                 (whole lines under a lock: processes tuning other tasks may share it) */
     const char *transfer;     /* records of other tasks of this template, to warm a model-based tuner */
     const char *plot_svg;     /* best GFLOPS over trials; NULL: the records path + ".svg" when there is one;
                                  the numbers also go to a CSV beside it (".svg" replaced by ".csv") */
@@ -70,6 +72,7 @@ typedef struct tc_tune_result {
     int failed;               /* failed to compile, faulted or timed out */
     double seconds;           /* wall time of this call */
     char target[320];         /* where they ran ("cuda -arch=sm_90 -device=...", or "host") */
+    int devices;              /* devices that timed them at once (GPUs of that model, or host workers) */
 } tc_tune_result;
 
 TECOMP_API tc_result tc_tune(tc_context *ctx, const tc_config_space *space, const tc_tune_desc *desc, tc_tune_result *out);
@@ -92,6 +95,26 @@ typedef struct tc_best {
    Everything lives in ctx; free the kernel with tc_cuda_func_destroy. */
 TECOMP_API tc_result tc_apply_history_best(tc_context *ctx, const tc_config_space *space, const char *records,
                                            const char *task_name, int nargs, const int64_t *args, tc_best *out);
+
+// >>api-records-merge
+
+/* What tc_records_merge did. */
+typedef struct tc_records_merge_info {
+    int lines;                /* non-blank lines read, from all the files */
+    int kept;                 /* written to the output */
+    int duplicates;           /* dropped: the same text as a line kept before */
+    int skipped;              /* dropped: not a whole, valid record (as tc_records_load skips them) */
+} tc_records_merge_info;
+
+/* Join records files (each machine's of one tuning campaign, say) into
+   out: every valid record of each file, in order, each distinct line once.
+   A line that is exactly one kept before is dropped (the same trial, in two
+   copies of a file); two trials of one configuration differ in their times
+   and are both kept. out may be one of the inputs: it is written whole
+   beside itself, then renamed into place. A missing input holds no
+   records; one that cannot be read, or is larger than TC_RECORDS_MAX_FILE,
+   is TC_ERROR_IO and out is left as it was. info may be NULL. */
+TECOMP_API tc_result tc_records_merge(tc_context *ctx, int npaths, const char *const *paths, const char *out, tc_records_merge_info *info);
 
 // >>api-tuned-kernel
 
@@ -422,11 +445,12 @@ static void _tc_write_plot(_tc_tuning *t) {
    trials, 3.1 s) against 35 (median 144, 5.7 s) for AutoTVM-style batches
    of 64 measured to the last; without the wait for a success, 17 of 24.
    Random and grid learn nothing: they keep 4 to 20 rounds of work queued
-   for the builders. */
-static void _tc_tuning_pace(_tc_tuning *t, int threads) {
+   for the builders. With several devices, one candidate more is kept
+   outstanding per device past the first: each holds one while it runs. */
+static void _tc_tuning_pace(_tc_tuning *t, int threads, int devices) {
     t->learns = t->d.tuner.kind == TC_TUNER_MODEL || t->d.tuner.kind == TC_TUNER_GENETIC;
     if (!t->d.batch) t->d.batch = t->learns ? 16 : 16 * threads;
-    t->refill_at = t->learns ? threads : 4 * threads;
+    t->refill_at = (t->learns ? threads : 4 * threads) + devices - 1;
 }
 
 /* One result as it finishes: appended to the records (flushed), counted,
@@ -529,7 +553,8 @@ static tc_result _tc_tune(tc_context *ctx, const tc_config_space *space, const t
     if (r == TC_OK) {
         t.target = tc_measurer_target(m);
         snprintf(out->target, sizeof out->target, "%s", t.target);
-        _tc_tuning_pace(&t, tc_measurer_build_threads(m));
+        out->devices = tc_measurer_device_count(m);
+        _tc_tuning_pace(&t, tc_measurer_build_threads(m), out->devices);
         r = tc_tuner_create(ctx, space, &t.d.tuner, &tuner);
     }
     if (r == TC_OK) r = _tc_tuning_run(&t, tuner, m);
@@ -660,6 +685,130 @@ TECOMP_API void tc_tuned_kernel_info_get(const tc_tuned_kernel *k, tc_tuned_kern
     if (!out) return;
     if (k) *out = k->info;
     else memset(out, 0, sizeof *out), out->config = -1;
+}
+
+// >>tune-merge
+
+/* The distinct lines kept so far, by hash (open addressing, at most half full). */
+typedef struct _tc_line_set {
+    tc_context *ctx;
+    char **lines;
+    uint64_t *hashes;
+    size_t cap, n;
+} _tc_line_set;
+
+static uint64_t _tc_line_hash(const char *s) {
+    uint64_t h = 1469598103934665603ull; /* FNV-1a */
+    for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
+}
+
+static int _tc_line_set_grow(_tc_line_set *set) {
+    size_t cap = set->cap ? set->cap * 2 : 1024, k, j;
+    char **lines = (char **)_tc_malloc(set->ctx, cap * sizeof *lines);
+    uint64_t *hashes = (uint64_t *)_tc_malloc(set->ctx, cap * sizeof *hashes);
+    if (!lines || !hashes) {
+        _tc_free(set->ctx, lines), _tc_free(set->ctx, hashes);
+        return 0;
+    }
+    memset(lines, 0, cap * sizeof *lines);
+    for (k = 0; k < set->cap; k++) {
+        if (!set->lines[k]) continue;
+        for (j = set->hashes[k] & (cap - 1); lines[j]; j = (j + 1) & (cap - 1)) continue;
+        lines[j] = set->lines[k], hashes[j] = set->hashes[k];
+    }
+    _tc_free(set->ctx, set->lines), _tc_free(set->ctx, set->hashes);
+    set->lines = lines, set->hashes = hashes, set->cap = cap;
+    return 1;
+}
+
+/* Add a line: 1 when it is new (a copy kept), 0 when it was there, -1 out of memory. */
+static int _tc_line_set_add(_tc_line_set *set, const char *line) {
+    uint64_t h = _tc_line_hash(line);
+    size_t j, len = strlen(line);
+    if ((set->n + 1) * 2 > set->cap && !_tc_line_set_grow(set)) return -1;
+    for (j = h & (set->cap - 1); set->lines[j]; j = (j + 1) & (set->cap - 1))
+        if (set->hashes[j] == h && strcmp(set->lines[j], line) == 0) return 0;
+    if (!(set->lines[j] = (char *)_tc_malloc(set->ctx, len + 1))) return -1;
+    memcpy(set->lines[j], line, len + 1);
+    set->hashes[j] = h;
+    set->n++;
+    return 1;
+}
+
+static void _tc_line_set_free(_tc_line_set *set) {
+    size_t k;
+    for (k = 0; k < set->cap; k++) _tc_free(set->ctx, set->lines[k]);
+    _tc_free(set->ctx, set->lines), _tc_free(set->ctx, set->hashes);
+}
+
+/* What a merge carries from file to file. */
+typedef struct _tc_merge {
+    tc_context *ctx, *scratch; /* records are parsed in scratch, to check them */
+    _tc_line_set seen;
+    char *line;               /* TC_RECORDS_MAX_LINE + 1 bytes */
+    FILE *out;
+    tc_records_merge_info *info;
+} _tc_merge;
+
+/* One input's valid, distinct lines onto the output. */
+static tc_result _tc_merge_file(_tc_merge *g, const char *path) {
+    size_t bytes = 0;
+    int too_long;
+    tc_result r;
+    FILE *f = _tc_records_open(g->ctx, path, TC_RECORDS_MAX_FILE, &r);
+    if (!f) return r;
+    while (r == TC_OK && _tc_records_line(f, g->line, TC_RECORDS_MAX_LINE + 1, &too_long, &bytes)) {
+        _tc_json j;
+        tc_record rec;
+        int added;
+        if (!too_long && _tc_blank(g->line)) continue;
+        g->info->lines++;
+        memset(&j, 0, sizeof j);
+        j.ctx = g->scratch;
+        if (too_long || !_tc_record_parse(&j, g->line, &rec)) {
+            if (j.oom) r = TC_ERROR_OUT_OF_MEMORY;
+            g->info->skipped++;
+            continue;
+        }
+        if ((added = _tc_line_set_add(&g->seen, g->line)) < 0) r = TC_ERROR_OUT_OF_MEMORY;
+        else if (!added) g->info->duplicates++;
+        else if (fprintf(g->out, "%s\n", g->line) < 0) r = _tc_fail(g->ctx, TC_ERROR_IO, "cannot write the merged records");
+        else g->info->kept++;
+    }
+    if (r == TC_OK && ferror(f)) r = _tc_fail(g->ctx, TC_ERROR_IO, "cannot read the records file %s", path);
+    fclose(f);
+    return r;
+}
+
+TECOMP_API tc_result tc_records_merge(tc_context *ctx, int npaths, const char *const *paths, const char *out, tc_records_merge_info *info) {
+    tc_records_merge_info local;
+    char tmp[_TC_PATH_CAP + 64];
+    _tc_merge g;
+    tc_result r = TC_OK;
+    int k;
+    if (!info) info = &local;
+    memset(info, 0, sizeof *info);
+    if (!ctx) return TC_ERROR_INVALID_ARGUMENT;
+    if (npaths < 0 || (npaths && !paths) || !out || !*out) return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_records_merge: NULL or bad argument");
+    for (k = 0; k < npaths; k++)
+        if (!paths[k]) return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_records_merge: paths[%d] is NULL", k);
+    if (strlen(out) >= _TC_PATH_CAP) return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_records_merge: the output path is too long");
+    memset(&g, 0, sizeof g);
+    g.ctx = ctx, g.info = info, g.seen.ctx = ctx;
+    snprintf(tmp, sizeof tmp, "%s.%ld.tmp", out, _tc_pid());
+    if (_tc_scratch_context(ctx, &g.scratch) != TC_OK) return TC_ERROR_OUT_OF_MEMORY;
+    if (!(g.line = (char *)_tc_malloc(ctx, TC_RECORDS_MAX_LINE + 1))) r = TC_ERROR_OUT_OF_MEMORY;
+    else if (!(g.out = fopen(tmp, "w"))) r = _tc_fail(ctx, TC_ERROR_IO, "cannot write %s", tmp);
+    for (k = 0; k < npaths && r == TC_OK; k++) r = _tc_merge_file(&g, paths[k]);
+    if (g.out && fclose(g.out) != 0 && r == TC_OK) r = _tc_fail(ctx, TC_ERROR_IO, "cannot write %s", tmp);
+    if (r == TC_OK && !_tc_replace_file(tmp, out)) r = _tc_fail(ctx, TC_ERROR_IO, "cannot rename %s to %s", tmp, out);
+    if (r != TC_OK && g.out) remove(tmp);
+    _tc_line_set_free(&g.seen);
+    _tc_free(ctx, g.line);
+    tc_destroy_context(g.scratch);
+    if (r == TC_ERROR_OUT_OF_MEMORY) _tc_fail(ctx, r, "out of memory merging records");
+    return r;
 }
 
 // >>tune-index

@@ -20,6 +20,12 @@ typedef struct sample_tune_opts {
     int64_t host_config;      /* no GPU: the configuration checked on the host (-1: the first that lowers) */
     tc_template_fn template_fn; /* NULL: tc_conv2d_template_for's choice */
     const char *template_name;
+    tc_measure_where where;   /* 0: the GPU (tuning on the host executor takes hours at real sizes);
+                                 TC_MEASURE_HOST for tiny convolutions, as the tests tune them */
+    int ndevices;             /* the devices to time on at once, as tc_measure_desc has them (0: its default) */
+    int devices[TC_MAX_DEVICES];
+    const char *plot_svg;     /* NULL: beside the records */
+    int quiet;                /* 1: no space, no progress: a line when done */
 } sample_tune_opts;
 
 static inline double sample_now_s(void) {
@@ -314,55 +320,86 @@ static inline int sample_no_tf32_kernels(tc_template_fn fn, const tc_conv2d_desc
     return 1;
 }
 
+/* A convolution ready to tune: resolved, its template chosen, its space made. */
+typedef struct sample_task {
+    tc_conv2d_desc c;
+    tc_template_fn fn;
+    const char *name;         /* the template's: records key on it */
+    tc_config_space *space;
+    tc_tune_desc td;
+} sample_task;
+
+/* Resolve a convolution, pick its template and make its space; the tuning
+   description as o says. 0 when ready, else 1 after saying why not. */
+static inline int sample_task_make(tc_context *ctx, const tc_conv2d_desc *in, const sample_tune_opts *o, sample_task *t) {
+    tc_result r;
+    memset(t, 0, sizeof *t);
+    if ((r = tc_conv2d_resolve(ctx, in, &t->c)) != TC_OK) return sample_fail(ctx, "the convolution", r);
+    t->fn = o->template_fn, t->name = o->template_name;
+    if (!t->fn && !(t->fn = tc_conv2d_template_for(&t->c, &t->name))) { /* it sets no error: say what has none */
+        fprintf(stderr, "no template for %s %s with %s math (tc_conv2d_template_for)\n", tc_layout_name(t->c.layout), tc_dtype_name(t->c.dtype),
+                sample_conv_is_tf32(&t->c) ? "TF32" : "exact");
+        return 1;
+    }
+    if (sample_conv_is_tf32(&t->c) && sample_no_tf32_kernels(t->fn, &t->c, t->name)) return 1;
+    if ((r = tc_space_create(ctx, t->fn, &t->c, &t->space)) != TC_OK) return sample_fail(ctx, "the configuration space", r);
+    t->td.task_name = t->name;
+    t->td.nargs = tc_conv2d_task_args(&t->c, t->td.args);
+    t->td.n_trial = o->trials;
+    t->td.records = o->records;
+    t->td.plot_svg = o->plot_svg;
+    t->td.log = o->quiet ? NULL : stdout;
+    t->td.log_trials = o->per_trial_lines;
+    t->td.tuner.kind = o->tuner;
+    t->td.measure.where = o->where ? o->where : TC_MEASURE_GPU;
+    t->td.measure.ndevices = o->ndevices;
+    memcpy(t->td.measure.devices, o->devices, sizeof o->devices);
+    return 0;
+}
+
+/* The best recorded kernel of a tuned task, checked: on the GPU, checked
+   and timed beside cuDNN; tuned on the host executor, checked there. 0
+   when it matched the reference. */
+static inline int sample_task_check(tc_context *ctx, const sample_task *t, const tc_tune_result *res, const sample_tune_opts *o) {
+    if (res->best_config < 0) {
+        printf("%s: no configuration ran successfully\n", t->name);
+        return 1;
+    }
+    if (strcmp(res->target, "host") == 0) return sample_check_on_host(ctx, t->space, &t->c, res->best_config);
+    return sample_check_and_time(ctx, t->space, &t->c, t->name, &t->td, o);
+}
+
+static inline void sample_print_tuned(const tc_tune_result *res, const char *records) {
+    printf("%d trials (%d resumed from %s; %d invalid, never compiled; %d failed) in %.1f s: %.1f trials/s on %s", res->trials,
+           res->resumed, records, res->invalid, res->failed, res->seconds, res->seconds > 0 ? res->trials / res->seconds : 0.0, res->target);
+    if (res->devices > 1) printf(" (%d devices)", res->devices);
+    printf("\n");
+}
+
 /* The whole flow for one convolution; 0 when everything checked out.
    *tuned says whether it tuned on a GPU. */
 static inline int sample_tune_conv(tc_context *ctx, const tc_conv2d_desc *in, const sample_tune_opts *o, int *tuned) {
-    tc_conv2d_desc c;
-    tc_config_space *space;
-    tc_template_fn fn;
-    const char *task = NULL;
-    tc_tune_desc td;
+    sample_task t;
     tc_tune_result res;
     tc_result r;
-    if ((r = tc_conv2d_resolve(ctx, in, &c)) != TC_OK) return sample_fail(ctx, "the convolution", r);
-    fn = o->template_fn, task = o->template_name;
-    if (!fn && !(fn = tc_conv2d_template_for(&c, &task))) { /* it sets no error: say what has none */
-        fprintf(stderr, "no template for %s %s with %s math (tc_conv2d_template_for)\n", tc_layout_name(c.layout), tc_dtype_name(c.dtype),
-                sample_conv_is_tf32(&c) ? "TF32" : "exact");
-        return 1;
-    }
-    if (sample_conv_is_tf32(&c) && sample_no_tf32_kernels(fn, &c, task)) return 1;
-    if ((r = tc_space_create(ctx, fn, &c, &space)) != TC_OK) return sample_fail(ctx, "the configuration space", r);
-    printf("template %s, %s math, %.3f GFLOP\n%s\n", task, sample_conv_is_tf32(&c) ? "TF32" : "exact", tc_conv2d_flops(&c) * 1e-9,
-           tc_space_to_string(space));
-    sample_say_cache(ctx);
-    memset(&td, 0, sizeof td);
-    td.task_name = task;
-    td.nargs = tc_conv2d_task_args(&c, td.args);
-    td.n_trial = o->trials;
-    td.records = o->records;
-    td.log = stdout;
-    td.log_trials = o->per_trial_lines;
-    td.tuner.kind = o->tuner;
-    td.measure.where = TC_MEASURE_GPU; /* tuning on the host executor would take hours at these sizes */
-    if (!o->resume) remove(o->records);
     *tuned = 0;
-    r = tc_tune(ctx, space, &td, &res);
+    if (sample_task_make(ctx, in, o, &t)) return 1;
+    printf("template %s, %s math, %.3f GFLOP\n%s\n", t.name, sample_conv_is_tf32(&t.c) ? "TF32" : "exact", tc_conv2d_flops(&t.c) * 1e-9,
+           tc_space_to_string(t.space));
+    sample_say_cache(ctx);
+    if (!o->resume) remove(o->records);
+    r = tc_tune(ctx, t.space, &t.td, &res);
     if (r == TC_ERROR_NO_CUDA || r == TC_ERROR_NO_DEVICE) {
         printf("No GPU here (%s).\nTuning needs one; the space is above, and a configuration is checked on the host executor.\n",
                tc_last_error(ctx));
-        return sample_check_on_host(ctx, space, &c, o->host_config);
+        return sample_check_on_host(ctx, t.space, &t.c, o->host_config);
     }
     if (r != TC_OK) return sample_fail(ctx, "tuning", r);
-    *tuned = 1;
-    printf("%d trials (%d resumed from %s; %d invalid, never compiled; %d failed) in %.1f s: %.1f trials/s on %s\n", res.trials,
-           res.resumed, o->records, res.invalid, res.failed, res.seconds, res.seconds > 0 ? res.trials / res.seconds : 0.0, res.target);
-    if (res.best_config < 0) {
-        printf("no configuration ran successfully\n");
-        return 1;
-    }
-    printf("Best config:\n%s\nbest measured while tuning: %.4f ms, %.2f GFLOPS\n", tc_space_config_string(space, res.best_config),
-           res.best_cost_s * 1e3, res.best_gflops);
-    return sample_check_and_time(ctx, space, &c, task, &td, o);
+    *tuned = strcmp(res.target, "host") != 0;
+    sample_print_tuned(&res, o->records);
+    if (res.best_config >= 0)
+        printf("Best config:\n%s\nbest measured while tuning: %.4f ms, %.2f GFLOPS\n", tc_space_config_string(t.space, res.best_config),
+               res.best_cost_s * 1e3, res.best_gflops);
+    return sample_task_check(ctx, &t, &res, o);
 }
 #endif

@@ -1,14 +1,23 @@
-/* tecomp-tune - tune one convolution on this machine's GPU and print the
-   best configuration, its CUDA, and its time beside cuDNN's.
+/* tecomp-tune - tune convolutions on this machine's GPUs (or, given
+   --host, its host executor), print the best configuration, its CUDA, and
+   its time beside cuDNN's; tune a whole suite, spread over MPI ranks; merge
+   records files.
 
        tecomp-tune --shape N,C,H,W,K,R,S[,stride[,pad[,groups[,dilation]]]] [options]
        tecomp-tune --suite bench/suite.csv --row C12 [options]
+       tecomp-tune --suite bench/suite.csv [options]        every NCHW float32 row
+       mpirun -n 4 tecomp-tune --suite bench/suite.csv [options]
+       tecomp-tune --merge A.jsonl B.jsonl ... -o OUT.jsonl
    options (--help prints them with their defaults):
        --trials N        trials (default 200; trials already in the records count)
        --tuner NAME      model (default), random, grid or genetic
        --records FILE    records to resume from and append to (default tecomp-tune.jsonl)
        --fresh           start the records afresh
        --verbose         a line per trial instead of a progress bar
+       --devices LIST    the GPUs to time on at once, e.g. 0,1 (default: every
+                         GPU of device 0's model; under MPI, the rank's own)
+       --host            tune on the host executor (tiny convolutions: tests)
+       --host-workers N  host worker processes timing at once (implies --host)
        --help            the options with their defaults; exit status 0
        --math exact|tf32 how the float32 convolution computes: exact (the
                          default: FFMA, checked to 1e-4, beside cuDNN with
@@ -26,84 +35,315 @@
                          in NHWC, KRSC weights, NHWK output: the layout of
                          the TF32 template conv2d_mma; cuDNN runs it in NHWC too)
 
-   Without a GPU it prints the configuration space and checks the first
-   configuration that lowers on the host executor (to the bound of its math).
-   A bad or incomplete option prints the usage and exits with status 2. */
+   A SUITE (--suite without --row) is tuned task by task, largest first;
+   under mpirun (a build with MPI: meson found one) its tasks are spread
+   over the ranks, largest first, each to the rank with the least work so
+   far, one GPU per rank (the rank's place on its host). Every rank appends
+   to the one records file (whole lines under a lock: keep it on a file
+   system the ranks share), so a rank that dies loses only its trials in
+   flight, and the same command run again resumes every task where its
+   records stop. Tuning ends before any kernel is checked: checking opens
+   CUDA in this process, after which tuning could no longer fork workers
+   that use the GPU. Hosts that share no file system tune into files of
+   their own, joined with --merge, which keeps each distinct valid record
+   line once.
+
+   Without a GPU (and without --host) it prints the configuration space and
+   checks the first configuration that lowers on the host executor (to the
+   bound of its math). A bad or incomplete option prints the usage and
+   exits with status 2. */
 #define TECOMP_IMPLEMENTATION
 #include "tecomp.h"
 #include "../samples/sample_run.h"
 #include "../samples/sample_tune.h"
 #include "tune_workload.h"
 
+#include "tune_ranks.h"
+
+#include <stdlib.h>
+
+#define SUITE_MAX_ROWS 256
+
 static void usage(const char *argv0) {
     fprintf(stderr,
-            "usage: %s (--shape " CONV_SHAPE_GRAMMAR " | --suite FILE --row NAME)\n"
+            "usage: %s (--shape " CONV_SHAPE_GRAMMAR " | --suite FILE [--row NAME])\n"
             "       [--trials N] [--tuner model|random|grid|genetic] [--records FILE] [--fresh] [--verbose]\n"
-            "       [--math exact|tf32] [--layout nchw|nhwc] [--help]\n",
-            argv0);
+            "       [--devices LIST] [--host] [--host-workers N] [--math exact|tf32] [--layout nchw|nhwc] [--help]\n"
+            "   or: %s --merge FILE... -o OUT\n",
+            argv0, argv0);
 }
 
 /* --help: every option with its default, on stdout. */
 static void help(const char *argv0, const sample_tune_opts *o) {
-    printf("usage: %s (--shape SHAPE | --suite FILE --row NAME) [options]\n"
-           "Tunes one NCHW float32 convolution on this machine's GPU and prints the best configuration, its CUDA\n"
+    printf("usage: %s (--shape SHAPE | --suite FILE [--row NAME]) [options]\n"
+           "   or: %s --merge FILE... -o OUT\n"
+           "Tunes NCHW float32 convolutions on this machine's GPUs and prints the best configuration, its CUDA\n"
            "and its time beside cuDNN's. Without a GPU it prints the configuration space and checks the first\n"
-           "configuration that lowers on the host executor.\n"
+           "configuration that lowers on the host executor (--host tunes tiny ones there).\n"
            "\n"
            "  --shape " CONV_SHAPE_GRAMMAR "\n"
            "                     " CONV_SHAPE_HELP "\n"
-           "  --suite FILE       a benchmark suite (bench/suite.csv) ...\n"
-           "  --row NAME         ... and the row of it to tune (C1..C12, D1..D9: NCHW float32 rows)\n"
-           "  --trials N         trials in all, those already in the records included (default %d)\n"
+           "  --suite FILE       a benchmark suite (bench/suite.csv): without --row, every NCHW float32 row of it,\n"
+           "                     largest first; under mpirun, spread over the ranks (default: none)\n"
+           "  --row NAME         ... or the row of it to tune (C1..C12, D1..D9: NCHW float32 rows)\n"
+           "  --trials N         trials per convolution in all, those already in the records included (default %d)\n"
            "  --tuner NAME       model, random, grid or genetic (default %s)\n"
-           "  --records FILE     records to resume from and append to; the tuning curve goes beside them\n"
-           "                     as FILE.svg and FILE.csv (default %s)\n"
+           "  --records FILE     records to resume from and append to, shared by every rank; the tuning curve goes\n"
+           "                     beside them as FILE.svg and FILE.csv (a suite: FILE.ROW.svg) (default %s)\n"
            "  --fresh            start the records afresh (default: resume)\n"
-           "  --verbose          a line per trial (default: a progress bar, redrawn on a terminal only)\n"
+           "  --verbose          a line per trial (default: a progress bar, redrawn on a terminal only; a suite: a line per task)\n"
+           "  --devices LIST     GPU ordinals that time candidates at once, e.g. 0,1 (default: every GPU of device 0's\n"
+           "                     model; under mpirun, the rank's own: its place among the ranks on its host)\n"
+           "  --host             tune on the host executor: for tiny convolutions (tests); default: the GPU\n"
+           "  --host-workers N   host processes timing candidates at once; implies --host (default 1)\n"
            "  --math exact|tf32  exact: FFMA, checked to 1e-4, beside cuDNN with FMA math; tf32: TF32 tensor\n"
            "                     cores, checked to 2e-3, beside cuDNN with TF32 (default exact; tf32 needs --layout nhwc)\n"
            "  --layout nchw|nhwc the layout tecomp runs the convolution in (default nchw)\n"
+           "  --merge FILE...    join records files into -o OUT, each distinct valid record line once (default: tune)\n"
+           "  -o OUT             the merged records (with --merge; OUT may be one of the files)\n"
            "  --help             this text\n"
-           "Exit status: 0 when the best kernel matched the reference, 1 when something failed, 2 for bad options.\n",
-           argv0, o->trials, tc_tuner_kind_name(o->tuner), o->records);
+           "Exit status: 0 when the best kernels matched the reference, 1 when something failed, 2 for bad options.\n",
+           argv0, argv0, o->trials, tc_tuner_kind_name(o->tuner), o->records);
+}
+
+/* --devices' list: distinct ordinals, comma-separated; 0 when it is not one. */
+static int parse_devices(const char *text, sample_tune_opts *o) {
+    const char *p = text;
+    o->ndevices = 0;
+    while (*p) {
+        char *end;
+        long v = strtol(p, &end, 10);
+        int k;
+        if (end == p || v < 0 || v > 1024 || o->ndevices == TC_MAX_DEVICES || (*end && *end != ',')) return 0;
+        for (k = 0; k < o->ndevices; k++)
+            if (o->devices[k] == v) return 0;
+        o->devices[o->ndevices++] = (int)v;
+        p = *end ? end + 1 : end;
+        if (*end && !*p) return 0; /* a trailing comma */
+    }
+    return o->ndevices > 0;
+}
+
+/* What the command line asks for. */
+typedef struct tune_args {
+    sample_tune_opts o;
+    tc_conv2d_desc conv;
+    int have_shape;
+    const char *suite, *row;
+    tc_conv2d_math math;
+    int nhwc;
+    int devices_given;
+    int nmerge;               /* --merge: the files, argv[merge_at ...] */
+    int merge_at;
+    const char *merge_out;
+} tune_args;
+
+/* 1: parsed; 0: --help printed; -1: bad (the usage printed). */
+static int parse_args(int argc, char **argv, tune_args *a) {
+    sample_tune_opts *o = &a->o;
+    int k;
+    memset(a, 0, sizeof *a);
+    o->trials = 200, o->tuner = TC_TUNER_MODEL, o->records = "tecomp-tune.jsonl", o->resume = 1, o->print_cuda = 1, o->host_config = -1;
+    for (k = 1; k < argc; k++) {
+        const char *arg = argv[k], *v = k + 1 < argc ? argv[k + 1] : NULL;
+        if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) return help(argv[0], o), 0;
+        else if (strcmp(arg, "--shape") == 0 && v && conv_shape_parse(v, &a->conv)) a->have_shape = 1, k++;
+        else if (strcmp(arg, "--suite") == 0 && v) a->suite = v, k++;
+        else if (strcmp(arg, "--row") == 0 && v) a->row = v, k++;
+        else if (strcmp(arg, "--trials") == 0 && v && atoi(v) > 0) o->trials = atoi(v), k++;
+        else if (strcmp(arg, "--tuner") == 0 && v && sample_tuner_kind(v, &o->tuner)) k++;
+        else if (strcmp(arg, "--records") == 0 && v) o->records = v, k++;
+        else if (strcmp(arg, "--fresh") == 0) o->resume = 0;
+        else if (strcmp(arg, "--verbose") == 0) o->per_trial_lines = 1;
+        else if (strcmp(arg, "--math") == 0 && v && sample_math_named(v, &a->math)) k++;
+        else if (strcmp(arg, "--layout") == 0 && v && sample_layout_named(v, &a->nhwc)) k++;
+        else if (strcmp(arg, "--devices") == 0 && v && parse_devices(v, o)) a->devices_given = 1, k++;
+        else if (strcmp(arg, "--host") == 0) o->where = TC_MEASURE_HOST;
+        else if (strcmp(arg, "--host-workers") == 0 && v && atoi(v) > 0 && atoi(v) <= TC_MAX_DEVICES)
+            o->where = TC_MEASURE_HOST, o->ndevices = atoi(v), k++;
+        else if (strcmp(arg, "--merge") == 0 && v && v[0] != '-') {
+            for (a->merge_at = k + 1; k + 1 < argc && argv[k + 1][0] != '-'; k++) a->nmerge++;
+        } else if (strcmp(arg, "-o") == 0 && v) a->merge_out = v, k++;
+        else {
+            fprintf(stderr, "%s: bad or incomplete option '%s'\n", argv[0], arg);
+            return usage(argv[0]), -1;
+        }
+    }
+    if (a->nmerge && !a->merge_out) fprintf(stderr, "%s: --merge needs -o OUT\n", argv[0]);
+    else if (a->merge_out && !a->nmerge) fprintf(stderr, "%s: -o goes with --merge\n", argv[0]);
+    else if (!a->nmerge && !a->have_shape && !a->suite) fprintf(stderr, "%s: --shape or --suite is needed\n", argv[0]);
+    else return 1;
+    return usage(argv[0]), -1;
+}
+
+/* --merge: the files joined into -o OUT. */
+static int merge_files(char **argv, const tune_args *a) {
+    tc_context *ctx;
+    tc_records_merge_info info;
+    tc_result r;
+    if (tc_create_context(NULL, &ctx) != TC_OK) return 1;
+    r = tc_records_merge(ctx, a->nmerge, (const char *const *)(argv + a->merge_at), a->merge_out, &info);
+    if (r == TC_OK)
+        printf("%s: %d records from %d file%s (dropped: %d exact duplicates, %d lines that are not records)\n", a->merge_out, info.kept,
+               a->nmerge, a->nmerge == 1 ? "" : "s", info.duplicates, info.skipped);
+    else
+        fprintf(stderr, "merging records: %s\n", tc_last_error(ctx));
+    tc_destroy_context(ctx);
+    return r == TC_OK ? 0 : 1;
+}
+
+/* A task of the suite and the rank that tunes it. */
+typedef struct suite_task {
+    suite_row row;
+    double flops;
+    int rank;
+} suite_task;
+
+/* Largest first (by flops, the suite's order between equals), each to the
+   rank with the least work so far: every rank computes the same plan, so
+   none needs telling. tasks is sorted in place. */
+static void suite_plan(suite_task *tasks, int n, int ranks) {
+    double load[1024];
+    int k, j;
+    for (k = 1; k < n; k++) { /* insertion sort: stable, and suites are short */
+        suite_task t = tasks[k];
+        for (j = k; j > 0 && tasks[j - 1].flops < t.flops; j--) tasks[j] = tasks[j - 1];
+        tasks[j] = t;
+    }
+    if (ranks > 1024) ranks = 1024;
+    for (k = 0; k < ranks; k++) load[k] = 0;
+    for (k = 0; k < n; k++) {
+        int least = 0;
+        for (j = 1; j < ranks; j++)
+            if (load[j] < load[least]) least = j;
+        tasks[k].rank = least;
+        load[least] += tasks[k].flops;
+    }
+}
+
+/* The convolution as the command line has it: --math and --layout applied. */
+static void apply_math(const tune_args *a, tc_conv2d_desc *c) {
+    c->math = a->math; /* both readers give an NCHW float32 convolution */
+    if (a->nhwc) c->layout = TC_LAYOUT_NHWC;
+}
+
+/* Tune this rank's tasks of the suite, then check each tuned one. 0 when
+   every one tuned and checked out. */
+static int tune_suite_tasks(tc_context *ctx, const tune_args *a, const tune_ranks *ranks, suite_task *tasks, int n) {
+    static sample_task made[SUITE_MAX_ROWS];
+    static tc_tune_result res[SUITE_MAX_ROWS];
+    static char plots[SUITE_MAX_ROWS][1200];
+    int k, rc = 0, mine = 0, tuned[SUITE_MAX_ROWS];
+    for (k = 0; k < n; k++) {
+        sample_tune_opts o = a->o;
+        tc_result r;
+        int len;
+        tuned[k] = 0;
+        if (tasks[k].rank != ranks->rank) continue;
+        mine++;
+        len = snprintf(plots[k], sizeof plots[k], "%s.%s.svg", o.records, tasks[k].row.name); /* one curve per task: ranks write at once */
+        if (len < 0 || len >= (int)sizeof plots[k]) {
+            fprintf(stderr, "[rank %d] %s: the records' path is too long\n", ranks->rank, tasks[k].row.name);
+            rc = 1;
+            continue;
+        }
+        o.plot_svg = plots[k];
+        o.quiet = !o.per_trial_lines;
+        apply_math(a, &tasks[k].row.conv);
+        if (sample_task_make(ctx, &tasks[k].row.conv, &o, &made[k])) {
+            rc = 1;
+            continue;
+        }
+        r = tc_tune(ctx, made[k].space, &made[k].td, &res[k]);
+        if (r != TC_OK) {
+            fprintf(stderr, "[rank %d] %s: tuning failed: %s%s\n", ranks->rank, tasks[k].row.name, tc_last_error(ctx),
+                    r == TC_ERROR_NO_CUDA || r == TC_ERROR_NO_DEVICE ? " (no GPU: --host tunes tiny convolutions on the host executor)" : "");
+            rc = 1;
+            if (r == TC_ERROR_NO_CUDA || r == TC_ERROR_NO_DEVICE) break;
+            continue;
+        }
+        tuned[k] = 1;
+        printf("[rank %d] %s (%s): ", ranks->rank, tasks[k].row.name, made[k].name);
+        sample_print_tuned(&res[k], o.records);
+        fflush(stdout);
+    }
+    if (!mine) printf("[rank %d] no task of the suite is this rank's (%d tasks, %d ranks)\n", ranks->rank, n, ranks->size);
+    for (k = 0; k < n; k++) { /* CUDA opens here: after every tuning run */
+        sample_tune_opts o = a->o;
+        if (!tuned[k]) continue;
+        o.print_cuda = 0;
+        printf("[rank %d] %s: the best kernel\n", ranks->rank, tasks[k].row.name);
+        rc |= sample_task_check(ctx, &made[k], &res[k], &o);
+    }
+    return rc;
+}
+
+/* A suite (or one task under several ranks): planned, started afresh once
+   when asked, tuned. The exit status every rank agrees on. */
+static int tune_suite(const tune_args *a, const tune_ranks *ranks) {
+    static suite_task tasks[SUITE_MAX_ROWS];
+    static suite_row rows[SUITE_MAX_ROWS];
+    tc_context *ctx;
+    int n = 0, k, rc = 0;
+    if (a->have_shape) {
+        memset(&tasks[0], 0, sizeof tasks[0]);
+        snprintf(tasks[0].row.name, sizeof tasks[0].row.name, "shape");
+        tasks[0].row.conv = a->conv;
+        n = 1;
+    } else if (a->row) {
+        if (read_suite_row(a->suite, a->row, &tasks[0].row.conv)) snprintf(tasks[0].row.name, sizeof tasks[0].row.name, "%s", a->row), n = 1;
+        else rc = 1;
+    } else {
+        n = read_suite_rows(a->suite, rows, SUITE_MAX_ROWS, ranks->rank == 0);
+        for (k = 0; k < n; k++) tasks[k].row = rows[k];
+        if (n <= 0) rc = 1;
+    }
+    for (k = 0; k < n; k++) tasks[k].flops = tc_conv2d_flops(&tasks[k].row.conv);
+    suite_plan(tasks, n, ranks->size);
+    if (!a->o.resume && ranks->rank == 0) remove(a->o.records);
+    ranks_barrier(ranks); /* no rank appends before the records are fresh */
+    if (rc == 0 && tc_create_context(NULL, &ctx) == TC_OK) {
+        rc = tune_suite_tasks(ctx, a, ranks, tasks, n);
+        tc_destroy_context(ctx);
+    } else {
+        rc = 1;
+    }
+    return ranks_max(ranks, rc);
+}
+
+/* Whether a launcher started this process as a rank of an MPI job (Open
+   MPI's or MPICH's mpirun): only then is MPI started, so that the tool run
+   on its own does not start MPI's runtime. */
+static int launched_by_mpirun(void) {
+    return getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMI_SIZE") || getenv("PMIX_RANK") || getenv("PMI_RANK");
 }
 
 int main(int argc, char **argv) {
+    tune_args a;
+    tune_ranks ranks;
     tc_context *ctx;
-    tc_conv2d_desc conv;
-    sample_tune_opts o;
-    const char *suite = NULL, *row = NULL;
-    tc_conv2d_math math = TC_CONV_MATH_EXACT;
-    int k, have_shape = 0, rc, tuned, nhwc = 0;
-    memset(&o, 0, sizeof o);
-    o.trials = 200, o.tuner = TC_TUNER_MODEL, o.records = "tecomp-tune.jsonl", o.resume = 1, o.print_cuda = 1, o.host_config = -1;
-    for (k = 1; k < argc; k++) {
-        const char *a = argv[k], *v = k + 1 < argc ? argv[k + 1] : NULL;
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) return help(argv[0], &o), 0;
-        else if (strcmp(a, "--shape") == 0 && v && conv_shape_parse(v, &conv)) have_shape = 1, k++;
-        else if (strcmp(a, "--suite") == 0 && v) suite = v, k++;
-        else if (strcmp(a, "--row") == 0 && v) row = v, k++;
-        else if (strcmp(a, "--trials") == 0 && v && atoi(v) > 0) o.trials = atoi(v), k++;
-        else if (strcmp(a, "--tuner") == 0 && v && sample_tuner_kind(v, &o.tuner)) k++;
-        else if (strcmp(a, "--records") == 0 && v) o.records = v, k++;
-        else if (strcmp(a, "--fresh") == 0) o.resume = 0;
-        else if (strcmp(a, "--verbose") == 0) o.per_trial_lines = 1;
-        else if (strcmp(a, "--math") == 0 && v && sample_math_named(v, &math)) k++;
-        else if (strcmp(a, "--layout") == 0 && v && sample_layout_named(v, &nhwc)) k++;
+    int rc, tuned, parsed = parse_args(argc, argv, &a);
+    if (parsed <= 0) return parsed == 0 ? 0 : 2;
+    if (a.nmerge) return merge_files(argv, &a);
+    memset(&ranks, 0, sizeof ranks);
+    ranks.size = 1;
+    if (launched_by_mpirun()) ranks_init(&argc, &argv, &ranks);
+    /* one GPU per rank: the rank's place on its host, unless --devices says */
+    if (ranks.size > 1 && !a.devices_given && a.o.where != TC_MEASURE_HOST) a.o.ndevices = 1, a.o.devices[0] = ranks.local_rank;
+    if (a.suite && !a.row && a.have_shape) {
+        fprintf(stderr, "%s: --shape or --suite, not both\n", argv[0]);
+        rc = 2;
+    } else if ((a.suite && !a.row) || ranks.size > 1) {
+        rc = tune_suite(&a, &ranks);
+    } else {
+        if (!a.have_shape && !read_suite_row(a.suite, a.row, &a.conv)) rc = 2;
+        else if (tc_create_context(NULL, &ctx) != TC_OK) rc = 1;
         else {
-            fprintf(stderr, "%s: bad or incomplete option '%s'\n", argv[0], a);
-            usage(argv[0]);
-            return 2;
+            apply_math(&a, &a.conv);
+            rc = sample_tune_conv(ctx, &a.conv, &a.o, &tuned);
+            tc_destroy_context(ctx);
         }
     }
-    if (!have_shape && suite && row) have_shape = read_suite_row(suite, row, &conv);
-    else if (!have_shape) return usage(argv[0]), 2;
-    if (!have_shape) return 2;
-    /* both readers give an NCHW float32 convolution */
-    conv.math = math;
-    if (nhwc) conv.layout = TC_LAYOUT_NHWC;
-    if (tc_create_context(NULL, &ctx) != TC_OK) return 1;
-    rc = sample_tune_conv(ctx, &conv, &o, &tuned);
-    tc_destroy_context(ctx);
+    ranks_finish(&ranks);
     return rc;
 }
