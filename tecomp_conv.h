@@ -2198,23 +2198,28 @@ static tc_result _tc_mma_schedule(tc_context *ctx, tc_dtype dtype, const _tc_mma
     return _tc_mma_fetch(dtype, t, st.bs, t->vec_b, (int)t->col_along_m);
 }
 
+/* The instance of convolution d with tiles t: the graph, its schedule. */
+static tc_result _tc_mma_instance(tc_context *ctx, const tc_conv2d_desc *d, const _tc_mma_tiles *t, tc_instance *out) {
+    _tc_mma_graph g;
+    tc_schedule *s;
+    int p, q;
+    tc_conv2d_output_size(d, &p, &q);
+    _TC_CONV_TRY(_tc_mma_compute(ctx, d, p, q, t, &g));
+    if (!(s = tc_create_schedule(ctx, 1, &g.conv.out))) return _tc_conv_error(ctx);
+    _TC_CONV_TRY(_tc_mma_schedule(ctx, d->dtype, t, s, &g));
+    _tc_conv_instance(d, s, &g.conv, out);
+    return TC_OK;
+}
+
 TECOMP_API tc_result tc_conv2d_mma_template(tc_cfg *cfg, const void *task, tc_instance *out) {
     tc_context *ctx = tc_cfg_context(cfg);
     tc_conv2d_desc d;
-    _tc_mma_graph g;
     _tc_mma_tiles t;
-    tc_schedule *s;
-    int p, q;
     if (!ctx || !out) return ctx ? _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "conv2d_mma: NULL argument") : TC_ERROR_INVALID_ARGUMENT;
     _TC_CONV_TRY(_tc_mma_task(ctx, task, &d));
-    tc_conv2d_output_size(&d, &p, &q);
     _TC_CONV_TRY(_tc_mma_knobs(cfg, d.dtype, d.layout == TC_LAYOUT_NCHW));
     _TC_CONV_TRY(_tc_mma_tiles_of(cfg, &d, &t));
-    _TC_CONV_TRY(_tc_mma_compute(ctx, &d, p, q, &t, &g));
-    if (!(s = tc_create_schedule(ctx, 1, &g.conv.out))) return _tc_conv_error(ctx);
-    _TC_CONV_TRY(_tc_mma_schedule(ctx, d.dtype, &t, s, &g));
-    _tc_conv_instance(&d, s, &g.conv, out);
-    return TC_OK;
+    return _tc_mma_instance(ctx, &d, &t, out);
 }
 
 // >>conv-wgmma
@@ -2288,23 +2293,15 @@ static tc_result _tc_wgmma_tiles_of(tc_cfg *cfg, const tc_conv2d_desc *d, _tc_mm
 TECOMP_API tc_result tc_conv2d_wgmma_template(tc_cfg *cfg, const void *task, tc_instance *out) {
     tc_context *ctx = tc_cfg_context(cfg);
     tc_conv2d_desc d;
-    _tc_mma_graph g;
     _tc_mma_tiles t;
-    tc_schedule *s;
-    int p, q;
     if (!ctx || !out) return ctx ? _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "conv2d_wgmma: NULL argument") : TC_ERROR_INVALID_ARGUMENT;
     _TC_CONV_TRY(_tc_mma_task(ctx, task, &d));
     if (d.layout != TC_LAYOUT_NHWC)
         return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "conv2d_wgmma: builds NHWC kernels (KRSC weights, NHWK output); the task is %s "
                         "(conv2d_mma builds NCHW on mma.sync)", tc_layout_name(d.layout));
-    tc_conv2d_output_size(&d, &p, &q);
     _TC_CONV_TRY(_tc_wgmma_knobs(cfg, d.dtype));
     _TC_CONV_TRY(_tc_wgmma_tiles_of(cfg, &d, &t));
-    _TC_CONV_TRY(_tc_mma_compute(ctx, &d, p, q, &t, &g));
-    if (!(s = tc_create_schedule(ctx, 1, &g.conv.out))) return _tc_conv_error(ctx);
-    _TC_CONV_TRY(_tc_mma_schedule(ctx, d.dtype, &t, s, &g));
-    _tc_conv_instance(&d, s, &g.conv, out);
-    return TC_OK;
+    return _tc_mma_instance(ctx, &d, &t, out);
 }
 
 // >>conv-choose

@@ -12,6 +12,7 @@
 #include "tecomp.h"
 #include "tecomp_conv.h"
 #include "../samples/sample_run.h"
+#include "tc_conv_data.h"
 #include "tc_test.h"
 #include <math.h>
 #include <stdio.h>
@@ -45,80 +46,6 @@ typedef struct tiles {
     int64_t v[8];
 } tiles;
 
-static void fill(float *x, size_t n, unsigned seed) {
-    size_t j;
-    for (j = 0; j < n; j++) {
-        seed = seed * 1664525u + 1013904223u;
-        x[j] = (float)((seed >> 8) & 0xffff) / 65536.0f * 2.0f - 1.0f;
-    }
-}
-
-/* Relative L2 error; NaN (an element nobody wrote) gives NaN, which fails every bound. */
-static double rel_l2(const float *out, const float *ref, size_t n) {
-    double num = 0, den = 0;
-    size_t j;
-    for (j = 0; j < n; j++) {
-        num += ((double)out[j] - ref[j]) * ((double)out[j] - ref[j]);
-        den += (double)ref[j] * ref[j];
-    }
-    return sqrt(num / (den > 0 ? den : 1));
-}
-
-/* A shape's data: 16-bit inputs rounded (the reference sees the rounded
-   values), float32 ones as they are (the tensor cores read them as TF32). */
-typedef struct conv_data {
-    size_t nx, nw, ny;
-    float *x, *w, *ref, *y;
-    uint16_t *xh, *wh;
-} conv_data;
-
-static void round16(float *x, uint16_t *h, size_t n, tc_dtype dtype) {
-    size_t j;
-    for (j = 0; j < n; j++) {
-        h[j] = dtype == TC_BFLOAT16 ? tc_bfloat16_from_float(x[j]) : tc_half_from_float(x[j]);
-        x[j] = dtype == TC_BFLOAT16 ? tc_bfloat16_to_float(h[j]) : tc_half_to_float(h[j]);
-    }
-}
-
-static int data_make(const tc_conv2d_desc *d, conv_data *cd) {
-    int p, q;
-    tc_conv2d_output_size(d, &p, &q);
-    cd->nx = (size_t)d->n * d->c * d->h * d->w;
-    cd->nw = (size_t)d->k * d->c * d->r * d->s;
-    cd->ny = (size_t)d->n * d->k * p * q;
-    cd->x = (float *)malloc(cd->nx * 4);
-    cd->w = (float *)malloc(cd->nw * 4);
-    cd->ref = (float *)malloc(cd->ny * 4);
-    cd->y = (float *)malloc(cd->ny * 4);
-    cd->xh = (uint16_t *)malloc(cd->nx * 2);
-    cd->wh = (uint16_t *)malloc(cd->nw * 2);
-    if (!cd->x || !cd->w || !cd->ref || !cd->y || !cd->xh || !cd->wh) return 0;
-    fill(cd->x, cd->nx, 3);
-    fill(cd->w, cd->nw, 5);
-    if (d->dtype != TC_FLOAT32) {
-        round16(cd->x, cd->xh, cd->nx, d->dtype);
-        round16(cd->w, cd->wh, cd->nw, d->dtype);
-    }
-    return tc_conv2d_reference(ctx, d, cd->x, cd->w, cd->ref) == TC_OK;
-}
-
-static void data_free(conv_data *cd) {
-    free(cd->x);
-    free(cd->w);
-    free(cd->ref);
-    free(cd->y);
-    free(cd->xh);
-    free(cd->wh);
-}
-
-/* The kernel's input k (0 data, 1 weights) as it reads it, and its bytes. */
-static void *input_of(const conv_data *cd, tc_dtype dtype, int k) {
-    if (dtype == TC_FLOAT32) return k ? (void *)cd->w : (void *)cd->x;
-    return k ? (void *)cd->wh : (void *)cd->xh;
-}
-
-static size_t input_bytes(const conv_data *cd, tc_dtype dtype, int k) { return (k ? cd->nw : cd->nx) * (dtype == TC_FLOAT32 ? 4 : 2); }
-
 /* Configuration t of the shape, lowered (NULL with the message printed when it does not). */
 static const tc_func *lower_config(const tc_conv2d_desc *d, const tiles *t) {
     tc_config_space *space = NULL;
@@ -148,7 +75,7 @@ static double host_error_of(const tc_conv2d_desc *d, const tc_func *f) {
     double err = HUGE_VAL;
     size_t j;
     memset(&cd, 0, sizeof cd);
-    if (f && data_make(d, &cd)) {
+    if (f && data_make(ctx, d, &cd)) {
         for (j = 0; j < cd.ny; j++) cd.y[j] = NAN;
         mem[0] = input_of(&cd, d->dtype, 0);
         mem[1] = input_of(&cd, d->dtype, 1);
@@ -348,37 +275,21 @@ TC_TEST(refuses_what_it_cannot_build) {
 static void check_on_gpu(tc_dtype dtype, const tiles *t, double bound) {
     tc_conv2d_desc d = nhwc(dtype, 32, 256, 14, 14, 256, 3, 3, 1, 1, 1);
     const tc_func *f = lower_config(&d, t);
-    tc_cuda_func *cf = NULL;
-    tc_devptr dev[3] = {0, 0, 0};
-    size_t bytes[3];
     conv_data cd;
-    tc_result r;
-    int k;
     TC_CHECK(f != NULL);
     if (!tc_cuda_available(ctx)) TC_SKIP("no CUDA device: tc_cuda_available is 0");
     if (tc_cuda_arch(ctx) != 90) TC_SKIP("the CUDA device is not sm_90 (H100, H200): no wgmma");
     memset(&cd, 0, sizeof cd);
-    TC_CHECK(data_make(&d, &cd));
-    bytes[0] = input_bytes(&cd, dtype, 0);
-    bytes[1] = input_bytes(&cd, dtype, 1);
-    bytes[2] = cd.ny * 4;
-    r = f ? tc_cuda_build(ctx, f, &cf) : TC_ERROR_LOWER;
-    for (k = 0; r == TC_OK && k < 3; k++) r = tc_cuda_malloc(ctx, bytes[k], &dev[k]);
-    for (k = 0; r == TC_OK && k < 2; k++) r = tc_cuda_upload(ctx, dev[k], input_of(&cd, dtype, k), bytes[k]);
-    if (r == TC_OK) r = tc_cuda_memset(ctx, dev[2], 0xff, bytes[2]); /* NaN: an element nobody writes fails */
-    if (r == TC_OK) r = tc_cuda_run(ctx, cf, dev, NULL);
-    if (r == TC_OK) r = tc_cuda_synchronize(ctx);
-    if (r == TC_OK) r = tc_cuda_download(ctx, cd.y, dev[2], bytes[2]);
-    if (r != TC_OK) printf("  %s\n", tc_last_error(ctx));
-    TC_CHECK_EQ_INT(r, TC_OK);
-    if (r == TC_OK) {
+    TC_CHECK(data_make(ctx, &d, &cd));
+    if (f && cd.y && run_on_gpu(ctx, f, dtype, &cd, cd.y) == TC_OK) {
         double err = rel_l2(cd.y, cd.ref, cd.ny);
-        printf("  C9_b32 %s, %lldx%lld warpgroups %lldx%lld k %lld split %lld: relative L2 error %.3g\n", tc_dtype_name(dtype), (long long)t->v[0],
-               (long long)t->v[1], (long long)t->v[2], (long long)t->v[3], (long long)t->v[4], (long long)t->v[6], err);
+        printf("  C9_b32 %s, %lldx%lld warpgroups %lldx%lld k %lld split %lld in flight %lld: relative L2 error %.3g\n", tc_dtype_name(dtype),
+               (long long)t->v[0], (long long)t->v[1], (long long)t->v[2], (long long)t->v[3], (long long)t->v[4], (long long)t->v[6],
+               (long long)t->v[7], err);
         TC_CHECK(err < bound);
+    } else {
+        TC_CHECK(0);
     }
-    for (k = 0; k < 3; k++) tc_cuda_free(ctx, dev[k]);
-    if (cf) tc_cuda_func_destroy(ctx, cf);
     data_free(&cd);
 }
 
