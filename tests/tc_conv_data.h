@@ -85,6 +85,26 @@ static void *input_of(const conv_data *cd, tc_dtype dtype, int k) {
 
 static size_t input_bytes(const conv_data *cd, tc_dtype dtype, int k) { return (k ? cd->nw : cd->nx) * (dtype == TC_FLOAT32 ? 4 : 2); }
 
+/* f on the host executor over d's data: the relative L2 error, or infinity
+   when it does not run (the message printed). */
+static double host_error_of(tc_context *ctx, const tc_conv2d_desc *d, const tc_func *f) {
+    conv_data cd;
+    void *mem[3];
+    double err = HUGE_VAL;
+    size_t j;
+    memset(&cd, 0, sizeof cd);
+    if (f && data_make(ctx, d, &cd)) {
+        for (j = 0; j < cd.ny; j++) cd.y[j] = NAN;
+        mem[0] = input_of(&cd, d->dtype, 0);
+        mem[1] = input_of(&cd, d->dtype, 1);
+        mem[2] = cd.y;
+        if (tc_host_run(ctx, f, mem, NULL) == TC_OK) err = rel_l2(cd.y, cd.ref, cd.ny);
+        else printf("  host run: %s\n", tc_last_error(ctx));
+    }
+    data_free(&cd);
+    return err;
+}
+
 /* Device buffers of a shape's data, the lowered f run once on the GPU,
    the output back in out; the message printed on failure. */
 static tc_result run_on_gpu(tc_context *ctx, const tc_func *f, tc_dtype dtype, const conv_data *cd, float *out) {

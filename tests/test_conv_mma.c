@@ -72,22 +72,7 @@ static const tc_func *lower_config(const tc_conv2d_desc *d, const tiles *t, tc_c
 }
 
 /* The relative L2 error of configuration t on the host executor (infinity when it does not run). */
-static double host_error(const tc_conv2d_desc *d, const tiles *t) {
-    conv_data cd;
-    const tc_func *f = lower_config(d, t, NULL);
-    void *mem[3];
-    double err = HUGE_VAL;
-    size_t j;
-    memset(&cd, 0, sizeof cd);
-    if (f && data_make(ctx, d, &cd)) {
-        for (j = 0; j < cd.ny; j++) cd.y[j] = NAN;
-        mem[0] = input_of(&cd, d->dtype, 0), mem[1] = input_of(&cd, d->dtype, 1), mem[2] = cd.y;
-        if (tc_host_run(ctx, f, mem, NULL) == TC_OK) err = rel_l2(cd.y, cd.ref, cd.ny);
-        else printf("  host run: %s\n", tc_last_error(ctx));
-    }
-    data_free(&cd);
-    return err;
-}
+static double host_error(const tc_conv2d_desc *d, const tiles *t) { return host_error_of(ctx, d, lower_config(d, t, NULL)); }
 
 TC_TEST(small_shapes_match_the_reference) {
     /* M = n p q, k and r s c overhang the tiles in most rows; warps 2 x 2 and 4 x 1 */

@@ -67,26 +67,6 @@ static const tc_func *lower_config(const tc_conv2d_desc *d, const tiles *t) {
     return f;
 }
 
-/* f on the host executor over d's data: the relative L2 error, or infinity
-   when it does not run (the message printed). */
-static double host_error_of(const tc_conv2d_desc *d, const tc_func *f) {
-    conv_data cd;
-    void *mem[3];
-    double err = HUGE_VAL;
-    size_t j;
-    memset(&cd, 0, sizeof cd);
-    if (f && data_make(ctx, d, &cd)) {
-        for (j = 0; j < cd.ny; j++) cd.y[j] = NAN;
-        mem[0] = input_of(&cd, d->dtype, 0);
-        mem[1] = input_of(&cd, d->dtype, 1);
-        mem[2] = cd.y;
-        if (tc_host_run(ctx, f, mem, NULL) == TC_OK) err = rel_l2(cd.y, cd.ref, cd.ny);
-        else printf("  host run: %s\n", tc_last_error(ctx));
-    }
-    data_free(&cd);
-    return err;
-}
-
 TC_TEST(small_shapes_match_the_reference) {
     static const struct {
         tc_dtype dtype;
@@ -104,7 +84,7 @@ TC_TEST(small_shapes_match_the_reference) {
     for (k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         tc_conv2d_desc d = nhwc(cases[k].dtype, cases[k].n, cases[k].c, cases[k].h, cases[k].w, cases[k].k, cases[k].r, cases[k].s,
                                 cases[k].stride, cases[k].pad, cases[k].dilation);
-        double err = host_error_of(&d, lower_config(&d, &cases[k].t));
+        double err = host_error_of(ctx, &d, lower_config(&d, &cases[k].t));
         double bound = d.dtype == TC_FLOAT32 ? 2e-3 : 1e-2;
         if (!(err < bound)) printf("  case %d (%s): relative L2 error %g\n", (int)k, tc_dtype_name(d.dtype), err);
         TC_CHECK(err < bound);
@@ -191,20 +171,20 @@ TC_TEST(host_executor_reports_a_missing_fence_and_a_missing_wait) {
     tc_stmt *step = f ? find_stmt(f->kernels[0].body, TC_S_WGMMA_WAIT, 1) : NULL;
     TC_CHECK(fence != NULL && wait != NULL && step != NULL);
     if (!fence || !wait || !step) return;
-    TC_CHECK(host_error_of(&d, f) < 1e-2);
+    TC_CHECK(host_error_of(ctx, &d, f) < 1e-2);
     fence->kind = TC_S_WGMMA_COMMIT;
-    TC_CHECK(host_error_of(&d, f) == HUGE_VAL);
+    TC_CHECK(host_error_of(ctx, &d, f) == HUGE_VAL);
     TC_CHECK_CONTAINS(tc_last_error(ctx), "wgmma.m64n64k16 in block (0, 0, 0), warpgroup 0, reads its accumulators with no wgmma_fence");
     fence->kind = TC_S_WGMMA_FENCE;
     wait->kind = TC_S_WGMMA_COMMIT;
-    TC_CHECK(host_error_of(&d, f) == HUGE_VAL);
+    TC_CHECK(host_error_of(ctx, &d, f) == HUGE_VAL);
     TC_CHECK_CONTAINS(tc_last_error(ctx), "touches the accumulators while 1 wgmma group is still in flight");
     wait->kind = TC_S_WGMMA_WAIT;
     step->count = 2;
-    TC_CHECK(host_error_of(&d, f) == HUGE_VAL);
+    TC_CHECK(host_error_of(ctx, &d, f) == HUGE_VAL);
     TC_CHECK_CONTAINS(tc_last_error(ctx), "writes it while warpgroup 0's wgmma group 0 still reads it (no wgmma_wait has retired the group)");
     step->count = 1;
-    TC_CHECK(host_error_of(&d, f) < 1e-2);
+    TC_CHECK(host_error_of(ctx, &d, f) < 1e-2);
 }
 
 /* NVRTC compiles the kernels for sm_90a (the source's wgmma choose it);
