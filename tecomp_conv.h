@@ -206,6 +206,12 @@ TECOMP_API tc_result tc_conv2d_wgmma_template(tc_cfg *cfg, const void *task, tc_
    conv2d_tensorcore. NULL (and name NULL) when none does (exact NHWC
    float32, HWCN float16, grouped NCHW float16). */
 TECOMP_API tc_template_fn tc_conv2d_template_for(const tc_conv2d_desc *d, const char **name);
+/* tc_conv2d_template_for's choice for a GPU of that arch (90 on an H100):
+   on sm_90 NHWC's tensor-core tasks go to conv2d_wgmma (Hopper's
+   warpgroup MMA) instead of conv2d_mma; arch 0: no GPU known, as
+   tc_conv2d_template_for. tc_conv2d_kernel_create asks it with the
+   device's arch (tc_probe_device_arch). */
+TECOMP_API tc_template_fn tc_conv2d_template_for_arch(const tc_conv2d_desc *d, int arch, const char **name);
 /* The template of that name ("conv2d_gemm", ...), NULL for none. */
 TECOMP_API tc_template_fn tc_conv2d_template_named(const char *name);
 /* The math template fn computes convolution d in: TC_CONV_MATH_TF32 where
@@ -2381,6 +2387,16 @@ TECOMP_API tc_template_fn tc_conv2d_template_for(const tc_conv2d_desc *d, const 
     return tc_conv2d_direct_template;
 }
 
+/* NHWC's tensor-core template on an sm_90 GPU: conv2d_wgmma (0.69x cuDNN
+   half on C9_b32_f16 where conv2d_mma reaches 0.43x; the batch-1 TF32 rows
+   about equal: bench/RESULTS.md). */
+TECOMP_API tc_template_fn tc_conv2d_template_for_arch(const tc_conv2d_desc *d, int arch, const char **name) {
+    tc_template_fn fn = tc_conv2d_template_for(d, name);
+    if (fn != tc_conv2d_mma_template || arch != 90 || _tc_conv_defaults(d).layout != TC_LAYOUT_NHWC) return fn;
+    if (name) *name = "conv2d_wgmma";
+    return tc_conv2d_wgmma_template;
+}
+
 // >>conv-kernel
 
 struct tc_conv2d_kernel {
@@ -2477,6 +2493,15 @@ static tc_result _tc_conv_kernel_host_config(tc_context *ctx, tc_conv2d_kernel *
     return _tc_fail(ctx, TC_ERROR_LOWER, "tc_conv2d_kernel_create: no configuration of %s lowers for this shape", k->info.task);
 }
 
+/* The template for convolution d on this machine's GPU: the device's arch
+   is asked (from a child process, before tuning) only where it changes the
+   choice, NHWC on the tensor cores. */
+static tc_template_fn _tc_conv_kernel_template(tc_context *ctx, const tc_conv2d_desc *d, const char **name) {
+    tc_template_fn fn = tc_conv2d_template_for(d, name);
+    if (fn != tc_conv2d_mma_template || d->layout != TC_LAYOUT_NHWC) return fn;
+    return tc_conv2d_template_for_arch(d, tc_probe_device_arch(ctx, 0), name);
+}
+
 /* What tc_conv2d_kernel_create does; what it makes in ctx is only needed
    during the call. */
 static tc_result _tc_conv_kernel_create(tc_context *ctx, const tc_conv2d_kernel_desc *desc, tc_conv2d_kernel **out) {
@@ -2490,7 +2515,7 @@ static tc_result _tc_conv_kernel_create(tc_context *ctx, const tc_conv2d_kernel_
     r = tc_conv2d_resolve(ctx, &desc->conv, &k->conv);
     if (r == TC_OK && desc->template_name && !(k->fn = _tc_conv_template_lookup(desc->template_name, &k->info.task)))
         r = _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_conv2d_kernel_create: no template is named '%s'", desc->template_name);
-    else if (r == TC_OK && !desc->template_name && !(k->fn = tc_conv2d_template_for(&k->conv, &k->info.task)))
+    else if (r == TC_OK && !desc->template_name && !(k->fn = _tc_conv_kernel_template(ctx, &k->conv, &k->info.task)))
         r = _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_conv2d_kernel_create: no template builds %s %s convolutions yet",
                      tc_layout_name(k->conv.layout), tc_dtype_name(k->conv.dtype));
     k->nargs = tc_conv2d_task_args(&k->conv, k->args);

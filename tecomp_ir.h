@@ -592,6 +592,8 @@ struct tc_context {
     /* newest tensors, for tc_find_tensor and the text front-end */
     tc_tensor **tensors;
     int ntensors, tensor_cap;
+    /* tc_probe_device_arch's answer for device 0, kept: 0 not asked yet, -1 no GPU, else the arch */
+    int device0_arch;
     /* module slot for tecomp_cuda.h: its state and how to release it */
     void *cuda;
     void (*cuda_release)(tc_context *ctx);

@@ -170,6 +170,12 @@ TECOMP_API const char *tc_measurer_target(const tc_measurer *m);
 TECOMP_API int tc_measurer_on_gpu(const tc_measurer *m);
 /* The device candidates are built for and timed on (an H100's numbers on the host). */
 TECOMP_API const tc_device_info *tc_measurer_device(const tc_measurer *m);
+/* CUDA device `device`'s arch (90 on an H100), 0 when there is no usable
+   GPU, asked from a forked child where CUDA has not started in this
+   process (tuning forks workers later, and CUDA does not survive a fork);
+   in this process where it has, or where there is no fork. For choosing a
+   template before tuning (tc_conv2d_template_for_arch). */
+TECOMP_API int tc_probe_device_arch(tc_context *ctx, int device);
 /* Worker processes started so far (1 + restarts after faults and timeouts). */
 TECOMP_API int tc_measurer_workers_started(const tc_measurer *m);
 /* Builder threads (build_threads resolved): how far ahead to submit to keep them busy. */
@@ -645,6 +651,17 @@ static int _tc_spawn(int *pid, int *fd, void (*body)(int fd, void *arg), void *a
     *pid = (int)p;
     *fd = sv[0];
     return 1;
+}
+
+/* tc_probe_device_arch's child: open the device, send its arch (0: none). */
+static void _tc_arch_probe_main(int fd, void *arg) {
+    tc_context *ctx = NULL;
+    tc_cuda_desc cd;
+    int arch = 0;
+    memset(&cd, 0, sizeof cd);
+    cd.device = *(const int *)arg;
+    if (tc_create_context(NULL, &ctx) == TC_OK && tc_cuda_init(ctx, &cd) == TC_OK) arch = tc_cuda_arch(ctx);
+    _tc_send_all(fd, &arch, sizeof arch);
 }
 
 /* Stop a child for good: kill it if it still runs, reap it. */
@@ -1756,6 +1773,38 @@ TECOMP_API tc_result tc_measure_batch(tc_measurer *m, int n, const int64_t *conf
 TECOMP_API const char *tc_measurer_target(const tc_measurer *m) { return m ? m->target : ""; }
 TECOMP_API int tc_measurer_on_gpu(const tc_measurer *m) { return m ? m->on_gpu : 0; }
 TECOMP_API const tc_device_info *tc_measurer_device(const tc_measurer *m) { return m ? &m->device : NULL; }
+
+/* Device `device`'s arch, asked as tc_probe_device_arch says. */
+static int _tc_probe_arch(tc_context *ctx, int device) {
+    int arch = 0;
+#if _TC_HAVE_FORK
+    if (!tc_cuda_process_initialized(ctx)) {
+        int pid = 0, fd = -1;
+        if (_tc_spawn(&pid, &fd, _tc_arch_probe_main, &device) && _tc_recv_all(fd, &arch, sizeof arch, 60.0) != 1) arch = 0;
+        _tc_reap(&pid, &fd);
+        return arch;
+    }
+#endif
+    {
+        tc_context *probe = NULL;
+        tc_cuda_desc cd;
+        memset(&cd, 0, sizeof cd);
+        cd.device = device;
+        if (tc_create_context(NULL, &probe) == TC_OK && tc_cuda_init(probe, &cd) == TC_OK) arch = tc_cuda_arch(probe);
+        tc_destroy_context(probe);
+    }
+    return arch;
+}
+
+TECOMP_API int tc_probe_device_arch(tc_context *ctx, int device) {
+    int arch = 0;
+    if (!ctx || device < 0) return 0;
+    if (device == 0 && ctx->device0_arch) return ctx->device0_arch > 0 ? ctx->device0_arch : 0; /* asked before */
+    arch = _tc_probe_arch(ctx, device);
+    if (device == 0) ctx->device0_arch = arch ? arch : -1;
+    return arch;
+}
+
 TECOMP_API int tc_measurer_workers_started(const tc_measurer *m) {
     int k, n = 0;
     for (k = 0; m && k < m->ndevs; k++) n += m->devs[k].workers_before + m->devs[k].workers;

@@ -16,7 +16,7 @@
    records count: a rerun measures only what is missing), records
    tecomp-bench.jsonl, 100 timed launches (L2 flushed before each, median),
    bench-results.csv and bench-results.svg. --template tunes every row with
-   that template (conv2d_gemm, ...) instead of tc_conv2d_template_for's choice.
+   that template (conv2d_gemm, ...) instead of tc_conv2d_template_for_arch's choice for the GPU.
 
    --math says how tecomp computes the float32 rows, and so which cuDNN
    figure their speedup divides (cuDNN runs every float32 row both ways, the
@@ -122,7 +122,7 @@ static void bench_help(const char *argv0, const bench_opts *o) {
            "                     (cuDNN is not run on a dilated one)\n"
            "  --trials N         trials per workload, those already in the records included (default %d)\n"
            "  --tuner NAME       model, random, grid or genetic (default %s)\n"
-           "  --template NAME    tune every row with this template, e.g. conv2d_gemm (default: tc_conv2d_template_for's choice)\n"
+           "  --template NAME    tune every row with this template, e.g. conv2d_gemm (default: tc_conv2d_template_for_arch's choice for this GPU)\n"
            "  --records FILE     records to resume from and append to; each row's tuning curve goes beside them as\n"
            "                     FILE.ROW.svg and FILE.ROW.csv (default %s)\n"
            "  --fresh            start the records afresh (default: resume)\n"
@@ -305,7 +305,7 @@ static int bench_prepare(tc_context *ctx, const bench_opts *o, bench_row *row) {
         return 0;
     }
     if (o->template_name) fn = tc_conv2d_template_named(o->template_name), row->task = o->template_name;
-    else fn = tc_conv2d_template_for(&row->conv, &row->task);
+    else fn = tc_conv2d_template_for_arch(&row->conv, o->arch, &row->task);
     tc_clear_error(ctx);
     if (!fn) {
         bench_no_tecomp(row, tf32 ? "no TF32 template" : "no tecomp template", "no %stemplate (%s %s)", tf32 ? "TF32 " : "", row->layout,
@@ -315,7 +315,7 @@ static int bench_prepare(tc_context *ctx, const bench_opts *o, bench_row *row) {
     if (tf32 && tc_conv2d_template_math(fn, &row->conv) != TC_CONV_MATH_TF32) { /* an exact kernel beside cuDNN's TF32 would mean nothing */
         bench_no_tecomp(row, "no TF32 template",
                         "no TF32 template for %s %s: %s %s computes float32 exactly (tc_conv2d_template_math); not run, never compared "
-                        "with cuDNN TF32", row->layout, row->dtype, o->template_name ? "--template" : "tc_conv2d_template_for's", row->task);
+                        "with cuDNN TF32", row->layout, row->dtype, o->template_name ? "--template" : "tc_conv2d_template_for_arch's", row->task);
         return 1;
     }
     /* the space keeps a pointer to row->conv: rows are not moved from here on */
@@ -1629,6 +1629,7 @@ int main(int argc, char **argv) {
         return 1;
     }
     if (!bench_load_rows(&o, &rows, &n)) ok = 0;
+    o.arch = tc_probe_device_arch(ctx, 0); /* in a child process: nothing is tuned yet */
     for (k = 0; ok && k < n; k++) ok = bench_prepare(ctx, &o, &rows[k]);
     if (!ok) {
         free(rows);

@@ -7,8 +7,9 @@
    commit and wait, the warpgroup's cut store); the host executor's order
    checks (a wgmma with no fence, accumulators read while a group is in
    flight); the CUDA compiled through NVRTC for sm_90a and refused for
-   sm_80 and sm_89 with a message; on an H100, C9_b32 at full size against
-   the reference. Run with --dump to print IR and CUDA. */
+   sm_80 and sm_89 with a message; tc_conv2d_template_for_arch's choice and
+   the device probe; on an H100, C9_b32 at full size against the
+   reference. Run with --dump to print IR and CUDA. */
 #include "tecomp.h"
 #include "tecomp_conv.h"
 #include "../samples/sample_run.h"
@@ -251,6 +252,35 @@ TC_TEST(refuses_what_it_cannot_build) {
     TC_CHECK_EQ_INT(tc_conv2d_template_math(tc_conv2d_wgmma_template, &d), TC_CONV_MATH_TF32);
 }
 
+/* The choice on an sm_90 GPU: NHWC's tensor-core tasks go to conv2d_wgmma,
+   the rest as tc_conv2d_template_for says; the device's arch asked from a
+   child process (0 here without a GPU), the same as this process's once
+   CUDA opens here. */
+TC_TEST(template_for_arch_picks_wgmma_on_sm_90) {
+    tc_conv2d_desc d = nhwc(TC_FLOAT16, 1, 32, 9, 9, 72, 3, 3, 1, 1, 1);
+    const char *name = NULL;
+    int arch;
+    TC_CHECK(tc_conv2d_template_for_arch(&d, 90, &name) == tc_conv2d_wgmma_template);
+    TC_CHECK_STR(name, "conv2d_wgmma");
+    TC_CHECK(tc_conv2d_template_for_arch(&d, 80, &name) == tc_conv2d_mma_template);
+    TC_CHECK_STR(name, "conv2d_mma");
+    TC_CHECK(tc_conv2d_template_for_arch(&d, 0, &name) == tc_conv2d_mma_template);
+    d.layout = TC_LAYOUT_NCHW; /* conv2d_wgmma is NHWC's */
+    TC_CHECK(tc_conv2d_template_for_arch(&d, 90, &name) == tc_conv2d_mma_template);
+    d = nhwc(TC_FLOAT32, 1, 32, 9, 9, 72, 3, 3, 1, 1, 1);
+    d.math = TC_CONV_MATH_EXACT; /* exact float32: no tensor cores at all */
+    TC_CHECK(tc_conv2d_template_for_arch(&d, 90, &name) == tc_conv2d_template_for(&d, NULL));
+    TC_CHECK(tc_conv2d_template_for_arch(&d, 90, &name) != tc_conv2d_wgmma_template);
+    arch = tc_probe_device_arch(ctx, 0);
+    TC_CHECK_EQ_INT(tc_probe_device_arch(ctx, 0), arch); /* kept */
+    TC_CHECK_EQ_INT(tc_probe_device_arch(ctx, -1), 0);
+    if (!tc_cuda_available(ctx)) {
+        TC_CHECK_EQ_INT(arch, 0);
+        TC_SKIP("no CUDA device: the probe's answer checked against none");
+    }
+    TC_CHECK_EQ_INT(arch, tc_cuda_arch(ctx));
+}
+
 /* C9_b32 (batch 32, 256 channels, 14 x 14, 3 x 3) on the GPU against the reference. */
 static void check_on_gpu(tc_dtype dtype, const tiles *t, double bound) {
     tc_conv2d_desc d = nhwc(dtype, 32, 256, 14, 14, 256, 3, 3, 1, 1, 1);
@@ -288,6 +318,7 @@ int main(int argc, char **argv) {
     TC_RUN(host_executor_reports_a_missing_fence_and_a_missing_wait);
     TC_RUN(cuda_compiles_for_sm_90a_only);
     TC_RUN(refuses_what_it_cannot_build);
+    TC_RUN(template_for_arch_picks_wgmma_on_sm_90);
     TC_RUN(gpu_matches_the_reference_at_c9_b32);
     tc_destroy_context(ctx);
     return tc_test_summary();
