@@ -2108,31 +2108,41 @@ static tc_result _tc_mma_parts_schedule(tc_context *ctx, const _tc_mma_tiles *t,
     return _tc_mma_store_tiles(ctx, t, sg, tc_axis_of(sg, 0), loops, warp);
 }
 
-/* The warp's accumulators: the sum in k_tile steps (the shared tiles',
-   pipelined), each in 16-deep mma steps (A's fragments), then per column
-   tile (B's fragment, loaded from its transposed tile) every row tile's
-   mma.sync; TF32's steps are 8 deep (m16n8k8). */
-static tc_result _tc_mma_acc_schedule(tc_context *ctx, tc_dtype dtype, const _tc_mma_tiles *t, _tc_mma_stages *st) {
+/* The accumulators' sum in k_tile steps (the shared tiles', pipelined,
+   computed at each), each in steps as deep as the tensor op (TF32: 8,
+   else 16), unrolled; inside a step the accumulator tiles (columns_first:
+   column tiles before row tiles), then a tile's rows, columns and the
+   step's depth, which the mma tensorizes. *ki: the step loop. */
+static tc_result _tc_mma_sum_steps(tc_dtype dtype, const _tc_mma_tiles *t, _tc_mma_stages *st, int columns_first, tc_iter **ki) {
     tc_stage *sa = st->acc;
-    tc_iter *ko, *kr, *ki, *k16, *af_o, *af_i, *bf_o, *bf_i, *order[8];
+    tc_iter *ko, *kr, *kk, *order[8];
     int o = t->split > 1, n = 0; /* split_k: the part's axis comes first (one part a block) */
     _TC_CONV_TRY(tc_split(sa, tc_reduce_axis_of(sa, 0), t->bk, &ko, &kr));
-    _TC_CONV_TRY(tc_split(sa, kr, dtype == TC_FLOAT32 ? 8 : 16, &ki, &k16));
+    _TC_CONV_TRY(tc_split(sa, kr, dtype == TC_FLOAT32 ? 8 : 16, ki, &kk));
     if (o) order[n++] = tc_axis_of(sa, 0);
     order[n++] = ko;
-    order[n++] = ki;
-    order[n++] = tc_axis_of(sa, o + 1); /* column tiles, then row tiles: a B fragment serves every row tile */
-    order[n++] = tc_axis_of(sa, o);
+    order[n++] = *ki;
+    order[n++] = tc_axis_of(sa, o + columns_first);
+    order[n++] = tc_axis_of(sa, o + !columns_first);
     order[n++] = tc_axis_of(sa, o + 2);
     order[n++] = tc_axis_of(sa, o + 3);
-    order[n++] = k16;
+    order[n++] = kk;
     _TC_CONV_TRY(tc_reorder(sa, n, order));
-    /* the k_tile's mma steps unrolled: the next step's ldmatrix can then be
-       scheduled under this step's mma.sync, not after them */
-    _TC_CONV_TRY(tc_unroll(sa, ki));
-    _TC_CONV_TRY(tc_tensorize(sa, tc_axis_of(sa, o + 2), tc_intrin_mma(ctx, TC_INTRIN_MMA_SYNC, dtype)));
+    _TC_CONV_TRY(tc_unroll(sa, *ki));
     _TC_CONV_TRY(tc_compute_at(st->as, sa, ko));
-    _TC_CONV_TRY(tc_compute_at(st->bs, sa, ko));
+    return tc_compute_at(st->bs, sa, ko);
+}
+
+/* The warp's accumulators: per mma step A's fragments, then per column
+   tile B's fragment (loaded from its transposed tile) and every row tile's
+   mma.sync (m16n8k16; TF32 m16n8k8). The steps unrolled: the next step's
+   ldmatrix can then be scheduled under this step's mma.sync, not after
+   them. */
+static tc_result _tc_mma_acc_schedule(tc_context *ctx, tc_dtype dtype, const _tc_mma_tiles *t, _tc_mma_stages *st) {
+    tc_stage *sa = st->acc;
+    tc_iter *ki, *af_o, *af_i, *bf_o, *bf_i;
+    _TC_CONV_TRY(_tc_mma_sum_steps(dtype, t, st, 1, &ki)); /* a B fragment serves every row tile */
+    _TC_CONV_TRY(tc_tensorize(sa, tc_axis_of(sa, (t->split > 1) + 2), tc_intrin_mma(ctx, TC_INTRIN_MMA_SYNC, dtype)));
     _TC_CONV_TRY(tc_compute_at(st->af, sa, ki));
     _TC_CONV_TRY(tc_compute_at(st->bf, sa, ki));
     _TC_CONV_TRY(tc_split(st->af, tc_axis_of(st->af, 0), 16, &af_o, &af_i));
@@ -2158,32 +2168,18 @@ static tc_result _tc_mma_fetch(tc_dtype dtype, const _tc_mma_tiles *t, tc_stage 
     return tc_async_copy(ld);
 }
 
-/* The warpgroup's accumulators: the sum in k_tile steps (the shared tiles',
-   pipelined), each in 16-deep wgmma steps (TF32: 8), each step a wgmma per
-   64 x warp_n tile of the warpgroup's (warp_m / 64 of them), reading the
-   shared tiles where they lie; every loop inside the k_tile unrolled, so
-   that the accumulators are registers and the steps one wgmma group. */
+/* The warpgroup's accumulators: each mma step a wgmma per 64 x warp_n
+   tile of the warpgroup's (warp_m / 64 of them), reading the shared tiles
+   where they lie; the tile loops unrolled too, so that the accumulators
+   are registers and a k_tile's steps one wgmma group. */
 static tc_result _tc_wgmma_acc_schedule(tc_context *ctx, tc_dtype dtype, const _tc_mma_tiles *t, _tc_mma_stages *st) {
     tc_stage *sa = st->acc;
-    tc_iter *ko, *kr, *ki, *kk, *order[8];
-    int o = t->split > 1, n = 0; /* split_k: the part's axis comes first (one part a block) */
-    _TC_CONV_TRY(tc_split(sa, tc_reduce_axis_of(sa, 0), t->bk, &ko, &kr));
-    _TC_CONV_TRY(tc_split(sa, kr, dtype == TC_FLOAT32 ? 8 : 16, &ki, &kk));
-    if (o) order[n++] = tc_axis_of(sa, 0);
-    order[n++] = ko;
-    order[n++] = ki;
-    order[n++] = tc_axis_of(sa, o);
-    order[n++] = tc_axis_of(sa, o + 1);
-    order[n++] = tc_axis_of(sa, o + 2);
-    order[n++] = tc_axis_of(sa, o + 3);
-    order[n++] = kk;
-    _TC_CONV_TRY(tc_reorder(sa, n, order));
-    _TC_CONV_TRY(tc_unroll(sa, ki));
+    tc_iter *ki;
+    int o = t->split > 1;
+    _TC_CONV_TRY(_tc_mma_sum_steps(dtype, t, st, 0, &ki));
     _TC_CONV_TRY(tc_unroll(sa, tc_axis_of(sa, o)));
     _TC_CONV_TRY(tc_unroll(sa, tc_axis_of(sa, o + 1)));
-    _TC_CONV_TRY(tc_tensorize(sa, tc_axis_of(sa, o + 2), tc_intrin_wgmma(ctx, TC_INTRIN_WGMMA, dtype, (int)t->tn)));
-    _TC_CONV_TRY(tc_compute_at(st->as, sa, ko));
-    return tc_compute_at(st->bs, sa, ko);
+    return tc_tensorize(sa, tc_axis_of(sa, o + 2), tc_intrin_wgmma(ctx, TC_INTRIN_WGMMA, dtype, (int)t->tn));
 }
 
 static tc_result _tc_mma_schedule(tc_context *ctx, tc_dtype dtype, const _tc_mma_tiles *t, tc_schedule *s, const _tc_mma_graph *g) {
@@ -2304,7 +2300,7 @@ TECOMP_API tc_result tc_conv2d_wgmma_template(tc_cfg *cfg, const void *task, tc_
     _TC_CONV_TRY(_tc_mma_task(ctx, task, &d));
     if (d.layout != TC_LAYOUT_NHWC)
         return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "conv2d_wgmma: builds NHWC kernels (KRSC weights, NHWK output); the task is %s "
-                        "(conv2d_mma builds NCHW on mma.sync)", tc_layout_name(d.layout));
+                        "(conv2d_mma builds NCHW)", tc_layout_name(d.layout));
     _TC_CONV_TRY(_tc_wgmma_knobs(cfg, d.dtype));
     _TC_CONV_TRY(_tc_wgmma_tiles_of(cfg, &d, &t));
     return _tc_mma_instance(ctx, &d, &t, out);
@@ -2494,11 +2490,11 @@ static tc_result _tc_conv_kernel_host_config(tc_context *ctx, tc_conv2d_kernel *
 }
 
 /* The template for convolution d on this machine's GPU: the device's arch
-   is asked (from a child process, before tuning) only where it changes the
-   choice, NHWC on the tensor cores. */
+   is asked (from a child process, before tuning) only where an arch can
+   change the choice (NHWC on the tensor cores). */
 static tc_template_fn _tc_conv_kernel_template(tc_context *ctx, const tc_conv2d_desc *d, const char **name) {
     tc_template_fn fn = tc_conv2d_template_for(d, name);
-    if (fn != tc_conv2d_mma_template || d->layout != TC_LAYOUT_NHWC) return fn;
+    if (fn == tc_conv2d_template_for_arch(d, 90, NULL)) return fn;
     return tc_conv2d_template_for_arch(d, tc_probe_device_arch(ctx, 0), name);
 }
 

@@ -2382,13 +2382,14 @@ static void _tc_emit_signature(_tc_emitter *em, const tc_func *f, const tc_kerne
 }
 
 static void _tc_emit_kernel(_tc_emitter *em, const tc_func *f, const tc_kernel_ir *kern) {
-    int tag;
+    int tag, tensor_ops;
     memset(em->bound, 0, sizeof em->bound);
     em->kern = kern;
     _tc_collect_bound(em, kern->body);
-    em->tensor_ops = _tc_has_tensor_op(kern->body) != 0;
-    em->wgmma = (_tc_has_tensor_op(kern->body) & 4) != 0;
-    em->any_wmma_ops |= _tc_has_tensor_op(kern->body) & 1;
+    tensor_ops = _tc_has_tensor_op(kern->body);
+    em->tensor_ops = tensor_ops != 0;
+    em->wgmma = (tensor_ops & 4) != 0;
+    em->any_wmma_ops |= tensor_ops & 1;
     _tc_emit_signature(em, f, kern);
     em->depth = 1;
     /* the thread indices by short names, as signed ints (blockIdx.x is unsigned: x - 3 >= 0 must stay signed) */

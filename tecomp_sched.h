@@ -2877,7 +2877,7 @@ static int _tc_collect_shared(const tc_stmt *s, tc_buffer **list, int n) {
    within the static limit keep static arrays, so their source is unchanged. */
 static tc_result _tc_pass_shared_memory(_tc_lower *L) {
     tc_gpu_limits lim = _tc_limits_or_h100(L->desc.limits);
-    int k, j, n;
+    int k, j, n, wgmma;
     for (k = 0; k < L->nkernels; k++) {
         tc_kernel_ir *kern = &L->kernels[k];
         tc_buffer **bufs;
@@ -2894,10 +2894,11 @@ static tc_result _tc_pass_shared_memory(_tc_lower *L) {
         kern->nshared = n;
         kern->shared_buffers = bufs;
         /* wgmma's tiles need their alignment, which only the dynamic allocation gives */
-        if (kern->shared_bytes <= lim.max_shared_bytes && !_tc_has_wgmma(kern->body)) continue;
+        wgmma = _tc_has_wgmma(kern->body);
+        if (kern->shared_bytes <= lim.max_shared_bytes && !wgmma) continue;
         if (!(offsets = (int64_t *)_tc_alloc(L->ctx, sizeof *offsets * (size_t)n))) return TC_ERROR_OUT_OF_MEMORY;
         for (j = 0; j < n; j++) {
-            int64_t align = bufs[j]->swizzle_bits && _tc_has_wgmma(kern->body) ? _TC_WGMMA_SHARED_ALIGN : _TC_DYNAMIC_SHARED_ALIGN;
+            int64_t align = bufs[j]->swizzle_bits && wgmma ? _TC_WGMMA_SHARED_ALIGN : _TC_DYNAMIC_SHARED_ALIGN;
             offsets[j] = (end + align - 1) / align * align;
             end = offsets[j] + _tc_shared_buffer_bytes(bufs[j]);
         }
