@@ -1373,6 +1373,9 @@ static _tc_pipe *_tc_pipe_of(_tc_lower *L, int k) {
     if (at->kind == TC_FOR_THREAD || at->kind == TC_FOR_VECTORIZED)
         return _tc_fail(L->ctx, TC_ERROR_SCHEDULE, "pipeline on stage %s: it is computed at %s, which is not a serial loop", st->tensor->name,
                         at->var->name), (_tc_pipe *)NULL;
+    if (st->pipeline_lag > st->pipeline_stages - 2) /* tc_pipeline cut the stages after tc_pipeline_lag: no copy left to fetch into */
+        return _tc_fail(L->ctx, TC_ERROR_SCHEDULE, "pipeline on stage %s: a lag of %d needs %d stages or more; it has %d", st->tensor->name,
+                        st->pipeline_lag, st->pipeline_lag + 2, st->pipeline_stages), (_tc_pipe *)NULL;
     for (j = 0; j < L->npipes && L->pipes[j].var != var; j++) {}
     if (j == L->npipes) {
         if (L->npipes == 16) return _tc_fail(L->ctx, TC_ERROR_LOWER, "more than 16 pipelined loops"), (_tc_pipe *)NULL;

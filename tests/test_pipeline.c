@@ -107,7 +107,8 @@ TC_TEST(golden_ir_of_a_synchronous_double_buffer) {
    flight read them) are fetched a step less far ahead (4 stages, lag 1:
    two tiles ahead, copy k + 2 overwriting the one tile k - 2 used); the
    result is the same; a lag needs a pipeline and leaves a stage to fetch
-   into, and the stages of one pipeline agree. */
+   into (also when the stages are cut afterwards), and the stages of one
+   pipeline agree. */
 TC_TEST(a_lagged_pipeline_fetches_a_tile_less_ahead) {
     mm m = matmul(8, 0);
     const char *loop;
@@ -130,6 +131,10 @@ TC_TEST(a_lagged_pipeline_fetches_a_tile_less_ahead) {
                             "    if (likely(k.outer < 3)) {\n");
     TC_CHECK_CONTAINS(loop, "A.shared[floormod(k.outer + 2, 4)*128");
     TC_CHECK_EQ_INT(run_matmul(lower_mm(&m)), 0);
+    TC_CHECK_EQ_INT(tc_pipeline(m.sa, 2), TC_OK); /* stages cut below what the lag needs */
+    TC_CHECK_EQ_INT(tc_pipeline(m.sb, 2), TC_OK);
+    TC_CHECK(lower_mm(&m) == NULL);
+    TC_CHECK_CONTAINS(tc_last_error(ctx), "a lag of 1 needs 3 stages or more; it has 2");
 }
 
 TC_TEST(async_copies_without_a_pipeline_land_before_the_barrier) {
