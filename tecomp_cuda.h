@@ -930,15 +930,14 @@ static void _tc_target_name(char *out, size_t cap, const char *source, int arch)
 
 /* The cache key: everything that changes the cubin. Strings are hashed with
    their NUL so that ("ab", "c") and ("a", "bc") differ. */
-static uint64_t _tc_cubin_key(const _tc_cuda_state *st, const char *source, const char *name, int arch, int nopts,
+static uint64_t _tc_cubin_key(const _tc_cuda_state *st, const char *source, const char *name, const char *target, int nopts,
                               const char *const *opts) {
-    char tail[96], target[16];
+    char tail[96];
     uint64_t h = 14695981039346656037ULL;
     int i;
     h = _tc_fnv1a(h, source, strlen(source) + 1);
     h = _tc_fnv1a(h, name, strlen(name) + 1);
     for (i = 0; i < nopts; i++) h = _tc_fnv1a(h, opts[i], strlen(opts[i]) + 1);
-    _tc_target_name(target, sizeof target, source, arch);
     snprintf(tail, sizeof tail, "%d options, %s, NVRTC %d.%d", nopts, target, st->nvrtc_major, st->nvrtc_minor);
     return _tc_fnv1a(h, tail, strlen(tail));
 }
@@ -1113,16 +1112,16 @@ static tc_result _tc_check_wgmma_pipeline(tc_context *ctx, const char *name, con
                     (int)(end - at > 600 ? 600 : end - at), at);
 }
 
-/* Run NVRTC: the architecture option first, then the caller's. */
+/* Run NVRTC for target ("sm_90", "sm_90a"): the architecture option
+   first, then the caller's. */
 static tc_result _tc_nvrtc_compile(tc_context *ctx, const _tc_cuda_state *st, const char *source, const char *name,
-                                   int arch, int nopts, const char *const *opts, tc_cubin *out) {
-    char arch_opt[40], target[16];
+                                   const char *target, int nopts, const char *const *opts, tc_cubin *out) {
+    char arch_opt[40];
     const char **all;
     _tc_nvrtcProgram prog = NULL;
     _tc_nvrtcResult nr;
     tc_result r;
     if (!(all = (const char **)_tc_malloc(ctx, (size_t)(nopts + 1) * sizeof *all))) return TC_ERROR_OUT_OF_MEMORY;
-    _tc_target_name(target, sizeof target, source, arch);
     snprintf(arch_opt, sizeof arch_opt, "--gpu-architecture=%s", target);
     all[0] = arch_opt;
     if (nopts) memcpy(all + 1, opts, (size_t)nopts * sizeof *all);
@@ -1150,9 +1149,11 @@ static tc_result _tc_nvrtc_compile(tc_context *ctx, const _tc_cuda_state *st, co
 static int _tc_cubin_cache_path(tc_context *ctx, const char *source, const char *program_name, int arch, int nopts,
                                 const char *const *opts, char dir[_TC_PATH_CAP], char path[_TC_PATH_CAP + 64]) {
     const _tc_cuda_state *st = (const _tc_cuda_state *)ctx->cuda;
+    char target[16];
     if (!st || !_tc_cache_dir(ctx, dir, _TC_PATH_CAP)) return 0;
-    snprintf(path, _TC_PATH_CAP + 64, "%s/%016llx.sm%d%s.cubin", dir,
-             (unsigned long long)_tc_cubin_key(st, source, program_name, arch, nopts, opts), arch, _tc_source_wants_arch_specific(source) ? "a" : "");
+    _tc_target_name(target, sizeof target, source, arch);
+    snprintf(path, _TC_PATH_CAP + 64, "%s/%016llx.sm%s.cubin", dir, /* .sm90.cubin, .sm90a.cubin */
+             (unsigned long long)_tc_cubin_key(st, source, program_name, target, nopts, opts), target + 3);
     return 1;
 }
 
@@ -1178,7 +1179,7 @@ static tc_result _tc_source_fits_arch(tc_context *ctx, const char *source, const
 
 TECOMP_API tc_result tc_cuda_compile(tc_context *ctx, const char *source, const char *program_name, int arch,
                                      int nopts, const char *const *opts, tc_cubin *out) {
-    char dir[_TC_PATH_CAP], path[_TC_PATH_CAP + 64];
+    char dir[_TC_PATH_CAP], path[_TC_PATH_CAP + 64], target[16];
     const _tc_cuda_state *st;
     int cached;
     tc_result r;
@@ -1194,7 +1195,8 @@ TECOMP_API tc_result tc_cuda_compile(tc_context *ctx, const char *source, const 
     if ((r = _tc_source_fits_arch(ctx, source, program_name, arch)) != TC_OK) return r;
     cached = _tc_cubin_cache_path(ctx, source, program_name, arch, nopts, opts, dir, path);
     if (cached && _tc_cache_read(ctx, path, out)) return TC_OK;
-    r = _tc_nvrtc_compile(ctx, st, source, program_name, arch, nopts, opts, out);
+    _tc_target_name(target, sizeof target, source, arch);
+    r = _tc_nvrtc_compile(ctx, st, source, program_name, target, nopts, opts, out);
     if (r == TC_OK && cached) _tc_cache_write(ctx, dir, path, out);
     return r;
 }
