@@ -361,6 +361,10 @@ typedef struct _tc_driver_api {
     _tc_CUresult(_TC_CUDAAPI *cuEventSynchronize)(_tc_CUevent event);
     _tc_CUresult(_TC_CUDAAPI *cuEventElapsedTime)(float *ms, _tc_CUevent start, _tc_CUevent end);
     _tc_CUresult(_TC_CUDAAPI *cuEventDestroy)(_tc_CUevent event);
+    /* optional (drivers of CUDA 12 and newer): kernels with TMA copies need it at launch */
+    _tc_CUresult(_TC_CUDAAPI *cuTensorMapEncodeTiled)(void *map, int dtype, unsigned rank, void *address, const unsigned long long *dims,
+                                                      const unsigned long long *strides, const unsigned *box, const unsigned *element_strides,
+                                                      int interleave, int swizzle, int l2_promotion, int oob_fill);
 } _tc_driver_api;
 
 typedef struct _tc_nvrtc_api {
@@ -668,6 +672,10 @@ static tc_result _tc_driver_load(tc_context *ctx, _tc_cuda_state *st) {
     r = _tc_load_symbols(ctx, &st->loader, st->cuda_lib, name, _tc_driver_symbols, _TC_COUNT(_tc_driver_symbols),
                          &st->cu);
     if (r != TC_OK) return r;
+    {
+        void *p = st->loader.symbol_fn(st->cuda_lib, "cuTensorMapEncodeTiled", st->loader.user_data);
+        memcpy(&st->cu.cuTensorMapEncodeTiled, &p, sizeof p); /* NULL on an older driver: only TMA kernels need it */
+    }
     cr = st->cu.cuInit(0);
     if (cr != 0)
         return _tc_fail(ctx, TC_ERROR_NO_DEVICE, "the CUDA driver (%s) has no usable GPU: cuInit failed: %s (error %d)%s",
@@ -1171,6 +1179,9 @@ static tc_result _tc_source_fits_arch(tc_context *ctx, const char *source, const
     if (arch < 80 && strstr(source, "mma.sync.aligned.m16n8k"))
         return _tc_fail(ctx, TC_ERROR_COMPILE, "%s: mma.sync's m16n8k16/m16n8k8 tensor ops (tc_intrin_mma) need sm_80 or newer; compiling for sm_%d",
                         program_name, arch);
+    if (arch < 90 && strstr(source, "cp.async.bulk.tensor"))
+        return _tc_fail(ctx, TC_ERROR_COMPILE, "%s: TMA copies and mbarrier waits (tc_tma_copy) need sm_90 or newer; compiling for sm_%d",
+                        program_name, arch);
     if (arch != 90 && _tc_source_wants_arch_specific(source))
         return _tc_fail(ctx, TC_ERROR_COMPILE, "%s: warpgroup MMA (wgmma, tc_intrin_wgmma) and setmaxnreg need sm_90a, a compute capability 9.0 "
                         "GPU (H100, H200); compiling for sm_%d", program_name, arch);
@@ -1567,7 +1578,7 @@ typedef struct _tc_emitter {
     const tc_buffer *bare_fragment; /* a fragment stored to outside a tensor op: not expressible */
     int tensor_ops;                 /* the kernel has tensor ops: shared tiles need 32-byte alignment */
     int any_wmma_ops;               /* some kernel has wmma ones: the source defines their fragment types */
-    int wgmma;                      /* the kernel has wgmma: the tensor cores read shared memory written by threads */
+    int wgmma;                      /* the kernel has wgmma or TMA: the async proxy reads or writes shared memory threads use */
     const tc_kernel_ir *kern;       /* the kernel being emitted: where its dynamic shared buffers lie */
     tc_str *helpers;                /* device functions the source uses, defined before the kernels */
     const char *helper_names[32];
@@ -2183,6 +2194,87 @@ static void _tc_emit_fragment_alloc(_tc_emitter *em, const tc_buffer *b) {
     tc_str_printf(em->out, "[%lld];\n", (long long)(n / elems));
 }
 
+/* The tensor memory accelerator's and the mbarriers' PTX (sm_90): a tensor
+   map is the driver's opaque 128 bytes, a __grid_constant__ parameter whose
+   address the copy takes; coordinates go innermost first. */
+static const char _tc_tma_helpers[] =
+    "struct __align__(64) tc_tensor_map { unsigned long long opaque[16]; };\n"
+    "__device__ __forceinline__ void tc_mbarrier_init(unsigned long long *bar, unsigned arrivals) {\n"
+    "    asm volatile(\"mbarrier.init.shared::cta.b64 [%0], %1;\" :: \"r\"(tc_shared_address(bar)), \"r\"(arrivals) : \"memory\");\n"
+    "}\n"
+    "__device__ __forceinline__ void tc_mbarrier_arrive(unsigned long long *bar) {\n"
+    "    asm volatile(\"mbarrier.arrive.shared::cta.b64 _, [%0];\" :: \"r\"(tc_shared_address(bar)) : \"memory\");\n"
+    "}\n"
+    "__device__ __forceinline__ void tc_mbarrier_arrive_expect_tx(unsigned long long *bar, unsigned bytes) {\n"
+    "    asm volatile(\"mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\" :: \"r\"(tc_shared_address(bar)), \"r\"(bytes) : \"memory\");\n"
+    "}\n"
+    "__device__ __forceinline__ void tc_mbarrier_wait(unsigned long long *bar, unsigned parity) {\n"
+    "    unsigned done;\n"
+    "    do {\n"
+    "        asm volatile(\"{\\n.reg .pred p;\\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\\nselp.u32 %0, 1, 0, p;\\n}\"\n"
+    "                     : \"=r\"(done) : \"r\"(tc_shared_address(bar)), \"r\"(parity) : \"memory\");\n"
+    "    } while (!done);\n"
+    "}\n";
+
+/* tc_tma_load_<rank>d(dst, map, c0 .. c<rank-1> innermost first, bar). */
+static void _tc_tma_load_helper(_tc_emitter *em, int rank, char *name) {
+    char params[128], operands[128], regs[64];
+    int k, n = 0, m = 0;
+    snprintf(name, 32, "tc_tma_load_%dd", rank);
+    for (k = 0; k < rank; k++) {
+        n += snprintf(params + n, sizeof params - (size_t)n, ", int c%d", k);
+        m += snprintf(operands + m, sizeof operands - (size_t)m, ", \"r\"(c%d)", k);
+    }
+    _tc_emit_helper(em, name,
+                    "__device__ __forceinline__ void %s(void *dst, const tc_tensor_map *map%s, unsigned long long *bar) {\n"
+                    "    asm volatile(\"cp.async.bulk.tensor.%dd.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%%0], [%%1, %s], [%%2];\"\n"
+                    "                 :: \"r\"(tc_shared_address(dst)), \"l\"(map), \"r\"(tc_shared_address(bar))%s : \"memory\");\n"
+                    "}\n",
+                    name, params, rank, _tc_asm_regs(regs, 3, rank), operands);
+}
+
+/* A load of an mbarrier (buffer[index]) as a pointer to it. */
+static void _tc_emit_mbarrier_ref(_tc_emitter *em, const tc_buffer *b, const tc_expr *index) {
+    tc_str_printf(em->out, "&");
+    _tc_print_buffer_name(em->out, b, _TC_STYLE_CUDA);
+    tc_str_printf(em->out, "[");
+    _tc_emit_expr(em, index);
+    tc_str_printf(em->out, "]");
+}
+
+static void _tc_emit_tma(_tc_emitter *em, const tc_stmt *s) {
+    char name[32];
+    int k, rank = s->nargs / 3;
+    _tc_emit_helper(em, "tc_mma_types", "%s", _tc_mma_types); /* tc_shared_address */
+    _tc_emit_helper(em, "tc_tma", "%s", _tc_tma_helpers);
+    _tc_emit_line_start(em);
+    if (s->kind == TC_S_TMA_LOAD) {
+        _tc_tma_load_helper(em, rank, name);
+        tc_str_printf(em->out, "%s(", name);
+        _tc_print_buffer_name(em->out, s->buffer, _TC_STYLE_CUDA);
+        tc_str_printf(em->out, " + ");
+        _tc_emit_expr(em, s->index);
+        tc_str_printf(em->out, ", &tc_map%d", s->count);
+        for (k = rank - 1; k >= 0; k--) {
+            tc_str_printf(em->out, ", ");
+            _tc_emit_expr(em, s->args[k]);
+        }
+        tc_str_printf(em->out, ", ");
+        _tc_emit_mbarrier_ref(em, s->value->buffer, s->value->args[0]);
+        tc_str_printf(em->out, ");\n");
+        return;
+    }
+    tc_str_printf(em->out, "%s(", s->kind == TC_S_MBARRIER_INIT ? "tc_mbarrier_init" : s->kind == TC_S_MBARRIER_WAIT ? "tc_mbarrier_wait"
+                                  : s->value ? "tc_mbarrier_arrive_expect_tx" : "tc_mbarrier_arrive");
+    _tc_emit_mbarrier_ref(em, s->buffer, s->index);
+    if (s->kind == TC_S_MBARRIER_INIT) tc_str_printf(em->out, ", %d", s->count);
+    if (s->value) {
+        tc_str_printf(em->out, ", ");
+        _tc_emit_expr(em, s->value);
+    }
+    tc_str_printf(em->out, ");\n");
+}
+
 /* Which tensor ops s has: a mask of 1 wmma ones, 2 mma ones, 4 wgmma ones. */
 static int _tc_has_tensor_op(const tc_stmt *s) {
     int k, has;
@@ -2200,7 +2292,7 @@ static int _tc_has_tensor_op(const tc_stmt *s) {
 /* A shared buffer of a dynamic kernel: a typed pointer at its offset in
    the dynamic allocation, indexed as the static array would be. */
 static void _tc_emit_dynamic_shared_buffer(_tc_emitter *em, const tc_buffer *b) {
-    const char *type = _tc_cuda_storage_type(b->dtype);
+    const char *type = b->mbarrier ? "unsigned long long" : _tc_cuda_storage_type(b->dtype);
     int k;
     for (k = 0; k < em->kern->nshared && em->kern->shared_buffers[k] != b; k++) {}
     if (k == em->kern->nshared) { /* lowering placed every shared buffer */
@@ -2285,6 +2377,7 @@ static void _tc_emit_stmt(_tc_emitter *em, const tc_stmt *s) {
     }
     case TC_S_TENSOR_OP: _tc_emit_tensor_op(em, s); return;
     case TC_S_ASYNC_COPY: _tc_emit_async_copy(em, s); return;
+    case TC_S_TMA_LOAD: case TC_S_MBARRIER_INIT: case TC_S_MBARRIER_ARRIVE: case TC_S_MBARRIER_WAIT: _tc_emit_tma(em, s); return;
     case TC_S_ASYNC_COMMIT:
         _tc_emit_line_start(em);
         tc_str_printf(o, "asm volatile(\"cp.async.commit_group;\" ::: \"memory\");\n");
@@ -2319,7 +2412,7 @@ static void _tc_emit_stmt(_tc_emitter *em, const tc_stmt *s) {
         _tc_emit_line_start(em);
         /* aligned for vector loads and stores */
         tc_str_printf(o, "%s%s ", s->buffer->scope != TC_SCOPE_SHARED ? "" : em->tensor_ops ? "__shared__ __align__(32) " : "__shared__ __align__(16) ",
-                      _tc_cuda_storage_type(s->buffer->dtype));
+                      s->buffer->mbarrier ? "unsigned long long" : _tc_cuda_storage_type(s->buffer->dtype));
         _tc_print_buffer_name(o, s->buffer, _TC_STYLE_CUDA);
         tc_str_printf(o, "[");
         _tc_emit_expr(em, s->buffer->size);
@@ -2380,6 +2473,10 @@ static void _tc_emit_signature(_tc_emitter *em, const tc_func *f, const tc_kerne
         _tc_print_var_name(em->out, f->sizes[k]->name, _TC_STYLE_CUDA);
         first = 0;
     }
+    for (k = 0; k < kern->ntensor_maps; k++) { /* in the parameter space, where the TMA unit reads them */
+        tc_str_printf(em->out, "%sconst __grid_constant__ tc_tensor_map tc_map%d", first ? "" : ", ", k);
+        first = 0;
+    }
     tc_str_printf(em->out, ") {\n");
 }
 
@@ -2390,7 +2487,7 @@ static void _tc_emit_kernel(_tc_emitter *em, const tc_func *f, const tc_kernel_i
     _tc_collect_bound(em, kern->body);
     tensor_ops = _tc_has_tensor_op(kern->body);
     em->tensor_ops = tensor_ops != 0;
-    em->wgmma = (tensor_ops & 4) != 0;
+    em->wgmma = (tensor_ops & 4) != 0 || kern->ntensor_maps > 0;
     em->any_wmma_ops |= tensor_ops & 1;
     _tc_emit_signature(em, f, kern);
     em->depth = 1;
@@ -2540,12 +2637,112 @@ TECOMP_API const char *tc_cuda_func_source(const tc_cuda_func *cf) { return cf ?
 
 /* Kernel arguments and launch shape of kernel k. */
 typedef struct _tc_launch_args {
-    void *ptrs[80];
+    void *ptrs[88];
     tc_devptr bufs[64];
     int sizes32[16];
+    unsigned char map_bytes[8 * 128 + 64]; /* the kernel's tensor maps, from the first 64-byte boundary */
     unsigned grid[3], block[3];
     unsigned shared;            /* dynamic shared memory bytes (the verifier kept them within the opt-in limit) */
 } _tc_launch_args;
+
+/* The driver's data type of a TMA copy's elements (their bits: TF32 is read
+   from float32 as the wgmma that consumes it reads it). */
+static int _tc_tensor_map_dtype(tc_dtype t) {
+    switch (t) {
+    case TC_FLOAT16: return 6;  /* CU_TENSOR_MAP_DATA_TYPE_FLOAT16 */
+    case TC_BFLOAT16: return 9; /* BFLOAT16 */
+    case TC_FLOAT32: return 7;  /* FLOAT32 */
+    case TC_INT32: return 3;    /* INT32 */
+    case TC_INT64: return 5;    /* INT64 */
+    default: return -1;
+    }
+}
+
+/* A tensor map with its sizes known: which of the function's global
+   buffers (params, then temps), its element type, extents and box
+   (outermost first) and swizzle. Plain data: the measurer sends it to the
+   processes that time candidates. */
+typedef struct _tc_map_spec {
+    int buffer;
+    int dtype;
+    int rank;
+    int swizzle_bits;
+    uint64_t dims[5];
+    uint32_t box[5];
+} _tc_map_spec;
+
+/* Kernel kern's tensor maps with the function's sizes. */
+static tc_result _tc_map_specs_of(tc_context *ctx, const tc_func *f, const tc_kernel_ir *kern, const int64_t *sizes, _tc_map_spec *specs) {
+    int j, d, b;
+    if (kern->ntensor_maps > 8) return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "%s: more than 8 tensor maps", kern->name);
+    for (j = 0; j < kern->ntensor_maps; j++) {
+        const tc_tensor_map *m = &kern->tensor_maps[j];
+        for (b = 0; b < f->nparams + f->ntemps && (b < f->nparams ? f->params[b] : f->temps[b - f->nparams]) != m->buffer; b++) {}
+        if (b == f->nparams + f->ntemps)
+            return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "%s: tensor map %d describes no global buffer of %s", kern->name, j, f->name);
+        specs[j].buffer = b;
+        specs[j].dtype = (int)m->buffer->dtype;
+        specs[j].rank = m->rank;
+        specs[j].swizzle_bits = m->swizzle_bits;
+        for (d = 0; d < m->rank; d++) {
+            int64_t v;
+            tc_result r = tc_func_eval(f, m->dims[d], sizes, &v);
+            if (r != TC_OK) return r;
+            specs[j].dims[d] = (uint64_t)v;
+            specs[j].box[d] = (uint32_t)m->box[d];
+        }
+    }
+    return TC_OK;
+}
+
+/* Encode a tensor map for the buffer at ptr (cuTensorMapEncodeTiled: dense
+   row-major, zero fill outside, the tile's swizzle) into out's 128 bytes,
+   64-byte aligned. */
+static tc_result _tc_tensor_map_encode(tc_context *ctx, const _tc_map_spec *m, tc_devptr ptr, void *out) {
+    _tc_cuda_state *st = (_tc_cuda_state *)ctx->cuda;
+    unsigned long long dims[5], strides[5], stride;
+    unsigned box[5], ones[5];
+    int d, dtype = _tc_tensor_map_dtype((tc_dtype)m->dtype);
+    if (!st || !st->cu.cuTensorMapEncodeTiled)
+        return _tc_fail(ctx, TC_ERROR_NO_CUDA, "TMA copies need cuTensorMapEncodeTiled, which this CUDA driver lacks (CUDA 12 or newer)");
+    if (dtype < 0 || m->rank < 1 || m->rank > 5)
+        return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "a tensor map of %d dimensions of %s: TMA copies 1 to 5 of 16-, 32- or 64-bit elements",
+                        m->rank, tc_dtype_name((tc_dtype)m->dtype));
+    stride = (unsigned long long)tc_dtype_bytes((tc_dtype)m->dtype);
+    for (d = 0; d < m->rank; d++) { /* the driver's order: innermost first */
+        int at = m->rank - 1 - d;
+        dims[d] = m->dims[at];
+        box[d] = m->box[at];
+        ones[d] = 1;
+        if (d && stride % 16)
+            return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "a tensor map whose rows are %llu bytes apart: TMA needs a multiple of 16", stride);
+        if (d) strides[d - 1] = stride;
+        stride *= dims[d];
+    }
+    return _tc_cu_check(ctx, st, st->cu.cuTensorMapEncodeTiled(out, dtype, (unsigned)m->rank, (void *)(uintptr_t)ptr, dims, strides, box, ones,
+                                                               0, m->swizzle_bits, 2, 0),
+                        "cuTensorMapEncodeTiled(rank %d, box innermost %u, swizzle bits %d)", m->rank, box[0], m->swizzle_bits);
+}
+
+/* The first 64-byte boundary in a buffer of 8 * 128 + 64 bytes: where its tensor maps go. */
+static unsigned char *_tc_tensor_maps_at(unsigned char *bytes) { return bytes + (64 - (uintptr_t)bytes % 64) % 64; }
+
+/* Kernel kern's tensor maps for this launch's buffers, as the parameters
+   after the buffers and sizes (ptrs from n on). */
+static tc_result _tc_encode_tensor_maps(tc_context *ctx, const tc_func *f, const tc_kernel_ir *kern, const int64_t *sizes,
+                                        _tc_launch_args *l, int n) {
+    _tc_map_spec specs[8];
+    unsigned char *base = _tc_tensor_maps_at(l->map_bytes);
+    tc_result r;
+    int j;
+    if (!kern->ntensor_maps) return TC_OK;
+    if ((r = _tc_map_specs_of(ctx, f, kern, sizes, specs)) != TC_OK) return r;
+    for (j = 0; j < kern->ntensor_maps; j++) {
+        if ((r = _tc_tensor_map_encode(ctx, &specs[j], l->bufs[specs[j].buffer], base + 128 * j)) != TC_OK) return r;
+        l->ptrs[n++] = base + 128 * j;
+    }
+    return TC_OK;
+}
 
 static tc_result _tc_prepare_launch(tc_context *ctx, tc_cuda_func *cf, int k, const tc_devptr *args, const tc_devptr *temps,
                                     const int64_t *sizes, _tc_launch_args *l) {
@@ -2569,7 +2766,7 @@ static tc_result _tc_prepare_launch(tc_context *ctx, tc_cuda_func *cf, int k, co
         l->block[j] = (unsigned)v;
     }
     l->shared = (unsigned)f->kernels[k].dynamic_shared_bytes;
-    return TC_OK;
+    return _tc_encode_tensor_maps(ctx, f, &f->kernels[k], sizes, l, n);
 }
 
 static tc_result _tc_check_run_args(tc_context *ctx, tc_cuda_func *cf, const tc_devptr *args, const int64_t *sizes) {

@@ -349,6 +349,12 @@ typedef enum tc_stmt_kind {
     TC_S_WGMMA_FENCE,  /* wgmma.fence: the warpgroup's accumulators and shared operands are ready for the wgmma that follow */
     TC_S_WGMMA_COMMIT, /* the wgmma this warpgroup issued since the last commit form one group */
     TC_S_WGMMA_WAIT,   /* wait until at most count of the warpgroup's committed wgmma groups are still in flight */
+    TC_S_TMA_LOAD,     /* buffer[index ..] = a box of source, by the tensor memory accelerator (tensor map number count):
+                          args are the box's first coordinates, its extents and source's extents (rank each, outermost
+                          first); zeros where the box leaves the tensor; completes on the mbarrier value (a load of it) */
+    TC_S_MBARRIER_INIT,   /* mbarrier buffer[index] expects count arrivals a phase; its phase 0 begins */
+    TC_S_MBARRIER_ARRIVE, /* an arrival on mbarrier buffer[index], with value more bytes of copies expected this phase (NULL: none) */
+    TC_S_MBARRIER_WAIT,   /* wait until mbarrier buffer[index] has completed its phase of parity value (0 or 1) */
     TC_STMT_KIND_COUNT
 } tc_stmt_kind;
 
@@ -395,6 +401,7 @@ struct tc_buffer {
     int swizzle_bits;      /* tc_storage_swizzle: 16-byte chunk c of row r stored at c ^ (r / d % 2^bits), d rows to
                               128 bytes (1 for rows of 128 bytes or more); 0: none */
     int64_t swizzle_row;   /* a swizzled buffer's row, in elements (lowering sets it) */
+    int mbarrier;          /* shared: an array of mbarriers (dtype int64, 8 bytes each), not data */
 };
 
 /* Tensor intrinsics: a small computation the hardware does in one step. Each
@@ -496,8 +503,10 @@ struct tc_stmt {
        it keeps (nargs 2 nops + 2) */
     const tc_intrin *intrin;
     /* TC_S_ASYNC_COPY: elements copied (4, 8 or 16 bytes of them), value a
-       load of the first source element; TC_S_ASYNC_WAIT, TC_S_WGMMA_WAIT: groups left in flight */
+       load of the first source element; TC_S_ASYNC_WAIT, TC_S_WGMMA_WAIT: groups left in flight;
+       TC_S_TMA_LOAD: the kernel's tensor map; TC_S_MBARRIER_INIT: arrivals a phase */
     int count;
+    tc_buffer *source; /* TC_S_TMA_LOAD: the global buffer its tensor map describes */
 };
 
 TECOMP_API const tc_stmt *tc_stmt_for(tc_context *ctx, const tc_expr *var, const tc_expr *min, const tc_expr *extent,
@@ -520,6 +529,17 @@ TECOMP_API const tc_stmt *tc_stmt_async_wait(tc_context *ctx, int groups_in_flig
 TECOMP_API const tc_stmt *tc_stmt_wgmma_fence(tc_context *ctx);
 TECOMP_API const tc_stmt *tc_stmt_wgmma_commit(tc_context *ctx);
 TECOMP_API const tc_stmt *tc_stmt_wgmma_wait(tc_context *ctx, int groups_in_flight);
+/* A bulk tensor copy (TMA) of a box of source into dst[index ..], tensor map number map of the kernel; coords, box and
+   dims rank each (the box's first element, its extents, source's extents; outermost first); barrier a load of the
+   mbarrier it completes on (NULL until the pipeline that waits for it gives one). */
+TECOMP_API const tc_stmt *tc_stmt_tma_load(tc_context *ctx, tc_buffer *dst, const tc_expr *index, tc_buffer *source, int map, int rank,
+                                           const tc_expr *const *coords, const tc_expr *const *box, const tc_expr *const *dims,
+                                           const tc_expr *barrier);
+/* mbarrier bar[index]: initialise for `arrivals` arrivals a phase; arrive (expecting expect_bytes more bytes of copies,
+   NULL none); wait for the phase of parity (0 or 1) to complete. bar is a shared buffer with mbarrier set. */
+TECOMP_API const tc_stmt *tc_stmt_mbarrier_init(tc_context *ctx, tc_buffer *bar, const tc_expr *index, int arrivals);
+TECOMP_API const tc_stmt *tc_stmt_mbarrier_arrive(tc_context *ctx, tc_buffer *bar, const tc_expr *index, const tc_expr *expect_bytes);
+TECOMP_API const tc_stmt *tc_stmt_mbarrier_wait(tc_context *ctx, tc_buffer *bar, const tc_expr *index, const tc_expr *parity);
 TECOMP_API tc_buffer *tc_buffer_new(tc_context *ctx, const char *name, tc_dtype t, tc_scope scope, const tc_expr *size);
 TECOMP_API const char *tc_thread_tag_name(tc_thread_tag tag); /* "blockIdx.x", ... */
 
@@ -2750,6 +2770,53 @@ TECOMP_API const tc_stmt *tc_stmt_wgmma_wait(tc_context *ctx, int groups_in_flig
     s->count = groups_in_flight;
     return s;
 }
+TECOMP_API const tc_stmt *tc_stmt_tma_load(tc_context *ctx, tc_buffer *dst, const tc_expr *index, tc_buffer *source, int map, int rank,
+                                           const tc_expr *const *coords, const tc_expr *const *box, const tc_expr *const *dims,
+                                           const tc_expr *barrier) {
+    tc_stmt *s;
+    const tc_expr **a;
+    int k;
+    if (!dst || !index || !source || map < 0 || rank < 1 || rank > 5 || !coords || !box || !dims) return NULL;
+    if (barrier && barrier->kind != TC_LOAD) return NULL;
+    if (!(s = _tc_stmt_new(ctx, TC_S_TMA_LOAD))) return NULL;
+    if (!(a = (const tc_expr **)_tc_alloc(ctx, sizeof *a * (size_t)(3 * rank)))) return NULL;
+    for (k = 0; k < rank; k++) {
+        if (!coords[k] || !box[k] || !dims[k]) return NULL;
+        a[k] = coords[k];
+        a[rank + k] = box[k];
+        a[2 * rank + k] = dims[k];
+    }
+    s->buffer = dst;
+    s->index = index;
+    s->source = source;
+    s->count = map;
+    s->nargs = 3 * rank;
+    s->args = a;
+    s->value = barrier;
+    return s;
+}
+static tc_stmt *_tc_mbarrier_stmt(tc_context *ctx, tc_stmt_kind kind, tc_buffer *bar, const tc_expr *index) {
+    tc_stmt *s;
+    if (!bar || !bar->mbarrier || !index || !(s = _tc_stmt_new(ctx, kind))) return NULL;
+    s->buffer = bar;
+    s->index = index;
+    return s;
+}
+TECOMP_API const tc_stmt *tc_stmt_mbarrier_init(tc_context *ctx, tc_buffer *bar, const tc_expr *index, int arrivals) {
+    tc_stmt *s = arrivals > 0 ? _tc_mbarrier_stmt(ctx, TC_S_MBARRIER_INIT, bar, index) : NULL;
+    if (s) s->count = arrivals;
+    return s;
+}
+TECOMP_API const tc_stmt *tc_stmt_mbarrier_arrive(tc_context *ctx, tc_buffer *bar, const tc_expr *index, const tc_expr *expect_bytes) {
+    tc_stmt *s = _tc_mbarrier_stmt(ctx, TC_S_MBARRIER_ARRIVE, bar, index);
+    if (s) s->value = expect_bytes;
+    return s;
+}
+TECOMP_API const tc_stmt *tc_stmt_mbarrier_wait(tc_context *ctx, tc_buffer *bar, const tc_expr *index, const tc_expr *parity) {
+    tc_stmt *s = parity ? _tc_mbarrier_stmt(ctx, TC_S_MBARRIER_WAIT, bar, index) : NULL;
+    if (s) s->value = parity;
+    return s;
+}
 /* A tensor op with nargs arguments: 2 nops (each operand's first element
    and row stride), or 2 nops + 2 for a store cut by its output's edge (the
    rows and the columns it keeps). */
@@ -3117,7 +3184,7 @@ static void _tc_print_stmt(tc_str *s, const tc_stmt *st, int depth) {
                               st->buffer->swizzle_bits, (long long)step, 1 << st->buffer->swizzle_bits);
         }
         _tc_indent(s, depth);
-        tc_str_printf(s, "allocate %s[%s * ", st->buffer->name, tc_dtype_name(st->buffer->dtype));
+        tc_str_printf(s, "allocate %s[%s * ", st->buffer->name, st->buffer->mbarrier ? "mbarrier" : tc_dtype_name(st->buffer->dtype));
         _tc_print(s, st->buffer->size, _TC_STYLE_IR);
         tc_str_printf(s, "], storage_scope = %s\n", tc_scope_name(st->buffer->scope));
         _tc_print_stmt(s, st->body, depth);
@@ -3178,6 +3245,38 @@ static void _tc_print_stmt(tc_str *s, const tc_stmt *st, int depth) {
     case TC_S_WGMMA_WAIT:
         _tc_indent(s, depth);
         tc_str_printf(s, "wgmma_wait(%d)\n", st->count);
+        return;
+    case TC_S_TMA_LOAD: /* tma_load(dst[i], source[coords] box [extents] of [extents], barrier) */
+        _tc_indent(s, depth);
+        tc_str_printf(s, "tma_load(%s[", st->buffer->name);
+        _tc_print(s, st->index, _TC_STYLE_IR);
+        tc_str_printf(s, "], %s", st->source->name);
+        for (k = 0; k < st->nargs; k++) {
+            int rank = st->nargs / 3;
+            tc_str_printf(s, "%s", k == 0 ? "[" : k == rank ? "] box [" : k == 2 * rank ? "] of [" : ", ");
+            _tc_print(s, st->args[k], _TC_STYLE_IR);
+        }
+        tc_str_printf(s, "], ");
+        if (st->value) {
+            tc_str_printf(s, "%s[", st->value->buffer->name);
+            _tc_print(s, st->value->args[0], _TC_STYLE_IR);
+            tc_str_printf(s, "])\n");
+        } else {
+            tc_str_printf(s, "no barrier)\n");
+        }
+        return;
+    case TC_S_MBARRIER_INIT: case TC_S_MBARRIER_ARRIVE: case TC_S_MBARRIER_WAIT:
+        _tc_indent(s, depth);
+        tc_str_printf(s, "%s(%s[", st->kind == TC_S_MBARRIER_INIT ? "mbarrier_init" : st->kind == TC_S_MBARRIER_WAIT ? "mbarrier_wait"
+                                  : st->value ? "mbarrier_arrive_expect_tx" : "mbarrier_arrive", st->buffer->name);
+        _tc_print(s, st->index, _TC_STYLE_IR);
+        tc_str_printf(s, "]");
+        if (st->kind == TC_S_MBARRIER_INIT) tc_str_printf(s, ", %d", st->count);
+        if (st->value) {
+            tc_str_printf(s, st->kind == TC_S_MBARRIER_WAIT ? ", parity " : ", ");
+            _tc_print(s, st->value, _TC_STYLE_IR);
+        }
+        tc_str_printf(s, ")\n");
         return;
     case TC_S_TENSOR_OP: /* name(operand[first element], row stride, layout, ...) */
         _tc_indent(s, depth);

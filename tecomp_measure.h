@@ -228,6 +228,8 @@ typedef struct _tc_plan_kernel {
     char name[128];
     unsigned grid[3], block[3];
     unsigned shared;          /* dynamic shared memory bytes; 0: its shared buffers are static */
+    int nmaps;                /* its TMA tensor maps, parameters after the buffers (encoded for the run's buffers) */
+    _tc_map_spec maps[8];
 } _tc_plan_kernel;
 
 typedef struct _tc_plan {
@@ -376,6 +378,8 @@ static tc_result _tc_plan_of(tc_context *ctx, const tc_func *f, _tc_plan *plan) 
             plan->kernels[k].block[d] = (unsigned)v;
         }
         plan->kernels[k].shared = (unsigned)f->kernels[k].dynamic_shared_bytes; /* the verifier kept it within the opt-in limit */
+        plan->kernels[k].nmaps = f->kernels[k].ntensor_maps;
+        if ((r = _tc_map_specs_of(ctx, f, &f->kernels[k], NULL, plan->kernels[k].maps)) != TC_OK) return r;
     }
     for (k = 0; k < plan->nbufs; k++) {
         const tc_buffer *b = k < f->nparams ? f->params[k] : f->temps[k - f->nparams];
@@ -397,8 +401,8 @@ static void _tc_target_of(const tc_device_info *info, char *out, size_t cap) {
 typedef struct _tc_plan_call {
     const _tc_plan *plan;
     tc_cuda_function *fns[_TC_PLAN_KERNELS];
-    tc_devptr bufs[_TC_PLAN_BUFFERS];
-    void *ptrs[_TC_PLAN_BUFFERS];
+    void *ptrs[_TC_PLAN_KERNELS][_TC_PLAN_BUFFERS + 8];   /* per kernel: the buffers, then its tensor maps */
+    unsigned char map_bytes[_TC_PLAN_KERNELS][8 * 128 + 64]; /* per kernel: its tensor maps (_tc_tensor_maps_at) */
 } _tc_plan_call;
 
 static tc_result _tc_plan_launch(tc_context *ctx, void *user) {
@@ -407,7 +411,22 @@ static tc_result _tc_plan_launch(tc_context *ctx, void *user) {
     int k;
     for (k = 0; k < call->plan->nkernels && r == TC_OK; k++)
         r = tc_cuda_launch(ctx, call->fns[k], call->plan->kernels[k].grid, call->plan->kernels[k].block, call->plan->kernels[k].shared,
-                           call->ptrs);
+                           call->ptrs[k]);
+    return r;
+}
+
+/* Each kernel's parameters: the buffers, then its tensor maps encoded for them. */
+static tc_result _tc_plan_params(tc_context *ctx, const _tc_plan *plan, const _tc_gpu_buffers *bufs, _tc_plan_call *call) {
+    tc_result r = TC_OK;
+    int k, j;
+    for (k = 0; k < plan->nkernels && r == TC_OK; k++) {
+        unsigned char *maps = _tc_tensor_maps_at(call->map_bytes[k]);
+        for (j = 0; j < plan->nbufs; j++) call->ptrs[k][j] = (void *)&bufs->ptr[j];
+        for (j = 0; j < plan->kernels[k].nmaps && r == TC_OK; j++) {
+            r = _tc_tensor_map_encode(ctx, &plan->kernels[k].maps[j], bufs->ptr[plan->kernels[k].maps[j].buffer], maps + 128 * j);
+            call->ptrs[k][plan->nbufs + j] = maps + 128 * j;
+        }
+    }
     return r;
 }
 
@@ -446,7 +465,7 @@ static tc_result _tc_gpu_run(tc_context *ctx, _tc_gpu_buffers *bufs, const _tc_p
     bin.data = (void *)cubin;
     bin.size = (size_t)plan->cubin_size;
     r = _tc_gpu_buffers_fit(ctx, bufs, plan);
-    for (k = 0; k < plan->nbufs; k++) call.ptrs[k] = &bufs->ptr[k];
+    if (r == TC_OK) r = _tc_plan_params(ctx, plan, bufs, &call);
     if (r == TC_OK) r = tc_cuda_module_load(ctx, &bin, &mod);
     for (k = 0; k < plan->nkernels && r == TC_OK; k++) r = tc_cuda_get_function(ctx, mod, plan->kernels[k].name, &call.fns[k]);
     if (r == TC_OK) r = tc_cuda_time_call(ctx, _tc_plan_launch, &call, &plan->timing, &tr);

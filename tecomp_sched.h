@@ -131,6 +131,17 @@ TECOMP_API tc_result tc_double_buffer(tc_stage *st);
    for before the barrier after them; pipelined, a tile at the iteration it
    is computed in. */
 TECOMP_API tc_result tc_async_copy(tc_stage *st);
+/* Copy the shared stage st's tile with the tensor memory accelerator (TMA,
+   sm_90): one bulk tensor copy a tile, issued by the block's first thread
+   and completing on an mbarrier the pipeline waits on. st must read a tensor
+   in global memory at its own indices (a cache_read), optionally guarded by
+   that tensor's bounds (cond ? T[i] : 0: TMA's zero fill); its loops are
+   left as they are (the copy is one instruction), and it must be pipelined
+   (tc_pipeline, 2 stages or more) with the other stages of its loop also
+   TMA. A swizzled tile (tc_storage_swizzle) is written in the swizzle the
+   TMA applies for its 32-, 64- or 128-byte rows. The kernel takes a tensor
+   map per such source: the launch builds it (cuTensorMapEncodeTiled). */
+TECOMP_API tc_result tc_tma_copy(tc_stage *st);
 /* s[st].pragma(it, name, value): "auto_unroll_max_step" unrolls every
    constant loop inside `it` whose steps (its extent times those of the loops
    inside it) are at most value; "unroll_explicit" 1 replicates the unrolled
@@ -146,6 +157,17 @@ TECOMP_API tc_result tc_pragma(tc_stage *st, tc_iter *it, const char *name, int 
 TECOMP_API tc_result tc_tensorize(tc_stage *st, tc_iter *it, const tc_intrin *intrin);
 
 // >>api-lower
+
+/* A tensor map (TMA) a kernel takes as a parameter: the launch encodes it
+   for the buffer's device pointer (cuTensorMapEncodeTiled), dense
+   row-major, zeros outside the tensor. */
+typedef struct tc_tensor_map {
+    tc_buffer *buffer;             /* the global buffer it describes: a param or a temp */
+    int rank;                      /* 1 to 5 */
+    const tc_expr *dims[5];        /* the tensor's extents, outermost first, in the function's sizes */
+    int64_t box[5];                /* the extents of the box one copy moves, outermost first */
+    int swizzle_bits;              /* the destination's swizzle: 0 none; 1, 2, 3 the 32-, 64-, 128-byte modes */
+} tc_tensor_map;
 
 typedef struct tc_kernel_ir {
     const char *name;
@@ -163,6 +185,8 @@ typedef struct tc_kernel_ir {
     int nshared;                   /* the shared buffers, outermost allocation first */
     tc_buffer *const *shared_buffers;
     const int64_t *shared_offsets; /* per shared buffer, its byte offset in the dynamic allocation; NULL when static */
+    int ntensor_maps;              /* TMA tensor maps the kernel takes after its buffers and sizes (tma_load's map numbers) */
+    const struct tc_tensor_map *tensor_maps;
 } tc_kernel_ir;
 
 typedef struct tc_func {
@@ -281,6 +305,7 @@ struct tc_stage {
     int pipeline_stages; /* tc_pipeline: copies of the buffer; 0 or 1: none */
     int pipeline_lag;    /* tc_pipeline_lag: iterations its tiles stay read after their own */
     int async_copy;      /* tc_async_copy: fetched with cp.async */
+    int tma_copy;        /* tc_tma_copy: fetched by the tensor memory accelerator */
     int is_output;
     tc_iter *tensorize_at;   /* tensorize: the loops from here in are one call of intrin */
     const tc_intrin *intrin;
@@ -858,6 +883,15 @@ TECOMP_API tc_result tc_async_copy(tc_stage *st) {
     return TC_OK;
 }
 
+TECOMP_API tc_result tc_tma_copy(tc_stage *st) {
+    if (!st) return TC_ERROR_INVALID_ARGUMENT;
+    if (st->scope != TC_SCOPE_SHARED)
+        return _tc_fail(st->sch->ctx, TC_ERROR_SCHEDULE, "tma_copy on stage %s: the tensor memory accelerator copies into shared memory; "
+                        "the stage is %s", st->tensor->name, tc_scope_name(st->scope));
+    st->tma_copy = 1;
+    return TC_OK;
+}
+
 TECOMP_API tc_result tc_pragma(tc_stage *st, tc_iter *it, const char *name, int value) {
     if (!st) return TC_ERROR_INVALID_ARGUMENT;
     if (!_tc_check_leaf(st, it, "pragma")) return st->sch->ctx->result;
@@ -985,6 +1019,16 @@ static const tc_stmt *_tc_mutate(_tc_mutator *m, const tc_stmt *s) {
         for (k = 0; k < s->nargs; k++) args[k] = _tc_mut_expr(m, s->args[k]);
         return _tc_stmt_tensor_op_n(ctx, s->intrin, args, s->nargs);
     }
+    case TC_S_TMA_LOAD: {
+        const tc_expr *args[15];
+        int rank = s->nargs / 3;
+        for (k = 0; k < s->nargs; k++) args[k] = _tc_mut_expr(m, s->args[k]);
+        return tc_stmt_tma_load(ctx, s->buffer, _tc_mut_expr(m, s->index), s->source, s->count, rank, args, args + rank, args + 2 * rank,
+                                _tc_mut_expr(m, s->value));
+    }
+    case TC_S_MBARRIER_INIT: return tc_stmt_mbarrier_init(ctx, s->buffer, _tc_mut_expr(m, s->index), s->count);
+    case TC_S_MBARRIER_ARRIVE: return tc_stmt_mbarrier_arrive(ctx, s->buffer, _tc_mut_expr(m, s->index), _tc_mut_expr(m, s->value));
+    case TC_S_MBARRIER_WAIT: return tc_stmt_mbarrier_wait(ctx, s->buffer, _tc_mut_expr(m, s->index), _tc_mut_expr(m, s->value));
     case TC_S_ALLOCATE: {
         const tc_stmt *body = _tc_mutate(m, s->body);
         return body ? tc_stmt_allocate(ctx, s->buffer, body) : NULL;
@@ -1057,6 +1101,7 @@ typedef struct _tc_pipe {
     tc_buffer *buffers[16];
     int nbuffers;
     int lag;                   /* tc_pipeline_lag: iterations the computation's reads stay in flight, its tiles kept that much longer */
+    int tma, plain;            /* some of its stages are fetched by TMA (tc_tma_copy), some not */
 } _tc_pipe;
 
 /* A loop variable bound to a thread index, and which. */
@@ -1071,6 +1116,10 @@ typedef struct _tc_lower {
     const char *name;
     tc_lower_desc desc;
     _tc_stage_lower *sl;      /* per stage */
+    tc_tensor_map maps[8];    /* the tensor maps of the kernel being built (build_loop_nests) */
+    int nmaps;
+    const tc_expr *thread_loops[8]; /* the thread loops (threadIdx) around the statement a pass is at */
+    int nthread_loops;
     _tc_thread_var *threads;
     int nthreads, thread_cap;
     tc_tensor **tensors;      /* tensor -> global buffer: params first, then temps */
@@ -1391,6 +1440,8 @@ static _tc_pipe *_tc_pipe_of(_tc_lower *L, int k) {
         return _tc_fail(L->ctx, TC_ERROR_SCHEDULE, "pipeline on stage %s: a lag of %d, but another stage computed at %s has a lag of %d",
                         st->tensor->name, st->pipeline_lag, at->var->name, p->lag), (_tc_pipe *)NULL;
     p->async |= st->async_copy;
+    p->tma |= st->tma_copy;
+    p->plain |= !st->tma_copy;
     return p;
 }
 
@@ -1822,6 +1873,110 @@ static const tc_stmt *_tc_tensor_op(_tc_lower *L, int k, const tc_intrin *in, co
 
 /* The loop nest of stage k computing its elements by PROVIDE, with the
    stages computed inside it. */
+// >>lower-tma
+
+static int _tc_buffer_index(const _tc_lower *L, const tc_tensor *t);
+
+/* Whether c is one of tensor t's bounds on index idx[d]: idx[d] < t's
+   extent, or idx[d] >= 0 (0 <= idx[d]): what TMA's zero fill guards. */
+static int _tc_tma_bound(const tc_expr *c, const tc_tensor *t, const tc_expr *const *idx) {
+    int d;
+    for (d = 0; d < t->ndim; d++) {
+        if (c->kind == TC_LT && c->args[0] == idx[d] && c->args[1] == t->shape[d]) return 1;
+        if (c->kind == TC_GE && c->args[0] == idx[d] && c->args[1]->kind == TC_INT_IMM && c->args[1]->v.i == 0) return 1;
+        if (c->kind == TC_LE && c->args[1] == idx[d] && c->args[0]->kind == TC_INT_IMM && c->args[0]->v.i == 0) return 1;
+    }
+    return 0;
+}
+
+/* Whether every conjunct of c is one of t's bounds. */
+static int _tc_tma_guard(const tc_expr *c, const tc_tensor *t, const tc_expr *const *idx) {
+    if (c->kind == TC_AND) return _tc_tma_guard(c->args[0], t, idx) && _tc_tma_guard(c->args[1], t, idx);
+    return _tc_tma_bound(c, t, idx);
+}
+
+/* The tensor a TMA stage copies: its body reads a tensor in global memory
+   at the stage's own indices, bare or as cond ? T[i] : 0 with cond T's
+   bounds (the zero fill); NULL (error set) otherwise. */
+static tc_tensor *_tc_tma_source(_tc_lower *L, int k) {
+    tc_stage *st = L->sch->stages[k];
+    const tc_expr *read = L->sl[k].body, *cond = NULL, *idx[16];
+    int d;
+    if (read->kind == TC_SELECT && ((read->args[2]->kind == TC_FLOAT_IMM && read->args[2]->v.f == 0) ||
+                                    (read->args[2]->kind == TC_INT_IMM && read->args[2]->v.i == 0))) {
+        cond = read->args[0];
+        read = read->args[1];
+    }
+    for (d = 0; d < st->nroots && d < 16; d++) idx[d] = st->iters[d]->var;
+    if (read->kind != TC_ACCESS || read->tensor->ndim != st->tensor->ndim || read->tensor->dtype != st->tensor->dtype ||
+        _tc_buffer_index(L, read->tensor) < 0)
+        return _tc_fail(L->ctx, TC_ERROR_SCHEDULE, "tma_copy on stage %s: the tensor memory accelerator copies a tensor in global memory as "
+                        "it is (a cache_read); the stage computes something else", st->tensor->name), (tc_tensor *)NULL;
+    for (d = 0; d < st->tensor->ndim; d++)
+        if (read->args[d] != idx[d])
+            return _tc_fail(L->ctx, TC_ERROR_SCHEDULE, "tma_copy on stage %s: it reads %s at other indices than its own (dimension %d): a "
+                            "box copy moves a tensor's elements as they are", st->tensor->name, read->tensor->name, d), (tc_tensor *)NULL;
+    if (cond && !_tc_tma_guard(cond, read->tensor, idx))
+        return _tc_fail(L->ctx, TC_ERROR_SCHEDULE, "tma_copy on stage %s: its zeros are not just those outside %s (the only zeros the "
+                        "tensor memory accelerator fills)", st->tensor->name, read->tensor->name), (tc_tensor *)NULL;
+    return read->tensor;
+}
+
+/* The tensor map number of a copy of box from buffer b in the kernel being
+   built: shared with an earlier copy of the same box, else a new one. */
+static int _tc_tma_map(_tc_lower *L, tc_buffer *b, const tc_tensor *t, const int64_t *box, int swizzle_bits) {
+    int j, d;
+    for (j = 0; j < L->nmaps; j++) {
+        tc_tensor_map *m = &L->maps[j];
+        for (d = 0; d < t->ndim && m->box[d] == box[d]; d++) {}
+        if (m->buffer == b && d == t->ndim && m->swizzle_bits == swizzle_bits) return j;
+    }
+    if (L->nmaps == 8) return _tc_fail(L->ctx, TC_ERROR_SCHEDULE, "tma_copy: more than 8 tensor maps in one kernel"), -1;
+    L->maps[L->nmaps].buffer = b;
+    L->maps[L->nmaps].rank = t->ndim;
+    for (d = 0; d < t->ndim; d++) {
+        L->maps[L->nmaps].dims[d] = t->shape[d];
+        L->maps[L->nmaps].box[d] = box[d];
+    }
+    L->maps[L->nmaps].swizzle_bits = swizzle_bits;
+    return L->nmaps++;
+}
+
+/* A TMA stage's statement: one bulk tensor copy of its region (box:
+   the region's extents, at most 256 each, the innermost a whole number of
+   16 bytes, and with a swizzle exactly the swizzle's row) into its tile;
+   its mbarrier comes with the pipeline (inject_pipeline). */
+static const tc_stmt *_tc_tma_stage_stmt(_tc_lower *L, int k) {
+    tc_stage *st = L->sch->stages[k];
+    _tc_stage_lower *v = &L->sl[k];
+    tc_tensor *src = _tc_tma_source(L, k);
+    const tc_expr *coords[5], *box[5];
+    int64_t extents[5], bytes = tc_dtype_bytes(st->tensor->dtype);
+    int d, map, rank = st->tensor->ndim;
+    char text[256];
+    if (!src) return NULL;
+    if (rank > 5) return _tc_fail(L->ctx, TC_ERROR_SCHEDULE, "tma_copy on stage %s: %d dimensions; a tensor map has at most 5", st->tensor->name, rank), (const tc_stmt *)NULL;
+    if (st->pipeline_stages < 2)
+        return _tc_fail(L->ctx, TC_ERROR_SCHEDULE, "tma_copy on stage %s: a TMA copy completes on the mbarrier of a pipeline; pipeline the "
+                        "stage (tc_pipeline, 2 stages or more)", st->tensor->name), (const tc_stmt *)NULL;
+    for (d = 0; d < rank; d++) {
+        if (!tc_expr_is_const(v->root_ext[d], &extents[d]) || extents[d] < 1 || extents[d] > 256)
+            return _tc_fail(L->ctx, TC_ERROR_SCHEDULE, "tma_copy on stage %s: its tile is %s elements along dimension %d; a TMA box is 1 to "
+                            "256 (a constant)", st->tensor->name, _tc_expr_text(v->root_ext[d], text), d), (const tc_stmt *)NULL;
+        if (st->align_factor[d])
+            return _tc_fail(L->ctx, TC_ERROR_SCHEDULE, "tma_copy on stage %s: storage_align pads its rows; a TMA box lands dense",
+                            st->tensor->name), (const tc_stmt *)NULL;
+        coords[d] = v->root_min[d];
+        box[d] = v->root_ext[d];
+    }
+    if ((extents[rank - 1] * bytes) % 16 || (st->swizzle_bits && extents[rank - 1] * bytes != (int64_t)16 << st->swizzle_bits))
+        return _tc_fail(L->ctx, TC_ERROR_SCHEDULE, "tma_copy on stage %s: its rows are %lld bytes; a TMA box's rows are a multiple of 16 "
+                        "bytes, and exactly %d when swizzled by %d bits", st->tensor->name, (long long)(extents[rank - 1] * bytes),
+                        16 << st->swizzle_bits, st->swizzle_bits), (const tc_stmt *)NULL;
+    if ((map = _tc_tma_map(L, L->buffers[_tc_buffer_index(L, src)], src, extents, st->swizzle_bits)) < 0) return NULL;
+    return tc_stmt_tma_load(L->ctx, v->buffer, v->offset, L->buffers[_tc_buffer_index(L, src)], map, rank, coords, box, src->shape, NULL);
+}
+
 static const tc_stmt *_tc_stage_stmt(_tc_lower *L, int k) {
     tc_context *ctx = L->ctx;
     tc_stage *st = L->sch->stages[k];
@@ -1833,6 +1988,7 @@ static const tc_stmt *_tc_stage_stmt(_tc_lower *L, int k) {
     int loops[_TC_MAX_ITERS], init_loops[_TC_MAX_ITERS];
     int j, p, nall = 0, nouter = 0, ndata = 0, nin = 0, ninit = 0, failed = 0;
     int tp = st->intrin ? _tc_leaf_pos(st, st->tensorize_at) : st->nleaves; /* loops from tp in are a tensor op's tile */
+    if (st->tma_copy) return _tc_tma_stage_stmt(L, k);
     for (j = 0; j < st->nroots; j++) vars[j] = st->iters[j]->var;
     for (j = 0; j < t->ndim; j++) idx[j] = v->value[j];
     src = tc_substitute(red ? red->args[0] : body, st->nroots, vars, v->value);
@@ -1937,7 +2093,15 @@ static tc_result _tc_pass_loop_nests(_tc_lower *L) {
         else snprintf(name, sizeof name, "%s_kernel%d", L->name, L->nkernels);
         kern->name = _tc_strdup(L->ctx, name);
         kern->tensor = st->tensor;
+        L->nmaps = 0;
         if (!(body = _tc_stage_stmt(L, k))) return _TC_LOWER_FAIL(L);
+        if (L->nmaps) {
+            tc_tensor_map *maps = (tc_tensor_map *)_tc_alloc(L->ctx, sizeof *maps * (size_t)L->nmaps);
+            if (!maps) return TC_ERROR_OUT_OF_MEMORY;
+            memcpy(maps, L->maps, sizeof *maps * (size_t)L->nmaps);
+            kern->ntensor_maps = L->nmaps;
+            kern->tensor_maps = maps;
+        }
         for (j = k - 1; j >= 0; j--)
             if (L->sch->stages[j]->attach == _TC_ATTACH_AT && _tc_root_of(L->sch->stages[j]) == st)
                 if (!(body = tc_stmt_allocate(L->ctx, L->sl[j].buffer, body))) return TC_ERROR_OUT_OF_MEMORY;
@@ -2134,7 +2298,8 @@ static void _tc_wgmma_scan(const tc_stmt *s, int *wgmma, int *other) {
         else *other = 1;
     }
     if (s->kind == TC_S_BARRIER || s->kind == TC_S_ASYNC_WAIT || s->kind == TC_S_WGMMA_FENCE || s->kind == TC_S_WGMMA_COMMIT ||
-        s->kind == TC_S_WGMMA_WAIT)
+        s->kind == TC_S_WGMMA_WAIT || s->kind == TC_S_TMA_LOAD || s->kind == TC_S_MBARRIER_INIT || s->kind == TC_S_MBARRIER_ARRIVE ||
+        s->kind == TC_S_MBARRIER_WAIT)
         *other = 1;
     _tc_wgmma_scan(s->body, wgmma, other);
     _tc_wgmma_scan(s->then_case, wgmma, other);
@@ -2153,7 +2318,7 @@ static int _tc_has_wgmma(const tc_stmt *s) {
 static int _tc_stmt_writes(const tc_stmt *s, const tc_buffer *b) {
     int k;
     if (!s) return 0;
-    if ((s->kind == TC_S_STORE || s->kind == TC_S_ASYNC_COPY) && s->buffer == b) return 1;
+    if ((s->kind == TC_S_STORE || s->kind == TC_S_ASYNC_COPY || s->kind == TC_S_TMA_LOAD) && s->buffer == b) return 1;
     if (_tc_stmt_writes(s->body, b) || _tc_stmt_writes(s->then_case, b) || _tc_stmt_writes(s->else_case, b)) return 1;
     for (k = 0; k < s->nstmts; k++) if (_tc_stmt_writes(s->stmts[k], b)) return 1;
     return 0;
@@ -2199,6 +2364,108 @@ static int _tc_flatten_seq(const tc_stmt *s, const tc_stmt **list, int n, int ca
    lag (tc_pipeline_lag: wgmma reading copy k until iteration k + lag)
    d = nstages - 1 - lag, so that the copy a fetch overwrites was last read
    lag + 1 iterations before. */
+/* Gives the TMA copies in s (of a pipeline's fetch) their mbarrier. */
+static int _tc_tma_barrier_stmt(_tc_mutator *m, const tc_stmt *s, const tc_stmt **out) {
+    const tc_expr *barrier = (const tc_expr *)m->user;
+    int rank = s->nargs / 3;
+    if (s->kind != TC_S_TMA_LOAD) return 0;
+    *out = tc_stmt_tma_load(m->ctx, s->buffer, s->index, s->source, s->count, rank, s->args, s->args + rank, s->args + 2 * rank, barrier);
+    if (!*out) m->failed = 1;
+    return 1;
+}
+
+/* The bytes the TMA copies in s move. */
+static int64_t _tc_tma_bytes(const tc_stmt *s) {
+    int64_t bytes = 0, n;
+    int k;
+    if (!s) return 0;
+    if (s->kind == TC_S_TMA_LOAD) {
+        bytes = tc_dtype_bytes(s->buffer->dtype);
+        for (k = s->nargs / 3; k < 2 * (s->nargs / 3); k++) bytes *= tc_expr_is_const(s->args[k], &n) ? n : 0;
+        return bytes;
+    }
+    bytes = _tc_tma_bytes(s->body) + _tc_tma_bytes(s->then_case) + _tc_tma_bytes(s->else_case);
+    for (k = 0; k < s->nstmts; k++) bytes += _tc_tma_bytes(s->stmts[k]);
+    return bytes;
+}
+
+/* Whether this is the block's first thread (threadIdx all 0), from the
+   thread loops around the statement; NULL when there are none. */
+static const tc_expr *_tc_first_thread(const _tc_lower *L) {
+    const tc_expr *first = NULL;
+    int k;
+    for (k = 0; k < L->nthread_loops; k++) {
+        const tc_expr *zero = tc_eq(L->thread_loops[k], tc_int(L->ctx, 0));
+        first = first ? tc_and(first, zero) : zero;
+    }
+    return first;
+}
+
+/* A TMA pipeline (every stage tc_tma_copy): as _tc_pipeline_loop's, with
+   an mbarrier per copy of the tiles in place of commit and wait. The
+   block's first thread arms copy k % nstages's barrier for the bytes of
+   tile k and issues its copies; every thread waits for that barrier's
+   phase ((k - min) / nstages) % 2, the number of earlier tiles in the copy:
+
+       allocate bar[nstages]
+       [barrier]
+       if (first thread) init every bar[s] for one arrival a phase
+       barrier
+       fetch 0 .. d - 1              each: if (first) { arrive_expect_tx(bar[t % n], bytes); tma_load ... }
+       for (k) {
+           mbarrier_wait(bar[k % n], (k - min) / n % 2)
+           barrier                   copy (k - 1 - lag) % n is read by nobody
+           if (k + d < extent) fetch k + d
+           compute on copy k % n
+       } */
+static const tc_stmt *_tc_tma_pipeline_loop(_tc_lower *L, const _tc_pipe *p, const tc_stmt *loop, const tc_stmt *fetch_seq,
+                                            const tc_stmt *const *compute, int ncompute, int *failed) {
+    tc_context *ctx = L->ctx;
+    const tc_expr *v = loop->var, *n = tc_int(ctx, p->nstages), *first = _tc_first_thread(L), *slot, *step, *ahead;
+    const tc_stmt **outer, **steady, *fetch, *parts[2], *next;
+    tc_buffer *bar;
+    _tc_mutator m;
+    char name[160];
+    int no = 0, ns = 0, t, distance = p->nstages - 1 - p->lag;
+    snprintf(name, sizeof name, "%s_full", v->name);
+    if (!(bar = tc_buffer_new(ctx, name, TC_INT64, TC_SCOPE_SHARED, n))) return *failed = 1, (const tc_stmt *)NULL;
+    bar->mbarrier = 1;
+    slot = tc_mod(v, n);
+    memset(&m, 0, sizeof m);
+    m.ctx = ctx;
+    m.stmt = _tc_tma_barrier_stmt;
+    m.user = (void *)_tc_load(bar, slot);
+    parts[0] = tc_stmt_mbarrier_arrive(ctx, bar, slot, tc_int(ctx, _tc_tma_bytes(fetch_seq)));
+    parts[1] = _tc_mutate(&m, fetch_seq);
+    fetch = tc_stmt_seq(ctx, 2, parts);
+    if (m.failed || !parts[0] || !parts[1] || !fetch) return *failed = 1, (const tc_stmt *)NULL;
+    if (first) fetch = tc_stmt_if(ctx, first, fetch, NULL);
+    outer = (const tc_stmt **)_tc_alloc(ctx, sizeof *outer * (size_t)(p->nstages + 8));
+    steady = (const tc_stmt **)_tc_alloc(ctx, sizeof *steady * (size_t)(ncompute + 4));
+    if (!outer || !steady) return *failed = 1, (const tc_stmt *)NULL;
+    if (L->serial_depth) outer[no++] = tc_stmt_barrier(ctx); /* the last run's computation may still read the copies */
+    for (t = 0; t < p->nstages; t++) {
+        const tc_stmt *init = tc_stmt_mbarrier_init(ctx, bar, tc_int(ctx, t), 1);
+        outer[no++] = first && init ? tc_stmt_if(ctx, first, init, NULL) : init;
+    }
+    outer[no++] = tc_stmt_barrier(ctx); /* every thread sees the barriers initialised */
+    for (t = 0; t < distance; t++) {
+        const tc_expr *at = tc_simplify(tc_add(loop->min, tc_int(ctx, t)));
+        const tc_stmt *f = _tc_stmt_subst(ctx, fetch, v, at, failed);
+        outer[no++] = f ? tc_stmt_if(ctx, tc_simplify(tc_lt(tc_int(ctx, t), loop->extent)), f, NULL) : NULL;
+    }
+    step = tc_sub(v, loop->min);
+    steady[ns++] = tc_stmt_mbarrier_wait(ctx, bar, slot, tc_simplify(tc_mod(tc_div(step, n), tc_int(ctx, 2))));
+    steady[ns++] = tc_stmt_barrier(ctx);
+    ahead = tc_add(v, tc_int(ctx, distance));
+    next = _tc_stmt_subst(ctx, fetch, v, ahead, failed);
+    steady[ns++] = next ? tc_stmt_if(ctx, tc_lt(ahead, tc_add(loop->min, loop->extent)), next, NULL) : NULL;
+    for (t = 0; t < ncompute; t++) steady[ns++] = compute[t];
+    outer[no++] = _tc_for_like(ctx, loop, loop->min, loop->extent, tc_stmt_seq(ctx, ns, steady));
+    if (*failed || !outer[no - 1] || !steady[0]) return *failed = 1, (const tc_stmt *)NULL;
+    return tc_stmt_allocate(ctx, bar, tc_stmt_seq(ctx, no, outer));
+}
+
 static const tc_stmt *_tc_pipeline_loop(_tc_lower *L, const _tc_pipe *p, const tc_stmt *loop, const tc_stmt *body, int *failed) {
     tc_context *ctx = L->ctx;
     const tc_stmt *items[128], *fetch[128], **steady, **outer, *fetch_seq, *next;
@@ -2214,9 +2481,14 @@ static const tc_stmt *_tc_pipeline_loop(_tc_lower *L, const _tc_pipe *p, const t
         return NULL;
     }
     j++;
+    if (!(fetch_seq = tc_stmt_seq(ctx, nf, fetch))) return *failed = 1, (const tc_stmt *)NULL;
+    if (p->tma && p->plain)
+        return *failed = 1, _tc_fail(ctx, TC_ERROR_SCHEDULE, "pipeline at %s: some of its stages are copied by TMA (tc_tma_copy) and some "
+                                     "not; one pipeline waits on mbarriers or on copy groups, so copy them all alike", v->name), (const tc_stmt *)NULL;
+    if (p->tma) return _tc_tma_pipeline_loop(L, p, loop, fetch_seq, items + j, n - j, failed);
     steady = (const tc_stmt **)_tc_alloc(ctx, sizeof *steady * (size_t)(n + 4));
     outer = (const tc_stmt **)_tc_alloc(ctx, sizeof *outer * (size_t)(2 * p->nstages + 2));
-    if (!steady || !outer || !(fetch_seq = tc_stmt_seq(ctx, nf, fetch))) return *failed = 1, (const tc_stmt *)NULL;
+    if (!steady || !outer) return *failed = 1, (const tc_stmt *)NULL;
     distance = p->nstages - 1 - p->lag;
     if (L->serial_depth) outer[no++] = tc_stmt_barrier(ctx); /* the last run's computation may still read the copies */
     for (t = 0; t < distance; t++) {
@@ -2240,14 +2512,17 @@ static const tc_stmt *_tc_pipeline_loop(_tc_lower *L, const _tc_pipe *p, const t
 static int _tc_pipeline_stmt(_tc_mutator *m, const tc_stmt *s, const tc_stmt **out) {
     _tc_lower *L = (_tc_lower *)m->user;
     const tc_stmt *body;
-    int k, serial, failed = 0;
+    int k, serial, thread, failed = 0;
     if (s->kind != TC_S_FOR) return 0;
     for (k = 0; k < L->npipes && L->pipes[k].var != s->var; k++) {}
     /* a loop that runs its body again (unit loops vanish in simplify) */
     serial = (s->for_kind != TC_FOR_THREAD || s->thread == TC_VTHREAD) && !(s->extent->kind == TC_INT_IMM && s->extent->v.i == 1);
+    thread = s->for_kind == TC_FOR_THREAD && s->thread >= TC_THREAD_X && s->thread <= TC_THREAD_Z && L->nthread_loops < 8;
+    if (thread) L->thread_loops[L->nthread_loops++] = s->var;
     L->serial_depth += serial;
     body = _tc_mutate(m, s->body);
     L->serial_depth -= serial;
+    L->nthread_loops -= thread;
     if (m->failed) return 1;
     if (k == L->npipes) *out = body ? _tc_for_like(m->ctx, s, s->min, s->extent, body) : NULL;
     else *out = _tc_pipeline_loop(L, &L->pipes[k], s, body, &failed);
@@ -2263,6 +2538,7 @@ static tc_result _tc_pass_inject_pipeline(_tc_lower *L) {
     memset(&m, 0, sizeof m);
     m.ctx = L->ctx, m.stmt = _tc_pipeline_stmt, m.user = L;
     L->serial_depth = 0;
+    L->nthread_loops = 0;
     return _tc_mutate_kernels(L, &m);
 }
 
@@ -2840,7 +3116,7 @@ static tc_gpu_limits _tc_limits_or_h100(tc_gpu_limits lim) {
    with wgmma the allocation and its swizzled buffers start on 1024-byte
    ones: the tensor cores' descriptors swizzle by address bits, the pattern
    repeating every 8 rows of 128 bytes, so a buffer's rows must be where
-   the pattern's are. */
+   the pattern's are; TMA's swizzled writes follow the same address bits. */
 #define _TC_DYNAMIC_SHARED_ALIGN 128
 #define _TC_WGMMA_SHARED_ALIGN 1024
 
@@ -2896,8 +3172,8 @@ static tc_result _tc_pass_shared_memory(_tc_lower *L) {
         for (j = 0; j < n; j++) kern->shared_bytes += _tc_shared_buffer_bytes(bufs[j]);
         kern->nshared = n;
         kern->shared_buffers = bufs;
-        /* wgmma's tiles need their alignment, which only the dynamic allocation gives */
-        wgmma = _tc_has_wgmma(kern->body);
+        /* wgmma's tiles and TMA's swizzled boxes need their alignment, which only the dynamic allocation gives */
+        wgmma = _tc_has_wgmma(kern->body) || kern->ntensor_maps;
         if (kern->shared_bytes <= lim.max_shared_bytes && !wgmma) continue;
         if (!(offsets = (int64_t *)_tc_alloc(L->ctx, sizeof *offsets * (size_t)n))) return TC_ERROR_OUT_OF_MEMORY;
         for (j = 0; j < n; j++) {
@@ -3243,6 +3519,10 @@ typedef enum _tc_opcode {
     _TC_OP_WGMMA_FENCE,  /* the warpgroup's next wgmma may read its accumulators */
     _TC_OP_WGMMA_COMMIT, /* the warpgroup's wgmma since the last commit form a group */
     _TC_OP_WGMMA_WAIT,   /* the warpgroup's wgmma groups complete but its imm.i newest */
+    _TC_OP_TMA_LOAD,     /* TMA copy number target: its box lands in shared memory, complete when its mbarrier's phase is */
+    _TC_OP_MBAR_INIT,    /* mbarrier buf[r[a]] expects imm.i arrivals a phase; phase 0 begins */
+    _TC_OP_MBAR_ARRIVE,  /* an arrival on mbarrier buf[r[a]], with r[b] more bytes expected (b -1: none) */
+    _TC_OP_MBAR_WAIT,    /* wait until mbarrier buf[r[a]] has completed its phase of parity r[b] */
     _TC_OP_END
 } _tc_opcode;
 
@@ -3267,6 +3547,16 @@ typedef struct _tc_vm_tensor_op {
     int keep[2]; /* a cut store: the registers of the rows and columns it keeps; -1: the whole tile */
 } _tc_vm_tensor_op;
 
+/* A TMA copy as the register machine runs it: its buffer slots and the
+   registers of its destination index, mbarrier index, and its box's
+   coordinates, extents and tensor's extents (rank each). */
+typedef struct _tc_vm_tma_op {
+    int dst, src, bar;
+    int index, bar_index;
+    int rank;
+    int regs[15];
+} _tc_vm_tma_op;
+
 typedef struct _tc_vm {
     tc_context *ctx;
     const tc_func *f;
@@ -3282,6 +3572,8 @@ typedef struct _tc_vm {
     int has_wgmma;            /* the kernel issues warpgroup tensor ops */
     _tc_vm_tensor_op *ops;    /* the kernel's tensor ops */
     int nops, ops_cap;
+    _tc_vm_tma_op *tmas;      /* the kernel's TMA copies */
+    int ntmas, tmas_cap;
     int failed;
 } _tc_vm;
 
@@ -3502,6 +3794,36 @@ static void _tc_vm_stmt(_tc_vm *vm, const tc_stmt *s) {
         if (!vm->failed) vm->code[k].target = vm->nops++;
         break;
     }
+    case TC_S_TMA_LOAD: {
+        _tc_vm_tma_op *op;
+        if (!s->value) {
+            vm->failed = 1;
+            _tc_fail(vm->ctx, TC_ERROR_EXECUTION, "a TMA copy into %s completes on no mbarrier (tc_tma_copy's stage is not pipelined)", s->buffer->name);
+            break;
+        }
+        if (!_tc_grow(vm->ctx, (void **)&vm->tmas, &vm->tmas_cap, vm->ntmas + 1, sizeof *op)) { vm->failed = 1; break; }
+        op = &vm->tmas[vm->ntmas];
+        op->dst = _tc_vm_buffer_slot(vm, s->buffer);
+        op->src = _tc_vm_buffer_slot(vm, s->source);
+        op->bar = _tc_vm_buffer_slot(vm, s->value->buffer);
+        op->index = _tc_vm_expr(vm, s->index);
+        op->bar_index = _tc_vm_expr(vm, s->value->args[0]);
+        op->rank = s->nargs / 3;
+        for (k = 0; k < s->nargs; k++) op->regs[k] = _tc_vm_expr(vm, s->args[k]);
+        k = _tc_vm_emit(vm, _TC_OP_TMA_LOAD, 0, 0, 0);
+        if (!vm->failed) vm->code[k].target = vm->ntmas++;
+        break;
+    }
+    case TC_S_MBARRIER_INIT: case TC_S_MBARRIER_ARRIVE: case TC_S_MBARRIER_WAIT: {
+        int index = _tc_vm_expr(vm, s->index), value = s->value ? _tc_vm_expr(vm, s->value) : -1;
+        _tc_opcode op = s->kind == TC_S_MBARRIER_INIT ? _TC_OP_MBAR_INIT : s->kind == TC_S_MBARRIER_ARRIVE ? _TC_OP_MBAR_ARRIVE : _TC_OP_MBAR_WAIT;
+        k = _tc_vm_emit(vm, op, 0, index, value);
+        if (!vm->failed) {
+            vm->code[k].buf = _tc_vm_buffer_slot(vm, s->buffer);
+            vm->code[k].imm.i = s->count;
+        }
+        break;
+    }
     case TC_S_PROVIDE:
         vm->failed = 1;
         _tc_fail(vm->ctx, TC_ERROR_EXECUTION, "the host executor needs flattened storage (found a provide)");
@@ -3599,7 +3921,27 @@ typedef struct _tc_touch {
     int64_t in_flight;      /* an asynchronous copy into it has not landed: its thread id + 1; 0: none */
     int64_t wgmma_reader;   /* a wgmma reads it asynchronously: its warpgroup + 1; 0: none */
     int64_t wgmma_group;    /* ... in that warpgroup's group of this number (0, 1, ... in commit order) */
+    int tma_bar;            /* a TMA copy wrote it: the vm buffer of its mbarrier + 1; 0: none */
+    int64_t tma_bar_index;  /* ... that mbarrier's element */
+    int64_t tma_phase;      /* ... the phases it must have completed, as a thread saw them, before the thread may touch it */
 } _tc_touch;
+
+/* An mbarrier as the host executor keeps it: arrivals expected a phase,
+   arrivals still missing and bytes of copies still expected in the
+   current phase, and the phases completed. The host executor lands a TMA
+   copy when issued; a thread may touch its elements once it has seen
+   (waited on, or met at a barrier a thread that has seen) the phase it
+   completes, and a wait that no thread can complete is a deadlock. */
+typedef struct _tc_mbar {
+    int init;
+    int64_t arrivals, pending, tx, phase;
+} _tc_mbar;
+
+/* What a thread waiting on an mbarrier waits for. */
+typedef struct _tc_mbar_wait {
+    int buf;
+    int64_t index, parity;
+} _tc_mbar_wait;
 
 /* An asynchronous copy in flight: its source read when issued (the values
    it will write), its destination written at the wait that covers its group. */
@@ -3642,6 +3984,9 @@ typedef struct _tc_block_run {
     _tc_wgmma_state *wgmma; /* per warpgroup: its wgmma in flight (NULL: the kernel issues none) */
     int64_t *op_count;  /* per thread: tensor ops reached, and a hash of their operands (a warp must agree) */
     uint64_t *op_hash;
+    _tc_mbar **mbar;    /* per vm buffer: its mbarriers' state (NULL: not mbarriers) */
+    int64_t **seen;     /* per mbarrier buffer: per element, per thread, the phases the thread has seen completed */
+    _tc_mbar_wait *waiting; /* per thread: the mbarrier phase it waits for (NULL: the kernel waits on none) */
 } _tc_block_run;
 
 static void _tc_thread_xyz(const _tc_block_run *br, int64_t tid, long long xyz[3]) {
@@ -3668,6 +4013,19 @@ static int _tc_check_race(_tc_block_run *br, int buf, int64_t i, int64_t tid, in
                             (long long)br->block_idx[2], a[0], a[1], a[2], (long long)(t->wgmma_reader - 1), (long long)t->wgmma_group), 0;
         }
         t->wgmma_reader = 0;
+    }
+    if (t->tma_bar) { /* a TMA copy wrote it: a thread touches it once it has seen the copy's phase complete */
+        int64_t seen = br->seen[t->tma_bar - 1][t->tma_bar_index * br->nthreads + tid];
+        if (seen < t->tma_phase) {
+            _tc_thread_xyz(br, tid, a);
+            return _tc_fail(br->vm->ctx, TC_ERROR_EXECUTION,
+                            "kernel %s: race on shared %s[%lld] in block (%lld, %lld, %lld): thread (%lld, %lld, %lld) %s it before the TMA copy "
+                            "into it is complete for it (it has seen mbarrier %s[%lld] complete %lld phases; the copy completes phase %lld: "
+                            "no mbarrier_wait for it)", br->kern->name, br->vm->bufs[buf].buffer->name, (long long)i, (long long)br->block_idx[0],
+                            (long long)br->block_idx[1], (long long)br->block_idx[2], a[0], a[1], a[2], is_write ? "writes" : "reads",
+                            br->vm->bufs[t->tma_bar - 1].buffer->name, (long long)t->tma_bar_index, (long long)seen, (long long)(t->tma_phase - 1)), 0;
+        }
+        if (is_write) t->tma_bar = 0;
     }
     if (t->in_flight) { /* the copy lands at a wait of its own thread: nothing may touch the element before */
         long long c[3];
@@ -3919,7 +4277,110 @@ static int _tc_vm_async_wait(_tc_block_run *br, int64_t tid, int64_t n) {
     return 1;
 }
 
-/* Run one thread from its pc until a barrier or the end: 1 barrier, 0 end, -1 fault. */
+/* mbarrier index of buffer buf for thread tid's `what`: NULL (error set)
+   when out of bounds or not initialised. */
+static _tc_mbar *_tc_vm_mbar(_tc_block_run *br, int buf, int64_t index, int64_t tid, const char *what) {
+    _tc_mbar *m;
+    long long a[3];
+    if (!_tc_vm_in_bounds(br, buf, index, tid, what)) return NULL;
+    m = &br->mbar[buf][index];
+    if (m->init) return m;
+    _tc_thread_xyz(br, tid, a);
+    return _tc_fail(br->vm->ctx, TC_ERROR_EXECUTION, "kernel %s: thread (%lld, %lld, %lld) of block (%lld, %lld, %lld): %s on mbarrier %s[%lld] "
+                    "before its mbarrier_init", br->kern->name, a[0], a[1], a[2], (long long)br->block_idx[0], (long long)br->block_idx[1],
+                    (long long)br->block_idx[2], what, br->vm->bufs[buf].buffer->name, (long long)index), (_tc_mbar *)NULL;
+}
+
+/* The phase completes when its arrivals are in and its bytes landed. */
+static void _tc_vm_mbar_progress(_tc_mbar *m) {
+    if (m->pending > 0 || m->tx != 0) return;
+    m->phase++;
+    m->pending = m->arrivals;
+}
+
+/* A TMA copy: its box read from the tensor (zeros outside it) and written
+   into the destination tile (through its swizzle) now, its bytes counted
+   on its mbarrier; each element marked with the phase that makes it
+   visible. 0 (error set) on a fault. */
+static int _tc_vm_tma(_tc_block_run *br, const _tc_val *r, const _tc_vm_tma_op *op, int64_t tid) {
+    const tc_buffer *dst = br->vm->bufs[op->dst].buffer, *src = br->vm->bufs[op->src].buffer;
+    int64_t bar_index = r[op->bar_index].i, first = r[op->index].i, count = 1, e, g, iv = 0;
+    int d, inside, rank = op->rank;
+    _tc_mbar *m = _tc_vm_mbar(br, op->bar, bar_index, tid, "tma_load");
+    if (!m) return 0;
+    for (d = 0; d < rank; d++) count *= r[op->regs[rank + d]].i;
+    for (e = 0; e < count; e++) {
+        int64_t rest = e, i = _tc_swizzle_index(dst, first + e), at[5];
+        _tc_val v;
+        for (d = rank - 1; d >= 0; d--) { /* e's place in the box, innermost fastest */
+            int64_t extent = r[op->regs[rank + d]].i;
+            at[d] = r[op->regs[d]].i + rest % extent;
+            rest /= extent;
+        }
+        inside = 1;
+        g = 0;
+        for (d = 0; d < rank; d++) { /* the tensor's element, row-major */
+            int64_t dim = r[op->regs[2 * rank + d]].i;
+            inside = inside && at[d] >= 0 && at[d] < dim;
+            g = g * dim + at[d];
+        }
+        if (!_tc_vm_in_bounds(br, op->dst, i, tid, "TMA copy")) return 0;
+        if (inside && !_tc_vm_in_bounds(br, op->src, g, tid, "TMA copy's read")) return 0;
+        v.i = 0;
+        if (inside) {
+            double f = _tc_vm_read(br->mem[op->src], src->dtype, g, &iv);
+            if (tc_dtype_is_float(src->dtype)) v.f = f;
+            else v.i = iv;
+        }
+        if (br->touch[op->dst]) {
+            _tc_touch *t = &br->touch[op->dst][i];
+            t->tma_bar = 0; /* an earlier copy's phase no longer guards it */
+            if (!_tc_check_race(br, op->dst, i, tid, 1)) return 0;
+            t->write_epoch = -1; /* ordered by the mbarrier, not by barriers */
+            t->tma_bar = op->bar + 1;
+            t->tma_bar_index = bar_index;
+            t->tma_phase = m->phase + 1;
+        }
+        _tc_vm_write(br->mem[op->dst], dst->dtype, i, v);
+    }
+    m->tx -= count * tc_dtype_bytes(dst->dtype);
+    _tc_vm_mbar_progress(m);
+    return 1;
+}
+
+/* mbarrier init, arrive and wait; wait returns 2 when the thread must wait
+   (its pc back on the wait), 1 to go on, 0 (error set) on a fault. */
+static int _tc_vm_mbar_op(_tc_block_run *br, const _tc_val *r, const _tc_ins *in, int64_t tid) {
+    int64_t index = r[in->a].i;
+    _tc_mbar *m;
+    if (in->op == _TC_OP_MBAR_INIT) {
+        if (!_tc_vm_in_bounds(br, in->buf, index, tid, "mbarrier_init")) return 0;
+        m = &br->mbar[in->buf][index];
+        m->init = 1;
+        m->arrivals = in->imm.i;
+        m->pending = in->imm.i;
+        m->tx = 0;
+        m->phase = 0;
+        return 1;
+    }
+    if (!(m = _tc_vm_mbar(br, in->buf, index, tid, in->op == _TC_OP_MBAR_ARRIVE ? "mbarrier_arrive" : "mbarrier_wait"))) return 0;
+    if (in->op == _TC_OP_MBAR_ARRIVE) {
+        m->pending--;
+        if (in->b >= 0) m->tx += r[in->b].i;
+        _tc_vm_mbar_progress(m);
+        return 1;
+    }
+    if ((m->phase & 1) == (r[in->b].i & 1)) { /* the phase of that parity is the one still running */
+        br->waiting[tid].buf = in->buf;
+        br->waiting[tid].index = index;
+        br->waiting[tid].parity = r[in->b].i & 1;
+        return 2;
+    }
+    if (br->seen[in->buf][index * br->nthreads + tid] < m->phase) br->seen[in->buf][index * br->nthreads + tid] = m->phase;
+    return 1;
+}
+
+/* Run one thread from its pc until a barrier, an mbarrier wait or the end: 1 barrier, 2 mbarrier, 0 end, -1 fault. */
 static int _tc_vm_thread(_tc_block_run *br, _tc_val *r, int *pc, int64_t tid) {
     const _tc_vm *vm = br->vm;
     tc_context *ctx = vm->ctx;
@@ -3940,6 +4401,16 @@ static int _tc_vm_thread(_tc_block_run *br, _tc_val *r, int *pc, int64_t tid) {
         case _TC_OP_ASYNC_COMMIT: br->async[tid].group++; break;
         case _TC_OP_ASYNC_WAIT: if (!_tc_vm_async_wait(br, tid, in->imm.i)) return -1; break;
         case _TC_OP_WGMMA_FENCE: case _TC_OP_WGMMA_COMMIT: case _TC_OP_WGMMA_WAIT: _tc_vm_wgmma_sync(br, in, tid); break;
+        case _TC_OP_TMA_LOAD: if (!_tc_vm_tma(br, r, &vm->tmas[in->target], tid)) return -1; break;
+        case _TC_OP_MBAR_INIT: case _TC_OP_MBAR_ARRIVE: case _TC_OP_MBAR_WAIT: {
+            int st = _tc_vm_mbar_op(br, r, in, tid);
+            if (!st) return -1;
+            if (st == 2) {
+                (*pc)--; /* the wait runs again when the thread resumes */
+                return 2;
+            }
+            break;
+        }
         case _TC_OP_CAST: {
             _tc_val v = r[in->a];
             int from_f = tc_dtype_is_float((tc_dtype)in->st), to_f = tc_dtype_is_float((tc_dtype)in->t);
@@ -4024,6 +4495,41 @@ static int _tc_vm_thread(_tc_block_run *br, _tc_val *r, int *pc, int64_t tid) {
     }
 }
 
+/* No thread can go on: some wait on an mbarrier phase that nothing will
+   complete (the others wait on it too, at a barrier, or have ended). */
+static tc_result _tc_vm_deadlock(_tc_block_run *br, const int *state) {
+    int64_t t, at_barrier = 0, ended = 0, waiting = 0, first = -1;
+    const _tc_mbar *m;
+    long long a[3];
+    for (t = 0; t < br->nthreads; t++) {
+        at_barrier += state[t] == 2;
+        ended += state[t] == 0;
+        waiting += state[t] == 3;
+        if (state[t] == 3 && first < 0) first = t;
+    }
+    m = &br->mbar[br->waiting[first].buf][br->waiting[first].index];
+    _tc_thread_xyz(br, first, a);
+    return _tc_fail(br->vm->ctx, TC_ERROR_EXECUTION,
+                    "kernel %s: deadlock in block (%lld, %lld, %lld): %lld threads wait on mbarriers that nothing completes, first thread "
+                    "(%lld, %lld, %lld) on %s[%lld] for its phase of parity %lld (phase %lld: %lld of %lld arrivals and %lld bytes of copies "
+                    "still missing); %lld threads wait at a barrier, %lld have ended", br->kern->name, (long long)br->block_idx[0],
+                    (long long)br->block_idx[1], (long long)br->block_idx[2], (long long)waiting, a[0], a[1], a[2],
+                    br->vm->bufs[br->waiting[first].buf].buffer->name, (long long)br->waiting[first].index, (long long)br->waiting[first].parity,
+                    (long long)m->phase, (long long)m->pending, (long long)m->arrivals, (long long)m->tx, (long long)at_barrier, (long long)ended);
+}
+
+/* At a barrier every thread sees what any thread saw of the mbarriers. */
+static void _tc_vm_share_seen(_tc_block_run *br) {
+    int k;
+    int64_t e, t;
+    for (k = 0; k < br->vm->nbufs; k++)
+        for (e = 0; br->seen[k] && e < br->size[k]; e++) {
+            int64_t *row = br->seen[k] + e * br->nthreads, most = 0;
+            for (t = 0; t < br->nthreads; t++) most = row[t] > most ? row[t] : most;
+            for (t = 0; t < br->nthreads; t++) row[t] = most;
+        }
+}
+
 /* Run every thread of one block; threads meet at each barrier. */
 static tc_result _tc_vm_block(_tc_block_run *br, _tc_val *regs, int *pcs, int *state, const int64_t *sizes) {
     const _tc_vm *vm = br->vm;
@@ -4053,25 +4559,39 @@ static tc_result _tc_vm_block(_tc_block_run *br, _tc_val *regs, int *pcs, int *s
         if (br->async) br->async[t].head = br->async[t].n = 0, br->async[t].group = 0;
         if (br->wgmma && t % 128 == 0) memset(&br->wgmma[t / 128], 0, sizeof *br->wgmma);
     }
+    for (k = 0; k < vm->nbufs; k++) /* no mbarrier is initialised, nor any phase seen, when a block begins */
+        if (br->mbar[k]) {
+            memset(br->mbar[k], 0, sizeof(_tc_mbar) * (size_t)br->size[k]);
+            memset(br->seen[k], 0, sizeof(int64_t) * (size_t)(br->size[k] * br->nthreads));
+        }
     for (running = br->nthreads; running > 0;) {
-        int64_t at_barrier = 0;
+        int64_t at_barrier = 0, waiting = 0, woken = 0;
         for (t = 0; t < br->nthreads; t++) {
             int st;
             if (state[t] != 1) continue;
             st = _tc_vm_thread(br, regs + t * vm->max_regs, &pcs[t], t);
             if (st < 0) return TC_ERROR_EXECUTION;
-            state[t] = st ? 2 : 0;
+            state[t] = st == 2 ? 3 : st ? 2 : 0;
         }
         for (running = 0, t = 0; t < br->nthreads; t++) {
             at_barrier += state[t] == 2;
+            waiting += state[t] == 3;
             running += state[t] != 0;
         }
+        for (t = 0; waiting && t < br->nthreads; t++) /* a wait whose phase has completed since goes on */
+            if (state[t] == 3 && (br->mbar[br->waiting[t].buf][br->waiting[t].index].phase & 1) != br->waiting[t].parity) {
+                state[t] = 1;
+                woken++;
+            }
+        if (woken) continue;
+        if (waiting) return _tc_vm_deadlock(br, state);
         if (at_barrier && at_barrier != br->nthreads)
             return _tc_fail(vm->ctx, TC_ERROR_EXECUTION, "kernel %s: %lld of %lld threads of block (%lld, %lld, %lld) wait at a barrier the others never reach",
                             br->kern->name, (long long)at_barrier, (long long)br->nthreads, (long long)br->block_idx[0],
                             (long long)br->block_idx[1], (long long)br->block_idx[2]);
         for (t = 0; t < br->nthreads; t++) if (state[t] == 2) state[t] = 1;
         br->epoch++; /* a barrier: accesses before it cannot race with those after */
+        _tc_vm_share_seen(br);
     }
     for (t = 0; vm->nops && t < br->nthreads; t++) /* tensor ops are warp-wide: every lane must run each with the same operands */
         if (br->op_count[t] != br->op_count[t - t % 32] || br->op_hash[t] != br->op_hash[t - t % 32])
@@ -4092,23 +4612,34 @@ static tc_result _tc_vm_kernel(tc_context *ctx, const tc_func *f, const tc_kerne
     void *mem[64];
     int64_t size[64];
     _tc_touch *touch[64];
+    _tc_mbar *mbar[64];
+    int64_t *seen[64];
     tc_result r = TC_OK;
     memset(&vm, 0, sizeof vm);
     memset(&br, 0, sizeof br);
     memset(mem, 0, sizeof mem);
     memset(touch, 0, sizeof touch);
+    memset(mbar, 0, sizeof mbar);
+    memset(seen, 0, sizeof seen);
     vm.ctx = ctx, vm.f = f, vm.max_regs = 256;
     for (k = 0; k < TC_THREAD_TAG_COUNT; k++) vm.thread_reg[k] = -1;
     _tc_vm_stmt(&vm, kern->body);
     _tc_vm_emit(&vm, _TC_OP_END, 0, 0, 0);
     for (k = 0; k < f->nsizes && k < 32; k++) vm.size_reg[k] = _tc_vm_var_reg(&vm, f->sizes[k], 0);
-    if (vm.failed) { _tc_free(ctx, vm.code); _tc_free(ctx, vm.ops); return ctx->result ? ctx->result : TC_ERROR_OUT_OF_MEMORY; }
+    if (vm.failed) {
+        _tc_free(ctx, vm.code);
+        _tc_free(ctx, vm.ops);
+        _tc_free(ctx, vm.tmas);
+        return ctx->result ? ctx->result : TC_ERROR_OUT_OF_MEMORY;
+    }
     for (k = 0; k < 3; k++) {
         if ((r = tc_func_eval(f, kern->grid[k], sizes, &grid[k])) != TC_OK) goto done;
         if ((r = tc_func_eval(f, kern->block[k], sizes, &br.block[k])) != TC_OK) goto done;
         total *= br.block[k];
     }
     br.vm = &vm, br.kern = kern, br.nthreads = total, br.mem = mem, br.size = size, br.touch = touch;
+    br.mbar = mbar;
+    br.seen = seen;
     /* buffers: params and temps come from the caller; allocations are made here */
     for (k = 0; k < vm.nbufs; k++) {
         tc_buffer *b = vm.bufs[k].buffer;
@@ -4120,6 +4651,15 @@ static tc_result _tc_vm_kernel(tc_context *ctx, const tc_func *f, const tc_kerne
             if (b->scope == TC_SCOPE_SHARED) {
                 if (!(touch[k] = (_tc_touch *)_tc_malloc(ctx, sizeof(_tc_touch) * (size_t)size[k]))) { r = TC_ERROR_OUT_OF_MEMORY; goto done; }
                 memset(touch[k], 0, sizeof(_tc_touch) * (size_t)size[k]);
+            }
+            if (b->mbarrier) {
+                mbar[k] = (_tc_mbar *)_tc_malloc(ctx, sizeof(_tc_mbar) * (size_t)size[k]);
+                seen[k] = (int64_t *)_tc_malloc(ctx, sizeof(int64_t) * (size_t)(size[k] * total));
+                if (!mbar[k] || !seen[k]) { r = TC_ERROR_OUT_OF_MEMORY; goto done; }
+                if (!br.waiting && !(br.waiting = (_tc_mbar_wait *)_tc_malloc(ctx, sizeof *br.waiting * (size_t)total))) {
+                    r = TC_ERROR_OUT_OF_MEMORY;
+                    goto done;
+                }
             }
         }
     }
@@ -4159,7 +4699,11 @@ done:
     for (k = 0; k < vm.nbufs; k++) {
         if (vm.bufs[k].slot_param < 0) _tc_free(ctx, mem[k]);
         _tc_free(ctx, touch[k]);
+        _tc_free(ctx, mbar[k]);
+        _tc_free(ctx, seen[k]);
     }
+    _tc_free(ctx, br.waiting);
+    _tc_free(ctx, vm.tmas);
     _tc_free(ctx, regs);
     _tc_free(ctx, pcs);
     _tc_free(ctx, state);
