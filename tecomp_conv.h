@@ -196,6 +196,22 @@ TECOMP_API tc_result tc_conv2d_mma_template(tc_cfg *cfg, const void *task, tc_in
 /* conv2d_mma's NHWC implicit GEMM on Hopper's warpgroup MMA (wgmma, sm_90a:
    compute capability 9.0 only), float16, bfloat16 or TF32. */
 TECOMP_API tc_result tc_conv2d_wgmma_template(tc_cfg *cfg, const void *task, tc_instance *out); /* "conv2d_wgmma" */
+
+/* A matrix product on the tensor cores, the task of tc_gemm_wgmma_template:
+   C[m][n] = sum over k of A[m][k] B[n][k], A m x k and B n x k row-major
+   (both k-major, as the tensor cores read them: cuBLAS's "TN"), C float32. */
+typedef struct tc_gemm_desc {
+    int m, n, k;
+    tc_dtype dtype;           /* A's and B's: TC_FLOAT16 (also for 0), TC_BFLOAT16, or TC_FLOAT32 computed as TF32 */
+} tc_gemm_desc;
+TECOMP_API double tc_gemm_flops(const tc_gemm_desc *d); /* 2 m n k */
+/* The GEMM on Hopper's warpgroup MMA (sm_90a), kernels taking (A, B, C):
+   conv2d_wgmma's tiles and pipeline over A and B, whose shared tiles come
+   by the tensor memory accelerator (knob copy = 1: tc_tma_copy, one TMA
+   copy a tile, mbarriers) or cp.async (copy = 0); any m, n, k (TMA's
+   zero fill pads the tiles; k a multiple of 8 halves or 4 floats, the
+   16-byte rows TMA needs). Knobs: conv2d_wgmma's and copy. "gemm_wgmma" */
+TECOMP_API tc_result tc_gemm_wgmma_template(tc_cfg *cfg, const void *task, tc_instance *out);
 /* The template that fits a shape, and its name for records: depthwise when
    groups == c == k (NCHW); the implicit GEMM for small outputs (at most
    4096 images times output pixels: batch 1 up to 64x64, where its split-K
@@ -1815,6 +1831,7 @@ typedef struct _tc_mma_tiles {
     int wgmma;      /* conv2d_wgmma: warpgroups (128 threads) where conv2d_mma has warps */
     int64_t in_flight; /* conv2d_wgmma: wgmma groups left running into the next k step */
     int64_t tm, tn; /* an accumulator tile: mma.sync's 16 x 8, wgmma's 64 x warp_n */
+    int tma;        /* the shared tiles come by TMA (tc_tma_copy), not cp.async */
 } _tc_mma_tiles;
 
 static tc_result _tc_mma_tiles_of(tc_cfg *cfg, const tc_conv2d_desc *d, _tc_mma_tiles *t) {
@@ -1832,6 +1849,7 @@ static tc_result _tc_mma_tiles_of(tc_cfg *cfg, const tc_conv2d_desc *d, _tc_mma_
     t->vec_b = nchw ? 1 : t->vec;
     t->col_along_m = nchw && tc_cfg_knob(cfg, "col_order");
     t->wgmma = 0;
+    t->tma = 0;
     t->in_flight = 0;
     t->tm = 16;
     t->tn = 8;
@@ -2165,7 +2183,7 @@ static tc_result _tc_mma_fetch(tc_dtype dtype, const _tc_mma_tiles *t, tc_stage 
     _TC_CONV_TRY(tc_pipeline(ld, (int)t->stages));
     if (t->in_flight) _TC_CONV_TRY(tc_pipeline_lag(ld, (int)t->in_flight));
     if (t->swizzle) _TC_CONV_TRY(tc_storage_swizzle(ld, bits));
-    return tc_async_copy(ld);
+    return t->tma ? tc_tma_copy(ld) : tc_async_copy(ld);
 }
 
 /* The warpgroup's accumulators: each mma step a wgmma per 64 x warp_n
@@ -2271,6 +2289,7 @@ static tc_result _tc_wgmma_tiles_of(tc_cfg *cfg, const tc_conv2d_desc *d, _tc_mm
     t->swizzle = 1;
     t->col_along_m = 0;
     t->wgmma = 1;
+    t->tma = 0;
     t->tm = 64;
     t->tn = t->wn;
     if (t->wm > t->bm || t->wn > t->bn)
@@ -2304,6 +2323,100 @@ TECOMP_API tc_result tc_conv2d_wgmma_template(tc_cfg *cfg, const void *task, tc_
     _TC_CONV_TRY(_tc_wgmma_knobs(cfg, d.dtype));
     _TC_CONV_TRY(_tc_wgmma_tiles_of(cfg, &d, &t));
     return _tc_mma_instance(ctx, &d, &t, out);
+}
+
+// >>gemm-wgmma
+
+TECOMP_API double tc_gemm_flops(const tc_gemm_desc *d) { return d ? 2.0 * d->m * d->n * d->k : 0; }
+
+/* x[rows][cols] read as x, zeros past its own extents (nothing to pad:
+   x as it is, still a view the schedule inlines). */
+static tc_tensor *_tc_matmul_padded(tc_context *ctx, const char *name, tc_tensor *x, int64_t rows, int64_t cols) {
+    const tc_expr *ax[2], *inside = NULL, *value;
+    int64_t xrows = 0, xcols = 0;
+    tc_expr_is_const(x->shape[0], &xrows);
+    tc_expr_is_const(x->shape[1], &xcols);
+    ax[0] = tc_axisi(ctx, "i", rows);
+    ax[1] = tc_axisi(ctx, "j", cols);
+    if (rows > xrows) inside = tc_lt(ax[0], x->shape[0]);
+    if (cols > xcols) inside = inside ? tc_and(inside, tc_lt(ax[1], x->shape[1])) : tc_lt(ax[1], x->shape[1]);
+    value = tc_at(x, ax[0], ax[1]);
+    if (inside) value = tc_select(inside, value, tc_imm(ctx, x->dtype, 0));
+    return tc_compute(ctx, name, 2, ax, value);
+}
+
+/* The GEMM as conv2d_mma's product: A's padded view is its col (rows m),
+   B's its wt (rows n), C its NHWK output of n "channels" (as_conv holds
+   what the product and output builders read of a convolution). */
+static tc_result _tc_matmul_compute(tc_context *ctx, const tc_gemm_desc *d, const _tc_mma_tiles *t, _tc_mma_graph *g, tc_conv2d_desc *as_conv) {
+    memset(g, 0, sizeof *g);
+    memset(as_conv, 0, sizeof *as_conv);
+    as_conv->dtype = d->dtype;
+    as_conv->k = d->n;
+    as_conv->layout = TC_LAYOUT_NHWC;
+    g->m = d->m;
+    g->cols = d->k;
+    g->per_image = d->m;
+    g->mpad = _tc_round_up(d->m, t->bm);
+    g->jpad = _tc_round_up(d->n, t->bn);
+    g->kpad = _tc_round_up(d->k, t->bk * t->split);
+    g->conv.data = tc_placeholderi(ctx, "A", d->dtype, TC_DIMS((int64_t)d->m, (int64_t)d->k));
+    g->conv.kernel = tc_placeholderi(ctx, "B", d->dtype, TC_DIMS((int64_t)d->n, (int64_t)d->k));
+    if (!g->conv.data || !g->conv.kernel) return _tc_conv_error(ctx);
+    g->col = _tc_matmul_padded(ctx, "a", g->conv.data, g->mpad, g->kpad);
+    g->wt = _tc_matmul_padded(ctx, "b", g->conv.kernel, g->jpad, g->kpad);
+    if (!g->col || !g->wt) return _tc_conv_error(ctx);
+    g->a = g->col;
+    g->b = g->wt;
+    _TC_CONV_TRY(_tc_mma_product(ctx, as_conv, t, g));
+    _TC_CONV_TRY(_tc_mma_output(ctx, as_conv, 0, 0, t, g));
+    g->conv.out->name = "C";
+    return TC_OK;
+}
+
+/* A GEMM this template builds: positive sizes, a tensor-core type, rows of
+   A and B a whole number of 16 bytes (a TMA tensor's rows must be). */
+static tc_result _tc_matmul_task(tc_context *ctx, const void *task, tc_gemm_desc *d) {
+    if (!task) return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "gemm_wgmma: the task (a tc_gemm_desc) is NULL");
+    *d = *(const tc_gemm_desc *)task;
+    if (d->dtype == TC_BOOL) d->dtype = TC_FLOAT16;
+    if (d->m < 1 || d->n < 1 || d->k < 1)
+        return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "gemm_wgmma: m, n and k must be positive; got %d, %d, %d", d->m, d->n, d->k);
+    if (d->dtype != TC_FLOAT16 && d->dtype != TC_BFLOAT16 && d->dtype != TC_FLOAT32)
+        return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "gemm_wgmma: builds float16, bfloat16 and TF32 (float32) products; the task is %s",
+                        tc_dtype_name(d->dtype));
+    if (((int64_t)d->k * tc_dtype_bytes(d->dtype)) % 16)
+        return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "gemm_wgmma: k = %d: rows of A and B must be a multiple of 16 bytes (%d elements)", d->k,
+                        16 / tc_dtype_bytes(d->dtype));
+    return TC_OK;
+}
+
+TECOMP_API tc_result tc_gemm_wgmma_template(tc_cfg *cfg, const void *task, tc_instance *out) {
+    static const int64_t copy[] = {1, 0};
+    tc_context *ctx = tc_cfg_context(cfg);
+    tc_gemm_desc d;
+    tc_conv2d_desc as_conv;
+    _tc_mma_tiles t;
+    _tc_mma_graph g;
+    tc_schedule *s;
+    if (!ctx || !out) return ctx ? _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "gemm_wgmma: NULL argument") : TC_ERROR_INVALID_ARGUMENT;
+    _TC_CONV_TRY(_tc_matmul_task(ctx, task, &d));
+    _TC_CONV_TRY(_tc_wgmma_knobs(cfg, d.dtype));
+    _TC_CONV_TRY(tc_define_knob(cfg, "copy", 2, copy));
+    memset(&as_conv, 0, sizeof as_conv);
+    as_conv.dtype = d.dtype;
+    _TC_CONV_TRY(_tc_wgmma_tiles_of(cfg, &as_conv, &t));
+    t.tma = (int)tc_cfg_knob(cfg, "copy");
+    _TC_CONV_TRY(_tc_matmul_compute(ctx, &d, &t, &g, &as_conv));
+    if (!(s = tc_create_schedule(ctx, 1, &g.conv.out))) return _tc_conv_error(ctx);
+    _TC_CONV_TRY(_tc_mma_schedule(ctx, d.dtype, &t, s, &g));
+    out->schedule = s;
+    out->nargs = 3;
+    out->args[0] = g.conv.data;
+    out->args[1] = g.conv.kernel;
+    out->args[2] = g.conv.out;
+    out->flops = tc_gemm_flops(&d);
+    return TC_OK;
 }
 
 // >>conv-choose

@@ -135,8 +135,9 @@ TECOMP_API tc_result tc_async_copy(tc_stage *st);
    sm_90): one bulk tensor copy a tile, issued by the block's first thread
    and completing on an mbarrier the pipeline waits on. st must read a tensor
    in global memory at its own indices (a cache_read), optionally guarded by
-   that tensor's bounds (cond ? T[i] : 0: TMA's zero fill); its loops are
-   left as they are (the copy is one instruction), and it must be pipelined
+   that tensor's bounds (cond ? T[i] : 0: TMA's zero fill); of its loops only
+   those bound to threadIdx stay (they size the block; their first thread
+   issues the copy, one instruction for the tile), and it must be pipelined
    (tc_pipeline, 2 stages or more) with the other stages of its loop also
    TMA. A swizzled tile (tc_storage_swizzle) is written in the swizzle the
    TMA applies for its 32-, 64- or 128-byte rows. The kernel takes a tensor
@@ -1118,8 +1119,6 @@ typedef struct _tc_lower {
     _tc_stage_lower *sl;      /* per stage */
     tc_tensor_map maps[8];    /* the tensor maps of the kernel being built (build_loop_nests) */
     int nmaps;
-    const tc_expr *thread_loops[8]; /* the thread loops (threadIdx) around the statement a pass is at */
-    int nthread_loops;
     _tc_thread_var *threads;
     int nthreads, thread_cap;
     tc_tensor **tensors;      /* tensor -> global buffer: params first, then temps */
@@ -1950,9 +1949,10 @@ static const tc_stmt *_tc_tma_stage_stmt(_tc_lower *L, int k) {
     tc_stage *st = L->sch->stages[k];
     _tc_stage_lower *v = &L->sl[k];
     tc_tensor *src = _tc_tma_source(L, k);
-    const tc_expr *coords[5], *box[5];
+    const tc_expr *coords[5], *box[5], *first = NULL;
+    const tc_stmt *copy;
     int64_t extents[5], bytes = tc_dtype_bytes(st->tensor->dtype);
-    int d, map, rank = st->tensor->ndim;
+    int d, j, map, rank = st->tensor->ndim, threads[_TC_MAX_ITERS], nthreads = 0, failed = 0;
     char text[256];
     if (!src) return NULL;
     if (rank > 5) return _tc_fail(L->ctx, TC_ERROR_SCHEDULE, "tma_copy on stage %s: %d dimensions; a tensor map has at most 5", st->tensor->name, rank), (const tc_stmt *)NULL;
@@ -1974,7 +1974,15 @@ static const tc_stmt *_tc_tma_stage_stmt(_tc_lower *L, int k) {
                         "bytes, and exactly %d when swizzled by %d bits", st->tensor->name, (long long)(extents[rank - 1] * bytes),
                         16 << st->swizzle_bits, st->swizzle_bits), (const tc_stmt *)NULL;
     if ((map = _tc_tma_map(L, L->buffers[_tc_buffer_index(L, src)], src, extents, st->swizzle_bits)) < 0) return NULL;
-    return tc_stmt_tma_load(L->ctx, v->buffer, v->offset, L->buffers[_tc_buffer_index(L, src)], map, rank, coords, box, src->shape, NULL);
+    copy = tc_stmt_tma_load(L->ctx, v->buffer, v->offset, L->buffers[_tc_buffer_index(L, src)], map, rank, coords, box, src->shape, NULL);
+    for (j = 0; j < st->nleaves; j++) /* the stage's thread loops stay (they size the block); their first thread issues the copy */
+        if (st->leaves[j]->kind == TC_FOR_THREAD && st->leaves[j]->thread >= TC_THREAD_X && st->leaves[j]->thread <= TC_THREAD_Z) {
+            const tc_expr *zero = tc_eq(v->loopvar[j], tc_int(L->ctx, 0));
+            first = first ? tc_and(first, zero) : zero;
+            threads[nthreads++] = j;
+        }
+    if (copy && first) copy = tc_stmt_if(L->ctx, first, copy, NULL);
+    return copy ? _tc_make_loops(L, k, threads, nthreads, copy, NULL, 0, 0, &failed) : NULL;
 }
 
 static const tc_stmt *_tc_stage_stmt(_tc_lower *L, int k) {
@@ -2364,54 +2372,70 @@ static int _tc_flatten_seq(const tc_stmt *s, const tc_stmt **list, int n, int ca
    lag (tc_pipeline_lag: wgmma reading copy k until iteration k + lag)
    d = nstages - 1 - lag, so that the copy a fetch overwrites was last read
    lag + 1 iterations before. */
-/* Gives the TMA copies in s (of a pipeline's fetch) their mbarrier. */
-static int _tc_tma_barrier_stmt(_tc_mutator *m, const tc_stmt *s, const tc_stmt **out) {
-    const tc_expr *barrier = (const tc_expr *)m->user;
-    int rank = s->nargs / 3;
+/* A TMA pipeline's fetch as inject_pipeline rewrites it: each copy arms
+   the tile's mbarrier for its bytes and completes on it (the same thread
+   arrives and copies); with init, the first copy also initialises the
+   pipeline's mbarriers (ncopies arrivals a phase) before. */
+typedef struct _tc_tma_fetch {
+    tc_buffer *bar;
+    const tc_expr *slot;  /* the tile's mbarrier: bar[slot] */
+    int init, ncopies, nstages;
+} _tc_tma_fetch;
+
+static int _tc_tma_fetch_stmt(_tc_mutator *m, const tc_stmt *s, const tc_stmt **out) {
+    _tc_tma_fetch *f = (_tc_tma_fetch *)m->user;
+    const tc_stmt *parts[8];
+    int rank = s->nargs / 3, n = 0, k;
+    int64_t bytes = tc_dtype_bytes(s->buffer ? s->buffer->dtype : TC_INT32), extent = 0;
     if (s->kind != TC_S_TMA_LOAD) return 0;
-    *out = tc_stmt_tma_load(m->ctx, s->buffer, s->index, s->source, s->count, rank, s->args, s->args + rank, s->args + 2 * rank, barrier);
-    if (!*out) m->failed = 1;
+    for (k = 0; f->init && k < f->nstages && k < 6; k++) parts[n++] = tc_stmt_mbarrier_init(m->ctx, f->bar, tc_int(m->ctx, k), f->ncopies);
+    f->init = 0;
+    for (k = rank; k < 2 * rank; k++) bytes *= tc_expr_is_const(s->args[k], &extent) ? extent : 0;
+    parts[n++] = tc_stmt_mbarrier_arrive(m->ctx, f->bar, f->slot, tc_int(m->ctx, bytes));
+    parts[n++] = tc_stmt_tma_load(m->ctx, s->buffer, s->index, s->source, s->count, rank, s->args, s->args + rank, s->args + 2 * rank,
+                                  _tc_load(f->bar, f->slot));
+    for (k = 0; k < n; k++) if (!parts[k]) m->failed = 1;
+    if (!m->failed && !(*out = tc_stmt_seq(m->ctx, n, parts))) m->failed = 1;
     return 1;
 }
 
-/* The bytes the TMA copies in s move. */
-static int64_t _tc_tma_bytes(const tc_stmt *s) {
-    int64_t bytes = 0, n;
-    int k;
+/* The TMA copies in s. */
+static int _tc_tma_count(const tc_stmt *s) {
+    int k, n;
     if (!s) return 0;
-    if (s->kind == TC_S_TMA_LOAD) {
-        bytes = tc_dtype_bytes(s->buffer->dtype);
-        for (k = s->nargs / 3; k < 2 * (s->nargs / 3); k++) bytes *= tc_expr_is_const(s->args[k], &n) ? n : 0;
-        return bytes;
-    }
-    bytes = _tc_tma_bytes(s->body) + _tc_tma_bytes(s->then_case) + _tc_tma_bytes(s->else_case);
-    for (k = 0; k < s->nstmts; k++) bytes += _tc_tma_bytes(s->stmts[k]);
-    return bytes;
+    if (s->kind == TC_S_TMA_LOAD) return 1;
+    n = _tc_tma_count(s->body) + _tc_tma_count(s->then_case) + _tc_tma_count(s->else_case);
+    for (k = 0; k < s->nstmts; k++) n += _tc_tma_count(s->stmts[k]);
+    return n;
 }
 
-/* Whether this is the block's first thread (threadIdx all 0), from the
-   thread loops around the statement; NULL when there are none. */
-static const tc_expr *_tc_first_thread(const _tc_lower *L) {
-    const tc_expr *first = NULL;
-    int k;
-    for (k = 0; k < L->nthread_loops; k++) {
-        const tc_expr *zero = tc_eq(L->thread_loops[k], tc_int(L->ctx, 0));
-        first = first ? tc_and(first, zero) : zero;
-    }
-    return first;
+/* The fetch with its mbarrier work (and, with init, the mbarriers' initialisation). */
+static const tc_stmt *_tc_tma_fetch_of(tc_context *ctx, const tc_stmt *fetch, _tc_tma_fetch *f, int init) {
+    _tc_mutator m;
+    const tc_stmt *r;
+    memset(&m, 0, sizeof m);
+    m.ctx = ctx;
+    m.stmt = _tc_tma_fetch_stmt;
+    m.user = f;
+    f->init = init;
+    r = _tc_mutate(&m, fetch);
+    return m.failed ? NULL : r;
 }
 
 /* A TMA pipeline (every stage tc_tma_copy): as _tc_pipeline_loop's, with
    an mbarrier per copy of the tiles in place of commit and wait. The
-   block's first thread arms copy k % nstages's barrier for the bytes of
-   tile k and issues its copies; every thread waits for that barrier's
-   phase ((k - min) / nstages) % 2, the number of earlier tiles in the copy:
+   thread that issues a tile's copy (the first of its stage's threads)
+   arms copy k % nstages's mbarrier for the copy's bytes first; every
+   thread waits for that mbarrier's phase ((k - min) / nstages) % 2, the
+   number of earlier tiles in the copy. The first fetch initialises the
+   mbarriers (an arrival a copy a phase), a barrier before the loop making
+   that visible:
 
        allocate bar[nstages]
        [barrier]
-       if (first thread) init every bar[s] for one arrival a phase
+       fetch 0 (first: init bar[0 .. nstages - 1]); .. fetch d - 1
+                                     each copy: arrive_expect_tx(bar[t % n], its bytes); tma_load(.., bar[t % n])
        barrier
-       fetch 0 .. d - 1              each: if (first) { arrive_expect_tx(bar[t % n], bytes); tma_load ... }
        for (k) {
            mbarrier_wait(bar[k % n], (k - min) / n % 2)
            barrier                   copy (k - 1 - lag) % n is read by nobody
@@ -2421,41 +2445,31 @@ static const tc_expr *_tc_first_thread(const _tc_lower *L) {
 static const tc_stmt *_tc_tma_pipeline_loop(_tc_lower *L, const _tc_pipe *p, const tc_stmt *loop, const tc_stmt *fetch_seq,
                                             const tc_stmt *const *compute, int ncompute, int *failed) {
     tc_context *ctx = L->ctx;
-    const tc_expr *v = loop->var, *n = tc_int(ctx, p->nstages), *first = _tc_first_thread(L), *slot, *step, *ahead;
-    const tc_stmt **outer, **steady, *fetch, *parts[2], *next;
-    tc_buffer *bar;
-    _tc_mutator m;
+    const tc_expr *v = loop->var, *n = tc_int(ctx, p->nstages), *ahead;
+    const tc_stmt **outer, **steady, *fetch, *first_fetch, *next;
+    _tc_tma_fetch f;
     char name[160];
     int no = 0, ns = 0, t, distance = p->nstages - 1 - p->lag;
     snprintf(name, sizeof name, "%s_full", v->name);
-    if (!(bar = tc_buffer_new(ctx, name, TC_INT64, TC_SCOPE_SHARED, n))) return *failed = 1, (const tc_stmt *)NULL;
-    bar->mbarrier = 1;
-    slot = tc_mod(v, n);
-    memset(&m, 0, sizeof m);
-    m.ctx = ctx;
-    m.stmt = _tc_tma_barrier_stmt;
-    m.user = (void *)_tc_load(bar, slot);
-    parts[0] = tc_stmt_mbarrier_arrive(ctx, bar, slot, tc_int(ctx, _tc_tma_bytes(fetch_seq)));
-    parts[1] = _tc_mutate(&m, fetch_seq);
-    fetch = tc_stmt_seq(ctx, 2, parts);
-    if (m.failed || !parts[0] || !parts[1] || !fetch) return *failed = 1, (const tc_stmt *)NULL;
-    if (first) fetch = tc_stmt_if(ctx, first, fetch, NULL);
-    outer = (const tc_stmt **)_tc_alloc(ctx, sizeof *outer * (size_t)(p->nstages + 8));
+    memset(&f, 0, sizeof f);
+    if (!(f.bar = tc_buffer_new(ctx, name, TC_INT64, TC_SCOPE_SHARED, n))) return *failed = 1, (const tc_stmt *)NULL;
+    f.bar->mbarrier = 1;
+    f.slot = tc_mod(v, n);
+    f.nstages = p->nstages;
+    f.ncopies = _tc_tma_count(fetch_seq);
+    fetch = _tc_tma_fetch_of(ctx, fetch_seq, &f, 0);
+    first_fetch = _tc_tma_fetch_of(ctx, fetch_seq, &f, 1);
+    outer = (const tc_stmt **)_tc_alloc(ctx, sizeof *outer * (size_t)(p->nstages + 4));
     steady = (const tc_stmt **)_tc_alloc(ctx, sizeof *steady * (size_t)(ncompute + 4));
-    if (!outer || !steady) return *failed = 1, (const tc_stmt *)NULL;
+    if (!fetch || !first_fetch || !outer || !steady) return *failed = 1, (const tc_stmt *)NULL;
     if (L->serial_depth) outer[no++] = tc_stmt_barrier(ctx); /* the last run's computation may still read the copies */
-    for (t = 0; t < p->nstages; t++) {
-        const tc_stmt *init = tc_stmt_mbarrier_init(ctx, bar, tc_int(ctx, t), 1);
-        outer[no++] = first && init ? tc_stmt_if(ctx, first, init, NULL) : init;
-    }
-    outer[no++] = tc_stmt_barrier(ctx); /* every thread sees the barriers initialised */
     for (t = 0; t < distance; t++) {
         const tc_expr *at = tc_simplify(tc_add(loop->min, tc_int(ctx, t)));
-        const tc_stmt *f = _tc_stmt_subst(ctx, fetch, v, at, failed);
-        outer[no++] = f ? tc_stmt_if(ctx, tc_simplify(tc_lt(tc_int(ctx, t), loop->extent)), f, NULL) : NULL;
+        const tc_stmt *ft = _tc_stmt_subst(ctx, t ? fetch : first_fetch, v, at, failed);
+        outer[no++] = ft ? tc_stmt_if(ctx, tc_simplify(tc_lt(tc_int(ctx, t), loop->extent)), ft, NULL) : NULL;
     }
-    step = tc_sub(v, loop->min);
-    steady[ns++] = tc_stmt_mbarrier_wait(ctx, bar, slot, tc_simplify(tc_mod(tc_div(step, n), tc_int(ctx, 2))));
+    outer[no++] = tc_stmt_barrier(ctx); /* every thread sees the mbarriers initialised before it waits on one */
+    steady[ns++] = tc_stmt_mbarrier_wait(ctx, f.bar, f.slot, tc_simplify(tc_mod(tc_div(tc_sub(v, loop->min), n), tc_int(ctx, 2))));
     steady[ns++] = tc_stmt_barrier(ctx);
     ahead = tc_add(v, tc_int(ctx, distance));
     next = _tc_stmt_subst(ctx, fetch, v, ahead, failed);
@@ -2463,7 +2477,7 @@ static const tc_stmt *_tc_tma_pipeline_loop(_tc_lower *L, const _tc_pipe *p, con
     for (t = 0; t < ncompute; t++) steady[ns++] = compute[t];
     outer[no++] = _tc_for_like(ctx, loop, loop->min, loop->extent, tc_stmt_seq(ctx, ns, steady));
     if (*failed || !outer[no - 1] || !steady[0]) return *failed = 1, (const tc_stmt *)NULL;
-    return tc_stmt_allocate(ctx, bar, tc_stmt_seq(ctx, no, outer));
+    return tc_stmt_allocate(ctx, f.bar, tc_stmt_seq(ctx, no, outer));
 }
 
 static const tc_stmt *_tc_pipeline_loop(_tc_lower *L, const _tc_pipe *p, const tc_stmt *loop, const tc_stmt *body, int *failed) {
@@ -2512,17 +2526,14 @@ static const tc_stmt *_tc_pipeline_loop(_tc_lower *L, const _tc_pipe *p, const t
 static int _tc_pipeline_stmt(_tc_mutator *m, const tc_stmt *s, const tc_stmt **out) {
     _tc_lower *L = (_tc_lower *)m->user;
     const tc_stmt *body;
-    int k, serial, thread, failed = 0;
+    int k, serial, failed = 0;
     if (s->kind != TC_S_FOR) return 0;
     for (k = 0; k < L->npipes && L->pipes[k].var != s->var; k++) {}
     /* a loop that runs its body again (unit loops vanish in simplify) */
     serial = (s->for_kind != TC_FOR_THREAD || s->thread == TC_VTHREAD) && !(s->extent->kind == TC_INT_IMM && s->extent->v.i == 1);
-    thread = s->for_kind == TC_FOR_THREAD && s->thread >= TC_THREAD_X && s->thread <= TC_THREAD_Z && L->nthread_loops < 8;
-    if (thread) L->thread_loops[L->nthread_loops++] = s->var;
     L->serial_depth += serial;
     body = _tc_mutate(m, s->body);
     L->serial_depth -= serial;
-    L->nthread_loops -= thread;
     if (m->failed) return 1;
     if (k == L->npipes) *out = body ? _tc_for_like(m->ctx, s, s->min, s->extent, body) : NULL;
     else *out = _tc_pipeline_loop(L, &L->pipes[k], s, body, &failed);
@@ -2538,7 +2549,6 @@ static tc_result _tc_pass_inject_pipeline(_tc_lower *L) {
     memset(&m, 0, sizeof m);
     m.ctx = L->ctx, m.stmt = _tc_pipeline_stmt, m.user = L;
     L->serial_depth = 0;
-    L->nthread_loops = 0;
     return _tc_mutate_kernels(L, &m);
 }
 
@@ -3935,6 +3945,7 @@ typedef struct _tc_touch {
 typedef struct _tc_mbar {
     int init;
     int64_t arrivals, pending, tx, phase;
+    int64_t init_epoch, init_thread; /* when and by whom it was initialised: two threads between barriers race */
 } _tc_mbar;
 
 /* What a thread waiting on an mbarrier waits for. */
@@ -4356,7 +4367,18 @@ static int _tc_vm_mbar_op(_tc_block_run *br, const _tc_val *r, const _tc_ins *in
     if (in->op == _TC_OP_MBAR_INIT) {
         if (!_tc_vm_in_bounds(br, in->buf, index, tid, "mbarrier_init")) return 0;
         m = &br->mbar[in->buf][index];
+        if (m->init && m->init_epoch == br->epoch && m->init_thread != tid) {
+            long long a[3], b[3];
+            _tc_thread_xyz(br, tid, a);
+            _tc_thread_xyz(br, m->init_thread, b);
+            return _tc_fail(br->vm->ctx, TC_ERROR_EXECUTION, "kernel %s: race on mbarrier %s[%lld] in block (%lld, %lld, %lld): threads (%lld, %lld, "
+                            "%lld) and (%lld, %lld, %lld) both initialise it with no barrier between (one thread initialises an mbarrier)",
+                            br->kern->name, br->vm->bufs[in->buf].buffer->name, (long long)index, (long long)br->block_idx[0],
+                            (long long)br->block_idx[1], (long long)br->block_idx[2], b[0], b[1], b[2], a[0], a[1], a[2]), 0;
+        }
         m->init = 1;
+        m->init_epoch = br->epoch;
+        m->init_thread = tid;
         m->arrivals = in->imm.i;
         m->pending = in->imm.i;
         m->tx = 0;
