@@ -2400,6 +2400,7 @@ TECOMP_API tc_result tc_gemm_wgmma_template(tc_cfg *cfg, const void *task, tc_in
     _tc_mma_graph g;
     tc_schedule *s;
     if (!ctx || !out) return ctx ? _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "gemm_wgmma: NULL argument") : TC_ERROR_INVALID_ARGUMENT;
+    memset(&d, 0, sizeof d);
     _TC_CONV_TRY(_tc_matmul_task(ctx, task, &d));
     _TC_CONV_TRY(_tc_wgmma_knobs(cfg, d.dtype));
     _TC_CONV_TRY(tc_define_knob(cfg, "copy", 2, copy));

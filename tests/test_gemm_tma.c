@@ -142,6 +142,7 @@ static double host_error_of(const tc_gemm_desc *d, const tc_func *f) {
     gemm_data g;
     void *args[3];
     double err = HUGE_VAL;
+    memset(&g, 0, sizeof g);
     if (f && data_make(d, &g)) {
         args[0] = g.a;
         args[1] = g.b;
@@ -187,10 +188,218 @@ static tc_stmt *find_stmt(const tc_stmt *s, tc_stmt_kind kind) {
     return NULL;
 }
 
+/* The lowered kernel: the pipeline's mbarriers, initialised by the thread
+   that issues the first copies (an arrival a copy a phase), each copy
+   arming its tile's mbarrier for its bytes, the barrier that publishes the
+   initialisation, the loop waiting for the tile's phase; the CUDA's TMA and
+   mbarrier PTX and the tensor maps as kernel parameters. */
+TC_TEST(golden_ir_shows_the_tma_pipeline) {
+    tc_gemm_desc d = gemm(TC_FLOAT16, 100, 72, 40);
+    tiles t = {{64, 64, 64, 64, 32, 3, 1, 1, 1}};
+    const tc_func *f = lower_config(&d, &t);
+    const char *ir = f ? tc_func_to_string(f) : NULL, *cuda = f ? tc_cuda_source(f) : NULL;
+    TC_CHECK(ir != NULL && cuda != NULL);
+    if (!ir || !cuda) return;
+    TC_CHECK_CONTAINS(ir, "// dynamic shared memory, 24600 bytes: a.shared at 0, b.shared at 12288, j.outer_full at 24576\n");
+    TC_CHECK_CONTAINS(ir, "  allocate j.outer_full[mbarrier * 3], storage_scope = shared\n"
+                          "  // attr [iter_var(threadIdx.z, range(min=0, ext=1), threadIdx.z)] thread_extent = 1\n"
+                          "  // attr [iter_var(threadIdx.y, range(min=0, ext=1), threadIdx.y)] thread_extent = 1\n"
+                          "  // attr [iter_var(threadIdx.x, range(min=0, ext=128), threadIdx.x)] thread_extent = 128\n"
+                          "  if (likely(threadIdx.x == 0)) {\n"
+                          "    mbarrier_init(j.outer_full[0], 2)\n"
+                          "    mbarrier_init(j.outer_full[1], 2)\n"
+                          "    mbarrier_init(j.outer_full[2], 2)\n"
+                          "    mbarrier_arrive_expect_tx(j.outer_full[0], 4096)\n"
+                          "    tma_load(a.shared[0], A[blockIdx.x*64, 0] box [64, 32] of [100, 40], j.outer_full[0])\n"
+                          "  }\n");
+    TC_CHECK_CONTAINS(ir, "    tma_load(b.shared[0], B[blockIdx.y*64, 0] box [64, 32] of [72, 40], j.outer_full[0])\n"
+                          "  }\n"
+                          "  __syncthreads()\n"
+                          "  for (j.outer, 0, 2) {\n"
+                          "    mbarrier_wait(j.outer_full[j.outer], parity 0)\n"
+                          "    __syncthreads()\n"
+                          "    if (likely(j.outer < 1)) {\n");
+    TC_CHECK_CONTAINS(ir, "        mbarrier_arrive_expect_tx(j.outer_full[j.outer + 1], 4096)\n"
+                          "        tma_load(a.shared[j.outer*2048 + 2048], A[blockIdx.x*64, j.outer*32 + 32] box [64, 32] of [100, 40], "
+                          "j.outer_full[j.outer + 1])\n");
+    TC_CHECK_CONTAINS(cuda, "const __grid_constant__ tc_tensor_map tc_map0, const __grid_constant__ tc_tensor_map tc_map1) {");
+    TC_CHECK_CONTAINS(cuda, "tc_tma_load_2d(a_shared + 0, &tc_map0, 0, bx * 64, &j_outer_full[0]);");
+    TC_CHECK_CONTAINS(cuda, "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4}], [%2];");
+    TC_CHECK_CONTAINS(cuda, "tc_mbarrier_wait(&j_outer_full[j_outer], 0);");
+    TC_CHECK_CONTAINS(cuda, "unsigned long long *j_outer_full = (unsigned long long *)(tc_dyn_smem + 24576);");
+    TC_CHECK_EQ_INT(f->kernels[0].ntensor_maps, 2);
+    TC_CHECK(f->kernels[0].ntensor_maps == 2 && f->kernels[0].tensor_maps[0].box[0] == 64 && f->kernels[0].tensor_maps[0].box[1] == 32 &&
+             f->kernels[0].tensor_maps[0].swizzle_bits == 2);
+}
+
+/* The host executor's mbarrier checks: a copy armed for more bytes than it
+   moves leaves its phase open and the waits on it a deadlock; a wait on
+   the wrong parity waits for a phase nobody starts; with the wait gone
+   (made a barrier) the tensor cores read a tile no thread saw complete. */
+TC_TEST(host_executor_reports_deadlocks_and_races) {
+    tc_gemm_desc d = gemm(TC_FLOAT16, 100, 72, 40);
+    tiles t = {{64, 64, 64, 64, 32, 3, 1, 1, 1}};
+    const tc_func *f = lower_config(&d, &t);
+    tc_stmt *arrive = f ? find_stmt(f->kernels[0].body, TC_S_MBARRIER_ARRIVE) : NULL;
+    tc_stmt *wait = f ? find_stmt(f->kernels[0].body, TC_S_MBARRIER_WAIT) : NULL;
+    const tc_expr *bytes = arrive ? arrive->value : NULL, *parity = wait ? wait->value : NULL;
+    TC_CHECK(arrive != NULL && wait != NULL);
+    if (!arrive || !wait) return;
+    TC_CHECK(host_error_of(&d, f) < 1e-5);
+    arrive->value = tc_int(ctx, 4100);
+    TC_CHECK(host_error_of(&d, f) == HUGE_VAL);
+    TC_CHECK_CONTAINS(tc_last_error(ctx), "deadlock in block (0, 0, 0): 128 threads wait on mbarriers that nothing completes, first thread (0, 0, 0) "
+                                          "on j.outer_full[0] for its phase of parity 0 (phase 0: 0 of 2 arrivals and 4 bytes of copies still missing)");
+    arrive->value = bytes;
+    wait->value = tc_int(ctx, 1);
+    TC_CHECK(host_error_of(&d, f) == HUGE_VAL);
+    TC_CHECK_CONTAINS(tc_last_error(ctx), "for its phase of parity 1 (phase 1: 2 of 2 arrivals");
+    wait->value = parity;
+    wait->kind = TC_S_BARRIER;
+    TC_CHECK(host_error_of(&d, f) == HUGE_VAL);
+    TC_CHECK_CONTAINS(tc_last_error(ctx), "before the TMA copy into it is complete for it (it has seen mbarrier j.outer_full[0] complete 0 phases; "
+                                          "the copy completes phase 0: no mbarrier_wait for it)");
+    wait->kind = TC_S_MBARRIER_WAIT;
+    TC_CHECK(host_error_of(&d, f) < 1e-5);
+}
+
+/* NVRTC compiles TMA kernels (sm_90a with their wgmma); before sm_90 they
+   are refused with a message. */
+TC_TEST(cuda_compiles_for_sm_90_and_is_refused_before) {
+    static const struct {
+        tc_dtype dtype;
+        tiles t;
+    } configs[] = {{TC_FLOAT16, {{128, 256, 64, 256, 64, 4, 1, 1, 1}}}, {TC_BFLOAT16, {{128, 128, 128, 64, 32, 3, 2, 1, 1}}},
+                   {TC_FLOAT32, {{128, 128, 64, 128, 32, 3, 1, 0, 1}}}};
+    size_t k;
+    if (tc_nvrtc_init(ctx, NULL) != TC_OK) TC_SKIP("NVRTC is not installed here");
+    for (k = 0; k < sizeof configs / sizeof configs[0]; k++) {
+        tc_gemm_desc d = gemm(configs[k].dtype, 1000, 520, 264);
+        const tc_func *f = lower_config(&d, &configs[k].t);
+        const char *cuda = f ? tc_cuda_source(f) : NULL;
+        tc_cubin bin;
+        tc_result r;
+        TC_CHECK(cuda != NULL);
+        if (!cuda) continue;
+        TC_CHECK_CONTAINS(cuda, "cp.async.bulk.tensor.2d");
+        r = tc_cuda_compile(ctx, cuda, "gemm", 90, 0, NULL, &bin);
+        if (r != TC_OK) printf("  %s: %s\n", tc_dtype_name(d.dtype), tc_last_error(ctx));
+        TC_CHECK_EQ_INT(r, TC_OK);
+        TC_CHECK(r != TC_OK || !bin.log || !strstr(bin.log, "serialized"));
+        tc_cubin_free(ctx, &bin);
+        TC_CHECK_EQ_INT(tc_cuda_compile(ctx, cuda, "gemm", 80, 0, NULL, &bin), TC_ERROR_COMPILE);
+        TC_CHECK_CONTAINS(tc_last_error(ctx), "TMA copies and mbarrier waits (tc_tma_copy) need sm_90 or newer; compiling for sm_80");
+    }
+}
+
+/* c[i][j] = b[i][j], 16 rows a block, one a thread, with b (a's copy; with
+   computed, a * 2 inlined) cached in shared memory by TMA: lowered. */
+static tc_result tma_schedule(int computed) {
+    tc_tensor *a = tc_placeholderi(ctx, "a", TC_FLOAT32, TC_DIMS(64, 64)), *b, *c, *cached;
+    const tc_expr *ax[2];
+    tc_schedule *s;
+    tc_stage *sc, *sb;
+    tc_iter *io, *ii;
+    const tc_func *f = NULL;
+    ax[0] = tc_axisi(ctx, "i", 64);
+    ax[1] = tc_axisi(ctx, "j", 64);
+    b = computed ? tc_compute(ctx, "b", 2, ax, tc_mul(tc_at(a, ax[0], ax[1]), tc_float(ctx, 2))) : a;
+    c = tc_compute(ctx, "c", 2, ax, tc_at(b, ax[0], ax[1]));
+    s = tc_create_schedule(ctx, 1, &c);
+    if (computed) TC_CHECK_EQ_INT(tc_compute_inline(tc_stage_of(s, b)), TC_OK);
+    cached = tc_cache_read(s, b, TC_SCOPE_SHARED, 1, &c);
+    sc = tc_stage_of(s, c);
+    sb = tc_stage_of(s, cached);
+    TC_CHECK_EQ_INT(tc_tma_copy(sc), TC_ERROR_SCHEDULE);
+    TC_CHECK_CONTAINS(tc_last_error(ctx), "tma_copy on stage c: the tensor memory accelerator copies into shared memory; the stage is global");
+    TC_CHECK_EQ_INT(tc_split(sc, tc_axis_of(sc, 0), 16, &io, &ii), TC_OK);
+    TC_CHECK_EQ_INT(tc_bind(sc, io, TC_BLOCK_X), TC_OK);
+    TC_CHECK_EQ_INT(tc_bind(sc, ii, TC_THREAD_X), TC_OK);
+    TC_CHECK_EQ_INT(tc_compute_at(sb, sc, io), TC_OK);
+    TC_CHECK_EQ_INT(tc_tma_copy(sb), TC_OK);
+    {
+        tc_tensor *args[2];
+        args[0] = a;
+        args[1] = c;
+        return tc_lower(s, 2, args, "k", NULL, &f);
+    }
+}
+
+/* What is refused: a k whose rows are not whole 16 bytes, a tensor-core
+   type the template lacks, tc_tma_copy on a stage outside shared memory or
+   one that computes (not a copy of a tensor), or unpipelined. */
+TC_TEST(refuses_what_it_cannot_build) {
+    tc_gemm_desc d = gemm(TC_FLOAT16, 64, 64, 20);
+    tc_config_space *space = NULL;
+    TC_CHECK_EQ_INT(tc_space_create(ctx, tc_gemm_wgmma_template, &d, &space), TC_ERROR_INVALID_ARGUMENT);
+    TC_CHECK_CONTAINS(tc_last_error(ctx), "gemm_wgmma: k = 20: rows of A and B must be a multiple of 16 bytes (8 elements)");
+    d = gemm(TC_INT32, 64, 64, 64);
+    TC_CHECK_EQ_INT(tc_space_create(ctx, tc_gemm_wgmma_template, &d, &space), TC_ERROR_INVALID_ARGUMENT);
+    TC_CHECK_CONTAINS(tc_last_error(ctx), "builds float16, bfloat16 and TF32 (float32) products");
+    TC_CHECK_EQ_INT(tma_schedule(0), TC_ERROR_SCHEDULE); /* a copy of a, unpipelined */
+    TC_CHECK_CONTAINS(tc_last_error(ctx), "tma_copy on stage a.shared: a TMA copy completes on the mbarrier of a pipeline; pipeline the stage");
+    TC_CHECK_EQ_INT(tma_schedule(1), TC_ERROR_SCHEDULE); /* b = a * 2 inlined into the copy: it computes */
+    TC_CHECK_CONTAINS(tc_last_error(ctx), "tma_copy on stage b.shared: the tensor memory accelerator copies a tensor in global memory as it is "
+                                          "(a cache_read); the stage computes something else");
+}
+
+/* A product at full size on an H100 against the reference. */
+static void check_on_gpu(tc_dtype dtype, int m, int n, int k, const tiles *t, double bound) {
+    tc_gemm_desc d = gemm(dtype, m, n, k);
+    const tc_func *f = lower_config(&d, t);
+    gemm_data g;
+    tc_cuda_func *cf = NULL;
+    tc_devptr dev[3] = {0, 0, 0};
+    size_t bytes = (size_t)tc_dtype_bytes(dtype);
+    tc_result r;
+    TC_CHECK(f != NULL);
+    if (!tc_cuda_available(ctx)) TC_SKIP("no CUDA device: tc_cuda_available is 0");
+    if (tc_cuda_arch(ctx) != 90) TC_SKIP("the CUDA device is not sm_90 (H100, H200): no wgmma");
+    memset(&g, 0, sizeof g);
+    if (!f || !data_make(&d, &g)) {
+        data_free(&g);
+        TC_CHECK(0);
+        return;
+    }
+    r = tc_cuda_build(ctx, f, &cf);
+    if (r == TC_OK) r = tc_cuda_malloc(ctx, g.na * bytes, &dev[0]);
+    if (r == TC_OK) r = tc_cuda_malloc(ctx, g.nb * bytes, &dev[1]);
+    if (r == TC_OK) r = tc_cuda_malloc(ctx, g.nc * sizeof(float), &dev[2]);
+    if (r == TC_OK) r = tc_cuda_upload(ctx, dev[0], g.a, g.na * bytes);
+    if (r == TC_OK) r = tc_cuda_upload(ctx, dev[1], g.b, g.nb * bytes);
+    if (r == TC_OK) r = tc_cuda_memset(ctx, dev[2], 0xff, g.nc * sizeof(float)); /* NaN: every output must be written */
+    if (r == TC_OK) r = tc_cuda_run(ctx, cf, dev, NULL);
+    if (r == TC_OK) r = tc_cuda_download(ctx, g.c, dev[2], g.nc * sizeof(float));
+    if (r != TC_OK) printf("  %s\n", tc_last_error(ctx));
+    TC_CHECK_EQ_INT(r, TC_OK);
+    if (r == TC_OK) {
+        double err = rel_l2(g.c, g.ref, g.nc);
+        printf("  %dx%dx%d %s, copy %s: relative L2 error %.3g\n", m, n, k, tc_dtype_name(dtype), t->v[8] ? "TMA" : "cp.async", err);
+        TC_CHECK(err < bound);
+    }
+    for (k = 0; k < 3; k++) tc_cuda_free(ctx, dev[k]);
+    tc_cuda_func_destroy(ctx, cf);
+    data_free(&g);
+}
+
+TC_TEST(gpu_matches_the_reference) {
+    tiles f16 = {{128, 256, 64, 256, 64, 4, 1, 1, 1}}, bf16 = {{128, 128, 128, 64, 32, 3, 2, 1, 1}}, tf32 = {{128, 128, 64, 128, 32, 3, 1, 0, 1}};
+    tiles async = {{128, 256, 64, 256, 64, 4, 1, 1, 0}};
+    check_on_gpu(TC_FLOAT16, 1000, 1000, 1000, &f16, 1e-5);
+    check_on_gpu(TC_FLOAT16, 1024, 1024, 1024, &async, 1e-5);
+    check_on_gpu(TC_BFLOAT16, 777, 520, 264, &bf16, 1e-5);
+    check_on_gpu(TC_FLOAT32, 600, 700, 512, &tf32, 1e-5);
+}
+
 int main(int argc, char **argv) {
     dump = argc > 1 && strcmp(argv[1], "--dump") == 0;
     if (tc_create_context(NULL, &ctx) != TC_OK) return 1;
     TC_RUN(small_products_match_the_reference);
+    TC_RUN(golden_ir_shows_the_tma_pipeline);
+    TC_RUN(host_executor_reports_deadlocks_and_races);
+    TC_RUN(cuda_compiles_for_sm_90_and_is_refused_before);
+    TC_RUN(refuses_what_it_cannot_build);
+    TC_RUN(gpu_matches_the_reference);
     tc_destroy_context(ctx);
     return tc_test_summary();
 }
