@@ -82,7 +82,11 @@ int main(int argc, char **argv) {
     td.n_trial = trials;
     td.records = argc > 6 ? argv[6] : NULL;
     td.log = stderr;
-    if ((r = tc_tune(ctx, space, &td, &tr)) != TC_OK || tr.best_config < 0) goto done;
+    if ((r = tc_tune(ctx, space, &td, &tr)) != TC_OK) goto done;
+    if (tr.best_config < 0) {
+        fprintf(stderr, "gemm-bench: none of %d trials ran (%d invalid, %d failed): give it more trials\n", tr.trials, tr.invalid, tr.failed);
+        goto done;
+    }
     if ((r = tc_space_instantiate(space, tr.best_config, &inst)) != TC_OK) goto done;
     if ((r = tc_lower(inst.schedule, inst.nargs, inst.args, "gemm", NULL, &f)) != TC_OK) goto done;
     printf("best config %lld: %s\n", (long long)tr.best_config, tc_space_config_string(space, tr.best_config));
@@ -118,7 +122,7 @@ int main(int argc, char **argv) {
            sqrt(num / (den > 0 ? den : 1)), tr.trials, tr.seconds);
     status = sqrt(num / (den > 0 ? den : 1)) < (d.dtype == TC_FLOAT32 ? 2e-3 : 1e-3) ? 0 : 3;
 done:
-    if (status == 1) fprintf(stderr, "gemm-bench: %s\n", tc_last_error(ctx));
+    if (status == 1 && tc_last_result(ctx) != TC_OK) fprintf(stderr, "gemm-bench: %s\n", tc_last_error(ctx));
     for (k = 0; k < 3; k++) tc_cuda_free(ctx, dev[k]);
     tc_cuda_func_destroy(ctx, cf);
     free(a);
