@@ -432,7 +432,6 @@ static const _tc_symbol _tc_nvrtc_symbols[] = {
     _TC_NVRTC_SYM(nvrtcGetCUBIN),
 };
 
-#define _TC_COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
 // >>cuda-loader
 
@@ -1578,7 +1577,7 @@ typedef struct _tc_emitter {
     const tc_buffer *bare_fragment; /* a fragment stored to outside a tensor op: not expressible */
     int tensor_ops;                 /* the kernel has tensor ops: shared tiles need 32-byte alignment */
     int any_wmma_ops;               /* some kernel has wmma ones: the source defines their fragment types */
-    int wgmma;                      /* the kernel has wgmma or TMA: the async proxy reads or writes shared memory threads use */
+    int async_proxy;                /* the kernel has wgmma or TMA: the async proxy reads or writes shared memory threads use */
     const tc_kernel_ir *kern;       /* the kernel being emitted: where its dynamic shared buffers lie */
     tc_str *helpers;                /* device functions the source uses, defined before the kernels */
     const char *helper_names[32];
@@ -2442,7 +2441,7 @@ static void _tc_emit_stmt(_tc_emitter *em, const tc_stmt *s) {
         return;
     case TC_S_BARRIER:
         _tc_emit_line_start(em);
-        if (em->wgmma) { /* what threads wrote to shared memory (cp.async's too) becomes visible to the tensor cores' reads */
+        if (em->async_proxy) { /* what threads wrote to shared memory (cp.async's too) becomes visible to the tensor cores' reads */
             tc_str_printf(o, "asm volatile(\"fence.proxy.async.shared::cta;\" ::: \"memory\");\n");
             _tc_emit_line_start(em);
         }
@@ -2487,7 +2486,7 @@ static void _tc_emit_kernel(_tc_emitter *em, const tc_func *f, const tc_kernel_i
     _tc_collect_bound(em, kern->body);
     tensor_ops = _tc_has_tensor_op(kern->body);
     em->tensor_ops = tensor_ops != 0;
-    em->wgmma = (tensor_ops & 4) != 0 || kern->ntensor_maps > 0;
+    em->async_proxy = (tensor_ops & 4) != 0 || kern->ntensor_maps > 0;
     em->any_wmma_ops |= tensor_ops & 1;
     _tc_emit_signature(em, f, kern);
     em->depth = 1;
@@ -2498,7 +2497,7 @@ static void _tc_emit_kernel(_tc_emitter *em, const tc_func *f, const tc_kernel_i
     /* past the static limit the shared buffers share one allocation, sized at launch */
     if (kern->dynamic_shared_bytes)
         tc_str_printf(em->out, "    extern __shared__ __align__(%d) unsigned char " _TC_DYNAMIC_SHARED_NAME "[]; // %lld bytes\n",
-                      em->wgmma ? _TC_WGMMA_SHARED_ALIGN : _TC_DYNAMIC_SHARED_ALIGN, (long long)kern->dynamic_shared_bytes);
+                      em->async_proxy ? _TC_WGMMA_SHARED_ALIGN : _TC_DYNAMIC_SHARED_ALIGN, (long long)kern->dynamic_shared_bytes);
     _tc_emit_stmt(em, kern->body);
     tc_str_printf(em->out, "}\n");
 }

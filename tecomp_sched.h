@@ -780,6 +780,11 @@ static int _tc_stage_untouched(const tc_stage *st) {
     return 1;
 }
 
+/* The scopes cache_write can write a stage's result into. */
+static const tc_scope _tc_write_scopes[] = {TC_SCOPE_SHARED, TC_SCOPE_LOCAL, TC_SCOPE_WMMA_ACCUMULATOR, TC_SCOPE_MMA_ACCUMULATOR,
+                                            TC_SCOPE_WGMMA_ACCUMULATOR};
+#define _TC_COUNT(a) ((int)(sizeof(a) / sizeof((a)[0]))) /* elements of an array */
+
 TECOMP_API tc_tensor *tc_cache_write(tc_schedule *s, tc_tensor *t, tc_scope scope) {
     tc_stage *st, *cache;
     tc_tensor *c;
@@ -787,10 +792,14 @@ TECOMP_API tc_tensor *tc_cache_write(tc_schedule *s, tc_tensor *t, tc_scope scop
     char name[256];
     int k;
     if (!s || !(st = tc_stage_of(s, t))) return NULL;
-    if (scope != TC_SCOPE_SHARED && scope != TC_SCOPE_LOCAL && scope != TC_SCOPE_WMMA_ACCUMULATOR && scope != TC_SCOPE_MMA_ACCUMULATOR &&
-        scope != TC_SCOPE_WGMMA_ACCUMULATOR) {
-        _tc_fail(s->ctx, TC_ERROR_SCHEDULE, "cache_write of %s: the scope must be shared, local, wmma.accumulator, mma.accumulator or wgmma.accumulator (not %s)", t->name,
-                 tc_scope_name(scope));
+    for (k = 0; k < _TC_COUNT(_tc_write_scopes) && _tc_write_scopes[k] != scope; k++) {}
+    if (k == _TC_COUNT(_tc_write_scopes)) {
+        char list[160];
+        int n = 0, j;
+        for (j = 0; j < _TC_COUNT(_tc_write_scopes); j++) /* "a, b or c", from the scopes' own names */
+            n += snprintf(list + n, sizeof list - (size_t)n, "%s%s", j == 0 ? "" : j + 1 < _TC_COUNT(_tc_write_scopes) ? ", " : " or ",
+                          tc_scope_name(_tc_write_scopes[j]));
+        _tc_fail(s->ctx, TC_ERROR_SCHEDULE, "cache_write of %s: the scope must be %s (not %s)", t->name, list, tc_scope_name(scope));
         return NULL;
     }
     if (st->nrels || st->attach != _TC_ATTACH_ROOT || !_tc_stage_untouched(st)) {
@@ -2386,8 +2395,9 @@ static int _tc_tma_fetch_stmt(_tc_mutator *m, const tc_stmt *s, const tc_stmt **
     _tc_tma_fetch *f = (_tc_tma_fetch *)m->user;
     const tc_stmt *parts[8];
     int rank = s->nargs / 3, n = 0, k;
-    int64_t bytes = tc_dtype_bytes(s->buffer ? s->buffer->dtype : TC_INT32), extent = 0;
+    int64_t bytes, extent = 0;
     if (s->kind != TC_S_TMA_LOAD) return 0;
+    bytes = tc_dtype_bytes(s->buffer->dtype);
     for (k = 0; f->init && k < f->nstages && k < 6; k++) parts[n++] = tc_stmt_mbarrier_init(m->ctx, f->bar, tc_int(m->ctx, k), f->ncopies);
     f->init = 0;
     for (k = rank; k < 2 * rank; k++) bytes *= tc_expr_is_const(s->args[k], &extent) ? extent : 0;
@@ -3166,7 +3176,7 @@ static int _tc_collect_shared(const tc_stmt *s, tc_buffer **list, int n) {
    within the static limit keep static arrays, so their source is unchanged. */
 static tc_result _tc_pass_shared_memory(_tc_lower *L) {
     tc_gpu_limits lim = _tc_limits_or_h100(L->desc.limits);
-    int k, j, n, wgmma;
+    int k, j, n, async_proxy;
     for (k = 0; k < L->nkernels; k++) {
         tc_kernel_ir *kern = &L->kernels[k];
         tc_buffer **bufs;
@@ -3183,11 +3193,11 @@ static tc_result _tc_pass_shared_memory(_tc_lower *L) {
         kern->nshared = n;
         kern->shared_buffers = bufs;
         /* wgmma's tiles and TMA's swizzled boxes need their alignment, which only the dynamic allocation gives */
-        wgmma = _tc_has_wgmma(kern->body) || kern->ntensor_maps;
-        if (kern->shared_bytes <= lim.max_shared_bytes && !wgmma) continue;
+        async_proxy = _tc_has_wgmma(kern->body) || kern->ntensor_maps;
+        if (kern->shared_bytes <= lim.max_shared_bytes && !async_proxy) continue;
         if (!(offsets = (int64_t *)_tc_alloc(L->ctx, sizeof *offsets * (size_t)n))) return TC_ERROR_OUT_OF_MEMORY;
         for (j = 0; j < n; j++) {
-            int64_t align = bufs[j]->swizzle_bits && wgmma ? _TC_WGMMA_SHARED_ALIGN : _TC_DYNAMIC_SHARED_ALIGN;
+            int64_t align = bufs[j]->swizzle_bits && async_proxy ? _TC_WGMMA_SHARED_ALIGN : _TC_DYNAMIC_SHARED_ALIGN;
             offsets[j] = (end + align - 1) / align * align;
             end = offsets[j] + _tc_shared_buffer_bytes(bufs[j]);
         }
