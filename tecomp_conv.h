@@ -877,7 +877,7 @@ static tc_result _tc_epi_build(tc_context *ctx, const tc_conv2d_desc *d, tc_tens
     memset(e, 0, sizeof *e);
     if (user_only ? !ep->fn : !_tc_epi_active(d)) return TC_OK;
     for (j = 0; j < conv->ndim; j++) { /* conv's own axes' names; a placeholder (the epilogue alone) has none */
-        char name[8];
+        char name[16];
         snprintf(name, sizeof name, "i%d", j);
         if (!(ax[j] = tc_axis(ctx, conv->axes ? conv->axes[j]->name : name, conv->shape[j]))) return _tc_conv_error(ctx);
     }
