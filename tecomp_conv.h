@@ -605,6 +605,13 @@ static double _tc_conv_reference_at(const tc_conv2d_desc *d, const float *input,
     return acc;
 }
 
+static void _tc_conv_tensor_info(tc_conv2d_tensor_info *t, const char *name, tc_dtype dtype, int per_channel, int64_t elements) {
+    t->name = name;
+    t->dtype = dtype;
+    t->per_channel = per_channel;
+    t->elements = elements;
+}
+
 TECOMP_API int tc_conv2d_epilogue_tensors(const tc_conv2d_desc *d, tc_conv2d_tensor_info out[TC_CONV2D_MAX_EPILOGUE_TENSORS]) {
     static const char *extra_names[TC_CONV2D_MAX_EXTRA] = {"extra0", "extra1", "extra2", "extra3"};
     tc_conv2d_desc r;
@@ -616,15 +623,12 @@ TECOMP_API int tc_conv2d_epilogue_tensors(const tc_conv2d_desc *d, tc_conv2d_ten
     e = &r.epilogue;
     tc_conv2d_output_size(&r, &p, &q);
     outputs = (int64_t)r.n * r.k * p * q;
-    if (e->scale) out[n].name = "scale", out[n].dtype = TC_FLOAT32, out[n].per_channel = 1, out[n++].elements = r.k;
-    if (e->bias) out[n].name = "bias", out[n].dtype = TC_FLOAT32, out[n].per_channel = 1, out[n++].elements = r.k;
-    if (e->residual != TC_RESIDUAL_NONE) out[n].name = "residual", out[n].dtype = e->out_dtype, out[n].per_channel = 0, out[n++].elements = outputs;
+    if (e->scale) _tc_conv_tensor_info(&out[n++], "scale", TC_FLOAT32, 1, r.k);
+    if (e->bias) _tc_conv_tensor_info(&out[n++], "bias", TC_FLOAT32, 1, r.k);
+    if (e->residual != TC_RESIDUAL_NONE) _tc_conv_tensor_info(&out[n++], "residual", e->out_dtype, 0, outputs);
     for (j = 0; e->fn && j < e->nextra && j < TC_CONV2D_MAX_EXTRA; j++) {
-        out[n].name = extra_names[j];
-        out[n].dtype = TC_FLOAT32;
-        out[n].per_channel = e->extra[j] == TC_EXTRA_CHANNEL;
-        out[n].elements = out[n].per_channel ? r.k : outputs;
-        n++;
+        int per_channel = e->extra[j] == TC_EXTRA_CHANNEL;
+        _tc_conv_tensor_info(&out[n++], extra_names[j], TC_FLOAT32, per_channel, per_channel ? r.k : outputs);
     }
     return n;
 }
@@ -1082,7 +1086,9 @@ static tc_result _tc_conv_instance(const tc_conv2d_desc *d, tc_schedule *s, cons
     if (g->epi.nkept) _TC_CONV_TRY(_tc_epi_place(s, &g->epi, tc_stage_of(s, g->epi.out)));
     out->schedule = s;
     out->nargs = 3;
-    out->args[0] = g->data, out->args[1] = g->kernel, out->args[2] = _tc_conv_final(g);
+    out->args[0] = g->data;
+    out->args[1] = g->kernel;
+    out->args[2] = _tc_conv_final(g);
     for (j = 0; j < g->epi.ntensors; j++) out->args[out->nargs++] = g->epi.tensors[j];
     out->flops = tc_conv2d_flops(d);
     return TC_OK;
@@ -1117,7 +1123,10 @@ static tc_result _tc_epi_alone(tc_context *ctx, const tc_conv2d_desc *d, tc_dtyp
         ch.block_axis = 3;
     } else {
         int64_t sizes[4];
-        sizes[0] = d->n, sizes[1] = d->k, sizes[2] = p, sizes[3] = q;
+        sizes[0] = d->n;
+        sizes[1] = d->k;
+        sizes[2] = p;
+        sizes[3] = q;
         y = _tc_conv_placeholder(ctx, "y", d->layout, in_dtype, sizes);
         for (j = 0; j < 4; j++)
             if (_tc_layout_order[d->layout][j] == 1) ch.axis = j;
@@ -1196,7 +1205,8 @@ static tc_result _tc_direct_caches(tc_context *ctx, tc_schedule *s, const _tc_co
         !(WL = tc_cache_read(s, WW, TC_SCOPE_LOCAL, 1, &OL)))
         return _tc_conv_error(ctx);
     _TC_CONV_TRY(_tc_conv_output_stage(ctx, s, g, &st->out));
-    st->OL = tc_stage_of(s, OL), st->AA = tc_stage_of(s, AA);
+    st->OL = tc_stage_of(s, OL);
+    st->AA = tc_stage_of(s, AA);
     st->WW = tc_stage_of(s, WW), st->AL = tc_stage_of(s, AL), st->WL = tc_stage_of(s, WL);
     return st->out && st->OL && st->AA && st->WW && st->AL && st->WL ? TC_OK : _tc_conv_error(ctx);
 }
@@ -2268,8 +2278,11 @@ static tc_result _tc_tensorcore_schedule(tc_cfg *cfg, tc_schedule *s, const _tc_
         return _tc_conv_error(ctx);
     if (g->epi.out && (!(CS = tc_cache_write(s, out, TC_SCOPE_SHARED)) || !(sc = tc_stage_of(s, CS)))) return _tc_conv_error(ctx);
     _TC_CONV_TRY(_tc_conv_output_stage(ctx, s, g, &so));
-    sf = tc_stage_of(s, OF), sas = tc_stage_of(s, AS), sws = tc_stage_of(s, WS);
-    saf = tc_stage_of(s, AF), swf = tc_stage_of(s, WF);
+    sf = tc_stage_of(s, OF);
+    sas = tc_stage_of(s, AS);
+    sws = tc_stage_of(s, WS);
+    saf = tc_stage_of(s, AF);
+    swf = tc_stage_of(s, WF);
     /* blocks: a pixel (z) and a tile of (images, channels) tiles; warps over both */
     _TC_CONV_TRY(tc_fuse(so, tc_axis_of(so, 1), tc_axis_of(so, 2), &pix));
     _TC_CONV_TRY(tc_split(so, tc_axis_of(so, 0), tc_cfg_knob(cfg, "warp_row_tiles"), &nc, &nci));
@@ -3287,7 +3300,9 @@ static tc_result _tc_conv_kernel_launch(tc_context *ctx, const char *who, const 
 TECOMP_API tc_result tc_conv2d_kernel_launch(tc_context *ctx, const tc_conv2d_kernel *k, tc_devptr input, tc_devptr weight, tc_devptr output) {
     tc_devptr args[3];
     if (!ctx) return TC_ERROR_INVALID_ARGUMENT;
-    args[0] = input, args[1] = weight, args[2] = output;
+    args[0] = input;
+    args[1] = weight;
+    args[2] = output;
     return _tc_conv_kernel_launch(ctx, "tc_conv2d_kernel_launch", k, 3, args);
 }
 
@@ -3312,7 +3327,9 @@ static tc_result _tc_conv_kernel_run_host(tc_context *ctx, const char *who, tc_c
 TECOMP_API tc_result tc_conv2d_kernel_run_host(tc_context *ctx, tc_conv2d_kernel *k, const float *input, const float *weight, float *output) {
     void *args[3];
     if (!ctx) return TC_ERROR_INVALID_ARGUMENT;
-    args[0] = (void *)input, args[1] = (void *)weight, args[2] = output;
+    args[0] = (void *)input;
+    args[1] = (void *)weight;
+    args[2] = output;
     return _tc_conv_kernel_run_host(ctx, "tc_conv2d_kernel_run_host", k, 3, args);
 }
 

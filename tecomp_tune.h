@@ -1166,7 +1166,9 @@ static tc_result _tc_tuned_kernel_load(tc_context *ctx, const tc_config_space *s
     if (!space) return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_tuned_kernel_load: %s has no entry for %s of this shape; give the space to build it",
                                 index, task_name);
     memset(&e, 0, sizeof e);
-    e.task = index_name ? index_name : task_name, e.nargs = nargs, e.target = tc_target_string(ctx);
+    e.task = index_name ? index_name : task_name;
+    e.nargs = nargs;
+    e.target = tc_target_string(ctx);
     if (nargs) memcpy(e.args, args, sizeof *args * (size_t)nargs);
     return _tc_tuned_kernel_from_records(ctx, space, records, task_name, index_name != task_name, index, have_stamp ? stamp : NULL, &e, out);
 }

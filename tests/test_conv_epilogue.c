@@ -23,9 +23,20 @@ static tc_context *ctx;
 static tc_conv2d_desc conv(tc_layout layout, tc_dtype dtype, int n, int c, int h, int w, int k, int r, int stride, int pad, int groups) {
     tc_conv2d_desc d;
     memset(&d, 0, sizeof d);
-    d.layout = layout, d.dtype = dtype;
-    d.n = n, d.c = c, d.h = h, d.w = w, d.k = k, d.r = d.s = r;
-    d.stride_h = d.stride_w = stride, d.pad_h = d.pad_w = pad, d.groups = groups;
+    d.layout = layout;
+    d.dtype = dtype;
+    d.n = n;
+    d.c = c;
+    d.h = h;
+    d.w = w;
+    d.k = k;
+    d.r = r;
+    d.s = r;
+    d.stride_h = stride;
+    d.stride_w = stride;
+    d.pad_h = pad;
+    d.pad_w = pad;
+    d.groups = groups;
     return d;
 }
 
@@ -76,31 +87,37 @@ static const tc_expr *reads_a_tensor(const tc_conv2d_epilogue_args *a) {
 // >>description
 
 TC_TEST(epilogue_is_resolved_and_refused) {
-    typedef struct bad {
-        tc_conv2d_epilogue e;
-        const char *message;
-    } bad;
-    bad cases[9];
+    static const char *messages[9] = {"epilogue.act 42 is not a tc_activation", "epilogue.residual 7 is not a tc_residual",
+                                      "epilogue.out_dtype int32 is not an output type (float32, float16 or bfloat16)",
+                                      "epilogue.out_dtype int64 is not an output type",
+                                      "epilogue clamp needs clamp_lo < clamp_hi; got 0 and 0", "got 2 and 1",
+                                      "epilogue.nextra must be 0 to 4, got 5", "epilogue.nextra is 1 but there is no epilogue.fn to read them",
+                                      "epilogue.extra[0] 3 is not a tc_conv2d_extra"};
+    tc_conv2d_epilogue bad[9];
     tc_conv2d_desc d = conv(TC_LAYOUT_NCHW, TC_FLOAT32, 2, 4, 5, 5, 6, 3, 1, 1, 1), r, out;
     tc_conv2d_tensor_info info[TC_CONV2D_MAX_EPILOGUE_TENSORS];
     int64_t bare[TC_MAX_TASK_ARGS], fused[TC_MAX_TASK_ARGS];
-    int n = 0, j;
-    memset(cases, 0, sizeof cases);
-    cases[n].e.act = (tc_activation)42, cases[n++].message = "epilogue.act 42 is not a tc_activation";
-    cases[n].e.residual = (tc_residual)7, cases[n++].message = "epilogue.residual 7 is not a tc_residual";
-    cases[n].e.out_dtype = TC_INT32, cases[n++].message = "epilogue.out_dtype int32 is not an output type (float32, float16 or bfloat16)";
-    cases[n].e.out_dtype = TC_INT64, cases[n++].message = "epilogue.out_dtype int64 is not an output type";
-    cases[n].e.act = TC_ACT_CLAMP, cases[n++].message = "epilogue clamp needs clamp_lo < clamp_hi; got 0 and 0";
-    cases[n].e.act = TC_ACT_CLAMP, cases[n].e.clamp_lo = 2, cases[n].e.clamp_hi = 1, cases[n++].message = "got 2 and 1";
-    cases[n].e.fn = hswish_gate, cases[n].e.nextra = 5, cases[n++].message = "epilogue.nextra must be 0 to 4, got 5";
-    cases[n].e.nextra = 1, cases[n++].message = "epilogue.nextra is 1 but there is no epilogue.fn to read them";
-    cases[n].e.fn = hswish_gate, cases[n].e.nextra = 1, cases[n].e.extra[0] = (tc_conv2d_extra)3;
-    cases[n++].message = "epilogue.extra[0] 3 is not a tc_conv2d_extra";
-    for (j = 0; j < n; j++) {
-        d.epilogue = cases[j].e;
+    int j;
+    memset(bad, 0, sizeof bad);
+    bad[0].act = (tc_activation)42;
+    bad[1].residual = (tc_residual)7;
+    bad[2].out_dtype = TC_INT32;
+    bad[3].out_dtype = TC_INT64;
+    bad[4].act = TC_ACT_CLAMP;
+    bad[5].act = TC_ACT_CLAMP;
+    bad[5].clamp_lo = 2;
+    bad[5].clamp_hi = 1;
+    bad[6].fn = hswish_gate;
+    bad[6].nextra = 5;
+    bad[7].nextra = 1;
+    bad[8].fn = hswish_gate;
+    bad[8].nextra = 1;
+    bad[8].extra[0] = (tc_conv2d_extra)3;
+    for (j = 0; j < 9; j++) {
+        d.epilogue = bad[j];
         memset(&out, 0x5a, sizeof out);
         TC_CHECK_EQ_INT(tc_conv2d_resolve(ctx, &d, &out), TC_ERROR_INVALID_ARGUMENT);
-        TC_CHECK_CONTAINS(tc_last_error(ctx), cases[j].message);
+        TC_CHECK_CONTAINS(tc_last_error(ctx), messages[j]);
         TC_CHECK_EQ_INT(out.n, 0x5a5a5a5a);
     }
     /* zeros: a float32 output, leaky relu's slope 0.01 */
@@ -111,7 +128,8 @@ TC_TEST(epilogue_is_resolved_and_refused) {
     TC_CHECK(r.epilogue.slope == 0.01f);
     TC_CHECK_EQ_INT(tc_conv2d_epilogue_tensors(&d, info), 0);
     /* the tensors in argument order, their types and sizes (p = q = 5) */
-    d.epilogue.scale = d.epilogue.bias = 1;
+    d.epilogue.scale = 1;
+    d.epilogue.bias = 1;
     d.epilogue.residual = TC_RESIDUAL_AFTER_ACT;
     d.epilogue.out_dtype = TC_FLOAT16;
     user_step(&d.epilogue);
@@ -161,10 +179,14 @@ TC_TEST(reference_applies_each_step_in_order) {
     int act, where, j, k, bad = 0;
     for (j = 0; j < 32; j++) in[j] = (float)j / 2 - 8;
     for (j = 0; j < 64; j++) res[j] = (float)(j % 7) - 3;
-    tensors[0] = scale, tensors[1] = bias, tensors[2] = res;
-    d.epilogue.scale = d.epilogue.bias = 1;
+    tensors[0] = scale;
+    tensors[1] = bias;
+    tensors[2] = res;
+    d.epilogue.scale = 1;
+    d.epilogue.bias = 1;
     d.epilogue.slope = 0.25f;
-    d.epilogue.clamp_lo = -0.5f, d.epilogue.clamp_hi = 0.75f;
+    d.epilogue.clamp_lo = -0.5f;
+    d.epilogue.clamp_hi = 0.75f;
     for (act = 0; act < TC_ACT_COUNT; act++)
         for (where = 0; where < TC_RESIDUAL_COUNT; where++) {
             d.epilogue.act = (tc_activation)act;
@@ -184,7 +206,9 @@ TC_TEST(reference_applies_each_step_in_order) {
         }
     TC_CHECK_EQ_INT(bad, 0);
     /* float16 output: each value as a half holds it; bfloat16 likewise */
-    d.epilogue.act = TC_ACT_NONE, d.epilogue.residual = TC_RESIDUAL_NONE, d.epilogue.out_dtype = TC_FLOAT16;
+    d.epilogue.act = TC_ACT_NONE;
+    d.epilogue.residual = TC_RESIDUAL_NONE;
+    d.epilogue.out_dtype = TC_FLOAT16;
     for (j = 0; j < 32; j++) in[j] = 1.0f + (float)j / 3000;
     TC_CHECK_EQ_INT(tc_conv2d_reference_fused(ctx, &d, in, wt, tensors, out), TC_OK);
     for (j = 0; j < 32; j++) bad += out[j] != tc_half_to_float(tc_half_from_float(in[j] * 0.5f + 0.25f));
@@ -215,7 +239,9 @@ TC_TEST(reference_applies_a_user_written_step) {
     int j, k, bad = 0;
     for (j = 0; j < 24; j++) in[j] = (float)j / 2 - 6;
     fill(shift, 48, 9);
-    tensors[0] = bias, tensors[1] = gate, tensors[2] = shift;
+    tensors[0] = bias;
+    tensors[1] = gate;
+    tensors[2] = shift;
     d.epilogue.bias = 1;
     d.epilogue.act = TC_ACT_RELU6;
     user_step(&d.epilogue);
@@ -254,7 +280,11 @@ static int ncases;
 static template_case cases[16];
 
 static void add_case(const char *what, tc_template_fn fn, tc_conv2d_desc d, const char *split_knob) {
-    cases[ncases].what = what, cases[ncases].fn = fn, cases[ncases].d = d, cases[ncases++].split_knob = split_knob;
+    cases[ncases].what = what;
+    cases[ncases].fn = fn;
+    cases[ncases].d = d;
+    cases[ncases].split_knob = split_knob;
+    ncases++;
 }
 
 /* Shapes that no tile divides: 5 or 7 channels, 7 x 6 outputs, k = 20 on the tensor cores. */
@@ -287,18 +317,30 @@ static void make_cases(void) {
 #define NBUILTIN 9
 static tc_conv2d_epilogue builtin(int j) {
     tc_conv2d_epilogue e;
+    /* which steps: scale, bias, residual, activation, output type */
+    static const struct {
+        int scale, bias;
+        tc_residual residual;
+        tc_activation act;
+        tc_dtype out;
+    } steps[NBUILTIN] = {{0, 1, TC_RESIDUAL_NONE, TC_ACT_RELU, TC_FLOAT32},                     /* cuDNN's fused call */
+                         {1, 1, TC_RESIDUAL_NONE, TC_ACT_RELU6, TC_FLOAT32},                    /* MobileNet: batch norm folded */
+                         {0, 0, TC_RESIDUAL_BEFORE_ACT, TC_ACT_LEAKY_RELU, TC_FLOAT32},
+                         {0, 0, TC_RESIDUAL_AFTER_ACT, TC_ACT_CLAMP, TC_FLOAT16},
+                         {1, 0, TC_RESIDUAL_NONE, TC_ACT_SILU, TC_BFLOAT16},
+                         {0, 1, TC_RESIDUAL_AFTER_ACT, TC_ACT_GELU_TANH, TC_FLOAT32},
+                         {1, 1, TC_RESIDUAL_BEFORE_ACT, TC_ACT_SIGMOID, TC_FLOAT16},
+                         {1, 1, TC_RESIDUAL_BEFORE_ACT, TC_ACT_RELU, TC_FLOAT32},               /* ResNet's block */
+                         {0, 0, TC_RESIDUAL_NONE, TC_ACT_NONE, TC_BFLOAT16}};                   /* the output type alone */
     memset(&e, 0, sizeof e);
-    switch (j) {
-    case 0: e.bias = 1, e.act = TC_ACT_RELU; break;                                           /* cuDNN's fused call */
-    case 1: e.scale = e.bias = 1, e.act = TC_ACT_RELU6; break;                                /* MobileNet: batch norm folded */
-    case 2: e.act = TC_ACT_LEAKY_RELU, e.slope = 0.25f, e.residual = TC_RESIDUAL_BEFORE_ACT; break;
-    case 3: e.act = TC_ACT_CLAMP, e.clamp_lo = -0.5f, e.clamp_hi = 0.75f, e.residual = TC_RESIDUAL_AFTER_ACT, e.out_dtype = TC_FLOAT16; break;
-    case 4: e.scale = 1, e.act = TC_ACT_SILU, e.out_dtype = TC_BFLOAT16; break;
-    case 5: e.bias = 1, e.act = TC_ACT_GELU_TANH, e.residual = TC_RESIDUAL_AFTER_ACT; break;
-    case 6: e.scale = e.bias = 1, e.act = TC_ACT_SIGMOID, e.residual = TC_RESIDUAL_BEFORE_ACT, e.out_dtype = TC_FLOAT16; break;
-    case 7: e.scale = e.bias = 1, e.residual = TC_RESIDUAL_BEFORE_ACT, e.act = TC_ACT_RELU; break; /* ResNet's block */
-    default: e.out_dtype = TC_BFLOAT16; break;                                                 /* the output type alone */
-    }
+    e.scale = steps[j].scale;
+    e.bias = steps[j].bias;
+    e.residual = steps[j].residual;
+    e.act = steps[j].act;
+    e.out_dtype = steps[j].out;
+    e.slope = 0.25f;      /* leaky relu's (act_at's) */
+    e.clamp_lo = -0.5f;   /* clamp's */
+    e.clamp_hi = 0.75f;
     return e;
 }
 
@@ -326,29 +368,50 @@ typedef struct case_data {
 
 static void data_free(case_data *cd) {
     int j;
-    free(cd->x), free(cd->w), free(cd->ref), free(cd->y), free(cd->x16), free(cd->w16), free(cd->y16);
-    for (j = 0; j < TC_CONV2D_MAX_EPILOGUE_TENSORS; j++) free(cd->t[j]), free(cd->t16[j]);
+    free(cd->x);
+    free(cd->w);
+    free(cd->ref);
+    free(cd->y);
+    free(cd->x16);
+    free(cd->w16);
+    free(cd->y16);
+    for (j = 0; j < TC_CONV2D_MAX_EPILOGUE_TENSORS; j++) {
+        free(cd->t[j]);
+        free(cd->t16[j]);
+    }
     memset(cd, 0, sizeof *cd);
+}
+
+/* x rounded to a 16-bit type in place, its bits in h; float32 is left as it is. */
+static void round_to(tc_dtype t, float *x, uint16_t *h, size_t n) {
+    size_t i;
+    for (i = 0; t != TC_FLOAT32 && i < n; i++) {
+        h[i] = to16(t, x[i]);
+        x[i] = from16(t, h[i]);
+    }
 }
 
 static int data_make(const tc_conv2d_desc *d, case_data *cd) {
     tc_dtype in16 = d->dtype, out16 = d->epilogue.out_dtype;
     int p, q, j, groups = d->groups ? d->groups : 1;
-    size_t i;
     memset(cd, 0, sizeof *cd);
     cd->d = *d;
     tc_conv2d_output_size(d, &p, &q);
     cd->nx = (size_t)d->n * d->c * d->h * d->w;
     cd->nw = (size_t)d->k * (d->c / groups) * d->r * d->s;
     cd->ny = (size_t)d->n * d->k * p * q;
-    cd->x = (float *)malloc(cd->nx * 4), cd->w = (float *)malloc(cd->nw * 4);
-    cd->ref = (float *)malloc(cd->ny * 4), cd->y = (float *)malloc(cd->ny * 4);
-    cd->x16 = (uint16_t *)malloc(cd->nx * 2), cd->w16 = (uint16_t *)malloc(cd->nw * 2), cd->y16 = (uint16_t *)malloc(cd->ny * 2);
+    cd->x = (float *)malloc(cd->nx * 4);
+    cd->w = (float *)malloc(cd->nw * 4);
+    cd->ref = (float *)malloc(cd->ny * 4);
+    cd->y = (float *)malloc(cd->ny * 4);
+    cd->x16 = (uint16_t *)malloc(cd->nx * 2);
+    cd->w16 = (uint16_t *)malloc(cd->nw * 2);
+    cd->y16 = (uint16_t *)malloc(cd->ny * 2);
     if (!cd->x || !cd->w || !cd->ref || !cd->y || !cd->x16 || !cd->w16 || !cd->y16) return 0;
     fill(cd->x, cd->nx, 3);
     fill(cd->w, cd->nw, 5);
-    for (i = 0; in16 != TC_FLOAT32 && i < cd->nx; i++) cd->x16[i] = to16(in16, cd->x[i]), cd->x[i] = from16(in16, cd->x16[i]);
-    for (i = 0; in16 != TC_FLOAT32 && i < cd->nw; i++) cd->w16[i] = to16(in16, cd->w[i]), cd->w[i] = from16(in16, cd->w16[i]);
+    round_to(in16, cd->x, cd->x16, cd->nx);
+    round_to(in16, cd->w, cd->w16, cd->nw);
     cd->args[0] = in16 != TC_FLOAT32 ? (void *)cd->x16 : (void *)cd->x;
     cd->args[1] = in16 != TC_FLOAT32 ? (void *)cd->w16 : (void *)cd->w;
     cd->args[2] = out16 == TC_FLOAT16 || out16 == TC_BFLOAT16 ? (void *)cd->y16 : (void *)cd->y;
@@ -357,8 +420,7 @@ static int data_make(const tc_conv2d_desc *d, case_data *cd) {
         size_t n = (size_t)cd->info[j].elements;
         if (!(cd->t[j] = (float *)malloc(n * 4)) || !(cd->t16[j] = (uint16_t *)malloc(n * 2))) return 0;
         fill(cd->t[j], n, 11 + (unsigned)j);
-        for (i = 0; cd->info[j].dtype != TC_FLOAT32 && i < n; i++)
-            cd->t16[j][i] = to16(cd->info[j].dtype, cd->t[j][i]), cd->t[j][i] = from16(cd->info[j].dtype, cd->t16[j][i]);
+        round_to(cd->info[j].dtype, cd->t[j], cd->t16[j], n);
         cd->args[3 + j] = cd->info[j].dtype != TC_FLOAT32 ? (void *)cd->t16[j] : (void *)cd->t[j];
     }
     if (tc_conv2d_reference_fused(ctx, d, cd->x, cd->w, (const float *const *)cd->t, cd->ref) != TC_OK) {
@@ -371,7 +433,10 @@ static int data_make(const tc_conv2d_desc *d, case_data *cd) {
 /* The output as floats (NaN where nothing was written: set before the run). */
 static void output_clear(case_data *cd) {
     size_t i;
-    for (i = 0; i < cd->ny; i++) cd->y[i] = NAN, cd->y16[i] = cd->d.epilogue.out_dtype == TC_BFLOAT16 ? 0x7fc0 : 0x7e00;
+    for (i = 0; i < cd->ny; i++) {
+        cd->y[i] = NAN;
+        cd->y16[i] = cd->d.epilogue.out_dtype == TC_BFLOAT16 ? 0x7fc0 : 0x7e00;
+    }
 }
 
 static double output_error(const case_data *cd) {
