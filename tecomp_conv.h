@@ -222,6 +222,11 @@ TECOMP_API int tc_conv2d_epilogue_tensors(const tc_conv2d_desc *d, tc_conv2d_ten
    type. tc_conv2d_reference applies an epilogue that reads no tensor. */
 TECOMP_API tc_result tc_conv2d_reference_fused(tc_context *ctx, const tc_conv2d_desc *d, const float *input, const float *weight,
                                                const float *const *tensors, float *output);
+/* d's epilogue alone on the host: y holds d's convolution without its
+   epilogue (tc_conv2d_reference's output for it), tensors as above; out
+   may be y. What checks a kernel fused after another library's sums. */
+TECOMP_API tc_result tc_conv2d_epilogue_reference(tc_context *ctx, const tc_conv2d_desc *d, const float *y, const float *const *tensors,
+                                                  float *out);
 /* d's epilogue alone, as an elementwise kernel over a convolution output
    that exists (what runs after another library's convolution): args
    {y (the output's shape and layout, of in_dtype; 0: float32), out, then
@@ -687,28 +692,66 @@ static tc_result _tc_conv_reference_user(tc_context *ctx, const tc_conv2d_desc *
     return r;
 }
 
-static tc_result _tc_conv_reference(tc_context *ctx, const char *who, const tc_conv2d_desc *d, const float *input, const float *weight,
-                                    const float *const *tensors, float *output) {
-    tc_conv2d_desc r;
+/* An epilogue's tensors, checked and split by what each is. */
+typedef struct _tc_epi_host {
+    const float *scale, *bias, *residual;
+    int first_extra; /* where the extras start in the tensors */
+} _tc_epi_host;
+
+static tc_result _tc_epi_host_tensors(tc_context *ctx, const char *who, const tc_conv2d_desc *r, const float *const *tensors, _tc_epi_host *h) {
     tc_conv2d_tensor_info info[TC_CONV2D_MAX_EPILOGUE_TENSORS];
-    const tc_conv2d_epilogue *e = &r.epilogue;
-    const float *scale = NULL, *bias = NULL, *residual = NULL;
-    int64_t in[4], wt[4], out[4], n, k, y, x;
-    size_t count, at;
-    int p, q, blocked, ntensors, t = 0, j;
-    tc_result res;
-    if (!ctx) return TC_ERROR_INVALID_ARGUMENT;
-    if (!d || !input || !weight || !output) return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "%s: NULL argument", who);
-    if ((res = tc_conv2d_resolve(ctx, d, &r)) != TC_OK) return res;
-    ntensors = tc_conv2d_epilogue_tensors(&r, info);
+    int ntensors = tc_conv2d_epilogue_tensors(r, info), t = 0, j;
+    memset(h, 0, sizeof *h);
     if (ntensors && !tensors)
         return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "%s: the epilogue reads %d tensor%s (%s first); give them to tc_conv2d_reference_fused",
                         who, ntensors, ntensors > 1 ? "s" : "", info[0].name);
     for (j = 0; j < ntensors; j++)
         if (!tensors[j]) return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "%s: epilogue tensor %d (%s) is NULL", who, j, info[j].name);
-    if (e->scale) scale = tensors[t++];
-    if (e->bias) bias = tensors[t++];
-    if (e->residual != TC_RESIDUAL_NONE) residual = tensors[t++];
+    if (r->epilogue.scale) h->scale = tensors[t++];
+    if (r->epilogue.bias) h->bias = tensors[t++];
+    if (r->epilogue.residual != TC_RESIDUAL_NONE) h->residual = tensors[t++];
+    h->first_extra = t;
+    return TC_OK;
+}
+
+/* The built-in steps on sum v of channel k, element at: in double, and
+   rounded to the output type unless a user-written step follows (the
+   kernels hand it a float). */
+static float _tc_epi_host_at(const tc_conv2d_epilogue *e, const _tc_epi_host *h, double v, int64_t k, size_t at) {
+    if (h->scale) v *= h->scale[k];
+    if (h->bias) v += h->bias[k];
+    if (h->residual && e->residual == TC_RESIDUAL_BEFORE_ACT) v += h->residual[at];
+    v = _tc_conv_reference_act(e, v);
+    if (h->residual && e->residual == TC_RESIDUAL_AFTER_ACT) v += h->residual[at];
+    return e->fn ? (float)v : _tc_conv_round_to(e->out_dtype, v);
+}
+
+/* What is left after the built-in steps: the user-written step, then the rounding to the output type. */
+static tc_result _tc_epi_host_finish(tc_context *ctx, const tc_conv2d_desc *r, const float *const *tensors, const _tc_epi_host *h, float *output) {
+    int p, q;
+    size_t count, at;
+    tc_result res;
+    if (!r->epilogue.fn) return TC_OK;
+    tc_conv2d_output_size(r, &p, &q);
+    count = (size_t)r->n * r->k * p * q;
+    if ((res = _tc_conv_reference_user(ctx, r, tensors, h->first_extra, count, output)) != TC_OK) return res;
+    for (at = 0; r->epilogue.out_dtype != TC_FLOAT32 && at < count; at++) output[at] = _tc_conv_round_to(r->epilogue.out_dtype, output[at]);
+    return TC_OK;
+}
+
+/* The reference with input and weight, or with conv (the sums already,
+   laid out as the output: tc_conv2d_epilogue_reference) instead. */
+static tc_result _tc_conv_reference(tc_context *ctx, const char *who, const tc_conv2d_desc *d, const float *input, const float *weight,
+                                    const float *conv, const float *const *tensors, float *output) {
+    tc_conv2d_desc r;
+    _tc_epi_host h;
+    int64_t in[4], wt[4], out[4], n, k, y, x;
+    int p, q, blocked;
+    tc_result res;
+    if (!ctx) return TC_ERROR_INVALID_ARGUMENT;
+    if (!d || (!conv && (!input || !weight)) || !output) return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "%s: NULL argument", who);
+    if ((res = tc_conv2d_resolve(ctx, d, &r)) != TC_OK) return res;
+    if ((res = _tc_epi_host_tensors(ctx, who, &r, tensors, &h)) != TC_OK) return res;
     tc_conv2d_output_size(&r, &p, &q);
     _tc_conv_strides(&r, p, q, in, wt, out);
     blocked = r.layout == TC_LAYOUT_NHWCnc;
@@ -716,29 +759,26 @@ static tc_result _tc_conv_reference(tc_context *ctx, const char *who, const tc_c
         for (k = 0; k < r.k; k++)
             for (y = 0; y < p; y++)
                 for (x = 0; x < q; x++) {
-                    at = (size_t)_tc_conv_elem(blocked ? NULL : out, 0, n, k, y, x, p, q, r.k, 0);
-                    double v = _tc_conv_reference_at(&r, input, weight, blocked ? NULL : in, blocked ? NULL : wt, n, k, y, x);
-                    if (scale) v *= scale[k];
-                    if (bias) v += bias[k];
-                    if (residual && e->residual == TC_RESIDUAL_BEFORE_ACT) v += residual[at];
-                    v = _tc_conv_reference_act(e, v);
-                    if (residual && e->residual == TC_RESIDUAL_AFTER_ACT) v += residual[at];
-                    output[at] = e->fn ? (float)v : _tc_conv_round_to(e->out_dtype, v); /* the kernels hand fn a float */
+                    size_t at = (size_t)_tc_conv_elem(blocked ? NULL : out, 0, n, k, y, x, p, q, r.k, 0);
+                    double v = conv ? conv[at] : _tc_conv_reference_at(&r, input, weight, blocked ? NULL : in, blocked ? NULL : wt, n, k, y, x);
+                    output[at] = _tc_epi_host_at(&r.epilogue, &h, v, k, at);
                 }
-    if (!e->fn) return TC_OK;
-    count = (size_t)r.n * r.k * p * q;
-    if ((res = _tc_conv_reference_user(ctx, &r, tensors, t, count, output)) != TC_OK) return res;
-    for (at = 0; e->out_dtype != TC_FLOAT32 && at < count; at++) output[at] = _tc_conv_round_to(e->out_dtype, output[at]);
-    return TC_OK;
+    return _tc_epi_host_finish(ctx, &r, tensors, &h, output);
 }
 
 TECOMP_API tc_result tc_conv2d_reference(tc_context *ctx, const tc_conv2d_desc *d, const float *input, const float *weight, float *output) {
-    return _tc_conv_reference(ctx, "tc_conv2d_reference", d, input, weight, NULL, output);
+    return _tc_conv_reference(ctx, "tc_conv2d_reference", d, input, weight, NULL, NULL, output);
 }
 
 TECOMP_API tc_result tc_conv2d_reference_fused(tc_context *ctx, const tc_conv2d_desc *d, const float *input, const float *weight,
                                                const float *const *tensors, float *output) {
-    return _tc_conv_reference(ctx, "tc_conv2d_reference_fused", d, input, weight, tensors, output);
+    return _tc_conv_reference(ctx, "tc_conv2d_reference_fused", d, input, weight, NULL, tensors, output);
+}
+
+TECOMP_API tc_result tc_conv2d_epilogue_reference(tc_context *ctx, const tc_conv2d_desc *d, const float *y, const float *const *tensors,
+                                                  float *out) {
+    if (ctx && !y) return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_conv2d_epilogue_reference: NULL argument");
+    return _tc_conv_reference(ctx, "tc_conv2d_epilogue_reference", d, NULL, NULL, y, tensors, out);
 }
 
 // >>conv-compute

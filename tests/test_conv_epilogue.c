@@ -558,7 +558,8 @@ TC_TEST(every_template_fuses_a_user_written_epilogue) {
 }
 
 /* The epilogue alone after a bare convolution: the reference's output run
-   through it matches the fused reference; and a 16-bit input. */
+   through it (on the host, and as a kernel) matches the fused reference;
+   and a 16-bit input. */
 TC_TEST(the_epilogue_alone_follows_a_bare_convolution) {
     tc_conv2d_desc d = conv(TC_LAYOUT_NHWC, TC_FLOAT32, 2, 3, 5, 4, 6, 3, 1, 1, 1), bare;
     tc_instance inst;
@@ -579,6 +580,11 @@ TC_TEST(the_epilogue_alone_follows_a_bare_convolution) {
     conv_out = (float *)malloc(cd.ny * 4);
     conv16 = (uint16_t *)malloc(cd.ny * 2);
     TC_CHECK_EQ_INT(tc_conv2d_reference(ctx, &bare, cd.x, cd.w, conv_out), TC_OK);
+    /* the epilogue's reference alone, on those sums, is the fused reference */
+    TC_CHECK_EQ_INT(tc_conv2d_epilogue_reference(ctx, &d, conv_out, (const float *const *)cd.t, cd.y), TC_OK);
+    for (i = 0; i < cd.ny; i++) cd.y16[i] = tc_half_from_float(cd.y[i]);
+    TC_CHECK(output_error(&cd) == 0);
+    TC_CHECK_EQ_INT(tc_conv2d_epilogue_reference(ctx, &d, NULL, (const float *const *)cd.t, cd.y), TC_ERROR_INVALID_ARGUMENT);
     TC_CHECK_EQ_INT(tc_conv2d_epilogue_alone(ctx, &d, TC_FLOAT32, &inst), TC_OK);
     TC_CHECK_EQ_INT(inst.nargs, 2 + cd.ntensors);
     TC_CHECK_EQ_INT(tc_lower(inst.schedule, inst.nargs, inst.args, "epilogue", NULL, &f), TC_OK);
