@@ -50,6 +50,13 @@
                          included).
    tc_conv2d_reference computes any description on the host, in every layout.
 
+   Every template fuses the description's epilogue (tc_conv2d_epilogue: a
+   per-channel scale and bias, a residual before or after an activation, a
+   user-written elementwise step, the output type) into the stage that
+   writes its output: the sum is cached in registers (the tensor-core
+   templates' accumulators staged in shared memory first) and inlined
+   there, and the epilogue's tensors follow the output in the arguments.
+
    WHAT THIS MODULE DOES NOT DO (yet): exact NHWC templates for float32
    (the reference covers it; conv2d_mma builds float16, bfloat16 and TF32), HWCN templates other than the implicit GEMM and Winograd,
    float16 and bfloat16 kernels other than conv2d_tensorcore's NHWCnc and
