@@ -976,13 +976,14 @@ static tc_result _tc_epi_place(tc_schedule *s, const _tc_epi *e, tc_stage *so) {
    their order and spread over the block's threads, counts[j] on tags[j]
    outermost first: consecutive threads on consecutive elements (coalesced
    stores when the loops follow memory order), looping over the rest. */
-static tc_result _tc_epi_spread(tc_stage *so, tc_iter *after, int ntags, const int64_t *counts, const tc_thread_tag *tags) {
+static tc_result _tc_epi_spread(tc_context *ctx, tc_stage *so, tc_iter *after, int ntags, const int64_t *counts, const tc_thread_tag *tags) {
     tc_iter *fused = NULL, *steps, *t;
     int64_t block = 1;
     int k, first = -1;
     for (k = 0; k < tc_stage_leaf_count(so); k++)
         if (tc_stage_leaf(so, k) == after) first = k + 1;
-    if (first < 1 || first >= tc_stage_leaf_count(so)) return TC_ERROR_INVALID_ARGUMENT;
+    if (first < 1 || first >= tc_stage_leaf_count(so))
+        return _tc_fail(ctx, TC_ERROR_SCHEDULE, "conv2d epilogue: the output stage has no loops inside its block's to spread over the threads");
     fused = tc_stage_leaf(so, first);
     while (tc_stage_leaf_count(so) > first + 1) _TC_CONV_TRY(tc_fuse(so, fused, tc_stage_leaf(so, first + 1), &fused));
     for (k = 0; k < ntags; k++) block *= counts[k];
@@ -2302,7 +2303,7 @@ static tc_result _tc_tensorcore_epilogue_schedule(tc_cfg *cfg, tc_stage *so, tc_
     counts[0] = tc_cfg_knob(cfg, "block_col_warps");
     counts[1] = tc_cfg_knob(cfg, "block_row_warps");
     counts[2] = 32;
-    _TC_CONV_TRY(_tc_epi_spread(so, bj, 3, counts, tags));
+    _TC_CONV_TRY(_tc_epi_spread(tc_cfg_context(cfg), so, bj, 3, counts, tags));
     _TC_CONV_TRY(tc_compute_at(sc, so, bj));
     _TC_CONV_TRY(tc_split_nparts(sc, tc_axis_of(sc, 0), counts[1], &ty, &nci));
     _TC_CONV_TRY(tc_split_nparts(sc, tc_axis_of(sc, 3), counts[0], warp, &oci));
@@ -2788,7 +2789,7 @@ static tc_result _tc_mma_epilogue_schedule(tc_context *ctx, const _tc_mma_tiles 
     _TC_CONV_TRY(tc_bind(so, b0, TC_BLOCK_X));
     _TC_CONV_TRY(tc_bind(so, b1, TC_BLOCK_Y));
     _tc_mma_thread_counts(t, counts);
-    _TC_CONV_TRY(_tc_epi_spread(so, b1, 3, counts, _tc_mma_thread_tags));
+    _TC_CONV_TRY(_tc_epi_spread(ctx, so, b1, 3, counts, _tc_mma_thread_tags));
     _TC_CONV_TRY(tc_compute_at(sg, so, b1));
     _TC_CONV_TRY(tc_split_nparts(sg, tc_axis_of(sg, 0), counts[0], &ty, &r));
     _TC_CONV_TRY(tc_split_nparts(sg, tc_axis_of(sg, 1), counts[1], warp, &c));
