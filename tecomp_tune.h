@@ -577,11 +577,10 @@ TECOMP_API const char *tc_target_string(tc_context *ctx) {
 }
 
 /* The best successful record of a task on target, instantiated and lowered
-   in ctx: what tc_apply_history_best and tc_tuned_kernel_load build. */
-/* The best record's kernel, lowered. A variant's space (a fused
-   epilogue's kernels, built from the task's records) may exceed a GPU
-   limit where the task's kernel did not: with fall_through, the next best
-   record then, and so on. */
+   in ctx: what tc_apply_history_best and tc_tuned_kernel_load build. A
+   variant's space (a fused epilogue's kernels, built from the task's
+   records) may exceed a GPU limit where the task's kernel did not: with
+   fall_through, the next best record then, and so on. */
 static tc_result _tc_history_best_lowered(tc_context *ctx, const tc_config_space *space, const char *records, const char *task_name,
                                           int nargs, const int64_t *args, const char *target, int fall_through, tc_best *out) {
     tc_record *recs = NULL;
