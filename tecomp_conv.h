@@ -50,6 +50,13 @@
                          included).
    tc_conv2d_reference computes any description on the host, in every layout.
 
+   Every template fuses the description's epilogue (tc_conv2d_epilogue: a
+   per-channel scale and bias, a residual before or after an activation, a
+   user-written elementwise step, the output type) into the stage that
+   writes its output: the sum is cached in registers (the tensor-core
+   templates' accumulators staged in shared memory first) and inlined
+   there, and the epilogue's tensors follow the output in the arguments.
+
    WHAT THIS MODULE DOES NOT DO (yet): exact NHWC templates for float32
    (the reference covers it; conv2d_mma builds float16, bfloat16 and TF32), HWCN templates other than the implicit GEMM and Winograd,
    float16 and bfloat16 kernels other than conv2d_tensorcore's NHWCnc and
@@ -85,6 +92,82 @@ typedef enum tc_layout { TC_LAYOUT_NCHW = 0, TC_LAYOUT_NHWC, TC_LAYOUT_HWCN, TC_
    product); float16 and bfloat16 convolutions are not changed by it. */
 typedef enum tc_conv2d_math { TC_CONV_MATH_EXACT = 0, TC_CONV_MATH_TF32, TC_CONV_MATH_COUNT } tc_conv2d_math;
 
+/* An epilogue's activation, applied to each output element x (float32). */
+typedef enum tc_activation {
+    TC_ACT_NONE = 0,   /* x */
+    TC_ACT_RELU,       /* max(x, 0) */
+    TC_ACT_RELU6,      /* min(max(x, 0), 6) */
+    TC_ACT_LEAKY_RELU, /* x < 0 ? slope x : x */
+    TC_ACT_CLAMP,      /* min(max(x, clamp_lo), clamp_hi) */
+    TC_ACT_SILU,       /* x sigmoid(x) */
+    TC_ACT_GELU_TANH,  /* 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))) */
+    TC_ACT_SIGMOID,    /* 1 / (1 + exp(-x)) */
+    TC_ACT_COUNT
+} tc_activation;
+
+/* Where an epilogue adds its residual tensor (one the shape, layout and
+   output type of the convolution's output). */
+typedef enum tc_residual {
+    TC_RESIDUAL_NONE = 0,
+    TC_RESIDUAL_BEFORE_ACT, /* act(conv + residual): ResNet's block */
+    TC_RESIDUAL_AFTER_ACT,  /* act(conv) + residual */
+    TC_RESIDUAL_COUNT
+} tc_residual;
+
+/* The extra tensors a user-written epilogue step reads. */
+#define TC_CONV2D_MAX_EXTRA 4
+/* The most tensors an epilogue adds to a kernel's arguments: scale, bias, residual and the extras. */
+#define TC_CONV2D_MAX_EPILOGUE_TENSORS (3 + TC_CONV2D_MAX_EXTRA)
+
+typedef enum tc_conv2d_extra {
+    TC_EXTRA_CHANNEL = 0, /* float32, one value per output channel (k of them) */
+    TC_EXTRA_OUTPUT       /* float32, the output's shape and layout */
+} tc_conv2d_extra;
+
+/* What a user-written epilogue step is given: the output element so far
+   and where it is. Build the new value in ctx from these (tc_mul,
+   tc_call1("tanh", ...), ...); it must be elementwise: read no tensor. */
+typedef struct tc_conv2d_epilogue_args {
+    tc_context *ctx;                            /* build the expression here */
+    const tc_expr *x;                           /* the element after the built-in steps (float32) */
+    const tc_expr *channel;                     /* its output channel (int32, 0 <= channel < k) */
+    const tc_expr *extra[TC_CONV2D_MAX_EXTRA];  /* extra tensor j's element for it (float32) */
+    void *user;                                 /* tc_conv2d_epilogue.user */
+} tc_conv2d_epilogue_args;
+
+/* A user-written step: the new value (a float expression), or NULL with
+   the error set in a->ctx. Called for every kernel built, and from other
+   processes while tuning: it must depend on its arguments only. */
+typedef const tc_expr *(*tc_conv2d_epilogue_fn)(const tc_conv2d_epilogue_args *a);
+
+/* Elementwise work fused into the convolution's output stage (the stage
+   that writes the output computes it: no extra pass over memory). All
+   zero: none. In this order, y = the sum in float32:
+       y = y * scale[k]      (scale nonzero)
+       y = y + bias[k]       (bias nonzero)
+       y = y + residual      (TC_RESIDUAL_BEFORE_ACT)
+       y = act(y)
+       y = y + residual      (TC_RESIDUAL_AFTER_ACT)
+       y = fn(y, extras)     (fn non-NULL)
+       output = y rounded to out_dtype
+   Each tensor it reads becomes a kernel argument after (input, weight,
+   output), in that order: scale, bias, residual, then the extras (see
+   tc_conv2d_epilogue_tensors). scale, bias and the extras are float32;
+   the residual has the output type. */
+typedef struct tc_conv2d_epilogue {
+    int scale;                  /* nonzero: multiply by a per-output-channel scale (batch norm folded) */
+    int bias;                   /* nonzero: add a per-output-channel bias */
+    tc_residual residual;       /* 0: none */
+    tc_activation act;          /* 0: none */
+    float slope;                /* TC_ACT_LEAKY_RELU's; 0: 0.01 */
+    float clamp_lo, clamp_hi;   /* TC_ACT_CLAMP's bounds, clamp_lo < clamp_hi */
+    tc_conv2d_epilogue_fn fn;   /* a user-written step, last; NULL: none */
+    void *user;                 /* given to fn */
+    int nextra;                 /* extra tensors fn reads, 0 to TC_CONV2D_MAX_EXTRA */
+    tc_conv2d_extra extra[TC_CONV2D_MAX_EXTRA]; /* what each is */
+    tc_dtype out_dtype;         /* the output's type; 0: float32; float16 or bfloat16 */
+} tc_conv2d_epilogue;
+
 /* Zero means the default where the comment says so. */
 typedef struct tc_conv2d_desc {
     tc_layout layout;                 /* 0: NCHW */
@@ -99,9 +182,19 @@ typedef struct tc_conv2d_desc {
     int groups;                       /* 0: 1; c and k divisible by it */
     tc_conv2d_math math;              /* 0: exact, float32 on FFMA templates; TC_CONV_MATH_TF32: float32 NHWC may use TF32
                                          tensor cores (conv2d_mma) */
+    tc_conv2d_epilogue epilogue;      /* zero: none, a float32 output (every template fuses one) */
 } tc_conv2d_desc;
 
+/* One tensor an epilogue adds to a kernel's arguments. */
+typedef struct tc_conv2d_tensor_info {
+    const char *name;         /* "scale", "bias", "residual", "extra0", ... */
+    tc_dtype dtype;
+    int per_channel;          /* 1: k elements, else the output's shape and layout */
+    int64_t elements;
+} tc_conv2d_tensor_info;
+
 TECOMP_API const char *tc_layout_name(tc_layout layout); /* "NCHW", ...; "?" for none */
+TECOMP_API const char *tc_activation_name(tc_activation act); /* "relu", "gelu_tanh", ...; "none" for TC_ACT_NONE, "?" for no activation */
 
 /* out = in with the defaults filled, after checking the shape: sizes
    positive, pads non-negative, groups dividing c and k, the (dilated)
@@ -117,19 +210,45 @@ TECOMP_API double tc_conv2d_flops(const tc_conv2d_desc *d);
    s, stride_h, stride_w, pad_h, pad_w, dilation_h, dilation_w, groups,
    layout, dtype, then math only where it matters, float32 with TF32 allowed
    (so that records of exact tasks keep their keys and never mix with TF32
-   ones). Returns 16, or 17 with math (0 for a NULL description). */
+   ones). Returns 16, or 17 with math (0 for a NULL description). The
+   epilogue is not in the key: a fused kernel takes the configuration tuned
+   for its bare convolution, as TVM's fused operators take their anchor's. */
 TECOMP_API int tc_conv2d_task_args(const tc_conv2d_desc *d, int64_t args[TC_MAX_TASK_ARGS]);
 /* The convolution computed on the host, accumulating in double: input,
    weight and output laid out as tc_layout says. The numbers are floats
    whatever d->dtype says (convert float16 or bfloat16 data first:
    tc_half_to_float, tc_bfloat16_to_float). */
 TECOMP_API tc_result tc_conv2d_reference(tc_context *ctx, const tc_conv2d_desc *d, const float *input, const float *weight, float *output);
+/* The tensors d's epilogue adds to a kernel's arguments, in their order
+   (scale, bias, residual, the extras): how many (0 for none or NULL). */
+TECOMP_API int tc_conv2d_epilogue_tensors(const tc_conv2d_desc *d, tc_conv2d_tensor_info out[TC_CONV2D_MAX_EPILOGUE_TENSORS]);
+/* tc_conv2d_reference with d's epilogue applied (the built-in steps in
+   double, a user-written one on the host executor): tensors[j] holds
+   epilogue tensor j as floats (a 16-bit residual converted first; NULL
+   when there are none); output as floats, each rounded to the output
+   type. tc_conv2d_reference applies an epilogue that reads no tensor. */
+TECOMP_API tc_result tc_conv2d_reference_fused(tc_context *ctx, const tc_conv2d_desc *d, const float *input, const float *weight,
+                                               const float *const *tensors, float *output);
+/* d's epilogue alone on the host: y holds d's convolution without its
+   epilogue (tc_conv2d_reference's output for it), tensors as above; out
+   may be y. What checks a kernel fused after another library's sums. */
+TECOMP_API tc_result tc_conv2d_epilogue_reference(tc_context *ctx, const tc_conv2d_desc *d, const float *y, const float *const *tensors,
+                                                  float *out);
+/* d's epilogue alone, as an elementwise kernel over a convolution output
+   that exists (what runs after another library's convolution): args
+   {y (the output's shape and layout, of in_dtype; 0: float32), out, then
+   the epilogue's tensors}, one thread per element. */
+TECOMP_API tc_result tc_conv2d_epilogue_alone(tc_context *ctx, const tc_conv2d_desc *d, tc_dtype in_dtype, tc_instance *out);
 
 /* Templates; task is a const tc_conv2d_desc * (NCHW, float32; HWCN too
    where the template says so, with RSCK weights and a (p, q, k, n) output).
    Each builds data (n, c, h, w), kernel (k, c / groups, r, s) and the output
    (n, k, p, q), in the layout's order, schedules it by the configuration's
-   knobs and returns args = {data, kernel, output} and the flops. */
+   knobs and returns args = {data, kernel, output} and the flops. With an
+   epilogue (tc_conv2d_desc.epilogue) the output stage computes it, the
+   sum kept in registers (the tensor-core templates stage the block's
+   accumulators in shared memory first), and its tensors follow in args;
+   the knobs stay the same. */
 TECOMP_API tc_result tc_conv2d_direct_template(tc_cfg *cfg, const void *task, tc_instance *out);    /* "conv2d_direct" */
 TECOMP_API tc_result tc_conv2d_depthwise_template(tc_cfg *cfg, const void *task, tc_instance *out); /* "conv2d_depthwise" */
 /* The direct template over a reduction split across blocks (split-K): the
@@ -260,6 +379,7 @@ typedef struct tc_conv2d_kernel_info {
     int trials_run;           /* trials this call measured */
     int on_gpu;               /* 0: no GPU here, only tc_conv2d_kernel_run_host runs it */
     int from_index;           /* loaded from the records' index: no records read, nothing lowered or compiled */
+    int nargs;                /* buffers a launch takes: input, weight, output, then the epilogue's tensors */
 } tc_conv2d_kernel_info;
 
 /* Tuning (when asked) happens before this process touches the GPU, so that
@@ -275,6 +395,12 @@ TECOMP_API tc_result tc_conv2d_kernel_create(tc_context *ctx, const tc_conv2d_ke
 TECOMP_API tc_result tc_conv2d_kernel_launch(tc_context *ctx, const tc_conv2d_kernel *k, tc_devptr input, tc_devptr weight, tc_devptr output);
 /* The same kernel on the host executor, on host buffers (lowered on first use). */
 TECOMP_API tc_result tc_conv2d_kernel_run_host(tc_context *ctx, tc_conv2d_kernel *k, const float *input, const float *weight, float *output);
+/* A kernel with an epilogue's tensors: args = {input, weight, output, then
+   the tensors in tc_conv2d_epilogue_tensors's order} (info.nargs of them;
+   host buffers of the tensors' types for run_host). The calls above take
+   kernels whose epilogue reads no tensor. */
+TECOMP_API tc_result tc_conv2d_kernel_launch_args(tc_context *ctx, const tc_conv2d_kernel *k, const tc_devptr *args);
+TECOMP_API tc_result tc_conv2d_kernel_run_host_args(tc_context *ctx, tc_conv2d_kernel *k, void *const *args);
 TECOMP_API void tc_conv2d_kernel_info_get(const tc_conv2d_kernel *k, tc_conv2d_kernel_info *out);
 TECOMP_API void tc_conv2d_kernel_destroy(tc_context *ctx, tc_conv2d_kernel *k); /* NULL is ignored */
 
@@ -307,6 +433,8 @@ static tc_conv2d_desc _tc_conv_defaults(const tc_conv2d_desc *in) {
     if (!d.dilation_h) d.dilation_h = 1;
     if (!d.dilation_w) d.dilation_w = 1;
     if (!d.groups) d.groups = 1;
+    if (d.epilogue.out_dtype == TC_BOOL) d.epilogue.out_dtype = TC_FLOAT32;
+    if (d.epilogue.act == TC_ACT_LEAKY_RELU && d.epilogue.slope == 0.0f) d.epilogue.slope = 0.01f; /* PyTorch's default */
     return d;
 }
 
@@ -331,6 +459,36 @@ static tc_result _tc_conv_check_elements(tc_context *ctx, const char *what, doub
     if (count <= 2147483647.0) return TC_OK;
     return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_conv2d_resolve: the %s has %.0f elements, more than 32-bit indices reach (2^31 - 1)",
                     what, count);
+}
+
+/* An epilogue (defaults filled) that every template can build: known
+   steps, an output type of the three floats, sane clamp bounds, a
+   function for the extras it declares. */
+static tc_result _tc_conv_check_epilogue(tc_context *ctx, const tc_conv2d_epilogue *e) {
+    int j;
+    if (e->act < 0 || e->act >= TC_ACT_COUNT)
+        return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_conv2d_resolve: epilogue.act %d is not a tc_activation", (int)e->act);
+    if (e->residual < 0 || e->residual >= TC_RESIDUAL_COUNT)
+        return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_conv2d_resolve: epilogue.residual %d is not a tc_residual", (int)e->residual);
+    if (e->out_dtype != TC_FLOAT32 && e->out_dtype != TC_FLOAT16 && e->out_dtype != TC_BFLOAT16)
+        return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_conv2d_resolve: epilogue.out_dtype %s is not an output type (float32, float16 or "
+                        "bfloat16)", tc_dtype_name(e->out_dtype));
+    if (e->act == TC_ACT_CLAMP && !(e->clamp_lo < e->clamp_hi)) /* also refuses NaN bounds, and the zeros of a bound left unset */
+        return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_conv2d_resolve: epilogue clamp needs clamp_lo < clamp_hi; got %g and %g",
+                        (double)e->clamp_lo, (double)e->clamp_hi);
+    if (e->act == TC_ACT_LEAKY_RELU && !isfinite(e->slope))
+        return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_conv2d_resolve: epilogue leaky relu slope %g is not finite", (double)e->slope);
+    if (e->nextra < 0 || e->nextra > TC_CONV2D_MAX_EXTRA)
+        return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_conv2d_resolve: epilogue.nextra must be 0 to %d, got %d", TC_CONV2D_MAX_EXTRA,
+                        e->nextra);
+    if (e->nextra && !e->fn)
+        return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_conv2d_resolve: epilogue.nextra is %d but there is no epilogue.fn to read them",
+                        e->nextra);
+    for (j = 0; j < e->nextra; j++)
+        if (e->extra[j] != TC_EXTRA_CHANNEL && e->extra[j] != TC_EXTRA_OUTPUT)
+            return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_conv2d_resolve: epilogue.extra[%d] %d is not a tc_conv2d_extra", j,
+                            (int)e->extra[j]);
+    return TC_OK;
 }
 
 TECOMP_API tc_result tc_conv2d_resolve(tc_context *ctx, const tc_conv2d_desc *in, tc_conv2d_desc *out) {
@@ -377,6 +535,7 @@ TECOMP_API tc_result tc_conv2d_resolve(tc_context *ctx, const tc_conv2d_desc *in
     if ((r = _tc_conv_check_elements(ctx, "padded input", (double)d.n * d.c * (d.h + 2.0 * d.pad_h) * (d.w + 2.0 * d.pad_w))) != TC_OK) return r;
     if ((r = _tc_conv_check_elements(ctx, "weight", (double)d.k * (d.c / d.groups) * d.r * d.s)) != TC_OK) return r;
     if ((r = _tc_conv_check_elements(ctx, "output", (double)d.n * d.k * (double)p * (double)q)) != TC_OK) return r;
+    if ((r = _tc_conv_check_epilogue(ctx, &d.epilogue)) != TC_OK) return r;
     *out = d;
     return TC_OK;
 }
@@ -474,24 +633,175 @@ static double _tc_conv_reference_at(const tc_conv2d_desc *d, const float *input,
     return acc;
 }
 
-TECOMP_API tc_result tc_conv2d_reference(tc_context *ctx, const tc_conv2d_desc *d, const float *input, const float *weight, float *output) {
+static void _tc_conv_tensor_info(tc_conv2d_tensor_info *t, const char *name, tc_dtype dtype, int per_channel, int64_t elements) {
+    t->name = name;
+    t->dtype = dtype;
+    t->per_channel = per_channel;
+    t->elements = elements;
+}
+
+TECOMP_API int tc_conv2d_epilogue_tensors(const tc_conv2d_desc *d, tc_conv2d_tensor_info out[TC_CONV2D_MAX_EPILOGUE_TENSORS]) {
+    static const char *extra_names[TC_CONV2D_MAX_EXTRA] = {"extra0", "extra1", "extra2", "extra3"};
     tc_conv2d_desc r;
+    const tc_conv2d_epilogue *e;
+    int64_t outputs;
+    int p, q, n = 0, j;
+    if (!d || !out) return 0;
+    r = _tc_conv_defaults(d);
+    e = &r.epilogue;
+    tc_conv2d_output_size(&r, &p, &q);
+    outputs = (int64_t)r.n * r.k * p * q;
+    if (e->scale) _tc_conv_tensor_info(&out[n++], "scale", TC_FLOAT32, 1, r.k);
+    if (e->bias) _tc_conv_tensor_info(&out[n++], "bias", TC_FLOAT32, 1, r.k);
+    if (e->residual != TC_RESIDUAL_NONE) _tc_conv_tensor_info(&out[n++], "residual", e->out_dtype, 0, outputs);
+    for (j = 0; e->fn && j < e->nextra && j < TC_CONV2D_MAX_EXTRA; j++) {
+        int per_channel = e->extra[j] == TC_EXTRA_CHANNEL;
+        _tc_conv_tensor_info(&out[n++], extra_names[j], TC_FLOAT32, per_channel, per_channel ? r.k : outputs);
+    }
+    return n;
+}
+
+/* act(v) in double: the reference's, written apart from the kernels' expressions. */
+static double _tc_conv_reference_act(const tc_conv2d_epilogue *e, double v) {
+    switch (e->act) {
+    case TC_ACT_RELU: return v > 0 ? v : 0;
+    case TC_ACT_RELU6: return v < 0 ? 0 : v > 6 ? 6 : v;
+    case TC_ACT_LEAKY_RELU: return v < 0 ? e->slope * v : v;
+    case TC_ACT_CLAMP: return v < e->clamp_lo ? e->clamp_lo : v > e->clamp_hi ? e->clamp_hi : v;
+    case TC_ACT_SILU: return v / (1 + exp(-v));
+    case TC_ACT_GELU_TANH: return 0.5 * v * (1 + tanh(sqrt(2 / 3.14159265358979323846) * (v + 0.044715 * v * v * v)));
+    case TC_ACT_SIGMOID: return 1 / (1 + exp(-v));
+    default: return v;
+    }
+}
+
+/* v as the output type holds it. */
+static float _tc_conv_round_to(tc_dtype t, double v) {
+    if (t == TC_FLOAT16) return tc_half_to_float(tc_half_from_float((float)v));
+    if (t == TC_BFLOAT16) return tc_bfloat16_to_float(tc_bfloat16_from_float((float)v));
+    return (float)v;
+}
+
+static tc_result _tc_epi_alone(tc_context *ctx, const tc_conv2d_desc *d, tc_dtype in_dtype, int user_only, tc_instance *out);
+
+/* The user-written step over y (the output so far, in place), on the host
+   executor: in a scratch context, so that ctx keeps none of it. */
+static tc_result _tc_conv_reference_user(tc_context *ctx, const tc_conv2d_desc *d, const float *const *tensors, int first_extra, size_t count,
+                                         float *y) {
+    tc_context *scratch = NULL;
+    tc_instance inst;
+    const tc_func *f;
+    void *args[2 + TC_CONV2D_MAX_EXTRA];
+    float *before;
+    tc_result r;
+    int j;
+    if ((r = _tc_scratch_context(ctx, &scratch)) != TC_OK) return r;
+    if (!(before = (float *)_tc_malloc(scratch, count * sizeof *before))) {
+        tc_destroy_context(scratch);
+        return TC_ERROR_OUT_OF_MEMORY;
+    }
+    memcpy(before, y, count * sizeof *before);
+    r = _tc_epi_alone(scratch, d, TC_FLOAT32, 1, &inst);
+    if (r == TC_OK) r = tc_lower(inst.schedule, inst.nargs, inst.args, "reference_epilogue", NULL, &f);
+    if (r == TC_OK) {
+        args[0] = before;
+        args[1] = y;
+        for (j = 0; j < d->epilogue.nextra; j++) args[2 + j] = (void *)tensors[first_extra + j];
+        r = tc_host_run(scratch, f, args, NULL);
+    }
+    if (r != TC_OK) _tc_fail(ctx, r, "tc_conv2d_reference: the epilogue's user-written step: %s", tc_last_error(scratch));
+    _tc_free(scratch, before);
+    tc_destroy_context(scratch);
+    return r;
+}
+
+/* An epilogue's tensors, checked and split by what each is. */
+typedef struct _tc_epi_host {
+    const float *scale, *bias, *residual;
+    int first_extra; /* where the extras start in the tensors */
+} _tc_epi_host;
+
+static tc_result _tc_epi_host_tensors(tc_context *ctx, const char *who, const tc_conv2d_desc *r, const float *const *tensors, _tc_epi_host *h) {
+    tc_conv2d_tensor_info info[TC_CONV2D_MAX_EPILOGUE_TENSORS];
+    int ntensors = tc_conv2d_epilogue_tensors(r, info), t = 0, j;
+    memset(h, 0, sizeof *h);
+    if (ntensors && !tensors)
+        return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "%s: the epilogue reads %d tensor%s (%s first); give them to tc_conv2d_reference_fused",
+                        who, ntensors, ntensors > 1 ? "s" : "", info[0].name);
+    for (j = 0; j < ntensors; j++)
+        if (!tensors[j]) return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "%s: epilogue tensor %d (%s) is NULL", who, j, info[j].name);
+    if (r->epilogue.scale) h->scale = tensors[t++];
+    if (r->epilogue.bias) h->bias = tensors[t++];
+    if (r->epilogue.residual != TC_RESIDUAL_NONE) h->residual = tensors[t++];
+    h->first_extra = t;
+    return TC_OK;
+}
+
+/* The built-in steps on sum v of channel k, element at: in double, and
+   rounded to the output type unless a user-written step follows (the
+   kernels hand it a float). */
+static float _tc_epi_host_at(const tc_conv2d_epilogue *e, const _tc_epi_host *h, double v, int64_t k, size_t at) {
+    if (h->scale) v *= h->scale[k];
+    if (h->bias) v += h->bias[k];
+    if (h->residual && e->residual == TC_RESIDUAL_BEFORE_ACT) v += h->residual[at];
+    v = _tc_conv_reference_act(e, v);
+    if (h->residual && e->residual == TC_RESIDUAL_AFTER_ACT) v += h->residual[at];
+    return e->fn ? (float)v : _tc_conv_round_to(e->out_dtype, v);
+}
+
+/* What is left after the built-in steps: the user-written step, then the rounding to the output type. */
+static tc_result _tc_epi_host_finish(tc_context *ctx, const tc_conv2d_desc *r, const float *const *tensors, const _tc_epi_host *h, float *output) {
+    int p, q;
+    size_t count, at;
+    tc_result res;
+    if (!r->epilogue.fn) return TC_OK;
+    tc_conv2d_output_size(r, &p, &q);
+    count = (size_t)r->n * r->k * p * q;
+    if ((res = _tc_conv_reference_user(ctx, r, tensors, h->first_extra, count, output)) != TC_OK) return res;
+    for (at = 0; r->epilogue.out_dtype != TC_FLOAT32 && at < count; at++) output[at] = _tc_conv_round_to(r->epilogue.out_dtype, output[at]);
+    return TC_OK;
+}
+
+/* The reference with input and weight, or with conv (the sums already,
+   laid out as the output: tc_conv2d_epilogue_reference) instead. */
+static tc_result _tc_conv_reference(tc_context *ctx, const char *who, const tc_conv2d_desc *d, const float *input, const float *weight,
+                                    const float *conv, const float *const *tensors, float *output) {
+    tc_conv2d_desc r;
+    _tc_epi_host h;
     int64_t in[4], wt[4], out[4], n, k, y, x;
     int p, q, blocked;
     tc_result res;
     if (!ctx) return TC_ERROR_INVALID_ARGUMENT;
-    if (!d || !input || !weight || !output) return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_conv2d_reference: NULL argument");
+    if (!d || (!conv && (!input || !weight)) || !output) return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "%s: NULL argument", who);
     if ((res = tc_conv2d_resolve(ctx, d, &r)) != TC_OK) return res;
+    if ((res = _tc_epi_host_tensors(ctx, who, &r, tensors, &h)) != TC_OK) return res;
     tc_conv2d_output_size(&r, &p, &q);
     _tc_conv_strides(&r, p, q, in, wt, out);
     blocked = r.layout == TC_LAYOUT_NHWCnc;
     for (n = 0; n < r.n; n++)
         for (k = 0; k < r.k; k++)
             for (y = 0; y < p; y++)
-                for (x = 0; x < q; x++)
-                    output[_tc_conv_elem(blocked ? NULL : out, 0, n, k, y, x, p, q, r.k, 0)] =
-                        (float)_tc_conv_reference_at(&r, input, weight, blocked ? NULL : in, blocked ? NULL : wt, n, k, y, x);
-    return TC_OK;
+                for (x = 0; x < q; x++) {
+                    size_t at = (size_t)_tc_conv_elem(blocked ? NULL : out, 0, n, k, y, x, p, q, r.k, 0);
+                    double v = conv ? conv[at] : _tc_conv_reference_at(&r, input, weight, blocked ? NULL : in, blocked ? NULL : wt, n, k, y, x);
+                    output[at] = _tc_epi_host_at(&r.epilogue, &h, v, k, at);
+                }
+    return _tc_epi_host_finish(ctx, &r, tensors, &h, output);
+}
+
+TECOMP_API tc_result tc_conv2d_reference(tc_context *ctx, const tc_conv2d_desc *d, const float *input, const float *weight, float *output) {
+    return _tc_conv_reference(ctx, "tc_conv2d_reference", d, input, weight, NULL, NULL, output);
+}
+
+TECOMP_API tc_result tc_conv2d_reference_fused(tc_context *ctx, const tc_conv2d_desc *d, const float *input, const float *weight,
+                                               const float *const *tensors, float *output) {
+    return _tc_conv_reference(ctx, "tc_conv2d_reference_fused", d, input, weight, NULL, tensors, output);
+}
+
+TECOMP_API tc_result tc_conv2d_epilogue_reference(tc_context *ctx, const tc_conv2d_desc *d, const float *y, const float *const *tensors,
+                                                  float *out) {
+    if (ctx && !y) return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_conv2d_epilogue_reference: NULL argument");
+    return _tc_conv_reference(ctx, "tc_conv2d_epilogue_reference", d, NULL, NULL, y, tensors, out);
 }
 
 // >>conv-compute
@@ -508,11 +818,217 @@ static tc_result _tc_conv_error(tc_context *ctx) {
     return r != TC_OK ? r : TC_ERROR_OUT_OF_MEMORY;
 }
 
+// >>conv-epilogue
+
+/* A template's epilogue stage: out computes the epilogue of the sum (the
+   template's own output tensor, which it then keeps in registers or shared
+   memory and inlines into out); the tensors it reads are kernel arguments. */
+typedef struct _tc_epi {
+    tc_tensor *out; /* NULL: no epilogue, the sum is the output */
+    int ntensors;
+    tc_tensor *tensors[TC_CONV2D_MAX_EPILOGUE_TENSORS];
+    int nkept;
+    tc_tensor *kept[2]; /* values a step reads more than once, each a register of the output's thread (_tc_epi_place) */
+} _tc_epi;
+
+/* Where a template's output tensor keeps the output channel: axis `axis`,
+   or with a block axis (NHWCnc's) block * 16 + axis. */
+typedef struct _tc_epi_channel {
+    int axis, block_axis;
+} _tc_epi_channel;
+
+/* Whether a resolved description's epilogue does anything. A float32
+   output with no step is none: the templates then build what they always
+   built, expression for expression (the golden tests see no change). */
+static int _tc_epi_active(const tc_conv2d_desc *d) {
+    const tc_conv2d_epilogue *e = &d->epilogue;
+    return e->scale || e->bias || e->residual != TC_RESIDUAL_NONE || e->act != TC_ACT_NONE || e->fn || e->out_dtype != TC_FLOAT32;
+}
+
+/* The 16-bit types widen to float32 for arithmetic; float32 stays itself. */
+static const tc_expr *_tc_epi_float(const tc_expr *x) { return x && x->dtype != TC_FLOAT32 ? tc_cast(TC_FLOAT32, x) : x; }
+
+/* act(x) for the built-in activations, in float32. */
+static const tc_expr *_tc_epi_activation(tc_context *ctx, const tc_conv2d_epilogue *e, const tc_expr *x) {
+    const tc_expr *zero = tc_float(ctx, 0.0), *inner;
+    switch (e->act) {
+    case TC_ACT_RELU: return tc_max(x, zero);
+    case TC_ACT_RELU6: return tc_min(tc_max(x, zero), tc_float(ctx, 6.0));
+    case TC_ACT_LEAKY_RELU: return tc_select(tc_lt(x, zero), tc_mul(x, tc_float(ctx, e->slope)), x);
+    case TC_ACT_CLAMP: return tc_min(tc_max(x, tc_float(ctx, e->clamp_lo)), tc_float(ctx, e->clamp_hi));
+    case TC_ACT_SILU: return tc_mul(x, tc_call1("sigmoid", x));
+    case TC_ACT_GELU_TANH: /* x^3 as x x x: pow is slower and no more accurate for a cube */
+        inner = tc_mul(tc_float(ctx, 0.7978845608028654), tc_add(x, tc_mul(tc_float(ctx, 0.044715), tc_mul(x, tc_mul(x, x)))));
+        return tc_mul(tc_mul(tc_float(ctx, 0.5), x), tc_add(tc_float(ctx, 1.0), tc_call1("tanh", inner)));
+    case TC_ACT_SIGMOID: return tc_call1("sigmoid", x);
+    default: return x;
+    }
+}
+
+/* 1 when e reads nothing but the tensors allowed and reduces over nothing:
+   what a user-written step may do (anything else would not be elementwise). */
+static int _tc_epi_elementwise(const tc_expr *e, int nallowed, tc_tensor *const *allowed) {
+    int k, ok = 0;
+    if (e->kind == TC_REDUCE) return 0;
+    if (e->kind == TC_ACCESS) {
+        for (k = 0; k < nallowed && !ok; k++) ok = e->tensor == allowed[k];
+        if (!ok) return 0;
+    }
+    for (k = 0; k < e->nargs; k++)
+        if (!_tc_epi_elementwise(e->args[k], nallowed, allowed)) return 0;
+    return 1;
+}
+
+/* x as a stage of its own, to be computed in a register where the output
+   is (_tc_epi_place): a step that reads its input more than once (gelu
+   five times) then reads a temporary, not the whole expression again. */
+static const tc_expr *_tc_epi_keep(tc_context *ctx, tc_tensor *conv, const tc_expr *const *ax, const tc_expr *x, const char *name, _tc_epi *e) {
+    tc_tensor *t;
+    if (!x || !(t = tc_compute(ctx, name, conv->ndim, ax, x))) return NULL;
+    e->kept[e->nkept++] = t;
+    return tc_access(t, conv->ndim, ax);
+}
+
+/* The user-written step on x: the extras' placeholders (appended to e's
+   tensors) and their elements, fn called, its answer checked. */
+static const tc_expr *_tc_epi_user(tc_context *ctx, const tc_conv2d_desc *d, tc_tensor *conv, const tc_expr *const *ax, const tc_expr *channel,
+                                   const tc_expr *x, _tc_epi *e) {
+    static const char *names[TC_CONV2D_MAX_EXTRA] = {"extra0", "extra1", "extra2", "extra3"};
+    const tc_conv2d_epilogue *ep = &d->epilogue;
+    tc_conv2d_epilogue_args a;
+    tc_tensor *allowed[3 + TC_CONV2D_MAX_EPILOGUE_TENSORS];
+    const tc_expr *v;
+    int j;
+    memset(&a, 0, sizeof a);
+    a.ctx = ctx;
+    a.x = x;
+    a.channel = channel;
+    a.user = ep->user;
+    for (j = 0; j < ep->nextra; j++) {
+        int per_channel = ep->extra[j] == TC_EXTRA_CHANNEL;
+        tc_tensor *t = per_channel ? tc_placeholderi(ctx, names[j], TC_FLOAT32, 1, d->k) : tc_placeholder(ctx, names[j], TC_FLOAT32, conv->ndim, conv->shape);
+        if (!t) return NULL;
+        e->tensors[e->ntensors++] = t;
+        a.extra[j] = per_channel ? tc_access(t, 1, &channel) : tc_access(t, conv->ndim, ax);
+    }
+    if (!(v = ep->fn(&a))) {
+        if (tc_last_result(ctx) == TC_OK) _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "conv2d epilogue: the user-written step (epilogue.fn) returned NULL");
+        return NULL;
+    }
+    if (v->ctx != ctx || !tc_dtype_is_float(v->dtype)) {
+        _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "conv2d epilogue: the user-written step must return a float expression built in a->ctx; it "
+                 "returned %s", v->ctx != ctx ? "one from another context" : tc_dtype_name(v->dtype));
+        return NULL;
+    }
+    allowed[0] = conv; /* x reads it, the built-in steps' tensors and the kept values */
+    for (j = 0; j < e->ntensors; j++) allowed[1 + j] = e->tensors[j];
+    for (j = 0; j < e->nkept; j++) allowed[1 + e->ntensors + j] = e->kept[j];
+    if (!_tc_epi_elementwise(v, 1 + e->ntensors + e->nkept, allowed)) {
+        _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "conv2d epilogue: the user-written step must be elementwise: read only a->x, a->channel and "
+                 "a->extra, with no reduction");
+        return NULL;
+    }
+    return _tc_epi_float(v);
+}
+
+/* The epilogue stage over conv (a template's output, float32, its channel
+   where ch says), named name: out[ax] = the steps on conv[ax], rounded to
+   the output type. user_only: fn's step alone, float32 out (the
+   reference's use). Nothing is built when there is nothing to do. */
+static tc_result _tc_epi_build(tc_context *ctx, const tc_conv2d_desc *d, tc_tensor *conv, _tc_epi_channel ch, int user_only, const char *name,
+                               _tc_epi *e) {
+    const tc_conv2d_epilogue *ep = &d->epilogue;
+    const tc_expr *ax[8], *channel, *x, *res = NULL;
+    tc_tensor *t;
+    int j;
+    memset(e, 0, sizeof *e);
+    if (user_only ? !ep->fn : !_tc_epi_active(d)) return TC_OK;
+    for (j = 0; j < conv->ndim; j++) { /* conv's own axes' names; a placeholder (the epilogue alone) has none */
+        char name[16];
+        snprintf(name, sizeof name, "i%d", j);
+        if (!(ax[j] = tc_axis(ctx, conv->axes ? conv->axes[j]->name : name, conv->shape[j]))) return _tc_conv_error(ctx);
+    }
+    channel = ch.block_axis >= 0 ? tc_add(tc_muli(ax[ch.block_axis], 16), ax[ch.axis]) : ax[ch.axis];
+    x = _tc_epi_float(tc_access(conv, conv->ndim, ax));
+    if (!user_only && ep->scale) {
+        if (!(t = tc_placeholderi(ctx, "scale", TC_FLOAT32, 1, d->k))) return _tc_conv_error(ctx);
+        e->tensors[e->ntensors++] = t;
+        x = tc_mul(x, tc_access(t, 1, &channel));
+    }
+    if (!user_only && ep->bias) {
+        if (!(t = tc_placeholderi(ctx, "bias", TC_FLOAT32, 1, d->k))) return _tc_conv_error(ctx);
+        e->tensors[e->ntensors++] = t;
+        x = tc_add(x, tc_access(t, 1, &channel));
+    }
+    if (!user_only && ep->residual != TC_RESIDUAL_NONE) {
+        if (!(t = tc_placeholder(ctx, "residual", ep->out_dtype, conv->ndim, conv->shape))) return _tc_conv_error(ctx);
+        e->tensors[e->ntensors++] = t;
+        res = _tc_epi_float(tc_access(t, conv->ndim, ax));
+    }
+    if (res && ep->residual == TC_RESIDUAL_BEFORE_ACT) x = tc_add(x, res);
+    if (!user_only && (ep->act == TC_ACT_LEAKY_RELU || ep->act == TC_ACT_SILU || ep->act == TC_ACT_GELU_TANH))
+        x = _tc_epi_keep(ctx, conv, ax, x, "act_in", e);
+    if (!user_only && x) x = _tc_epi_activation(ctx, ep, x);
+    if (res && ep->residual == TC_RESIDUAL_AFTER_ACT) x = tc_add(x, res);
+    if (ep->fn && x && !user_only && x->kind != TC_ACCESS) x = _tc_epi_keep(ctx, conv, ax, x, "fn_in", e); /* fn may read x many times */
+    if (ep->fn && x && !(x = _tc_epi_user(ctx, d, conv, ax, channel, x, e))) return _tc_conv_error(ctx);
+    if (!user_only && ep->out_dtype != TC_FLOAT32) x = tc_cast(ep->out_dtype, x);
+    if (!x || !(e->out = tc_compute(ctx, name, conv->ndim, ax, x))) return _tc_conv_error(ctx);
+    return TC_OK;
+}
+
+/* The epilogue's kept values, each computed in a register inside the
+   innermost loop of the stage that writes the output (so, scheduled):
+   one element each, a temporary of the output's thread. */
+static tc_result _tc_epi_place(tc_schedule *s, const _tc_epi *e, tc_stage *so) {
+    tc_iter *inner = tc_stage_leaf(so, tc_stage_leaf_count(so) - 1);
+    int j;
+    for (j = 0; j < e->nkept; j++) _TC_CONV_TRY(tc_compute_at(tc_stage_of(s, e->kept[j]), so, inner));
+    return TC_OK;
+}
+
+/* The epilogue stage's loops inside `after` (a block's tile, all its
+   elements: the stage reads a shared copy of the block's sums), fused in
+   their order and spread over the block's threads, counts[j] on tags[j]
+   outermost first: consecutive threads on consecutive elements (coalesced
+   stores when the loops follow memory order), looping over the rest. */
+static tc_result _tc_epi_spread(tc_context *ctx, tc_stage *so, tc_iter *after, int ntags, const int64_t *counts, const tc_thread_tag *tags) {
+    tc_iter *fused = NULL, *steps, *t;
+    int64_t block = 1;
+    int k, first = -1;
+    for (k = 0; k < tc_stage_leaf_count(so); k++)
+        if (tc_stage_leaf(so, k) == after) first = k + 1;
+    if (first < 1 || first >= tc_stage_leaf_count(so))
+        return _tc_fail(ctx, TC_ERROR_SCHEDULE, "conv2d epilogue: the output stage has no loops inside its block's to spread over the threads");
+    fused = tc_stage_leaf(so, first);
+    while (tc_stage_leaf_count(so) > first + 1) _TC_CONV_TRY(tc_fuse(so, fused, tc_stage_leaf(so, first + 1), &fused));
+    for (k = 0; k < ntags; k++) block *= counts[k];
+    _TC_CONV_TRY(tc_split(so, fused, block, &steps, &fused));
+    for (k = 0; k < ntags; k++) {
+        _TC_CONV_TRY(tc_split_nparts(so, fused, counts[k], &t, &fused));
+        _TC_CONV_TRY(tc_bind(so, t, tags[k]));
+    }
+    return TC_OK;
+}
+
 /* The tensors of one convolution: the placeholders, the padded input (its
-   own compute, so that a schedule can inline it or cache it) and the output. */
+   own compute, so that a schedule can inline it or cache it) and the output
+   (the sum; with an epilogue, epi.out is the kernel's output). */
 typedef struct _tc_conv_graph {
     tc_tensor *data, *kernel, *pad, *out;
+    _tc_epi epi;
 } _tc_conv_graph;
+
+/* The template's epilogue over g->out, its channel on axis `axis`. */
+static tc_result _tc_conv_epilogue(tc_context *ctx, const tc_conv2d_desc *d, int axis, _tc_conv_graph *g) {
+    _tc_epi_channel ch;
+    ch.axis = axis;
+    ch.block_axis = -1;
+    return _tc_epi_build(ctx, d, g->out, ch, 0, "out", &g->epi);
+}
+
+/* The tensor the kernel writes: the epilogue's, else the sum. */
+static tc_tensor *_tc_conv_final(const _tc_conv_graph *g) { return g->epi.out ? g->epi.out : g->out; }
 
 /* A template's task, resolved, and one a template of float32 kernels in
    NCHW (and with hwcn_too, HWCN) can build. */
@@ -626,12 +1142,88 @@ static tc_result _tc_conv_depthwise_compute(tc_context *ctx, const tc_conv2d_des
     return g->out ? TC_OK : _tc_conv_error(ctx);
 }
 
-/* What every template returns: the schedule, (data, kernel, output), the flops. */
-static void _tc_conv_instance(const tc_conv2d_desc *d, tc_schedule *s, const _tc_conv_graph *g, tc_instance *out) {
+/* What every template returns: the schedule, (data, kernel, output, then
+   the epilogue's tensors), the flops; the epilogue's temporaries placed
+   in the output stage, scheduled by now. */
+static tc_result _tc_conv_instance(const tc_conv2d_desc *d, tc_schedule *s, const _tc_conv_graph *g, tc_instance *out) {
+    int j;
+    if (g->epi.nkept) _TC_CONV_TRY(_tc_epi_place(s, &g->epi, tc_stage_of(s, g->epi.out)));
     out->schedule = s;
     out->nargs = 3;
-    out->args[0] = g->data, out->args[1] = g->kernel, out->args[2] = g->out;
+    out->args[0] = g->data;
+    out->args[1] = g->kernel;
+    out->args[2] = _tc_conv_final(g);
+    for (j = 0; j < g->epi.ntensors; j++) out->args[out->nargs++] = g->epi.tensors[j];
     out->flops = tc_conv2d_flops(d);
+    return TC_OK;
+}
+
+/* The stage that writes the output in s: with an epilogue, the sum (cached
+   by the caller already, so a plain copy now) is inlined into the
+   epilogue's stage, which takes the sum's schedule (the te way: TVM's
+   fused conv + bias + relu). */
+static tc_result _tc_conv_output_stage(tc_context *ctx, tc_schedule *s, const _tc_conv_graph *g, tc_stage **out) {
+    if (g->epi.out) _TC_CONV_TRY(tc_compute_inline(tc_stage_of(s, g->out)));
+    *out = tc_stage_of(s, _tc_conv_final(g));
+    return *out ? TC_OK : _tc_conv_error(ctx);
+}
+
+/* The epilogue alone over y (the output's shape and layout, of in_dtype):
+   one thread per element, 256 a block; user_only: fn's step alone. */
+static tc_result _tc_epi_alone(tc_context *ctx, const tc_conv2d_desc *d, tc_dtype in_dtype, int user_only, tc_instance *out) {
+    tc_tensor *y;
+    _tc_epi e;
+    _tc_epi_channel ch;
+    tc_schedule *s;
+    tc_stage *st;
+    tc_iter *fused, *bx, *tx;
+    int p, q, j;
+    tc_conv2d_output_size(d, &p, &q);
+    ch.axis = 1;
+    ch.block_axis = -1;
+    if (d->layout == TC_LAYOUT_NHWCnc) {
+        y = tc_placeholderi(ctx, "y", in_dtype, 6, d->n / 16, p, q, d->k / 16, 16, 16);
+        ch.axis = 5;
+        ch.block_axis = 3;
+    } else {
+        int64_t sizes[4];
+        sizes[0] = d->n;
+        sizes[1] = d->k;
+        sizes[2] = p;
+        sizes[3] = q;
+        y = _tc_conv_placeholder(ctx, "y", d->layout, in_dtype, sizes);
+        for (j = 0; j < 4; j++)
+            if (_tc_layout_order[d->layout][j] == 1) ch.axis = j;
+    }
+    if (!y) return _tc_conv_error(ctx);
+    _TC_CONV_TRY(_tc_epi_build(ctx, d, y, ch, user_only, "out", &e));
+    if (!e.out) return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_conv2d_epilogue_alone: the description has no epilogue");
+    if (!(s = tc_create_schedule(ctx, 1, &e.out)) || !(st = tc_stage_of(s, e.out))) return _tc_conv_error(ctx);
+    fused = tc_axis_of(st, 0);
+    for (j = 1; j < e.out->ndim; j++) _TC_CONV_TRY(tc_fuse(st, fused, tc_axis_of(st, j), &fused));
+    _TC_CONV_TRY(tc_split(st, fused, 256, &bx, &tx));
+    _TC_CONV_TRY(tc_bind(st, bx, TC_BLOCK_X));
+    _TC_CONV_TRY(tc_bind(st, tx, TC_THREAD_X));
+    _TC_CONV_TRY(_tc_epi_place(s, &e, st));
+    out->schedule = s;
+    out->nargs = 2;
+    out->args[0] = y;
+    out->args[1] = e.out;
+    for (j = 0; j < e.ntensors; j++) out->args[out->nargs++] = e.tensors[j];
+    out->flops = 0;
+    return TC_OK;
+}
+
+TECOMP_API tc_result tc_conv2d_epilogue_alone(tc_context *ctx, const tc_conv2d_desc *d, tc_dtype in_dtype, tc_instance *out) {
+    tc_conv2d_desc r;
+    if (!ctx) return TC_ERROR_INVALID_ARGUMENT;
+    if (!d || !out) return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_conv2d_epilogue_alone: NULL argument");
+    if (in_dtype == TC_BOOL) in_dtype = TC_FLOAT32;
+    if (in_dtype != TC_FLOAT32 && in_dtype != TC_FLOAT16 && in_dtype != TC_BFLOAT16)
+        return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_conv2d_epilogue_alone: in_dtype %s is not float32, float16 or bfloat16",
+                        tc_dtype_name(in_dtype));
+    _TC_CONV_TRY(tc_conv2d_resolve(ctx, d, &r));
+    return _tc_epi_alone(ctx, &r, in_dtype, 0, out);
 }
 
 /* A split knob's sizes, outermost first (NULL with the error set when the name is unknown). */
@@ -676,7 +1268,9 @@ static tc_result _tc_direct_caches(tc_context *ctx, tc_schedule *s, const _tc_co
         !(WW = tc_cache_read(s, g->kernel, TC_SCOPE_SHARED, 1, &OL)) || !(AL = tc_cache_read(s, AA, TC_SCOPE_LOCAL, 1, &OL)) ||
         !(WL = tc_cache_read(s, WW, TC_SCOPE_LOCAL, 1, &OL)))
         return _tc_conv_error(ctx);
-    st->out = tc_stage_of(s, g->out), st->OL = tc_stage_of(s, OL), st->AA = tc_stage_of(s, AA);
+    _TC_CONV_TRY(_tc_conv_output_stage(ctx, s, g, &st->out));
+    st->OL = tc_stage_of(s, OL);
+    st->AA = tc_stage_of(s, AA);
     st->WW = tc_stage_of(s, WW), st->AL = tc_stage_of(s, AL), st->WL = tc_stage_of(s, WL);
     return st->out && st->OL && st->AA && st->WW && st->AL && st->WL ? TC_OK : _tc_conv_error(ctx);
 }
@@ -815,17 +1409,19 @@ TECOMP_API tc_result tc_conv2d_direct_template(tc_cfg *cfg, const void *task, tc
     tc_context *ctx = tc_cfg_context(cfg);
     tc_conv2d_desc d;
     _tc_conv_graph g;
+    tc_tensor *final;
     tc_schedule *s;
     int p, q;
     if (!ctx || !out) return ctx ? _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "conv2d_direct: NULL argument") : TC_ERROR_INVALID_ARGUMENT;
     _TC_CONV_TRY(_tc_conv_task(ctx, task, "conv2d_direct", &d));
     tc_conv2d_output_size(&d, &p, &q);
     _TC_CONV_TRY(_tc_conv_direct_compute(ctx, &d, p, q, &g));
-    if (!(s = tc_create_schedule(ctx, 1, &g.out))) return _tc_conv_error(ctx);
+    _TC_CONV_TRY(_tc_conv_epilogue(ctx, &d, 1, &g));
+    final = _tc_conv_final(&g);
+    if (!(s = tc_create_schedule(ctx, 1, &final))) return _tc_conv_error(ctx);
     _TC_CONV_TRY(_tc_direct_knobs(cfg, &d, p, q, 0));
     _TC_CONV_TRY(_tc_direct_schedule(cfg, &d, 0, s, &g));
-    _tc_conv_instance(&d, s, &g, out);
-    return TC_OK;
+    return _tc_conv_instance(&d, s, &g, out);
 }
 
 // >>conv-splitk
@@ -861,14 +1457,33 @@ static tc_result _tc_conv_splitk_compute(tc_context *ctx, const tc_conv2d_desc *
 }
 
 /* The chunks' sums: one output per thread, 128 threads a block, over the
-   stage's naxes axes fused. */
-static tc_result _tc_conv_sum_schedule(tc_stage *so, int naxes) {
-    tc_iter *fused = tc_axis_of(so, 0), *bx, *tx;
+   stage's naxes axes fused; *tx: the thread loop. */
+static tc_result _tc_conv_sum_threads(tc_stage *so, int naxes, tc_iter **tx) {
+    tc_iter *fused = tc_axis_of(so, 0), *bx;
     int k;
     for (k = 1; k < naxes; k++) _TC_CONV_TRY(tc_fuse(so, fused, tc_axis_of(so, k), &fused));
-    _TC_CONV_TRY(tc_split(so, fused, 128, &bx, &tx));
+    _TC_CONV_TRY(tc_split(so, fused, 128, &bx, tx));
     _TC_CONV_TRY(tc_bind(so, bx, TC_BLOCK_X));
-    return tc_bind(so, tx, TC_THREAD_X);
+    return tc_bind(so, *tx, TC_THREAD_X);
+}
+
+static tc_result _tc_conv_sum_schedule(tc_stage *so, int naxes) {
+    tc_iter *tx;
+    return _tc_conv_sum_threads(so, naxes, &tx);
+}
+
+/* The last kernel of a split sum (g->out sums the parts): one output per
+   thread; with an epilogue, each thread sums its output in a register and
+   the epilogue's stage, which writes it, takes the threads. */
+static tc_result _tc_conv_final_sum(tc_context *ctx, tc_schedule *s, const _tc_conv_graph *g, int naxes) {
+    tc_tensor *sum;
+    tc_stage *so;
+    tc_iter *tx;
+    if (!g->epi.out) return _tc_conv_sum_schedule(tc_stage_of(s, g->out), naxes);
+    if (!(sum = tc_cache_write(s, g->out, TC_SCOPE_LOCAL))) return _tc_conv_error(ctx);
+    _TC_CONV_TRY(_tc_conv_output_stage(ctx, s, g, &so));
+    _TC_CONV_TRY(_tc_conv_sum_threads(so, naxes, &tx));
+    return tc_compute_at(tc_stage_of(s, sum), so, tx);
 }
 
 TECOMP_API tc_result tc_conv2d_splitk_template(tc_cfg *cfg, const void *task, tc_instance *out) {
@@ -877,7 +1492,7 @@ TECOMP_API tc_result tc_conv2d_splitk_template(tc_cfg *cfg, const void *task, tc
     _tc_conv_graph g, partial_graph;
     tc_split_desc four;
     const int64_t *rc;
-    tc_tensor *partial;
+    tc_tensor *partial, *final;
     tc_schedule *s;
     int p, q;
     if (!ctx || !out) return ctx ? _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "conv2d_splitk: NULL argument") : TC_ERROR_INVALID_ARGUMENT;
@@ -891,13 +1506,15 @@ TECOMP_API tc_result tc_conv2d_splitk_template(tc_cfg *cfg, const void *task, tc
     _TC_CONV_TRY(_tc_conv_sizes(cfg, "tile_rc", &rc));
     _TC_CONV_TRY(_tc_direct_knobs(cfg, &d, p, q, 1));
     _TC_CONV_TRY(_tc_conv_splitk_compute(ctx, &d, p, q, (int)rc[3], &g, &partial));
-    if (!(s = tc_create_schedule(ctx, 1, &g.out))) return _tc_conv_error(ctx);
+    _TC_CONV_TRY(_tc_conv_epilogue(ctx, &d, 1, &g));
+    final = _tc_conv_final(&g);
+    if (!(s = tc_create_schedule(ctx, 1, &final))) return _tc_conv_error(ctx);
     partial_graph = g, partial_graph.out = partial;
+    memset(&partial_graph.epi, 0, sizeof partial_graph.epi); /* the epilogue is the final sum's */
     partial_shape = d, partial_shape.n = (int)rc[3] * d.n; /* the chunks are images to the direct schedule */
     _TC_CONV_TRY(_tc_direct_schedule(cfg, &partial_shape, 1, s, &partial_graph));
-    _TC_CONV_TRY(_tc_conv_sum_schedule(tc_stage_of(s, g.out), 4));
-    _tc_conv_instance(&d, s, &g, out);
-    return TC_OK;
+    _TC_CONV_TRY(_tc_conv_final_sum(ctx, s, &g, 4));
+    return _tc_conv_instance(&d, s, &g, out);
 }
 
 // >>conv-gemm
@@ -1059,9 +1676,14 @@ static tc_result _tc_gemm_schedule_product(tc_cfg *cfg, const tc_conv2d_desc *d,
     _TC_CONV_TRY(tc_compute_inline(tc_stage_of(s, g->wmat)));
     if (!(OL = tc_cache_write(s, product, TC_SCOPE_LOCAL)) || !(AA = tc_cache_read(s, g->col, TC_SCOPE_SHARED, 1, &OL)) ||
         !(WW = tc_cache_read(s, g->wmat, TC_SCOPE_SHARED, 1, &OL)) || !(AL = tc_cache_read(s, AA, TC_SCOPE_LOCAL, 1, &OL)) ||
-        !(WL = tc_cache_read(s, WW, TC_SCOPE_LOCAL, 1, &OL)) || !(so = tc_stage_of(s, product)) || !(sl = tc_stage_of(s, OL)) ||
+        !(WL = tc_cache_read(s, WW, TC_SCOPE_LOCAL, 1, &OL)) || !(sl = tc_stage_of(s, OL)) ||
         !(aa = tc_stage_of(s, AA)) || !(ww = tc_stage_of(s, WW)))
         return _tc_conv_error(ctx);
+    if (chunks > 1) { /* the product is the parts' sums; an epilogue goes with their sum */
+        if (!(so = tc_stage_of(s, product))) return _tc_conv_error(ctx);
+    } else {
+        _TC_CONV_TRY(_tc_conv_output_stage(ctx, s, &g->conv, &so));
+    }
     _TC_CONV_TRY(_tc_gemm_tile_output(cfg, d, so, chunks, &tx, &scope));
     _TC_CONV_TRY(tc_compute_at(sl, so, tx));
     _TC_CONV_TRY(_tc_conv_sizes(cfg, "tile_j", &tj));
@@ -1087,6 +1709,7 @@ TECOMP_API tc_result tc_conv2d_gemm_template(tc_cfg *cfg, const void *task, tc_i
     tc_conv2d_desc d;
     _tc_gemm_graph g;
     const int64_t *tj;
+    tc_tensor *final;
     tc_schedule *s;
     int p, q, chunks;
     if (!ctx || !out) return ctx ? _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "conv2d_gemm: NULL argument") : TC_ERROR_INVALID_ARGUMENT;
@@ -1096,11 +1719,12 @@ TECOMP_API tc_result tc_conv2d_gemm_template(tc_cfg *cfg, const void *task, tc_i
     _TC_CONV_TRY(_tc_conv_sizes(cfg, "tile_j", &tj));
     chunks = (int)tj[3];
     _TC_CONV_TRY(_tc_gemm_compute(ctx, &d, p, q, chunks, &g));
-    if (!(s = tc_create_schedule(ctx, 1, &g.conv.out))) return _tc_conv_error(ctx);
+    _TC_CONV_TRY(_tc_conv_epilogue(ctx, &d, 1, &g.conv)); /* (o, f, i): f in either layout */
+    final = _tc_conv_final(&g.conv);
+    if (!(s = tc_create_schedule(ctx, 1, &final))) return _tc_conv_error(ctx);
     _TC_CONV_TRY(_tc_gemm_schedule_product(cfg, &d, s, &g, chunks));
-    if (chunks > 1) _TC_CONV_TRY(_tc_conv_sum_schedule(tc_stage_of(s, g.conv.out), 3));
-    _tc_conv_instance(&d, s, &g.conv, out);
-    return TC_OK;
+    if (chunks > 1) _TC_CONV_TRY(_tc_conv_final_sum(ctx, s, &g.conv, 3));
+    return _tc_conv_instance(&d, s, &g.conv, out);
 }
 
 // >>conv-depthwise
@@ -1134,8 +1758,8 @@ static tc_result _tc_depthwise_schedule(tc_cfg *cfg, tc_schedule *s, const _tc_c
     tc_stage *so, *sl;
     tc_iter *c[2], *y[3], *x[3], *blocks;
     _TC_CONV_TRY(tc_compute_inline(tc_stage_of(s, g->pad)));
-    if (!(OL = tc_cache_write(s, g->out, TC_SCOPE_LOCAL)) || !(so = tc_stage_of(s, g->out)) || !(sl = tc_stage_of(s, OL)))
-        return _tc_conv_error(ctx);
+    if (!(OL = tc_cache_write(s, g->out, TC_SCOPE_LOCAL)) || !(sl = tc_stage_of(s, OL))) return _tc_conv_error(ctx);
+    _TC_CONV_TRY(_tc_conv_output_stage(ctx, s, g, &so));
     _TC_CONV_TRY(tc_cfg_apply_split(cfg, so, tc_axis_of(so, 1), "tile_c", c));
     _TC_CONV_TRY(tc_cfg_apply_split(cfg, so, tc_axis_of(so, 2), "tile_y", y));
     _TC_CONV_TRY(tc_cfg_apply_split(cfg, so, tc_axis_of(so, 3), "tile_x", x));
@@ -1157,6 +1781,7 @@ TECOMP_API tc_result tc_conv2d_depthwise_template(tc_cfg *cfg, const void *task,
     tc_context *ctx = tc_cfg_context(cfg);
     tc_conv2d_desc d;
     _tc_conv_graph g;
+    tc_tensor *final;
     tc_schedule *s;
     int p, q;
     if (!ctx || !out) return ctx ? _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "conv2d_depthwise: NULL argument") : TC_ERROR_INVALID_ARGUMENT;
@@ -1166,11 +1791,12 @@ TECOMP_API tc_result tc_conv2d_depthwise_template(tc_cfg *cfg, const void *task,
                         "conv2d_depthwise: needs groups == c == k (one filter per channel); the task has groups %d, c %d, k %d", d.groups, d.c, d.k);
     tc_conv2d_output_size(&d, &p, &q);
     _TC_CONV_TRY(_tc_conv_depthwise_compute(ctx, &d, p, q, &g));
-    if (!(s = tc_create_schedule(ctx, 1, &g.out))) return _tc_conv_error(ctx);
+    _TC_CONV_TRY(_tc_conv_epilogue(ctx, &d, 1, &g));
+    final = _tc_conv_final(&g);
+    if (!(s = tc_create_schedule(ctx, 1, &final))) return _tc_conv_error(ctx);
     _TC_CONV_TRY(_tc_depthwise_knobs(cfg, &d, p, q));
     _TC_CONV_TRY(_tc_depthwise_schedule(cfg, s, &g));
-    _tc_conv_instance(&d, s, &g, out);
-    return TC_OK;
+    return _tc_conv_instance(&d, s, &g, out);
 }
 
 // >>conv-winograd
@@ -1461,8 +2087,9 @@ static tc_result _tc_wino_output_schedule(tc_context *ctx, tc_schedule *s, const
     const int *memory = _tc_layout_order[g->layout];
     int j, y = 0, x = 0;
     if (!(OL = tc_cache_write(s, g->conv.out, TC_SCOPE_LOCAL)) || !(ML = tc_cache_read(s, g->M, TC_SCOPE_LOCAL, 1, &OL)) ||
-        !(so = tc_stage_of(s, g->conv.out)) || !(sl = tc_stage_of(s, OL)) || !(sm = tc_stage_of(s, ML)))
+        !(sl = tc_stage_of(s, OL)) || !(sm = tc_stage_of(s, ML)))
         return _tc_conv_error(ctx);
+    _TC_CONV_TRY(_tc_conv_output_stage(ctx, s, &g->conv, &so)); /* the epilogue in the inverse transform's threads */
     for (j = 0; j < 4; j++) { /* where the rows (logical index 2) and columns (3) are */
         if (memory[j] == 2) y = j;
         if (memory[j] == 3) x = j;
@@ -1581,6 +2208,7 @@ TECOMP_API tc_result tc_conv2d_winograd_template(tc_cfg *cfg, const void *task, 
     tc_context *ctx = tc_cfg_context(cfg);
     tc_conv2d_desc d;
     _tc_wino_graph g;
+    tc_tensor *final;
     tc_schedule *s;
     int p, q;
     if (!ctx || !out) return ctx ? _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "conv2d_winograd: NULL argument") : TC_ERROR_INVALID_ARGUMENT;
@@ -1590,13 +2218,14 @@ TECOMP_API tc_result tc_conv2d_winograd_template(tc_cfg *cfg, const void *task, 
     /* the tile size comes first: the computation depends on it */
     _TC_CONV_TRY(_tc_wino_knobs(cfg, &d, p, q));
     _TC_CONV_TRY(_tc_wino_compute(ctx, &d, p, q, (int)tc_cfg_knob(cfg, "tile_size"), &g));
-    if (!(s = tc_create_schedule(ctx, 1, &g.conv.out))) return _tc_conv_error(ctx);
+    _TC_CONV_TRY(_tc_conv_epilogue(ctx, &d, d.layout == TC_LAYOUT_HWCN ? 2 : 1, &g.conv)); /* k's place in the output's memory order */
+    final = _tc_conv_final(&g.conv);
+    if (!(s = tc_create_schedule(ctx, 1, &final))) return _tc_conv_error(ctx);
     _TC_CONV_TRY(_tc_wino_kernel_schedule(ctx, s, &g));
     _TC_CONV_TRY(_tc_wino_input_schedule(ctx, s, &g));
     _TC_CONV_TRY(_tc_wino_gemm_schedule(cfg, s, &g));
     _TC_CONV_TRY(_tc_wino_output_schedule(ctx, s, &g));
-    _tc_conv_instance(&d, s, &g.conv, out);
-    return TC_OK;
+    return _tc_conv_instance(&d, s, &g.conv, out);
 }
 
 // >>conv-tensorcore
@@ -1678,11 +2307,32 @@ TECOMP_API int64_t tc_conv2d_tensorcore_tutorial_config(const tc_config_space *s
     return tc_space_index_of(space, 9, names, vals);
 }
 
+/* With an epilogue: the warps' accumulators are stored (wmma, tensorized)
+   to a shared copy of the block's tiles, CS, computed at the block's loop
+   (bj), each warp its own tiles; then every thread of the block applies the
+   epilogue to the tiles' elements in memory order and writes them (*warp:
+   the loop where the warps' accumulators are computed). */
+static tc_result _tc_tensorcore_epilogue_schedule(tc_cfg *cfg, tc_stage *so, tc_stage *sc, tc_iter *bj, tc_iter **warp) {
+    static const tc_thread_tag tags[3] = {TC_THREAD_Z, TC_THREAD_Y, TC_THREAD_X};
+    tc_iter *ty, *nci, *oci;
+    int64_t counts[3];
+    counts[0] = tc_cfg_knob(cfg, "block_col_warps");
+    counts[1] = tc_cfg_knob(cfg, "block_row_warps");
+    counts[2] = 32;
+    _TC_CONV_TRY(_tc_epi_spread(tc_cfg_context(cfg), so, bj, 3, counts, tags));
+    _TC_CONV_TRY(tc_compute_at(sc, so, bj));
+    _TC_CONV_TRY(tc_split_nparts(sc, tc_axis_of(sc, 0), counts[1], &ty, &nci));
+    _TC_CONV_TRY(tc_split_nparts(sc, tc_axis_of(sc, 3), counts[0], warp, &oci));
+    _TC_CONV_TRY(tc_reorder_va(sc, 8, tc_axis_of(sc, 1), tc_axis_of(sc, 2), ty, *warp, nci, oci, tc_axis_of(sc, 4), tc_axis_of(sc, 5)));
+    _TC_CONV_TRY(tc_bind(sc, ty, TC_THREAD_Y));
+    return tc_bind(sc, *warp, TC_THREAD_Z);
+}
+
 /* The tutorial's schedule with the knobs' sizes, then tensorized. */
 static tc_result _tc_tensorcore_schedule(tc_cfg *cfg, tc_schedule *s, const _tc_conv_graph *g) {
     tc_context *ctx = tc_cfg_context(cfg);
-    tc_tensor *out = g->out, *AS, *WS, *AF, *WF, *OF;
-    tc_stage *so, *sf, *sas, *sws, *saf, *swf;
+    tc_tensor *out = g->out, *AS, *WS, *AF, *WF, *OF, *CS = NULL;
+    tc_stage *so, *sf, *sas, *sws, *saf, *swf, *sc = NULL;
     tc_iter *pix, *nc, *nci, *bi, *oc, *oci, *bj, *ko, *ki;
     int64_t brw = tc_cfg_knob(cfg, "block_row_warps"), bcw = tc_cfg_knob(cfg, "block_col_warps");
     _TC_CONV_TRY(tc_compute_inline(tc_stage_of(s, g->pad)));
@@ -1690,23 +2340,35 @@ static tc_result _tc_tensorcore_schedule(tc_cfg *cfg, tc_schedule *s, const _tc_
         !(AF = tc_cache_read(s, AS, TC_SCOPE_WMMA_MATRIX_A, 1, &out)) || !(WF = tc_cache_read(s, WS, TC_SCOPE_WMMA_MATRIX_B, 1, &out)) ||
         !(OF = tc_cache_write(s, out, TC_SCOPE_WMMA_ACCUMULATOR)))
         return _tc_conv_error(ctx);
-    so = tc_stage_of(s, out), sf = tc_stage_of(s, OF), sas = tc_stage_of(s, AS), sws = tc_stage_of(s, WS);
-    saf = tc_stage_of(s, AF), swf = tc_stage_of(s, WF);
+    if (g->epi.out && (!(CS = tc_cache_write(s, out, TC_SCOPE_SHARED)) || !(sc = tc_stage_of(s, CS)))) return _tc_conv_error(ctx);
+    _TC_CONV_TRY(_tc_conv_output_stage(ctx, s, g, &so));
+    sf = tc_stage_of(s, OF);
+    sas = tc_stage_of(s, AS);
+    sws = tc_stage_of(s, WS);
+    saf = tc_stage_of(s, AF);
+    swf = tc_stage_of(s, WF);
     /* blocks: a pixel (z) and a tile of (images, channels) tiles; warps over both */
     _TC_CONV_TRY(tc_fuse(so, tc_axis_of(so, 1), tc_axis_of(so, 2), &pix));
     _TC_CONV_TRY(tc_split(so, tc_axis_of(so, 0), tc_cfg_knob(cfg, "warp_row_tiles"), &nc, &nci));
     _TC_CONV_TRY(tc_split(so, nc, brw, &bi, &nc));
     _TC_CONV_TRY(tc_split(so, tc_axis_of(so, 3), tc_cfg_knob(cfg, "warp_col_tiles"), &oc, &oci));
     _TC_CONV_TRY(tc_split(so, oc, bcw, &bj, &oc));
-    _TC_CONV_TRY(tc_reorder_va(so, 9, pix, bi, bj, nc, oc, nci, oci, tc_axis_of(so, 4), tc_axis_of(so, 5)));
+    if (sc) /* the output's memory order inside a block: images, channel blocks, then the 16 x 16 */
+        _TC_CONV_TRY(tc_reorder_va(so, 9, pix, bi, bj, nc, nci, oc, oci, tc_axis_of(so, 4), tc_axis_of(so, 5)));
+    else
+        _TC_CONV_TRY(tc_reorder_va(so, 9, pix, bi, bj, nc, oc, nci, oci, tc_axis_of(so, 4), tc_axis_of(so, 5)));
     _TC_CONV_TRY(tc_bind(so, pix, TC_BLOCK_Z));
     _TC_CONV_TRY(tc_bind(so, bi, TC_BLOCK_X));
     _TC_CONV_TRY(tc_bind(so, bj, TC_BLOCK_Y));
-    _TC_CONV_TRY(tc_bind(so, nc, TC_THREAD_Y));
-    _TC_CONV_TRY(tc_bind(so, oc, TC_THREAD_Z));
+    if (sc) {
+        _TC_CONV_TRY(_tc_tensorcore_epilogue_schedule(cfg, so, sc, bj, &oc));
+    } else {
+        _TC_CONV_TRY(tc_bind(so, nc, TC_THREAD_Y));
+        _TC_CONV_TRY(tc_bind(so, oc, TC_THREAD_Z));
+    }
     _TC_CONV_TRY(tc_pragma(so, pix, "auto_unroll_max_step", (int)tc_cfg_knob(cfg, "auto_unroll_max_step")));
     /* each warp's tiles accumulate in fragments, chunk by chunk of channels, row by row of the window */
-    _TC_CONV_TRY(tc_compute_at(sf, so, oc));
+    _TC_CONV_TRY(tc_compute_at(sf, sc ? sc : so, oc));
     _TC_CONV_TRY(tc_split(sf, tc_reduce_axis_of(sf, 0), tc_cfg_knob(cfg, "chunk"), &ko, &ki));
     _TC_CONV_TRY(tc_reorder_va(sf, 9, ko, tc_reduce_axis_of(sf, 1), ki, tc_reduce_axis_of(sf, 2), tc_axis_of(sf, 0), tc_axis_of(sf, 3),
                                tc_axis_of(sf, 4), tc_axis_of(sf, 5), tc_reduce_axis_of(sf, 3)));
@@ -1720,13 +2382,15 @@ static tc_result _tc_tensorcore_schedule(tc_cfg *cfg, tc_schedule *s, const _tc_
     _TC_CONV_TRY(tc_tensorize(saf, tc_axis_of(saf, 4), tc_intrin_wmma(ctx, TC_INTRIN_WMMA_LOAD_A, TC_FLOAT16)));
     _TC_CONV_TRY(tc_tensorize(swf, tc_axis_of(swf, 4), tc_intrin_wmma(ctx, TC_INTRIN_WMMA_LOAD_B, TC_FLOAT16)));
     _TC_CONV_TRY(tc_tensorize(sf, tc_axis_of(sf, 4), tc_intrin_wmma(ctx, TC_INTRIN_WMMA_MMA, TC_FLOAT16)));
-    return tc_tensorize(so, tc_axis_of(so, 4), tc_intrin_wmma(ctx, TC_INTRIN_WMMA_STORE, TC_FLOAT16));
+    return tc_tensorize(sc ? sc : so, tc_axis_of(sc ? sc : so, 4), tc_intrin_wmma(ctx, TC_INTRIN_WMMA_STORE, TC_FLOAT16));
 }
 
 TECOMP_API tc_result tc_conv2d_tensorcore_template(tc_cfg *cfg, const void *task, tc_instance *out) {
     tc_context *ctx = tc_cfg_context(cfg);
     tc_conv2d_desc d;
     _tc_conv_graph g;
+    _tc_epi_channel ch;
+    tc_tensor *final;
     tc_schedule *s;
     int p, q;
     if (!ctx || !out) return ctx ? _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "conv2d_tensorcore: NULL argument") : TC_ERROR_INVALID_ARGUMENT;
@@ -1738,10 +2402,13 @@ TECOMP_API tc_result tc_conv2d_tensorcore_template(tc_cfg *cfg, const void *task
     tc_conv2d_output_size(&d, &p, &q);
     _TC_CONV_TRY(_tc_tensorcore_knobs(cfg, &d));
     _TC_CONV_TRY(_tc_tensorcore_compute(ctx, &d, p, q, &g));
-    if (!(s = tc_create_schedule(ctx, 1, &g.out))) return _tc_conv_error(ctx);
+    ch.axis = 5; /* NHWCnc: channel block * 16 + the channel within */
+    ch.block_axis = 3;
+    _TC_CONV_TRY(_tc_epi_build(ctx, &d, g.out, ch, 0, "out", &g.epi));
+    final = _tc_conv_final(&g);
+    if (!(s = tc_create_schedule(ctx, 1, &final))) return _tc_conv_error(ctx);
     _TC_CONV_TRY(_tc_tensorcore_schedule(cfg, s, &g));
-    _tc_conv_instance(&d, s, &g, out);
-    return TC_OK;
+    return _tc_conv_instance(&d, s, &g, out);
 }
 
 // >>conv-mma
@@ -2017,13 +2684,14 @@ static tc_result _tc_mma_compute(tc_context *ctx, const tc_conv2d_desc *d, int p
    the accumulators, the shared tiles, the fragments. */
 typedef struct _tc_mma_stages {
     tc_stage *out, *gemm, *acc, *as, *bs, *af, *bf;
+    tc_stage *staged; /* with an epilogue (and no split_k): the block's tiles of sums in shared memory */
 } _tc_mma_stages;
 
 /* col and wt are read where they are fetched (inlined), and gemm's tiles
    stay in the accumulators until conv stores them (inlined too), unless
    the sum is split: then gemm holds the parts' sums, for conv to add. */
 static tc_result _tc_mma_caches(tc_context *ctx, tc_schedule *s, const _tc_mma_graph *g, const _tc_mma_tiles *t, _tc_mma_stages *st) {
-    tc_tensor *gemm = g->gemm, *AS, *BS, *AF = NULL, *BF = NULL, *ACC;
+    tc_tensor *gemm = g->gemm, *AS, *BS, *AF = NULL, *BF = NULL, *ACC, *GS = NULL;
     int split = t->split > 1;
     _TC_CONV_TRY(tc_compute_inline(tc_stage_of(s, g->col)));
     _TC_CONV_TRY(tc_compute_inline(tc_stage_of(s, g->wt)));
@@ -2033,8 +2701,17 @@ static tc_result _tc_mma_caches(tc_context *ctx, tc_schedule *s, const _tc_mma_g
         (!(AF = tc_cache_read(s, AS, TC_SCOPE_MMA_MATRIX_A, 1, &gemm)) || !(BF = tc_cache_read(s, BS, TC_SCOPE_MMA_MATRIX_B, 1, &gemm))))
         return _tc_conv_error(ctx);
     if (!(ACC = tc_cache_write(s, gemm, t->wgmma ? TC_SCOPE_WGMMA_ACCUMULATOR : TC_SCOPE_MMA_ACCUMULATOR))) return _tc_conv_error(ctx);
+    /* an epilogue's elements are not in any thread's registers alone (the
+       fragments' layout is the instruction's): the tiles go through shared
+       memory, stored there as they would be to the output */
+    if (!split && g->conv.epi.out && !(GS = tc_cache_write(s, gemm, TC_SCOPE_SHARED))) return _tc_conv_error(ctx);
     if (!split) _TC_CONV_TRY(tc_compute_inline(tc_stage_of(s, gemm)));
-    st->out = tc_stage_of(s, g->conv.out);
+    if (GS) {
+        _TC_CONV_TRY(_tc_conv_output_stage(ctx, s, &g->conv, &st->out));
+    } else {
+        st->out = tc_stage_of(s, g->conv.out); /* with split_k and an epilogue, _tc_conv_final_sum takes the epilogue's */
+    }
+    st->staged = GS ? tc_stage_of(s, GS) : NULL;
     st->gemm = split ? tc_stage_of(s, gemm) : NULL;
     st->acc = tc_stage_of(s, ACC);
     st->as = tc_stage_of(s, AS);
@@ -2110,6 +2787,38 @@ static tc_result _tc_mma_out_schedule(tc_context *ctx, const _tc_mma_tiles *t, i
     _TC_CONV_TRY(tc_split_nparts(so, ni, t->bn / t->wn, &loops[3], nchw ? &loops[5] : &ni));
     if (!nchw) _TC_CONV_TRY(tc_split(so, ni, t->tn, &loops[5], &loops[7]));
     return _tc_mma_store_tiles(ctx, t, so, NULL, loops, warp);
+}
+
+/* With an epilogue (no split_k): the epilogue's stage tiled in blocks as
+   conv is, and in each block every thread takes the tile's elements in
+   memory order (NHWK: channels innermost; NCHW: the 8-pixel runs of the
+   column tiles); the block's accumulator tiles are first stored (the store
+   intrinsic, each warp its own) to the shared copy gemm[mt][ft][i][l],
+   computed at the block's loop. *warp: the staged stage's warp loop. */
+static tc_result _tc_mma_epilogue_schedule(tc_context *ctx, const _tc_mma_tiles *t, int nchw, const _tc_mma_stages *st, tc_iter **warp) {
+    tc_stage *so = st->out, *sg = st->staged;
+    tc_iter *rows = tc_axis_of(so, 0), *cols = tc_axis_of(so, 1), *l = NULL, *b0, *b1, *mi, *ni, *ty, *r, *c;
+    int64_t counts[3];
+    if (nchw) _TC_CONV_TRY(_tc_mma_out_axes_nchw(so, &rows, &cols, &l));
+    _TC_CONV_TRY(tc_split(so, rows, t->bm, &b0, &mi));
+    _TC_CONV_TRY(tc_split(so, cols, nchw ? t->bn / 8 : t->bn, &b1, &ni));
+    if (l) _TC_CONV_TRY(tc_reorder_va(so, 5, b0, b1, mi, ni, l));
+    else _TC_CONV_TRY(tc_reorder_va(so, 4, b0, b1, mi, ni));
+    _TC_CONV_TRY(tc_bind(so, b0, TC_BLOCK_X));
+    _TC_CONV_TRY(tc_bind(so, b1, TC_BLOCK_Y));
+    _tc_mma_thread_counts(t, counts);
+    _TC_CONV_TRY(_tc_epi_spread(ctx, so, b1, 3, counts, _tc_mma_thread_tags));
+    _TC_CONV_TRY(tc_compute_at(sg, so, b1));
+    _TC_CONV_TRY(tc_split_nparts(sg, tc_axis_of(sg, 0), counts[0], &ty, &r));
+    _TC_CONV_TRY(tc_split_nparts(sg, tc_axis_of(sg, 1), counts[1], warp, &c));
+    _TC_CONV_TRY(tc_reorder_va(sg, 6, ty, *warp, r, c, tc_axis_of(sg, 2), tc_axis_of(sg, 3)));
+    _TC_CONV_TRY(tc_bind(sg, ty, TC_THREAD_Z));
+    _TC_CONV_TRY(tc_bind(sg, *warp, TC_THREAD_Y));
+    if (t->wgmma) { /* the warpgroup's tiles by constant indices into its accumulator registers */
+        _TC_CONV_TRY(tc_unroll(sg, r));
+        _TC_CONV_TRY(tc_unroll(sg, c));
+    }
+    return tc_tensorize(sg, tc_axis_of(sg, 2), _tc_mma_store_intrin(ctx, t));
 }
 
 /* With split_k: gemm[s][mt][ft][i][l], part s's sums, tiled as conv is
@@ -2206,9 +2915,12 @@ static tc_result _tc_mma_schedule(tc_context *ctx, tc_dtype dtype, const _tc_mma
     memset(&st, 0, sizeof st);
     _TC_CONV_TRY(_tc_mma_caches(ctx, s, g, t, &st));
     if (st.gemm) {
-        _TC_CONV_TRY(_tc_conv_sum_schedule(st.out, g->nchw ? 3 : 2));
+        _TC_CONV_TRY(_tc_conv_final_sum(ctx, s, &g->conv, g->nchw ? 3 : 2));
         _TC_CONV_TRY(_tc_mma_parts_schedule(ctx, t, st.gemm, &warp));
         _TC_CONV_TRY(tc_compute_at(st.acc, st.gemm, warp));
+    } else if (st.staged) {
+        _TC_CONV_TRY(_tc_mma_epilogue_schedule(ctx, t, g->nchw, &st, &warp));
+        _TC_CONV_TRY(tc_compute_at(st.acc, st.staged, warp));
     } else {
         _TC_CONV_TRY(_tc_mma_out_schedule(ctx, t, g->nchw, st.out, &warp));
         _TC_CONV_TRY(tc_compute_at(st.acc, st.out, warp));
@@ -2221,14 +2933,16 @@ static tc_result _tc_mma_schedule(tc_context *ctx, tc_dtype dtype, const _tc_mma
 /* The instance of convolution d with tiles t: the graph, its schedule. */
 static tc_result _tc_mma_instance(tc_context *ctx, const tc_conv2d_desc *d, const _tc_mma_tiles *t, tc_instance *out) {
     _tc_mma_graph g;
+    tc_tensor *final;
     tc_schedule *s;
     int p, q;
     tc_conv2d_output_size(d, &p, &q);
     _TC_CONV_TRY(_tc_mma_compute(ctx, d, p, q, t, &g));
-    if (!(s = tc_create_schedule(ctx, 1, &g.conv.out))) return _tc_conv_error(ctx);
+    _TC_CONV_TRY(_tc_conv_epilogue(ctx, d, 1, &g.conv)); /* NHWK's (m, f), NCHW's (n, f, pq) */
+    final = _tc_conv_final(&g.conv);
+    if (!(s = tc_create_schedule(ctx, 1, &final))) return _tc_conv_error(ctx);
     _TC_CONV_TRY(_tc_mma_schedule(ctx, d->dtype, t, s, &g));
-    _tc_conv_instance(d, s, &g.conv, out);
-    return TC_OK;
+    return _tc_conv_instance(d, s, &g.conv, out);
 }
 
 TECOMP_API tc_result tc_conv2d_mma_template(tc_cfg *cfg, const void *task, tc_instance *out) {
@@ -2510,24 +3224,52 @@ TECOMP_API tc_template_fn tc_conv2d_template_for_arch(const tc_conv2d_desc *d, i
 // >>conv-kernel
 
 struct tc_conv2d_kernel {
-    tc_conv2d_desc conv;      /* resolved; the space's task */
+    tc_conv2d_desc conv;      /* resolved: the kernel's convolution and epilogue, the built space's task */
+    tc_conv2d_desc bare;      /* conv without its epilogue: the tuned space's task, whose records the kernel takes */
     tc_template_fn fn;
-    tc_context *own;          /* holds the space and the host function: freed with the kernel */
-    tc_config_space *space;   /* made when first needed (an index hit needs none) */
+    tc_context *own;          /* holds the spaces and the host function: freed with the kernel */
+    tc_config_space *space;   /* bare's, made when first needed (an index hit needs none) */
+    tc_config_space *built;   /* conv's: space itself without an epilogue */
     int nargs;
     int64_t args[TC_MAX_TASK_ARGS];
+    char index_name[192];     /* the kernel's name in the records' index: the task's, or a fused epilogue's variant of it */
+    int indexed;              /* 0: a user-written epilogue, which no name identifies: never from the index */
     tc_tuned_kernel *gpu;     /* NULL without a GPU */
     const tc_func *host;      /* lowered for the host executor on first use */
     tc_conv2d_kernel_info info;
 };
 
-/* The kernel's space, in its own context (made with the space: an index hit needs neither). */
+/* The kernel's spaces, in its own context (made with them: an index hit needs neither). */
 static tc_result _tc_conv_kernel_space(tc_context *ctx, tc_conv2d_kernel *k) {
     tc_result r;
     if (k->space) return TC_OK;
     if (!k->own && (r = _tc_scratch_context(ctx, &k->own)) != TC_OK) return r;
-    if (tc_space_create(k->own, k->fn, &k->conv, &k->space) != TC_OK) return _tc_fail_as(ctx, k->own);
+    if (tc_space_create(k->own, k->fn, &k->bare, &k->space) != TC_OK) return _tc_fail_as(ctx, k->own);
+    if (!_tc_epi_active(&k->conv)) k->built = k->space;
+    else if (tc_space_create(k->own, k->fn, &k->conv, &k->built) != TC_OK) return _tc_fail_as(ctx, k->own);
     return TC_OK;
+}
+
+TECOMP_API const char *tc_activation_name(tc_activation act) {
+    static const char *names[TC_ACT_COUNT] = {"none", "relu", "relu6", "leaky_relu", "clamp", "silu", "gelu_tanh", "sigmoid"};
+    return act >= 0 && act < TC_ACT_COUNT ? names[act] : "?";
+}
+
+/* The index's name for task's kernels with d's epilogue (resolved):
+   "conv2d_gemm+scale+bias+residual_before+leaky_relu:0.100000001+f16",
+   each float in full, or the task's own without an epilogue. 0 for a
+   user-written step: a function's address means nothing to another run. */
+static int _tc_conv_index_name(const tc_conv2d_desc *d, const char *task, char *out, size_t cap) {
+    const tc_conv2d_epilogue *e = &d->epilogue;
+    size_t n;
+    if (e->fn) return 0;
+    n = (size_t)snprintf(out, cap, "%s%s%s%s", task, e->scale ? "+scale" : "", e->bias ? "+bias" : "",
+                         e->residual == TC_RESIDUAL_BEFORE_ACT ? "+residual_before" : e->residual == TC_RESIDUAL_AFTER_ACT ? "+residual_after" : "");
+    if (n < cap && e->act != TC_ACT_NONE) n += (size_t)snprintf(out + n, cap - n, "+%s", tc_activation_name(e->act));
+    if (n < cap && e->act == TC_ACT_LEAKY_RELU) n += (size_t)snprintf(out + n, cap - n, ":%.9g", (double)e->slope);
+    if (n < cap && e->act == TC_ACT_CLAMP) n += (size_t)snprintf(out + n, cap - n, ":%.9g:%.9g", (double)e->clamp_lo, (double)e->clamp_hi);
+    if (n < cap && e->out_dtype != TC_FLOAT32) n += (size_t)snprintf(out + n, cap - n, "+%s", tc_dtype_name(e->out_dtype));
+    return n < cap;
 }
 
 /* The records path: the caller's, or conv2d.jsonl in the cubin cache's folder. */
@@ -2573,6 +3315,21 @@ static tc_result _tc_conv_kernel_tune(tc_context *ctx, tc_conv2d_kernel *k, cons
    context with ctx's allocator and logger, so failures leave nothing).
    TC_ERROR_LOWER when none lowers; records that cannot be read and memory
    that runs out are errors, never a silent fall to configuration 0. */
+/* Whether configuration c of the kernel's built space lowers: TC_OK, the
+   lowering's error, or TC_ERROR_OUT_OF_MEMORY (said in ctx). */
+static tc_result _tc_conv_kernel_probe(tc_context *ctx, const tc_conv2d_kernel *k, int64_t c) {
+    tc_context *scratch = NULL;
+    tc_instance inst;
+    const tc_func *f;
+    tc_result r;
+    if (_tc_scratch_context(ctx, &scratch) != TC_OK) return TC_ERROR_OUT_OF_MEMORY;
+    r = tc_space_instantiate_in(k->built, scratch, c, &inst);
+    if (r == TC_OK) r = tc_lower(inst.schedule, inst.nargs, inst.args, "probe", NULL, &f);
+    if (r == TC_ERROR_OUT_OF_MEMORY) _tc_fail(ctx, r, "out of memory trying configuration %lld: %s", (long long)c, tc_last_error(scratch));
+    tc_destroy_context(scratch);
+    return r;
+}
+
 static tc_result _tc_conv_kernel_host_config(tc_context *ctx, tc_conv2d_kernel *k, const char *records, int64_t *config) {
     tc_record *recs = NULL;
     int n = 0, best;
@@ -2580,20 +3337,19 @@ static tc_result _tc_conv_kernel_host_config(tc_context *ctx, tc_conv2d_kernel *
     tc_result r;
     *config = -1;
     if ((r = tc_records_load(ctx, records, &recs, &n)) != TC_OK) return r;
-    if ((best = tc_records_best_in(k->space, recs, n, k->info.task, k->nargs, k->args, NULL)) >= 0) {
+    /* the best recorded configuration; with an epilogue, the best whose fused kernel lowers too */
+    while ((best = tc_records_best_in(k->space, recs, n, k->info.task, k->nargs, k->args, NULL)) >= 0) {
+        if (k->built != k->space && (r = _tc_conv_kernel_probe(ctx, k, recs[best].config)) != TC_OK) {
+            if (r == TC_ERROR_OUT_OF_MEMORY) return r;
+            recs[best].error = r;
+            continue;
+        }
         k->info.cost_s = _tc_mean_cost(recs[best].costs, recs[best].ncosts);
         *config = recs[best].config;
         return TC_OK;
     }
     for (c = 0; c < size && c < 100000; c++) {
-        tc_context *scratch = NULL;
-        tc_instance inst;
-        const tc_func *f;
-        if (_tc_scratch_context(ctx, &scratch) != TC_OK) return TC_ERROR_OUT_OF_MEMORY;
-        r = tc_space_instantiate_in(k->space, scratch, c, &inst);
-        if (r == TC_OK) r = tc_lower(inst.schedule, inst.nargs, inst.args, "probe", NULL, &f);
-        if (r == TC_ERROR_OUT_OF_MEMORY) _tc_fail(ctx, r, "out of memory trying configuration %lld: %s", (long long)c, tc_last_error(scratch));
-        tc_destroy_context(scratch);
+        r = _tc_conv_kernel_probe(ctx, k, c);
         if (r == TC_ERROR_OUT_OF_MEMORY) return r;
         if (r == TC_OK) {
             *config = c;
@@ -2615,6 +3371,7 @@ static tc_template_fn _tc_conv_kernel_template(tc_context *ctx, const tc_conv2d_
 /* What tc_conv2d_kernel_create does; what it makes in ctx is only needed
    during the call. */
 static tc_result _tc_conv_kernel_create(tc_context *ctx, const tc_conv2d_kernel_desc *desc, tc_conv2d_kernel **out) {
+    tc_conv2d_tensor_info tensors[TC_CONV2D_MAX_EPILOGUE_TENSORS];
     tc_conv2d_kernel *k;
     const char *records = NULL;
     tc_result r;
@@ -2623,12 +3380,17 @@ static tc_result _tc_conv_kernel_create(tc_context *ctx, const tc_conv2d_kernel_
     memset(k, 0, sizeof *k);
     k->info.config = -1;
     r = tc_conv2d_resolve(ctx, &desc->conv, &k->conv);
+    k->bare = k->conv;
+    memset(&k->bare.epilogue, 0, sizeof k->bare.epilogue);
+    k->bare.epilogue.out_dtype = TC_FLOAT32; /* resolved, as the rest */
+    k->info.nargs = 3 + (r == TC_OK ? tc_conv2d_epilogue_tensors(&k->conv, tensors) : 0);
     if (r == TC_OK && desc->template_name && !(k->fn = _tc_conv_template_lookup(desc->template_name, &k->info.task)))
         r = _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_conv2d_kernel_create: no template is named '%s'", desc->template_name);
     else if (r == TC_OK && !desc->template_name && !(k->fn = _tc_conv_kernel_template(ctx, &k->conv, &k->info.task)))
         r = _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_conv2d_kernel_create: no template builds %s %s convolutions yet",
                      tc_layout_name(k->conv.layout), tc_dtype_name(k->conv.dtype));
     k->nargs = tc_conv2d_task_args(&k->conv, k->args);
+    k->indexed = r == TC_OK && _tc_conv_index_name(&k->conv, k->info.task, k->index_name, sizeof k->index_name);
     if (r == TC_OK) r = _tc_conv_kernel_records(ctx, desc->records, &records);
     /* Tuning comes first, before CUDA starts in this process (tc_tune times
        in this process, with a warning, when it has started); a shape
@@ -2637,10 +3399,11 @@ static tc_result _tc_conv_kernel_create(tc_context *ctx, const tc_conv2d_kernel_
         if ((r = _tc_conv_kernel_space(ctx, k)) == TC_OK) r = _tc_conv_kernel_tune(ctx, k, desc, records);
     }
     if (r == TC_OK && tc_cuda_available(ctx)) {
-        r = tc_tuned_kernel_load(ctx, NULL, records, k->info.task, k->nargs, k->args, &k->gpu);
+        const char *index = !k->indexed ? NULL : _tc_epi_active(&k->conv) ? k->index_name : k->info.task;
+        r = index ? _tc_tuned_kernel_load_as(ctx, NULL, records, k->info.task, index, k->nargs, k->args, &k->gpu) : TC_ERROR_INVALID_ARGUMENT;
         if (r != TC_OK && (r = _tc_conv_kernel_space(ctx, k)) == TC_OK) {
             tc_clear_error(ctx);
-            r = tc_tuned_kernel_load(ctx, k->space, records, k->info.task, k->nargs, k->args, &k->gpu);
+            r = _tc_tuned_kernel_load_as(ctx, k->built, records, k->info.task, index, k->nargs, k->args, &k->gpu);
         }
         if (r == TC_OK) {
             tc_tuned_kernel_info ki;
@@ -2674,29 +3437,67 @@ TECOMP_API tc_result tc_conv2d_kernel_create(tc_context *ctx, const tc_conv2d_ke
     return r;
 }
 
+/* A launch's arguments: NULL ones refused, and the three-buffer calls
+   refused for a kernel whose epilogue reads tensors (they would launch it
+   with pointers missing). */
+static tc_result _tc_conv_kernel_check_args(tc_context *ctx, const char *who, const tc_conv2d_kernel *k, int given, const void *const *args) {
+    int j;
+    if (!k) return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "%s: NULL kernel", who);
+    if (given < k->info.nargs)
+        return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "%s: the kernel's epilogue reads %d tensor%s after the output; give all %d buffers to "
+                        "%s_args", who, k->info.nargs - 3, k->info.nargs > 4 ? "s" : "", k->info.nargs, who);
+    for (j = 0; args && j < k->info.nargs; j++)
+        if (!args[j]) return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "%s: NULL argument (buffer %d of %d)", who, j, k->info.nargs);
+    return args ? TC_OK : _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "%s: NULL argument", who);
+}
+
+static tc_result _tc_conv_kernel_launch(tc_context *ctx, const char *who, const tc_conv2d_kernel *k, int given, const tc_devptr *args) {
+    if (!k) return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "%s: NULL kernel", who);
+    if (given < k->info.nargs) return _tc_conv_kernel_check_args(ctx, who, k, given, NULL);
+    if (!args) return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "%s: NULL argument", who);
+    if (!k->gpu) return _tc_fail(ctx, TC_ERROR_NO_DEVICE, "%s: the kernel was made without a GPU; use tc_conv2d_kernel_run_host", who);
+    return tc_tuned_kernel_launch(ctx, k->gpu, args);
+}
+
 TECOMP_API tc_result tc_conv2d_kernel_launch(tc_context *ctx, const tc_conv2d_kernel *k, tc_devptr input, tc_devptr weight, tc_devptr output) {
     tc_devptr args[3];
     if (!ctx) return TC_ERROR_INVALID_ARGUMENT;
-    if (!k) return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_conv2d_kernel_launch: NULL kernel");
-    if (!k->gpu) return _tc_fail(ctx, TC_ERROR_NO_DEVICE, "tc_conv2d_kernel_launch: the kernel was made without a GPU; use tc_conv2d_kernel_run_host");
-    args[0] = input, args[1] = weight, args[2] = output;
-    return tc_tuned_kernel_launch(ctx, k->gpu, args);
+    args[0] = input;
+    args[1] = weight;
+    args[2] = output;
+    return _tc_conv_kernel_launch(ctx, "tc_conv2d_kernel_launch", k, 3, args);
+}
+
+TECOMP_API tc_result tc_conv2d_kernel_launch_args(tc_context *ctx, const tc_conv2d_kernel *k, const tc_devptr *args) {
+    if (!ctx) return TC_ERROR_INVALID_ARGUMENT;
+    return _tc_conv_kernel_launch(ctx, "tc_conv2d_kernel_launch_args", k, TC_CONV2D_MAX_EPILOGUE_TENSORS + 3, args);
+}
+
+static tc_result _tc_conv_kernel_run_host(tc_context *ctx, const char *who, tc_conv2d_kernel *k, int given, void *const *args) {
+    tc_result r;
+    _TC_CONV_TRY(_tc_conv_kernel_check_args(ctx, who, k, given, (const void *const *)args));
+    if (!k->host) { /* lowered in the kernel's own context, which keeps it */
+        tc_instance inst;
+        if ((r = _tc_conv_kernel_space(ctx, k)) != TC_OK) return r;
+        if (tc_space_instantiate(k->built, k->info.config, &inst) != TC_OK ||
+            tc_lower(inst.schedule, inst.nargs, inst.args, k->info.task, NULL, &k->host) != TC_OK)
+            return _tc_fail_as(ctx, k->own);
+    }
+    return tc_host_run(ctx, k->host, args, NULL);
 }
 
 TECOMP_API tc_result tc_conv2d_kernel_run_host(tc_context *ctx, tc_conv2d_kernel *k, const float *input, const float *weight, float *output) {
     void *args[3];
-    tc_result r;
     if (!ctx) return TC_ERROR_INVALID_ARGUMENT;
-    if (!k || !input || !weight || !output) return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_conv2d_kernel_run_host: NULL argument");
-    if (!k->host) { /* lowered in the kernel's own context, which keeps it */
-        tc_instance inst;
-        if ((r = _tc_conv_kernel_space(ctx, k)) != TC_OK) return r;
-        if (tc_space_instantiate(k->space, k->info.config, &inst) != TC_OK ||
-            tc_lower(inst.schedule, inst.nargs, inst.args, k->info.task, NULL, &k->host) != TC_OK)
-            return _tc_fail_as(ctx, k->own);
-    }
-    args[0] = (void *)input, args[1] = (void *)weight, args[2] = output;
-    return tc_host_run(ctx, k->host, args, NULL);
+    args[0] = (void *)input;
+    args[1] = (void *)weight;
+    args[2] = output;
+    return _tc_conv_kernel_run_host(ctx, "tc_conv2d_kernel_run_host", k, 3, args);
+}
+
+TECOMP_API tc_result tc_conv2d_kernel_run_host_args(tc_context *ctx, tc_conv2d_kernel *k, void *const *args) {
+    if (!ctx) return TC_ERROR_INVALID_ARGUMENT;
+    return _tc_conv_kernel_run_host(ctx, "tc_conv2d_kernel_run_host_args", k, TC_CONV2D_MAX_EPILOGUE_TENSORS + 3, args);
 }
 
 TECOMP_API void tc_conv2d_kernel_info_get(const tc_conv2d_kernel *k, tc_conv2d_kernel_info *out) {

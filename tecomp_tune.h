@@ -577,23 +577,34 @@ TECOMP_API const char *tc_target_string(tc_context *ctx) {
 }
 
 /* The best successful record of a task on target, instantiated and lowered
-   in ctx: what tc_apply_history_best and tc_tuned_kernel_load build. */
+   in ctx: what tc_apply_history_best and tc_tuned_kernel_load build. A
+   variant's space (a fused epilogue's kernels, built from the task's
+   records) may exceed a GPU limit where the task's kernel did not: with
+   fall_through, the next best record then, and so on. */
 static tc_result _tc_history_best_lowered(tc_context *ctx, const tc_config_space *space, const char *records, const char *task_name,
-                                          int nargs, const int64_t *args, const char *target, tc_best *out) {
+                                          int nargs, const int64_t *args, const char *target, int fall_through, tc_best *out) {
     tc_record *recs = NULL;
     tc_lower_desc ld;
-    int n = 0, best;
+    int n = 0, best, tries;
     tc_result r;
     if ((r = tc_records_load(ctx, records, &recs, &n)) != TC_OK) return r;
-    best = tc_records_best_in(space, recs, n, task_name, nargs, args, target);
-    if (best < 0)
-        return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "%s holds no successful trial of %s for this shape on %s", records, task_name, target);
-    out->config = recs[best].config;
-    out->cost_s = _tc_mean_cost(recs[best].costs, recs[best].ncosts);
     memset(&ld, 0, sizeof ld);
     tc_gpu_limits_get(ctx, &ld.limits);
-    if ((r = tc_space_instantiate_in(space, ctx, out->config, &out->instance)) != TC_OK) return r;
-    return tc_lower(out->instance.schedule, out->instance.nargs, out->instance.args, task_name, &ld, &out->func);
+    for (tries = 0;; tries++) {
+        best = tc_records_best_in(space, recs, n, task_name, nargs, args, target);
+        if (best < 0 && tries)
+            return _tc_fail(ctx, TC_ERROR_GPU_LIMIT, "%s: none of the %d best configurations of %s recorded for this shape fits this kernel's limits",
+                            records, tries, task_name);
+        if (best < 0)
+            return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "%s holds no successful trial of %s for this shape on %s", records, task_name, target);
+        out->config = recs[best].config;
+        out->cost_s = _tc_mean_cost(recs[best].costs, recs[best].ncosts);
+        if ((r = tc_space_instantiate_in(space, ctx, out->config, &out->instance)) != TC_OK) return r;
+        r = tc_lower(out->instance.schedule, out->instance.nargs, out->instance.args, task_name, &ld, &out->func);
+        if (r != TC_ERROR_GPU_LIMIT || !fall_through) return r;
+        recs[best].error = r; /* passed over from now on */
+        tc_clear_error(ctx);
+    }
 }
 
 TECOMP_API tc_result tc_apply_history_best(tc_context *ctx, const tc_config_space *space, const char *records,
@@ -606,7 +617,7 @@ TECOMP_API tc_result tc_apply_history_best(tc_context *ctx, const tc_config_spac
     memset(out, 0, sizeof *out);
     out->config = -1;
     target = tc_target_string(ctx);
-    if ((r = _tc_history_best_lowered(ctx, space, records, task_name, nargs, args, target, out)) != TC_OK) return r;
+    if ((r = _tc_history_best_lowered(ctx, space, records, task_name, nargs, args, target, 0, out)) != TC_OK) return r;
     if (strcmp(target, "host") != 0) r = tc_cuda_build(ctx, out->func, &out->cuda);
     return r;
 }
@@ -1067,10 +1078,12 @@ static tc_result _tc_tuned_kernel_from_entry(tc_context *ctx, const _tc_index_en
     return r;
 }
 
-/* The kernel from the records (lowered, compiled through the cubin cache),
-   added to the index when the cache keeps its cubin. */
-static tc_result _tc_tuned_kernel_from_records(tc_context *ctx, const tc_config_space *space, const char *records, const char *index,
-                                               const char *stamp, _tc_index_entry *e, tc_tuned_kernel **out) {
+/* The kernel from the records (the best record of task_name; lowered,
+   compiled through the cubin cache), added to the index under e->task
+   when the cache keeps its cubin. variant: space builds a variant of the
+   task's kernels (_tc_tuned_kernel_load_as). */
+static tc_result _tc_tuned_kernel_from_records(tc_context *ctx, const tc_config_space *space, const char *records, const char *task_name,
+                                               int variant, const char *index, const char *stamp, _tc_index_entry *e, tc_tuned_kernel **out) {
     char dir[_TC_PATH_CAP], path[_TC_PATH_CAP + 64];
     const char *source;
     tc_best best;
@@ -1079,7 +1092,8 @@ static tc_result _tc_tuned_kernel_from_records(tc_context *ctx, const tc_config_
     int arch = tc_cuda_arch(ctx);
     memset(&best, 0, sizeof best);
     memset(&bin, 0, sizeof bin);
-    if ((r = _tc_history_best_lowered(ctx, space, records, e->task, e->nargs, e->args, e->target, &best)) != TC_OK) return r;
+    if ((r = _tc_history_best_lowered(ctx, space, records, task_name, e->nargs, e->args, e->target, variant, &best)) != TC_OK)
+        return r;
     if ((r = _tc_plan_of(ctx, best.func, &e->plan)) != TC_OK) return r;
     if (!(source = tc_cuda_source(best.func))) return tc_last_result(ctx);
     if ((r = tc_cuda_compile(ctx, source, best.func->name, arch, 0, NULL, &bin)) == TC_OK)
@@ -1100,20 +1114,34 @@ static tc_result _tc_tuned_kernel_from_records(tc_context *ctx, const tc_config_
    index text, records and lowered function that loading it makes in ctx go
    with the call, so that loading kernel after kernel does not grow ctx. */
 static tc_result _tc_tuned_kernel_load(tc_context *ctx, const tc_config_space *space, const char *records, const char *task_name,
-                                       int nargs, const int64_t *args, tc_tuned_kernel **out);
+                                       const char *index_name, int nargs, const int64_t *args, tc_tuned_kernel **out);
 TECOMP_API tc_result tc_tuned_kernel_load(tc_context *ctx, const tc_config_space *space, const char *records, const char *task_name,
                                           int nargs, const int64_t *args, tc_tuned_kernel **out) {
     tc_mark mark;
     tc_result r;
     if (!ctx) return TC_ERROR_INVALID_ARGUMENT;
     mark = tc_context_mark(ctx);
-    r = _tc_tuned_kernel_load(ctx, space, records, task_name, nargs, args, out);
+    r = _tc_tuned_kernel_load(ctx, space, records, task_name, task_name, nargs, args, out);
+    tc_context_rewind(ctx, mark);
+    return r;
+}
+
+/* tc_tuned_kernel_load of a kernel that the index knows as index_name
+   (a variant of task_name's kernels: a fused epilogue's, which takes the
+   task's best configuration but builds another kernel); NULL index_name:
+   the index is neither read nor written (a variant that has no name). */
+static tc_result _tc_tuned_kernel_load_as(tc_context *ctx, const tc_config_space *space, const char *records, const char *task_name,
+                                          const char *index_name, int nargs, const int64_t *args, tc_tuned_kernel **out) {
+    tc_mark mark;
+    tc_result r;
+    mark = tc_context_mark(ctx);
+    r = _tc_tuned_kernel_load(ctx, space, records, task_name, index_name, nargs, args, out);
     tc_context_rewind(ctx, mark);
     return r;
 }
 
 static tc_result _tc_tuned_kernel_load(tc_context *ctx, const tc_config_space *space, const char *records, const char *task_name,
-                                       int nargs, const int64_t *args, tc_tuned_kernel **out) {
+                                       const char *index_name, int nargs, const int64_t *args, tc_tuned_kernel **out) {
     char index[_TC_PATH_CAP + 16], stamp[64];
     char *text;
     int have_stamp, found = 0;
@@ -1124,9 +1152,9 @@ static tc_result _tc_tuned_kernel_load(tc_context *ctx, const tc_config_space *s
     *out = NULL;
     if ((r = tc_cuda_init(ctx, NULL)) != TC_OK) return r;
     _tc_index_path(records, index, sizeof index);
-    have_stamp = _tc_records_stamp(records, stamp, sizeof stamp);
+    have_stamp = index_name && _tc_records_stamp(records, stamp, sizeof stamp);
     if (have_stamp && (text = _tc_index_read(ctx, index, stamp)) != NULL) {
-        found = _tc_index_find(ctx, text, task_name, nargs, args, &e) && strcmp(e.target, tc_target_string(ctx)) == 0 &&
+        found = _tc_index_find(ctx, text, index_name, nargs, args, &e) && strcmp(e.target, tc_target_string(ctx)) == 0 &&
                 _tc_tuned_kernel_from_entry(ctx, &e, out) == TC_OK;
         _tc_free(ctx, text);
         if (found) {
@@ -1137,9 +1165,11 @@ static tc_result _tc_tuned_kernel_load(tc_context *ctx, const tc_config_space *s
     if (!space) return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_tuned_kernel_load: %s has no entry for %s of this shape; give the space to build it",
                                 index, task_name);
     memset(&e, 0, sizeof e);
-    e.task = task_name, e.nargs = nargs, e.target = tc_target_string(ctx);
+    e.task = index_name ? index_name : task_name;
+    e.nargs = nargs;
+    e.target = tc_target_string(ctx);
     if (nargs) memcpy(e.args, args, sizeof *args * (size_t)nargs);
-    return _tc_tuned_kernel_from_records(ctx, space, records, index, have_stamp ? stamp : NULL, &e, out);
+    return _tc_tuned_kernel_from_records(ctx, space, records, task_name, index_name != task_name, index, have_stamp ? stamp : NULL, &e, out);
 }
 
 #endif /* TECOMP_IMPLEMENTATION */

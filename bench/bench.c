@@ -7,7 +7,7 @@
                      --shape N,C,H,W,K,R,S[,stride[,pad[,groups[,dilation]]]]]
                     [--trials N] [--tuner model|random|grid|genetic] [--template NAME]
                     [--records FILE] [--fresh] [--repeat N] [--csv FILE] [--svg FILE]
-                    [--cudnn legacy|backend|both] [--math exact|tf32] [--layout nchw|nhwc] [--help]
+                    [--cudnn legacy|backend|both] [--math exact|tf32] [--layout nchw|nhwc] [--epilogue LIST] [--help]
 
    --help lists every option with its default (tools/conv_shape.h: the
    --shape grammar, shared with tecomp-tune).
@@ -55,9 +55,21 @@
    an engine does: tc_conv2d_kernel_create), checks it, and times it and
    cuDNN the same way.
 
+   --epilogue LIST (e.g. bias,relu or scale,bias,relu6,residual) runs every
+   row a second time with that epilogue: tecomp's kernel with it fused (the
+   configuration tuned for the bare row: the epilogue is not in the records'
+   key), beside cuDNN with it, in the layout and math of cuDNN's figure for
+   the row: cuDNN's fused call (cudnnConvolutionBiasActivationForward) where
+   the steps are ones it has (bias, a residual before the activation, relu
+   or none, the output in cuDNN's type), else cuDNN's convolution followed
+   by the epilogue as a second kernel (tecomp's tc_conv2d_epilogue_alone),
+   the two timed as one unit the same way; a second table says which, and
+   the fused time over the bare one.
+
    Without a GPU it says so and checks, for each workload, the first
-   configuration of its space that lowers on the host executor. The exit
-   status is 0 only when every check passed. */
+   configuration of its space that lowers on the host executor (and with
+   --epilogue, the first whose fused kernel lowers, against the fused
+   reference). The exit status is 0 only when every check passed. */
 #define TECOMP_IMPLEMENTATION
 #include "tecomp.h"
 #include "../samples/sample_run.h"
@@ -103,7 +115,8 @@ static void bench_usage(const char *argv0) {
     fprintf(stderr,
             "usage: %s [--suite FILE] [--rows NAME,NAME,... | --group C|D|seed|b32 | --shape " CONV_SHAPE_GRAMMAR "]\n"
             "       [--trials N] [--tuner model|random|grid|genetic] [--template NAME] [--records FILE] [--fresh] [--repeat N]\n"
-            "       [--csv FILE] [--svg FILE] [--cudnn legacy|backend|both] [--math exact|tf32] [--layout nchw|nhwc] [--help]\n",
+            "       [--csv FILE] [--svg FILE] [--cudnn legacy|backend|both] [--math exact|tf32] [--layout nchw|nhwc] [--epilogue LIST]\n"
+            "       [--help]\n",
             argv0);
 }
 
@@ -133,6 +146,10 @@ static void bench_help(const char *argv0, const bench_opts *o) {
            "  --math exact|tf32  how tecomp computes float32 rows: exact FFMA (checked to 1e-4, speedup over cuDNN FMA) or\n"
            "                     TF32 tensor cores (checked to 2e-3, speedup over cuDNN TF32) (default %s)\n"
            "  --layout nchw|nhwc nhwc: NCHW float32 rows run in NHWC on tecomp's side (default nchw)\n"
+           "  --epilogue LIST    also run every row with this epilogue fused, beside cuDNN's fused call or its convolution and\n"
+           "                     the epilogue as a second kernel: comma-separated steps in order, scale, bias, residual, one of relu,\n"
+           "                     relu6, leaky_relu[=SLOPE], clamp=LO:HI, silu, gelu_tanh, sigmoid, and f16 or bf16 for the output\n"
+           "                     (e.g. bias,relu or scale,bias,relu6,residual; default: none)\n"
            "  --help             this text\n"
            "Exit status: 0 when every check passed, 1 when one failed, 2 for bad options.\n",
            argv0, o->trials, tc_tuner_kind_name(o->tuner), o->records, o->repeat, o->csv, o->svg, sample_math_name(o->math));
@@ -176,7 +193,16 @@ static int bench_parse_args(int argc, char **argv, bench_opts *o) {
         else if (!strcmp(a, "--cudnn") && v && bench_cudnn_apis_named(v)) o->cudnn_apis = bench_cudnn_apis_named(v), k++;
         else if (!strcmp(a, "--math") && v && sample_math_named(v, &o->math)) k++;
         else if (!strcmp(a, "--layout") && v && sample_layout_named(v, &o->nhwc)) k++;
-        else {
+        else if (!strcmp(a, "--epilogue") && v) {
+            char why[256];
+            if (!bench_epilogue_parse(v, &o->epilogue, why, sizeof why)) {
+                fprintf(stderr, "%s: %s\n", argv[0], why);
+                bench_usage(argv[0]);
+                return 0;
+            }
+            o->epilogue_list = v;
+            k++;
+        } else {
             fprintf(stderr, "%s: bad or incomplete option '%s'\n", argv[0], a);
             return bench_usage(argv[0]), 0;
         }
@@ -209,6 +235,19 @@ static void bench_fail(bench_row *row, const char *fmt, ...) {
     fputc('\n', stderr);
     if (!row->failed) bench_note(row, "FAILED (see log)");
     row->failed = 1;
+}
+
+/* A row's convolution with --epilogue's steps. */
+static tc_conv2d_desc bench_fused_desc(const bench_row *row, const bench_opts *o) {
+    tc_conv2d_desc d = row->conv;
+    d.epilogue = o->epilogue;
+    return d;
+}
+
+/* The check's bound on a fused output: the bare row's, or half's when the
+   output is 16-bit (its rounding, 2^-9 for bfloat16, stays well under it). */
+static double bench_epilogue_tolerance(const bench_opts *o, double bare) {
+    return o->epilogue.out_dtype == TC_FLOAT16 || o->epilogue.out_dtype == TC_BFLOAT16 ? BENCH_TOL_F16 : bare;
 }
 
 static const char *bench_cudnn_layout_name(int layout) { return layout == CUDNN_CONV_LAYOUT_NHWC ? "NHWC" : "NCHW"; }
@@ -298,6 +337,10 @@ static int bench_prepare(tc_context *ctx, const bench_opts *o, bench_row *row) {
     tc_template_fn fn;
     tc_result r;
     row->tecomp_us = row->tecomp_err = row->tutorial_us = -1;
+    row->fused_us = -1;
+    row->fused_err = -1;
+    row->cudnn_epi_us = -1;
+    row->cudnn_epi_err = -1;
     bench_cudnn_best_clear(&row->cudnn);
     bench_cudnn_best_clear(&row->cudnn_tf32);
     if ((r = tc_conv2d_resolve(ctx, &row->conv, &row->conv)) != TC_OK) {
@@ -387,9 +430,92 @@ static int bench_tune_all(tc_context *ctx, bench_row *rows, int n, const bench_o
 
 // >>host-path
 
+/* Host buffers of one fused run: floats (the reference's), and the bits
+   of 16-bit ones where the kernel reads or writes those. */
+typedef struct bench_host_buf {
+    float *f;
+    uint16_t *h;
+    size_t n;
+} bench_host_buf;
+
+/* n random floats (seed), rounded to t and its bits kept when t is 16-bit; 0 when out of memory. */
+static int bench_host_buf_make(bench_host_buf *b, size_t n, tc_dtype t, unsigned seed) {
+    size_t i;
+    b->n = n;
+    b->f = (float *)malloc((n ? n : 1) * sizeof(float));
+    b->h = (uint16_t *)malloc((n ? n : 1) * sizeof(uint16_t));
+    if (!b->f || !b->h) return 0;
+    sample_fill_random(b->f, n, seed);
+    for (i = 0; t != TC_FLOAT32 && i < n; i++) {
+        b->h[i] = t == TC_BFLOAT16 ? tc_bfloat16_from_float(b->f[i]) : tc_half_from_float(b->f[i]);
+        b->f[i] = t == TC_BFLOAT16 ? tc_bfloat16_to_float(b->h[i]) : tc_half_to_float(b->h[i]);
+    }
+    return 1;
+}
+
+static void bench_host_buf_free(bench_host_buf *b) {
+    free(b->f);
+    free(b->h);
+    memset(b, 0, sizeof *b);
+}
+
+/* No GPU, --epilogue: the first configuration whose fused kernel lowers, on
+   the host executor against tc_conv2d_reference_fused (random data in the
+   row's own layouts: nothing to convert). 0 when it matched. */
+static int bench_host_fused(tc_context *ctx, bench_row *row, const bench_opts *o) {
+    enum { X, W, Y, T };
+    bench_host_buf buf[T + TC_CONV2D_MAX_EPILOGUE_TENSORS];
+    tc_conv2d_tensor_info info[TC_CONV2D_MAX_EPILOGUE_TENSORS];
+    const float *tensors[TC_CONV2D_MAX_EPILOGUE_TENSORS];
+    void *args[T + TC_CONV2D_MAX_EPILOGUE_TENSORS];
+    tc_config_space *space = NULL;
+    const tc_func *f = NULL;
+    float *ref = NULL;
+    tc_dtype out;
+    double err = HUGE_VAL, num = 0, den = 0, tol;
+    int64_t config;
+    size_t i;
+    int p, q, nt, j, ok = 0;
+    tc_result r;
+    row->fused = bench_fused_desc(row, o);
+    if ((r = tc_conv2d_resolve(ctx, &row->fused, &row->fused)) == TC_OK) r = tc_space_create(ctx, tc_conv2d_template_named(row->task), &row->fused, &space);
+    if (r == TC_OK) r = sample_lower_config(space, -1, &config, &f);
+    if (r != TC_OK) return sample_fail(ctx, "the fused kernel", r);
+    printf("checking %s with the epilogue %s on the host executor\n", tc_space_config_string(space, config), o->epilogue_list);
+    memset(buf, 0, sizeof buf);
+    out = row->fused.epilogue.out_dtype;
+    tc_conv2d_output_size(&row->fused, &p, &q);
+    nt = tc_conv2d_epilogue_tensors(&row->fused, info);
+    ok = bench_host_buf_make(&buf[X], (size_t)row->conv.n * row->conv.c * row->conv.h * row->conv.w, row->conv.dtype == TC_FLOAT16 ? TC_FLOAT16 : TC_FLOAT32, 1) &&
+         bench_host_buf_make(&buf[W], (size_t)row->conv.k * (row->conv.c / row->conv.groups) * row->conv.r * row->conv.s,
+                             row->conv.dtype == TC_FLOAT16 ? TC_FLOAT16 : TC_FLOAT32, 2) &&
+         bench_host_buf_make(&buf[Y], (size_t)row->conv.n * row->conv.k * p * q, TC_FLOAT32, 3) && (ref = (float *)malloc(buf[Y].n * sizeof(float)));
+    for (j = 0; ok && j < nt; j++) ok = bench_host_buf_make(&buf[T + j], (size_t)info[j].elements, info[j].dtype, 20 + (unsigned)j);
+    for (j = 0; ok && j < T + nt; j++) {
+        tc_dtype t = j == X || j == W ? row->conv.dtype : j == Y ? out : info[j - T].dtype;
+        args[j] = t == TC_FLOAT16 || t == TC_BFLOAT16 ? (void *)buf[j].h : (void *)buf[j].f;
+        if (j >= T) tensors[j - T] = buf[j].f;
+    }
+    r = ok ? tc_conv2d_reference_fused(ctx, &row->fused, buf[X].f, buf[W].f, tensors, ref) : TC_ERROR_OUT_OF_MEMORY;
+    if (r == TC_OK) r = tc_host_run(ctx, f, args, NULL);
+    for (i = 0; r == TC_OK && i < buf[Y].n; i++) {
+        double v = out == TC_FLOAT16 ? tc_half_to_float(buf[Y].h[i]) : out == TC_BFLOAT16 ? tc_bfloat16_to_float(buf[Y].h[i]) : buf[Y].f[i];
+        num += (v - ref[i]) * (v - ref[i]);
+        den += (double)ref[i] * ref[i];
+    }
+    if (r == TC_OK) err = sqrt(num / (den > 0 ? den : 1));
+    tol = bench_epilogue_tolerance(o, sample_conv_tolerance(&row->conv));
+    for (j = 0; j < T + TC_CONV2D_MAX_EPILOGUE_TENSORS; j++) bench_host_buf_free(&buf[j]);
+    free(ref);
+    if (r != TC_OK) return sample_fail(ctx, "the fused host run", r);
+    printf("host executor, fused: relative error %.2e %s (bound %.0e)\n", err, err < tol ? "ok" : "MISMATCH", tol);
+    return err < tol ? 0 : 1;
+}
+
 /* No GPU: check the first configuration of each space that lowers on the
-   host executor, as the tuning samples do. */
-static void bench_host_all(tc_context *ctx, bench_row *rows, int n) {
+   host executor, as the tuning samples do (and with --epilogue, its fused
+   kernel). */
+static void bench_host_all(tc_context *ctx, bench_row *rows, int n, const bench_opts *o) {
     int k;
     for (k = 0; k < n; k++) {
         bench_row *row = &rows[k];
@@ -404,6 +530,11 @@ static void bench_host_all(tc_context *ctx, bench_row *rows, int n) {
         }
         bench_note(row, "host executor: %s's first configuration that lowers matches the reference (%sbound %.0e)", row->task,
                    bench_row_tf32(row) ? "TF32, " : "", sample_conv_tolerance(&row->conv));
+        if (o->epilogue_list && bench_host_fused(ctx, row, o) != 0) {
+            bench_fail(row, "the host executor's fused kernel does not match the fused reference (or it could not run; see above)");
+            continue;
+        }
+        if (o->epilogue_list) bench_note(row, "with the epilogue %s too", o->epilogue_list);
     }
 }
 
@@ -516,13 +647,18 @@ static size_t bench_index(int layout, size_t n, size_t c, size_t hw, size_t i, s
 
 /* Device buffers of one implementation's run, in its layout and type. */
 typedef struct bench_buffers {
-    int layout, half, y_half; /* half: the inputs are half (the row's type); y_half: so is the output */
+    int layout, half, y_half; /* half: the inputs are half (the row's type); y_half: the output's kind (BENCH_F16, BENCH_BF16; 0: float) */
     double tolerance;         /* the check's bound on the relative L2 error of what runs on them */
     tc_devptr x, w, y;
     size_t y_bytes;
 } bench_buffers;
 
-/* An NCHW float tensor (n x c x hw) uploaded in layout, as float or half. */
+/* What a buffer's elements are, for bench_upload and bench_download: float, or the bits of a half or a bfloat16. */
+enum { BENCH_F32 = 0, BENCH_F16 = 1, BENCH_BF16 = 2 };
+
+static int bench_kind_of(tc_dtype t) { return t == TC_FLOAT16 ? BENCH_F16 : t == TC_BFLOAT16 ? BENCH_BF16 : BENCH_F32; }
+
+/* An NCHW float tensor (n x c x hw) uploaded in layout, as float, half or bfloat16 (half: the kind). */
 static tc_result bench_upload(tc_context *ctx, const float *nchw, size_t n, size_t c, size_t hw, int layout, int half, tc_devptr *out) {
     size_t count = n * c * hw, bytes = count * (half ? 2 : 4), i, ch, s;
     unsigned char *host = (unsigned char *)malloc(bytes ? bytes : 1);
@@ -535,7 +671,7 @@ static tc_result bench_upload(tc_context *ctx, const float *nchw, size_t n, size
                 size_t to = bench_index(layout, n, c, hw, i, ch, s);
                 float v = nchw[(i * c + ch) * hw + s];
                 if (half) {
-                    uint16_t h = tc_half_from_float(v);
+                    uint16_t h = half == BENCH_BF16 ? tc_bfloat16_from_float(v) : tc_half_from_float(v);
                     memcpy(host + to * 2, &h, 2);
                 } else {
                     memcpy(host + to * 4, &v, 4);
@@ -562,7 +698,7 @@ static tc_result bench_download(tc_context *ctx, const bench_buffers *b, size_t 
                     if (b->y_half) {
                         uint16_t h;
                         memcpy(&h, host + from * 2, 2);
-                        v = tc_half_to_float(h);
+                        v = b->y_half == BENCH_BF16 ? tc_bfloat16_to_float(h) : tc_half_to_float(h);
                     } else {
                         memcpy(&v, host + from * 4, 4);
                     }
@@ -745,6 +881,129 @@ static void bench_run_tecomp(tc_context *ctx, bench_row *row, const char *record
                              &row->tecomp_us);
         bench_buffers_free(ctx, &b);
     }
+    tc_conv2d_kernel_destroy(ctx, kernel);
+}
+
+// >>epilogue
+
+/* The epilogue's tensors, random, as floats in NCHW order (n x k x pq for
+   the residual, k values for the per-channel ones; the residual rounded to
+   its type), and the reference with the epilogue (NCHW): the bare
+   reference run through tc_conv2d_epilogue_reference. */
+typedef struct bench_epi_data {
+    int n;
+    tc_conv2d_tensor_info info[TC_CONV2D_MAX_EPILOGUE_TENSORS];
+    float *t[TC_CONV2D_MAX_EPILOGUE_TENSORS];
+    double *ref;
+} bench_epi_data;
+
+static void bench_epi_data_free(bench_epi_data *e) {
+    int j;
+    for (j = 0; j < TC_CONV2D_MAX_EPILOGUE_TENSORS; j++) free(e->t[j]);
+    free(e->ref);
+    memset(e, 0, sizeof *e);
+}
+
+static tc_result bench_epi_data_make(tc_context *ctx, const bench_row *row, const bench_opts *o, const sample_conv_data *d, bench_epi_data *e) {
+    tc_conv2d_desc nchw = bench_fused_desc(row, o);
+    float *y = NULL;
+    size_t i;
+    int j;
+    tc_result r = TC_OK;
+    memset(e, 0, sizeof *e);
+    nchw.layout = TC_LAYOUT_NCHW;
+    e->n = tc_conv2d_epilogue_tensors(&nchw, e->info);
+    for (j = 0; j < e->n && r == TC_OK; j++) {
+        size_t count = (size_t)e->info[j].elements;
+        if (!(e->t[j] = (float *)malloc(count * sizeof(float)))) {
+            r = TC_ERROR_OUT_OF_MEMORY;
+            break;
+        }
+        sample_fill_random(e->t[j], count, 20 + (unsigned)j);
+        for (i = 0; e->info[j].dtype == TC_FLOAT16 && i < count; i++) e->t[j][i] = tc_half_to_float(tc_half_from_float(e->t[j][i]));
+        for (i = 0; e->info[j].dtype == TC_BFLOAT16 && i < count; i++) e->t[j][i] = tc_bfloat16_to_float(tc_bfloat16_from_float(e->t[j][i]));
+    }
+    if (r == TC_OK && (!(y = (float *)malloc(d->ny * sizeof(float))) || !(e->ref = (double *)malloc(d->ny * sizeof(double)))))
+        r = TC_ERROR_OUT_OF_MEMORY;
+    for (i = 0; r == TC_OK && i < d->ny; i++) y[i] = (float)d->ref[i];
+    if (r == TC_OK) r = tc_conv2d_epilogue_reference(ctx, &nchw, y, (const float *const *)e->t, y);
+    for (i = 0; r == TC_OK && i < d->ny; i++) e->ref[i] = y[i];
+    free(y);
+    if (r != TC_OK) bench_epi_data_free(e);
+    return r;
+}
+
+/* The epilogue's tensors on the device in layout; the per-channel ones as
+   they are, in the kind per_channel_kind says (cuDNN's bias has y's type),
+   the others in their own type (kind -1: each tensor's). */
+static tc_result bench_epi_upload(tc_context *ctx, const bench_row *row, const bench_epi_data *e, int layout, int per_channel_kind, tc_devptr *dev) {
+    const tc_conv2d_desc *c = &row->conv;
+    int p, q, j;
+    tc_result r = TC_OK;
+    tc_conv2d_output_size(c, &p, &q);
+    for (j = 0; j < e->n && r == TC_OK; j++) {
+        int kind = e->info[j].per_channel && per_channel_kind >= 0 ? per_channel_kind : bench_kind_of(e->info[j].dtype);
+        if (e->info[j].per_channel) r = bench_upload(ctx, e->t[j], 1, (size_t)c->k, 1, CUDNN_CONV_LAYOUT_NCHW, kind, &dev[j]);
+        else r = bench_upload(ctx, e->t[j], (size_t)c->n, (size_t)c->k, (size_t)p * q, layout, kind, &dev[j]);
+    }
+    return r;
+}
+
+static void bench_epi_free(tc_context *ctx, tc_devptr *dev, int n) {
+    int j;
+    for (j = 0; j < n; j++) {
+        tc_cuda_free(ctx, dev[j]);
+        dev[j] = 0;
+    }
+}
+
+typedef struct bench_fused_launch {
+    const tc_conv2d_kernel *kernel;
+    tc_devptr args[3 + TC_CONV2D_MAX_EPILOGUE_TENSORS];
+} bench_fused_launch;
+
+static tc_result bench_fused_launch_fn(tc_context *ctx, void *user) {
+    bench_fused_launch *l = (bench_fused_launch *)user;
+    return tc_conv2d_kernel_launch_args(ctx, l->kernel, l->args);
+}
+
+/* tecomp with the epilogue fused: the configuration the bare row's records
+   hold (the engine's call with the epilogue), checked against the fused
+   reference and timed as the bare kernel is. */
+static void bench_run_fused(tc_context *ctx, bench_row *row, const bench_opts *o, const sample_conv_data *d, const bench_epi_data *e,
+                            const tc_time_desc *timing) {
+    static const int layouts[TC_LAYOUT_COUNT] = {CUDNN_CONV_LAYOUT_NCHW, CUDNN_CONV_LAYOUT_NHWC, BENCH_LAYOUT_HWCN, BENCH_LAYOUT_NHWCNC};
+    tc_conv2d_kernel_desc kd;
+    tc_conv2d_kernel *kernel = NULL;
+    bench_fused_launch launch;
+    bench_buffers b;
+    sample_conv_data fused = *d; /* the same data, the fused reference */
+    tc_result r;
+    memset(&kd, 0, sizeof kd);
+    memset(&launch, 0, sizeof launch);
+    kd.conv = bench_fused_desc(row, o);
+    kd.records = o->records;
+    kd.template_name = row->task;
+    fused.ref = e->ref;
+    if ((r = tc_conv2d_kernel_create(ctx, &kd, &kernel)) != TC_OK) {
+        bench_fail(row, "tecomp fused: the kernel with the epilogue (tc_conv2d_kernel_create): %s: %s", tc_result_string(r), tc_last_error(ctx));
+        return;
+    }
+    r = bench_buffers_make(ctx, row, d, layouts[row->conv.layout], bench_kind_of(kd.conv.epilogue.out_dtype ? kd.conv.epilogue.out_dtype : TC_FLOAT32),
+                           &b);
+    if (r == TC_OK) r = bench_epi_upload(ctx, row, e, layouts[row->conv.layout], -1, launch.args + 3);
+    if (r != TC_OK) {
+        bench_fail(row, "tecomp fused: uploading the inputs: %s: %s", tc_result_string(r), tc_last_error(ctx));
+    } else {
+        b.tolerance = bench_epilogue_tolerance(o, bench_row_tf32(row) ? BENCH_TOL_TF32 : b.tolerance);
+        launch.kernel = kernel;
+        launch.args[0] = b.x;
+        launch.args[1] = b.w;
+        launch.args[2] = b.y;
+        bench_check_and_time(ctx, row, "tecomp fused", &fused, &b, bench_fused_launch_fn, &launch, NULL, timing, &row->fused_err, &row->fused_us);
+    }
+    bench_epi_free(ctx, launch.args + 3, e->n);
+    bench_buffers_free(ctx, &b);
     tc_conv2d_kernel_destroy(ctx, kernel);
 }
 
@@ -1025,6 +1284,172 @@ static void bench_run_cudnn(tc_context *ctx, bench_row *row, const bench_opts *o
     if (row->conv.dtype == TC_FLOAT16) bench_note(row, "cuDNN half data, float compute, tensor ops; checked to %.0e", BENCH_TOL_F16);
 }
 
+/* Whether cuDNN's fused call computes the epilogue: no scale, bias or none
+   (a zero bias then), relu or no activation, a residual before it (its z),
+   no user-written step, the output in the type cuDNN writes (its y's). */
+static int bench_cudnn_fuses(const bench_row *row, const tc_conv2d_epilogue *e) {
+    tc_dtype y = row->conv.dtype == TC_FLOAT16 ? TC_FLOAT16 : TC_FLOAT32;
+    return !e->scale && !e->fn && (e->act == TC_ACT_NONE || e->act == TC_ACT_RELU) && e->residual != TC_RESIDUAL_AFTER_ACT &&
+           (e->out_dtype ? e->out_dtype : TC_FLOAT32) == y;
+}
+
+/* cuDNN's convolution and then the epilogue as a second kernel, one unit. */
+typedef struct bench_conv_ew {
+    cudnn_conv *cv;
+    tc_cuda_func *ew;
+    tc_devptr args[2 + TC_CONV2D_MAX_EPILOGUE_TENSORS]; /* cuDNN's output, the epilogue's output, its tensors */
+} bench_conv_ew;
+
+static tc_result bench_conv_ew_fn(tc_context *ctx, void *user) {
+    bench_conv_ew *l = (bench_conv_ew *)user;
+    tc_result r = cudnn_conv_run(ctx, l->cv);
+    return r == TC_OK ? tc_cuda_run(ctx, l->ew, l->args, NULL) : r;
+}
+
+/* The fused call with each algorithm Find ran (identity only with the
+   implicit precomputed GEMM), the fastest that runs left in cv->algo; 0
+   when none ran (why says so). */
+static int bench_cudnn_fused_fastest(tc_context *ctx, cudnn_fused *f, int identity, const tc_time_desc *timing, char *why, size_t why_cap) {
+    cudnn_conv *cv = f->conv;
+    tc_time_result t;
+    double best = -1;
+    int k, algo = -1;
+    snprintf(why, why_cap, "no algorithm Find ran takes the fused call%s", identity ? " with identity (it needs algorithm 1)" : "");
+    for (k = 0; k < cv->nalgos; k++) {
+        if (identity && cv->algos[k] != 1) continue;
+        cv->algo = cv->algos[k];
+        if (tc_cuda_time_call(ctx, cudnn_fused_run, f, timing, &t) != TC_OK) {
+            snprintf(why, why_cap, "algorithm %d: %.400s", cv->algos[k], f->error[0] ? f->error : tc_last_error(ctx));
+            continue;
+        }
+        if (best < 0 || t.median_ms < best) {
+            best = t.median_ms;
+            algo = cv->algos[k];
+        }
+    }
+    if (algo < 0) return 0;
+    cv->algo = algo;
+    return 1;
+}
+
+/* cuDNN's convolution, then the epilogue alone (tecomp's elementwise
+   kernel over cuDNN's output, in its layout and type), checked and timed
+   as one unit. */
+static void bench_cudnn_then_epilogue(tc_context *ctx, bench_row *row, const bench_opts *o, sample_conv_data *fused, const bench_epi_data *e,
+                                      cudnn_conv *cv, bench_buffers *b, const tc_time_desc *timing) {
+    tc_conv2d_desc alone = bench_fused_desc(row, o);
+    bench_conv_ew launch;
+    bench_buffers out = *b;
+    tc_instance inst;
+    const tc_func *f = NULL;
+    char who[64];
+    int algo;
+    double us;
+    tc_result r;
+    memset(&launch, 0, sizeof launch);
+    alone.layout = b->layout == CUDNN_CONV_LAYOUT_NHWC ? TC_LAYOUT_NHWC : TC_LAYOUT_NCHW;
+    snprintf(who, sizeof who, "cuDNN + epilogue (%s)", bench_cudnn_layout_name(b->layout));
+    out.y = 0;
+    out.y_half = bench_kind_of(o->epilogue.out_dtype ? o->epilogue.out_dtype : TC_FLOAT32);
+    out.y_bytes = fused->ny * (out.y_half ? 2 : 4);
+    r = tc_conv2d_epilogue_alone(ctx, &alone, row->conv.dtype == TC_FLOAT16 ? TC_FLOAT16 : TC_FLOAT32, &inst);
+    if (r == TC_OK) r = tc_lower(inst.schedule, inst.nargs, inst.args, "epilogue", NULL, &f);
+    if (r == TC_OK) r = tc_cuda_build(ctx, f, &launch.ew);
+    if (r == TC_OK) r = tc_cuda_malloc(ctx, out.y_bytes, &out.y);
+    if (r == TC_OK) r = bench_epi_upload(ctx, row, e, b->layout, -1, launch.args + 2);
+    if (r == TC_OK) r = bench_cudnn_fastest(ctx, cv, timing, &algo, &us);
+    if (r != TC_OK) {
+        bench_fail(row, "%s: setting up: %s: %s", who, tc_result_string(r), cv->error[0] ? cv->error : tc_last_error(ctx));
+    } else {
+        launch.cv = cv;
+        launch.args[0] = b->y;
+        launch.args[1] = out.y;
+        if (bench_check_and_time(ctx, row, who, fused, &out, bench_conv_ew_fn, &launch, cv->error, timing, &row->cudnn_epi_err, &row->cudnn_epi_us))
+            row->cudnn_epi_how = "conv+ew";
+    }
+    bench_epi_free(ctx, launch.args + 2, e->n);
+    tc_cuda_free(ctx, out.y);
+    if (launch.ew) tc_cuda_func_destroy(ctx, launch.ew);
+}
+
+/* cuDNN with the epilogue, in the layout and math of the cuDNN figure the
+   row's speedup divides (the legacy API: the backend's graphs would need
+   the epilogue as operations of their own): its fused call where it has
+   the steps, else its convolution and the epilogue as a second kernel. */
+static void bench_run_cudnn_epilogue(tc_context *ctx, bench_row *row, const bench_opts *o, sample_conv_data *d, const bench_epi_data *e,
+                                     const tc_time_desc *timing) {
+    const bench_cudnn_best *compared = bench_compared(row);
+    const tc_conv2d_epilogue *ep = &o->epilogue;
+    sample_conv_data fused = *d;
+    cudnn_conv_problem p;
+    cudnn_conv cv;
+    cudnn_fused f;
+    bench_buffers b;
+    tc_devptr tensors[TC_CONV2D_MAX_EPILOGUE_TENSORS], zero_bias = 0, bias, residual;
+    int half = row->conv.dtype == TC_FLOAT16, fuses = bench_cudnn_fuses(row, ep);
+    char why[600] = "", who[64];
+    tc_result r;
+    if (compared->us <= 0) {
+        bench_note(row, "cuDNN with the epilogue not run: no cuDNN figure for the bare row");
+        return;
+    }
+    memset(&cv, 0, sizeof cv);
+    memset(&f, 0, sizeof f);
+    memset(tensors, 0, sizeof tensors);
+    fused.ref = e->ref;
+    sample_cudnn_problem(&row->conv, compared->layout, &p);
+    p.half = half;
+    p.tf32 = bench_row_tf32(row);
+    if ((r = bench_buffers_make(ctx, row, d, compared->layout, half, &b)) != TC_OK) {
+        bench_fail(row, "cuDNN + epilogue: uploading the inputs: %s: %s", tc_result_string(r), tc_last_error(ctx));
+        return;
+    }
+    b.tolerance = bench_epilogue_tolerance(o, p.tf32 ? BENCH_TOL_F16 : b.tolerance);
+    if ((r = cudnn_conv_setup_problem(ctx, &cv, &p, b.x, b.w, b.y)) != TC_OK) {
+        bench_fail(row, "cuDNN + epilogue: setting up: %s", cv.error[0] ? cv.error : tc_last_error(ctx));
+        cudnn_conv_release(ctx, &cv);
+        bench_buffers_free(ctx, &b);
+        return;
+    }
+    if (fuses) { /* the bias (or zeros) and the residual in y's type and layout */
+        r = bench_epi_upload(ctx, row, e, compared->layout, half ? BENCH_F16 : BENCH_F32, tensors);
+        if (r == TC_OK && !ep->bias) r = tc_cuda_malloc(ctx, (size_t)row->conv.k * (half ? 2 : 4), &zero_bias);
+        if (r == TC_OK && zero_bias) r = tc_cuda_memset(ctx, zero_bias, 0, (size_t)row->conv.k * (half ? 2 : 4));
+        bias = ep->bias ? tensors[ep->scale] : zero_bias; /* the tensors' order: scale, bias, residual */
+        residual = ep->residual != TC_RESIDUAL_NONE ? tensors[ep->scale + ep->bias] : 0;
+        if (r == TC_OK) r = cudnn_fused_setup(&f, &cv, ep->act == TC_ACT_RELU, half, row->conv.k, bias, residual);
+        if (r != TC_OK) snprintf(why, sizeof why, "%.500s", f.error[0] ? f.error : tc_last_error(ctx));
+        else if (!bench_cudnn_fused_fastest(ctx, &f, ep->act == TC_ACT_NONE, timing, why, sizeof why)) r = TC_ERROR_CUDA;
+        snprintf(who, sizeof who, "cuDNN fused (%s)", bench_cudnn_layout_name(compared->layout));
+        if (r == TC_OK &&
+            bench_check_and_time(ctx, row, who, &fused, &b, cudnn_fused_run, &f, f.error, timing, &row->cudnn_epi_err, &row->cudnn_epi_us))
+            row->cudnn_epi_how = "fused";
+        if (r != TC_OK) { /* the call exists but refuses this problem: the separate epilogue instead, said in the note */
+            printf("%-28s not used: %s; its convolution and the epilogue as a second kernel instead\n", who, why);
+            bench_note(row, "cuDNN's fused call refused (%s)", why);
+        }
+        cudnn_fused_release(&f);
+        bench_epi_free(ctx, tensors, e->n);
+        tc_cuda_free(ctx, zero_bias);
+    }
+    if (!fuses || r != TC_OK) bench_cudnn_then_epilogue(ctx, row, o, &fused, e, &cv, &b, timing);
+    cudnn_conv_release(ctx, &cv);
+    bench_buffers_free(ctx, &b);
+}
+
+/* --epilogue on a row: tecomp fused, then cuDNN with the epilogue. */
+static void bench_run_epilogue(tc_context *ctx, bench_row *row, const bench_opts *o, sample_conv_data *d, const tc_time_desc *timing) {
+    bench_epi_data e;
+    tc_result r;
+    if ((r = bench_epi_data_make(ctx, row, o, d, &e)) != TC_OK) {
+        bench_fail(row, "the epilogue's reference: %s: %s", tc_result_string(r), tc_last_error(ctx));
+        return;
+    }
+    if (row->tuned) bench_run_fused(ctx, row, o, d, &e, timing);
+    if (row->conv.dilation_h == 1 && row->conv.dilation_w == 1) bench_run_cudnn_epilogue(ctx, row, o, d, &e, timing);
+    bench_epi_data_free(&e);
+}
+
 /* Phase 2 for one row: the data and reference, then tecomp and cuDNN. */
 static void bench_gpu_row(tc_context *ctx, bench_row *row, const bench_opts *o, const tc_time_desc *timing, size_t *cudnn_version) {
     sample_conv_data d;
@@ -1040,6 +1465,7 @@ static void bench_gpu_row(tc_context *ctx, bench_row *row, const bench_opts *o, 
     else if (row->space) bench_note(row, "tecomp not run: tuning failed");
     if (row->space && row->task && !strcmp(row->task, "conv2d_tensorcore")) bench_run_tutorial_config(ctx, row, &d, timing);
     bench_run_cudnn(ctx, row, o, &d, timing, cudnn_version);
+    if (o->epilogue_list) bench_run_epilogue(ctx, row, o, &d, timing);
     sample_conv_data_free(&d);
 }
 
@@ -1389,6 +1815,55 @@ static void bench_print_geomean(const bench_row *rows, int n, const char *group,
     putchar('\n');
 }
 
+/* --epilogue: tecomp fused over tecomp bare (the epilogue's cost), and
+   cuDNN with the epilogue over tecomp fused (the speedup with it). */
+static int bench_fused_ran(const bench_row *row) { return row->fused_us > 0 && row->tecomp_us > 0; }
+static int bench_epi_both_ran(const bench_row *row) { return row->fused_us > 0 && row->cudnn_epi_us > 0; }
+static double bench_epi_speedup(const bench_row *row) { return bench_epi_both_ran(row) ? row->cudnn_epi_us / row->fused_us : 0; }
+
+/* The epilogue's table: per row the bare and fused times, cuDNN's with the
+   epilogue and how it ran (fused: its cudnnConvolutionBiasActivationForward;
+   conv+ew: its convolution, then the epilogue as a second kernel, timed as
+   one unit), both speedups; per group the geometric means over the rows
+   where everything ran. */
+static void bench_print_epilogue(const bench_row *rows, int n, const bench_opts *o) {
+    char a[32], b[32], c[32], d[32], e[32], f[32];
+    int k, g;
+    printf("\nwith --epilogue %s: tecomp's kernel with it fused (the configuration tuned for the bare row) beside cuDNN with it, in "
+           "the layout and math of the bare row's cuDNN figure (how: fused = cudnnConvolutionBiasActivationForward; conv+ew = its "
+           "convolution, then the epilogue as a second kernel, timed as one unit)\n", o->epilogue_list);
+    printf("%-18s %11s %11s %10s %11s %-8s %14s %13s\n", "workload", "bare us", "fused us", "fused/bare", "cuDNN us", "how", "speedup fused",
+           "speedup bare");
+    for (k = 0; k < n; k++) {
+        const bench_row *row = &rows[k];
+        printf("%-18s %11s %11s %10s %11s %-8s %14s %13s\n", row->name, bench_cell(a, sizeof a, "%.2f", row->tecomp_us, row->tecomp_us > 0),
+               bench_cell(b, sizeof b, "%.2f", row->fused_us, row->fused_us > 0),
+               bench_cell(c, sizeof c, "%.3f", bench_fused_ran(row) ? row->fused_us / row->tecomp_us : 0, bench_fused_ran(row)),
+               bench_cell(d, sizeof d, "%.2f", row->cudnn_epi_us, row->cudnn_epi_us > 0), row->cudnn_epi_how ? row->cudnn_epi_how : "-",
+               bench_cell(e, sizeof e, "%.2fx", bench_epi_speedup(row), bench_epi_both_ran(row)),
+               bench_cell(f, sizeof f, "%.2fx", bench_speedup(row), bench_both_ran(row)));
+    }
+    for (g = 0; g < BENCH_NGROUPS; g++) {
+        double cost = 0, fused = 0, bare = 0;
+        int used = 0, members = 0;
+        for (k = 0; k < n; k++) {
+            const bench_row *row = &rows[k];
+            if (!bench_in_group(row->name, bench_groups[g].key)) continue;
+            members++;
+            if (!bench_fused_ran(row) || !bench_epi_both_ran(row) || !bench_both_ran(row)) continue;
+            cost += log(row->fused_us / row->tecomp_us);
+            fused += log(bench_epi_speedup(row));
+            bare += log(bench_speedup(row));
+            used++;
+        }
+        if (!members) continue;
+        if (!used) printf("epilogue geomeans, %-9s none: no row where all four ran (of %d)\n", bench_groups[g].title, members);
+        else
+            printf("epilogue geomeans, %-9s fused/bare %.3f, speedup fused %.2fx, speedup bare %.2fx, over %d of %d rows\n", bench_groups[g].title,
+                   exp(cost / used), exp(fused / used), exp(bare / used), used, members);
+    }
+}
+
 static void bench_print_report(const bench_row *rows, int n, const bench_opts *o, const bench_summary *s) {
     char version[32], comparison[256];
     double tune_s = 0;
@@ -1421,6 +1896,7 @@ static void bench_print_report(const bench_row *rows, int n, const bench_opts *o
     }
     bench_print_table(rows, n, o, s);
     for (k = 0; k < BENCH_NGROUPS; k++) bench_print_geomean(rows, n, bench_groups[k].key, bench_groups[k].title);
+    if (o->epilogue_list && s->gpu) bench_print_epilogue(rows, n, o);
     printf("rows tecomp does not run (no template, or under --math tf32 no TF32 template or kernel for the shape: see their notes) "
            "report cuDNN only and are left out of the geomeans\n");
     for (k = 0; k < n; k++)
@@ -1485,7 +1961,8 @@ static int bench_write_csv(const char *path, const bench_row *rows, int n, const
             s->ceil.fp32_tflops, s->ceil.fp16_tflops, s->ceil.tf32_tflops, s->ceil.copy_gbs, s->ceil.empty_us, s->repeat, bench_comparison(comparison, sizeof comparison, o));
     fprintf(f, "name,layout,dtype,math,gflop,tecomp_us,cudnn_us,speedup,speedup_vs,tecomp_tflops,cudnn_tflops,pct_ceiling,cudnn_algo,cudnn_layout,"
                "cudnn_api,cudnn_engine,cudnn_legacy_us,cudnn_backend_us,cudnn_tf32_us,cudnn_tf32_api,cudnn_tf32_layout,cudnn_tf32_engine,"
-               "tecomp_rel_err,cudnn_rel_err,trials,trials_resumed,tune_s,status,note\n");
+               "tecomp_rel_err,cudnn_rel_err,trials,trials_resumed,tune_s,status,note,epilogue,tecomp_fused_us,fused_over_bare,"
+               "cudnn_epilogue_us,cudnn_epilogue_how,speedup_fused,tecomp_fused_rel_err,cudnn_epilogue_rel_err\n");
     for (k = 0; k < n; k++) {
         const bench_row *r = &rows[k];
         fprintf(f, "%s,%s,%s,%s,%.6f,", r->name, r->layout, r->dtype, bench_csv_math(r), bench_gflop(r));
@@ -1508,6 +1985,16 @@ static int bench_write_csv(const char *path, const bench_row *rows, int n, const
         bench_csv_number(f, "%.3e", r->cudnn.err, r->cudnn.err >= 0);
         fprintf(f, "%d,%d,%.2f,%s,", r->tune.trials, r->tune.resumed, r->tune.seconds, r->failed ? "FAILED" : "ok");
         bench_csv_text(f, r->note);
+        fputc(',', f);
+        bench_csv_text(f, o->epilogue_list ? o->epilogue_list : "");
+        fputc(',', f);
+        bench_csv_number(f, "%.3f", r->fused_us, r->fused_us > 0);
+        bench_csv_number(f, "%.4f", bench_fused_ran(r) ? r->fused_us / r->tecomp_us : 0, bench_fused_ran(r));
+        bench_csv_number(f, "%.3f", r->cudnn_epi_us, r->cudnn_epi_us > 0);
+        fprintf(f, "%s,", r->cudnn_epi_how ? r->cudnn_epi_how : "");
+        bench_csv_number(f, "%.4f", bench_epi_speedup(r), bench_epi_both_ran(r));
+        bench_csv_number(f, "%.3e", r->fused_err, r->fused_err >= 0);
+        if (r->cudnn_epi_err >= 0) fprintf(f, "%.3e", r->cudnn_epi_err);
         fputc('\n', f);
     }
     if (fclose(f) != 0) {
@@ -1639,8 +2126,9 @@ int main(int argc, char **argv) {
     memset(&s, 0, sizeof s);
     s.repeat = o.repeat;
     if (o.fresh) remove(o.records);
-    printf("tecomp-bench: %d workload%s, %d trials each, records %s, float32 math %s%s\n", n, n == 1 ? "" : "s", o.trials, o.records,
-           sample_math_name(o.math), o.nhwc ? ", NCHW float32 rows in NHWC" : "");
+    printf("tecomp-bench: %d workload%s, %d trials each, records %s, float32 math %s%s%s%s\n", n, n == 1 ? "" : "s", o.trials, o.records,
+           sample_math_name(o.math), o.nhwc ? ", NCHW float32 rows in NHWC" : "", o.epilogue_list ? ", epilogue " : "",
+           o.epilogue_list ? o.epilogue_list : "");
 
     /* phase 1: no CUDA in this process until every workload is tuned */
     s.gpu = bench_tune_all(ctx, rows, n, &o, why, sizeof why);
@@ -1655,7 +2143,7 @@ int main(int argc, char **argv) {
     }
     if (!s.gpu) {
         printf("\nNo GPU here (%s).\nNothing is timed; each workload with a template is checked on the host executor instead.\n", why);
-        bench_host_all(ctx, rows, n);
+        bench_host_all(ctx, rows, n, &o);
     } else {
         ok &= bench_gpu_all(ctx, rows, n, &o, &s);
     }

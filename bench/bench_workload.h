@@ -35,6 +35,8 @@ typedef struct bench_opts {
     tc_tuner_kind tuner;
     tc_conv2d_math math;      /* --math: how float32 rows compute on tecomp's side (exact FFMA, or TF32 tensor cores) */
     int nhwc;                 /* --layout nhwc: NCHW float32 rows run in NHWC */
+    const char *epilogue_list; /* --epilogue's text; NULL: bare convolutions only */
+    tc_conv2d_epilogue epilogue; /* what it says: every row runs fused with it too */
 } bench_opts;
 
 /* Comma-separated integers that fit an int into v (at most max), from
@@ -92,6 +94,11 @@ typedef struct bench_row {
     double tecomp_err;                  /* relative L2 error; < 0 when not checked */
     bench_cudnn_best cudnn;             /* FMA math for float32 rows (what exact rows are compared with), half data with float compute */
     bench_cudnn_best cudnn_tf32;        /* float32 rows: cuDNN with TF32 tensor cores allowed (what TF32 rows are compared with; us < 0 otherwise) */
+    /* --epilogue */
+    double fused_us, fused_err;         /* tecomp's kernel with the epilogue fused; < 0 when not measured */
+    double cudnn_epi_us, cudnn_epi_err; /* cuDNN with the epilogue: its fused call, or its convolution then the epilogue as a second kernel */
+    const char *cudnn_epi_how;          /* "fused" (cudnnConvolutionBiasActivationForward) or "conv+ew"; NULL when not measured */
+    tc_conv2d_desc fused;               /* conv with the epilogue, for the host path's space (which keeps a pointer to it) */
     int failed;
     char note[320];
 } bench_row;
@@ -217,6 +224,77 @@ static inline int bench_read_suite(const char *path, const bench_opts *o, bench_
     }
     fclose(f);
     return ok;
+}
+
+/* why, formatted; 0 (the parser's failure) always. */
+static inline int bench_epilogue_refuse(char *why, size_t why_cap, const char *fmt, const char *what) {
+    snprintf(why, why_cap, fmt, what);
+    return 0;
+}
+
+/* "LO:HI" into two floats; 0 when it is not that. */
+static inline int bench_read_bounds(const char *text, float *lo, float *hi) {
+    char *end;
+    if (!text) return 0;
+    *lo = strtof(text, &end);
+    if (end == text || *end != ':') return 0;
+    text = end + 1;
+    *hi = strtof(text, &end);
+    return end != text && !*end;
+}
+
+/* --epilogue LIST into e: comma-separated steps in the order they apply,
+   scale, bias, residual (before the activation when it comes before it in
+   the list, else after), one activation (relu, relu6, leaky_relu[=SLOPE],
+   clamp=LO:HI, silu, gelu_tanh or gelu, sigmoid), and an output type (f16,
+   bf16). 0 with why when the list is not that. */
+static inline int bench_epilogue_parse(const char *list, tc_conv2d_epilogue *e, char *why, size_t why_cap) {
+    static const struct {
+        const char *word;
+        tc_activation act;
+    } acts[] = {{"relu", TC_ACT_RELU}, {"relu6", TC_ACT_RELU6}, {"leaky_relu", TC_ACT_LEAKY_RELU}, {"clamp", TC_ACT_CLAMP},
+                {"silu", TC_ACT_SILU}, {"gelu_tanh", TC_ACT_GELU_TANH}, {"gelu", TC_ACT_GELU_TANH}, {"sigmoid", TC_ACT_SIGMOID}};
+    const char *p = list, *item;
+    size_t len, k;
+    memset(e, 0, sizeof *e);
+    if (!list || !*list) return bench_epilogue_refuse(why, why_cap, "--epilogue needs a list of steps%s", "");
+    while (bench_list_next(&p, &item, &len)) {
+        char word[64], *arg, *end = NULL;
+        int act = -1;
+        if (len == 0 || len >= sizeof word) return bench_epilogue_refuse(why, why_cap, "--epilogue: an empty or overlong step in '%s'", list);
+        memcpy(word, item, len);
+        word[len] = 0;
+        if ((arg = strchr(word, '=')) != NULL) *arg++ = 0;
+        for (k = 0; k < sizeof acts / sizeof acts[0]; k++)
+            if (!strcmp(word, acts[k].word)) act = (int)k;
+        if (act < 0 && arg) return bench_epilogue_refuse(why, why_cap, "--epilogue: %s takes no value", word);
+        if (!strcmp(word, "scale")) {
+            e->scale = 1;
+        } else if (!strcmp(word, "bias")) {
+            e->bias = 1;
+        } else if (!strcmp(word, "residual")) { /* before the activation unless the activation came first */
+            e->residual = e->act == TC_ACT_NONE ? TC_RESIDUAL_BEFORE_ACT : TC_RESIDUAL_AFTER_ACT;
+        } else if (!strcmp(word, "f16") || !strcmp(word, "bf16")) {
+            e->out_dtype = word[0] == 'f' ? TC_FLOAT16 : TC_BFLOAT16;
+        } else if (act < 0) {
+            return bench_epilogue_refuse(why, why_cap, "--epilogue: unknown step '%s' (scale, bias, residual, relu, relu6, leaky_relu[=SLOPE], "
+                                                       "clamp=LO:HI, silu, gelu_tanh, sigmoid, f16, bf16)", word);
+        } else if (e->act != TC_ACT_NONE) {
+            return bench_epilogue_refuse(why, why_cap, "--epilogue: one activation only ('%s' after another)", word);
+        } else {
+            e->act = acts[act].act;
+            if (e->act == TC_ACT_LEAKY_RELU && arg) {
+                e->slope = strtof(arg, &end);
+                if (end == arg || *end) return bench_epilogue_refuse(why, why_cap, "--epilogue: leaky_relu=SLOPE, not '%s'", arg);
+            } else if (e->act == TC_ACT_CLAMP) {
+                if (!bench_read_bounds(arg, &e->clamp_lo, &e->clamp_hi) || !(e->clamp_lo < e->clamp_hi))
+                    return bench_epilogue_refuse(why, why_cap, "--epilogue: clamp=LO:HI with LO < HI, e.g. clamp=-1:1, not '%s'", arg ? arg : "clamp");
+            } else if (arg) {
+                return bench_epilogue_refuse(why, why_cap, "--epilogue: %s takes no value", word);
+            }
+        }
+    }
+    return 1;
 }
 
 #endif

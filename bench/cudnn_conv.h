@@ -154,6 +154,70 @@ static tc_result cudnn_conv_run(tc_context *ctx, void *user) {
     return TC_OK;
 }
 
+/* cuDNN's fused convolution, y = act(conv(x, w) + alpha2 z + bias), act
+   relu or identity (identity only with the implicit precomputed GEMM,
+   algorithm 1): cudnnConvolutionBiasActivationForward on a cudnn_conv's
+   handle, descriptors, algorithm and workspace. The bias is one value per
+   output channel in y's type; z is a tensor like y (the residual, added
+   before the activation), or y itself with alpha2 0. */
+typedef struct cudnn_fused {
+    cudnn_conv *conv;
+    const char *(*GetErrorString)(cudnn_status);
+    cudnn_status (*CreateActivationDescriptor)(void **);
+    cudnn_status (*SetActivationDescriptor)(void *, int, int, double);
+    cudnn_status (*DestroyActivationDescriptor)(void *);
+    cudnn_status (*ConvolutionBiasActivationForward)(void *, const void *, void *, const void *, void *, const void *, void *, int, void *, size_t,
+                                                     const void *, void *, const void *, void *, const void *, void *, void *, void *);
+    void *adesc, *bdesc;
+    tc_devptr bias, z;
+    float alpha2;
+    char error[512];
+} cudnn_fused;
+
+/* Set up f over c (already set up: cudnn_conv_setup_problem), k output
+   channels; relu 0 is identity; z 0: no residual. */
+static inline tc_result cudnn_fused_setup(cudnn_fused *f, cudnn_conv *c, int relu, int half, int k, tc_devptr bias, tc_devptr z) {
+    enum { NCHW = 0, FLOAT = 0, HALF = 2, RELU = 1, IDENTITY = 5, NOT_PROPAGATE_NAN = 0 };
+    memset(f, 0, sizeof *f);
+    f->conv = c;
+    f->GetErrorString = c->GetErrorString;
+    *(void **)&f->CreateActivationDescriptor = dlsym(c->lib, "cudnnCreateActivationDescriptor");
+    *(void **)&f->SetActivationDescriptor = dlsym(c->lib, "cudnnSetActivationDescriptor");
+    *(void **)&f->DestroyActivationDescriptor = dlsym(c->lib, "cudnnDestroyActivationDescriptor");
+    *(void **)&f->ConvolutionBiasActivationForward = dlsym(c->lib, "cudnnConvolutionBiasActivationForward");
+    if (!f->CreateActivationDescriptor || !f->SetActivationDescriptor || !f->DestroyActivationDescriptor || !f->ConvolutionBiasActivationForward) {
+        snprintf(f->error, sizeof f->error, "libcudnn has no cudnnConvolutionBiasActivationForward (or its activation descriptor)");
+        return TC_ERROR_NO_CUDA;
+    }
+    CUDNN_TRY(f, f->CreateActivationDescriptor(&f->adesc), "cudnnCreateActivationDescriptor");
+    CUDNN_TRY(f, f->SetActivationDescriptor(f->adesc, relu ? RELU : IDENTITY, NOT_PROPAGATE_NAN, 0.0), "cudnnSetActivationDescriptor");
+    CUDNN_TRY(f, c->CreateTensorDescriptor(&f->bdesc), "cudnnCreateTensorDescriptor(bias)");
+    CUDNN_TRY(f, c->SetTensor4dDescriptor(f->bdesc, NCHW, half ? HALF : FLOAT, 1, k, 1, 1), "cudnnSetTensor4dDescriptor(bias)");
+    f->bias = bias;
+    f->z = z ? z : c->y;
+    f->alpha2 = z ? 1.0f : 0.0f;
+    return TC_OK;
+}
+
+static inline tc_result cudnn_fused_run(tc_context *ctx, void *user) {
+    cudnn_fused *f = (cudnn_fused *)user;
+    cudnn_conv *c = f->conv;
+    float one = 1.0f;
+    (void)ctx;
+    CUDNN_TRY(f, f->ConvolutionBiasActivationForward(c->handle, &one, c->xdesc, (void *)(uintptr_t)c->x, c->wdesc, (void *)(uintptr_t)c->w,
+                                                      c->cdesc, c->algo, (void *)(uintptr_t)c->workspace, c->workspace_bytes, &f->alpha2,
+                                                      c->ydesc, (void *)(uintptr_t)f->z, f->bdesc, (void *)(uintptr_t)f->bias, f->adesc,
+                                                      c->ydesc, (void *)(uintptr_t)c->y),
+              "cudnnConvolutionBiasActivationForward");
+    return TC_OK;
+}
+
+static inline void cudnn_fused_release(cudnn_fused *f) {
+    if (f->adesc) f->DestroyActivationDescriptor(f->adesc);
+    if (f->bdesc && f->conv) f->conv->DestroyTensorDescriptor(f->bdesc);
+    memset(f, 0, sizeof *f);
+}
+
 static void cudnn_conv_release(tc_context *ctx, cudnn_conv *c) {
     if (c->workspace) tc_cuda_free(ctx, c->workspace);
     if (c->cdesc) c->DestroyConvolutionDescriptor(c->cdesc);

@@ -282,8 +282,9 @@ static int64_t tutorial_best(const tc_config_space *space) {
 }
 
 TC_TEST(direct_space_is_the_tutorials) {
-    static const tc_conv2d_desc task = {TC_LAYOUT_NCHW, TC_FLOAT32, 1, 512, 7, 7, 512, 3, 3, 1, 1, 1, 1, 1, 1, 1, TC_CONV_MATH_EXACT};
+    static tc_conv2d_desc task; /* the space keeps it */
     tc_config_space *space;
+    task = conv(1, 512, 7, 7, 512, 3, 3, 1, 1, 1, 1);
     TC_CHECK_EQ_INT(tc_space_create(ctx, tc_conv2d_direct_template, &task, &space), TC_OK);
     if (!space) return;
     TC_CHECK_EQ_INT(tc_space_size(space), 10454400);
@@ -343,9 +344,10 @@ static int64_t winograd_config(const tc_config_space *space, int64_t m) {
 /* The seed shape at batch 1: the tiles' split is bounded by the tiles at m = 4 (4 x 4);
    and seed3, HWCN, whose space has the same knobs. */
 TC_TEST(winograd_space) {
-    static const tc_conv2d_desc task = {TC_LAYOUT_NCHW, TC_FLOAT32, 1, 256, 14, 14, 256, 3, 3, 1, 1, 1, 1, 1, 1, 1, TC_CONV_MATH_EXACT};
-    static tc_conv2d_desc hwcn = {TC_LAYOUT_NCHW, TC_FLOAT32, 256, 256, 14, 14, 512, 3, 3, 1, 1, 1, 1, 1, 1, 1, TC_CONV_MATH_EXACT};
+    static tc_conv2d_desc task, hwcn; /* the spaces keep them */
     tc_config_space *space;
+    task = conv(1, 256, 14, 14, 256, 3, 3, 1, 1, 1, 1);
+    hwcn = conv(256, 256, 14, 14, 512, 3, 3, 1, 1, 1, 1);
     TC_CHECK_EQ_INT(tc_space_create(ctx, tc_conv2d_winograd_template, &task, &space), TC_OK);
     if (!space) return;
     TC_CHECK_STR(tc_space_to_string(space),
