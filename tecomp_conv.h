@@ -2668,6 +2668,7 @@ TECOMP_API tc_result tc_conv2d_records_from_autotvm(tc_context *ctx, tc_record *
     if (!ctx) return TC_ERROR_INVALID_ARGUMENT;
     if (count < 0 || (count && !recs)) return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_conv2d_records_from_autotvm: NULL or bad argument");
     if (_tc_scratch_context(ctx, &scratch) != TC_OK) return TC_ERROR_OUT_OF_MEMORY;
+    scratch->logger.log_fn = NULL; /* a record's failure is logged once, below, as a warning: not as the scratch's error too */
     for (k = 0; k < count && r == TC_OK; k++) {
         if (!recs[k].args_json) continue; /* tecomp's own, or AutoTVM's with integer arguments only: nothing to read */
         r = _tc_autotvm_convert(ctx, scratch, &spaces, &n, &cap, &recs[k]);
@@ -2725,10 +2726,13 @@ TECOMP_API tc_result tc_conv2d_records_best(tc_context *ctx, const tc_conv2d_des
             out->template_name = recs[best].task;
         }
     }
-    if (out->index < 0)
-        return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "no successful record of this convolution (task arguments %lld,%lld,%lld,%lld,%lld,%lld,%lld,...)%s%s",
-                        (long long)args[0], (long long)args[1], (long long)args[2], (long long)args[3], (long long)args[4], (long long)args[5],
-                        (long long)args[6], target ? " on " : "", target ? target : "");
+    if (out->index < 0) {
+        char key[TC_MAX_TASK_ARGS * 21 + 1];
+        size_t used = 0;
+        for (j = 0; j < nargs; j++) used += (size_t)snprintf(key + used, sizeof key - used, "%s%lld", j ? "," : "", (long long)args[j]);
+        return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "no successful record of this convolution (task arguments %s)%s%s", key,
+                        target ? " on a target like " : "", target ? target : "");
+    }
     tc_clear_error(ctx);
     return TC_OK;
 }
