@@ -10,7 +10,11 @@
            ...build tensors, s = tc_create_schedule(...)...
            tc_define_split(cfg, "tile_f", f_extent, NULL);       // all factorizations into 4
            tc_define_knob(cfg, "unroll_explicit", 2, (const int64_t[]){0, 1});
+           tc_define_reorder(cfg, "inner_order", 3, NULL);          // every order of three loops
+           tc_define_annotate(cfg, "inner_ann", 3, TC_ANNOTATE_TRY_UNROLL); // each loop unrolled or not
            tc_cfg_apply_split(cfg, stage, f_axis, "tile_f", outs); // splits by this config's sizes
+           tc_cfg_apply_reorder(cfg, stage, "inner_order", 3, loops, ordered);
+           tc_cfg_apply_annotate(cfg, stage, "inner_ann", 3, ordered);
            ... if (tc_cfg_knob(cfg, "unroll_explicit")) ...
            out->schedule = s; out->nargs = 3; out->args[0] = ...;
            return TC_OK;
@@ -21,10 +25,14 @@
    runs it again for one configuration, given by its index in the space.
 
    Records of measured trials are JSON lines in AutoTVM's format
-   (tc_record_append, tc_records_load, tc_records_best).
+   (tc_record_append, tc_records_load, tc_records_best); AutoTVM's own
+   lines load too (see tc_record).
 
    WHAT THIS MODULE DOES NOT DO (yet): tuners and measurement; see the
-   README's list of open issues.
+   README's list of open issues. Of AutoTVM's policies, reorder's
+   interleave and interleave_cuda and annotate's bind_gpu and locate_cache
+   are not defined here (records holding them load; their annotations
+   apply); knob values are integers (AutoTVM's may be any Python value).
 */
 #ifndef TECOMP_SPACE_H
 #define TECOMP_SPACE_H
@@ -121,7 +129,7 @@ TECOMP_API int64_t tc_cfg_knob(tc_cfg *cfg, const char *name); /* 0 (error set) 
 /* Split `axis` of `st` by the knob's sizes from the inside out, as AutoTVM's
    cfg[name].apply(s, op, axis) does; outs gets num_outputs loops, outermost first. */
 TECOMP_API tc_result tc_cfg_apply_split(tc_cfg *cfg, tc_stage *st, tc_iter *axis, const char *name, tc_iter **outs);
-/* A knob choosing an order of naxes axes (2 to TC_MAX_KNOB_WIDTH), by
+/* A knob choosing an order of naxes axes (1 to TC_MAX_KNOB_WIDTH), by
    AutoTVM's policies; the space lists the orders as AutoTVM does (so
    configuration indices agree). More than 2^20 orders is an error. */
 TECOMP_API tc_result tc_define_reorder(tc_cfg *cfg, const char *name, int naxes, const tc_reorder_desc *desc);
@@ -263,7 +271,8 @@ typedef struct tc_record_knob {
 } tc_record_knob;
 
 /* Append one record and flush it to the file (a killed run loses at most the
-   trial in flight). space, when given, adds the configuration's knob values.
+   trial in flight). space, when given, adds the configuration's knob values
+   (without it, the record's own knobs are written).
    Processes may append to one file at once: each record goes in whole,
    under a lock on the file, on a line of its own. */
 TECOMP_API tc_result tc_record_append(tc_context *ctx, const char *path, const tc_record *rec, const tc_config_space *space);
