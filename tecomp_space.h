@@ -1305,8 +1305,9 @@ TECOMP_API tc_result tc_record_append(tc_context *ctx, const char *path, const t
     if (!ctx || !path || !rec) return ctx ? _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_record_append: NULL argument") : TC_ERROR_INVALID_ARGUMENT;
     if (!rec->target || !rec->task) return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_record_append: the record has no target or task");
     if (!(target = _tc_target_canonical(ctx, rec->target))) return TC_ERROR_OUT_OF_MEMORY;
-    if (rec->args_json && !_tc_json_valid(ctx, rec->args_json))
-        return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_record_append: args_json is not one JSON array: %.80s", rec->args_json);
+    if (rec->args_json && (ok = _tc_json_valid(ctx, rec->args_json)) != 1)
+        return ok < 0 ? _tc_fail(ctx, TC_ERROR_OUT_OF_MEMORY, "out of memory checking a record's args_json")
+                      : _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_record_append: args_json is not one JSON array: %.80s", rec->args_json);
     if (!space && rec->nknobs && !rec->knobs) return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_record_append: nknobs without knobs");
     tc_str_init(&s, ctx);
     ok = _tc_record_write_input(&s, rec, target);
@@ -1602,16 +1603,21 @@ static void _tc_json_skip_depth(_tc_json *j, int depth) {
 static void _tc_json_skip(_tc_json *j) { _tc_json_skip_depth(j, 0); }
 
 /* Whether text is one JSON array and nothing more (args_json given to
-   tc_record_append); its strings are decoded into ctx's arena to check them. */
+   tc_record_append): 1, 0 when not, -1 out of memory (its strings are
+   decoded to check them, in ctx's arena, and freed after). */
 static int _tc_json_valid(tc_context *ctx, const char *text) {
+    tc_mark mark = tc_context_mark(ctx);
     _tc_json j;
+    int valid;
     memset(&j, 0, sizeof j);
     j.ctx = ctx;
     j.p = j.line = text;
     if (!_tc_json_peek(&j, '[')) return 0;
     _tc_json_skip(&j);
     _tc_json_space(&j);
-    return !j.bad && !*j.p;
+    valid = j.oom ? -1 : !j.bad && !*j.p;
+    tc_context_rewind(ctx, mark);
+    return valid;
 }
 
 /* A copy of line's bytes [from, to) in the arena (a value kept as its JSON text). */
