@@ -1384,7 +1384,8 @@ static long _tc_json_hex4(const char *p) {
     long v = 0;
     int k;
     for (k = 0; k < 4; k++) {
-        int c = p[k], d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+        int c = p[k];
+        int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
         if (d < 0) return -1;
         v = v * 16 + d;
     }
