@@ -404,6 +404,73 @@ TECOMP_API tc_result tc_conv2d_kernel_run_host_args(tc_context *ctx, tc_conv2d_k
 TECOMP_API void tc_conv2d_kernel_info_get(const tc_conv2d_kernel *k, tc_conv2d_kernel_info *out);
 TECOMP_API void tc_conv2d_kernel_destroy(tc_context *ctx, tc_conv2d_kernel *k); /* NULL is ignored */
 
+// >>api-conv-autotvm
+
+/* AutoTVM's conv2d_nchw.cuda template (TOPI's schedule_direct_cuda), knob
+   for knob, so that tophub's CUDA logs and a user's AutoTVM logs of it name
+   configurations here: tile_f, tile_y, tile_x (the output channels, rows
+   and columns into block, virtual thread, thread and inner loops), tile_rc,
+   tile_ry, tile_rx (the reduction axes in two, outer and inner, where the
+   tutorial's template, conv2d_direct, splits them in three),
+   auto_unroll_max_step and unroll_explicit. The output accumulates in
+   registers; the padded input and the weights of each outer reduction step
+   go to shared memory, fetched by all the block's threads; the batch joins
+   the output channels' blocks on blockIdx.z. NCHW float32, one group, any
+   stride, padding and dilation. */
+TECOMP_API tc_result tc_conv2d_nchw_cuda_template(tc_cfg *cfg, const void *task, tc_instance *out); /* "conv2d_nchw.cuda" */
+/* tc_conv2d_template_named's templates and conv2d_nchw.cuda; NULL for none. */
+TECOMP_API tc_template_fn tc_conv2d_template_named_any(const char *name);
+
+/* An AutoTVM record's task, as tecomp builds it. */
+typedef struct tc_conv2d_autotvm_task {
+    tc_conv2d_desc conv;       /* the convolution its arguments describe (NCHW float32) */
+    const char *template_name; /* the tecomp template of the same knobs: "conv2d_nchw.cuda" or "conv2d_direct" */
+    tc_template_fn fn;
+} tc_conv2d_autotvm_task;
+
+/* The convolution and template an AutoTVM record (args_json set) names:
+   task "conv2d_nchw.cuda", args [["TENSOR", [n, c, h, w], "float32"],
+   ["TENSOR", [k, c, r, s], "float32"], strides, padding, dilation,
+   "float32"] (each a number or a list; padding of 1, 2 or 4 numbers, top
+   equal to bottom and left to right), or the tutorial's
+   "tutorial/conv2d_no_batching", args [n, h, w, co, ci, kh, kw, strides,
+   padding]. TC_ERROR_INVALID_ARGUMENT saying why for another task, other
+   dtypes, or arguments tecomp has no template for. */
+TECOMP_API tc_result tc_conv2d_autotvm_task_of(tc_context *ctx, const tc_record *rec, tc_conv2d_autotvm_task *out);
+
+/* What tc_conv2d_records_from_autotvm did. */
+typedef struct tc_conv2d_autotvm_info {
+    int converted;            /* AutoTVM's records made tecomp's */
+    int unusable;             /* AutoTVM's records left as they were (no template, knobs not in its space) */
+    char first_reason[200];   /* why the first unusable one is */
+} tc_conv2d_autotvm_info;
+
+/* Rewrite in place the records of recs that AutoTVM's convolution tasks
+   wrote (args_json set) as tecomp's: task the template's name, args
+   tc_conv2d_task_args's (args_json NULL), config and knobs as its space
+   numbers and orders them (tc_record_reindex: AutoTVM's versions number
+   configurations their own ways). Target, costs and errors stay. A record
+   that cannot be used is left as it was (its key matches no tecomp task),
+   its reason logged as a warning (the first ten) and counted in *info
+   (NULL: not wanted). Errors: out of memory only. */
+TECOMP_API tc_result tc_conv2d_records_from_autotvm(tc_context *ctx, tc_record *recs, int count, tc_conv2d_autotvm_info *info);
+
+/* The fastest successful record of convolution d among recs, whichever
+   template tuned it. */
+typedef struct tc_conv2d_best_record {
+    int index;                /* its position in recs */
+    const char *template_name;
+    tc_template_fn fn;
+    tc_config_space *space;   /* its template's space for d, made in ctx */
+    int64_t config;
+} tc_conv2d_best_record;
+
+/* Each template's records of d are checked against its space
+   (tc_records_best_in); target as tc_records_best takes it (NULL: any).
+   TC_ERROR_INVALID_ARGUMENT with a message when recs hold none. */
+TECOMP_API tc_result tc_conv2d_records_best(tc_context *ctx, const tc_conv2d_desc *d, const tc_record *recs, int count, const char *target,
+                                            tc_conv2d_best_record *out);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif
@@ -3131,6 +3198,373 @@ TECOMP_API tc_result tc_gemm_wgmma_template(tc_cfg *cfg, const void *task, tc_in
     out->args[1] = g.conv.kernel;
     out->args[2] = g.conv.out;
     out->flops = tc_gemm_flops(&d);
+    return TC_OK;
+}
+
+// >>conv-autotvm
+
+/* conv2d_nchw.cuda's knobs, in TOPI's order and with its policies, so that
+   configuration indices agree with AutoTVM's. */
+static tc_result _tc_nchw_cuda_knobs(tc_cfg *cfg, const tc_conv2d_desc *d, int p, int q) {
+    static const int64_t unroll_steps[] = {0, 512, 1500};
+    static const int64_t explicit_values[] = {0, 1};
+    tc_split_desc two;
+    memset(&two, 0, sizeof two);
+    two.num_outputs = 2;
+    _TC_CONV_TRY(tc_define_split(cfg, "tile_f", d->k, NULL));
+    _TC_CONV_TRY(tc_define_split(cfg, "tile_y", p, NULL));
+    _TC_CONV_TRY(tc_define_split(cfg, "tile_x", q, NULL));
+    _TC_CONV_TRY(tc_define_split(cfg, "tile_rc", d->c, &two));
+    _TC_CONV_TRY(tc_define_split(cfg, "tile_ry", d->r, &two));
+    _TC_CONV_TRY(tc_define_split(cfg, "tile_rx", d->s, &two));
+    _TC_CONV_TRY(tc_define_knob(cfg, "auto_unroll_max_step", 3, unroll_steps));
+    return tc_define_knob(cfg, "unroll_explicit", 2, explicit_values);
+}
+
+/* schedule_direct_cuda's output tiling: the batch split off as the kernel
+   scope (the unroll pragmas' loop) and fused into the output channels'
+   blocks, then blocks, virtual threads, threads and inner loops of f, y, x;
+   *scope and *tx (the threadIdx.x loop, where the accumulators go) out. */
+static tc_result _tc_nchw_cuda_tile_output(tc_cfg *cfg, tc_stage *so, tc_iter **scope, tc_iter **tx) {
+    static const tc_thread_tag tags[3][3] = {{TC_BLOCK_Z, TC_BLOCK_Y, TC_BLOCK_X},
+                                             {TC_VTHREAD, TC_VTHREAD, TC_VTHREAD},
+                                             {TC_THREAD_Z, TC_THREAD_Y, TC_THREAD_X}};
+    tc_iter *n, *t[3][4], *order[12];
+    int j, a;
+    _TC_CONV_TRY(tc_split_nparts(so, tc_axis_of(so, 0), 1, scope, &n));
+    _TC_CONV_TRY(tc_cfg_apply_split(cfg, so, tc_axis_of(so, 1), "tile_f", t[0]));
+    _TC_CONV_TRY(tc_cfg_apply_split(cfg, so, tc_axis_of(so, 2), "tile_y", t[1]));
+    _TC_CONV_TRY(tc_cfg_apply_split(cfg, so, tc_axis_of(so, 3), "tile_x", t[2]));
+    _TC_CONV_TRY(tc_fuse(so, n, t[0][0], &t[0][0]));
+    for (j = 0; j < 4; j++)
+        for (a = 0; a < 3; a++) order[j * 3 + a] = t[a][j];
+    _TC_CONV_TRY(tc_reorder(so, 12, order));
+    for (j = 0; j < 3; j++)
+        for (a = 0; a < 3; a++) _TC_CONV_TRY(tc_bind(so, t[a][j], tags[j][a]));
+    *tx = t[2][2];
+    return TC_OK;
+}
+
+/* schedule_direct_cuda, step by step: registers for the output (OL), the
+   reduction's outer steps outermost with the padded input and the weights
+   of each in shared memory (AA, WW), fetched cooperatively as the direct
+   template's are. */
+static tc_result _tc_nchw_cuda_schedule(tc_cfg *cfg, tc_schedule *s, const _tc_conv_graph *g) {
+    tc_context *ctx = tc_cfg_context(cfg);
+    tc_tensor *OL, *AA, *WW;
+    tc_stage *so, *sl;
+    tc_iter *scope, *tx, *rc[2], *ry[2], *rx[2];
+    _TC_CONV_TRY(tc_compute_inline(tc_stage_of(s, g->pad)));
+    if (!(OL = tc_cache_write(s, g->out, TC_SCOPE_LOCAL)) || !(AA = tc_cache_read(s, g->pad, TC_SCOPE_SHARED, 1, &OL)) ||
+        !(WW = tc_cache_read(s, g->kernel, TC_SCOPE_SHARED, 1, &OL)))
+        return _tc_conv_error(ctx);
+    _TC_CONV_TRY(_tc_conv_output_stage(ctx, s, g, &so)); /* the epilogue's stage, when there is one, writes the output */
+    sl = tc_stage_of(s, OL);
+    _TC_CONV_TRY(_tc_nchw_cuda_tile_output(cfg, so, &scope, &tx));
+    _TC_CONV_TRY(tc_compute_at(sl, so, tx));
+    _TC_CONV_TRY(tc_cfg_apply_split(cfg, sl, tc_reduce_axis_of(sl, 0), "tile_rc", rc));
+    _TC_CONV_TRY(tc_cfg_apply_split(cfg, sl, tc_reduce_axis_of(sl, 1), "tile_ry", ry));
+    _TC_CONV_TRY(tc_cfg_apply_split(cfg, sl, tc_reduce_axis_of(sl, 2), "tile_rx", rx));
+    _TC_CONV_TRY(tc_reorder_args(sl, rc[0], ry[0], rx[0], rc[1], ry[1], rx[1], tc_axis_of(sl, 0), tc_axis_of(sl, 1), tc_axis_of(sl, 2),
+                                 tc_axis_of(sl, 3)));
+    _TC_CONV_TRY(tc_compute_at(tc_stage_of(s, AA), sl, rx[0]));
+    _TC_CONV_TRY(tc_compute_at(tc_stage_of(s, WW), sl, rx[0]));
+    _TC_CONV_TRY(_tc_direct_fetch(cfg, tc_stage_of(s, AA)));
+    _TC_CONV_TRY(_tc_direct_fetch(cfg, tc_stage_of(s, WW)));
+    _TC_CONV_TRY(tc_pragma(so, scope, "auto_unroll_max_step", (int)tc_cfg_knob(cfg, "auto_unroll_max_step")));
+    return tc_pragma(so, scope, "unroll_explicit", (int)tc_cfg_knob(cfg, "unroll_explicit"));
+}
+
+TECOMP_API tc_result tc_conv2d_nchw_cuda_template(tc_cfg *cfg, const void *task, tc_instance *out) {
+    tc_context *ctx = tc_cfg_context(cfg);
+    tc_conv2d_desc d;
+    _tc_conv_graph g;
+    tc_tensor *final;
+    tc_schedule *s;
+    int p, q;
+    if (!ctx || !out) return ctx ? _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "conv2d_nchw.cuda: NULL argument") : TC_ERROR_INVALID_ARGUMENT;
+    _TC_CONV_TRY(_tc_conv_task(ctx, task, "conv2d_nchw.cuda", &d));
+    if (d.groups != 1) /* AutoTVM's grouped convolutions are another task, group_conv2d_nchw.cuda */
+        return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "conv2d_nchw.cuda: builds convolutions of one group; the task has %d", d.groups);
+    tc_conv2d_output_size(&d, &p, &q);
+    _TC_CONV_TRY(_tc_conv_direct_compute(ctx, &d, p, q, &g));
+    _TC_CONV_TRY(_tc_conv_epilogue(ctx, &d, 1, &g));
+    final = _tc_conv_final(&g);
+    if (!(s = tc_create_schedule(ctx, 1, &final))) return _tc_conv_error(ctx);
+    _TC_CONV_TRY(_tc_nchw_cuda_knobs(cfg, &d, p, q));
+    _TC_CONV_TRY(_tc_nchw_cuda_schedule(cfg, s, &g));
+    return _tc_conv_instance(&d, s, &g, out);
+}
+
+TECOMP_API tc_template_fn tc_conv2d_template_named_any(const char *name) {
+    if (name && strcmp(name, "conv2d_nchw.cuda") == 0) return tc_conv2d_nchw_cuda_template;
+    return tc_conv2d_template_named(name);
+}
+
+/* One AutoTVM argument that is a number or a list of numbers (strides,
+   padding, dilation, a tensor's shape): up to max into v; how many, 0
+   (line bad) when it is neither or longer. */
+static int _tc_autotvm_ints(_tc_json *j, int64_t *v, int max, const char *what) {
+    int n = 0;
+    if (!_tc_json_peek(j, '[')) {
+        v[0] = _tc_json_int(j, 0, 2147483647.0, what);
+        return j->bad ? 0 : 1;
+    }
+    j->p++;
+    if (_tc_json_peek(j, ']')) {
+        _tc_json_bad(j, "%s is an empty list", what);
+        return 0;
+    }
+    do {
+        if (n == max) {
+            _tc_json_bad(j, "%s has more than %d numbers", what, max);
+            return 0;
+        }
+        v[n++] = _tc_json_int(j, 0, 2147483647.0, what);
+    } while (_tc_json_more(j, ']'));
+    _tc_json_eat(j, ']');
+    return j->bad ? 0 : n;
+}
+
+/* A string argument that must be `want` (a dtype, "TENSOR"). */
+static void _tc_autotvm_word(_tc_json *j, const char *want, const char *what) {
+    const char *got = _tc_json_str(j);
+    if (got && strcmp(got, want) != 0) _tc_json_bad(j, "%s is '%.40s', tecomp's template takes '%s'", what, got, want);
+}
+
+/* ["TENSOR", [a, b, c, d], "float32"]: a tensor argument's shape. */
+static void _tc_autotvm_tensor(_tc_json *j, int64_t shape[4], const char *what) {
+    _tc_json_eat(j, '[');
+    _tc_autotvm_word(j, "TENSOR", what);
+    _tc_json_eat(j, ',');
+    if (!j->bad && _tc_autotvm_ints(j, shape, 4, what) != 4 && !j->bad) _tc_json_bad(j, "%s is not of 4 dimensions (NCHW)", what);
+    _tc_json_eat(j, ',');
+    _tc_autotvm_word(j, "float32", what);
+    _tc_json_eat(j, ']');
+}
+
+/* A pair (h, w) from a number or a list of 1 or 2; with four (padding:
+   top, left, bottom, right), the sides must agree, tecomp padding both
+   sides alike. */
+static void _tc_autotvm_pair(_tc_json *j, int *h, int *w, const char *what) {
+    int64_t v[4];
+    int n = _tc_autotvm_ints(j, v, 4, what);
+    if (n == 1 || n == 2) {
+        *h = (int)v[0];
+        *w = (int)v[n - 1];
+    } else if (n == 4 && v[0] == v[2] && v[1] == v[3]) {
+        *h = (int)v[0];
+        *w = (int)v[1];
+    } else if (n) {
+        _tc_json_bad(j, "%s %s is not symmetric (tecomp pads both sides alike)", what, n == 4 ? "[top, left, bottom, right]" : "of 3 numbers");
+    }
+}
+
+/* conv2d_nchw.cuda's arguments: data, kernel, strides, padding, dilation, out_dtype. */
+static void _tc_autotvm_conv2d_nchw(_tc_json *j, tc_conv2d_desc *d) {
+    int64_t data[4], kernel[4];
+    _tc_json_eat(j, '[');
+    _tc_autotvm_tensor(j, data, "the data tensor");
+    _tc_json_eat(j, ',');
+    _tc_autotvm_tensor(j, kernel, "the kernel tensor");
+    _tc_json_eat(j, ',');
+    _tc_autotvm_pair(j, &d->stride_h, &d->stride_w, "strides");
+    _tc_json_eat(j, ',');
+    _tc_autotvm_pair(j, &d->pad_h, &d->pad_w, "padding");
+    _tc_json_eat(j, ',');
+    _tc_autotvm_pair(j, &d->dilation_h, &d->dilation_w, "dilation");
+    _tc_json_eat(j, ',');
+    _tc_autotvm_word(j, "float32", "out_dtype");
+    _tc_json_eat(j, ']');
+    if (j->bad) return;
+    if (kernel[1] != data[1]) _tc_json_bad(j, "the kernel has %lld input channels, the data %lld", (long long)kernel[1], (long long)data[1]);
+    d->n = (int)data[0];
+    d->c = (int)data[1];
+    d->h = (int)data[2];
+    d->w = (int)data[3];
+    d->k = (int)kernel[0];
+    d->r = (int)kernel[2];
+    d->s = (int)kernel[3];
+}
+
+/* The tutorial's arguments: n, h, w, co, ci, kh, kw, strides, padding. */
+static void _tc_autotvm_tutorial(_tc_json *j, tc_conv2d_desc *d) {
+    int64_t v[7];
+    int k;
+    _tc_json_eat(j, '[');
+    for (k = 0; k < 7 && !j->bad; k++) {
+        v[k] = _tc_json_int(j, 1, 2147483647.0, "a size");
+        _tc_json_eat(j, ',');
+    }
+    _tc_autotvm_pair(j, &d->stride_h, &d->stride_w, "strides");
+    _tc_json_eat(j, ',');
+    _tc_autotvm_pair(j, &d->pad_h, &d->pad_w, "padding");
+    _tc_json_eat(j, ']');
+    if (j->bad) return;
+    d->n = (int)v[0];
+    d->h = (int)v[1];
+    d->w = (int)v[2];
+    d->k = (int)v[3];
+    d->c = (int)v[4];
+    d->r = (int)v[5];
+    d->s = (int)v[6];
+}
+
+TECOMP_API tc_result tc_conv2d_autotvm_task_of(tc_context *ctx, const tc_record *rec, tc_conv2d_autotvm_task *out) {
+    _tc_json j;
+    tc_conv2d_desc d;
+    int tutorial;
+    if (!ctx) return TC_ERROR_INVALID_ARGUMENT;
+    if (!rec || !out) return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_conv2d_autotvm_task_of: NULL argument");
+    memset(out, 0, sizeof *out);
+    tutorial = rec->task && (strcmp(rec->task, "tutorial/conv2d_no_batching") == 0 || strcmp(rec->task, "conv2d_no_batching") == 0);
+    if (!rec->task || (!tutorial && strcmp(rec->task, "conv2d_nchw.cuda") != 0))
+        return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "AutoTVM's task '%.80s' has no tecomp template (conv2d_nchw.cuda and "
+                        "tutorial/conv2d_no_batching have)", rec->task ? rec->task : "(none)");
+    if (!rec->args_json) return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "the record of %.80s has tecomp's arguments, not AutoTVM's", rec->task);
+    memset(&j, 0, sizeof j);
+    memset(&d, 0, sizeof d);
+    j.ctx = ctx;
+    j.p = j.line = rec->args_json;
+    if (tutorial) _tc_autotvm_tutorial(&j, &d);
+    else _tc_autotvm_conv2d_nchw(&j, &d);
+    if (j.oom) return _tc_fail(ctx, TC_ERROR_OUT_OF_MEMORY, "out of memory reading an AutoTVM task");
+    if (j.bad) return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "AutoTVM's %s arguments: %s", rec->task, j.why);
+    _TC_CONV_TRY(tc_conv2d_resolve(ctx, &d, &out->conv));
+    out->template_name = tutorial ? "conv2d_direct" : "conv2d_nchw.cuda";
+    out->fn = tutorial ? tc_conv2d_direct_template : tc_conv2d_nchw_cuda_template;
+    return TC_OK;
+}
+
+/* A space per task met while rewriting records, kept for the next record
+   of the same task (a log holds many trials of each). */
+typedef struct _tc_autotvm_space {
+    tc_conv2d_desc *conv;     /* the space's task, in the scratch context */
+    tc_template_fn fn;
+    tc_config_space *space;
+} _tc_autotvm_space;
+
+/* The space of an AutoTVM task, made once in scratch; NULL (error in scratch) when the template rejects it. */
+static tc_config_space *_tc_autotvm_space_of(tc_context *scratch, _tc_autotvm_space **spaces, int *n, int *cap,
+                                             const tc_conv2d_autotvm_task *t) {
+    _tc_autotvm_space *e;
+    int k;
+    for (k = 0; k < *n; k++)
+        if ((*spaces)[k].fn == t->fn && memcmp((*spaces)[k].conv, &t->conv, sizeof t->conv) == 0) return (*spaces)[k].space;
+    if (!_tc_grow(scratch, (void **)spaces, cap, *n + 1, sizeof **spaces)) return NULL;
+    e = &(*spaces)[*n];
+    memset(e, 0, sizeof *e);
+    if (!(e->conv = (tc_conv2d_desc *)_tc_alloc(scratch, sizeof *e->conv))) return NULL;
+    *e->conv = t->conv;
+    e->fn = t->fn;
+    if (tc_space_create(scratch, t->fn, e->conv, &e->space) != TC_OK) return NULL;
+    (*n)++;
+    return e->space;
+}
+
+/* One AutoTVM record made tecomp's; TC_ERROR_INVALID_ARGUMENT (the reason
+   in scratch) when it cannot be, out of memory otherwise. */
+static tc_result _tc_autotvm_convert(tc_context *ctx, tc_context *scratch, _tc_autotvm_space **spaces, int *n, int *cap, tc_record *rec) {
+    tc_conv2d_autotvm_task t;
+    tc_config_space *space;
+    tc_record copy = *rec;
+    tc_record_knob *knobs;
+    tc_result r;
+    tc_clear_error(scratch);
+    if ((r = tc_conv2d_autotvm_task_of(scratch, rec, &t)) == TC_OK) {
+        if (!(space = _tc_autotvm_space_of(scratch, spaces, n, cap, &t))) r = tc_last_result(scratch) ? tc_last_result(scratch) : TC_ERROR_OUT_OF_MEMORY;
+        else r = tc_record_reindex(space, &copy);
+    }
+    if (r == TC_ERROR_OUT_OF_MEMORY) return _tc_fail(ctx, r, "out of memory reading AutoTVM's records: %s", tc_last_error(scratch));
+    if (r != TC_OK) return TC_ERROR_INVALID_ARGUMENT;
+    /* the reindexed knobs live in scratch: into ctx with the record */
+    if (!(knobs = (tc_record_knob *)_tc_alloc(ctx, sizeof *knobs * (size_t)(copy.nknobs ? copy.nknobs : 1)))) return TC_ERROR_OUT_OF_MEMORY;
+    memcpy(knobs, copy.knobs, sizeof *knobs * (size_t)copy.nknobs);
+    copy.knobs = knobs;
+    copy.task = t.template_name;
+    copy.nargs = tc_conv2d_task_args(&t.conv, copy.args);
+    copy.args_json = NULL;
+    *rec = copy;
+    return TC_OK;
+}
+
+TECOMP_API tc_result tc_conv2d_records_from_autotvm(tc_context *ctx, tc_record *recs, int count, tc_conv2d_autotvm_info *info) {
+    tc_conv2d_autotvm_info local;
+    _tc_autotvm_space *spaces = NULL;
+    tc_context *scratch = NULL;
+    int k, n = 0, cap = 0;
+    tc_result r = TC_OK;
+    if (!info) info = &local;
+    memset(info, 0, sizeof *info);
+    if (!ctx) return TC_ERROR_INVALID_ARGUMENT;
+    if (count < 0 || (count && !recs)) return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_conv2d_records_from_autotvm: NULL or bad argument");
+    if (_tc_scratch_context(ctx, &scratch) != TC_OK) return TC_ERROR_OUT_OF_MEMORY;
+    scratch->logger.log_fn = NULL; /* a record's failure is logged once, below, as a warning: not as the scratch's error too */
+    for (k = 0; k < count && r == TC_OK; k++) {
+        if (!recs[k].args_json) continue; /* tecomp's own, or AutoTVM's with integer arguments only: nothing to read */
+        r = _tc_autotvm_convert(ctx, scratch, &spaces, &n, &cap, &recs[k]);
+        if (r == TC_OK) {
+            info->converted++;
+        } else if (r == TC_ERROR_INVALID_ARGUMENT) {
+            const char *why = tc_last_error(scratch);
+            r = TC_OK;
+            if (!info->unusable) snprintf(info->first_reason, sizeof info->first_reason, "%.199s", why); /* the log has it whole */
+            if (info->unusable++ < 10) _tc_log(ctx, TC_LOG_WARN, "AutoTVM's record %d (%.60s) is not used: %s", k, recs[k].task, why);
+        }
+    }
+    if (info->unusable > 10) _tc_log(ctx, TC_LOG_WARN, "%d of AutoTVM's records are not used in all", info->unusable);
+    _tc_free(scratch, spaces);
+    tc_destroy_context(scratch);
+    return r;
+}
+
+TECOMP_API tc_result tc_conv2d_records_best(tc_context *ctx, const tc_conv2d_desc *d, const tc_record *recs, int count, const char *target,
+                                            tc_conv2d_best_record *out) {
+    tc_conv2d_desc *task;
+    int64_t args[TC_MAX_TASK_ARGS];
+    int nargs, k, j;
+    if (!ctx) return TC_ERROR_INVALID_ARGUMENT;
+    if (!d || !out || count < 0 || (count && !recs)) return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_conv2d_records_best: NULL or bad argument");
+    memset(out, 0, sizeof *out);
+    out->index = -1;
+    out->config = -1;
+    if (!(task = (tc_conv2d_desc *)_tc_alloc(ctx, sizeof *task))) return TC_ERROR_OUT_OF_MEMORY; /* the spaces' task outlives the call */
+    _TC_CONV_TRY(tc_conv2d_resolve(ctx, d, task));
+    nargs = tc_conv2d_task_args(task, args);
+    for (k = 0; k < count; k++) {
+        tc_config_space *space;
+        tc_template_fn fn;
+        int best, seen = 0;
+        if (tc_records_best(&recs[k], 1, recs[k].task, nargs, args, target) != 0) continue;
+        for (j = 0; j < k && !seen; j++) /* each template once: at its first record of d */
+            seen = tc_records_best(&recs[j], 1, recs[k].task, nargs, args, target) == 0;
+        if (seen) continue;
+        if (!(fn = tc_conv2d_template_named_any(recs[k].task))) {
+            _tc_log(ctx, TC_LOG_WARN, "records of '%.80s' for this convolution: no template of that name", recs[k].task);
+            continue;
+        }
+        if (tc_space_create(ctx, fn, task, &space) != TC_OK) {
+            if (tc_last_result(ctx) == TC_ERROR_OUT_OF_MEMORY) return TC_ERROR_OUT_OF_MEMORY;
+            _tc_log(ctx, TC_LOG_WARN, "records of %.80s for this convolution: %s", recs[k].task, tc_last_error(ctx));
+            continue;
+        }
+        best = tc_records_best_in(space, recs, count, recs[k].task, nargs, args, target);
+        if (best >= 0 && (out->index < 0 || _tc_record_mean(&recs[best]) < _tc_record_mean(&recs[out->index]))) {
+            out->index = best;
+            out->fn = fn;
+            out->space = space;
+            out->config = recs[best].config;
+            out->template_name = recs[best].task;
+        }
+    }
+    if (out->index < 0) {
+        char key[TC_MAX_TASK_ARGS * 21 + 1];
+        size_t used = 0;
+        for (j = 0; j < nargs; j++) used += (size_t)snprintf(key + used, sizeof key - used, "%s%lld", j ? "," : "", (long long)args[j]);
+        return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "no successful record of this convolution (task arguments %s)%s%s", key,
+                        target ? " on a target like " : "", target ? target : "");
+    }
+    tc_clear_error(ctx);
     return TC_OK;
 }
 

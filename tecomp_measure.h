@@ -165,7 +165,7 @@ TECOMP_API tc_result tc_measure_stream(tc_measurer *m, int n, const int64_t *con
 /* tc_measure_stream without a callback: every result at the end. */
 TECOMP_API tc_result tc_measure_batch(tc_measurer *m, int n, const int64_t *configs, tc_measure_result *results);
 
-/* "cuda -arch=sm_90 -device=NVIDIA H100 80GB HBM3", or "host" (records key on it). */
+/* "cuda -arch=sm_90 -model=NVIDIA_H100_80GB_HBM3", or "host" (records key on it). */
 TECOMP_API const char *tc_measurer_target(const tc_measurer *m);
 TECOMP_API int tc_measurer_on_gpu(const tc_measurer *m);
 /* The device candidates are built for and timed on (an H100's numbers on the host). */
@@ -389,10 +389,17 @@ static tc_result _tc_plan_of(tc_context *ctx, const tc_func *f, _tc_plan *plan) 
     return TC_OK;
 }
 
-/* A target as records spell it: "cuda -arch=sm_90 -device=NAME", or "host" (info NULL). */
+/* A target as records spell it: "cuda -arch=sm_90 -model=NVIDIA_H100_80GB_HBM3"
+   (the device's name as one word, so that TVM's Target() parses it), or
+   "host" (info NULL). */
 static void _tc_target_of(const tc_device_info *info, char *out, size_t cap) {
-    if (info) snprintf(out, cap, "cuda -arch=sm_%d -device=%s", info->sm_major * 10 + info->sm_minor, info->name);
-    else snprintf(out, cap, "host");
+    char model[256];
+    if (!info) {
+        snprintf(out, cap, "host");
+        return;
+    }
+    _tc_target_model(info->name, model, sizeof model);
+    snprintf(out, cap, "cuda -arch=sm_%d -model=%s", info->sm_major * 10 + info->sm_minor, model);
 }
 
 // >>measure-run

@@ -623,11 +623,17 @@ static int64_t _tc_tuner_encode(const tc_tuner *t, const int64_t *choices) {
    other shapes' records land in the same space: a split's inner sizes
    (values[1..width-1]; values[0] is the rest, -1 in records) and their
    product, as log2; a value knob's value as log2(1 + v), mirrored for
-   negatives. How many were written, or -1 for a size below 1. */
-static int _tc_knob_features(int is_split, int width, const int64_t *values, float *out) {
+   negatives; a reorder's positions and an annotation's codes as they are
+   (AutoTVM's features copy a permutation as it is too). How many were
+   written, or -1 for a size below 1. */
+static int _tc_knob_features(tc_knob_kind kind, int width, const int64_t *values, float *out) {
     double product = 0;
     int j;
-    if (!is_split) {
+    if (kind == TC_KNOB_REORDER || kind == TC_KNOB_ANNOTATE) {
+        for (j = 0; j < width; j++) out[j] = (float)values[j];
+        return width;
+    }
+    if (kind != TC_KNOB_SPLIT) {
         double v = (double)values[0];
         out[0] = (float)(v >= 0 ? log2(1 + v) : -log2(1 - v));
         return 1;
@@ -676,14 +682,14 @@ static tc_result _tc_tuner_feature_tables(tc_tuner *t) {
         tc_knob_info info;
         tc_space_knob(t->space, k, &info);
         t->feat_at[k] = t->nfeat;
-        t->feat_n[k] = info.is_split ? info.width : 1;
+        t->feat_n[k] = info.kind == TC_KNOB_OTHER ? 1 : info.width;
         t->split_width[k] = info.is_split ? info.width : 0;
         t->nfeat += t->feat_n[k];
         if (!(t->knob_feat[k] = (float *)_tc_malloc(t->ctx, sizeof(float) * (size_t)info.nchoices * (size_t)t->feat_n[k])))
             return TC_ERROR_OUT_OF_MEMORY;
         for (c = 0; c < info.nchoices; c++) {
             float *row = t->knob_feat[k] + (size_t)c * (size_t)t->feat_n[k];
-            if (_tc_knob_features(info.is_split, info.width, info.choices + (size_t)c * (size_t)info.width, row) < 0)
+            if (_tc_knob_features(info.kind, info.width, info.choices + (size_t)c * (size_t)info.width, row) < 0)
                 memset(row, 0, sizeof(float) * (size_t)t->feat_n[k]); /* a split size below 1: not from tc_define_split */
         }
     }
@@ -1304,8 +1310,10 @@ static int _tc_record_features(const tc_tuner *t, const tc_record *rec, float *x
         tc_space_knob(t->space, k, &info);
         for (j = 0; j < rec->nknobs && !rk; j++)
             if (rec->knobs[j].name && strcmp(rec->knobs[j].name, info.name) == 0) rk = &rec->knobs[j];
-        if (!rk || !rk->is_split != !info.is_split || (info.is_split && rk->width != info.width) || rk->width < 1 || rk->width > 8) return 0;
-        if (_tc_knob_features(info.is_split, info.width, rk->values, x + t->feat_at[k]) < 0) return 0;
+        if (!rk || _tc_record_knob_kind(rk) != info.kind || (info.kind != TC_KNOB_OTHER && rk->width != info.width) || rk->width < 1 ||
+            rk->width > TC_MAX_KNOB_WIDTH)
+            return 0;
+        if (_tc_knob_features(info.kind, info.width, rk->values, x + t->feat_at[k]) < 0) return 0;
     }
     _tc_tuner_cross_features(t, x);
     return 1;

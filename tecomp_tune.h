@@ -71,13 +71,13 @@ typedef struct tc_tune_result {
     int invalid;              /* rejected by the verifier (never compiled) */
     int failed;               /* failed to compile, faulted or timed out */
     double seconds;           /* wall time of this call */
-    char target[320];         /* where they ran ("cuda -arch=sm_90 -device=...", or "host") */
+    char target[320];         /* where they ran ("cuda -arch=sm_90 -model=...", or "host") */
     int devices;              /* devices that timed them at once (GPUs of that model, or host workers) */
 } tc_tune_result;
 
 TECOMP_API tc_result tc_tune(tc_context *ctx, const tc_config_space *space, const tc_tune_desc *desc, tc_tune_result *out);
 
-/* This machine's target as records spell it: "cuda -arch=sm_XX -device=NAME"
+/* This machine's target as records spell it: "cuda -arch=sm_XX -model=NAME"
    with a GPU, "host" without. Initialises CUDA in ctx to ask. */
 TECOMP_API const char *tc_target_string(tc_context *ctx);
 
@@ -292,8 +292,8 @@ static void _tc_log_trial(_tc_tuning *t, const tc_measure_result *res) {
         tc_str_printf(&s, "MeasureResult(costs=(%.9g,), error_no=0, all_cost=%.3f)\t", _tc_mean_cost(res->costs, res->ncosts),
                       res->build_s + res->run_s);
     else
-        tc_str_printf(&s, "MeasureResult(error_no=%d %s: %.120s, all_cost=%.3f)\t", (int)res->error, tc_result_string(res->error),
-                      res->message, res->build_s + res->run_s);
+        tc_str_printf(&s, "MeasureResult(error_no=%d %s: %.120s, all_cost=%.3f)\t", (int)tc_measure_error_no_of(res->error, res->device >= 0),
+                      tc_result_string(res->error), res->message, res->build_s + res->run_s);
     _tc_space_print_config(&s, t->space, res->config);
     if (!s.failed) fprintf(t->d.log, "%s\n", s.data);
     tc_str_free(&s);
@@ -468,6 +468,7 @@ static tc_result _tc_tuning_absorb(_tc_tuning *t, tc_tuner *tuner, const tc_meas
     rec.ncosts = res->ncosts;
     memcpy(rec.costs, res->costs, sizeof rec.costs);
     rec.error = res->error;
+    rec.error_no = tc_measure_error_no_of(res->error, res->device >= 0); /* a timeout before any run was the build's */
     rec.all_cost = res->build_s + res->run_s;
     rec.timestamp = (double)time(NULL);
     if (t->d.records) r = tc_record_append(t->ctx, t->d.records, &rec, t->space);

@@ -2,7 +2,7 @@
    refused with messages; the reference's steps against numbers worked out
    here (each activation, the order of scale, bias, residual and the
    activation, the output type's rounding, a user-written step); every
-   template - direct, split-K, the implicit GEMM (split-K too), depthwise,
+   template - direct, split-K, AutoTVM's conv2d_nchw.cuda, the implicit GEMM (split-K too), depthwise,
    Winograd (NCHW and HWCN), TVM's TensorCore one, conv2d_mma (NHWC float16,
    NCHW bfloat16, TF32, split_k) and conv2d_wgmma - with every built-in
    activation and step and with a user-written step, on odd shapes (channels
@@ -298,6 +298,8 @@ static void make_cases(void) {
              "tile_j");
     add_case("depthwise, 2x5x9x7, 3x3 stride 2 pad 1", tc_conv2d_depthwise_template, conv(TC_LAYOUT_NCHW, TC_FLOAT32, 2, 5, 9, 7, 5, 3, 2, 1, 5),
              NULL);
+    add_case("conv2d_nchw.cuda (AutoTVM's), 2x5x7x6 -> 7, 3x3 pad 1", tc_conv2d_nchw_cuda_template,
+             conv(TC_LAYOUT_NCHW, TC_FLOAT32, 2, 5, 7, 6, 7, 3, 1, 1, 1), "tile_rc");
     add_case("winograd, 1x4x7x7 -> 5", tc_conv2d_winograd_template, conv(TC_LAYOUT_NCHW, TC_FLOAT32, 1, 4, 7, 7, 5, 3, 1, 1, 1), NULL);
     add_case("winograd HWCN, 3x3x5x6 -> 4", tc_conv2d_winograd_template, conv(TC_LAYOUT_HWCN, TC_FLOAT32, 3, 3, 5, 6, 4, 3, 1, 1, 1), NULL);
     add_case("tensorcore NHWCnc float16, 16x16x3x3 -> 32", tc_conv2d_tensorcore_template,

@@ -9,7 +9,13 @@
        mpirun -n 4 tecomp-tune --suite bench/suite.csv [options]
        tecomp-tune --merge A.jsonl B.jsonl ... -o OUT.jsonl
    options (--help prints them with their defaults):
-       --trials N        trials (default 200; trials already in the records count)
+       --trials N        trials (default 200; trials already in the records count);
+                         0: tune nothing, take the shape's best record from
+                         --records, AutoTVM's lines included (tophub's
+                         conv2d_nchw.cuda, the tutorial's
+                         conv2d_no_batching), print its configuration and
+                         CUDA, check it (the host executor without a GPU;
+                         on the GPU, checked and timed)
        --tuner NAME      model (default), random, grid or genetic
        --records FILE    records to resume from and append to (default tecomp-tune.jsonl)
        --fresh           start the records afresh
@@ -86,7 +92,8 @@ static void help(const char *argv0, const sample_tune_opts *o) {
            "  --suite FILE       a benchmark suite (bench/suite.csv): without --row, every NCHW float32 row of it,\n"
            "                     largest first; under mpirun, spread over the ranks (default: none)\n"
            "  --row NAME         ... or the row of it to tune (C1..C12, D1..D9: NCHW float32 rows)\n"
-           "  --trials N         trials per convolution in all, those already in the records included (default %d)\n"
+           "  --trials N         trials per convolution in all, those already in the records included (default %d);\n"
+           "                     0: the shape's best record in --records (AutoTVM's lines too) printed with its CUDA and checked\n"
            "  --tuner NAME       model, random, grid or genetic (default %s)\n"
            "  --records FILE     records to resume from and append to, shared by every rank; the tuning curve goes\n"
            "                     beside them as FILE.svg and FILE.csv (a suite: FILE.ROW.svg) (default %s)\n"
@@ -124,6 +131,15 @@ static int parse_devices(const char *text, sample_tune_opts *o) {
     return o->ndevices > 0;
 }
 
+/* --trials' number: 0 (take the best record) or more; 0 when it is not one. */
+static int trials_parse(const char *text, int *out) {
+    char *end;
+    long v = strtol(text, &end, 10);
+    if (end == text || *end || v < 0 || v > 1000000000L) return 0;
+    *out = (int)v;
+    return 1;
+}
+
 /* What the command line asks for. */
 typedef struct tune_args {
     sample_tune_opts o;
@@ -150,7 +166,7 @@ static int parse_args(int argc, char **argv, tune_args *a) {
         else if (strcmp(arg, "--shape") == 0 && v && conv_shape_parse(v, &a->conv)) a->have_shape = 1, k++;
         else if (strcmp(arg, "--suite") == 0 && v) a->suite = v, k++;
         else if (strcmp(arg, "--row") == 0 && v) a->row = v, k++;
-        else if (strcmp(arg, "--trials") == 0 && v && atoi(v) > 0) o->trials = atoi(v), k++;
+        else if (strcmp(arg, "--trials") == 0 && v && trials_parse(v, &o->trials)) k++;
         else if (strcmp(arg, "--tuner") == 0 && v && sample_tuner_kind(v, &o->tuner)) k++;
         else if (strcmp(arg, "--records") == 0 && v) o->records = v, k++;
         else if (strcmp(arg, "--fresh") == 0) o->resume = 0;
@@ -172,6 +188,7 @@ static int parse_args(int argc, char **argv, tune_args *a) {
     if (a->nmerge && !a->merge_out) fprintf(stderr, "%s: --merge needs -o OUT\n", argv[0]);
     else if (a->merge_out && !a->nmerge) fprintf(stderr, "%s: -o goes with --merge\n", argv[0]);
     else if (!a->nmerge && !a->have_shape && !a->suite) fprintf(stderr, "%s: --shape or --suite is needed\n", argv[0]);
+    else if (!o->trials && a->suite && !a->row) fprintf(stderr, "%s: --trials 0 takes one convolution (--shape, or --suite with --row)\n", argv[0]);
     else return 1;
     return usage(argv[0]), -1;
 }
@@ -190,6 +207,65 @@ static int merge_files(char **argv, const tune_args *a) {
         fprintf(stderr, "merging records: %s\n", tc_last_error(ctx));
     tc_destroy_context(ctx);
     return r == TC_OK ? 0 : 1;
+}
+
+/* --trials 0: the shape's best record in the records file, AutoTVM's lines
+   included (read into tecomp's templates), its configuration and CUDA
+   printed, run once (the GPU, else the host executor) and checked against
+   the reference; on a GPU, timed too. 0 when it matched. */
+static int best_from_records(tc_context *ctx, const tc_conv2d_desc *in, const char *records) {
+    tc_records_load_info info;
+    tc_conv2d_autotvm_info ainfo;
+    tc_conv2d_best_record best;
+    tc_conv2d_desc c;
+    sample_conv_data d;
+    tc_instance inst;
+    tc_record *recs = NULL;
+    const tc_func *f = NULL;
+    void *host[3];
+    size_t bytes[3];
+    int n = 0, gpu;
+    double ms, err, tol;
+    tc_result r;
+    if ((r = tc_conv2d_resolve(ctx, in, &c)) != TC_OK) return sample_fail(ctx, "the convolution", r);
+    if ((r = tc_records_load_ex(ctx, records, NULL, &recs, &n, &info)) != TC_OK) return sample_fail(ctx, "reading the records", r);
+    printf("%s: %d records (%d written by AutoTVM), %d lines skipped", records, n, info.autotvm, info.skipped);
+    if (info.skipped) printf(" (the first, line %d: %s)", info.first_skipped_line, info.first_reason);
+    printf("\n");
+    if ((r = tc_conv2d_records_from_autotvm(ctx, recs, n, &ainfo)) != TC_OK) return sample_fail(ctx, "reading AutoTVM's records", r);
+    if (ainfo.converted || ainfo.unusable) printf("AutoTVM's records: %d read as tecomp's templates, %d not usable\n", ainfo.converted, ainfo.unusable);
+    if (ainfo.unusable) printf("  (the first not usable: %s)\n", ainfo.first_reason);
+    gpu = tc_cuda_available(ctx);
+    /* on a GPU its own records first, then any GPU's (as AutoTVM falls back); without one, any record */
+    if ((r = tc_conv2d_records_best(ctx, &c, recs, n, gpu ? tc_target_string(ctx) : NULL, &best)) != TC_OK)
+        return sample_fail(ctx, "finding the shape's best record", r);
+    printf("best record: template %s, %.6f ms on %s\n%s\n", best.template_name, _tc_mean_cost(recs[best.index].costs, recs[best.index].ncosts) * 1e3,
+           recs[best.index].target, tc_space_config_string(best.space, best.config));
+    if ((r = tc_space_instantiate(best.space, best.config, &inst)) == TC_OK)
+        r = tc_lower(inst.schedule, inst.nargs, inst.args, "default_function", NULL, &f);
+    if (r != TC_OK) return sample_fail(ctx, "building the recorded configuration", r);
+    printf("==== its CUDA ====\n%s\n", tc_cuda_source(f));
+    if ((r = sample_conv_data_make(ctx, &c, &d)) != TC_OK) return sample_fail(ctx, "the reference", r);
+    host[0] = d.x;
+    host[1] = d.w;
+    host[2] = d.y;
+    bytes[0] = d.nx * sizeof(float);
+    bytes[1] = d.nw * sizeof(float);
+    bytes[2] = d.ny * sizeof(float);
+    r = sample_run_raw(ctx, f, host, bytes, gpu, 100, &ms);
+    err = r == TC_OK ? sample_rel_err(d.y, d.ref, d.ny) : 1;
+    tol = sample_conv_tolerance(&c);
+    sample_conv_data_free(&d);
+    if (r != TC_OK) return sample_fail(ctx, gpu ? "running it on the GPU" : "running it on the host executor", r);
+    printf("%s: relative error %.2e %s (bound %.0e)\n", gpu ? "the GPU" : "host executor", err, err < tol ? "ok" : "MISMATCH", tol);
+    if (gpu && ms > 0) printf("the GPU (L2 flushed, median of 100): %.4f ms, %.2f GFLOP/s\n", ms, tc_conv2d_flops(&c) / ms * 1e-6);
+    return err < tol ? 0 : 1;
+}
+
+/* Warnings and errors on stderr: why records were skipped or not used. */
+static void log_to_stderr(tc_log_level level, const char *message, void *user) {
+    (void)user;
+    if (level <= TC_LOG_WARN) fprintf(stderr, "%s: %s\n", level == TC_LOG_ERROR ? "error" : "warning", message);
 }
 
 /* A task of the suite and the rank that tunes it. */
@@ -333,14 +409,18 @@ int main(int argc, char **argv) {
     if (a.suite && !a.row && a.have_shape) {
         fprintf(stderr, "%s: --shape or --suite, not both\n", argv[0]);
         rc = 2;
-    } else if ((a.suite && !a.row) || ranks.size > 1) {
+    } else if ((a.suite && !a.row) || (ranks.size > 1 && a.o.trials)) {
         rc = tune_suite(&a, &ranks);
     } else {
+        tc_context_desc cd;
+        memset(&cd, 0, sizeof cd);
+        if (a.o.trials == 0) cd.logger.log_fn = log_to_stderr; /* each record passed over says why */
         if (!a.have_shape && !read_suite_row(a.suite, a.row, &a.conv)) rc = 2;
-        else if (tc_create_context(NULL, &ctx) != TC_OK) rc = 1;
+        else if (tc_create_context(&cd, &ctx) != TC_OK) rc = 1;
         else {
             apply_math(&a, &a.conv);
-            rc = sample_tune_conv(ctx, &a.conv, &a.o, &tuned);
+            if (a.o.trials == 0) rc = best_from_records(ctx, &a.conv, a.o.records);
+            else rc = sample_tune_conv(ctx, &a.conv, &a.o, &tuned);
             tc_destroy_context(ctx);
         }
     }
