@@ -34,7 +34,7 @@ bench)
     for run in "C bias,relu" "D bias,relu" "D bias,relu6"; do
         set -- $run
         name=$(echo "$1-$2" | tr , _)
-        timeout 250 ./bench/tecomp-bench --group "$1" --epilogue "$2" --trials "$trials" --records epilogue.jsonl \
+        timeout 170 ./bench/tecomp-bench --group "$1" --epilogue "$2" --trials "$trials" --records epilogue.jsonl \
             --csv "$out/$name.csv" > "$out/bench_$name.log" 2>&1
         echo "### --group $1 --epilogue $2: exit $?"
         sed -n '/^==== results ====/,$p' "$out/bench_$name.log"

@@ -236,9 +236,14 @@ static int best_from_records(tc_context *ctx, const tc_conv2d_desc *in, const ch
     if (ainfo.converted || ainfo.unusable) printf("AutoTVM's records: %d read as tecomp's templates, %d not usable\n", ainfo.converted, ainfo.unusable);
     if (ainfo.unusable) printf("  (the first not usable: %s)\n", ainfo.first_reason);
     gpu = tc_cuda_available(ctx);
-    /* on a GPU its own records first, then any GPU's (as AutoTVM falls back); without one, any record */
-    if ((r = tc_conv2d_records_best(ctx, &c, recs, n, gpu ? tc_target_string(ctx) : NULL, &best)) != TC_OK)
-        return sample_fail(ctx, "finding the shape's best record", r);
+    /* on a GPU its own records first, then any GPU's (as AutoTVM falls back); without one, or when no GPU
+       has a record of the shape, any record: a configuration builds the same kernel whoever timed it */
+    r = tc_conv2d_records_best(ctx, &c, recs, n, gpu ? tc_target_string(ctx) : NULL, &best);
+    if (r == TC_ERROR_INVALID_ARGUMENT && gpu) {
+        r = tc_conv2d_records_best(ctx, &c, recs, n, NULL, &best);
+        if (r == TC_OK) printf("no GPU's record of this shape: taking the best of any target's (its time is not this GPU's)\n");
+    }
+    if (r != TC_OK) return sample_fail(ctx, "finding the shape's best record", r);
     printf("best record: template %s, %.6f ms on %s\n%s\n", best.template_name, _tc_mean_cost(recs[best.index].costs, recs[best.index].ncosts) * 1e3,
            recs[best.index].target, tc_space_config_string(best.space, best.config));
     if ((r = tc_space_instantiate(best.space, best.config, &inst)) == TC_OK)
