@@ -2674,6 +2674,23 @@ static tc_result _tc_mma_columns(tc_context *ctx, const tc_conv2d_desc *d, int p
     return g->col ? TC_OK : _tc_conv_error(ctx);
 }
 
+/* NHWC's wt and col as views: the weights' KRSC rows as a matrix, the
+   input's im2col; each padded to the tiles with zeros. */
+static tc_result _tc_mma_views(tc_context *ctx, const tc_conv2d_desc *d, _tc_mma_graph *g) {
+    tc_im2col window;
+    window.window[0] = d->r;
+    window.window[1] = d->s;
+    window.pad[0] = d->pad_h;
+    window.pad[1] = d->pad_w;
+    window.stride[0] = d->stride_h;
+    window.stride[1] = d->stride_w;
+    window.dilation[0] = d->dilation_h;
+    window.dilation[1] = d->dilation_w;
+    g->wt = tc_matrix_view(ctx, "wt", g->conv.kernel, d->k, g->cols, g->jpad, g->kpad);
+    g->col = tc_im2col_view(ctx, "col", g->conv.data, &window, g->mpad, g->kpad);
+    return g->wt && g->col ? TC_OK : _tc_conv_error(ctx);
+}
+
 /* gemm in 16 x 8 tiles (wgmma: 64 x warp_n; split_k parts of the sum, a
    part a leading axis, when split_k > 1) of a b (col wt, or NCHW's wt col). */
 static tc_result _tc_mma_product(tc_context *ctx, const tc_conv2d_desc *d, const _tc_mma_tiles *t, _tc_mma_graph *g) {
@@ -2739,8 +2756,12 @@ static tc_result _tc_mma_compute(tc_context *ctx, const tc_conv2d_desc *d, int p
     g->conv.data = _tc_conv_placeholder(ctx, "data", d->layout, d->dtype, data_sizes);
     g->conv.kernel = _tc_conv_placeholder(ctx, "kernel", d->layout, d->dtype, kernel_sizes);
     if (!g->conv.data || !g->conv.kernel) return _tc_conv_error(ctx);
-    _TC_CONV_TRY(_tc_mma_weights(ctx, d, g->nchw ? t->vec : _tc_mma_copy_lanes(d->dtype), g));
-    _TC_CONV_TRY(_tc_mma_columns(ctx, d, p, q, g));
+    if (t->tma) { /* views TMA fetches whole tiles of (their own computations the same as the cp.async path's) */
+        _TC_CONV_TRY(_tc_mma_views(ctx, d, g));
+    } else {
+        _TC_CONV_TRY(_tc_mma_weights(ctx, d, g->nchw ? t->vec : _tc_mma_copy_lanes(d->dtype), g));
+        _TC_CONV_TRY(_tc_mma_columns(ctx, d, p, q, g));
+    }
     g->a = g->nchw ? g->wt : g->col;
     g->b = g->nchw ? g->col : g->wt;
     _TC_CONV_TRY(_tc_mma_product(ctx, d, t, g));
@@ -3092,6 +3113,23 @@ static tc_result _tc_wgmma_tiles_of(tc_cfg *cfg, const tc_conv2d_desc *d, _tc_mm
     return TC_OK;
 }
 
+/* The copy knob's values: 0 the tiles come by cp.async, 1 by TMA (the
+   data's as im2col copies, the weights' as boxes of their r s c rows).
+   cp.async first: it builds every shape, and the space is collected with
+   the first values. */
+static const int64_t _tc_wgmma_copies[] = {0, 1};
+
+/* TMA's tiles: a k tile's channels within one tap (an im2col copy reads
+   one tap's), and no columns past r s c (a copy there would read taps
+   that do not exist, where cp.async's copies write zeros). */
+static tc_result _tc_wgmma_tma_fits(tc_context *ctx, const tc_conv2d_desc *d, const _tc_mma_tiles *t) {
+    int64_t cols = (int64_t)d->c * d->r * d->s;
+    if (d->c % t->bk || cols % (t->bk * t->split))
+        return _tc_fail(ctx, TC_ERROR_SCHEDULE, "conv2d_wgmma: TMA copies need c (%d) a multiple of k_tile (%lld) and r s c (%lld) of k_tile "
+                        "times split_k (%lld)", d->c, (long long)t->bk, (long long)cols, (long long)(t->bk * t->split));
+    return TC_OK;
+}
+
 TECOMP_API tc_result tc_conv2d_wgmma_template(tc_cfg *cfg, const void *task, tc_instance *out) {
     tc_context *ctx = tc_cfg_context(cfg);
     tc_conv2d_desc d;
@@ -3102,7 +3140,10 @@ TECOMP_API tc_result tc_conv2d_wgmma_template(tc_cfg *cfg, const void *task, tc_
         return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "conv2d_wgmma: builds NHWC kernels (KRSC weights, NHWK output); the task is %s "
                         "(conv2d_mma builds NCHW)", tc_layout_name(d.layout));
     _TC_CONV_TRY(_tc_wgmma_knobs(cfg, d.dtype));
+    _TC_CONV_TRY(tc_define_knob(cfg, "copy", 2, _tc_wgmma_copies));
     _TC_CONV_TRY(_tc_wgmma_tiles_of(cfg, &d, &t));
+    t.tma = (int)tc_cfg_knob(cfg, "copy");
+    if (t.tma) _TC_CONV_TRY(_tc_wgmma_tma_fits(ctx, &d, &t));
     return _tc_mma_instance(ctx, &d, &t, out);
 }
 

@@ -365,6 +365,10 @@ typedef struct _tc_driver_api {
     _tc_CUresult(_TC_CUDAAPI *cuTensorMapEncodeTiled)(void *map, int dtype, unsigned rank, void *address, const unsigned long long *dims,
                                                       const unsigned long long *strides, const unsigned *box, const unsigned *element_strides,
                                                       int interleave, int swizzle, int l2_promotion, int oob_fill);
+    _tc_CUresult(_TC_CUDAAPI *cuTensorMapEncodeIm2col)(void *map, int dtype, unsigned rank, void *address, const unsigned long long *dims,
+                                                       const unsigned long long *strides, const int *lower, const int *upper, unsigned channels,
+                                                       unsigned pixels, const unsigned *element_strides, int interleave, int swizzle,
+                                                       int l2_promotion, int oob_fill);
 } _tc_driver_api;
 
 typedef struct _tc_nvrtc_api {
@@ -674,6 +678,8 @@ static tc_result _tc_driver_load(tc_context *ctx, _tc_cuda_state *st) {
     {
         void *p = st->loader.symbol_fn(st->cuda_lib, "cuTensorMapEncodeTiled", st->loader.user_data);
         memcpy(&st->cu.cuTensorMapEncodeTiled, &p, sizeof p); /* NULL on an older driver: only TMA kernels need it */
+        p = st->loader.symbol_fn(st->cuda_lib, "cuTensorMapEncodeIm2col", st->loader.user_data);
+        memcpy(&st->cu.cuTensorMapEncodeIm2col, &p, sizeof p);
     }
     cr = st->cu.cuInit(0);
     if (cr != 0)
@@ -2232,6 +2238,16 @@ static void _tc_tma_load_helper(_tc_emitter *em, int rank, char *name) {
                     name, params, rank, _tc_asm_regs(regs, 3, rank), operands);
 }
 
+/* tc_tma_load_im2col_4d(dst, map, c, w, h, n, offset w, offset h, bar):
+   NHWC pixels from (n, h, w) on, each at its offsets, channels from c. */
+static const char _tc_tma_im2col_helper[] =
+    "__device__ __forceinline__ void tc_tma_load_im2col_4d(void *dst, const tc_tensor_map *map, int c, int w, int h, int n,\n"
+    "                                                      unsigned short dw, unsigned short dh, unsigned long long *bar) {\n"
+    "    asm volatile(\"cp.async.bulk.tensor.4d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4, %5, %6}], [%2], {%7, %8};\"\n"
+    "                 :: \"r\"(tc_shared_address(dst)), \"l\"(map), \"r\"(tc_shared_address(bar)), \"r\"(c), \"r\"(w), \"r\"(h), \"r\"(n), \"h\"(dw), \"h\"(dh)\n"
+    "                 : \"memory\");\n"
+    "}\n";
+
 /* A load of an mbarrier (buffer[index]) as a pointer to it. */
 static void _tc_emit_mbarrier_ref(_tc_emitter *em, const tc_buffer *b, const tc_expr *index) {
     tc_str_printf(em->out, "&");
@@ -2247,6 +2263,24 @@ static void _tc_emit_tma(_tc_emitter *em, const tc_stmt *s) {
     _tc_emit_helper(em, "tc_mma_types", "%s", _tc_mma_types); /* tc_shared_address */
     _tc_emit_helper(em, "tc_tma", "%s", _tc_tma_helpers);
     _tc_emit_line_start(em);
+    if (tc_stmt_is_tma_im2col(s)) { /* args: n, h, w, c, dims, offsets h, w: the PTX takes c, w, h, n and the offsets w, h */
+        static const int order[6] = {3, 2, 1, 0, 9, 8};
+        _tc_emit_helper(em, "tc_tma_im2col", "%s", _tc_tma_im2col_helper);
+        tc_str_printf(em->out, "tc_tma_load_im2col_4d(");
+        _tc_print_buffer_name(em->out, s->buffer, _TC_STYLE_CUDA);
+        tc_str_printf(em->out, " + ");
+        _tc_emit_expr(em, s->index);
+        tc_str_printf(em->out, ", &tc_map%d", s->count);
+        for (k = 0; k < 6; k++) {
+            tc_str_printf(em->out, k < 4 ? ", (int)(" : ", (unsigned short)(");
+            _tc_emit_expr(em, s->args[order[k]]);
+            tc_str_printf(em->out, ")");
+        }
+        tc_str_printf(em->out, ", ");
+        _tc_emit_mbarrier_ref(em, s->value->buffer, s->value->args[0]);
+        tc_str_printf(em->out, ");\n");
+        return;
+    }
     if (s->kind == TC_S_TMA_LOAD) {
         _tc_tma_load_helper(em, rank, name);
         tc_str_printf(em->out, "%s(", name);
@@ -2668,6 +2702,8 @@ typedef struct _tc_map_spec {
     int swizzle_bits;
     uint64_t dims[5];
     uint32_t box[5];
+    int im2col;                              /* im2col: box holds pixels, channels */
+    int32_t lower[2], upper[2], strides[2];  /* im2col, along (h, w) */
 } _tc_map_spec;
 
 /* Kernel kern's tensor maps with the function's sizes. */
@@ -2683,6 +2719,12 @@ static tc_result _tc_map_specs_of(tc_context *ctx, const tc_func *f, const tc_ke
         specs[j].dtype = (int)m->buffer->dtype;
         specs[j].rank = m->rank;
         specs[j].swizzle_bits = m->swizzle_bits;
+        specs[j].im2col = m->im2col;
+        for (d = 0; d < 2; d++) {
+            specs[j].lower[d] = (int32_t)m->lower[d];
+            specs[j].upper[d] = (int32_t)m->upper[d];
+            specs[j].strides[d] = (int32_t)m->strides[d];
+        }
         for (d = 0; d < m->rank; d++) {
             int64_t v;
             tc_result r = tc_func_eval(f, m->dims[d], sizes, &v);
@@ -2692,6 +2734,29 @@ static tc_result _tc_map_specs_of(tc_context *ctx, const tc_func *f, const tc_ke
         }
     }
     return TC_OK;
+}
+
+/* An im2col map (NHWC): the driver's order is innermost first, so the
+   corners and the element strides go (w, h); channels and images step 1. */
+static tc_result _tc_tensor_map_encode_im2col(tc_context *ctx, _tc_cuda_state *st, const _tc_map_spec *m, int dtype, tc_devptr ptr,
+                                              const unsigned long long *dims, const unsigned long long *strides, void *out) {
+    int lower[2], upper[2];
+    unsigned element_strides[4];
+    if (!st->cu.cuTensorMapEncodeIm2col)
+        return _tc_fail(ctx, TC_ERROR_NO_CUDA, "im2col TMA copies need cuTensorMapEncodeIm2col, which this CUDA driver lacks (CUDA 12 or newer)");
+    lower[0] = m->lower[1];
+    lower[1] = m->lower[0];
+    upper[0] = m->upper[1];
+    upper[1] = m->upper[0];
+    element_strides[0] = 1;
+    element_strides[1] = (unsigned)m->strides[1];
+    element_strides[2] = (unsigned)m->strides[0];
+    element_strides[3] = 1;
+    return _tc_cu_check(ctx, st, st->cu.cuTensorMapEncodeIm2col(out, dtype, 4, (void *)(uintptr_t)ptr, dims, strides, lower, upper, m->box[1],
+                                                                m->box[0], element_strides, 0, m->swizzle_bits, 2, 0),
+                        "cuTensorMapEncodeIm2col(%u pixels of %u channels, corners (%d, %d) to (%d, %d), strides (%u, %u), swizzle bits %d)",
+                        m->box[0], m->box[1], m->lower[0], m->lower[1], m->upper[0], m->upper[1], element_strides[2], element_strides[1],
+                        m->swizzle_bits);
 }
 
 /* Encode a tensor map for the buffer at ptr (cuTensorMapEncodeTiled: dense
@@ -2718,6 +2783,7 @@ static tc_result _tc_tensor_map_encode(tc_context *ctx, const _tc_map_spec *m, t
         if (d) strides[d - 1] = stride;
         stride *= dims[d];
     }
+    if (m->im2col) return _tc_tensor_map_encode_im2col(ctx, st, m, dtype, ptr, dims, strides, out);
     return _tc_cu_check(ctx, st, st->cu.cuTensorMapEncodeTiled(out, dtype, (unsigned)m->rank, (void *)(uintptr_t)ptr, dims, strides, box, ones,
                                                                0, m->swizzle_bits, 2, 0),
                         "cuTensorMapEncodeTiled(rank %d, box innermost %u, swizzle bits %d)", m->rank, box[0], m->swizzle_bits);

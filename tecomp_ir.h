@@ -310,6 +310,7 @@ struct tc_tensor {
        TC_REDUCE at the top for a reduction). */
     const tc_expr *const *axes;
     const tc_expr *body;
+    const struct tc_view *view; /* made by tc_matrix_view or tc_im2col_view: how the tensor memory accelerator can fetch it */
     uint32_t id;
     tc_context *ctx;
 };
@@ -322,6 +323,44 @@ TECOMP_API tc_tensor *tc_placeholderi(tc_context *ctx, const char *name, tc_dtyp
    axes' extents. A reduction sits at the top of the body. */
 TECOMP_API tc_tensor *tc_compute(tc_context *ctx, const char *name, int naxes, const tc_expr *const *axes, const tc_expr *body);
 TECOMP_API tc_tensor *tc_find_tensor(tc_context *ctx, const char *name); /* newest of that name */
+
+/* Views: computed tensors whose body is their defining computation (the
+   host executor, and every copy but TMA's, compute them from it) and whose
+   structure is kept beside it, so that tc_tma_copy can fetch a cached tile
+   of one in a single copy of the tensor memory accelerator. Both are
+   matrices [rows][cols] padded with zeros past the base's elements. */
+typedef enum tc_view_kind {
+    TC_VIEW_MATRIX = 1, /* base's elements in row-major order, read as a matrix of base_rows x base_cols */
+    TC_VIEW_IM2COL      /* im2col of an NHWC tensor: row m an output pixel (n, y, x), column j a tap (r, s) and channel c */
+} tc_view_kind;
+
+/* An im2col's convolution window, along (h, w). */
+typedef struct tc_im2col {
+    int64_t window[2];   /* r, s */
+    int64_t pad[2];      /* before the first row and column (the same after, as far as the output reaches) */
+    int64_t stride[2];
+    int64_t dilation[2];
+} tc_im2col;
+
+typedef struct tc_view {
+    tc_view_kind kind;
+    tc_tensor *base;                /* a placeholder (TMA copies from a global tensor) */
+    int64_t base_rows, base_cols;   /* the matrix of base's elements; TC_VIEW_IM2COL: n p q pixels and r s c columns */
+    tc_im2col im2col;               /* TC_VIEW_IM2COL */
+    int64_t out[2];                 /* TC_VIEW_IM2COL: the output's p, q */
+} tc_view;
+
+/* view[i][j] = base's element i * cols + j (row-major over base's shape)
+   for i < rows and j < cols, else 0; the view is rows x cols padded
+   to padded_rows x padded_cols (each at least the matrix's). */
+TECOMP_API tc_tensor *tc_matrix_view(tc_context *ctx, const char *name, tc_tensor *base, int64_t rows, int64_t cols, int64_t padded_rows,
+                                     int64_t padded_cols);
+/* col[m][j] = data[n][y * stride - pad + r * dilation][x * stride - pad + s * dilation][c]
+   for data an NHWC placeholder (n, h, w, c), m = (n * p + y) * q + x, j =
+   (r * s_extent + s) * c_extent + c; zeros in the padding and past the n p
+   q pixels and r s c columns (padded_rows x padded_cols at least those). */
+TECOMP_API tc_tensor *tc_im2col_view(tc_context *ctx, const char *name, tc_tensor *data, const tc_im2col *window, int64_t padded_rows,
+                                     int64_t padded_cols);
 
 /* The text front-end: one line in the spirit of Tensor Comprehensions,
        "Out[b, c, i, j] +=! P[b, c, i + di, j + dj] * F[c, 0, di, dj]"
@@ -535,6 +574,23 @@ TECOMP_API const tc_stmt *tc_stmt_wgmma_wait(tc_context *ctx, int groups_in_flig
 TECOMP_API const tc_stmt *tc_stmt_tma_load(tc_context *ctx, tc_buffer *dst, const tc_expr *index, tc_buffer *source, int map, int rank,
                                            const tc_expr *const *coords, const tc_expr *const *box, const tc_expr *const *dims,
                                            const tc_expr *barrier);
+/* An im2col TMA copy (a TC_S_TMA_LOAD of TC_TMA_IM2COL_NARGS args) of
+   pixels x channels elements of source (NHWC) into dst[index ..], a row a
+   pixel: the pixels walk source's (n, h, w) positions on a grid of
+   strides inside the box [lower, extent + upper) of h and w, from coords
+   (n, h, w: the first pixel's position before its offsets) onwards, w
+   fastest, into the next image past the last row; each pixel's element is
+   source[n][h + offsets[0]][w + offsets[1]][coords[3] + channel], zero
+   outside source. args: coords (4), dims (source's 4 extents), offsets
+   (2), then as integer constants lower (h, w), upper (h, w), strides (h,
+   w), pixels and channels. */
+#define TC_TMA_IM2COL_NARGS 18
+TECOMP_API const tc_stmt *tc_stmt_tma_load_im2col(tc_context *ctx, tc_buffer *dst, const tc_expr *index, tc_buffer *source, int map,
+                                                  const tc_expr *const coords[4], const tc_expr *const dims[4], const tc_expr *const offsets[2],
+                                                  const int64_t lower[2], const int64_t upper[2], const int64_t strides[2], int64_t pixels,
+                                                  int64_t channels, const tc_expr *barrier);
+/* Whether s is an im2col TMA copy. */
+TECOMP_API int tc_stmt_is_tma_im2col(const tc_stmt *s);
 /* mbarrier bar[index]: initialise for `arrivals` arrivals a phase; arrive (expecting expect_bytes more bytes of copies,
    NULL none); wait for the phase of parity (0 or 1) to complete. bar is a shared buffer with mbarrier set. */
 TECOMP_API const tc_stmt *tc_stmt_mbarrier_init(tc_context *ctx, tc_buffer *bar, const tc_expr *index, int arrivals);
@@ -1734,6 +1790,121 @@ TECOMP_API tc_tensor *tc_find_tensor(tc_context *ctx, const char *name) {
     return NULL;
 }
 
+// >>views
+
+/* cond && c, where either may be NULL (no condition). */
+static const tc_expr *_tc_and_maybe(const tc_expr *cond, const tc_expr *c) { return cond ? tc_and(cond, c) : c; }
+
+/* The view tensor: the body given, the view kept beside it. */
+static tc_tensor *_tc_view_tensor(tc_context *ctx, const char *name, const tc_expr *const *ax, const tc_expr *cond, const tc_expr *value,
+                                  const tc_view *v) {
+    tc_view *kept;
+    tc_tensor *t;
+    if (!value) return NULL;
+    if (!(kept = (tc_view *)_tc_alloc(ctx, sizeof *kept))) return NULL;
+    *kept = *v;
+    t = tc_compute(ctx, name, 2, ax, cond ? tc_select(cond, value, tc_imm(ctx, v->base->dtype, 0)) : value);
+    if (t) t->view = kept;
+    return t;
+}
+
+/* base's shape as constants; 0 (error set) when some extent is not one. */
+static int _tc_view_base_shape(tc_context *ctx, const char *what, const tc_tensor *base, int64_t *shape) {
+    int d;
+    if (!base || base->op != TC_OP_PLACEHOLDER)
+        return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "%s: the base must be a placeholder (a tensor in global memory)", what), 0;
+    for (d = 0; d < base->ndim; d++)
+        if (!tc_expr_is_const(base->shape[d], &shape[d]))
+            return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "%s: %s's extent %d is not a constant", what, base->name, d), 0;
+    return 1;
+}
+
+TECOMP_API tc_tensor *tc_matrix_view(tc_context *ctx, const char *name, tc_tensor *base, int64_t rows, int64_t cols, int64_t padded_rows,
+                                     int64_t padded_cols) {
+    const tc_expr *ax[2], *idx[8], *flat, *cond = NULL;
+    int64_t shape[8], elements = 1, stride = 1;
+    tc_view v;
+    int d;
+    if (!ctx) return NULL;
+    if (!base || base->ndim > 8)
+        return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_matrix_view: the base is NULL or has more than 8 dimensions"), (tc_tensor *)NULL;
+    if (!_tc_view_base_shape(ctx, "tc_matrix_view", base, shape)) return NULL;
+    for (d = 0; d < base->ndim; d++) elements *= shape[d];
+    if (rows < 1 || cols < 1 || rows * cols != elements || padded_rows < rows || padded_cols < cols)
+        return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_matrix_view: %lld x %lld (padded to %lld x %lld) is not a matrix of %s's %lld elements",
+                        (long long)rows, (long long)cols, (long long)padded_rows, (long long)padded_cols, base->name, (long long)elements),
+               (tc_tensor *)NULL;
+    ax[0] = tc_axisi(ctx, "i", padded_rows);
+    ax[1] = tc_axisi(ctx, "j", padded_cols);
+    flat = tc_add(tc_muli(ax[0], cols), ax[1]);
+    for (d = base->ndim - 1; d >= 0; d--) { /* row-major: the last extent fastest */
+        idx[d] = d ? tc_modi(stride > 1 ? tc_divi(flat, stride) : flat, shape[d]) : tc_divi(flat, stride);
+        stride *= shape[d];
+    }
+    if (padded_rows > rows) cond = tc_lti(ax[0], rows);
+    if (padded_cols > cols) cond = _tc_and_maybe(cond, tc_lti(ax[1], cols));
+    memset(&v, 0, sizeof v);
+    v.kind = TC_VIEW_MATRIX;
+    v.base = base;
+    v.base_rows = rows;
+    v.base_cols = cols;
+    return _tc_view_tensor(ctx, name, ax, cond, tc_access(base, base->ndim, idx), &v);
+}
+
+/* The extent of an output of a window over n positions: p or q. */
+static int64_t _tc_window_outputs(int64_t n, int64_t window, int64_t pad, int64_t stride, int64_t dilation) {
+    return (n + 2 * pad - dilation * (window - 1) - 1) / stride + 1;
+}
+
+TECOMP_API tc_tensor *tc_im2col_view(tc_context *ctx, const char *name, tc_tensor *data, const tc_im2col *g, int64_t padded_rows,
+                                     int64_t padded_cols) {
+    const tc_expr *ax[2], *at[4], *r, *s, *cond = NULL;
+    int64_t shape[4], out[2], pixels, cols;
+    tc_view v;
+    int d;
+    if (!ctx) return NULL;
+    if (!data || !g || data->ndim != 4) return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_im2col_view: needs an NHWC tensor (4 dimensions) and a window"), (tc_tensor *)NULL;
+    if (!_tc_view_base_shape(ctx, "tc_im2col_view", data, shape)) return NULL;
+    for (d = 0; d < 2; d++) {
+        if (g->window[d] < 1 || g->pad[d] < 0 || g->stride[d] < 1 || g->dilation[d] < 1)
+            return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_im2col_view: window %lld, pad %lld, stride %lld, dilation %lld along %s",
+                            (long long)g->window[d], (long long)g->pad[d], (long long)g->stride[d], (long long)g->dilation[d], d ? "w" : "h"),
+                   (tc_tensor *)NULL;
+        out[d] = _tc_window_outputs(shape[1 + d], g->window[d], g->pad[d], g->stride[d], g->dilation[d]);
+        if (out[d] < 1)
+            return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_im2col_view: the window does not fit %s's %s", data->name, d ? "width" : "height"),
+                   (tc_tensor *)NULL;
+    }
+    pixels = shape[0] * out[0] * out[1];
+    cols = g->window[0] * g->window[1] * shape[3];
+    if (padded_rows < pixels || padded_cols < cols)
+        return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_im2col_view: %lld x %lld is smaller than the %lld pixels x %lld columns",
+                        (long long)padded_rows, (long long)padded_cols, (long long)pixels, (long long)cols), (tc_tensor *)NULL;
+    ax[0] = tc_axisi(ctx, "m", padded_rows);
+    ax[1] = tc_axisi(ctx, "j", padded_cols);
+    r = tc_divi(ax[1], g->window[1] * shape[3]);
+    s = tc_modi(tc_divi(ax[1], shape[3]), g->window[1]);
+    at[0] = tc_divi(ax[0], out[0] * out[1]);
+    at[1] = tc_add(tc_subi(tc_muli(tc_modi(tc_divi(ax[0], out[1]), out[0]), g->stride[0]), g->pad[0]), tc_muli(r, g->dilation[0]));
+    at[2] = tc_add(tc_subi(tc_muli(tc_modi(ax[0], out[1]), g->stride[1]), g->pad[1]), tc_muli(s, g->dilation[1]));
+    at[3] = tc_modi(ax[1], shape[3]);
+    if (padded_rows > pixels) cond = tc_lti(ax[0], pixels);
+    if (padded_cols > cols) cond = _tc_and_maybe(cond, tc_lti(ax[1], cols));
+    for (d = 0; d < 2; d++) {
+        cond = _tc_and_maybe(cond, tc_gei(at[1 + d], 0));
+        cond = _tc_and_maybe(cond, tc_lti(at[1 + d], shape[1 + d]));
+    }
+    memset(&v, 0, sizeof v);
+    v.kind = TC_VIEW_IM2COL;
+    v.base = data;
+    v.base_rows = pixels;
+    v.base_cols = cols;
+    v.im2col = *g;
+    v.out[0] = out[0];
+    v.out[1] = out[1];
+    return _tc_view_tensor(ctx, name, ax, cond, tc_access(data, 4, at), &v);
+}
+
 // >>simplify
 
 /* Integer intervals for range analysis; _TC_INF stands for "unbounded". */
@@ -2795,6 +2966,40 @@ TECOMP_API const tc_stmt *tc_stmt_tma_load(tc_context *ctx, tc_buffer *dst, cons
     s->value = barrier;
     return s;
 }
+TECOMP_API int tc_stmt_is_tma_im2col(const tc_stmt *s) { return s && s->kind == TC_S_TMA_LOAD && s->nargs == TC_TMA_IM2COL_NARGS; }
+
+TECOMP_API const tc_stmt *tc_stmt_tma_load_im2col(tc_context *ctx, tc_buffer *dst, const tc_expr *index, tc_buffer *source, int map,
+                                                  const tc_expr *const coords[4], const tc_expr *const dims[4], const tc_expr *const offsets[2],
+                                                  const int64_t lower[2], const int64_t upper[2], const int64_t strides[2], int64_t pixels,
+                                                  int64_t channels, const tc_expr *barrier) {
+    const int64_t consts[8] = {lower[0], lower[1], upper[0], upper[1], strides[0], strides[1], pixels, channels};
+    tc_stmt *s;
+    const tc_expr **a;
+    int k;
+    if (!dst || !index || !source || map < 0 || !coords || !dims || !offsets) return NULL;
+    if (barrier && barrier->kind != TC_LOAD) return NULL;
+    if (!(a = (const tc_expr **)_tc_alloc(ctx, sizeof *a * TC_TMA_IM2COL_NARGS))) return NULL;
+    for (k = 0; k < 4; k++) {
+        if (!coords[k] || !dims[k]) return NULL;
+        a[k] = coords[k];
+        a[4 + k] = dims[k];
+    }
+    for (k = 0; k < 2; k++) {
+        if (!offsets[k]) return NULL;
+        a[8 + k] = offsets[k];
+    }
+    for (k = 0; k < 8; k++) a[10 + k] = tc_int(ctx, consts[k]);
+    if (!(s = _tc_stmt_new(ctx, TC_S_TMA_LOAD))) return NULL;
+    s->buffer = dst;
+    s->index = index;
+    s->source = source;
+    s->count = map;
+    s->nargs = TC_TMA_IM2COL_NARGS;
+    s->args = a;
+    s->value = barrier;
+    return s;
+}
+
 static tc_stmt *_tc_mbarrier_stmt(tc_context *ctx, tc_stmt_kind kind, tc_buffer *bar, const tc_expr *index) {
     tc_stmt *s;
     if (!bar || !bar->mbarrier || !index || !(s = _tc_stmt_new(ctx, kind))) return NULL;
@@ -3248,15 +3453,25 @@ static void _tc_print_stmt(tc_str *s, const tc_stmt *st, int depth) {
         return;
     case TC_S_TMA_LOAD: /* tma_load(dst[i], source[coords] box [extents] of [extents], barrier) */
         _tc_indent(s, depth);
-        tc_str_printf(s, "tma_load(%s[", st->buffer->name);
+        tc_str_printf(s, "tma_load%s(%s[", tc_stmt_is_tma_im2col(st) ? "_im2col" : "", st->buffer->name);
         _tc_print(s, st->index, _TC_STYLE_IR);
         tc_str_printf(s, "], %s", st->source->name);
-        for (k = 0; k < st->nargs; k++) {
-            int rank = st->nargs / 3;
-            tc_str_printf(s, "%s", k == 0 ? "[" : k == rank ? "] box [" : k == 2 * rank ? "] of [" : ", ");
-            _tc_print(s, st->args[k], _TC_STYLE_IR);
+        if (tc_stmt_is_tma_im2col(st)) { /* source[n, h, w, c] + [dh, dw] of [dims] box [lower] to [upper] stride [..] pixels x channels */
+            static const char *const seps[TC_TMA_IM2COL_NARGS] = {"[", ", ", ", ", ", ", "] of [", ", ", ", ", ", ", "] + [", ", ",
+                                                                  "] box [", ", ", "] to [", ", ", "] stride [", ", ", "] ", " x "};
+            for (k = 0; k < st->nargs; k++) {
+                tc_str_printf(s, "%s", seps[k]);
+                _tc_print(s, st->args[k], _TC_STYLE_IR);
+            }
+            tc_str_printf(s, ", ");
+        } else {
+            for (k = 0; k < st->nargs; k++) {
+                int rank = st->nargs / 3;
+                tc_str_printf(s, "%s", k == 0 ? "[" : k == rank ? "] box [" : k == 2 * rank ? "] of [" : ", ");
+                _tc_print(s, st->args[k], _TC_STYLE_IR);
+            }
+            tc_str_printf(s, "], ");
         }
-        tc_str_printf(s, "], ");
         if (st->value) {
             tc_str_printf(s, "%s[", st->value->buffer->name);
             _tc_print(s, st->value->args[0], _TC_STYLE_IR);

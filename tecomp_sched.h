@@ -160,14 +160,16 @@ TECOMP_API tc_result tc_tensorize(tc_stage *st, tc_iter *it, const tc_intrin *in
 // >>api-lower
 
 /* A tensor map (TMA) a kernel takes as a parameter: the launch encodes it
-   for the buffer's device pointer (cuTensorMapEncodeTiled), dense
-   row-major, zeros outside the tensor. */
+   for the buffer's device pointer (cuTensorMapEncodeTiled, or with im2col
+   cuTensorMapEncodeIm2col), dense row-major, zeros outside the tensor. */
 typedef struct tc_tensor_map {
     tc_buffer *buffer;             /* the global buffer it describes: a param or a temp */
-    int rank;                      /* 1 to 5 */
+    int rank;                      /* 1 to 5 (im2col: 4, NHWC) */
     const tc_expr *dims[5];        /* the tensor's extents, outermost first, in the function's sizes */
-    int64_t box[5];                /* the extents of the box one copy moves, outermost first */
+    int64_t box[5];                /* the extents of the box one copy moves, outermost first; im2col: pixels, channels */
     int swizzle_bits;              /* the destination's swizzle: 0 none; 1, 2, 3 the 32-, 64-, 128-byte modes */
+    int im2col;                    /* an im2col map (tc_stmt_tma_load_im2col says what its fields mean) */
+    int64_t lower[2], upper[2], strides[2]; /* im2col: the pixels' box corners and grid, along (h, w) */
 } tc_tensor_map;
 
 typedef struct tc_kernel_ir {
@@ -1030,9 +1032,15 @@ static const tc_stmt *_tc_mutate(_tc_mutator *m, const tc_stmt *s) {
         return _tc_stmt_tensor_op_n(ctx, s->intrin, args, s->nargs);
     }
     case TC_S_TMA_LOAD: {
-        const tc_expr *args[15];
+        const tc_expr *args[TC_TMA_IM2COL_NARGS];
         int rank = s->nargs / 3;
         for (k = 0; k < s->nargs; k++) args[k] = _tc_mut_expr(m, s->args[k]);
+        if (tc_stmt_is_tma_im2col(s)) {
+            int64_t c[8];
+            for (k = 0; k < 8; k++) c[k] = s->args[10 + k]->v.i; /* constants: nothing to mutate */
+            return tc_stmt_tma_load_im2col(ctx, s->buffer, _tc_mut_expr(m, s->index), s->source, s->count, args, args + 4, args + 8, c, c + 2,
+                                           c + 4, c[6], c[7], _tc_mut_expr(m, s->value));
+        }
         return tc_stmt_tma_load(ctx, s->buffer, _tc_mut_expr(m, s->index), s->source, s->count, rank, args, args + rank, args + 2 * rank,
                                 _tc_mut_expr(m, s->value));
     }
@@ -1930,67 +1938,150 @@ static tc_tensor *_tc_tma_source(_tc_lower *L, int k) {
     return read->tensor;
 }
 
-/* The tensor map number of a copy of box from buffer b in the kernel being
-   built: shared with an earlier copy of the same box, else a new one. */
-static int _tc_tma_map(_tc_lower *L, tc_buffer *b, const tc_tensor *t, const int64_t *box, int swizzle_bits) {
-    int j, d;
+/* The tensor map number of map in the kernel being built: shared with an
+   earlier copy's identical map, else a new one. */
+static int _tc_tma_map(_tc_lower *L, const tc_tensor_map *map) {
+    int j, d, same;
     for (j = 0; j < L->nmaps; j++) {
-        tc_tensor_map *m = &L->maps[j];
-        for (d = 0; d < t->ndim && m->box[d] == box[d]; d++) {}
-        if (m->buffer == b && d == t->ndim && m->swizzle_bits == swizzle_bits) return j;
+        const tc_tensor_map *m = &L->maps[j];
+        same = m->buffer == map->buffer && m->rank == map->rank && m->swizzle_bits == map->swizzle_bits && m->im2col == map->im2col;
+        for (d = 0; same && d < map->rank; d++) same = m->box[d] == map->box[d] && m->dims[d] == map->dims[d];
+        for (d = 0; same && map->im2col && d < 2; d++)
+            same = m->lower[d] == map->lower[d] && m->upper[d] == map->upper[d] && m->strides[d] == map->strides[d];
+        if (same) return j;
     }
     if (L->nmaps == 8) return _tc_fail(L->ctx, TC_ERROR_SCHEDULE, "tma_copy: more than 8 tensor maps in one kernel"), -1;
-    L->maps[L->nmaps].buffer = b;
-    L->maps[L->nmaps].rank = t->ndim;
-    for (d = 0; d < t->ndim; d++) {
-        L->maps[L->nmaps].dims[d] = t->shape[d];
-        L->maps[L->nmaps].box[d] = box[d];
-    }
-    L->maps[L->nmaps].swizzle_bits = swizzle_bits;
+    L->maps[L->nmaps] = *map;
     return L->nmaps++;
 }
 
-/* A TMA stage's statement: one bulk tensor copy of its region (box:
-   the region's extents, at most 256 each, the innermost a whole number of
-   16 bytes, and with a swizzle exactly the swizzle's row) into its tile;
-   its mbarrier comes with the pipeline (inject_pipeline). */
-static const tc_stmt *_tc_tma_stage_stmt(_tc_lower *L, int k) {
+/* The view a TMA stage fetches a tile of: the stage reads a view
+   (tc_matrix_view, tc_im2col_view) at its own indices; NULL otherwise. */
+static const tc_view *_tc_tma_view(const tc_stage *st) {
+    const tc_expr *b = st->body;
+    if (b->kind != TC_ACCESS || !b->tensor->view || st->nroots != 2) return NULL;
+    return b->args[0] == st->iters[0]->var && b->args[1] == st->iters[1]->var ? b->tensor->view : NULL;
+}
+
+/* A TMA stage's tile extents (constants, 1 to 256, no storage_align, the
+   rows a multiple of 16 bytes and exactly the swizzle's row when
+   swizzled); 0 (error set) otherwise. */
+static int _tc_tma_tile(_tc_lower *L, int k, int64_t *extents) {
     tc_stage *st = L->sch->stages[k];
     _tc_stage_lower *v = &L->sl[k];
-    tc_tensor *src = _tc_tma_source(L, k);
-    const tc_expr *coords[5], *box[5], *first = NULL;
-    const tc_stmt *copy;
-    int64_t extents[5], bytes = tc_dtype_bytes(st->tensor->dtype);
-    int d, j, map, rank = st->tensor->ndim, threads[_TC_MAX_ITERS], nthreads = 0, failed = 0;
+    int64_t bytes = tc_dtype_bytes(st->tensor->dtype);
+    int d, rank = st->tensor->ndim;
     char text[256];
-    if (!src) return NULL;
-    if (rank > 5) return _tc_fail(L->ctx, TC_ERROR_SCHEDULE, "tma_copy on stage %s: %d dimensions; a tensor map has at most 5", st->tensor->name, rank), (const tc_stmt *)NULL;
+    if (rank > 5) return _tc_fail(L->ctx, TC_ERROR_SCHEDULE, "tma_copy on stage %s: %d dimensions; a tensor map has at most 5", st->tensor->name, rank), 0;
     if (st->pipeline_stages < 2)
         return _tc_fail(L->ctx, TC_ERROR_SCHEDULE, "tma_copy on stage %s: a TMA copy completes on the mbarrier of a pipeline; pipeline the "
-                        "stage (tc_pipeline, 2 stages or more)", st->tensor->name), (const tc_stmt *)NULL;
+                        "stage (tc_pipeline, 2 stages or more)", st->tensor->name), 0;
     for (d = 0; d < rank; d++) {
         if (!tc_expr_is_const(v->root_ext[d], &extents[d]) || extents[d] < 1 || extents[d] > 256)
             return _tc_fail(L->ctx, TC_ERROR_SCHEDULE, "tma_copy on stage %s: its tile is %s elements along dimension %d; a TMA box is 1 to "
-                            "256 (a constant)", st->tensor->name, _tc_expr_text(v->root_ext[d], text), d), (const tc_stmt *)NULL;
+                            "256 (a constant)", st->tensor->name, _tc_expr_text(v->root_ext[d], text), d), 0;
         if (st->align_factor[d])
-            return _tc_fail(L->ctx, TC_ERROR_SCHEDULE, "tma_copy on stage %s: storage_align pads its rows; a TMA box lands dense",
-                            st->tensor->name), (const tc_stmt *)NULL;
-        coords[d] = v->root_min[d];
-        box[d] = v->root_ext[d];
+            return _tc_fail(L->ctx, TC_ERROR_SCHEDULE, "tma_copy on stage %s: storage_align pads its rows; a TMA box lands dense", st->tensor->name), 0;
     }
     if ((extents[rank - 1] * bytes) % 16 || (st->swizzle_bits && extents[rank - 1] * bytes != (int64_t)16 << st->swizzle_bits))
         return _tc_fail(L->ctx, TC_ERROR_SCHEDULE, "tma_copy on stage %s: its rows are %lld bytes; a TMA box's rows are a multiple of 16 "
                         "bytes, and exactly %d when swizzled by %d bits", st->tensor->name, (long long)(extents[rank - 1] * bytes),
-                        16 << st->swizzle_bits, st->swizzle_bits), (const tc_stmt *)NULL;
-    if ((map = _tc_tma_map(L, L->buffers[_tc_buffer_index(L, src)], src, extents, st->swizzle_bits)) < 0) return NULL;
-    copy = tc_stmt_tma_load(L->ctx, v->buffer, v->offset, L->buffers[_tc_buffer_index(L, src)], map, rank, coords, box, src->shape, NULL);
+                        16 << st->swizzle_bits, st->swizzle_bits), 0;
+    return 1;
+}
+
+/* The copy of an im2col view's tile [m0, m0 + pixels) x [j0, j0 + channels):
+   its pixels walk the output positions from m0's (n, y, x) on, each read
+   at the window's corner (y * stride - pad, x * stride - pad) plus j0's
+   tap (r, s) times the dilation, channels from j0's c. So that this is
+   the view's own computation, a tile's columns lie within one tap (c a
+   multiple of them, j0 too) and the view has no columns past r s c. */
+static const tc_stmt *_tc_tma_im2col_stmt(_tc_lower *L, int k, const tc_view *view, tc_buffer *src, const int64_t *extents, int map_index) {
+    tc_stage *st = L->sch->stages[k];
+    _tc_stage_lower *v = &L->sl[k];
+    const tc_im2col *g = &view->im2col;
+    const tc_expr *m0 = v->root_min[0], *j0 = v->root_min[1], *coords[4], *dims[4], *offsets[2], *tap;
+    int64_t lower[2], upper[2], c = 0, rest = -1;
+    int d;
+    tc_expr_is_const(view->base->shape[3], &c);
+    if (c % extents[1] || !tc_expr_is_const(tc_simplify(tc_modi(j0, extents[1])), &rest) || rest != 0 ||
+        !tc_expr_is_const(st->tensor->shape[1], &rest) || rest != view->base_cols)
+        return _tc_fail(L->ctx, TC_ERROR_SCHEDULE, "tma_copy on stage %s: an im2col copy's %lld channels must lie within one tap (c = %lld a "
+                        "multiple of them, the tile's first column one too) and the view have no columns past r s c", st->tensor->name,
+                        (long long)extents[1], (long long)c), (const tc_stmt *)NULL;
+    for (d = 0; d < 2; d++) {
+        lower[d] = -g->pad[d];
+        upper[d] = g->pad[d] - g->dilation[d] * (g->window[d] - 1);
+        if (lower[d] < -128 || upper[d] > 127 || g->dilation[d] * (g->window[d] - 1) > 65535)
+            return _tc_fail(L->ctx, TC_ERROR_SCHEDULE, "tma_copy on stage %s: the window's corners (%lld, %lld) or taps leave what a 4-d im2col "
+                            "tensor map holds ([-128, 127])", st->tensor->name, (long long)lower[d], (long long)upper[d]), (const tc_stmt *)NULL;
+    }
+    coords[0] = tc_divi(m0, view->out[0] * view->out[1]);
+    coords[1] = tc_subi(tc_muli(tc_modi(tc_divi(m0, view->out[1]), view->out[0]), g->stride[0]), g->pad[0]);
+    coords[2] = tc_subi(tc_muli(tc_modi(m0, view->out[1]), g->stride[1]), g->pad[1]);
+    coords[3] = tc_modi(j0, c);
+    tap = tc_divi(j0, c);
+    offsets[0] = tc_muli(tc_divi(tap, g->window[1]), g->dilation[0]);
+    offsets[1] = tc_muli(tc_modi(tap, g->window[1]), g->dilation[1]);
+    for (d = 0; d < 4; d++) {
+        coords[d] = tc_simplify(coords[d]);
+        dims[d] = view->base->shape[d];
+    }
+    for (d = 0; d < 2; d++) offsets[d] = tc_simplify(offsets[d]);
+    return tc_stmt_tma_load_im2col(L->ctx, v->buffer, v->offset, src, map_index, coords, dims, offsets, lower, upper, g->stride, extents[0],
+                                   extents[1], NULL);
+}
+
+/* The tensor map of a TMA stage and its copy: a tensor's box (the stage
+   copies a global tensor, or a matrix view of one), or an im2col view's
+   pixels; NULL (error set) when the stage is neither. */
+static const tc_stmt *_tc_tma_copy_stmt(_tc_lower *L, int k, const tc_view *view, const tc_tensor *src, const int64_t *extents) {
+    tc_stage *st = L->sch->stages[k];
+    _tc_stage_lower *v = &L->sl[k];
+    const tc_expr *box[5];
+    tc_tensor_map map;
+    int d, map_index;
+    memset(&map, 0, sizeof map);
+    map.buffer = L->buffers[_tc_buffer_index(L, src)];
+    map.swizzle_bits = st->swizzle_bits;
+    map.rank = view && view->kind == TC_VIEW_MATRIX ? 2 : src->ndim;
+    map.im2col = view && view->kind == TC_VIEW_IM2COL;
+    for (d = 0; d < map.rank; d++) map.dims[d] = view && view->kind == TC_VIEW_MATRIX ? tc_int(L->ctx, d ? view->base_cols : view->base_rows) : src->shape[d];
+    for (d = 0; d < st->tensor->ndim; d++) {
+        map.box[d] = extents[d];
+        box[d] = v->root_ext[d];
+    }
+    if (map.im2col)
+        for (d = 0; d < 2; d++) {
+            map.lower[d] = -view->im2col.pad[d];
+            map.upper[d] = view->im2col.pad[d] - view->im2col.dilation[d] * (view->im2col.window[d] - 1);
+            map.strides[d] = view->im2col.stride[d];
+        }
+    if ((map_index = _tc_tma_map(L, &map)) < 0) return NULL;
+    if (map.im2col) return _tc_tma_im2col_stmt(L, k, view, map.buffer, extents, map_index);
+    return tc_stmt_tma_load(L->ctx, v->buffer, v->offset, map.buffer, map_index, map.rank, v->root_min, box, map.dims, NULL);
+}
+
+/* A TMA stage's statement: one bulk tensor copy of its region into its
+   tile, issued by the first thread of the stage's thread loops; its
+   mbarrier comes with the pipeline (inject_pipeline). */
+static const tc_stmt *_tc_tma_stage_stmt(_tc_lower *L, int k) {
+    tc_stage *st = L->sch->stages[k];
+    _tc_stage_lower *v = &L->sl[k];
+    const tc_view *view = _tc_tma_view(st);
+    const tc_tensor *src = view ? view->base : _tc_tma_source(L, k);
+    const tc_expr *first = NULL;
+    const tc_stmt *copy;
+    int64_t extents[5];
+    int j, threads[_TC_MAX_ITERS], nthreads = 0, failed = 0;
+    if (!src || !_tc_tma_tile(L, k, extents) || !(copy = _tc_tma_copy_stmt(L, k, view, src, extents))) return NULL;
     for (j = 0; j < st->nleaves; j++) /* the stage's thread loops stay (they size the block); their first thread issues the copy */
         if (st->leaves[j]->kind == TC_FOR_THREAD && st->leaves[j]->thread >= TC_THREAD_X && st->leaves[j]->thread <= TC_THREAD_Z) {
             const tc_expr *zero = tc_eq(v->loopvar[j], tc_int(L->ctx, 0));
             first = first ? tc_and(first, zero) : zero;
             threads[nthreads++] = j;
         }
-    if (copy && first) copy = tc_stmt_if(L->ctx, first, copy, NULL);
+    if (first) copy = tc_stmt_if(L->ctx, first, copy, NULL);
     return copy ? _tc_make_loops(L, k, threads, nthreads, copy, NULL, 0, 0, &failed) : NULL;
 }
 
@@ -3574,7 +3665,8 @@ typedef struct _tc_vm_tma_op {
     int dst, src, bar;
     int index, bar_index;
     int rank;
-    int regs[15];
+    int im2col;                      /* tc_stmt_tma_load_im2col's copy: regs hold its args in their order */
+    int regs[TC_TMA_IM2COL_NARGS];
 } _tc_vm_tma_op;
 
 typedef struct _tc_vm {
@@ -3828,7 +3920,8 @@ static void _tc_vm_stmt(_tc_vm *vm, const tc_stmt *s) {
         op->bar = _tc_vm_buffer_slot(vm, s->value->buffer);
         op->index = _tc_vm_expr(vm, s->index);
         op->bar_index = _tc_vm_expr(vm, s->value->args[0]);
-        op->rank = s->nargs / 3;
+        op->im2col = tc_stmt_is_tma_im2col(s);
+        op->rank = op->im2col ? 4 : s->nargs / 3;
         for (k = 0; k < s->nargs; k++) op->regs[k] = _tc_vm_expr(vm, s->args[k]);
         k = _tc_vm_emit(vm, _TC_OP_TMA_LOAD, 0, 0, 0);
         if (!vm->failed) vm->code[k].target = vm->ntmas++;
@@ -4323,28 +4416,68 @@ static void _tc_vm_mbar_progress(_tc_mbar *m) {
    into the destination tile (through its swizzle) now, its bytes counted
    on its mbarrier; each element marked with the phase that makes it
    visible. 0 (error set) on a fault. */
+/* Element e of a tiled copy's box: its index in the tensor (row-major) in
+   *g; 0 when it lies outside the tensor (the zero fill). */
+static int _tc_vm_tma_tile_at(const _tc_val *r, const _tc_vm_tma_op *op, int64_t e, int64_t *g) {
+    int64_t rest = e, at[5];
+    int d, inside = 1, rank = op->rank;
+    for (d = rank - 1; d >= 0; d--) { /* e's place in the box, innermost fastest */
+        int64_t extent = r[op->regs[rank + d]].i;
+        at[d] = r[op->regs[d]].i + rest % extent;
+        rest /= extent;
+    }
+    *g = 0;
+    for (d = 0; d < rank; d++) {
+        int64_t dim = r[op->regs[2 * rank + d]].i;
+        inside = inside && at[d] >= 0 && at[d] < dim;
+        *g = *g * dim + at[d];
+    }
+    return inside;
+}
+
+/* Element e (pixel e / channels, channel e % channels) of an im2col copy,
+   as the tensor memory accelerator walks it: the pixels' grid positions
+   in the box [lower, extent + upper) of h and w, w fastest, then h, then
+   the image, from the first pixel's on; the element at its position plus
+   the offsets. Index in *g; 0 outside the tensor, -1 when the first pixel
+   is off the grid (no such copy exists). */
+static int _tc_vm_tma_im2col_at(const _tc_val *r, const _tc_vm_tma_op *op, int64_t e, int64_t *g) {
+    int64_t v[TC_TMA_IM2COL_NARGS], count[2], at[2], start[2], walk, pixel, image, h, w, c;
+    int k;
+    for (k = 0; k < TC_TMA_IM2COL_NARGS; k++) v[k] = r[op->regs[k]].i;
+    for (k = 0; k < 2; k++) { /* along h, then w: v[1 + k] the first pixel's place, v[5 + k] the extent */
+        int64_t span = v[5 + k] + v[12 + k] - v[10 + k], stride = v[14 + k];
+        count[k] = span > 0 ? (span + stride - 1) / stride : 0;
+        start[k] = (v[1 + k] - v[10 + k]) / stride;
+        if ((v[1 + k] - v[10 + k]) % stride || start[k] < 0 || start[k] >= count[k]) return -1;
+    }
+    pixel = e / v[17];
+    walk = (v[0] * count[0] + start[0]) * count[1] + start[1] + pixel;
+    image = walk / (count[0] * count[1]);
+    at[0] = v[10] + (walk / count[1] % count[0]) * v[14] + v[8];
+    at[1] = v[11] + (walk % count[1]) * v[15] + v[9];
+    c = v[3] + e % v[17];
+    h = at[0];
+    w = at[1];
+    *g = ((image * v[5] + h) * v[6] + w) * v[7] + c;
+    return image >= 0 && image < v[4] && h >= 0 && h < v[5] && w >= 0 && w < v[6] && c >= 0 && c < v[7];
+}
+
 static int _tc_vm_tma(_tc_block_run *br, const _tc_val *r, const _tc_vm_tma_op *op, int64_t tid) {
     const tc_buffer *dst = br->vm->bufs[op->dst].buffer, *src = br->vm->bufs[op->src].buffer;
     int64_t bar_index = r[op->bar_index].i, first = r[op->index].i, count = 1, e, g, iv = 0;
     int d, inside, rank = op->rank;
     _tc_mbar *m = _tc_vm_mbar(br, op->bar, bar_index, tid, "tma_load");
     if (!m) return 0;
-    for (d = 0; d < rank; d++) count *= r[op->regs[rank + d]].i;
+    if (op->im2col) count = r[op->regs[16]].i * r[op->regs[17]].i;
+    for (d = 0; !op->im2col && d < rank; d++) count *= r[op->regs[rank + d]].i;
     for (e = 0; e < count; e++) {
-        int64_t rest = e, i = _tc_swizzle_index(dst, first + e), at[5];
+        int64_t i = _tc_swizzle_index(dst, first + e);
         _tc_val v;
-        for (d = rank - 1; d >= 0; d--) { /* e's place in the box, innermost fastest */
-            int64_t extent = r[op->regs[rank + d]].i;
-            at[d] = r[op->regs[d]].i + rest % extent;
-            rest /= extent;
-        }
-        inside = 1;
-        g = 0;
-        for (d = 0; d < rank; d++) { /* the tensor's element, row-major */
-            int64_t dim = r[op->regs[2 * rank + d]].i;
-            inside = inside && at[d] >= 0 && at[d] < dim;
-            g = g * dim + at[d];
-        }
+        inside = op->im2col ? _tc_vm_tma_im2col_at(r, op, e, &g) : _tc_vm_tma_tile_at(r, op, e, &g);
+        if (inside < 0)
+            return _tc_fail(br->vm->ctx, TC_ERROR_EXECUTION, "kernel %s: an im2col TMA copy into %s starts at a pixel off its box's grid",
+                            br->kern->name, dst->name), 0;
         if (!_tc_vm_in_bounds(br, op->dst, i, tid, "TMA copy")) return 0;
         if (inside && !_tc_vm_in_bounds(br, op->src, g, tid, "TMA copy's read")) return 0;
         v.i = 0;

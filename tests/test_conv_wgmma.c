@@ -42,9 +42,10 @@ static tc_conv2d_desc nhwc(tc_dtype dtype, int n, int c, int h, int w, int k, in
 }
 
 /* A configuration's knobs in the template's order: block_m, block_n,
-   warp_m, warp_n, k_tile, stages, split_k, in_flight. */
+   warp_m, warp_n, k_tile, stages, split_k, in_flight, copy (0: cp.async,
+   1: TMA). */
 typedef struct tiles {
-    int64_t v[8];
+    int64_t v[9];
 } tiles;
 
 /* Configuration t of the shape, lowered (NULL with the message printed when it does not). */
