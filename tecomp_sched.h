@@ -1003,6 +1003,28 @@ static const tc_stmt *_tc_for_like(tc_context *ctx, const tc_stmt *s, const tc_e
     return f;
 }
 
+/* TMA copy s (tiled or im2col) again with args, index and barrier. */
+static const tc_stmt *_tc_tma_load_as(tc_context *ctx, const tc_stmt *s, const tc_expr *const *args, const tc_expr *index,
+                                      const tc_expr *barrier) {
+    int rank = s->nargs / 3, k;
+    if (tc_stmt_is_tma_im2col(s)) {
+        int64_t c[8];
+        for (k = 0; k < 8; k++) c[k] = s->args[10 + k]->v.i; /* the box's constants */
+        return tc_stmt_tma_load_im2col(ctx, s->buffer, index, s->source, s->count, args, args + 4, args + 8, c, c + 2, c + 4, c[6], c[7],
+                                       barrier);
+    }
+    return tc_stmt_tma_load(ctx, s->buffer, index, s->source, s->count, rank, args, args + rank, args + 2 * rank, barrier);
+}
+
+/* The elements TMA copy s moves (0 when its box is not constant). */
+static int64_t _tc_tma_elements(const tc_stmt *s) {
+    int64_t n = 1, extent = 0;
+    int k, rank = s->nargs / 3;
+    if (tc_stmt_is_tma_im2col(s)) return s->args[16]->v.i * s->args[17]->v.i;
+    for (k = rank; k < 2 * rank; k++) n *= tc_expr_is_const(s->args[k], &extent) ? extent : 0;
+    return n;
+}
+
 static const tc_stmt *_tc_mutate(_tc_mutator *m, const tc_stmt *s) {
     tc_context *ctx = m->ctx;
     const tc_stmt *r;
@@ -1033,16 +1055,8 @@ static const tc_stmt *_tc_mutate(_tc_mutator *m, const tc_stmt *s) {
     }
     case TC_S_TMA_LOAD: {
         const tc_expr *args[TC_TMA_IM2COL_NARGS];
-        int rank = s->nargs / 3;
         for (k = 0; k < s->nargs; k++) args[k] = _tc_mut_expr(m, s->args[k]);
-        if (tc_stmt_is_tma_im2col(s)) {
-            int64_t c[8];
-            for (k = 0; k < 8; k++) c[k] = s->args[10 + k]->v.i; /* constants: nothing to mutate */
-            return tc_stmt_tma_load_im2col(ctx, s->buffer, _tc_mut_expr(m, s->index), s->source, s->count, args, args + 4, args + 8, c, c + 2,
-                                           c + 4, c[6], c[7], _tc_mut_expr(m, s->value));
-        }
-        return tc_stmt_tma_load(ctx, s->buffer, _tc_mut_expr(m, s->index), s->source, s->count, rank, args, args + rank, args + 2 * rank,
-                                _tc_mut_expr(m, s->value));
+        return _tc_tma_load_as(ctx, s, args, _tc_mut_expr(m, s->index), _tc_mut_expr(m, s->value));
     }
     case TC_S_MBARRIER_INIT: return tc_stmt_mbarrier_init(ctx, s->buffer, _tc_mut_expr(m, s->index), s->count);
     case TC_S_MBARRIER_ARRIVE: return tc_stmt_mbarrier_arrive(ctx, s->buffer, _tc_mut_expr(m, s->index), _tc_mut_expr(m, s->value));
@@ -2485,16 +2499,12 @@ typedef struct _tc_tma_fetch {
 static int _tc_tma_fetch_stmt(_tc_mutator *m, const tc_stmt *s, const tc_stmt **out) {
     _tc_tma_fetch *f = (_tc_tma_fetch *)m->user;
     const tc_stmt *parts[8];
-    int rank = s->nargs / 3, n = 0, k;
-    int64_t bytes, extent = 0;
+    int n = 0, k;
     if (s->kind != TC_S_TMA_LOAD) return 0;
-    bytes = tc_dtype_bytes(s->buffer->dtype);
     for (k = 0; f->init && k < f->nstages && k < 6; k++) parts[n++] = tc_stmt_mbarrier_init(m->ctx, f->bar, tc_int(m->ctx, k), f->ncopies);
     f->init = 0;
-    for (k = rank; k < 2 * rank; k++) bytes *= tc_expr_is_const(s->args[k], &extent) ? extent : 0;
-    parts[n++] = tc_stmt_mbarrier_arrive(m->ctx, f->bar, f->slot, tc_int(m->ctx, bytes));
-    parts[n++] = tc_stmt_tma_load(m->ctx, s->buffer, s->index, s->source, s->count, rank, s->args, s->args + rank, s->args + 2 * rank,
-                                  _tc_load(f->bar, f->slot));
+    parts[n++] = tc_stmt_mbarrier_arrive(m->ctx, f->bar, f->slot, tc_int(m->ctx, tc_dtype_bytes(s->buffer->dtype) * _tc_tma_elements(s)));
+    parts[n++] = _tc_tma_load_as(m->ctx, s, s->args, s->index, _tc_load(f->bar, f->slot));
     for (k = 0; k < n; k++) if (!parts[k]) m->failed = 1;
     if (!m->failed && !(*out = tc_stmt_seq(m->ctx, n, parts))) m->failed = 1;
     return 1;

@@ -93,6 +93,69 @@ TC_TEST(small_shapes_match_the_reference) {
     }
 }
 
+/* copy 1: the data's tiles by im2col TMA copies (the host executor walks
+   the pixels as the copy engine does), the weights' by boxes of their
+   r s c rows; against the reference on edges of every kind: tiles across
+   images, stride 2, dilation 2 with its padding, no padding, split-K,
+   TF32's 64- and 128-byte rows. */
+TC_TEST(tma_im2col_shapes_match_the_reference) {
+    static const struct {
+        tc_dtype dtype;
+        int n, c, h, w, k, r, s, stride, pad, dilation;
+        tiles t;
+    } cases[] = {
+        {TC_FLOAT16, 2, 32, 9, 9, 72, 3, 3, 1, 1, 1, {{64, 64, 64, 64, 32, 3, 1, 1, 1}}},    /* M 162: tiles cross images */
+        {TC_FLOAT16, 2, 64, 7, 7, 40, 3, 3, 2, 1, 1, {{128, 64, 128, 64, 64, 2, 1, 0, 1}}},  /* stride 2 */
+        {TC_BFLOAT16, 1, 32, 8, 8, 64, 3, 3, 1, 2, 2, {{128, 128, 64, 64, 32, 4, 1, 0, 1}}}, /* dilation 2, pad 2 */
+        {TC_FLOAT16, 2, 32, 6, 6, 64, 3, 3, 1, 0, 1, {{64, 64, 64, 64, 32, 2, 1, 0, 1}}},    /* no padding: the box's upper corner -2 */
+        {TC_FLOAT16, 1, 64, 6, 6, 128, 1, 1, 1, 0, 1, {{64, 128, 64, 128, 32, 2, 2, 0, 1}}}, /* split-K in two */
+        {TC_FLOAT32, 1, 16, 9, 9, 64, 3, 3, 1, 1, 1, {{64, 64, 64, 64, 16, 3, 1, 1, 1}}},    /* TF32: 64-byte rows */
+        {TC_FLOAT32, 1, 32, 5, 5, 96, 3, 3, 1, 1, 1, {{64, 256, 64, 256, 32, 2, 1, 0, 1}}},  /* TF32: 128-byte rows, n = 256 */
+    };
+    size_t k;
+    for (k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        tc_conv2d_desc d = nhwc(cases[k].dtype, cases[k].n, cases[k].c, cases[k].h, cases[k].w, cases[k].k, cases[k].r, cases[k].s,
+                                cases[k].stride, cases[k].pad, cases[k].dilation);
+        const tc_func *f = lower_config(&d, &cases[k].t);
+        const char *ir = f ? tc_func_to_string(f) : "";
+        double err = host_error_of(ctx, &d, f);
+        double bound = d.dtype == TC_FLOAT32 ? 2e-3 : 1e-2;
+        if (!(err < bound)) printf("  TMA case %d (%s): relative L2 error %g\n", (int)k, tc_dtype_name(d.dtype), err);
+        TC_CHECK(err < bound);
+        TC_CHECK(strstr(ir, "tma_load_im2col(col.shared[") != NULL);
+        TC_CHECK(strstr(ir, "tma_load(wt.shared[") != NULL);
+    }
+}
+
+/* The im2col copy in the IR and the CUDA: the first pixel's window corner
+   and channel from the tile's first row and column, the tap as offsets;
+   the weights' box of their rows; and TMA's refusals. */
+TC_TEST(golden_ir_shows_the_im2col_copy) {
+    tc_conv2d_desc d = nhwc(TC_FLOAT16, 2, 32, 9, 9, 72, 3, 3, 1, 1, 1);
+    tiles t = {{64, 64, 64, 64, 32, 3, 1, 1, 1}};
+    tc_config_space *space = NULL;
+    tc_instance inst;
+    const tc_func *f = lower_config(&d, &t);
+    const char *ir = f ? tc_func_to_string(f) : NULL, *cuda = f ? tc_cuda_source(f) : NULL;
+    TC_CHECK(ir != NULL && cuda != NULL);
+    if (!ir || !cuda) return;
+    TC_CHECK_CONTAINS(ir, "tma_load_im2col(col.shared[");
+    TC_CHECK_CONTAINS(ir, "] of [2, 9, 9, 32] + [");
+    TC_CHECK_CONTAINS(ir, "box [-1, -1] to [-1, -1] stride [1, 1] 64 x 32, ");
+    TC_CHECK_CONTAINS(ir, "tma_load(wt.shared[");
+    TC_CHECK_CONTAINS(ir, "] of [72, 288], ");
+    TC_CHECK_CONTAINS(cuda, "tc_tma_load_im2col_4d(col_shared + ");
+    TC_CHECK_CONTAINS(cuda, "cp.async.bulk.tensor.4d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes");
+    TC_CHECK_CONTAINS(cuda, "const __grid_constant__ tc_tensor_map tc_map0");
+    if (dump) printf("%s\n%s\n", ir, cuda);
+    /* a k tile across two taps (c 24 is no multiple of 32) is refused, before anything is lowered */
+    d = nhwc(TC_FLOAT16, 1, 24, 8, 8, 64, 3, 3, 1, 1, 1);
+    TC_CHECK_EQ_INT(tc_space_create(ctx, tc_conv2d_wgmma_template, &d, &space), TC_OK);
+    if (!space) return;
+    TC_CHECK_EQ_INT(tc_space_instantiate(space, sample_wgmma_config(space, t.v), &inst), TC_ERROR_SCHEDULE);
+    TC_CHECK_CONTAINS(tc_last_error(ctx), "TMA copies need c (24) a multiple of k_tile (32)");
+}
+
 /* The lowered kernel: the accumulators filled; the pipeline (3 stages)
    fetching one tile ahead, not two, because each k_tile's wgmma (one
    group: a fence before, a commit after) stay in flight through the next
@@ -195,8 +258,10 @@ TC_TEST(cuda_compiles_for_sm_90a_only) {
     static const struct {
         tc_dtype dtype;
         tiles t;
-    } configs[] = {{TC_FLOAT16, {{128, 256, 64, 256, 64, 4, 1, 1}}}, {TC_BFLOAT16, {{128, 128, 128, 64, 32, 3, 2, 1}}},
-                   {TC_FLOAT32, {{128, 128, 64, 128, 32, 3, 1, 1}}}};
+    } configs[] = {{TC_FLOAT16, {{128, 256, 64, 256, 64, 4, 1, 1, 0}}}, {TC_BFLOAT16, {{128, 128, 128, 64, 32, 3, 2, 1, 0}}},
+                   {TC_FLOAT32, {{128, 128, 64, 128, 32, 3, 1, 1, 0}}},
+                   /* TMA's im2col copies */
+                   {TC_FLOAT16, {{128, 256, 64, 256, 64, 4, 1, 1, 1}}}, {TC_FLOAT32, {{128, 128, 64, 128, 32, 3, 1, 1, 1}}}};
     size_t k;
     if (tc_nvrtc_init(ctx, NULL) != TC_OK) TC_SKIP("NVRTC is not installed here");
     for (k = 0; k < sizeof configs / sizeof configs[0]; k++) {
@@ -213,7 +278,8 @@ TC_TEST(cuda_compiles_for_sm_90a_only) {
         TC_CHECK(r != TC_OK || !bin.log || !strstr(bin.log, "serialized"));
         tc_cubin_free(ctx, &bin);
         TC_CHECK_EQ_INT(tc_cuda_compile(ctx, cuda, "conv_wgmma", 80, 0, NULL, &bin), TC_ERROR_COMPILE);
-        TC_CHECK_CONTAINS(tc_last_error(ctx), "warpgroup MMA (wgmma, tc_intrin_wgmma) and setmaxnreg need sm_90a");
+        TC_CHECK_CONTAINS(tc_last_error(ctx), configs[k].t.v[8] ? "TMA copies and mbarrier waits (tc_tma_copy) need sm_90 or newer"
+                                                                  : "warpgroup MMA (wgmma, tc_intrin_wgmma) and setmaxnreg need sm_90a");
         TC_CHECK_EQ_INT(tc_cuda_compile(ctx, cuda, "conv_wgmma", 89, 0, NULL, &bin), TC_ERROR_COMPILE);
     }
 }
@@ -294,9 +360,9 @@ static void check_on_gpu(tc_dtype dtype, const tiles *t, double bound) {
     TC_CHECK(data_make(ctx, &d, &cd));
     if (f && cd.y && run_on_gpu(ctx, f, dtype, &cd, cd.y) == TC_OK) {
         double err = rel_l2(cd.y, cd.ref, cd.ny);
-        printf("  C9_b32 %s, %lldx%lld warpgroups %lldx%lld k %lld split %lld in flight %lld: relative L2 error %.3g\n", tc_dtype_name(dtype),
-               (long long)t->v[0], (long long)t->v[1], (long long)t->v[2], (long long)t->v[3], (long long)t->v[4], (long long)t->v[6],
-               (long long)t->v[7], err);
+        printf("  C9_b32 %s, %lldx%lld warpgroups %lldx%lld k %lld split %lld in flight %lld, %s: relative L2 error %.3g\n",
+               tc_dtype_name(dtype), (long long)t->v[0], (long long)t->v[1], (long long)t->v[2], (long long)t->v[3], (long long)t->v[4],
+               (long long)t->v[6], (long long)t->v[7], t->v[8] ? "TMA" : "cp.async", err);
         TC_CHECK(err < bound);
     } else {
         TC_CHECK(0);
@@ -309,12 +375,21 @@ TC_TEST(gpu_matches_the_reference_at_c9_b32) {
     check_on_gpu(TC_FLOAT16, &f16, 1e-2);
     check_on_gpu(TC_BFLOAT16, &split, 1e-2);
     check_on_gpu(TC_FLOAT32, &tf32, 2e-3);
+    /* the same by TMA: im2col copies of the data, boxes of the weights */
+    f16.v[8] = 1;
+    split.v[8] = 1;
+    tf32.v[8] = 1;
+    check_on_gpu(TC_FLOAT16, &f16, 1e-2);
+    check_on_gpu(TC_BFLOAT16, &split, 1e-2);
+    check_on_gpu(TC_FLOAT32, &tf32, 2e-3);
 }
 
 int main(int argc, char **argv) {
     dump = argc > 1 && strcmp(argv[1], "--dump") == 0;
     if (tc_create_context(NULL, &ctx) != TC_OK) return 1;
     TC_RUN(small_shapes_match_the_reference);
+    TC_RUN(tma_im2col_shapes_match_the_reference);
+    TC_RUN(golden_ir_shows_the_im2col_copy);
     TC_RUN(golden_ir_shows_one_wgmma_group_a_k_tile);
     TC_RUN(host_executor_reports_a_missing_fence_and_a_missing_wait);
     TC_RUN(cuda_compiles_for_sm_90a_only);
