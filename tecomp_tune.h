@@ -662,15 +662,22 @@ static tc_result _tc_tuned_kernel_create(tc_context *ctx, const _tc_plan *plan, 
     return TC_OK;
 }
 
+/* Each kernel's parameters: the buffers (the caller's, then the
+   temporaries), then its tensor maps, encoded for these buffers now (a
+   host-side call per map: TMA kernels pay it at every launch). */
 TECOMP_API tc_result tc_tuned_kernel_launch(tc_context *ctx, const tc_tuned_kernel *k, const tc_devptr *args) {
-    void *ptrs[_TC_PLAN_BUFFERS];
-    tc_result r = TC_OK;
+    _tc_gpu_buffers bufs;
+    _tc_plan_call call;
+    tc_result r;
     int j;
     if (!ctx) return TC_ERROR_INVALID_ARGUMENT;
     if (!k || (k->nparams && !args)) return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_tuned_kernel_launch: NULL argument");
-    for (j = 0; j < k->plan.nbufs; j++) ptrs[j] = j < k->nparams ? (void *)&args[j] : (void *)&k->temps[j - k->nparams];
+    memset(&bufs, 0, sizeof bufs);
+    bufs.n = k->plan.nbufs;
+    for (j = 0; j < k->plan.nbufs; j++) bufs.ptr[j] = j < k->nparams ? args[j] : k->temps[j - k->nparams];
+    if ((r = _tc_plan_params(ctx, &k->plan, &bufs, &call)) != TC_OK) return r;
     for (j = 0; j < k->plan.nkernels && r == TC_OK; j++)
-        r = tc_cuda_launch(ctx, k->fns[j], k->plan.kernels[j].grid, k->plan.kernels[j].block, k->plan.kernels[j].shared, ptrs);
+        r = tc_cuda_launch(ctx, k->fns[j], k->plan.kernels[j].grid, k->plan.kernels[j].block, k->plan.kernels[j].shared, call.ptrs[j]);
     return r;
 }
 
