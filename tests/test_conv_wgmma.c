@@ -69,12 +69,34 @@ static const tc_func *lower_config(const tc_conv2d_desc *d, const tiles *t) {
     return f;
 }
 
+/* A shape and its configuration (tiles.v[8]: copy, 1 TMA). */
+typedef struct host_case {
+    tc_dtype dtype;
+    int n, c, h, w, k, r, s, stride, pad, dilation;
+    tiles t;
+} host_case;
+
+/* Each case lowered, run on the host executor and compared with the
+   reference; the TMA ones' IR shows the im2col copy and the weights' box. */
+static void check_host_cases(const host_case *cases, size_t count) {
+    size_t k;
+    for (k = 0; k < count; k++) {
+        tc_conv2d_desc d = nhwc(cases[k].dtype, cases[k].n, cases[k].c, cases[k].h, cases[k].w, cases[k].k, cases[k].r, cases[k].s,
+                                cases[k].stride, cases[k].pad, cases[k].dilation);
+        const tc_func *f = lower_config(&d, &cases[k].t);
+        const char *ir = f ? tc_func_to_string(f) : "";
+        double err = host_error_of(ctx, &d, f);
+        double bound = d.dtype == TC_FLOAT32 ? 2e-3 : 1e-2;
+        if (!(err < bound)) printf("  case %d (%s): relative L2 error %g\n", (int)k, tc_dtype_name(d.dtype), err);
+        TC_CHECK(err < bound);
+        if (!cases[k].t.v[8]) continue;
+        TC_CHECK(strstr(ir, "tma_load_im2col(col.shared[") != NULL);
+        TC_CHECK(strstr(ir, "tma_load(wt.shared[") != NULL);
+    }
+}
+
 TC_TEST(small_shapes_match_the_reference) {
-    static const struct {
-        tc_dtype dtype;
-        int n, c, h, w, k, r, s, stride, pad, dilation;
-        tiles t;
-    } cases[] = {
+    static const host_case cases[] = {
         {TC_FLOAT16, 1, 32, 9, 9, 72, 3, 3, 1, 1, 1, {{64, 64, 64, 64, 32, 3, 1, 1}}},     /* M 81, k 72: both edges cut */
         {TC_FLOAT16, 2, 16, 7, 7, 40, 3, 3, 2, 1, 1, {{128, 64, 128, 64, 64, 2, 1, 0}}},   /* two 64-row tiles a warpgroup, stride 2 */
         {TC_BFLOAT16, 1, 24, 8, 8, 64, 3, 3, 1, 2, 2, {{128, 128, 64, 64, 32, 4, 1, 0}}},  /* four warpgroups, dilation 2, no group in flight */
@@ -82,15 +104,7 @@ TC_TEST(small_shapes_match_the_reference) {
         {TC_FLOAT32, 1, 12, 9, 9, 64, 3, 3, 1, 1, 1, {{64, 64, 64, 64, 16, 3, 1, 1}}},     /* TF32: 64-byte rows */
         {TC_FLOAT32, 1, 32, 5, 5, 96, 3, 3, 1, 1, 1, {{64, 256, 64, 256, 32, 2, 1, 0}}},   /* TF32: 128-byte rows, n = 256 */
     };
-    size_t k;
-    for (k = 0; k < sizeof cases / sizeof cases[0]; k++) {
-        tc_conv2d_desc d = nhwc(cases[k].dtype, cases[k].n, cases[k].c, cases[k].h, cases[k].w, cases[k].k, cases[k].r, cases[k].s,
-                                cases[k].stride, cases[k].pad, cases[k].dilation);
-        double err = host_error_of(ctx, &d, lower_config(&d, &cases[k].t));
-        double bound = d.dtype == TC_FLOAT32 ? 2e-3 : 1e-2;
-        if (!(err < bound)) printf("  case %d (%s): relative L2 error %g\n", (int)k, tc_dtype_name(d.dtype), err);
-        TC_CHECK(err < bound);
-    }
+    check_host_cases(cases, sizeof cases / sizeof cases[0]);
 }
 
 /* copy 1: the data's tiles by im2col TMA copies (the host executor walks
@@ -99,11 +113,7 @@ TC_TEST(small_shapes_match_the_reference) {
    images, stride 2, dilation 2 with its padding, no padding, split-K,
    TF32's 64- and 128-byte rows. */
 TC_TEST(tma_im2col_shapes_match_the_reference) {
-    static const struct {
-        tc_dtype dtype;
-        int n, c, h, w, k, r, s, stride, pad, dilation;
-        tiles t;
-    } cases[] = {
+    static const host_case cases[] = {
         {TC_FLOAT16, 2, 32, 9, 9, 72, 3, 3, 1, 1, 1, {{64, 64, 64, 64, 32, 3, 1, 1, 1}}},    /* M 162: tiles cross images */
         {TC_FLOAT16, 2, 64, 7, 7, 40, 3, 3, 2, 1, 1, {{128, 64, 128, 64, 64, 2, 1, 0, 1}}},  /* stride 2 */
         {TC_BFLOAT16, 1, 32, 8, 8, 64, 3, 3, 1, 2, 2, {{128, 128, 64, 64, 32, 4, 1, 0, 1}}}, /* dilation 2, pad 2 */
@@ -112,19 +122,7 @@ TC_TEST(tma_im2col_shapes_match_the_reference) {
         {TC_FLOAT32, 1, 16, 9, 9, 64, 3, 3, 1, 1, 1, {{64, 64, 64, 64, 16, 3, 1, 1, 1}}},    /* TF32: 64-byte rows */
         {TC_FLOAT32, 1, 32, 5, 5, 96, 3, 3, 1, 1, 1, {{64, 256, 64, 256, 32, 2, 1, 0, 1}}},  /* TF32: 128-byte rows, n = 256 */
     };
-    size_t k;
-    for (k = 0; k < sizeof cases / sizeof cases[0]; k++) {
-        tc_conv2d_desc d = nhwc(cases[k].dtype, cases[k].n, cases[k].c, cases[k].h, cases[k].w, cases[k].k, cases[k].r, cases[k].s,
-                                cases[k].stride, cases[k].pad, cases[k].dilation);
-        const tc_func *f = lower_config(&d, &cases[k].t);
-        const char *ir = f ? tc_func_to_string(f) : "";
-        double err = host_error_of(ctx, &d, f);
-        double bound = d.dtype == TC_FLOAT32 ? 2e-3 : 1e-2;
-        if (!(err < bound)) printf("  TMA case %d (%s): relative L2 error %g\n", (int)k, tc_dtype_name(d.dtype), err);
-        TC_CHECK(err < bound);
-        TC_CHECK(strstr(ir, "tma_load_im2col(col.shared[") != NULL);
-        TC_CHECK(strstr(ir, "tma_load(wt.shared[") != NULL);
-    }
+    check_host_cases(cases, sizeof cases / sizeof cases[0]);
 }
 
 /* The im2col copy in the IR and the CUDA: the first pixel's window corner
