@@ -1325,6 +1325,12 @@ typedef struct _tc_direct_stages {
     tc_iter *scope; /* the outermost loop, where the unroll pragmas go */
 } _tc_direct_stages;
 
+/* The unroll knobs (auto_unroll_max_step, unroll_explicit) as pragmas on loop `at` of st. */
+static tc_result _tc_unroll_pragmas(tc_cfg *cfg, tc_stage *st, tc_iter *at) {
+    _TC_CONV_TRY(tc_pragma(st, at, "auto_unroll_max_step", (int)tc_cfg_knob(cfg, "auto_unroll_max_step")));
+    return tc_pragma(st, at, "unroll_explicit", (int)tc_cfg_knob(cfg, "unroll_explicit"));
+}
+
 /* Accumulate in registers (OL), stage the padded input and the weights of
    each reduction tile in shared memory (AA, WW) and from there in registers
    (AL, WL); the padding is inlined into whoever reads it. */
@@ -1468,24 +1474,29 @@ static tc_result _tc_direct_schedule(tc_cfg *cfg, const tc_conv2d_desc *d, int s
     _TC_CONV_TRY(tc_compute_at(st.WL, st.OL, middle));
     _TC_CONV_TRY(_tc_direct_fetch(cfg, st.AA));
     _TC_CONV_TRY(_tc_direct_fetch(cfg, st.WW));
-    _TC_CONV_TRY(tc_pragma(st.out, st.scope, "auto_unroll_max_step", (int)tc_cfg_knob(cfg, "auto_unroll_max_step")));
-    return tc_pragma(st.out, st.scope, "unroll_explicit", (int)tc_cfg_knob(cfg, "unroll_explicit"));
+    return _tc_unroll_pragmas(cfg, st.out, st.scope);
+}
+
+/* The direct convolution and its epilogue, and the schedule of what the
+   kernel writes: the direct template's graph, and AutoTVM's. */
+static tc_result _tc_conv_direct_graph(tc_context *ctx, const tc_conv2d_desc *d, int p, int q, _tc_conv_graph *g, tc_schedule **s) {
+    tc_tensor *final;
+    _TC_CONV_TRY(_tc_conv_direct_compute(ctx, d, p, q, g));
+    _TC_CONV_TRY(_tc_conv_epilogue(ctx, d, 1, g));
+    final = _tc_conv_final(g);
+    return (*s = tc_create_schedule(ctx, 1, &final)) ? TC_OK : _tc_conv_error(ctx);
 }
 
 TECOMP_API tc_result tc_conv2d_direct_template(tc_cfg *cfg, const void *task, tc_instance *out) {
     tc_context *ctx = tc_cfg_context(cfg);
     tc_conv2d_desc d;
     _tc_conv_graph g;
-    tc_tensor *final;
     tc_schedule *s;
     int p, q;
     if (!ctx || !out) return ctx ? _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "conv2d_direct: NULL argument") : TC_ERROR_INVALID_ARGUMENT;
     _TC_CONV_TRY(_tc_conv_task(ctx, task, "conv2d_direct", &d));
     tc_conv2d_output_size(&d, &p, &q);
-    _TC_CONV_TRY(_tc_conv_direct_compute(ctx, &d, p, q, &g));
-    _TC_CONV_TRY(_tc_conv_epilogue(ctx, &d, 1, &g));
-    final = _tc_conv_final(&g);
-    if (!(s = tc_create_schedule(ctx, 1, &final))) return _tc_conv_error(ctx);
+    _TC_CONV_TRY(_tc_conv_direct_graph(ctx, &d, p, q, &g, &s));
     _TC_CONV_TRY(_tc_direct_knobs(cfg, &d, p, q, 0));
     _TC_CONV_TRY(_tc_direct_schedule(cfg, &d, 0, s, &g));
     return _tc_conv_instance(&d, s, &g, out);
@@ -1767,8 +1778,7 @@ static tc_result _tc_gemm_schedule_product(tc_cfg *cfg, const tc_conv2d_desc *d,
     counts[0] = tf[2], counts[1] = ti[2];
     _TC_CONV_TRY(_tc_conv_fetch(aa, 2, counts, fetch_tags, 1));
     _TC_CONV_TRY(_tc_conv_fetch(ww, 2, counts, fetch_tags, 1));
-    _TC_CONV_TRY(tc_pragma(so, scope, "auto_unroll_max_step", (int)tc_cfg_knob(cfg, "auto_unroll_max_step")));
-    return tc_pragma(so, scope, "unroll_explicit", (int)tc_cfg_knob(cfg, "unroll_explicit"));
+    return _tc_unroll_pragmas(cfg, so, scope);
 }
 
 TECOMP_API tc_result tc_conv2d_gemm_template(tc_cfg *cfg, const void *task, tc_instance *out) {
@@ -2254,8 +2264,7 @@ static tc_result _tc_wino_gemm_schedule(tc_cfg *cfg, tc_schedule *s, const _tc_w
     _TC_CONV_TRY(tc_compute_at(svl, sl, rc[1]));
     _TC_CONV_TRY(_tc_wino_fetch(cfg, suu));
     _TC_CONV_TRY(_tc_wino_fetch(cfg, svv));
-    _TC_CONV_TRY(tc_pragma(sm, pair, "auto_unroll_max_step", (int)tc_cfg_knob(cfg, "auto_unroll_max_step")));
-    return tc_pragma(sm, pair, "unroll_explicit", (int)tc_cfg_knob(cfg, "unroll_explicit"));
+    return _tc_unroll_pragmas(cfg, sm, pair);
 }
 
 /* What F(m x m, 3 x 3) here computes: 3 x 3 filters at stride and dilation 1 without groups. */
@@ -3312,15 +3321,13 @@ static tc_result _tc_nchw_cuda_schedule(tc_cfg *cfg, tc_schedule *s, const _tc_c
     _TC_CONV_TRY(tc_compute_at(tc_stage_of(s, WW), sl, rx[0]));
     _TC_CONV_TRY(_tc_direct_fetch(cfg, tc_stage_of(s, AA)));
     _TC_CONV_TRY(_tc_direct_fetch(cfg, tc_stage_of(s, WW)));
-    _TC_CONV_TRY(tc_pragma(so, scope, "auto_unroll_max_step", (int)tc_cfg_knob(cfg, "auto_unroll_max_step")));
-    return tc_pragma(so, scope, "unroll_explicit", (int)tc_cfg_knob(cfg, "unroll_explicit"));
+    return _tc_unroll_pragmas(cfg, so, scope);
 }
 
 TECOMP_API tc_result tc_conv2d_nchw_cuda_template(tc_cfg *cfg, const void *task, tc_instance *out) {
     tc_context *ctx = tc_cfg_context(cfg);
     tc_conv2d_desc d;
     _tc_conv_graph g;
-    tc_tensor *final;
     tc_schedule *s;
     int p, q;
     if (!ctx || !out) return ctx ? _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "conv2d_nchw.cuda: NULL argument") : TC_ERROR_INVALID_ARGUMENT;
@@ -3328,10 +3335,7 @@ TECOMP_API tc_result tc_conv2d_nchw_cuda_template(tc_cfg *cfg, const void *task,
     if (d.groups != 1) /* AutoTVM's grouped convolutions are another task, group_conv2d_nchw.cuda */
         return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "conv2d_nchw.cuda: builds convolutions of one group; the task has %d", d.groups);
     tc_conv2d_output_size(&d, &p, &q);
-    _TC_CONV_TRY(_tc_conv_direct_compute(ctx, &d, p, q, &g));
-    _TC_CONV_TRY(_tc_conv_epilogue(ctx, &d, 1, &g));
-    final = _tc_conv_final(&g);
-    if (!(s = tc_create_schedule(ctx, 1, &final))) return _tc_conv_error(ctx);
+    _TC_CONV_TRY(_tc_conv_direct_graph(ctx, &d, p, q, &g, &s));
     _TC_CONV_TRY(_tc_nchw_cuda_knobs(cfg, &d, p, q));
     _TC_CONV_TRY(_tc_nchw_cuda_schedule(cfg, s, &g));
     return _tc_conv_instance(&d, s, &g, out);
