@@ -11,21 +11,7 @@ dir=$2
 mkdir -p "$dir"
 failed=0
 
-# expect STATUS WHAT COMMAND...: the command exits with STATUS
-expect() {
-    want=$1
-    what=$2
-    shift 2
-    "$@" > "$dir/out.log" 2>&1
-    got=$?
-    if [ "$got" -ne "$want" ]; then
-        echo "FAILED: $what: exit status $got, expected $want"
-        cat "$dir/out.log"
-        failed=1
-    else
-        echo "ok: $what (exit $got)"
-    fi
-}
+. "$(dirname "$0")/expect_status.sh"
 
 for bad in bias,foo relu,sigmoid clamp=1 clamp=2:1 leaky_relu=x scale=2 ""; do
     expect 2 "tecomp-bench --epilogue '$bad'" "$bench" --epilogue "$bad"
