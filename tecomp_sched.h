@@ -2010,12 +2010,13 @@ static int _tc_tma_tile(_tc_lower *L, int k, int64_t *extents) {
    tap (r, s) times the dilation, channels from j0's c. So that this is
    the view's own computation, a tile's columns lie within one tap (c a
    multiple of them, j0 too) and the view has no columns past r s c. */
-static const tc_stmt *_tc_tma_im2col_stmt(_tc_lower *L, int k, const tc_view *view, tc_buffer *src, const int64_t *extents, int map_index) {
+static const tc_stmt *_tc_tma_im2col_stmt(_tc_lower *L, int k, const tc_view *view, const tc_tensor_map *map, const int64_t *extents,
+                                           int map_index) {
     tc_stage *st = L->sch->stages[k];
     _tc_stage_lower *v = &L->sl[k];
     const tc_im2col *g = &view->im2col;
-    const tc_expr *m0 = v->root_min[0], *j0 = v->root_min[1], *coords[4], *dims[4], *offsets[2], *tap;
-    int64_t lower[2], upper[2], c = 0, rest = -1;
+    const tc_expr *m0 = v->root_min[0], *j0 = v->root_min[1], *coords[4], *offsets[2], *tap;
+    int64_t c = 0, rest = -1;
     int d;
     tc_expr_is_const(view->base->shape[3], &c);
     if (c % extents[1] || !tc_expr_is_const(tc_simplify(tc_modi(j0, extents[1])), &rest) || rest != 0 ||
@@ -2023,13 +2024,11 @@ static const tc_stmt *_tc_tma_im2col_stmt(_tc_lower *L, int k, const tc_view *vi
         return _tc_fail(L->ctx, TC_ERROR_SCHEDULE, "tma_copy on stage %s: an im2col copy's %lld channels must lie within one tap (c = %lld a "
                         "multiple of them, the tile's first column one too) and the view have no columns past r s c", st->tensor->name,
                         (long long)extents[1], (long long)c), (const tc_stmt *)NULL;
-    for (d = 0; d < 2; d++) {
-        lower[d] = -g->pad[d];
-        upper[d] = g->pad[d] - g->dilation[d] * (g->window[d] - 1);
-        if (lower[d] < -128 || upper[d] > 127 || g->dilation[d] * (g->window[d] - 1) > 65535)
+    for (d = 0; d < 2; d++)
+        if (map->lower[d] < -128 || map->upper[d] > 127 || g->dilation[d] * (g->window[d] - 1) > 65535)
             return _tc_fail(L->ctx, TC_ERROR_SCHEDULE, "tma_copy on stage %s: the window's corners (%lld, %lld) or taps leave what a 4-d im2col "
-                            "tensor map holds ([-128, 127])", st->tensor->name, (long long)lower[d], (long long)upper[d]), (const tc_stmt *)NULL;
-    }
+                            "tensor map holds ([-128, 127])", st->tensor->name, (long long)map->lower[d], (long long)map->upper[d]),
+                   (const tc_stmt *)NULL;
     coords[0] = tc_divi(m0, view->out[0] * view->out[1]);
     coords[1] = tc_subi(tc_muli(tc_modi(tc_divi(m0, view->out[1]), view->out[0]), g->stride[0]), g->pad[0]);
     coords[2] = tc_subi(tc_muli(tc_modi(m0, view->out[1]), g->stride[1]), g->pad[1]);
@@ -2037,13 +2036,10 @@ static const tc_stmt *_tc_tma_im2col_stmt(_tc_lower *L, int k, const tc_view *vi
     tap = tc_divi(j0, c);
     offsets[0] = tc_muli(tc_divi(tap, g->window[1]), g->dilation[0]);
     offsets[1] = tc_muli(tc_modi(tap, g->window[1]), g->dilation[1]);
-    for (d = 0; d < 4; d++) {
-        coords[d] = tc_simplify(coords[d]);
-        dims[d] = view->base->shape[d];
-    }
+    for (d = 0; d < 4; d++) coords[d] = tc_simplify(coords[d]);
     for (d = 0; d < 2; d++) offsets[d] = tc_simplify(offsets[d]);
-    return tc_stmt_tma_load_im2col(L->ctx, v->buffer, v->offset, src, map_index, coords, dims, offsets, lower, upper, g->stride, extents[0],
-                                   extents[1], NULL);
+    return tc_stmt_tma_load_im2col(L->ctx, v->buffer, v->offset, map->buffer, map_index, coords, map->dims, offsets, map->lower, map->upper,
+                                   map->strides, extents[0], extents[1], NULL);
 }
 
 /* The tensor map of a TMA stage and its copy: a tensor's box (the stage
@@ -2072,7 +2068,7 @@ static const tc_stmt *_tc_tma_copy_stmt(_tc_lower *L, int k, const tc_view *view
             map.strides[d] = view->im2col.stride[d];
         }
     if ((map_index = _tc_tma_map(L, &map)) < 0) return NULL;
-    if (map.im2col) return _tc_tma_im2col_stmt(L, k, view, map.buffer, extents, map_index);
+    if (map.im2col) return _tc_tma_im2col_stmt(L, k, view, &L->maps[map_index], extents, map_index);
     return tc_stmt_tma_load(L->ctx, v->buffer, v->offset, map.buffer, map_index, map.rank, v->root_min, box, map.dims, NULL);
 }
 
@@ -4445,49 +4441,61 @@ static int _tc_vm_tma_tile_at(const _tc_val *r, const _tc_vm_tma_op *op, int64_t
     return inside;
 }
 
-/* Element e (pixel e / channels, channel e % channels) of an im2col copy,
-   as the tensor memory accelerator walks it: the pixels' grid positions
-   in the box [lower, extent + upper) of h and w, w fastest, then h, then
-   the image, from the first pixel's on; the element at its position plus
-   the offsets. Index in *g; 0 outside the tensor, -1 when the first pixel
-   is off the grid (no such copy exists). */
-static int _tc_vm_tma_im2col_at(const _tc_val *r, const _tc_vm_tma_op *op, int64_t e, int64_t *g) {
-    int64_t v[TC_TMA_IM2COL_NARGS], count[2], at[2], start[2], walk, pixel, image, h, w, c;
+/* An im2col copy as the tensor memory accelerator walks it: the pixels'
+   grid positions in the box [lower, extent + upper) of h and w, w fastest,
+   then h, then the image, from the first pixel's on; each element at its
+   position plus the offsets. Prepared once a copy (_tc_vm_im2col_start). */
+typedef struct _tc_vm_im2col_walk {
+    int64_t v[TC_TMA_IM2COL_NARGS]; /* the copy's args, in tc_stmt_tma_load_im2col's order */
+    int64_t count[2];               /* grid positions along h and w */
+    int64_t first;                  /* the first pixel's place in the walk */
+} _tc_vm_im2col_walk;
+
+/* 0 when the first pixel is off the box's grid (no such copy exists). */
+static int _tc_vm_im2col_start(const _tc_val *r, const _tc_vm_tma_op *op, _tc_vm_im2col_walk *w) {
+    int64_t start[2];
     int k;
-    for (k = 0; k < TC_TMA_IM2COL_NARGS; k++) v[k] = r[op->regs[k]].i;
+    for (k = 0; k < TC_TMA_IM2COL_NARGS; k++) w->v[k] = r[op->regs[k]].i;
     for (k = 0; k < 2; k++) { /* along h, then w: v[1 + k] the first pixel's place, v[5 + k] the extent */
-        int64_t span = v[5 + k] + v[12 + k] - v[10 + k], stride = v[14 + k];
-        count[k] = span > 0 ? (span + stride - 1) / stride : 0;
-        start[k] = (v[1 + k] - v[10 + k]) / stride;
-        if ((v[1 + k] - v[10 + k]) % stride || start[k] < 0 || start[k] >= count[k]) return -1;
+        int64_t span = w->v[5 + k] + w->v[12 + k] - w->v[10 + k], stride = w->v[14 + k];
+        w->count[k] = span > 0 ? (span + stride - 1) / stride : 0;
+        start[k] = (w->v[1 + k] - w->v[10 + k]) / stride;
+        if ((w->v[1 + k] - w->v[10 + k]) % stride || start[k] < 0 || start[k] >= w->count[k]) return 0;
     }
-    pixel = e / v[17];
-    walk = (v[0] * count[0] + start[0]) * count[1] + start[1] + pixel;
-    image = walk / (count[0] * count[1]);
-    at[0] = v[10] + (walk / count[1] % count[0]) * v[14] + v[8];
-    at[1] = v[11] + (walk % count[1]) * v[15] + v[9];
-    c = v[3] + e % v[17];
-    h = at[0];
-    w = at[1];
-    *g = ((image * v[5] + h) * v[6] + w) * v[7] + c;
-    return image >= 0 && image < v[4] && h >= 0 && h < v[5] && w >= 0 && w < v[6] && c >= 0 && c < v[7];
+    w->first = (w->v[0] * w->count[0] + start[0]) * w->count[1] + start[1];
+    return 1;
+}
+
+/* Element e (pixel e / channels, channel e % channels): its index in the
+   tensor in *g; 0 when it lies outside (the zero fill). */
+static int _tc_vm_im2col_at(const _tc_vm_im2col_walk *w, int64_t e, int64_t *g) {
+    const int64_t *v = w->v;
+    int64_t walk = w->first + e / v[17];
+    int64_t image = walk / (w->count[0] * w->count[1]);
+    int64_t h = v[10] + (walk / w->count[1] % w->count[0]) * v[14] + v[8];
+    int64_t x = v[11] + (walk % w->count[1]) * v[15] + v[9];
+    int64_t c = v[3] + e % v[17];
+    *g = ((image * v[5] + h) * v[6] + x) * v[7] + c;
+    return image >= 0 && image < v[4] && h >= 0 && h < v[5] && x >= 0 && x < v[6] && c >= 0 && c < v[7];
 }
 
 static int _tc_vm_tma(_tc_block_run *br, const _tc_val *r, const _tc_vm_tma_op *op, int64_t tid) {
     const tc_buffer *dst = br->vm->bufs[op->dst].buffer, *src = br->vm->bufs[op->src].buffer;
     int64_t bar_index = r[op->bar_index].i, first = r[op->index].i, count = 1, e, g, iv = 0;
     int d, inside, rank = op->rank;
+    _tc_vm_im2col_walk walk;
     _tc_mbar *m = _tc_vm_mbar(br, op->bar, bar_index, tid, "tma_load");
     if (!m) return 0;
-    if (op->im2col) count = r[op->regs[16]].i * r[op->regs[17]].i;
+    memset(&walk, 0, sizeof walk);
+    if (op->im2col && !_tc_vm_im2col_start(r, op, &walk))
+        return _tc_fail(br->vm->ctx, TC_ERROR_EXECUTION, "kernel %s: an im2col TMA copy into %s starts at a pixel off its box's grid",
+                        br->kern->name, dst->name), 0;
+    if (op->im2col) count = walk.v[16] * walk.v[17];
     for (d = 0; !op->im2col && d < rank; d++) count *= r[op->regs[rank + d]].i;
     for (e = 0; e < count; e++) {
         int64_t i = _tc_swizzle_index(dst, first + e);
         _tc_val v;
-        inside = op->im2col ? _tc_vm_tma_im2col_at(r, op, e, &g) : _tc_vm_tma_tile_at(r, op, e, &g);
-        if (inside < 0)
-            return _tc_fail(br->vm->ctx, TC_ERROR_EXECUTION, "kernel %s: an im2col TMA copy into %s starts at a pixel off its box's grid",
-                            br->kern->name, dst->name), 0;
+        inside = op->im2col ? _tc_vm_im2col_at(&walk, e, &g) : _tc_vm_tma_tile_at(r, op, e, &g);
         if (!_tc_vm_in_bounds(br, op->dst, i, tid, "TMA copy")) return 0;
         if (inside && !_tc_vm_in_bounds(br, op->src, g, tid, "TMA copy's read")) return 0;
         v.i = 0;
