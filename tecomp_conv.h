@@ -390,16 +390,19 @@ typedef struct tc_conv2d_kernel_info {
    device, else the first one that lowers. TC_ERROR_INVALID_ARGUMENT with a
    message for a bad description or records without a successful trial. */
 TECOMP_API tc_result tc_conv2d_kernel_create(tc_context *ctx, const tc_conv2d_kernel_desc *desc, tc_conv2d_kernel **out);
-/* On the GPU, default stream, not synchronised: device buffers laid out as
-   the description says (NCHW: KCRS weights, NKPQ output; HWCN: RSCK weights, PQKN output). */
-TECOMP_API tc_result tc_conv2d_kernel_launch(tc_context *ctx, const tc_conv2d_kernel *k, tc_devptr input, tc_devptr weight, tc_devptr output);
+/* On the GPU, on a stream (NULL: the default stream), not synchronised:
+   device buffers laid out as the description says (NCHW: KCRS weights,
+   NKPQ output; HWCN: RSCK weights, PQKN output). A launch allocates
+   nothing: it can be captured into a graph (tc_graph_capture_begin). */
+TECOMP_API tc_result tc_conv2d_kernel_launch(tc_context *ctx, const tc_conv2d_kernel *k, tc_devptr input, tc_devptr weight, tc_devptr output,
+                                             tc_stream stream);
 /* The same kernel on the host executor, on host buffers (lowered on first use). */
 TECOMP_API tc_result tc_conv2d_kernel_run_host(tc_context *ctx, tc_conv2d_kernel *k, const float *input, const float *weight, float *output);
 /* A kernel with an epilogue's tensors: args = {input, weight, output, then
    the tensors in tc_conv2d_epilogue_tensors's order} (info.nargs of them;
    host buffers of the tensors' types for run_host). The calls above take
    kernels whose epilogue reads no tensor. */
-TECOMP_API tc_result tc_conv2d_kernel_launch_args(tc_context *ctx, const tc_conv2d_kernel *k, const tc_devptr *args);
+TECOMP_API tc_result tc_conv2d_kernel_launch_args(tc_context *ctx, const tc_conv2d_kernel *k, const tc_devptr *args, tc_stream stream);
 TECOMP_API tc_result tc_conv2d_kernel_run_host_args(tc_context *ctx, tc_conv2d_kernel *k, void *const *args);
 TECOMP_API void tc_conv2d_kernel_info_get(const tc_conv2d_kernel *k, tc_conv2d_kernel_info *out);
 TECOMP_API void tc_conv2d_kernel_destroy(tc_context *ctx, tc_conv2d_kernel *k); /* NULL is ignored */
@@ -3885,26 +3888,28 @@ static tc_result _tc_conv_kernel_check_args(tc_context *ctx, const char *who, co
     return args ? TC_OK : _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "%s: NULL argument", who);
 }
 
-static tc_result _tc_conv_kernel_launch(tc_context *ctx, const char *who, const tc_conv2d_kernel *k, int given, const tc_devptr *args) {
+static tc_result _tc_conv_kernel_launch(tc_context *ctx, const char *who, const tc_conv2d_kernel *k, int given, const tc_devptr *args,
+                                        tc_stream stream) {
     if (!k) return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "%s: NULL kernel", who);
     if (given < k->info.nargs) return _tc_conv_kernel_check_args(ctx, who, k, given, NULL);
     if (!args) return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "%s: NULL argument", who);
     if (!k->gpu) return _tc_fail(ctx, TC_ERROR_NO_DEVICE, "%s: the kernel was made without a GPU; use tc_conv2d_kernel_run_host", who);
-    return tc_tuned_kernel_launch(ctx, k->gpu, args);
+    return tc_tuned_kernel_launch(ctx, k->gpu, args, stream);
 }
 
-TECOMP_API tc_result tc_conv2d_kernel_launch(tc_context *ctx, const tc_conv2d_kernel *k, tc_devptr input, tc_devptr weight, tc_devptr output) {
+TECOMP_API tc_result tc_conv2d_kernel_launch(tc_context *ctx, const tc_conv2d_kernel *k, tc_devptr input, tc_devptr weight, tc_devptr output,
+                                             tc_stream stream) {
     tc_devptr args[3];
     if (!ctx) return TC_ERROR_INVALID_ARGUMENT;
     args[0] = input;
     args[1] = weight;
     args[2] = output;
-    return _tc_conv_kernel_launch(ctx, "tc_conv2d_kernel_launch", k, 3, args);
+    return _tc_conv_kernel_launch(ctx, "tc_conv2d_kernel_launch", k, 3, args, stream);
 }
 
-TECOMP_API tc_result tc_conv2d_kernel_launch_args(tc_context *ctx, const tc_conv2d_kernel *k, const tc_devptr *args) {
+TECOMP_API tc_result tc_conv2d_kernel_launch_args(tc_context *ctx, const tc_conv2d_kernel *k, const tc_devptr *args, tc_stream stream) {
     if (!ctx) return TC_ERROR_INVALID_ARGUMENT;
-    return _tc_conv_kernel_launch(ctx, "tc_conv2d_kernel_launch_args", k, TC_CONV2D_MAX_EPILOGUE_TENSORS + 3, args);
+    return _tc_conv_kernel_launch(ctx, "tc_conv2d_kernel_launch_args", k, TC_CONV2D_MAX_EPILOGUE_TENSORS + 3, args, stream);
 }
 
 static tc_result _tc_conv_kernel_run_host(tc_context *ctx, const char *who, tc_conv2d_kernel *k, int given, void *const *args) {

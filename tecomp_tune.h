@@ -141,9 +141,13 @@ typedef struct tc_tuned_kernel_info {
    Without a GPU: TC_ERROR_NO_CUDA or TC_ERROR_NO_DEVICE. */
 TECOMP_API tc_result tc_tuned_kernel_load(tc_context *ctx, const tc_config_space *space, const char *records, const char *task_name,
                                           int nargs, const int64_t *args, tc_tuned_kernel **out);
-/* Launch on the default stream: args[k] is the device buffer of the
-   template's k-th tensor. Does not synchronise. */
-TECOMP_API tc_result tc_tuned_kernel_launch(tc_context *ctx, const tc_tuned_kernel *k, const tc_devptr *args);
+/* Launch its kernels in order on a stream (NULL: the default stream):
+   args[k] is the device buffer of the template's k-th tensor. Does not
+   synchronise. Its global temporaries are its own, allocated once at
+   load: a launch allocates nothing, so it can be captured into a graph
+   (tc_graph_capture_begin), and launches of one kernel on several streams
+   at once would share them (give each stream a kernel of its own). */
+TECOMP_API tc_result tc_tuned_kernel_launch(tc_context *ctx, const tc_tuned_kernel *k, const tc_devptr *args, tc_stream stream);
 /* Time its launches (all its kernels, each launch) as tc_cuda_time_call does. */
 TECOMP_API tc_result tc_tuned_kernel_time(tc_context *ctx, const tc_tuned_kernel *k, const tc_devptr *args, const tc_time_desc *desc,
                                           tc_time_result *out);
@@ -662,7 +666,7 @@ static tc_result _tc_tuned_kernel_create(tc_context *ctx, const _tc_plan *plan, 
     return TC_OK;
 }
 
-TECOMP_API tc_result tc_tuned_kernel_launch(tc_context *ctx, const tc_tuned_kernel *k, const tc_devptr *args) {
+TECOMP_API tc_result tc_tuned_kernel_launch(tc_context *ctx, const tc_tuned_kernel *k, const tc_devptr *args, tc_stream stream) {
     void *ptrs[_TC_PLAN_BUFFERS];
     tc_result r = TC_OK;
     int j;
@@ -670,7 +674,7 @@ TECOMP_API tc_result tc_tuned_kernel_launch(tc_context *ctx, const tc_tuned_kern
     if (!k || (k->nparams && !args)) return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_tuned_kernel_launch: NULL argument");
     for (j = 0; j < k->plan.nbufs; j++) ptrs[j] = j < k->nparams ? (void *)&args[j] : (void *)&k->temps[j - k->nparams];
     for (j = 0; j < k->plan.nkernels && r == TC_OK; j++)
-        r = tc_cuda_launch(ctx, k->fns[j], k->plan.kernels[j].grid, k->plan.kernels[j].block, k->plan.kernels[j].shared, ptrs);
+        r = tc_cuda_launch(ctx, k->fns[j], k->plan.kernels[j].grid, k->plan.kernels[j].block, k->plan.kernels[j].shared, ptrs, stream);
     return r;
 }
 
@@ -681,7 +685,7 @@ typedef struct _tc_tuned_launch {
 
 static tc_result _tc_tuned_launch_fn(tc_context *ctx, void *user) {
     _tc_tuned_launch *l = (_tc_tuned_launch *)user;
-    return tc_tuned_kernel_launch(ctx, l->k, l->args);
+    return tc_tuned_kernel_launch(ctx, l->k, l->args, NULL); /* timed on the default stream */
 }
 
 TECOMP_API tc_result tc_tuned_kernel_time(tc_context *ctx, const tc_tuned_kernel *k, const tc_devptr *args, const tc_time_desc *desc,
