@@ -4147,10 +4147,12 @@ static tc_result _tc_network_tune_task(tc_context *ctx, const tc_conv2d_network_
 static void _tc_network_log_task(FILE *log, int nth, int n, const tc_conv2d_network_desc *desc, const tc_conv2d_network_task *task,
                                  const tc_tune_result *res) {
     const tc_conv2d_desc *c = &desc->convs[task->first];
+    char shared[64] = "";
     if (!log) return;
-    fprintf(log, "[%d/%d] %s %dx%dx%dx%d k%d %dx%d, convs[%d] and %d more: %d trials (%d measured now, %d from the records), "
+    if (task->uses > 1) snprintf(shared, sizeof shared, " and %d more", task->uses - 1);
+    fprintf(log, "[%d/%d] %s %dx%dx%dx%d k%d %dx%d, convs[%d]%s: %d trials (%d measured now, %d from the records), "
             "best %.2f GFLOPS on %s, %.1f s\n",
-            nth, n, task->template_name, c->n, c->c, c->h, c->w, c->k, c->r, c->s, task->first, task->uses - 1, task->trials, res->trials,
+            nth, n, task->template_name, c->n, c->c, c->h, c->w, c->k, c->r, c->s, task->first, shared, task->trials, res->trials,
             res->resumed, res->best_gflops, res->target[0] ? res->target : "?", res->seconds);
     fflush(log);
 }
