@@ -428,7 +428,8 @@ typedef struct tc_conv2d_network_desc {
     tc_tuner_kind tuner;          /* 0: model-based, warmed by the records of the other tasks of its template */
     tc_measure_where where;       /* 0 (TC_MEASURE_AUTO): the GPU, or without one the host executor, which suits
                                      tiny convolutions only (tests, samples); TC_MEASURE_GPU: without a GPU nothing
-                                     is tuned and the kernels take what the records hold */
+                                     is tuned and the kernels take what the records hold; TC_MEASURE_HOST: the host
+                                     executor, for machines without a GPU (with one, the kernels want its records) */
     FILE *log;                    /* a line per task as it finishes; NULL: quiet */
 } tc_conv2d_network_desc;
 
