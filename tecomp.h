@@ -74,7 +74,7 @@
        if (tc_cuda_available(ctx)) {                // on the GPU
            tc_cuda_func *cf;
            tc_cuda_build(ctx, f, &cf);
-           tc_cuda_run(ctx, cf, dev_args, &size);   // device buffers, symbolic sizes
+           tc_cuda_run(ctx, cf, dev_args, &size, NULL);  // device buffers, symbolic sizes, a stream
        } else {                                     // or on the host executor
            tc_host_run(ctx, f, host_args, &size);
        }

@@ -390,19 +390,81 @@ typedef struct tc_conv2d_kernel_info {
    device, else the first one that lowers. TC_ERROR_INVALID_ARGUMENT with a
    message for a bad description or records without a successful trial. */
 TECOMP_API tc_result tc_conv2d_kernel_create(tc_context *ctx, const tc_conv2d_kernel_desc *desc, tc_conv2d_kernel **out);
-/* On the GPU, default stream, not synchronised: device buffers laid out as
-   the description says (NCHW: KCRS weights, NKPQ output; HWCN: RSCK weights, PQKN output). */
-TECOMP_API tc_result tc_conv2d_kernel_launch(tc_context *ctx, const tc_conv2d_kernel *k, tc_devptr input, tc_devptr weight, tc_devptr output);
+/* On the GPU, on a stream (NULL: the default stream), not synchronised:
+   device buffers laid out as the description says (NCHW: KCRS weights,
+   NKPQ output; HWCN: RSCK weights, PQKN output). A launch allocates
+   nothing: it can be captured into a graph (tc_graph_capture_begin). */
+TECOMP_API tc_result tc_conv2d_kernel_launch(tc_context *ctx, const tc_conv2d_kernel *k, tc_devptr input, tc_devptr weight, tc_devptr output,
+                                             tc_stream stream);
 /* The same kernel on the host executor, on host buffers (lowered on first use). */
 TECOMP_API tc_result tc_conv2d_kernel_run_host(tc_context *ctx, tc_conv2d_kernel *k, const float *input, const float *weight, float *output);
 /* A kernel with an epilogue's tensors: args = {input, weight, output, then
    the tensors in tc_conv2d_epilogue_tensors's order} (info.nargs of them;
    host buffers of the tensors' types for run_host). The calls above take
    kernels whose epilogue reads no tensor. */
-TECOMP_API tc_result tc_conv2d_kernel_launch_args(tc_context *ctx, const tc_conv2d_kernel *k, const tc_devptr *args);
+TECOMP_API tc_result tc_conv2d_kernel_launch_args(tc_context *ctx, const tc_conv2d_kernel *k, const tc_devptr *args, tc_stream stream);
 TECOMP_API tc_result tc_conv2d_kernel_run_host_args(tc_context *ctx, tc_conv2d_kernel *k, void *const *args);
 TECOMP_API void tc_conv2d_kernel_info_get(const tc_conv2d_kernel *k, tc_conv2d_kernel_info *out);
 TECOMP_API void tc_conv2d_kernel_destroy(tc_context *ctx, tc_conv2d_kernel *k); /* NULL is ignored */
+
+// >>api-conv-network
+
+/* A model's convolutions, tuned in one call and given a kernel each, as
+   an engine asks at start-up. Identical convolutions are one task: the
+   same tc_conv2d_task_args key and the same template (the epilogue is not
+   in the key: a fused kernel takes its bare convolution's records, as
+   tc_conv2d_kernel_create does). The tasks share one trial budget, each
+   given a minimum and the rest split in proportion to the flops the
+   network spends in it (one run's flops times the descriptions that share
+   it). Zero fields take the defaults. */
+typedef struct tc_conv2d_network_desc {
+    const tc_conv2d_desc *convs;  /* the model's convolutions, epilogues included */
+    int count;                    /* how many: 1 or more */
+    int trials;                   /* the budget, shared by the tasks; a task's share counts its trials already in
+                                     the records (tc_tune's n_trial), so a rerun measures only what is missing;
+                                     0: tune nothing, the kernels come from the records */
+    int min_trials;               /* each task's least share; 0: 8 (an equal share where the budget is smaller) */
+    const char *records;          /* read and extended; NULL: conv2d.jsonl in the cubin cache's folder */
+    tc_tuner_kind tuner;          /* 0: model-based, warmed by the records of the other tasks of its template */
+    tc_measure_where where;       /* 0 (TC_MEASURE_AUTO): the GPU, or without one the host executor, which suits
+                                     tiny convolutions only (tests, samples); TC_MEASURE_GPU: without a GPU nothing
+                                     is tuned and the kernels take what the records hold; TC_MEASURE_HOST: the host
+                                     executor, for machines without a GPU (with one, the kernels want its records) */
+    FILE *log;                    /* a line per task as it finishes; NULL: quiet */
+} tc_conv2d_network_desc;
+
+/* One task of a network: a distinct convolution and its share of the budget. */
+typedef struct tc_conv2d_network_task {
+    int first;                    /* the first description of it (its index in convs) */
+    int uses;                     /* descriptions that share it */
+    const char *template_name;    /* "conv2d_gemm", ... */
+    double flops;                 /* one run's (tc_conv2d_flops) */
+    int trials;                   /* its share of the budget */
+} tc_conv2d_network_task;
+
+/* What tc_conv2d_network_tune did. */
+typedef struct tc_conv2d_network_info {
+    int tasks;                    /* distinct convolutions */
+    int trials_run;               /* measured by this call, every task together */
+    int trials_resumed;           /* found in the records */
+    int on_gpu;                   /* 0: no GPU here, the kernels run on the host executor */
+    double seconds;               /* wall time of the call */
+} tc_conv2d_network_info;
+
+/* How tc_conv2d_network_tune splits the work, without tuning: the tasks
+   (room for desc->count of them), in the order of their first
+   description, into tasks and *ntasks; task_of[i] (room for count; NULL:
+   not wanted) the task of description i. A bad description is
+   TC_ERROR_INVALID_ARGUMENT with a message naming its index ("convs[2]: ..."). */
+TECOMP_API tc_result tc_conv2d_network_plan(tc_context *ctx, const tc_conv2d_network_desc *desc, tc_conv2d_network_task *tasks,
+                                            int *ntasks, int *task_of);
+/* Tune every task, largest share first (before this process starts CUDA,
+   as tc_conv2d_kernel_create tunes; create no CUDA work before it), then
+   make kernels[i] for convs[i] (room for count; each destroyed with
+   tc_conv2d_kernel_destroy; their info.trials_run is their task's). On an
+   error no kernel is left: every kernels[i] is NULL. info may be NULL. */
+TECOMP_API tc_result tc_conv2d_network_tune(tc_context *ctx, const tc_conv2d_network_desc *desc, tc_conv2d_kernel **kernels,
+                                            tc_conv2d_network_info *info);
 
 // >>api-conv-autotvm
 
@@ -3930,26 +3992,28 @@ static tc_result _tc_conv_kernel_check_args(tc_context *ctx, const char *who, co
     return args ? TC_OK : _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "%s: NULL argument", who);
 }
 
-static tc_result _tc_conv_kernel_launch(tc_context *ctx, const char *who, const tc_conv2d_kernel *k, int given, const tc_devptr *args) {
+static tc_result _tc_conv_kernel_launch(tc_context *ctx, const char *who, const tc_conv2d_kernel *k, int given, const tc_devptr *args,
+                                        tc_stream stream) {
     if (!k) return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "%s: NULL kernel", who);
     if (given < k->info.nargs) return _tc_conv_kernel_check_args(ctx, who, k, given, NULL);
     if (!args) return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "%s: NULL argument", who);
     if (!k->gpu) return _tc_fail(ctx, TC_ERROR_NO_DEVICE, "%s: the kernel was made without a GPU; use tc_conv2d_kernel_run_host", who);
-    return tc_tuned_kernel_launch(ctx, k->gpu, args);
+    return tc_tuned_kernel_launch(ctx, k->gpu, args, stream);
 }
 
-TECOMP_API tc_result tc_conv2d_kernel_launch(tc_context *ctx, const tc_conv2d_kernel *k, tc_devptr input, tc_devptr weight, tc_devptr output) {
+TECOMP_API tc_result tc_conv2d_kernel_launch(tc_context *ctx, const tc_conv2d_kernel *k, tc_devptr input, tc_devptr weight, tc_devptr output,
+                                             tc_stream stream) {
     tc_devptr args[3];
     if (!ctx) return TC_ERROR_INVALID_ARGUMENT;
     args[0] = input;
     args[1] = weight;
     args[2] = output;
-    return _tc_conv_kernel_launch(ctx, "tc_conv2d_kernel_launch", k, 3, args);
+    return _tc_conv_kernel_launch(ctx, "tc_conv2d_kernel_launch", k, 3, args, stream);
 }
 
-TECOMP_API tc_result tc_conv2d_kernel_launch_args(tc_context *ctx, const tc_conv2d_kernel *k, const tc_devptr *args) {
+TECOMP_API tc_result tc_conv2d_kernel_launch_args(tc_context *ctx, const tc_conv2d_kernel *k, const tc_devptr *args, tc_stream stream) {
     if (!ctx) return TC_ERROR_INVALID_ARGUMENT;
-    return _tc_conv_kernel_launch(ctx, "tc_conv2d_kernel_launch_args", k, TC_CONV2D_MAX_EPILOGUE_TENSORS + 3, args);
+    return _tc_conv_kernel_launch(ctx, "tc_conv2d_kernel_launch_args", k, TC_CONV2D_MAX_EPILOGUE_TENSORS + 3, args, stream);
 }
 
 static tc_result _tc_conv_kernel_run_host(tc_context *ctx, const char *who, tc_conv2d_kernel *k, int given, void *const *args) {
@@ -3991,5 +4055,270 @@ TECOMP_API void tc_conv2d_kernel_destroy(tc_context *ctx, tc_conv2d_kernel *k) {
     tc_destroy_context(k->own);
     _tc_free(ctx, k);
 }
+
+// >>conv-network
+
+/* Each task's least share when the caller gives none. */
+#define _TC_NETWORK_MIN_TRIALS 8
+
+static tc_result _tc_network_check(tc_context *ctx, const char *who, const tc_conv2d_network_desc *d) {
+    if (!d) return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "%s: NULL description", who);
+    if (d->count <= 0) return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "%s: count is %d; a network has 1 convolution or more", who, d->count);
+    if (!d->convs) return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "%s: convs is NULL", who);
+    if (d->trials < 0 || d->min_trials < 0)
+        return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "%s: trials (%d) and min_trials (%d) must not be negative", who, d->trials, d->min_trials);
+    return TC_OK;
+}
+
+/* Description i resolved, and its template on this machine; a failure's
+   message names the index. */
+static tc_result _tc_network_task_of(tc_context *ctx, const tc_conv2d_network_desc *d, int i, tc_conv2d_desc *resolved, const char **name) {
+    if (tc_conv2d_resolve(ctx, &d->convs[i], resolved) != TC_OK) {
+        char why[1024];
+        snprintf(why, sizeof why, "%s", tc_last_error(ctx));
+        return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_conv2d_network: convs[%d]: %s", i, why);
+    }
+    if (!_tc_conv_kernel_template(ctx, resolved, name))
+        return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_conv2d_network: convs[%d]: no template builds %s %s convolutions yet", i,
+                        tc_layout_name(resolved->layout), tc_dtype_name(resolved->dtype));
+    return TC_OK;
+}
+
+/* Task t's part of the budget past the minimums, as a real number: in
+   proportion to the flops the network spends in it. */
+static double _tc_network_share(const tc_conv2d_network_task *tasks, int n, int t, int rest) {
+    double total = 0;
+    int j;
+    for (j = 0; j < n; j++) total += tasks[j].flops * tasks[j].uses;
+    return total > 0 ? rest * (tasks[t].flops * tasks[t].uses / total) : (double)rest / n;
+}
+
+/* Split the budget: each task its minimum (an equal share where the budget
+   cannot give every task min_trials), the rest in proportion to the flops
+   the network spends in each, the trials rounding leaves going one each to
+   the largest remainders, so that the shares add up to the budget. */
+static void _tc_network_split(tc_conv2d_network_task *tasks, int n, int trials, int min_trials) {
+    int least = min_trials ? min_trials : _TC_NETWORK_MIN_TRIALS, rest, given = 0, t;
+    if (least > trials / n) least = trials / n;
+    rest = trials - least * n;
+    for (t = 0; t < n; t++) {
+        tasks[t].trials = least + (int)floor(_tc_network_share(tasks, n, t, rest));
+        given += tasks[t].trials;
+    }
+    while (given < trials) {
+        int most = 0;
+        double most_left = -1;
+        for (t = 0; t < n; t++) {
+            double left = least + _tc_network_share(tasks, n, t, rest) - tasks[t].trials;
+            if (left > most_left) {
+                most_left = left;
+                most = t;
+            }
+        }
+        tasks[most].trials++;
+        given++;
+    }
+}
+
+TECOMP_API tc_result tc_conv2d_network_plan(tc_context *ctx, const tc_conv2d_network_desc *desc, tc_conv2d_network_task *tasks,
+                                            int *ntasks, int *task_of) {
+    int64_t (*keys)[TC_MAX_TASK_ARGS];
+    int *nkeys, n = 0, i, t;
+    tc_result r = TC_OK;
+    if (!ctx) return TC_ERROR_INVALID_ARGUMENT;
+    if (!tasks || !ntasks) return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_conv2d_network_plan: NULL tasks or ntasks");
+    *ntasks = 0;
+    if ((r = _tc_network_check(ctx, "tc_conv2d_network_plan", desc)) != TC_OK) return r;
+    keys = (int64_t(*)[TC_MAX_TASK_ARGS])_tc_malloc(ctx, sizeof *keys * (size_t)desc->count);
+    nkeys = (int *)_tc_malloc(ctx, sizeof *nkeys * (size_t)desc->count);
+    if (!keys || !nkeys) r = TC_ERROR_OUT_OF_MEMORY;
+    for (i = 0; r == TC_OK && i < desc->count; i++) {
+        tc_conv2d_desc c;
+        const char *name = NULL;
+        if ((r = _tc_network_task_of(ctx, desc, i, &c, &name)) != TC_OK) break;
+        nkeys[n] = tc_conv2d_task_args(&c, keys[n]); /* the epilogue is not in it */
+        for (t = 0; t < n; t++)
+            if (!strcmp(tasks[t].template_name, name) && nkeys[t] == nkeys[n] && !memcmp(keys[t], keys[n], sizeof(int64_t) * (size_t)nkeys[n])) break;
+        if (t == n) {
+            memset(&tasks[n], 0, sizeof tasks[n]);
+            tasks[n].first = i;
+            tasks[n].template_name = name;
+            tasks[n].flops = tc_conv2d_flops(&c);
+            n++;
+        }
+        tasks[t].uses++;
+        if (task_of) task_of[i] = t;
+    }
+    _tc_free(ctx, keys);
+    _tc_free(ctx, nkeys);
+    if (r != TC_OK) return r;
+    _tc_network_split(tasks, n, desc->trials, desc->min_trials);
+    *ntasks = n;
+    return TC_OK;
+}
+
+/* Tune one task: its bare convolution (the first description's, without
+   the epilogue) in its template's space, until the records hold its share.
+   The model tuner is warmed from the same records file (tc_tune_desc.transfer):
+   what it takes from there are the other tasks' records of the same
+   template (other shapes, tuned earlier in this call or before), their
+   configurations' knob values scored relative to their own task's
+   fastest, which train the base of its cost model; records of other
+   templates, and of this very task (resumed instead), are not
+   transferred, nor is anything to the random, grid and genetic tuners. */
+static tc_result _tc_network_tune_task(tc_context *ctx, const tc_conv2d_network_desc *desc, const tc_conv2d_network_task *task,
+                                       const char *records, tc_tune_result *res) {
+    tc_conv2d_desc bare;      /* the space keeps a pointer to it: it lives until tc_tune is done */
+    tc_config_space *space = NULL;
+    tc_tune_desc td;
+    tc_result r;
+    memset(res, 0, sizeof *res);
+    res->best_config = -1;
+    if ((r = tc_conv2d_resolve(ctx, &desc->convs[task->first], &bare)) != TC_OK) return r;
+    memset(&bare.epilogue, 0, sizeof bare.epilogue);
+    bare.epilogue.out_dtype = TC_FLOAT32;
+    if ((r = tc_space_create(ctx, tc_conv2d_template_named(task->template_name), &bare, &space)) != TC_OK) return r;
+    memset(&td, 0, sizeof td);
+    td.task_name = task->template_name;
+    td.nargs = tc_conv2d_task_args(&bare, td.args);
+    td.n_trial = task->trials;
+    td.records = records;
+    td.transfer = records;
+    td.tuner.kind = desc->tuner;
+    td.measure.where = desc->where;
+    return tc_tune(ctx, space, &td, res);
+}
+
+/* The task's line in the log: what was tuned, for how many descriptions, and how it went. */
+static void _tc_network_log_task(FILE *log, int nth, int n, const tc_conv2d_network_desc *desc, const tc_conv2d_network_task *task,
+                                 const tc_tune_result *res) {
+    const tc_conv2d_desc *c = &desc->convs[task->first];
+    char shared[64] = "";
+    if (!log) return;
+    if (task->uses > 1) snprintf(shared, sizeof shared, " and %d more", task->uses - 1);
+    fprintf(log, "[%d/%d] %s %dx%dx%dx%d k%d %dx%d, convs[%d]%s: %d trials (%d measured now, %d from the records), "
+            "best %.2f GFLOPS on %s, %.1f s\n",
+            nth, n, task->template_name, c->n, c->c, c->h, c->w, c->k, c->r, c->s, task->first, shared, task->trials, res->trials,
+            res->resumed, res->best_gflops, res->target[0] ? res->target : "?", res->seconds);
+    fflush(log);
+}
+
+/* The tasks in the order they are tuned: most of the network's flops first. */
+static void _tc_network_order(const tc_conv2d_network_task *tasks, int n, int *order) {
+    int k, j;
+    for (k = 0; k < n; k++) {
+        int t = k;
+        for (j = k; j > 0 && tasks[order[j - 1]].flops * tasks[order[j - 1]].uses < tasks[t].flops * tasks[t].uses; j--) order[j] = order[j - 1];
+        order[j] = t;
+    }
+}
+
+/* Tune every task with a share of trials; no GPU is not an error with
+   where TC_MEASURE_GPU (nothing is tuned then, as tc_conv2d_kernel_create). */
+static tc_result _tc_network_tune_tasks(tc_context *ctx, const tc_conv2d_network_desc *desc, const tc_conv2d_network_task *tasks, int n,
+                                        const char *records, int *trials_run, tc_conv2d_network_info *info) {
+    int *order = (int *)_tc_malloc(ctx, sizeof *order * (size_t)n);
+    tc_result r = TC_OK;
+    int k;
+    if (!order) return TC_ERROR_OUT_OF_MEMORY;
+    _tc_network_order(tasks, n, order);
+    for (k = 0; k < n && r == TC_OK; k++) {
+        const tc_conv2d_network_task *task = &tasks[order[k]];
+        tc_tune_result res;
+        if (!task->trials) continue; /* tc_tune would take 0 for its default */
+        r = _tc_network_tune_task(ctx, desc, task, records, &res);
+        if ((r == TC_ERROR_NO_CUDA || r == TC_ERROR_NO_DEVICE) && desc->where == TC_MEASURE_GPU) {
+            if (desc->log) fprintf(desc->log, "no GPU here: nothing tuned (%s)\n", tc_last_error(ctx));
+            tc_clear_error(ctx);
+            r = TC_OK;
+            break;
+        }
+        if (r != TC_OK) {
+            char why[1024];
+            snprintf(why, sizeof why, "%s", tc_last_error(ctx));
+            r = _tc_fail(ctx, r, "tc_conv2d_network_tune: tuning convs[%d] (%s): %s", task->first, task->template_name, why);
+            break;
+        }
+        trials_run[order[k]] = res.trials;
+        info->trials_run += res.trials;
+        info->trials_resumed += res.resumed;
+        _tc_network_log_task(desc->log, k + 1, n, desc, task, &res);
+    }
+    _tc_free(ctx, order);
+    return r;
+}
+
+/* A kernel per description, from the records (nothing tuned here); on a
+   failure none is left. */
+static tc_result _tc_network_kernels(tc_context *ctx, const tc_conv2d_network_desc *desc, const char *records, const int *task_of,
+                                     const int *trials_run, tc_conv2d_kernel **kernels) {
+    tc_conv2d_kernel_desc kd;
+    int i;
+    memset(&kd, 0, sizeof kd);
+    kd.records = records;
+    kd.tuner = desc->tuner;
+    for (i = 0; i < desc->count; i++) {
+        tc_result r;
+        char why[1024];
+        int made;
+        kd.conv = desc->convs[i];
+        if ((r = tc_conv2d_kernel_create(ctx, &kd, &kernels[i])) == TC_OK) {
+            kernels[i]->info.trials_run = trials_run[task_of[i]];
+            continue;
+        }
+        snprintf(why, sizeof why, "%s", tc_last_error(ctx));
+        for (made = 0; made < i; made++) {
+            tc_conv2d_kernel_destroy(ctx, kernels[made]);
+            kernels[made] = NULL;
+        }
+        return _tc_fail(ctx, r, "tc_conv2d_network_tune: the kernel of convs[%d]: %s", i, why);
+    }
+    return TC_OK;
+}
+
+/* What tc_conv2d_network_tune does; what it makes in ctx is only needed during the call. */
+static tc_result _tc_network_tune(tc_context *ctx, const tc_conv2d_network_desc *desc, tc_conv2d_kernel **kernels, tc_conv2d_network_info *info) {
+    tc_conv2d_network_task *tasks = (tc_conv2d_network_task *)_tc_malloc(ctx, sizeof *tasks * (size_t)desc->count);
+    int *task_of = (int *)_tc_malloc(ctx, sizeof *task_of * (size_t)desc->count);
+    int *trials_run = (int *)_tc_malloc(ctx, sizeof *trials_run * (size_t)desc->count);
+    const char *records = NULL;
+    int n = 0;
+    tc_result r = tasks && task_of && trials_run ? TC_OK : TC_ERROR_OUT_OF_MEMORY;
+    if (r == TC_OK) r = tc_conv2d_network_plan(ctx, desc, tasks, &n, task_of);
+    if (r == TC_OK) r = _tc_conv_kernel_records(ctx, desc->records, &records);
+    if (r == TC_OK) {
+        memset(trials_run, 0, sizeof *trials_run * (size_t)desc->count);
+        info->tasks = n;
+        r = _tc_network_tune_tasks(ctx, desc, tasks, n, records, trials_run, info);
+    }
+    if (r == TC_OK) r = _tc_network_kernels(ctx, desc, records, task_of, trials_run, kernels);
+    if (r == TC_OK) info->on_gpu = kernels[0]->info.on_gpu;
+    _tc_free(ctx, tasks);
+    _tc_free(ctx, task_of);
+    _tc_free(ctx, trials_run);
+    return r;
+}
+
+TECOMP_API tc_result tc_conv2d_network_tune(tc_context *ctx, const tc_conv2d_network_desc *desc, tc_conv2d_kernel **kernels,
+                                            tc_conv2d_network_info *info) {
+    tc_conv2d_network_info mine;
+    double started;
+    tc_mark mark;
+    tc_result r;
+    int i;
+    if (!ctx) return TC_ERROR_INVALID_ARGUMENT;
+    if (!kernels) return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_conv2d_network_tune: NULL kernels");
+    if ((r = _tc_network_check(ctx, "tc_conv2d_network_tune", desc)) != TC_OK) return r;
+    for (i = 0; i < desc->count; i++) kernels[i] = NULL;
+    if (!info) info = &mine;
+    memset(info, 0, sizeof *info);
+    started = _tc_now_s();
+    mark = tc_context_mark(ctx);
+    r = _tc_network_tune(ctx, desc, kernels, info);
+    tc_context_rewind(ctx, mark);
+    info->seconds = _tc_now_s() - started;
+    return r;
+}
+
 
 #endif /* TECOMP_IMPLEMENTATION */

@@ -22,7 +22,8 @@
        libnvrtc are opened when first needed (names below, or a loader of your
        own), so a program built with tecomp runs, without the GPU path, on a
        machine that has neither. NVRTC alone needs no GPU and no driver.
-       It uses one device per context, the legacy default stream, and cubins
+       It uses one device per context (launches on any of its streams: the
+       legacy default stream, NULL, unless a call is given one), and cubins
        compiled for the device's own sm_XX (no PTX fallback, so an NVRTC older
        than the GPU cannot target it). It cannot recover from a kernel fault:
        after an illegal address (a "sticky" error) the driver refuses every
@@ -65,7 +66,7 @@
            ...upload, then
            void *args[] = {&a, &b, &c, &n};
            unsigned grid[3] = {(n + 255) / 256, 1, 1}, block[3] = {256, 1, 1};
-           tc_cuda_launch(ctx, f, grid, block, 0, args);
+           tc_cuda_launch(ctx, f, grid, block, 0, args, NULL);  // NULL: the default stream
            tc_time_result t;                           // AutoTVM-style timing
            tc_cuda_time(ctx, f, grid, block, 0, args, NULL, &t);
        }
@@ -187,13 +188,54 @@ TECOMP_API void tc_cuda_module_unload(tc_context *ctx, tc_cuda_module *m);
 /* name is the kernel's symbol: declare kernels extern "C" to keep it plain. */
 TECOMP_API tc_result tc_cuda_get_function(tc_context *ctx, tc_cuda_module *m, const char *name, tc_cuda_function **out);
 
-/* Launch on the default stream; args holds a pointer to each kernel
-   parameter. A block or dynamic shared size past the device's limits is
+/* A CUDA stream (the driver's CUstream, as a pointer): every launch call
+   takes one as its last argument. NULL is the legacy default stream. A
+   program's own CUstream (from cuStreamCreate, or cudaStream_t, which is
+   the same handle) is passed as it is; tc_stream_create makes one. */
+typedef void *tc_stream;
+
+/* Launch on a stream; args holds a pointer to each kernel parameter. A
+   block or dynamic shared size past the device's limits is
    TC_ERROR_GPU_LIMIT; more than 48 KiB of dynamic shared memory is opted
-   into. Kernel faults show up at the next synchronising call. */
+   into. Does not synchronise: kernel faults show up at the next
+   synchronising call. */
 TECOMP_API tc_result tc_cuda_launch(tc_context *ctx, tc_cuda_function *f, const unsigned grid[3], const unsigned block[3],
-                                    unsigned shared_bytes, void **args);
+                                    unsigned shared_bytes, void **args, tc_stream stream);
+/* Wait for everything launched on the device, on every stream. */
 TECOMP_API tc_result tc_cuda_synchronize(tc_context *ctx);
+
+// >>api-cuda-stream
+
+/* A stream of this context's device, ordered with the default stream as
+   cuStreamCreate's default flags order it (work on the default stream
+   waits for it, so tc_cuda_download after a launch on it sees the
+   output). Destroy it with tc_stream_destroy (NULL is ignored). */
+TECOMP_API tc_result tc_stream_create(tc_context *ctx, tc_stream *out);
+TECOMP_API void tc_stream_destroy(tc_context *ctx, tc_stream stream);
+/* Wait for the work launched on one stream (NULL: the default stream). */
+TECOMP_API tc_result tc_stream_synchronize(tc_context *ctx, tc_stream stream);
+
+/* A CUDA graph: launches captured from a stream, instantiated, replayed
+   with one call. What is captured are the kernels and their arguments (the
+   device addresses, as they were): a replay reads and writes the same
+   buffers. Every launch call captures (tc_cuda_launch, tc_tuned_kernel_launch,
+   tc_conv2d_kernel_launch*, and tc_cuda_run of a function without global
+   temporaries); nothing else may use the capturing stream, nor synchronise
+   the device, until the capture ends. Needs a driver of CUDA 11.4 or newer
+   (cuGraphInstantiateWithFlags; CUDA 11.0's cuGraphInstantiate_v2 is taken
+   where it is missing): TC_ERROR_NO_CUDA otherwise. */
+typedef struct tc_graph tc_graph;
+/* Start capturing a stream of tc_stream_create's (or the program's own;
+   not NULL: the legacy default stream cannot be captured). The capture
+   is thread-local: other threads may go on using CUDA meanwhile. */
+TECOMP_API tc_result tc_graph_capture_begin(tc_context *ctx, tc_stream stream);
+/* End the capture and instantiate what it captured into *out. When a
+   launch failed during the capture, the capture is ended all the same
+   (the stream is usable again) and its error comes back. */
+TECOMP_API tc_result tc_graph_capture_end(tc_context *ctx, tc_stream stream, tc_graph **out);
+/* Replay the graph on a stream (NULL: the default stream). Does not synchronise. */
+TECOMP_API tc_result tc_graph_launch(tc_context *ctx, const tc_graph *graph, tc_stream stream);
+TECOMP_API void tc_graph_destroy(tc_context *ctx, tc_graph *graph); /* NULL is ignored */
 
 TECOMP_API tc_result tc_cuda_malloc(tc_context *ctx, size_t bytes, tc_devptr *out);
 TECOMP_API void tc_cuda_free(tc_context *ctx, tc_devptr p); /* 0 is ignored */
@@ -244,11 +286,15 @@ typedef struct tc_cuda_func tc_cuda_func;
 TECOMP_API tc_result tc_cuda_build(tc_context *ctx, const tc_func *f, tc_cuda_func **out);
 TECOMP_API void tc_cuda_func_destroy(tc_context *ctx, tc_cuda_func *cf);
 TECOMP_API const char *tc_cuda_func_source(const tc_cuda_func *cf);
-/* Launch every kernel in order, each with its dynamic shared memory
-   (tc_kernel_ir.dynamic_shared_bytes). args[k] is the device buffer of param k;
-   sizes[k] the value of symbolic size k (NULL when there are none). Global
-   temporaries are allocated and freed inside. Does not synchronise. */
-TECOMP_API tc_result tc_cuda_run(tc_context *ctx, tc_cuda_func *cf, const tc_devptr *args, const int64_t *sizes);
+/* Launch every kernel in order on a stream (NULL: the default stream),
+   each with its dynamic shared memory (tc_kernel_ir.dynamic_shared_bytes).
+   args[k] is the device buffer of param k; sizes[k] the value of symbolic
+   size k (NULL when there are none). Does not synchronise, except for a
+   function with global temporaries: they are allocated and freed inside,
+   so such a call waits for its stream before it frees them (and cannot be
+   captured into a graph: TC_ERROR_INVALID_ARGUMENT while its stream
+   captures; a tc_tuned_kernel owns its temporaries and can be). */
+TECOMP_API tc_result tc_cuda_run(tc_context *ctx, tc_cuda_func *cf, const tc_devptr *args, const int64_t *sizes, tc_stream stream);
 /* Time a function of one kernel with tc_cuda_time. */
 TECOMP_API tc_result tc_cuda_time_func(tc_context *ctx, tc_cuda_func *cf, const tc_devptr *args, const int64_t *sizes,
                                        const tc_time_desc *desc, tc_time_result *out);
@@ -301,6 +347,9 @@ typedef struct _tc_CUmod_st *_tc_CUmodule;
 typedef struct _tc_CUfunc_st *_tc_CUfunction;
 typedef struct _tc_CUevent_st *_tc_CUevent;
 typedef struct _tc_CUstream_st *_tc_CUstream;
+typedef struct _tc_CUgraph_st *_tc_CUgraph;
+typedef struct _tc_CUgraphExec_st *_tc_CUgraphExec;
+typedef struct _tc_CUgraphNode_st *_tc_CUgraphNode;
 typedef int _tc_nvrtcResult; /* NVRTC_SUCCESS is 0 */
 typedef struct _tc_nvrtcProgram_st *_tc_nvrtcProgram;
 
@@ -322,6 +371,9 @@ enum {
     _TC_CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97,
     _TC_CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8,
     _TC_CU_EVENT_DEFAULT = 0,
+    _TC_CU_STREAM_DEFAULT = 0,
+    _TC_CU_STREAM_CAPTURE_MODE_THREAD_LOCAL = 1,
+    _TC_CU_STREAM_CAPTURE_STATUS_NONE = 0,
     _TC_CUDA_ERROR_STUB_LIBRARY = 34,
     _TC_CUDA_ERROR_NOT_FOUND = 500
 };
@@ -361,7 +413,9 @@ typedef struct _tc_driver_api {
     _tc_CUresult(_TC_CUDAAPI *cuEventSynchronize)(_tc_CUevent event);
     _tc_CUresult(_TC_CUDAAPI *cuEventElapsedTime)(float *ms, _tc_CUevent start, _tc_CUevent end);
     _tc_CUresult(_TC_CUDAAPI *cuEventDestroy)(_tc_CUevent event);
-    /* optional (drivers of CUDA 12 and newer): kernels with TMA copies need it at launch */
+    /* Optional from here on (_tc_driver_optional_symbols): NULL when the
+       driver lacks them; only the calls that need them fail then. */
+    /* drivers of CUDA 12 and newer: kernels with TMA copies need it at launch */
     _tc_CUresult(_TC_CUDAAPI *cuTensorMapEncodeTiled)(void *map, int dtype, unsigned rank, void *address, const unsigned long long *dims,
                                                       const unsigned long long *strides, const unsigned *box, const unsigned *element_strides,
                                                       int interleave, int swizzle, int l2_promotion, int oob_fill);
@@ -369,6 +423,19 @@ typedef struct _tc_driver_api {
                                                        const unsigned long long *strides, const int *lower, const int *upper, unsigned channels,
                                                        unsigned pixels, const unsigned *element_strides, int interleave, int swizzle,
                                                        int l2_promotion, int oob_fill);
+    /* streams and graphs (tc_stream_*, tc_graph_*) */
+    _tc_CUresult(_TC_CUDAAPI *cuStreamCreate)(_tc_CUstream *stream, unsigned flags);
+    _tc_CUresult(_TC_CUDAAPI *cuStreamDestroy)(_tc_CUstream stream);
+    _tc_CUresult(_TC_CUDAAPI *cuStreamSynchronize)(_tc_CUstream stream);
+    _tc_CUresult(_TC_CUDAAPI *cuStreamBeginCapture)(_tc_CUstream stream, int mode);
+    _tc_CUresult(_TC_CUDAAPI *cuStreamEndCapture)(_tc_CUstream stream, _tc_CUgraph *graph);
+    _tc_CUresult(_TC_CUDAAPI *cuStreamIsCapturing)(_tc_CUstream stream, int *status);
+    _tc_CUresult(_TC_CUDAAPI *cuGraphInstantiateWithFlags)(_tc_CUgraphExec *exec, _tc_CUgraph graph, unsigned long long flags);
+    _tc_CUresult(_TC_CUDAAPI *cuGraphInstantiate_v2)(_tc_CUgraphExec *exec, _tc_CUgraph graph, _tc_CUgraphNode *error_node,
+                                                     char *log, size_t log_bytes); /* CUDA 11.0 to 11.3 */
+    _tc_CUresult(_TC_CUDAAPI *cuGraphLaunch)(_tc_CUgraphExec exec, _tc_CUstream stream);
+    _tc_CUresult(_TC_CUDAAPI *cuGraphExecDestroy)(_tc_CUgraphExec exec);
+    _tc_CUresult(_TC_CUDAAPI *cuGraphDestroy)(_tc_CUgraph graph);
 } _tc_driver_api;
 
 typedef struct _tc_nvrtc_api {
@@ -425,6 +492,26 @@ static const _tc_symbol _tc_driver_symbols[] = {
     _TC_DRIVER_SYM(cuEventSynchronize, "cuEventSynchronize", NULL),
     _TC_DRIVER_SYM(cuEventElapsedTime, "cuEventElapsedTime_v2", "cuEventElapsedTime"),
     _TC_DRIVER_SYM(cuEventDestroy, "cuEventDestroy_v2", NULL),
+};
+
+/* Symbols a driver may lack: each left NULL then. cuda.h's versioned names:
+   cuStreamDestroy and cuStreamBeginCapture map to their _v2 (the first
+   cuStreamBeginCapture, CUDA 10.0's, took no mode: not a fallback), and
+   CUDA 12's cuGraphInstantiate to cuGraphInstantiateWithFlags (11.4). */
+static const _tc_symbol _tc_driver_optional_symbols[] = {
+    _TC_DRIVER_SYM(cuTensorMapEncodeTiled, "cuTensorMapEncodeTiled", NULL),
+    _TC_DRIVER_SYM(cuTensorMapEncodeIm2col, "cuTensorMapEncodeIm2col", NULL),
+    _TC_DRIVER_SYM(cuStreamCreate, "cuStreamCreate", NULL),
+    _TC_DRIVER_SYM(cuStreamDestroy, "cuStreamDestroy_v2", "cuStreamDestroy"),
+    _TC_DRIVER_SYM(cuStreamSynchronize, "cuStreamSynchronize", NULL),
+    _TC_DRIVER_SYM(cuStreamBeginCapture, "cuStreamBeginCapture_v2", NULL),
+    _TC_DRIVER_SYM(cuStreamEndCapture, "cuStreamEndCapture", NULL),
+    _TC_DRIVER_SYM(cuStreamIsCapturing, "cuStreamIsCapturing", NULL),
+    _TC_DRIVER_SYM(cuGraphInstantiateWithFlags, "cuGraphInstantiateWithFlags", NULL),
+    _TC_DRIVER_SYM(cuGraphInstantiate_v2, "cuGraphInstantiate_v2", NULL),
+    _TC_DRIVER_SYM(cuGraphLaunch, "cuGraphLaunch", NULL),
+    _TC_DRIVER_SYM(cuGraphExecDestroy, "cuGraphExecDestroy", NULL),
+    _TC_DRIVER_SYM(cuGraphDestroy, "cuGraphDestroy", NULL),
 };
 
 #define _TC_NVRTC_SYM(field) {#field, NULL, offsetof(_tc_nvrtc_api, field)}
@@ -518,6 +605,16 @@ static tc_result _tc_load_symbols(tc_context *ctx, const tc_cuda_loader *ld, voi
         memcpy((char *)table + syms[i].offset, &p, sizeof p);
     }
     return TC_OK;
+}
+
+/* Fill what a library has of symbols it may lack; the rest stay NULL. */
+static void _tc_load_optional_symbols(const tc_cuda_loader *ld, void *lib, const _tc_symbol *syms, int n, void *table) {
+    int i;
+    for (i = 0; i < n; i++) {
+        void *p = ld->symbol_fn(lib, syms[i].name, ld->user_data);
+        if (!p && syms[i].fallback) p = ld->symbol_fn(lib, syms[i].fallback, ld->user_data);
+        memcpy((char *)table + syms[i].offset, &p, sizeof p);
+    }
 }
 
 // >>cuda-state
@@ -675,12 +772,7 @@ static tc_result _tc_driver_load(tc_context *ctx, _tc_cuda_state *st) {
     r = _tc_load_symbols(ctx, &st->loader, st->cuda_lib, name, _tc_driver_symbols, _TC_COUNT(_tc_driver_symbols),
                          &st->cu);
     if (r != TC_OK) return r;
-    {
-        void *p = st->loader.symbol_fn(st->cuda_lib, "cuTensorMapEncodeTiled", st->loader.user_data);
-        memcpy(&st->cu.cuTensorMapEncodeTiled, &p, sizeof p); /* NULL on an older driver: only TMA kernels need it */
-        p = st->loader.symbol_fn(st->cuda_lib, "cuTensorMapEncodeIm2col", st->loader.user_data);
-        memcpy(&st->cu.cuTensorMapEncodeIm2col, &p, sizeof p);
-    }
+    _tc_load_optional_symbols(&st->loader, st->cuda_lib, _tc_driver_optional_symbols, _TC_COUNT(_tc_driver_optional_symbols), &st->cu);
     cr = st->cu.cuInit(0);
     if (cr != 0)
         return _tc_fail(ctx, TC_ERROR_NO_DEVICE, "the CUDA driver (%s) has no usable GPU: cuInit failed: %s (error %d)%s",
@@ -1386,7 +1478,7 @@ static tc_result _tc_check_launch(tc_context *ctx, const tc_device_info *info, c
 }
 
 static tc_result _tc_launch(tc_context *ctx, _tc_cuda_state *st, tc_cuda_function *f, const unsigned grid[3],
-                            const unsigned block[3], unsigned shared, void **args) {
+                            const unsigned block[3], unsigned shared, void **args, tc_stream stream) {
     tc_result r = _tc_check_launch(ctx, &st->info, grid, block, shared);
     if (r != TC_OK) return r;
     /* past 48 KiB a kernel must opt in to its dynamic shared memory */
@@ -1399,19 +1491,19 @@ static tc_result _tc_launch(tc_context *ctx, _tc_cuda_state *st, tc_cuda_functio
     }
     return _tc_cu_check(ctx, st,
                         st->cu.cuLaunchKernel(f->handle, grid[0], grid[1], grid[2], block[0], block[1], block[2], shared,
-                                              NULL, args, NULL),
+                                              (_tc_CUstream)stream, args, NULL),
                         "cuLaunchKernel(grid %ux%ux%u, block %ux%ux%u, %u bytes shared)", grid[0], grid[1], grid[2],
                         block[0], block[1], block[2], shared);
 }
 
 TECOMP_API tc_result tc_cuda_launch(tc_context *ctx, tc_cuda_function *f, const unsigned grid[3], const unsigned block[3],
-                                    unsigned shared_bytes, void **args) {
+                                    unsigned shared_bytes, void **args, tc_stream stream) {
     _tc_cuda_state *st;
     if (!ctx) return TC_ERROR_INVALID_ARGUMENT;
     if (!f || !grid || !block)
         return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_cuda_launch: needs a function, grid and block");
     if (!(st = _tc_cuda_enter(ctx))) return tc_last_result(ctx);
-    return _tc_launch(ctx, st, f, grid, block, shared_bytes, args);
+    return _tc_launch(ctx, st, f, grid, block, shared_bytes, args, stream);
 }
 
 TECOMP_API tc_result tc_cuda_synchronize(tc_context *ctx) {
@@ -1419,6 +1511,144 @@ TECOMP_API tc_result tc_cuda_synchronize(tc_context *ctx) {
     if (!ctx) return TC_ERROR_INVALID_ARGUMENT;
     if (!(st = _tc_cuda_enter(ctx))) return tc_last_result(ctx);
     return _tc_cu_check(ctx, st, st->cu.cuCtxSynchronize(), "cuCtxSynchronize (waiting for the kernels launched before)");
+}
+
+// >>cuda-stream
+
+struct tc_graph {
+    _tc_CUgraph graph;        /* what the capture recorded */
+    _tc_CUgraphExec exec;     /* it instantiated: what a launch replays */
+};
+
+/* The device made current for a stream call, or NULL (the error said) when
+   there is none or its driver lacks the stream entry points. */
+static _tc_cuda_state *_tc_stream_enter(tc_context *ctx, const char *who) {
+    _tc_cuda_state *st = _tc_cuda_enter(ctx);
+    if (st && (!st->cu.cuStreamCreate || !st->cu.cuStreamDestroy || !st->cu.cuStreamSynchronize)) {
+        _tc_fail(ctx, TC_ERROR_NO_CUDA, "%s: this CUDA driver has no cuStreamCreate, cuStreamDestroy_v2 or cuStreamSynchronize", who);
+        return NULL;
+    }
+    return st;
+}
+
+/* The same for a graph call: capture and graph entry points, and one of
+   the two ways to instantiate. */
+static _tc_cuda_state *_tc_graph_enter(tc_context *ctx, const char *who) {
+    _tc_cuda_state *st = _tc_stream_enter(ctx, who);
+    if (st && (!st->cu.cuStreamBeginCapture || !st->cu.cuStreamEndCapture || !st->cu.cuGraphLaunch || !st->cu.cuGraphExecDestroy ||
+               !st->cu.cuGraphDestroy || (!st->cu.cuGraphInstantiateWithFlags && !st->cu.cuGraphInstantiate_v2))) {
+        _tc_fail(ctx, TC_ERROR_NO_CUDA, "%s: this CUDA driver (version %d) lacks the graph entry points (cuStreamBeginCapture_v2, "
+                 "cuGraphInstantiateWithFlags, ...): CUDA graphs need a driver of CUDA 11 or newer", who, st->driver_version);
+        return NULL;
+    }
+    return st;
+}
+
+/* Wait for a stream's work; the whole device where the driver has no
+   cuStreamSynchronize. */
+static tc_result _tc_stream_wait(tc_context *ctx, _tc_cuda_state *st, tc_stream stream) {
+    if (!st->cu.cuStreamSynchronize) return _tc_cu_check(ctx, st, st->cu.cuCtxSynchronize(), "cuCtxSynchronize");
+    return _tc_cu_check(ctx, st, st->cu.cuStreamSynchronize((_tc_CUstream)stream), "cuStreamSynchronize");
+}
+
+/* 1 when the stream is capturing into a graph (0 where the driver cannot say). */
+static int _tc_stream_capturing(_tc_cuda_state *st, tc_stream stream) {
+    int status = _TC_CU_STREAM_CAPTURE_STATUS_NONE;
+    if (!stream || !st->cu.cuStreamIsCapturing) return 0;
+    if (st->cu.cuStreamIsCapturing((_tc_CUstream)stream, &status) != 0) return 0;
+    return status != _TC_CU_STREAM_CAPTURE_STATUS_NONE;
+}
+
+TECOMP_API tc_result tc_stream_create(tc_context *ctx, tc_stream *out) {
+    _tc_cuda_state *st;
+    _tc_CUstream stream = NULL;
+    tc_result r;
+    if (!ctx) return TC_ERROR_INVALID_ARGUMENT;
+    if (!out) return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_stream_create: NULL out");
+    *out = NULL;
+    if (!(st = _tc_stream_enter(ctx, "tc_stream_create"))) return tc_last_result(ctx);
+    r = _tc_cu_check(ctx, st, st->cu.cuStreamCreate(&stream, _TC_CU_STREAM_DEFAULT), "cuStreamCreate");
+    if (r == TC_OK) *out = (tc_stream)stream;
+    return r;
+}
+
+TECOMP_API void tc_stream_destroy(tc_context *ctx, tc_stream stream) {
+    _tc_cuda_state *st = stream ? _tc_cuda_opened(ctx) : NULL;
+    if (st && st->cu.cuStreamDestroy) st->cu.cuStreamDestroy((_tc_CUstream)stream);
+}
+
+TECOMP_API tc_result tc_stream_synchronize(tc_context *ctx, tc_stream stream) {
+    _tc_cuda_state *st;
+    if (!ctx) return TC_ERROR_INVALID_ARGUMENT;
+    if (!(st = _tc_cuda_enter(ctx))) return tc_last_result(ctx);
+    return _tc_stream_wait(ctx, st, stream);
+}
+
+TECOMP_API tc_result tc_graph_capture_begin(tc_context *ctx, tc_stream stream) {
+    _tc_cuda_state *st;
+    if (!ctx) return TC_ERROR_INVALID_ARGUMENT;
+    if (!stream)
+        return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT,
+                        "tc_graph_capture_begin: the default stream (NULL) cannot be captured; capture a stream of tc_stream_create");
+    if (!(st = _tc_graph_enter(ctx, "tc_graph_capture_begin"))) return tc_last_result(ctx);
+    return _tc_cu_check(ctx, st, st->cu.cuStreamBeginCapture((_tc_CUstream)stream, _TC_CU_STREAM_CAPTURE_MODE_THREAD_LOCAL),
+                        "cuStreamBeginCapture_v2 (thread-local)");
+}
+
+/* An instantiated graph, by whichever entry point the driver has. */
+static tc_result _tc_graph_instantiate(tc_context *ctx, _tc_cuda_state *st, _tc_CUgraph graph, _tc_CUgraphExec *exec) {
+    char log[512];
+    _tc_CUresult cr;
+    if (st->cu.cuGraphInstantiateWithFlags)
+        return _tc_cu_check(ctx, st, st->cu.cuGraphInstantiateWithFlags(exec, graph, 0), "cuGraphInstantiateWithFlags");
+    log[0] = 0;
+    cr = st->cu.cuGraphInstantiate_v2(exec, graph, NULL, log, sizeof log);
+    log[sizeof log - 1] = 0;
+    return _tc_cu_check(ctx, st, cr, "cuGraphInstantiate_v2 (%s)", log[0] ? log : "no log");
+}
+
+TECOMP_API tc_result tc_graph_capture_end(tc_context *ctx, tc_stream stream, tc_graph **out) {
+    _tc_cuda_state *st;
+    _tc_CUgraph graph = NULL;
+    _tc_CUgraphExec exec = NULL;
+    tc_graph *g;
+    tc_result r;
+    if (!ctx) return TC_ERROR_INVALID_ARGUMENT;
+    if (!out) return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_graph_capture_end: NULL out");
+    *out = NULL;
+    if (!stream) return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_graph_capture_end: the default stream (NULL) is never captured");
+    if (!(st = _tc_graph_enter(ctx, "tc_graph_capture_end"))) return tc_last_result(ctx);
+    r = _tc_cu_check(ctx, st, st->cu.cuStreamEndCapture((_tc_CUstream)stream, &graph),
+                     "cuStreamEndCapture (a launch may have failed during the capture, or the stream was not capturing)");
+    if (r == TC_OK && !graph) r = _tc_fail(ctx, TC_ERROR_CUDA, "tc_graph_capture_end: the capture gave no graph");
+    if (r == TC_OK) r = _tc_graph_instantiate(ctx, st, graph, &exec);
+    if (r == TC_OK && !(g = (tc_graph *)_tc_malloc(ctx, sizeof *g))) r = TC_ERROR_OUT_OF_MEMORY;
+    if (r != TC_OK) {
+        if (exec) st->cu.cuGraphExecDestroy(exec);
+        if (graph) st->cu.cuGraphDestroy(graph);
+        return r;
+    }
+    g->graph = graph;
+    g->exec = exec;
+    *out = g;
+    return TC_OK;
+}
+
+TECOMP_API tc_result tc_graph_launch(tc_context *ctx, const tc_graph *graph, tc_stream stream) {
+    _tc_cuda_state *st;
+    if (!ctx) return TC_ERROR_INVALID_ARGUMENT;
+    if (!graph) return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_graph_launch: NULL graph");
+    if (!(st = _tc_graph_enter(ctx, "tc_graph_launch"))) return tc_last_result(ctx);
+    return _tc_cu_check(ctx, st, st->cu.cuGraphLaunch(graph->exec, (_tc_CUstream)stream), "cuGraphLaunch");
+}
+
+TECOMP_API void tc_graph_destroy(tc_context *ctx, tc_graph *graph) {
+    _tc_cuda_state *st;
+    if (!ctx || !graph) return;
+    st = _tc_cuda_opened(ctx); /* a graph exists only where the device was opened: st is NULL only after misuse */
+    if (st && st->cu.cuGraphExecDestroy) st->cu.cuGraphExecDestroy(graph->exec);
+    if (st && st->cu.cuGraphDestroy) st->cu.cuGraphDestroy(graph->graph);
+    _tc_free(ctx, graph);
 }
 
 // >>cuda-time
@@ -1440,7 +1670,7 @@ typedef struct _tc_kernel_call {
 static tc_result _tc_launch_call(tc_context *ctx, void *user) {
     _tc_kernel_call *k = (_tc_kernel_call *)user;
     _tc_cuda_state *st = (_tc_cuda_state *)ctx->cuda;
-    return _tc_launch(ctx, st, k->f, k->grid, k->block, k->shared, k->args);
+    return _tc_launch(ctx, st, k->f, k->grid, k->block, k->shared, k->args, NULL); /* timed on the default stream */
 }
 
 /* The scratch buffer whose writing evicts the L2: twice its size. */
@@ -2844,14 +3074,20 @@ static tc_result _tc_check_run_args(tc_context *ctx, tc_cuda_func *cf, const tc_
     return TC_OK;
 }
 
-TECOMP_API tc_result tc_cuda_run(tc_context *ctx, tc_cuda_func *cf, const tc_devptr *args, const int64_t *sizes) {
+TECOMP_API tc_result tc_cuda_run(tc_context *ctx, tc_cuda_func *cf, const tc_devptr *args, const int64_t *sizes, tc_stream stream) {
     const tc_func *f;
+    _tc_cuda_state *st;
     tc_devptr temps[64];
     _tc_launch_args l;
     tc_result r;
     int k;
     if ((r = _tc_check_run_args(ctx, cf, args, sizes)) != TC_OK) return r;
     f = cf->f;
+    if (!(st = _tc_cuda_enter(ctx))) return tc_last_result(ctx);
+    /* temporaries are allocated and freed per call, which a graph cannot replay */
+    if (f->ntemps && _tc_stream_capturing(st, stream))
+        return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_cuda_run: %s has %d global temporar%s, allocated and freed at each call: it cannot "
+                        "be captured into a graph (a tc_tuned_kernel owns its temporaries and can be)", f->name, f->ntemps, f->ntemps == 1 ? "y" : "ies");
     memset(temps, 0, sizeof temps);
     for (k = 0; r == TC_OK && k < f->ntemps && k < 64; k++) {
         int64_t elems;
@@ -2861,11 +3097,11 @@ TECOMP_API tc_result tc_cuda_run(tc_context *ctx, tc_cuda_func *cf, const tc_dev
     for (k = 0; r == TC_OK && k < f->nkernels; k++) {
         memset(&l, 0, sizeof l);
         if ((r = _tc_prepare_launch(ctx, cf, k, args, temps, sizes, &l)) == TC_OK)
-            r = tc_cuda_launch(ctx, cf->kernels[k], l.grid, l.block, l.shared, l.ptrs);
+            r = tc_cuda_launch(ctx, cf->kernels[k], l.grid, l.block, l.shared, l.ptrs, stream);
     }
     if (f->ntemps) {
-        tc_result s = tc_cuda_synchronize(ctx); /* temporaries must outlive the kernels */
-        if (r == TC_OK) r = s;
+        tc_result waited = _tc_stream_wait(ctx, st, stream); /* temporaries must outlive the kernels */
+        if (r == TC_OK) r = waited;
     }
     for (k = 0; k < f->ntemps && k < 64; k++) tc_cuda_free(ctx, temps[k]);
     return r;

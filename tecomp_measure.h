@@ -418,7 +418,7 @@ static tc_result _tc_plan_launch(tc_context *ctx, void *user) {
     int k;
     for (k = 0; k < call->plan->nkernels && r == TC_OK; k++)
         r = tc_cuda_launch(ctx, call->fns[k], call->plan->kernels[k].grid, call->plan->kernels[k].block, call->plan->kernels[k].shared,
-                           call->ptrs[k]);
+                           call->ptrs[k], NULL);
     return r;
 }
 

@@ -141,9 +141,13 @@ typedef struct tc_tuned_kernel_info {
    Without a GPU: TC_ERROR_NO_CUDA or TC_ERROR_NO_DEVICE. */
 TECOMP_API tc_result tc_tuned_kernel_load(tc_context *ctx, const tc_config_space *space, const char *records, const char *task_name,
                                           int nargs, const int64_t *args, tc_tuned_kernel **out);
-/* Launch on the default stream: args[k] is the device buffer of the
-   template's k-th tensor. Does not synchronise. */
-TECOMP_API tc_result tc_tuned_kernel_launch(tc_context *ctx, const tc_tuned_kernel *k, const tc_devptr *args);
+/* Launch its kernels in order on a stream (NULL: the default stream):
+   args[k] is the device buffer of the template's k-th tensor. Does not
+   synchronise. Its global temporaries are its own, allocated once at
+   load: a launch allocates nothing, so it can be captured into a graph
+   (tc_graph_capture_begin), and launches of one kernel on several streams
+   at once would share them (give each stream a kernel of its own). */
+TECOMP_API tc_result tc_tuned_kernel_launch(tc_context *ctx, const tc_tuned_kernel *k, const tc_devptr *args, tc_stream stream);
 /* Time its launches (all its kernels, each launch) as tc_cuda_time_call does. */
 TECOMP_API tc_result tc_tuned_kernel_time(tc_context *ctx, const tc_tuned_kernel *k, const tc_devptr *args, const tc_time_desc *desc,
                                           tc_time_result *out);
@@ -665,7 +669,7 @@ static tc_result _tc_tuned_kernel_create(tc_context *ctx, const _tc_plan *plan, 
 /* Each kernel's parameters: the buffers (the caller's, then the
    temporaries), then its tensor maps, encoded for these buffers now (a
    host-side call per map: TMA kernels pay it at every launch). */
-TECOMP_API tc_result tc_tuned_kernel_launch(tc_context *ctx, const tc_tuned_kernel *k, const tc_devptr *args) {
+TECOMP_API tc_result tc_tuned_kernel_launch(tc_context *ctx, const tc_tuned_kernel *k, const tc_devptr *args, tc_stream stream) {
     _tc_gpu_buffers bufs;
     _tc_plan_call call;
     tc_result r;
@@ -677,7 +681,7 @@ TECOMP_API tc_result tc_tuned_kernel_launch(tc_context *ctx, const tc_tuned_kern
     for (j = 0; j < k->plan.nbufs; j++) bufs.ptr[j] = j < k->nparams ? args[j] : k->temps[j - k->nparams];
     if ((r = _tc_plan_params(ctx, &k->plan, &bufs, &call)) != TC_OK) return r;
     for (j = 0; j < k->plan.nkernels && r == TC_OK; j++)
-        r = tc_cuda_launch(ctx, k->fns[j], k->plan.kernels[j].grid, k->plan.kernels[j].block, k->plan.kernels[j].shared, call.ptrs[j]);
+        r = tc_cuda_launch(ctx, k->fns[j], k->plan.kernels[j].grid, k->plan.kernels[j].block, k->plan.kernels[j].shared, call.ptrs[j], stream);
     return r;
 }
 
@@ -688,7 +692,7 @@ typedef struct _tc_tuned_launch {
 
 static tc_result _tc_tuned_launch_fn(tc_context *ctx, void *user) {
     _tc_tuned_launch *l = (_tc_tuned_launch *)user;
-    return tc_tuned_kernel_launch(ctx, l->k, l->args);
+    return tc_tuned_kernel_launch(ctx, l->k, l->args, NULL); /* timed on the default stream */
 }
 
 TECOMP_API tc_result tc_tuned_kernel_time(tc_context *ctx, const tc_tuned_kernel *k, const tc_devptr *args, const tc_time_desc *desc,

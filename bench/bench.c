@@ -806,7 +806,7 @@ typedef struct bench_func_launch {
 
 static tc_result bench_func_launch_fn(tc_context *ctx, void *user) {
     bench_func_launch *l = (bench_func_launch *)user;
-    return tc_cuda_run(ctx, l->cf, l->args, NULL);
+    return tc_cuda_run(ctx, l->cf, l->args, NULL, NULL);
 }
 
 static void bench_run_tutorial_config(tc_context *ctx, bench_row *row, sample_conv_data *d, const tc_time_desc *timing) {
@@ -857,7 +857,7 @@ typedef struct bench_tecomp_launch {
 
 static tc_result bench_tecomp_launch_fn(tc_context *ctx, void *user) {
     bench_tecomp_launch *l = (bench_tecomp_launch *)user;
-    return tc_conv2d_kernel_launch(ctx, l->kernel, l->x, l->w, l->y);
+    return tc_conv2d_kernel_launch(ctx, l->kernel, l->x, l->w, l->y, NULL);
 }
 
 static void bench_run_tecomp(tc_context *ctx, bench_row *row, const char *records, sample_conv_data *d, const tc_time_desc *timing) {
@@ -964,7 +964,7 @@ typedef struct bench_fused_launch {
 
 static tc_result bench_fused_launch_fn(tc_context *ctx, void *user) {
     bench_fused_launch *l = (bench_fused_launch *)user;
-    return tc_conv2d_kernel_launch_args(ctx, l->kernel, l->args);
+    return tc_conv2d_kernel_launch_args(ctx, l->kernel, l->args, NULL);
 }
 
 /* tecomp with the epilogue fused: the configuration the bare row's records
@@ -1303,7 +1303,7 @@ typedef struct bench_conv_ew {
 static tc_result bench_conv_ew_fn(tc_context *ctx, void *user) {
     bench_conv_ew *l = (bench_conv_ew *)user;
     tc_result r = cudnn_conv_run(ctx, l->cv);
-    return r == TC_OK ? tc_cuda_run(ctx, l->ew, l->args, NULL) : r;
+    return r == TC_OK ? tc_cuda_run(ctx, l->ew, l->args, NULL, NULL) : r;
 }
 
 /* The fused call with each algorithm Find ran (identity only with the

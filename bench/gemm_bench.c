@@ -103,7 +103,7 @@ int main(int argc, char **argv) {
     if (r == TC_OK) r = tc_cuda_upload(ctx, dev[0], a, na * bytes);
     if (r == TC_OK) r = tc_cuda_upload(ctx, dev[1], b, nb * bytes);
     if (r == TC_OK) r = tc_cuda_memset(ctx, dev[2], 0xff, nc * sizeof(float));
-    if (r == TC_OK) r = tc_cuda_run(ctx, cf, dev, NULL);
+    if (r == TC_OK) r = tc_cuda_run(ctx, cf, dev, NULL, NULL);
     if (r == TC_OK) r = tc_cuda_download(ctx, c, dev[2], nc * sizeof(float));
     if (r != TC_OK) goto done;
     for (i = 0; i < nc; i += nc / 4093 + 1) { /* sampled outputs against float64 */

@@ -45,7 +45,7 @@ static tc_result run(tc_context *ctx, tc_conv2d_kernel *conv, int on_gpu, const 
     if (r == TC_OK) r = tc_cuda_malloc(ctx, ny * sizeof(float), &y);
     if (r == TC_OK) r = tc_cuda_upload(ctx, x, xh, nx * sizeof(float));
     if (r == TC_OK) r = tc_cuda_upload(ctx, w, wh, nw * sizeof(float));
-    if (r == TC_OK) r = tc_conv2d_kernel_launch(ctx, conv, x, w, y);   /* device buffers; default stream */
+    if (r == TC_OK) r = tc_conv2d_kernel_launch(ctx, conv, x, w, y, NULL);   /* device buffers; default stream */
     if (r == TC_OK) r = tc_cuda_download(ctx, yh, y, ny * sizeof(float));
     tc_cuda_free(ctx, x);
     tc_cuda_free(ctx, w);

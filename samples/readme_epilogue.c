@@ -44,7 +44,7 @@ static tc_result run(tc_context *ctx, tc_conv2d_kernel *conv, int on_gpu, int na
     memset(dev, 0, sizeof dev);
     for (j = 0; j < nargs && r == TC_OK; j++) r = tc_cuda_malloc(ctx, bytes[j], &dev[j]);
     for (j = 0; j < nargs && r == TC_OK; j++) r = j == 2 ? TC_OK : tc_cuda_upload(ctx, dev[j], host[j], bytes[j]);
-    if (r == TC_OK) r = tc_conv2d_kernel_launch_args(ctx, conv, dev);   /* input, weight, output, then the epilogue's tensors */
+    if (r == TC_OK) r = tc_conv2d_kernel_launch_args(ctx, conv, dev, NULL);   /* input, weight, output, then the epilogue's tensors */
     if (r == TC_OK) r = tc_cuda_download(ctx, host[2], dev[2], bytes[2]);
     for (j = 0; j < nargs; j++) tc_cuda_free(ctx, dev[j]);
     return r;

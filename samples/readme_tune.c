@@ -67,7 +67,7 @@ int main(int argc, char **argv) {
     tc_cuda_malloc(ctx, sizeof(float) * conv.k * conv.c * conv.r * conv.s, &w);
     tc_cuda_malloc(ctx, sizeof(float) * conv.n * conv.k * p * q, &y);
     tc_devptr args[] = {x, w, y};
-    r = tc_tuned_kernel_launch(ctx, best, args);
+    r = tc_tuned_kernel_launch(ctx, best, args, NULL);
     /* or tc_apply_history_best: the same configuration with its IR and CUDA source */
     if (r == TC_OK) r = tc_cuda_synchronize(ctx);
     printf("%s: best %.2f us, %.1f GFLOP/s after %d trials; launch: %s\n", task, res.best_cost_s * 1e6, res.best_gflops, res.trials + res.resumed,

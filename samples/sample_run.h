@@ -89,7 +89,7 @@ static inline tc_result sample_run(tc_context *ctx, const tc_func *f, sample_arg
             r = tc_cuda_malloc(ctx, args[k].count * sizeof(float), &dev[k]);
             if (r == TC_OK) r = tc_cuda_upload(ctx, dev[k], args[k].data, args[k].count * sizeof(float));
         }
-        if (r == TC_OK) r = tc_cuda_run(ctx, cf, dev, sizes);
+        if (r == TC_OK) r = tc_cuda_run(ctx, cf, dev, sizes, NULL);
         if (r == TC_OK) r = tc_cuda_synchronize(ctx);
         for (k = 0; r == TC_OK && k < f->nparams; k++)
             if (args[k].is_output) r = tc_cuda_download(ctx, args[k].data, dev[k], args[k].count * sizeof(float));
@@ -113,7 +113,7 @@ typedef struct sample_launch {
 
 static inline tc_result sample_launch_run(tc_context *ctx, void *user) {
     const sample_launch *l = (const sample_launch *)user;
-    return tc_cuda_run(ctx, l->cf, l->dev, NULL);
+    return tc_cuda_run(ctx, l->cf, l->dev, NULL, NULL);
 }
 
 /* Run f, its arguments given as host memory of any type (bytes[k] each;
@@ -152,7 +152,7 @@ static inline tc_result sample_run_raw(tc_context *ctx, const tc_func *f, void *
         r = tc_cuda_malloc(ctx, bytes[k], &dev[k]);
         if (r == TC_OK) r = tc_cuda_upload(ctx, dev[k], host[k], bytes[k]);
     }
-    if (r == TC_OK) r = tc_cuda_run(ctx, cf, dev, NULL);
+    if (r == TC_OK) r = tc_cuda_run(ctx, cf, dev, NULL, NULL);
     if (r == TC_OK) r = tc_cuda_synchronize(ctx);
     if (r == TC_OK) r = tc_cuda_download(ctx, host[out], dev[out], bytes[out]);
     if (r == TC_OK && f->nkernels == 1 && !f->ntemps) {

@@ -286,7 +286,7 @@ static inline int sample_check_and_time(tc_context *ctx, const tc_config_space *
     if (r == TC_OK) r = tc_cuda_malloc(ctx, d.ny * sizeof(float), &dev[2]);
     if (r == TC_OK) r = tc_cuda_upload(ctx, dev[0], d.x, d.nx * sizeof(float));
     if (r == TC_OK) r = tc_cuda_upload(ctx, dev[1], d.w, d.nw * sizeof(float));
-    if (r == TC_OK) r = tc_cuda_run(ctx, best.cuda, dev, NULL);
+    if (r == TC_OK) r = tc_cuda_run(ctx, best.cuda, dev, NULL, NULL);
     if (r == TC_OK) r = tc_cuda_download(ctx, d.y, dev[2], d.ny * sizeof(float));
     if (r == TC_OK) {
         err = sample_rel_err(d.y, d.ref, d.ny);

@@ -120,7 +120,7 @@ static tc_result run_on_gpu(tc_context *ctx, const tc_func *f, tc_dtype dtype, c
     for (k = 0; r == TC_OK && k < 3; k++) r = tc_cuda_malloc(ctx, bytes[k], &dev[k]);
     for (k = 0; r == TC_OK && k < 2; k++) r = tc_cuda_upload(ctx, dev[k], input_of(cd, dtype, k), bytes[k]);
     if (r == TC_OK) r = tc_cuda_memset(ctx, dev[2], 0xff, bytes[2]); /* NaN: an element nobody writes fails */
-    if (r == TC_OK) r = tc_cuda_run(ctx, cf, dev, NULL);
+    if (r == TC_OK) r = tc_cuda_run(ctx, cf, dev, NULL, NULL);
     if (r == TC_OK) r = tc_cuda_synchronize(ctx);
     if (r == TC_OK) r = tc_cuda_download(ctx, out, dev[2], bytes[2]);
     if (r != TC_OK) printf("  %s\n", tc_last_error(ctx));

@@ -148,11 +148,11 @@ TC_TEST(gpu_matches_the_host_executor) {
     TC_CHECK_EQ_INT(tc_cuda_upload(ctx, dev[0], a, sizeof a), TC_OK);
     TC_CHECK_EQ_INT(tc_cuda_upload(ctx, dev[1], b, sizeof b), TC_OK);
     TC_CHECK_EQ_INT(tc_cuda_upload(ctx, dev[2], gpu, sizeof gpu), TC_OK);
-    TC_CHECK_EQ_INT(tc_cuda_run(ctx, cf, dev, &n), TC_OK);
+    TC_CHECK_EQ_INT(tc_cuda_run(ctx, cf, dev, &n, NULL), TC_OK);
     TC_CHECK_EQ_INT(tc_cuda_download(ctx, gpu, dev[2], sizeof gpu), TC_OK);
     for (k = 0; k < N; k++) bad += gpu[k] != host[k];
     TC_CHECK_EQ_INT(bad, 0);
-    TC_CHECK_EQ_INT(tc_cuda_run(ctx, cf, dev, NULL), TC_ERROR_INVALID_ARGUMENT);
+    TC_CHECK_EQ_INT(tc_cuda_run(ctx, cf, dev, NULL, NULL), TC_ERROR_INVALID_ARGUMENT);
     TC_CHECK_CONTAINS(tc_last_error(ctx), "give the values of its 1 symbolic sizes");
     for (k = 0; k < 3; k++) tc_cuda_free(ctx, dev[k]);
     tc_cuda_func_destroy(ctx, cf);
@@ -496,7 +496,7 @@ static int gpu_differs_from_host(const tc_func *f, int nargs, void **args, const
         TC_CHECK_EQ_INT(tc_cuda_malloc(ctx, bytes[j], &dev[j]), TC_OK);
         TC_CHECK_EQ_INT(tc_cuda_upload(ctx, dev[j], j < nargs - 1 ? args[j] : gpu, bytes[j]), TC_OK);
     }
-    if (cf && tc_cuda_run(ctx, cf, dev, NULL) == TC_OK && tc_cuda_download(ctx, gpu, dev[nargs - 1], out) == TC_OK) {
+    if (cf && tc_cuda_run(ctx, cf, dev, NULL, NULL) == TC_OK && tc_cuda_download(ctx, gpu, dev[nargs - 1], out) == TC_OK) {
         for (bad = 0, k = 0; k < n; k++) {
             if (t == TC_FLOAT16 || t == TC_BFLOAT16) {
                 unsigned inf = t == TC_FLOAT16 ? 0x7c00 : 0x7f80; /* above it (sign aside), NaNs */

@@ -784,7 +784,7 @@ static tc_result run_conv_kernel(tc_conv2d_kernel *k, int on_gpu, const tc_conv2
     if (r == TC_OK) r = tc_cuda_upload(ctx, dx, x, nx);
     if (r == TC_OK) r = tc_cuda_upload(ctx, dw, w, nw);
     if (r == TC_OK) r = tc_cuda_upload(ctx, dy, y, ny);
-    if (r == TC_OK) r = tc_conv2d_kernel_launch(ctx, k, dx, dw, dy);
+    if (r == TC_OK) r = tc_conv2d_kernel_launch(ctx, k, dx, dw, dy, NULL);
     if (r == TC_OK) r = tc_cuda_synchronize(ctx);
     if (r == TC_OK) r = tc_cuda_download(ctx, y, dy, ny);
     tc_cuda_free(ctx, dx), tc_cuda_free(ctx, dw), tc_cuda_free(ctx, dy);
@@ -829,7 +829,7 @@ TC_TEST(a_conv2d_kernel_is_tuned_then_loaded) {
             TC_CHECK_EQ_INT(info.from_index, round == 1);
             TC_CHECK(info.cost_s > 0);
         } else {
-            TC_CHECK_EQ_INT(tc_conv2d_kernel_launch(ctx, k, 0, 0, 0), TC_ERROR_NO_DEVICE);
+            TC_CHECK_EQ_INT(tc_conv2d_kernel_launch(ctx, k, 0, 0, 0, NULL), TC_ERROR_NO_DEVICE);
             TC_CHECK_CONTAINS(tc_last_error(ctx), "without a GPU");
         }
         TC_CHECK_EQ_INT(run_conv_kernel(k, info.on_gpu, &d, x, w, y), TC_OK);
@@ -865,7 +865,7 @@ TC_TEST(a_conv2d_kernel_refuses_bad_descriptions) {
     kd.tune_trials = -1;
     TC_CHECK_EQ_INT(tc_conv2d_kernel_create(ctx, &kd, &k), TC_ERROR_INVALID_ARGUMENT);
     TC_CHECK_EQ_INT(tc_conv2d_kernel_create(ctx, NULL, &k), TC_ERROR_INVALID_ARGUMENT);
-    TC_CHECK_EQ_INT(tc_conv2d_kernel_launch(ctx, NULL, 0, 0, 0), TC_ERROR_INVALID_ARGUMENT);
+    TC_CHECK_EQ_INT(tc_conv2d_kernel_launch(ctx, NULL, 0, 0, 0, NULL), TC_ERROR_INVALID_ARGUMENT);
     tc_conv2d_kernel_destroy(ctx, NULL);
 }
 

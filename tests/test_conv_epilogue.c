@@ -635,7 +635,7 @@ TC_TEST(the_engines_call_takes_the_epilogues_tensors) {
     TC_CHECK(data_make(&kd.conv, &cd));
     TC_CHECK_EQ_INT(tc_conv2d_kernel_run_host(ctx, k, cd.x, cd.w, cd.y), TC_ERROR_INVALID_ARGUMENT);
     TC_CHECK_CONTAINS(tc_last_error(ctx), "the kernel's epilogue reads 3 tensors after the output; give all 6 buffers to tc_conv2d_kernel_run_host_args");
-    TC_CHECK_EQ_INT(tc_conv2d_kernel_launch(ctx, k, 0, 0, 0), TC_ERROR_INVALID_ARGUMENT);
+    TC_CHECK_EQ_INT(tc_conv2d_kernel_launch(ctx, k, 0, 0, 0, NULL), TC_ERROR_INVALID_ARGUMENT);
     TC_CHECK_CONTAINS(tc_last_error(ctx), "tc_conv2d_kernel_launch: the kernel's epilogue reads 3 tensors");
     output_clear(&cd);
     TC_CHECK_EQ_INT(tc_conv2d_kernel_run_host_args(ctx, k, cd.args), TC_OK);
@@ -741,7 +741,7 @@ TC_TEST(fused_kernels_on_the_gpu) {
         r = tc_cuda_build(ctx, f, &cf);
         for (j = 0; r == TC_OK && j < n; j++) r = tc_cuda_malloc(ctx, bytes[j], &dev[j]);
         for (j = 0; r == TC_OK && j < n; j++) r = tc_cuda_upload(ctx, dev[j], cd.args[j], bytes[j]); /* the output NaN */
-        if (r == TC_OK) r = tc_cuda_run(ctx, cf, dev, NULL);
+        if (r == TC_OK) r = tc_cuda_run(ctx, cf, dev, NULL, NULL);
         if (r == TC_OK) r = tc_cuda_synchronize(ctx);
         if (r == TC_OK) r = tc_cuda_download(ctx, cd.args[2], dev[2], bytes[2]);
         if (r != TC_OK || !(output_error(&cd) <= tolerance(&task))) {

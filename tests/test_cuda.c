@@ -436,7 +436,7 @@ TC_TEST(gpu_vector_add) {
     TC_CHECK_EQ_INT(tc_cuda_get_function(ctx, m, "vadd", &f2), TC_OK);
     TC_CHECK(f2 == f);
     TC_CHECK_EQ_INT(tc_cuda_memset(ctx, v.c, 0xff, N * sizeof(float)), TC_OK);
-    TC_CHECK_EQ_INT(tc_cuda_launch(ctx, f, grid, block, 0, v.args), TC_OK);
+    TC_CHECK_EQ_INT(tc_cuda_launch(ctx, f, grid, block, 0, v.args, NULL), TC_OK);
     TC_CHECK_EQ_INT(tc_cuda_synchronize(ctx), TC_OK);
     out = (float *)malloc(N * sizeof(float));
     TC_CHECK_EQ_INT(tc_cuda_download(ctx, out, v.c, N * sizeof(float)), TC_OK);
@@ -531,14 +531,14 @@ TC_TEST(gpu_launch_limits_and_large_shared_memory) {
     }
     TC_CHECK_EQ_INT(tc_cuda_malloc(ctx, sizeof host, &out), TC_OK);
     args[0] = &out;
-    TC_CHECK_EQ_INT(tc_cuda_launch(ctx, f, grid, block, 100 * 1024, args), TC_OK);
+    TC_CHECK_EQ_INT(tc_cuda_launch(ctx, f, grid, block, 100 * 1024, args, NULL), TC_OK);
     TC_CHECK_EQ_INT(tc_cuda_download(ctx, host, out, sizeof host), TC_OK);
     for (i = 0; i < 256; i++) bad += host[i] != (float)(25599 - i);
     TC_CHECK_EQ_INT(bad, 0);
 
-    TC_CHECK_EQ_INT(tc_cuda_launch(ctx, f, grid, huge, 0, args), TC_ERROR_GPU_LIMIT);
+    TC_CHECK_EQ_INT(tc_cuda_launch(ctx, f, grid, huge, 0, args, NULL), TC_ERROR_GPU_LIMIT);
     TC_CHECK_CONTAINS(tc_last_error(ctx), "2048");
-    TC_CHECK_EQ_INT(tc_cuda_launch(ctx, f, grid, block, 1024 * 1024, args), TC_ERROR_GPU_LIMIT);
+    TC_CHECK_EQ_INT(tc_cuda_launch(ctx, f, grid, block, 1024 * 1024, args, NULL), TC_ERROR_GPU_LIMIT);
     TC_CHECK_CONTAINS(tc_last_error(ctx), "shared");
     tc_cuda_free(ctx, out);
     tc_destroy_context(ctx);
@@ -565,7 +565,7 @@ TC_TEST(gpu_fault_is_cuda_error_not_crash) {
         return;
     }
     args[0] = &bad;
-    r = tc_cuda_launch(ctx, f, grid, block, 0, args);
+    r = tc_cuda_launch(ctx, f, grid, block, 0, args, NULL);
     if (r == TC_OK) r = tc_cuda_synchronize(ctx);
     TC_CHECK_EQ_INT(r, TC_ERROR_CUDA);
     TC_CHECK_CONTAINS(tc_last_error(ctx), "illegal");

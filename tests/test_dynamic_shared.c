@@ -398,7 +398,7 @@ TC_TEST(on_a_gpu_it_matches_the_host) {
     TC_CHECK_EQ_INT(tc_cuda_upload(ctx, dev[0], a, sizeof a), TC_OK);
     TC_CHECK_EQ_INT(tc_cuda_upload(ctx, dev[1], b, sizeof b), TC_OK);
     TC_CHECK_EQ_INT(tc_cuda_upload(ctx, dev[2], gpu, sizeof gpu), TC_OK);
-    TC_CHECK_EQ_INT(tc_cuda_run(ctx, cf, dev, NULL), TC_OK);
+    TC_CHECK_EQ_INT(tc_cuda_run(ctx, cf, dev, NULL, NULL), TC_OK);
     TC_CHECK_EQ_INT(tc_cuda_download(ctx, gpu, dev[2], sizeof gpu), TC_OK);
     for (k = 0; k < 128 * 128; k++) bad += !(fabsf(gpu[k] - host[k]) <= 1e-4f * (1.0f + fabsf(host[k])));
     TC_CHECK_EQ_INT(bad, 0);

@@ -368,7 +368,7 @@ static void check_on_gpu(tc_dtype dtype, int m, int n, int k, const tiles *t, do
     if (r == TC_OK) r = tc_cuda_upload(ctx, dev[0], g.a, g.na * bytes);
     if (r == TC_OK) r = tc_cuda_upload(ctx, dev[1], g.b, g.nb * bytes);
     if (r == TC_OK) r = tc_cuda_memset(ctx, dev[2], 0xff, g.nc * sizeof(float)); /* NaN: every output must be written */
-    if (r == TC_OK) r = tc_cuda_run(ctx, cf, dev, NULL);
+    if (r == TC_OK) r = tc_cuda_run(ctx, cf, dev, NULL, NULL);
     if (r == TC_OK) r = tc_cuda_download(ctx, g.c, dev[2], g.nc * sizeof(float));
     if (r != TC_OK) printf("  %s\n", tc_last_error(ctx));
     TC_CHECK_EQ_INT(r, TC_OK);

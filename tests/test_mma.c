@@ -320,7 +320,7 @@ static void check_on_gpu(tc_dtype dtype) {
         r = tc_cuda_malloc(ctx, bytes[k], &dev[k]);
         if (r == TC_OK) r = tc_cuda_upload(ctx, dev[k], d.mem[k], bytes[k]);
     }
-    if (r == TC_OK) r = tc_cuda_run(ctx, cf, dev, NULL);
+    if (r == TC_OK) r = tc_cuda_run(ctx, cf, dev, NULL, NULL);
     if (r == TC_OK) r = tc_cuda_synchronize(ctx);
     if (r == TC_OK) r = tc_cuda_download(ctx, d.c, dev[2], bytes[2]);
     TC_CHECK_EQ_INT(r, TC_OK);

@@ -7,6 +7,7 @@
        tecomp-tune --suite bench/suite.csv --row C12 [options]
        tecomp-tune --suite bench/suite.csv [options]        every NCHW float32 row
        mpirun -n 4 tecomp-tune --suite bench/suite.csv [options]
+       tecomp-tune --suite bench/suite.csv --network [options]  every row, one shared budget
        tecomp-tune --merge A.jsonl B.jsonl ... -o OUT.jsonl
    options (--help prints them with their defaults):
        --trials N        trials (default 200; trials already in the records count);
@@ -24,6 +25,11 @@
                          GPU of device 0's model; under MPI, the rank's own)
        --host            tune on the host executor (tiny convolutions: tests)
        --host-workers N  host worker processes timing at once (implies --host)
+       --network         with --suite: the rows as one network's convolutions,
+                         tuned in one call (tc_conv2d_network_tune): identical
+                         shapes tuned once, --trials the budget they share
+                         (split by the flops each spends, 8 trials at least
+                         each), then every row's kernel checked
        --help            the options with their defaults; exit status 0
        --math exact|tf32 how the float32 convolution computes: exact (the
                          default: FFMA, checked to 1e-4, beside cuDNN with
@@ -40,6 +46,11 @@
                          suite's and --shape's) or nhwc (the same convolution
                          in NHWC, KRSC weights, NHWK output: the layout of
                          the TF32 template conv2d_mma; cuDNN runs it in NHWC too)
+
+   A NETWORK (--suite --network) is the suite's NCHW float32 rows tuned as
+   an engine tunes a model: in one process (not spread over MPI ranks),
+   with one budget for all of them, a line per distinct shape; rerun, it
+   measures only what the records lack.
 
    A SUITE (--suite without --row) is tuned task by task, largest first;
    under mpirun (a build with MPI: meson found one) its tasks are spread
@@ -74,7 +85,7 @@ static void usage(const char *argv0) {
     fprintf(stderr,
             "usage: %s (--shape " CONV_SHAPE_GRAMMAR " | --suite FILE [--row NAME])\n"
             "       [--trials N] [--tuner model|random|grid|genetic] [--records FILE] [--fresh] [--verbose]\n"
-            "       [--devices LIST] [--host] [--host-workers N] [--math exact|tf32] [--layout nchw|nhwc] [--help]\n"
+            "       [--devices LIST] [--host] [--host-workers N] [--math exact|tf32] [--layout nchw|nhwc] [--network] [--help]\n"
             "   or: %s --merge FILE... -o OUT\n",
             argv0, argv0);
 }
@@ -92,7 +103,11 @@ static void help(const char *argv0, const sample_tune_opts *o) {
            "  --suite FILE       a benchmark suite (bench/suite.csv): without --row, every NCHW float32 row of it,\n"
            "                     largest first; under mpirun, spread over the ranks (default: none)\n"
            "  --row NAME         ... or the row of it to tune (C1..C12, D1..D9: NCHW float32 rows)\n"
-           "  --trials N         trials per convolution in all, those already in the records included (default %d);\n"
+           "  --network          with --suite and no --row: every row as one network's convolutions, tuned in one call,\n"
+           "                     --trials the budget they share (identical shapes once, split by flops, 8 each at least)\n"
+           "                     (default: off, each row its own --trials)\n"
+           "  --trials N         trials per convolution in all (with --network: for all of them), those already in the\n"
+           "                     records included (default %d);\n"
            "                     0: the shape's best record in --records (AutoTVM's lines too) printed with its CUDA and checked\n"
            "  --tuner NAME       model, random, grid or genetic (default %s)\n"
            "  --records FILE     records to resume from and append to, shared by every rank; the tuning curve goes\n"
@@ -148,6 +163,7 @@ typedef struct tune_args {
     const char *suite, *row;
     tc_conv2d_math math;
     int nhwc;
+    int network;              /* --network: the suite's rows tuned as one network */
     int devices_given;
     int nmerge;               /* --merge: the files, argv[merge_at ...] */
     int merge_at;
@@ -170,6 +186,7 @@ static int parse_args(int argc, char **argv, tune_args *a) {
         else if (strcmp(arg, "--tuner") == 0 && v && sample_tuner_kind(v, &o->tuner)) k++;
         else if (strcmp(arg, "--records") == 0 && v) o->records = v, k++;
         else if (strcmp(arg, "--fresh") == 0) o->resume = 0;
+        else if (strcmp(arg, "--network") == 0) a->network = 1;
         else if (strcmp(arg, "--verbose") == 0) o->per_trial_lines = 1;
         else if (strcmp(arg, "--math") == 0 && v && sample_math_named(v, &a->math)) k++;
         else if (strcmp(arg, "--layout") == 0 && v && sample_layout_named(v, &a->nhwc)) k++;
@@ -188,6 +205,7 @@ static int parse_args(int argc, char **argv, tune_args *a) {
     if (a->nmerge && !a->merge_out) fprintf(stderr, "%s: --merge needs -o OUT\n", argv[0]);
     else if (a->merge_out && !a->nmerge) fprintf(stderr, "%s: -o goes with --merge\n", argv[0]);
     else if (!a->nmerge && !a->have_shape && !a->suite) fprintf(stderr, "%s: --shape or --suite is needed\n", argv[0]);
+    else if (a->network && (!a->suite || a->row || a->have_shape)) fprintf(stderr, "%s: --network takes a whole suite (--suite FILE, no --row or --shape)\n", argv[0]);
     else if (!o->trials && a->suite && !a->row) fprintf(stderr, "%s: --trials 0 takes one convolution (--shape, or --suite with --row)\n", argv[0]);
     else return 1;
     return usage(argv[0]), -1;
@@ -392,6 +410,89 @@ static int tune_suite(const tune_args *a, const tune_ranks *ranks) {
     return ranks_max(ranks, rc);
 }
 
+/* Row k's kernel run once (the GPU, or with --host the host executor) and
+   checked against the reference. 0 when it matched. */
+static int network_check_row(tc_context *ctx, const suite_row *row, tc_conv2d_kernel *k, int on_gpu) {
+    tc_conv2d_desc c;
+    sample_conv_data d;
+    tc_devptr dev[3] = {0, 0, 0};
+    double err, tol;
+    tc_result r;
+    if ((r = tc_conv2d_resolve(ctx, &row->conv, &c)) != TC_OK || (r = sample_conv_data_make(ctx, &c, &d)) != TC_OK)
+        return sample_fail(ctx, row->name, r);
+    if (!on_gpu) {
+        r = tc_conv2d_kernel_run_host(ctx, k, d.x, d.w, d.y);
+    } else {
+        r = tc_cuda_malloc(ctx, d.nx * sizeof(float), &dev[0]);
+        if (r == TC_OK) r = tc_cuda_malloc(ctx, d.nw * sizeof(float), &dev[1]);
+        if (r == TC_OK) r = tc_cuda_malloc(ctx, d.ny * sizeof(float), &dev[2]);
+        if (r == TC_OK) r = tc_cuda_upload(ctx, dev[0], d.x, d.nx * sizeof(float));
+        if (r == TC_OK) r = tc_cuda_upload(ctx, dev[1], d.w, d.nw * sizeof(float));
+        if (r == TC_OK) r = tc_conv2d_kernel_launch(ctx, k, dev[0], dev[1], dev[2], NULL);
+        if (r == TC_OK) r = tc_cuda_download(ctx, d.y, dev[2], d.ny * sizeof(float));
+        tc_cuda_free(ctx, dev[0]);
+        tc_cuda_free(ctx, dev[1]);
+        tc_cuda_free(ctx, dev[2]);
+    }
+    err = r == TC_OK ? sample_rel_err(d.y, d.ref, d.ny) : 1;
+    tol = sample_conv_tolerance(&c);
+    sample_conv_data_free(&d);
+    if (r != TC_OK) return sample_fail(ctx, row->name, r);
+    printf("%s: relative error %.2e %s (bound %.0e)\n", row->name, err, err < tol ? "ok" : "MISMATCH", tol);
+    return err < tol ? 0 : 1;
+}
+
+/* --network: the suite's rows as one network's convolutions, tuned in one
+   call with --trials shared, then each row's kernel described and checked. */
+static int tune_network(const tune_args *a) {
+    static suite_row rows[SUITE_MAX_ROWS];
+    static tc_conv2d_desc convs[SUITE_MAX_ROWS];
+    static tc_conv2d_kernel *kernels[SUITE_MAX_ROWS];
+    tc_conv2d_network_desc nd;
+    tc_conv2d_network_info info;
+    tc_context *ctx;
+    int n = read_suite_rows(a->suite, rows, SUITE_MAX_ROWS, 1), k, rc = 0;
+    tc_result r;
+    if (n <= 0) return 1;
+    if (tc_create_context(NULL, &ctx) != TC_OK) return 1;
+    if (a->o.where != TC_MEASURE_HOST && tc_probe_device_arch(ctx, 0) <= 0) {
+        fprintf(stderr, "no GPU here: --network tunes on the GPU (--host tunes tiny convolutions on the host executor)\n");
+        tc_destroy_context(ctx);
+        return 1;
+    }
+    for (k = 0; k < n; k++) {
+        convs[k] = rows[k].conv;
+        apply_math(a, &convs[k]);
+    }
+    if (!a->o.resume) remove(a->o.records);
+    memset(&nd, 0, sizeof nd);
+    nd.convs = convs;
+    nd.count = n;
+    nd.trials = a->o.trials;
+    nd.records = a->o.records;
+    nd.tuner = a->o.tuner;
+    nd.where = a->o.where == TC_MEASURE_HOST ? TC_MEASURE_HOST : TC_MEASURE_GPU;
+    nd.log = stdout;
+    printf("%d rows, %d trials in all\n", n, nd.trials);
+    r = tc_conv2d_network_tune(ctx, &nd, kernels, &info);
+    if (r != TC_OK) {
+        fprintf(stderr, "tuning the network: %s\n", tc_last_error(ctx));
+        tc_destroy_context(ctx);
+        return 1;
+    }
+    printf("%d distinct shapes of %d rows: %d trials measured now, %d from the records, %.1f s\n", info.tasks, n, info.trials_run,
+           info.trials_resumed, info.seconds);
+    for (k = 0; k < n; k++) {
+        tc_conv2d_kernel_info ki;
+        tc_conv2d_kernel_info_get(kernels[k], &ki);
+        printf("%s: %s configuration %lld, %.4f ms recorded\n", rows[k].name, ki.task, (long long)ki.config, ki.cost_s * 1e3);
+        rc |= network_check_row(ctx, &rows[k], kernels[k], info.on_gpu);
+        tc_conv2d_kernel_destroy(ctx, kernels[k]);
+    }
+    tc_destroy_context(ctx);
+    return rc;
+}
+
 /* Whether a launcher started this process as a rank of an MPI job (Open
    MPI's or MPICH's mpirun): only then is MPI started, so that the tool run
    on its own does not start MPI's runtime. */
@@ -414,6 +515,11 @@ int main(int argc, char **argv) {
     if (a.suite && !a.row && a.have_shape) {
         fprintf(stderr, "%s: --shape or --suite, not both\n", argv[0]);
         rc = 2;
+    } else if (a.network && ranks.size > 1) {
+        fprintf(stderr, "%s: --network tunes in one process; run it without mpirun\n", argv[0]);
+        rc = 2;
+    } else if (a.network) {
+        rc = tune_network(&a);
     } else if ((a.suite && !a.row) || (ranks.size > 1 && a.o.trials)) {
         rc = tune_suite(&a, &ranks);
     } else {
