@@ -429,7 +429,7 @@ typedef struct tc_conv2d_network_desc {
     tc_measure_where where;       /* 0 (TC_MEASURE_AUTO): the GPU, or without one the host executor, which suits
                                      tiny convolutions only (tests, samples); TC_MEASURE_GPU: without a GPU nothing
                                      is tuned and the kernels take what the records hold; TC_MEASURE_HOST: the host
-                                     executor, for machines without a GPU (with one, the kernels want its records) */
+                                     executor, and kernels for it (tc_conv2d_kernel_run_host), GPU or not */
     FILE *log;                    /* a line per task as it finishes; NULL: quiet */
 } tc_conv2d_network_desc;
 
@@ -3910,8 +3910,9 @@ static tc_template_fn _tc_conv_kernel_template(tc_context *ctx, const tc_conv2d_
 }
 
 /* What tc_conv2d_kernel_create does; what it makes in ctx is only needed
-   during the call. */
-static tc_result _tc_conv_kernel_create(tc_context *ctx, const tc_conv2d_kernel_desc *desc, tc_conv2d_kernel **out) {
+   during the call. use_gpu 0: a kernel for the host executor even where
+   a GPU is (from the host's records: a network tuned with TC_MEASURE_HOST). */
+static tc_result _tc_conv_kernel_create(tc_context *ctx, const tc_conv2d_kernel_desc *desc, int use_gpu, tc_conv2d_kernel **out) {
     tc_conv2d_tensor_info tensors[TC_CONV2D_MAX_EPILOGUE_TENSORS];
     tc_conv2d_kernel *k;
     const char *records = NULL;
@@ -3939,7 +3940,7 @@ static tc_result _tc_conv_kernel_create(tc_context *ctx, const tc_conv2d_kernel_
     if (r == TC_OK && desc->tune_trials > 0 && !_tc_index_has(ctx, records, k->info.task, k->nargs, k->args)) {
         if ((r = _tc_conv_kernel_space(ctx, k)) == TC_OK) r = _tc_conv_kernel_tune(ctx, k, desc, records);
     }
-    if (r == TC_OK && tc_cuda_available(ctx)) {
+    if (r == TC_OK && use_gpu && tc_cuda_available(ctx)) {
         const char *index = !k->indexed ? NULL : _tc_epi_active(&k->conv) ? k->index_name : k->info.task;
         r = index ? _tc_tuned_kernel_load_as(ctx, NULL, records, k->info.task, index, k->nargs, k->args, &k->gpu) : TC_ERROR_INVALID_ARGUMENT;
         if (r != TC_OK && (r = _tc_conv_kernel_space(ctx, k)) == TC_OK) {
@@ -3966,16 +3967,18 @@ static tc_result _tc_conv_kernel_create(tc_context *ctx, const tc_conv2d_kernel_
    spaces, tuners and lowered functions that a creation makes in ctx go
    with the call (the kernel keeps its own in k->own), so that ctx stays
    the size it was. */
+static tc_result _tc_conv_kernel_create_marked(tc_context *ctx, const tc_conv2d_kernel_desc *desc, int use_gpu, tc_conv2d_kernel **out) {
+    tc_mark mark = tc_context_mark(ctx);
+    tc_result r = _tc_conv_kernel_create(ctx, desc, use_gpu, out);
+    tc_context_rewind(ctx, mark);
+    return r;
+}
+
 TECOMP_API tc_result tc_conv2d_kernel_create(tc_context *ctx, const tc_conv2d_kernel_desc *desc, tc_conv2d_kernel **out) {
-    tc_mark mark;
-    tc_result r;
     if (!ctx) return TC_ERROR_INVALID_ARGUMENT;
     if (!desc || !out) return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_conv2d_kernel_create: NULL argument");
     *out = NULL;
-    mark = tc_context_mark(ctx);
-    r = _tc_conv_kernel_create(ctx, desc, out);
-    tc_context_rewind(ctx, mark);
-    return r;
+    return _tc_conv_kernel_create_marked(ctx, desc, 1, out);
 }
 
 /* A launch's arguments: NULL ones refused, and the three-buffer calls
@@ -4167,7 +4170,7 @@ TECOMP_API tc_result tc_conv2d_network_plan(tc_context *ctx, const tc_conv2d_net
    templates, and of this very task (resumed instead), are not
    transferred, nor is anything to the random, grid and genetic tuners. */
 static tc_result _tc_network_tune_task(tc_context *ctx, const tc_conv2d_network_desc *desc, const tc_conv2d_network_task *task,
-                                       const char *records, tc_tune_result *res) {
+                                       int trials, const char *records, tc_tune_result *res) {
     tc_conv2d_desc bare;      /* the space keeps a pointer to it: it lives until tc_tune is done */
     tc_config_space *space = NULL;
     tc_tune_desc td;
@@ -4181,12 +4184,35 @@ static tc_result _tc_network_tune_task(tc_context *ctx, const tc_conv2d_network_
     memset(&td, 0, sizeof td);
     td.task_name = task->template_name;
     td.nargs = tc_conv2d_task_args(&bare, td.args);
-    td.n_trial = task->trials;
+    td.n_trial = trials;
     td.records = records;
     td.transfer = records;
     td.tuner.kind = desc->tuner;
     td.measure.where = desc->where;
     return tc_tune(ctx, space, &td, res);
+}
+
+/* A task's share, and more where it found no kernel that runs (every trial
+   invalid, failed or too big for this GPU: small shares of large spaces
+   do): a round of min_trials more at a time, at most
+   _TC_NETWORK_EXTRA_ROUNDS rounds, since every description needs a
+   kernel. The extra trials overrun the budget; res counts them all. */
+#define _TC_NETWORK_EXTRA_ROUNDS 8
+static tc_result _tc_network_tune_task_until_valid(tc_context *ctx, const tc_conv2d_network_desc *desc, const tc_conv2d_network_task *task,
+                                                   const char *records, tc_tune_result *res) {
+    int round_trials = desc->min_trials > 0 ? desc->min_trials : 8;
+    int trials = task->trials;
+    int measured = 0;
+    int round;
+    tc_result r = TC_OK;
+    for (round = 0; round <= _TC_NETWORK_EXTRA_ROUNDS; round++) {
+        r = _tc_network_tune_task(ctx, desc, task, trials, records, res);
+        measured += res->trials;
+        if (r != TC_OK || res->best_config >= 0) break;
+        trials = res->resumed + res->trials + round_trials; /* tc_tune's n_trial counts what the records hold */
+    }
+    res->trials = measured;
+    return r;
 }
 
 /* The task's line in the log: what was tuned, for how many descriptions, and how it went. */
@@ -4226,7 +4252,7 @@ static tc_result _tc_network_tune_tasks(tc_context *ctx, const tc_conv2d_network
         const tc_conv2d_network_task *task = &tasks[order[k]];
         tc_tune_result res;
         if (!task->trials) continue; /* tc_tune would take 0 for its default */
-        r = _tc_network_tune_task(ctx, desc, task, records, &res);
+        r = _tc_network_tune_task_until_valid(ctx, desc, task, records, &res);
         if ((r == TC_ERROR_NO_CUDA || r == TC_ERROR_NO_DEVICE) && desc->where == TC_MEASURE_GPU) {
             if (desc->log) fprintf(desc->log, "no GPU here: nothing tuned (%s)\n", tc_last_error(ctx));
             tc_clear_error(ctx);
@@ -4262,7 +4288,7 @@ static tc_result _tc_network_kernels(tc_context *ctx, const tc_conv2d_network_de
         char why[1024];
         int made;
         kd.conv = desc->convs[i];
-        if ((r = tc_conv2d_kernel_create(ctx, &kd, &kernels[i])) == TC_OK) {
+        if ((r = _tc_conv_kernel_create_marked(ctx, &kd, desc->where != TC_MEASURE_HOST, &kernels[i])) == TC_OK) {
             kernels[i]->info.trials_run = trials_run[task_of[i]];
             continue;
         }
