@@ -1450,27 +1450,33 @@ static tc_result _tc_direct_tile_output(tc_cfg *cfg, const tc_conv2d_desc *d, _t
     static const tc_thread_tag tags[3][3] = {{TC_BLOCK_Z, TC_BLOCK_Y, TC_BLOCK_X},
                                              {TC_VTHREAD, TC_VTHREAD, TC_VTHREAD},
                                              {TC_THREAD_Z, TC_THREAD_Y, TC_THREAD_X}};
+    /* the order of (f, y, x) inside the blocks, and so their threads' tags: NHWC's f last, on threadIdx.x */
+    static const int inner_nchw[3] = {0, 1, 2}, inner_nhwc[3] = {1, 2, 0};
+    int nhwc = d->layout == TC_LAYOUT_NHWC, ca = _tc_conv_channel_axis(d);
+    const int *inner = nhwc ? inner_nhwc : inner_nchw;
     tc_stage *so = st->out;
-    tc_iter *n = tc_axis_of(so, 0), *f = tc_axis_of(so, 1), *group = NULL, *t[3][4], *order[14];
+    tc_iter *n = tc_axis_of(so, 0), *f = tc_axis_of(so, ca), *y = tc_axis_of(so, nhwc ? 1 : 2), *x = tc_axis_of(so, nhwc ? 2 : 3);
+    tc_iter *group = NULL, *t[3][4], *order[14];
     int j, a, m = 0;
     if (d->groups > 1) _TC_CONV_TRY(tc_split(so, f, d->k / d->groups, &group, &f));
     _TC_CONV_TRY(tc_cfg_apply_split(cfg, so, f, "tile_f", t[0]));
-    _TC_CONV_TRY(tc_cfg_apply_split(cfg, so, tc_axis_of(so, 2), "tile_y", t[1]));
-    _TC_CONV_TRY(tc_cfg_apply_split(cfg, so, tc_axis_of(so, 3), "tile_x", t[2]));
+    _TC_CONV_TRY(tc_cfg_apply_split(cfg, so, y, "tile_y", t[1]));
+    _TC_CONV_TRY(tc_cfg_apply_split(cfg, so, x, "tile_x", t[2]));
     if (d->n == 1) order[m++] = n;
     if (group) order[m++] = group;
     order[m++] = t[0][0], order[m++] = t[1][0];
     if (d->n > 1) order[m++] = n;
     order[m++] = t[2][0];
     for (j = 1; j < 4; j++)
-        for (a = 0; a < 3; a++) order[m++] = t[a][j];
+        for (a = 0; a < 3; a++) order[m++] = t[inner[a]][j];
     _TC_CONV_TRY(tc_reorder(so, m, order));
     if (group) _TC_CONV_TRY(tc_fuse(so, group, t[0][0], &t[0][0]));
     if (d->n > 1) _TC_CONV_TRY(tc_fuse(so, n, t[2][0], &t[2][0]));
-    for (j = 0; j < 3; j++)
-        for (a = 0; a < 3; a++) _TC_CONV_TRY(tc_bind(so, t[a][j], tags[j][a]));
+    for (a = 0; a < 3; a++) _TC_CONV_TRY(tc_bind(so, t[a][0], tags[0][a])); /* the blocks as in NCHW */
+    for (j = 1; j < 3; j++)
+        for (a = 0; a < 3; a++) _TC_CONV_TRY(tc_bind(so, t[inner[a]][j], tags[j][a]));
     st->scope = tc_stage_leaf(so, 0);
-    *tx = t[2][2];
+    *tx = t[inner[2]][2];
     return TC_OK;
 }
 
@@ -1532,20 +1538,33 @@ static tc_result _tc_conv_fetch_vec(tc_stage *ld, int ntags, const int64_t *coun
     return lanes ? tc_vectorize(ld, lanes) : TC_OK;
 }
 
-static tc_result _tc_conv_fetch(tc_stage *ld, int ntags, const int64_t *counts, const tc_thread_tag *tags, int strided) {
-    return _tc_conv_fetch_vec(ld, ntags, counts, tags, strided, 1);
-}
-
-/* The direct schedule's fetch: over threadIdx.z, y and x as the output's threads are. */
-static tc_result _tc_direct_fetch(tc_cfg *cfg, tc_stage *ld) {
+/* The direct schedule's fetch: over threadIdx.z, y and x as the output's
+   threads are. NHWC's tiles have the channels innermost: consecutive
+   threads take consecutive elements (coalesced), vec at a time. */
+static tc_result _tc_direct_fetch(tc_cfg *cfg, int nhwc, tc_stage *ld, int64_t vec) {
     static const tc_thread_tag tags[3] = {TC_THREAD_Z, TC_THREAD_Y, TC_THREAD_X};
     const int64_t *tf, *ty, *tx;
     int64_t counts[3];
     _TC_CONV_TRY(_tc_conv_sizes(cfg, "tile_f", &tf));
     _TC_CONV_TRY(_tc_conv_sizes(cfg, "tile_y", &ty));
     _TC_CONV_TRY(_tc_conv_sizes(cfg, "tile_x", &tx));
-    counts[0] = tf[2], counts[1] = ty[2], counts[2] = tx[2];
-    return _tc_conv_fetch(ld, 3, counts, tags, 0);
+    counts[0] = nhwc ? ty[2] : tf[2];
+    counts[1] = nhwc ? tx[2] : ty[2];
+    counts[2] = nhwc ? tf[2] : tx[2];
+    return _tc_conv_fetch_vec(ld, 3, counts, tags, nhwc, vec);
+}
+
+/* NHWC's copies of a reduction tile's channels, four at a time (float4)
+   where c / groups and the tile's channels (tile_rc's inner two) are
+   multiples of 4 (so are then its first channel and every row's start);
+   one otherwise, and always in NCHW. */
+static tc_result _tc_direct_copy_lanes(tc_cfg *cfg, const tc_conv2d_desc *d, int split_k, int64_t *vec) {
+    const int64_t *rc;
+    *vec = 1;
+    if (d->layout != TC_LAYOUT_NHWC || split_k || d->c / d->groups % 4) return TC_OK;
+    _TC_CONV_TRY(_tc_conv_sizes(cfg, "tile_rc", &rc));
+    if (rc[1] * rc[2] % 4 == 0) *vec = 4;
+    return TC_OK;
 }
 
 /* The tutorial's schedule, step by step, on the stages of g (with split_k,
@@ -1553,6 +1572,7 @@ static tc_result _tc_direct_fetch(tc_cfg *cfg, tc_stage *ld) {
 static tc_result _tc_direct_schedule(tc_cfg *cfg, const tc_conv2d_desc *d, int split_k, tc_schedule *s, const _tc_conv_graph *g) {
     _tc_direct_stages st;
     tc_iter *tx, *outer, *middle;
+    int64_t vec;
     memset(&st, 0, sizeof st);
     _TC_CONV_TRY(_tc_direct_caches(tc_cfg_context(cfg), s, g, &st));
     _TC_CONV_TRY(_tc_direct_tile_output(cfg, d, &st, &tx));
@@ -1562,8 +1582,9 @@ static tc_result _tc_direct_schedule(tc_cfg *cfg, const tc_conv2d_desc *d, int s
     _TC_CONV_TRY(tc_compute_at(st.WW, st.OL, outer));
     _TC_CONV_TRY(tc_compute_at(st.AL, st.OL, middle));
     _TC_CONV_TRY(tc_compute_at(st.WL, st.OL, middle));
-    _TC_CONV_TRY(_tc_direct_fetch(cfg, st.AA));
-    _TC_CONV_TRY(_tc_direct_fetch(cfg, st.WW));
+    _TC_CONV_TRY(_tc_direct_copy_lanes(cfg, d, split_k, &vec));
+    _TC_CONV_TRY(_tc_direct_fetch(cfg, d->layout == TC_LAYOUT_NHWC, st.AA, vec));
+    _TC_CONV_TRY(_tc_direct_fetch(cfg, d->layout == TC_LAYOUT_NHWC, st.WW, vec));
     return _tc_unroll_pragmas(cfg, st.out, st.scope);
 }
 
@@ -1572,7 +1593,7 @@ static tc_result _tc_direct_schedule(tc_cfg *cfg, const tc_conv2d_desc *d, int s
 static tc_result _tc_conv_direct_graph(tc_context *ctx, const tc_conv2d_desc *d, int p, int q, _tc_conv_graph *g, tc_schedule **s) {
     tc_tensor *final;
     _TC_CONV_TRY(_tc_conv_direct_compute(ctx, d, p, q, g));
-    _TC_CONV_TRY(_tc_conv_epilogue(ctx, d, 1, g));
+    _TC_CONV_TRY(_tc_conv_epilogue(ctx, d, _tc_conv_channel_axis(d), g));
     final = _tc_conv_final(g);
     return (*s = tc_create_schedule(ctx, 1, &final)) ? TC_OK : _tc_conv_error(ctx);
 }
@@ -1584,7 +1605,7 @@ TECOMP_API tc_result tc_conv2d_direct_template(tc_cfg *cfg, const void *task, tc
     tc_schedule *s;
     int p, q;
     if (!ctx || !out) return ctx ? _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "conv2d_direct: NULL argument") : TC_ERROR_INVALID_ARGUMENT;
-    _TC_CONV_TRY(_tc_conv_task(ctx, task, "conv2d_direct", &d));
+    _TC_CONV_TRY(_tc_conv_task_of(ctx, task, "conv2d_direct", _TC_CONV_NHWC, &d));
     tc_conv2d_output_size(&d, &p, &q);
     _TC_CONV_TRY(_tc_conv_direct_graph(ctx, &d, p, q, &g, &s));
     _TC_CONV_TRY(_tc_direct_knobs(cfg, &d, p, q, 0));
@@ -3502,8 +3523,8 @@ static tc_result _tc_nchw_cuda_schedule(tc_cfg *cfg, tc_schedule *s, const _tc_c
                                  tc_axis_of(sl, 3)));
     _TC_CONV_TRY(tc_compute_at(tc_stage_of(s, AA), sl, rx[0]));
     _TC_CONV_TRY(tc_compute_at(tc_stage_of(s, WW), sl, rx[0]));
-    _TC_CONV_TRY(_tc_direct_fetch(cfg, tc_stage_of(s, AA)));
-    _TC_CONV_TRY(_tc_direct_fetch(cfg, tc_stage_of(s, WW)));
+    _TC_CONV_TRY(_tc_direct_fetch(cfg, 0, tc_stage_of(s, AA), 1));
+    _TC_CONV_TRY(_tc_direct_fetch(cfg, 0, tc_stage_of(s, WW), 1));
     return _tc_unroll_pragmas(cfg, so, scope);
 }
 
@@ -3838,15 +3859,24 @@ TECOMP_API tc_conv2d_math tc_conv2d_template_math(tc_template_fn fn, const tc_co
 
 TECOMP_API tc_template_fn tc_conv2d_template_named(const char *name) { return _tc_conv_template_lookup(name, NULL); }
 
-/* NHWC float32 with exact math (resolved): FFMA templates built for
-   channels-last, the implicit GEMM (float4 copies along c). */
+/* NHWC float32 with exact math (resolved): the FFMA templates built for
+   channels-last, by NCHW's rule less Winograd (which has no NHWC kernels):
+   depthwise for depthwise, the implicit GEMM up to _TC_GEMM_MAX_OUTPUTS
+   outputs a channel (ResNet-18's C2-C12 at batch 1), the direct template
+   past it (C1). The threshold was measured in NCHW; NHWC's is unmeasured. */
 static tc_template_fn _tc_conv_template_nhwc(const tc_conv2d_desc *r, const char **name) {
+    int p, q;
     if (r->groups == r->c && r->k == r->c) {
         if (name) *name = "conv2d_depthwise";
         return tc_conv2d_depthwise_template;
     }
-    if (name) *name = "conv2d_gemm";
-    return tc_conv2d_gemm_template;
+    tc_conv2d_output_size(r, &p, &q);
+    if ((int64_t)r->n * p * q <= _TC_GEMM_MAX_OUTPUTS) {
+        if (name) *name = "conv2d_gemm";
+        return tc_conv2d_gemm_template;
+    }
+    if (name) *name = "conv2d_direct";
+    return tc_conv2d_direct_template;
 }
 
 TECOMP_API tc_template_fn tc_conv2d_template_for(const tc_conv2d_desc *d, const char **name) {

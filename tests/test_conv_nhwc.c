@@ -78,6 +78,12 @@ static void make_cases(void) {
     d = nhwc(1, 4, 9, 8, 6, 3, 1, 2, 1);
     d.dilation_h = d.dilation_w = 2;
     add_case("gemm, 1x4x9x8 -> 6, 3x3 dilation 2 pad 2", tc_conv2d_gemm_template, d, "tile_j");
+    add_case("direct, 2x5x7x6 -> 7, 3x3 pad 1", tc_conv2d_direct_template, nhwc(2, 5, 7, 6, 7, 3, 1, 1, 1), NULL);
+    add_case("direct, 1x8x9x9 -> 12, 3x3 stride 2 pad 1", tc_conv2d_direct_template, nhwc(1, 8, 9, 9, 12, 3, 2, 1, 1), NULL);
+    add_case("direct, 1x12x6x5 -> 10, 3x3 pad 0", tc_conv2d_direct_template, nhwc(1, 12, 6, 5, 10, 3, 1, 0, 1), NULL);
+    add_case("direct, C1-like 1x3x15x15 -> 8, 7x7 stride 2 pad 3", tc_conv2d_direct_template, nhwc(1, 3, 15, 15, 8, 7, 2, 3, 1), NULL);
+    add_case("direct, 1x16x5x5 -> 6, 1x1", tc_conv2d_direct_template, nhwc(1, 16, 5, 5, 6, 1, 1, 0, 1), NULL);
+    add_case("direct, 1x8x5x6 -> 6, 3x3 pad 1 groups 2", tc_conv2d_direct_template, nhwc(1, 8, 5, 6, 6, 3, 1, 1, 2), NULL);
     add_case("depthwise, 2x5x9x7, 3x3 pad 1", tc_conv2d_depthwise_template, nhwc(2, 5, 9, 7, 5, 3, 1, 1, 5), NULL);
     add_case("depthwise, 1x12x9x8, 3x3 stride 2 pad 1", tc_conv2d_depthwise_template, nhwc(1, 12, 9, 8, 12, 3, 2, 1, 12), NULL);
     add_case("depthwise, 1x7x8x8, 3x3 stride 2 pad 0", tc_conv2d_depthwise_template, nhwc(1, 7, 8, 8, 7, 3, 2, 0, 7), NULL);
@@ -274,42 +280,51 @@ TC_TEST(nhwc_templates_match_the_reference) {
     TC_CHECK_EQ_INT(failed, 0);
 }
 
-/* Channels that come in fours are copied four at a time (float4) into the
-   shared tiles, in some configurations at least; five channels never are. */
-TC_TEST(nhwc_copies_are_float4_where_channels_allow) {
-    static tc_conv2d_desc task;
+/* How many of 12 configurations of fn on task (each lowered) have CUDA
+   containing what. */
+static int configs_containing(tc_template_fn fn, const tc_conv2d_desc *d, const char *what) {
+    static tc_conv2d_desc task; /* the space keeps its task */
     nhwc_case c;
-    int v, with = 0, without = 0;
+    int v, found = 0;
     memset(&c, 0, sizeof c);
-    c.fn = tc_conv2d_gemm_template;
-    c.what = "gemm";
-    task = nhwc(1, 8, 9, 9, 12, 3, 1, 1, 1);
-    for (v = 0; v < 8; v++) {
+    c.fn = fn;
+    c.what = "float4";
+    task = *d;
+    c.d = task;
+    for (v = 0; v < 12; v++) {
         tc_config_space *space = NULL;
         const tc_func *f = NULL;
-        c.d = task;
-        TC_CHECK_EQ_INT(tc_space_create(ctx, c.fn, &task, &space), TC_OK);
-        if (space && pick_config(&c, space, 2 * v, &f) >= 0 && strstr(tc_cuda_source(f), "*(float4 *)&")) with++;
+        TC_CHECK_EQ_INT(tc_space_create(ctx, fn, &task, &space), TC_OK);
+        if (space && pick_config(&c, space, 2 * v, &f) >= 0 && strstr(tc_cuda_source(f), what)) found++;
     }
-    task = nhwc(1, 5, 9, 9, 12, 3, 1, 1, 1);
-    for (v = 0; v < 8; v++) {
-        tc_config_space *space = NULL;
-        const tc_func *f = NULL;
-        c.d = task;
-        TC_CHECK_EQ_INT(tc_space_create(ctx, c.fn, &task, &space), TC_OK);
-        if (space && pick_config(&c, space, 2 * v, &f) >= 0 && strstr(tc_cuda_source(f), "float4")) without++;
-    }
-    printf("  c = 8: %d of 8 configurations copy float4; c = 5: %d\n", with, without);
-    TC_CHECK(with > 0);
-    TC_CHECK_EQ_INT(without, 0);
+    return found;
+}
+
+/* Channels that come in fours are copied four at a time (float4) into the
+   shared tiles, in some configurations at least (the tiles' channels must
+   come in fours too); five channels never are. */
+TC_TEST(nhwc_copies_are_float4_where_channels_allow) {
+    tc_conv2d_desc four = nhwc(1, 8, 9, 9, 12, 3, 1, 1, 1), five = nhwc(1, 5, 9, 9, 12, 3, 1, 1, 1);
+    int gemm4 = configs_containing(tc_conv2d_gemm_template, &four, "*(float4 *)&");
+    int gemm5 = configs_containing(tc_conv2d_gemm_template, &five, "float4");
+    int direct4 = configs_containing(tc_conv2d_direct_template, &four, "*(float4 *)&");
+    int direct5 = configs_containing(tc_conv2d_direct_template, &five, "float4");
+    printf("  of 12 configurations, float4 copies: gemm %d (c = 8), %d (c = 5); direct %d, %d\n", gemm4, gemm5, direct4, direct5);
+    TC_CHECK(gemm4 > 0);
+    TC_CHECK(direct4 > 0);
+    TC_CHECK_EQ_INT(gemm5 + direct5, 0);
 }
 
 /* NHWC float32 with exact math goes to the FFMA templates; TF32 stays on the tensor cores. */
 TC_TEST(template_for_picks_nhwc_float32_exact) {
-    tc_conv2d_desc d = nhwc(1, 64, 56, 56, 64, 3, 1, 1, 1);
+    tc_conv2d_desc d = nhwc(1, 64, 56, 56, 64, 3, 1, 1, 1); /* C2: 3136 outputs a channel */
     const char *name = NULL;
     TC_CHECK(tc_conv2d_template_for(&d, &name) == tc_conv2d_gemm_template);
     TC_CHECK_STR(name, "conv2d_gemm");
+    d = nhwc(1, 3, 224, 224, 64, 7, 2, 3, 1); /* C1: 112 x 112 outputs, the direct template's tiles */
+    TC_CHECK(tc_conv2d_template_for(&d, &name) == tc_conv2d_direct_template);
+    TC_CHECK_STR(name, "conv2d_direct");
+    d = nhwc(1, 64, 56, 56, 64, 3, 1, 1, 1);
     d.math = TC_CONV_MATH_TF32;
     TC_CHECK(tc_conv2d_template_for(&d, &name) == tc_conv2d_mma_template);
     TC_CHECK_STR(name, "conv2d_mma");
@@ -317,7 +332,9 @@ TC_TEST(template_for_picks_nhwc_float32_exact) {
     d = nhwc(1, 32, 112, 112, 32, 3, 1, 1, 32); /* D1: depthwise */
     TC_CHECK(tc_conv2d_template_for(&d, &name) == tc_conv2d_depthwise_template);
     TC_CHECK_STR(name, "conv2d_depthwise");
-    d.k = 64; /* a channel multiplier of 2: the implicit GEMM (any groups) */
+    d.k = 64; /* a channel multiplier of 2, 112 x 112 outputs: the direct template (any groups) */
+    TC_CHECK(tc_conv2d_template_for(&d, &name) == tc_conv2d_direct_template);
+    d.stride_h = d.stride_w = 2; /* 56 x 56: the implicit GEMM */
     TC_CHECK(tc_conv2d_template_for(&d, &name) == tc_conv2d_gemm_template);
     d = nhwc(1, 32, 112, 112, 32, 3, 1, 1, 32);
     d.dtype = TC_FLOAT16; /* half data: the tensor cores' template, as before */
