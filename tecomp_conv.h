@@ -21,7 +21,10 @@
 
    The templates take the description as their task (it must outlive the
    space) and build float32 kernels taking (data, kernel, output), NCHW
-   (conv2d_gemm and conv2d_winograd: HWCN too):
+   (conv2d_gemm and conv2d_winograd: HWCN too; conv2d_direct, conv2d_gemm
+   and conv2d_depthwise: NHWC too, KRSC weights and NHWK output, exact
+   FFMA, the channels innermost in every tile and on threadIdx.x, float4
+   copies where c / groups is a multiple of 4):
        conv2d_direct     AutoTVM's conv2d_no_batching tutorial template, knob
                          for knob, grown to batches, strides, dilation, groups
                          and any sizes;
@@ -57,8 +60,9 @@
    templates' accumulators staged in shared memory first) and inlined
    there, and the epilogue's tensors follow the output in the arguments.
 
-   WHAT THIS MODULE DOES NOT DO (yet): exact NHWC templates for float32
-   (the reference covers it; conv2d_mma builds float16, bfloat16 and TF32), HWCN templates other than the implicit GEMM and Winograd,
+   WHAT THIS MODULE DOES NOT DO (yet): NHWC float32 split-K by the direct
+   template (conv2d_splitk is NCHW; conv2d_gemm's tile_j chunks split NHWC)
+   or Winograd in NHWC, HWCN templates other than the implicit GEMM and Winograd,
    float16 and bfloat16 kernels other than conv2d_tensorcore's NHWCnc and
    conv2d_mma's NHWC and NCHW, grouped convolutions on the tensor cores, channel multipliers other than 1 in the depthwise
    template (the direct one takes any groups), Winograd for kernels other
