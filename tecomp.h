@@ -40,7 +40,7 @@
                          split-K, implicit GEMM, depthwise, Winograd, TensorCore)
 
    WHAT TECOMP DOES NOT DO (yet)
-       NHWC conv templates (float16 or float32); column-major wmma tiles;
+       NHWC float32 Winograd or direct split-K (tecomp_conv.h); column-major wmma tiles;
        asynchronous copies and dynamic shared memory; see README.md. A context does not recover its CUDA context after a kernel
        fault (the tuner measures in worker processes for that reason).
        Measuring forks: on Windows the tuner builds in one thread and times in

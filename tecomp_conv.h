@@ -21,7 +21,10 @@
 
    The templates take the description as their task (it must outlive the
    space) and build float32 kernels taking (data, kernel, output), NCHW
-   (conv2d_gemm and conv2d_winograd: HWCN too):
+   (conv2d_gemm and conv2d_winograd: HWCN too; conv2d_direct, conv2d_gemm
+   and conv2d_depthwise: NHWC too, KRSC weights and NHWK output, exact
+   FFMA, the channels innermost in every tile and on threadIdx.x, float4
+   copies where c / groups is a multiple of 4):
        conv2d_direct     AutoTVM's conv2d_no_batching tutorial template, knob
                          for knob, grown to batches, strides, dilation, groups
                          and any sizes;
@@ -57,8 +60,9 @@
    templates' accumulators staged in shared memory first) and inlined
    there, and the epilogue's tensors follow the output in the arguments.
 
-   WHAT THIS MODULE DOES NOT DO (yet): exact NHWC templates for float32
-   (the reference covers it; conv2d_mma builds float16, bfloat16 and TF32), HWCN templates other than the implicit GEMM and Winograd,
+   WHAT THIS MODULE DOES NOT DO (yet): NHWC float32 split-K by the direct
+   template (conv2d_splitk is NCHW; conv2d_gemm's tile_j chunks split NHWC)
+   or Winograd in NHWC, HWCN templates other than the implicit GEMM and Winograd,
    float16 and bfloat16 kernels other than conv2d_tensorcore's NHWCnc and
    conv2d_mma's NHWC and NCHW, grouped convolutions on the tensor cores, channel multipliers other than 1 in the depthwise
    template (the direct one takes any groups), Winograd for kernels other
@@ -1159,13 +1163,20 @@ static tc_result _tc_conv_epilogue(tc_context *ctx, const tc_conv2d_desc *d, int
 /* The tensor the kernel writes: the epilogue's, else the sum. */
 static tc_tensor *_tc_conv_final(const _tc_conv_graph *g) { return g->epi.out ? g->epi.out : g->out; }
 
+/* The layouts other than NCHW a float32 template builds (_tc_conv_task_of's also). */
+#define _TC_CONV_HWCN 1
+#define _TC_CONV_NHWC 2
+
 /* A template's task, resolved, and one a template of float32 kernels in
-   NCHW (and with hwcn_too, HWCN) can build. */
-static tc_result _tc_conv_task_of(tc_context *ctx, const void *task, const char *name, int hwcn_too, tc_conv2d_desc *d) {
+   NCHW (and the layouts of also: _TC_CONV_HWCN, _TC_CONV_NHWC) can build. */
+static tc_result _tc_conv_task_of(tc_context *ctx, const void *task, const char *name, int also, tc_conv2d_desc *d) {
+    static const char *builds[4] = {"NCHW", "NCHW and HWCN", "NCHW and NHWC", "NCHW, NHWC and HWCN"};
+    int ok;
     if (!task) return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "%s: the task (a tc_conv2d_desc) is NULL", name);
     _TC_CONV_TRY(tc_conv2d_resolve(ctx, (const tc_conv2d_desc *)task, d));
-    if ((d->layout != TC_LAYOUT_NCHW && !(hwcn_too && d->layout == TC_LAYOUT_HWCN)) || d->dtype != TC_FLOAT32)
-        return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "%s: builds %s float32 kernels; the task is %s %s", name, hwcn_too ? "NCHW and HWCN" : "NCHW",
+    ok = d->layout == TC_LAYOUT_NCHW || (also & _TC_CONV_HWCN && d->layout == TC_LAYOUT_HWCN) || (also & _TC_CONV_NHWC && d->layout == TC_LAYOUT_NHWC);
+    if (!ok || d->dtype != TC_FLOAT32)
+        return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "%s: builds %s float32 kernels; the task is %s %s", name, builds[also & 3],
                         tc_layout_name(d->layout), tc_dtype_name(d->dtype));
     return TC_OK;
 }
@@ -1239,37 +1250,58 @@ static const tc_expr *_tc_conv_window(const tc_expr *y, int stride, const tc_exp
     return tc_add(tc_muli(y, stride), dilation == 1 ? ry : tc_muli(ry, dilation));
 }
 
-/* conv[n, f, y, x] = sum over rc, ry, rx of
+/* The output's axes in the description's layout order (NCHW: n, f, y, x;
+   NHWC: n, y, x, f) from the logical ones (n, f, y, x). */
+static void _tc_conv_out_axes(const tc_conv2d_desc *d, const tc_expr *const logical[4], const tc_expr *ax[4]) {
+    int k;
+    for (k = 0; k < 4; k++) ax[k] = logical[_tc_layout_order[d->layout][k]];
+}
+
+/* conv[n, f, y, x] (in the layout's order) = sum over rc, ry, rx of
        pad_data[n, c0 + rc, y * stride_h + ry * dilation_h, x * stride_w + rx * dilation_w] * kernel[f, rc, ry, rx]
-   where c0 = f / (k / groups) * (c / groups), the first input channel of f's group. */
+   where c0 = f / (k / groups) * (c / groups), the first input channel of
+   f's group; pad_data and kernel indexed through the layout (NHWC's KRSC). */
 static tc_result _tc_conv_direct_compute(tc_context *ctx, const tc_conv2d_desc *d, int p, int q, _tc_conv_graph *g) {
-    const tc_expr *ax[4], *red[3], *channel;
+    const tc_expr *ax[4], *l[4], *red[3], *channel, *at[4], *wt[4];
     _TC_CONV_TRY(_tc_conv_inputs(ctx, d, g));
     red[0] = tc_reduce_axisi(ctx, "rc", d->c / d->groups), red[1] = tc_reduce_axisi(ctx, "ry", d->r), red[2] = tc_reduce_axisi(ctx, "rx", d->s);
-    ax[0] = tc_axisi(ctx, "n", d->n), ax[1] = tc_axisi(ctx, "f", d->k), ax[2] = tc_axisi(ctx, "y", p), ax[3] = tc_axisi(ctx, "x", q);
-    channel = d->groups == 1 ? red[0] : tc_add(tc_muli(tc_divi(ax[1], d->k / d->groups), d->c / d->groups), red[0]);
-    g->out = tc_compute(ctx, "conv", 4, ax,
-                        tc_sum(tc_mul(tc_at(g->pad, ax[0], channel, _tc_conv_window(ax[2], d->stride_h, red[1], d->dilation_h),
-                                            _tc_conv_window(ax[3], d->stride_w, red[2], d->dilation_w)),
-                                      tc_at(g->kernel, ax[1], red[0], red[1], red[2])),
-                               3, red));
+    l[0] = tc_axisi(ctx, "n", d->n), l[1] = tc_axisi(ctx, "f", d->k), l[2] = tc_axisi(ctx, "y", p), l[3] = tc_axisi(ctx, "x", q);
+    _tc_conv_out_axes(d, l, ax);
+    channel = d->groups == 1 ? red[0] : tc_add(tc_muli(tc_divi(l[1], d->k / d->groups), d->c / d->groups), red[0]);
+    at[0] = l[0];
+    at[1] = channel;
+    at[2] = _tc_conv_window(l[2], d->stride_h, red[1], d->dilation_h);
+    at[3] = _tc_conv_window(l[3], d->stride_w, red[2], d->dilation_w);
+    wt[0] = l[1];
+    wt[1] = red[0];
+    wt[2] = red[1];
+    wt[3] = red[2];
+    g->out = tc_compute(ctx, "conv", 4, ax, tc_sum(tc_mul(_tc_conv_at(g->pad, d->layout, at), _tc_conv_at(g->kernel, d->layout, wt)), 3, red));
     return g->out ? TC_OK : _tc_conv_error(ctx);
 }
 
-/* depthwise[n, c, y, x] = sum over ry, rx of
+/* depthwise[n, c, y, x] (in the layout's order) = sum over ry, rx of
        pad_data[n, c, y * stride_h + ry * dilation_h, x * stride_w + rx * dilation_w] * kernel[c, 0, ry, rx] */
 static tc_result _tc_conv_depthwise_compute(tc_context *ctx, const tc_conv2d_desc *d, int p, int q, _tc_conv_graph *g) {
-    const tc_expr *ax[4], *red[2];
+    const tc_expr *ax[4], *l[4], *red[2], *at[4], *wt[4];
     _TC_CONV_TRY(_tc_conv_inputs(ctx, d, g));
     red[0] = tc_reduce_axisi(ctx, "ry", d->r), red[1] = tc_reduce_axisi(ctx, "rx", d->s);
-    ax[0] = tc_axisi(ctx, "n", d->n), ax[1] = tc_axisi(ctx, "c", d->c), ax[2] = tc_axisi(ctx, "y", p), ax[3] = tc_axisi(ctx, "x", q);
-    g->out = tc_compute(ctx, "depthwise", 4, ax,
-                        tc_sum(tc_mul(tc_at(g->pad, ax[0], ax[1], _tc_conv_window(ax[2], d->stride_h, red[0], d->dilation_h),
-                                            _tc_conv_window(ax[3], d->stride_w, red[1], d->dilation_w)),
-                                      tc_at(g->kernel, ax[1], tc_int(ctx, 0), red[0], red[1])),
-                               2, red));
+    l[0] = tc_axisi(ctx, "n", d->n), l[1] = tc_axisi(ctx, "c", d->c), l[2] = tc_axisi(ctx, "y", p), l[3] = tc_axisi(ctx, "x", q);
+    _tc_conv_out_axes(d, l, ax);
+    at[0] = l[0];
+    at[1] = l[1];
+    at[2] = _tc_conv_window(l[2], d->stride_h, red[0], d->dilation_h);
+    at[3] = _tc_conv_window(l[3], d->stride_w, red[1], d->dilation_w);
+    wt[0] = l[1];
+    wt[1] = tc_int(ctx, 0);
+    wt[2] = red[0];
+    wt[3] = red[1];
+    g->out = tc_compute(ctx, "depthwise", 4, ax, tc_sum(tc_mul(_tc_conv_at(g->pad, d->layout, at), _tc_conv_at(g->kernel, d->layout, wt)), 2, red));
     return g->out ? TC_OK : _tc_conv_error(ctx);
 }
+
+/* Where the output's channel axis sits: 1 in NCHW, 3 in NHWC. */
+static int _tc_conv_channel_axis(const tc_conv2d_desc *d) { return d->layout == TC_LAYOUT_NHWC ? 3 : 1; }
 
 /* What every template returns: the schedule, (data, kernel, output, then
    the epilogue's tensors), the flops; the epilogue's temporaries placed
@@ -1422,27 +1454,33 @@ static tc_result _tc_direct_tile_output(tc_cfg *cfg, const tc_conv2d_desc *d, _t
     static const tc_thread_tag tags[3][3] = {{TC_BLOCK_Z, TC_BLOCK_Y, TC_BLOCK_X},
                                              {TC_VTHREAD, TC_VTHREAD, TC_VTHREAD},
                                              {TC_THREAD_Z, TC_THREAD_Y, TC_THREAD_X}};
+    /* the order of (f, y, x) inside the blocks, and so their threads' tags: NHWC's f last, on threadIdx.x */
+    static const int inner_nchw[3] = {0, 1, 2}, inner_nhwc[3] = {1, 2, 0};
+    int nhwc = d->layout == TC_LAYOUT_NHWC, ca = _tc_conv_channel_axis(d);
+    const int *inner = nhwc ? inner_nhwc : inner_nchw;
     tc_stage *so = st->out;
-    tc_iter *n = tc_axis_of(so, 0), *f = tc_axis_of(so, 1), *group = NULL, *t[3][4], *order[14];
+    tc_iter *n = tc_axis_of(so, 0), *f = tc_axis_of(so, ca), *y = tc_axis_of(so, nhwc ? 1 : 2), *x = tc_axis_of(so, nhwc ? 2 : 3);
+    tc_iter *group = NULL, *t[3][4], *order[14];
     int j, a, m = 0;
     if (d->groups > 1) _TC_CONV_TRY(tc_split(so, f, d->k / d->groups, &group, &f));
     _TC_CONV_TRY(tc_cfg_apply_split(cfg, so, f, "tile_f", t[0]));
-    _TC_CONV_TRY(tc_cfg_apply_split(cfg, so, tc_axis_of(so, 2), "tile_y", t[1]));
-    _TC_CONV_TRY(tc_cfg_apply_split(cfg, so, tc_axis_of(so, 3), "tile_x", t[2]));
+    _TC_CONV_TRY(tc_cfg_apply_split(cfg, so, y, "tile_y", t[1]));
+    _TC_CONV_TRY(tc_cfg_apply_split(cfg, so, x, "tile_x", t[2]));
     if (d->n == 1) order[m++] = n;
     if (group) order[m++] = group;
     order[m++] = t[0][0], order[m++] = t[1][0];
     if (d->n > 1) order[m++] = n;
     order[m++] = t[2][0];
     for (j = 1; j < 4; j++)
-        for (a = 0; a < 3; a++) order[m++] = t[a][j];
+        for (a = 0; a < 3; a++) order[m++] = t[inner[a]][j];
     _TC_CONV_TRY(tc_reorder(so, m, order));
     if (group) _TC_CONV_TRY(tc_fuse(so, group, t[0][0], &t[0][0]));
     if (d->n > 1) _TC_CONV_TRY(tc_fuse(so, n, t[2][0], &t[2][0]));
-    for (j = 0; j < 3; j++)
-        for (a = 0; a < 3; a++) _TC_CONV_TRY(tc_bind(so, t[a][j], tags[j][a]));
+    for (a = 0; a < 3; a++) _TC_CONV_TRY(tc_bind(so, t[a][0], tags[0][a])); /* the blocks as in NCHW */
+    for (j = 1; j < 3; j++)
+        for (a = 0; a < 3; a++) _TC_CONV_TRY(tc_bind(so, t[inner[a]][j], tags[j][a]));
     st->scope = tc_stage_leaf(so, 0);
-    *tx = t[2][2];
+    *tx = t[inner[2]][2];
     return TC_OK;
 }
 
@@ -1504,20 +1542,33 @@ static tc_result _tc_conv_fetch_vec(tc_stage *ld, int ntags, const int64_t *coun
     return lanes ? tc_vectorize(ld, lanes) : TC_OK;
 }
 
-static tc_result _tc_conv_fetch(tc_stage *ld, int ntags, const int64_t *counts, const tc_thread_tag *tags, int strided) {
-    return _tc_conv_fetch_vec(ld, ntags, counts, tags, strided, 1);
-}
-
-/* The direct schedule's fetch: over threadIdx.z, y and x as the output's threads are. */
-static tc_result _tc_direct_fetch(tc_cfg *cfg, tc_stage *ld) {
+/* The direct schedule's fetch: over threadIdx.z, y and x as the output's
+   threads are. NHWC's tiles have the channels innermost: consecutive
+   threads take consecutive elements (coalesced), vec at a time. */
+static tc_result _tc_direct_fetch(tc_cfg *cfg, int nhwc, tc_stage *ld, int64_t vec) {
     static const tc_thread_tag tags[3] = {TC_THREAD_Z, TC_THREAD_Y, TC_THREAD_X};
     const int64_t *tf, *ty, *tx;
     int64_t counts[3];
     _TC_CONV_TRY(_tc_conv_sizes(cfg, "tile_f", &tf));
     _TC_CONV_TRY(_tc_conv_sizes(cfg, "tile_y", &ty));
     _TC_CONV_TRY(_tc_conv_sizes(cfg, "tile_x", &tx));
-    counts[0] = tf[2], counts[1] = ty[2], counts[2] = tx[2];
-    return _tc_conv_fetch(ld, 3, counts, tags, 0);
+    counts[0] = nhwc ? ty[2] : tf[2];
+    counts[1] = nhwc ? tx[2] : ty[2];
+    counts[2] = nhwc ? tf[2] : tx[2];
+    return _tc_conv_fetch_vec(ld, 3, counts, tags, nhwc, vec);
+}
+
+/* NHWC's copies of a reduction tile's channels, four at a time (float4)
+   where c / groups and the tile's channels (tile_rc's inner two) are
+   multiples of 4 (so are then its first channel and every row's start);
+   one otherwise, and always in NCHW. */
+static tc_result _tc_direct_copy_lanes(tc_cfg *cfg, const tc_conv2d_desc *d, int split_k, int64_t *vec) {
+    const int64_t *rc;
+    *vec = 1;
+    if (d->layout != TC_LAYOUT_NHWC || split_k || d->c / d->groups % 4) return TC_OK;
+    _TC_CONV_TRY(_tc_conv_sizes(cfg, "tile_rc", &rc));
+    if (rc[1] * rc[2] % 4 == 0) *vec = 4;
+    return TC_OK;
 }
 
 /* The tutorial's schedule, step by step, on the stages of g (with split_k,
@@ -1525,6 +1576,7 @@ static tc_result _tc_direct_fetch(tc_cfg *cfg, tc_stage *ld) {
 static tc_result _tc_direct_schedule(tc_cfg *cfg, const tc_conv2d_desc *d, int split_k, tc_schedule *s, const _tc_conv_graph *g) {
     _tc_direct_stages st;
     tc_iter *tx, *outer, *middle;
+    int64_t vec;
     memset(&st, 0, sizeof st);
     _TC_CONV_TRY(_tc_direct_caches(tc_cfg_context(cfg), s, g, &st));
     _TC_CONV_TRY(_tc_direct_tile_output(cfg, d, &st, &tx));
@@ -1534,8 +1586,9 @@ static tc_result _tc_direct_schedule(tc_cfg *cfg, const tc_conv2d_desc *d, int s
     _TC_CONV_TRY(tc_compute_at(st.WW, st.OL, outer));
     _TC_CONV_TRY(tc_compute_at(st.AL, st.OL, middle));
     _TC_CONV_TRY(tc_compute_at(st.WL, st.OL, middle));
-    _TC_CONV_TRY(_tc_direct_fetch(cfg, st.AA));
-    _TC_CONV_TRY(_tc_direct_fetch(cfg, st.WW));
+    _TC_CONV_TRY(_tc_direct_copy_lanes(cfg, d, split_k, &vec));
+    _TC_CONV_TRY(_tc_direct_fetch(cfg, d->layout == TC_LAYOUT_NHWC, st.AA, vec));
+    _TC_CONV_TRY(_tc_direct_fetch(cfg, d->layout == TC_LAYOUT_NHWC, st.WW, vec));
     return _tc_unroll_pragmas(cfg, st.out, st.scope);
 }
 
@@ -1544,7 +1597,7 @@ static tc_result _tc_direct_schedule(tc_cfg *cfg, const tc_conv2d_desc *d, int s
 static tc_result _tc_conv_direct_graph(tc_context *ctx, const tc_conv2d_desc *d, int p, int q, _tc_conv_graph *g, tc_schedule **s) {
     tc_tensor *final;
     _TC_CONV_TRY(_tc_conv_direct_compute(ctx, d, p, q, g));
-    _TC_CONV_TRY(_tc_conv_epilogue(ctx, d, 1, g));
+    _TC_CONV_TRY(_tc_conv_epilogue(ctx, d, _tc_conv_channel_axis(d), g));
     final = _tc_conv_final(g);
     return (*s = tc_create_schedule(ctx, 1, &final)) ? TC_OK : _tc_conv_error(ctx);
 }
@@ -1556,7 +1609,7 @@ TECOMP_API tc_result tc_conv2d_direct_template(tc_cfg *cfg, const void *task, tc
     tc_schedule *s;
     int p, q;
     if (!ctx || !out) return ctx ? _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "conv2d_direct: NULL argument") : TC_ERROR_INVALID_ARGUMENT;
-    _TC_CONV_TRY(_tc_conv_task(ctx, task, "conv2d_direct", &d));
+    _TC_CONV_TRY(_tc_conv_task_of(ctx, task, "conv2d_direct", _TC_CONV_NHWC, &d));
     tc_conv2d_output_size(&d, &p, &q);
     _TC_CONV_TRY(_tc_conv_direct_graph(ctx, &d, p, q, &g, &s));
     _TC_CONV_TRY(_tc_direct_knobs(cfg, &d, p, q, 0));
@@ -1666,15 +1719,21 @@ TECOMP_API tc_result tc_conv2d_splitk_template(tc_cfg *cfg, const void *task, tc
    block reads a tile of each and multiplies them as in any tiled GEMM.
    The output is out[o][f][i]: in NCHW o is the image and i the output
    pixel (y q + x), the memory of (n, k, p, q); in HWCN o is the pixel and i
-   the image, the memory of (p, q, k, n). For 1x1 kernels col is the input
-   itself and this is a plain GEMM.
+   the image, the memory of (p, q, k, n). NHWC turns both around so that the
+   channels are innermost everywhere: col[o][i][j] with j = (ry s + rx)
+   (c / groups) + c (KRSC's order: a column's channels are consecutive in
+   the input and in the weights, loaded four at a time), out[o][i][f], the
+   memory of (n, p, q, k). For 1x1 kernels col is the input itself and this
+   is a plain GEMM.
 
    With chunks > 1 the columns j are split among blocks (split-K):
    partial[ko][o][f][i] holds chunk ko's sums, a second stage adds them. */
 typedef struct _tc_gemm_graph {
     _tc_conv_graph conv;            /* data, kernel, pad, and the output out[o][f][i] */
     tc_tensor *wmat, *col, *partial; /* partial: NULL with one chunk */
-    int hwcn;                       /* HWCN, else NCHW */
+    int hwcn;                       /* HWCN */
+    int nhwc;                       /* NHWC (neither: NCHW) */
+    int64_t lanes;                  /* NHWC: the channels a column index keeps together (4 when c / groups allows float4 copies), else 1 */
     int64_t outer, inner;           /* the extents of o and i */
 } _tc_gemm_graph;
 
@@ -1689,7 +1748,28 @@ static void _tc_gemm_column(const tc_conv2d_desc *d, int hwcn, const tc_expr *j,
     }
 }
 
-/* W[f][j] (NCHW) or W[j][f] (HWCN: the weights' k is innermost, and so is
+/* NHWC's kernel tap and channel of column j, channel-minor (KRSC's r s c)
+   written over j / lanes and j % lanes: with j a copy's first column plus
+   its lane, the tap and the channel's upper part stay the copy's and the
+   lane adds to the channel, so that a vectorized copy sees consecutive
+   elements (lanes divides c / groups). */
+static void _tc_gemm_column_nhwc(const tc_conv2d_desc *d, int64_t lanes, const tc_expr *j, const tc_expr **c, const tc_expr **ry,
+                                 const tc_expr **rx) {
+    int64_t per_tap = d->c / d->groups / lanes;
+    const tc_expr *copy = lanes > 1 ? tc_divi(j, lanes) : j, *tap = tc_divi(copy, per_tap);
+    *c = lanes > 1 ? tc_add(tc_muli(tc_modi(copy, per_tap), lanes), tc_modi(j, lanes)) : tc_modi(j, per_tap);
+    *ry = tc_divi(tap, d->s);
+    *rx = tc_modi(tap, d->s);
+}
+
+/* The tap and channel of column j in g's layout. */
+static void _tc_gemm_column_of(const tc_conv2d_desc *d, const _tc_gemm_graph *g, const tc_expr *j, const tc_expr **c, const tc_expr **ry,
+                               const tc_expr **rx) {
+    if (g->nhwc) _tc_gemm_column_nhwc(d, g->lanes, j, c, ry, rx);
+    else _tc_gemm_column(d, g->hwcn, j, c, ry, rx);
+}
+
+/* W[f][j] (NCHW and NHWC) or W[j][f] (HWCN: the weights' k is innermost, and so is
    the shared tile's, for coalesced loads) and col[o][j][i] = pad_data at the
    image and the window's row and column of (o, i) and the tap and channel
    of j, over every group's (c / groups) r s columns in turn. */
@@ -1700,12 +1780,15 @@ static tc_result _tc_gemm_operands(tc_context *ctx, const tc_conv2d_desc *d, int
     f = tc_axisi(ctx, "f", d->k), j = tc_axisi(ctx, "j", cols);
     w[g->hwcn ? 1 : 0] = f, w[g->hwcn ? 0 : 1] = j;
     at[0] = f;
-    _tc_gemm_column(d, g->hwcn, j, &at[1], &at[2], &at[3]);
+    _tc_gemm_column_of(d, g, j, &at[1], &at[2], &at[3]);
     g->wmat = tc_compute(ctx, "wmat", 2, w, _tc_conv_at(g->conv.kernel, d->layout, at));
-    c[0] = tc_axisi(ctx, "o", g->outer), c[1] = j = tc_axisi(ctx, "j", (int64_t)d->groups * cols), c[2] = tc_axisi(ctx, "i", g->inner);
-    image = g->hwcn ? c[2] : c[0], pixel = g->hwcn ? c[0] : c[2];
+    c[0] = tc_axisi(ctx, "o", g->outer);
+    c[g->nhwc ? 2 : 1] = j = tc_axisi(ctx, "j", (int64_t)d->groups * cols);
+    c[g->nhwc ? 1 : 2] = tc_axisi(ctx, "i", g->inner);
+    image = g->hwcn ? c[2] : c[0];
+    pixel = g->hwcn ? c[0] : c[g->nhwc ? 1 : 2];
     at[0] = image;
-    _tc_gemm_column(d, g->hwcn, tc_modi(j, cols), &at[1], &ry, &rx); /* group j / cols, its column j % cols */
+    _tc_gemm_column_of(d, g, tc_modi(j, cols), &at[1], &ry, &rx); /* group j / cols, its column j % cols */
     at[1] = tc_add(tc_muli(tc_divi(j, cols), d->c / d->groups), at[1]);
     at[2] = _tc_conv_window(tc_divi(pixel, q), d->stride_h, ry, d->dilation_h);
     at[3] = _tc_conv_window(tc_modi(pixel, q), d->stride_w, rx, d->dilation_w);
@@ -1713,30 +1796,41 @@ static tc_result _tc_gemm_operands(tc_context *ctx, const tc_conv2d_desc *d, int
     return g->wmat && g->col ? TC_OK : _tc_conv_error(ctx);
 }
 
-/* out[(ko,) o, f, i] = sum over the chunk's columns jr of W[f, j] col[o, g0 + j, i]
-   with j = ko * per_chunk + jr and g0 the first column of f's group; then,
-   with chunks, out[o, f, i] = sum over ko of partial[ko, o, f, i]. */
+/* out[(ko,) o, f, i] (NHWC: [(ko,) o, i, f]) = sum over the chunk's
+   columns jr of W[f, j] col[o, g0 + j, i] (NHWC: col[o, i, g0 + j]) with
+   j = ko * per_chunk + jr and g0 the first column of f's group; then, with
+   chunks, out[o, f, i] = sum over ko of partial[ko, o, f, i]. */
 static tc_result _tc_gemm_compute(tc_context *ctx, const tc_conv2d_desc *d, int p, int q, int chunks, _tc_gemm_graph *g) {
-    const tc_expr *ax[4], *jr, *j, *column, *ko, *sum_ax[3], *weight;
+    const tc_expr *ax[4], *jr, *j, *column, *ko, *sum_ax[3], *weight, *o, *f, *i, *cell;
     int64_t cols = (int64_t)d->c / d->groups * d->r * d->s, per_chunk = cols / chunks;
     int m = 0;
     g->hwcn = d->layout == TC_LAYOUT_HWCN;
+    g->nhwc = d->layout == TC_LAYOUT_NHWC;
+    g->lanes = g->nhwc && d->c / d->groups % 4 == 0 ? 4 : 1;
     g->outer = g->hwcn ? (int64_t)p * q : d->n, g->inner = g->hwcn ? d->n : (int64_t)p * q;
     _TC_CONV_TRY(_tc_gemm_operands(ctx, d, q, g));
     if (chunks > 1) ax[m++] = tc_axisi(ctx, "ko", chunks);
-    ax[m++] = tc_axisi(ctx, "o", g->outer), ax[m++] = tc_axisi(ctx, "f", d->k), ax[m++] = tc_axisi(ctx, "i", g->inner);
+    o = tc_axisi(ctx, "o", g->outer);
+    f = tc_axisi(ctx, "f", d->k);
+    i = tc_axisi(ctx, "i", g->inner);
+    ax[m++] = o;
+    ax[m++] = g->nhwc ? i : f;
+    ax[m++] = g->nhwc ? f : i;
     jr = tc_reduce_axisi(ctx, "jr", per_chunk);
     j = chunks > 1 ? tc_add(tc_muli(ax[0], per_chunk), jr) : jr;
-    column = d->groups == 1 ? j : tc_add(tc_muli(tc_divi(ax[m - 2], d->k / d->groups), cols), j);
-    weight = g->hwcn ? tc_at(g->wmat, j, ax[m - 2]) : tc_at(g->wmat, ax[m - 2], j);
-    g->partial = tc_compute(ctx, chunks > 1 ? "partial" : "conv", m, ax, tc_sum(tc_mul(weight, tc_at(g->col, ax[m - 3], column, ax[m - 1])), 1, &jr));
+    column = d->groups == 1 ? j : tc_add(tc_muli(tc_divi(f, d->k / d->groups), cols), j);
+    weight = g->hwcn ? tc_at(g->wmat, j, f) : tc_at(g->wmat, f, j);
+    cell = g->nhwc ? tc_at(g->col, o, i, column) : tc_at(g->col, o, column, i);
+    g->partial = tc_compute(ctx, chunks > 1 ? "partial" : "conv", m, ax, tc_sum(tc_mul(weight, cell), 1, &jr));
     if (!g->partial) return _tc_conv_error(ctx);
     if (chunks == 1) {
         g->conv.out = g->partial, g->partial = NULL;
         return TC_OK;
     }
     ko = tc_reduce_axisi(ctx, "ko", chunks);
-    sum_ax[0] = tc_axisi(ctx, "o", g->outer), sum_ax[1] = tc_axisi(ctx, "f", d->k), sum_ax[2] = tc_axisi(ctx, "i", g->inner);
+    sum_ax[0] = tc_axisi(ctx, "o", g->outer);
+    sum_ax[g->nhwc ? 2 : 1] = tc_axisi(ctx, "f", d->k);
+    sum_ax[g->nhwc ? 1 : 2] = tc_axisi(ctx, "i", g->inner);
     g->conv.out = tc_compute(ctx, "conv", 3, sum_ax, tc_sum(tc_at(g->partial, ko, sum_ax[0], sum_ax[1], sum_ax[2]), 1, &ko));
     return g->conv.out ? TC_OK : _tc_conv_error(ctx);
 }
@@ -1763,28 +1857,37 @@ static tc_result _tc_gemm_knobs(tc_cfg *cfg, const tc_conv2d_desc *d, int p, int
    output pixels of one image) each into block, virtual thread, thread and
    inner loops; chunks and images on blockIdx.z (a tile never spans two
    images, whose columns are p q apart in NCHW), groups with f's blocks on
-   blockIdx.y, i's blocks on blockIdx.x. *tx is the threadIdx.x loop,
-   *scope the outermost, where the unroll pragmas go. */
+   blockIdx.y, i's blocks on blockIdx.x. *tx is the innermost thread loop
+   (threadIdx.x), *scope the outermost, where the unroll pragmas go.
+   NHWC's output has f innermost: f's threads are threadIdx.x there (a warp
+   stores consecutive channels), i's threadIdx.y, and each thread's tile
+   runs over its pixels, then its channels. */
 static tc_result _tc_gemm_tile_output(tc_cfg *cfg, const tc_conv2d_desc *d, tc_stage *so, int chunks, tc_iter **tx, tc_iter **scope) {
     static const tc_thread_tag tags[3][2] = {{TC_BLOCK_Y, TC_BLOCK_X}, {TC_VTHREAD, TC_VTHREAD}, {TC_THREAD_Y, TC_THREAD_X}};
-    int first = chunks > 1, j, m = 0;
-    tc_iter *images = tc_axis_of(so, first), *f = tc_axis_of(so, first + 1), *group = NULL, *t[2][4], *order[11];
+    int first = chunks > 1, nhwc = d->layout == TC_LAYOUT_NHWC, j, m = 0;
+    int fa = nhwc ? 0 : 1; /* t[fa]: the axis inner at each level, on threadIdx.x (i in NCHW, f in NHWC) */
+    tc_iter *images = tc_axis_of(so, first), *f = tc_axis_of(so, first + (nhwc ? 2 : 1)), *i = tc_axis_of(so, first + (nhwc ? 1 : 2));
+    tc_iter *group = NULL, *t[2][4], *order[11];
     if (first) _TC_CONV_TRY(tc_fuse(so, tc_axis_of(so, 0), images, &images));
     if (d->groups > 1) _TC_CONV_TRY(tc_split(so, f, d->k / d->groups, &group, &f));
     _TC_CONV_TRY(tc_cfg_apply_split(cfg, so, f, "tile_f", t[0]));
-    _TC_CONV_TRY(tc_cfg_apply_split(cfg, so, tc_axis_of(so, first + 2), "tile_i", t[1]));
+    _TC_CONV_TRY(tc_cfg_apply_split(cfg, so, i, "tile_i", t[1]));
     order[m++] = images;
-    if (group) order[m++] = group;
-    for (j = 0; j < 4; j++) order[m++] = t[0][j], order[m++] = t[1][j];
+    for (j = 0; j < 4; j++) {
+        if (group && j == 0 && fa == 1) order[m++] = group; /* right outside f's blocks, to fuse with them */
+        order[m++] = t[1 - fa][j];
+        if (group && j == 0 && fa == 0) order[m++] = group;
+        order[m++] = t[fa][j];
+    }
     _TC_CONV_TRY(tc_reorder(so, m, order));
     if (group) _TC_CONV_TRY(tc_fuse(so, group, t[0][0], &t[0][0]));
     _TC_CONV_TRY(tc_bind(so, images, TC_BLOCK_Z));
     for (j = 0; j < 3; j++) {
-        _TC_CONV_TRY(tc_bind(so, t[0][j], tags[j][0]));
-        _TC_CONV_TRY(tc_bind(so, t[1][j], tags[j][1]));
+        _TC_CONV_TRY(tc_bind(so, t[0][j], tags[j][j == 2 ? 1 - fa : 0]));
+        _TC_CONV_TRY(tc_bind(so, t[1][j], tags[j][j == 2 ? fa : 1]));
     }
     *scope = images;
-    *tx = t[1][2];
+    *tx = t[fa][2];
     return TC_OK;
 }
 
@@ -1798,18 +1901,27 @@ static tc_result _tc_gemm_reduction_outside(tc_stage *sl, int chunks, tc_iter *j
     return tc_reorder(sl, m, order);
 }
 
+/* The elements each thread copies at once into the shared tiles: NHWC's
+   tiles hold rows of consecutive columns, which are consecutive channels
+   in the input and the weights, so four a copy (float4, aligned: c /
+   groups is a multiple of 4, and so is the tile's width, tj[1] tj[2])
+   where both allow it; one otherwise. */
+static int64_t _tc_gemm_copy_lanes(const _tc_gemm_graph *g, const int64_t *tj) {
+    return g->lanes > 1 && tj[1] * tj[2] % g->lanes == 0 ? g->lanes : 1;
+}
+
 /* The product, scheduled as a tiled GEMM: accumulators in registers (OL);
    per shared tile of the chunk's columns, the block's rows of W and its
    columns of col staged in shared memory (WW, AA), loaded by all of the
-   block's threads; per register step, each thread's rows and columns in
-   registers (WL, AL). */
+   block's threads (NHWC: float4 copies where _tc_gemm_copy_lanes allows);
+   per register step, each thread's rows and columns in registers (WL, AL). */
 static tc_result _tc_gemm_schedule_product(tc_cfg *cfg, const tc_conv2d_desc *d, tc_schedule *s, const _tc_gemm_graph *g, int chunks) {
     tc_context *ctx = tc_cfg_context(cfg);
     tc_tensor *product = chunks > 1 ? g->partial : g->conv.out, *OL, *AA, *WW, *AL, *WL;
     tc_stage *so, *sl, *aa, *ww;
     tc_iter *tx, *scope, *jr, *jo, *jm, *ji;
     const int64_t *tj, *tf, *ti;
-    int64_t counts[2];
+    int64_t counts[2], vec;
     static const tc_thread_tag fetch_tags[2] = {TC_THREAD_Y, TC_THREAD_X};
     _TC_CONV_TRY(tc_compute_inline(tc_stage_of(s, g->conv.pad)));
     _TC_CONV_TRY(tc_compute_inline(tc_stage_of(s, g->col)));
@@ -1837,9 +1949,11 @@ static tc_result _tc_gemm_schedule_product(tc_cfg *cfg, const tc_conv2d_desc *d,
     _TC_CONV_TRY(tc_compute_at(tc_stage_of(s, WL), sl, jm));
     _TC_CONV_TRY(_tc_conv_sizes(cfg, "tile_f", &tf));
     _TC_CONV_TRY(_tc_conv_sizes(cfg, "tile_i", &ti));
-    counts[0] = tf[2], counts[1] = ti[2];
-    _TC_CONV_TRY(_tc_conv_fetch(aa, 2, counts, fetch_tags, 1));
-    _TC_CONV_TRY(_tc_conv_fetch(ww, 2, counts, fetch_tags, 1));
+    counts[0] = g->nhwc ? ti[2] : tf[2]; /* threadIdx.y's, then threadIdx.x's */
+    counts[1] = g->nhwc ? tf[2] : ti[2];
+    vec = _tc_gemm_copy_lanes(g, tj);
+    _TC_CONV_TRY(_tc_conv_fetch_vec(aa, 2, counts, fetch_tags, 1, vec));
+    _TC_CONV_TRY(_tc_conv_fetch_vec(ww, 2, counts, fetch_tags, 1, vec));
     return _tc_unroll_pragmas(cfg, so, scope);
 }
 
@@ -1852,13 +1966,13 @@ TECOMP_API tc_result tc_conv2d_gemm_template(tc_cfg *cfg, const void *task, tc_i
     tc_schedule *s;
     int p, q, chunks;
     if (!ctx || !out) return ctx ? _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "conv2d_gemm: NULL argument") : TC_ERROR_INVALID_ARGUMENT;
-    _TC_CONV_TRY(_tc_conv_task_of(ctx, task, "conv2d_gemm", 1, &d));
+    _TC_CONV_TRY(_tc_conv_task_of(ctx, task, "conv2d_gemm", _TC_CONV_HWCN | _TC_CONV_NHWC, &d));
     tc_conv2d_output_size(&d, &p, &q);
     _TC_CONV_TRY(_tc_gemm_knobs(cfg, &d, p, q));
     _TC_CONV_TRY(_tc_conv_sizes(cfg, "tile_j", &tj));
     chunks = (int)tj[3];
     _TC_CONV_TRY(_tc_gemm_compute(ctx, &d, p, q, chunks, &g));
-    _TC_CONV_TRY(_tc_conv_epilogue(ctx, &d, 1, &g.conv)); /* (o, f, i): f in either layout */
+    _TC_CONV_TRY(_tc_conv_epilogue(ctx, &d, g.nhwc ? 2 : 1, &g.conv)); /* (o, f, i), NHWC's (o, i, f) */
     final = _tc_conv_final(&g.conv);
     if (!(s = tc_create_schedule(ctx, 1, &final))) return _tc_conv_error(ctx);
     _TC_CONV_TRY(_tc_gemm_schedule_product(cfg, &d, s, &g, chunks));
@@ -1878,7 +1992,7 @@ static tc_result _tc_depthwise_knobs(tc_cfg *cfg, const tc_conv2d_desc *d, int p
     memset(&two, 0, sizeof two);
     memset(&three, 0, sizeof three);
     two.num_outputs = 2;
-    two.max_factor = 64;
+    two.max_factor = d->layout == TC_LAYOUT_NHWC ? 256 : 64; /* NHWC's channels are on threadIdx.x (_tc_depthwise_schedule_nhwc) */
     three.num_outputs = 3;
     _TC_CONV_TRY(tc_define_split(cfg, "tile_c", d->c, &two));
     _TC_CONV_TRY(tc_define_split(cfg, "tile_y", p, &three));
@@ -1916,6 +2030,37 @@ static tc_result _tc_depthwise_schedule(tc_cfg *cfg, tc_schedule *s, const _tc_c
     return tc_pragma(so, c[0], "auto_unroll_max_step", (int)tc_cfg_knob(cfg, "auto_unroll_max_step"));
 }
 
+/* v4 turned channels-last (NHWC, weights [c][r][s][1]): the channels on
+   threadIdx.x, so that a warp reads 32 consecutive channels of a pixel
+   (one coalesced 128-byte line a tap; the taps' overlap hits in L1) and
+   stores 32 consecutive outputs; columns on threadIdx.y, rows on
+   threadIdx.z (at most 64); blocks as v4's. Each thread keeps its tile of
+   outputs, rows then columns, in registers, the window loops outside it. */
+static tc_result _tc_depthwise_schedule_nhwc(tc_cfg *cfg, tc_schedule *s, const _tc_conv_graph *g) {
+    tc_context *ctx = tc_cfg_context(cfg);
+    tc_tensor *OL;
+    tc_stage *so, *sl;
+    tc_iter *c[2], *y[3], *x[3], *blocks;
+    _TC_CONV_TRY(tc_compute_inline(tc_stage_of(s, g->pad)));
+    if (!(OL = tc_cache_write(s, g->out, TC_SCOPE_LOCAL)) || !(sl = tc_stage_of(s, OL))) return _tc_conv_error(ctx);
+    _TC_CONV_TRY(_tc_conv_output_stage(ctx, s, g, &so));
+    _TC_CONV_TRY(tc_cfg_apply_split(cfg, so, tc_axis_of(so, 3), "tile_c", c));
+    _TC_CONV_TRY(tc_cfg_apply_split(cfg, so, tc_axis_of(so, 1), "tile_y", y));
+    _TC_CONV_TRY(tc_cfg_apply_split(cfg, so, tc_axis_of(so, 2), "tile_x", x));
+    _TC_CONV_TRY(tc_reorder_args(so, c[0], tc_axis_of(so, 0), y[0], x[0], y[1], x[1], c[1], y[2], x[2]));
+    _TC_CONV_TRY(tc_fuse(so, tc_axis_of(so, 0), y[0], &blocks));
+    _TC_CONV_TRY(tc_fuse(so, blocks, x[0], &blocks));
+    _TC_CONV_TRY(tc_bind(so, c[0], TC_BLOCK_Y));
+    _TC_CONV_TRY(tc_bind(so, blocks, TC_BLOCK_X));
+    _TC_CONV_TRY(tc_bind(so, y[1], TC_THREAD_Z));
+    _TC_CONV_TRY(tc_bind(so, x[1], TC_THREAD_Y));
+    _TC_CONV_TRY(tc_bind(so, c[1], TC_THREAD_X));
+    _TC_CONV_TRY(tc_compute_at(sl, so, c[1]));
+    _TC_CONV_TRY(tc_reorder_args(sl, tc_axis_of(sl, 0), tc_axis_of(sl, 3), tc_reduce_axis_of(sl, 0), tc_reduce_axis_of(sl, 1),
+                                 tc_axis_of(sl, 1), tc_axis_of(sl, 2)));
+    return tc_pragma(so, c[0], "auto_unroll_max_step", (int)tc_cfg_knob(cfg, "auto_unroll_max_step"));
+}
+
 TECOMP_API tc_result tc_conv2d_depthwise_template(tc_cfg *cfg, const void *task, tc_instance *out) {
     tc_context *ctx = tc_cfg_context(cfg);
     tc_conv2d_desc d;
@@ -1924,17 +2069,18 @@ TECOMP_API tc_result tc_conv2d_depthwise_template(tc_cfg *cfg, const void *task,
     tc_schedule *s;
     int p, q;
     if (!ctx || !out) return ctx ? _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "conv2d_depthwise: NULL argument") : TC_ERROR_INVALID_ARGUMENT;
-    _TC_CONV_TRY(_tc_conv_task(ctx, task, "conv2d_depthwise", &d));
+    _TC_CONV_TRY(_tc_conv_task_of(ctx, task, "conv2d_depthwise", _TC_CONV_NHWC, &d));
     if (d.groups != d.c || d.k != d.c)
         return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT,
                         "conv2d_depthwise: needs groups == c == k (one filter per channel); the task has groups %d, c %d, k %d", d.groups, d.c, d.k);
     tc_conv2d_output_size(&d, &p, &q);
     _TC_CONV_TRY(_tc_conv_depthwise_compute(ctx, &d, p, q, &g));
-    _TC_CONV_TRY(_tc_conv_epilogue(ctx, &d, 1, &g));
+    _TC_CONV_TRY(_tc_conv_epilogue(ctx, &d, _tc_conv_channel_axis(&d), &g));
     final = _tc_conv_final(&g);
     if (!(s = tc_create_schedule(ctx, 1, &final))) return _tc_conv_error(ctx);
     _TC_CONV_TRY(_tc_depthwise_knobs(cfg, &d, p, q));
-    _TC_CONV_TRY(_tc_depthwise_schedule(cfg, s, &g));
+    if (d.layout == TC_LAYOUT_NHWC) _TC_CONV_TRY(_tc_depthwise_schedule_nhwc(cfg, s, &g));
+    else _TC_CONV_TRY(_tc_depthwise_schedule(cfg, s, &g));
     return _tc_conv_instance(&d, s, &g, out);
 }
 
@@ -2350,7 +2496,7 @@ TECOMP_API tc_result tc_conv2d_winograd_template(tc_cfg *cfg, const void *task, 
     tc_schedule *s;
     int p, q;
     if (!ctx || !out) return ctx ? _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "conv2d_winograd: NULL argument") : TC_ERROR_INVALID_ARGUMENT;
-    _TC_CONV_TRY(_tc_conv_task_of(ctx, task, "conv2d_winograd", 1, &d));
+    _TC_CONV_TRY(_tc_conv_task_of(ctx, task, "conv2d_winograd", _TC_CONV_HWCN, &d));
     _TC_CONV_TRY(_tc_wino_check_task(ctx, &d));
     tc_conv2d_output_size(&d, &p, &q);
     /* the tile size comes first: the computation depends on it */
@@ -3381,8 +3527,8 @@ static tc_result _tc_nchw_cuda_schedule(tc_cfg *cfg, tc_schedule *s, const _tc_c
                                  tc_axis_of(sl, 3)));
     _TC_CONV_TRY(tc_compute_at(tc_stage_of(s, AA), sl, rx[0]));
     _TC_CONV_TRY(tc_compute_at(tc_stage_of(s, WW), sl, rx[0]));
-    _TC_CONV_TRY(_tc_direct_fetch(cfg, tc_stage_of(s, AA)));
-    _TC_CONV_TRY(_tc_direct_fetch(cfg, tc_stage_of(s, WW)));
+    _TC_CONV_TRY(_tc_direct_fetch(cfg, 0, tc_stage_of(s, AA), 1));
+    _TC_CONV_TRY(_tc_direct_fetch(cfg, 0, tc_stage_of(s, WW), 1));
     return _tc_unroll_pragmas(cfg, so, scope);
 }
 
@@ -3717,6 +3863,26 @@ TECOMP_API tc_conv2d_math tc_conv2d_template_math(tc_template_fn fn, const tc_co
 
 TECOMP_API tc_template_fn tc_conv2d_template_named(const char *name) { return _tc_conv_template_lookup(name, NULL); }
 
+/* NHWC float32 with exact math (resolved): the FFMA templates built for
+   channels-last, by NCHW's rule less Winograd (which has no NHWC kernels):
+   depthwise for depthwise, the implicit GEMM up to _TC_GEMM_MAX_OUTPUTS
+   outputs a channel (ResNet-18's C2-C12 at batch 1), the direct template
+   past it (C1). The threshold was measured in NCHW; NHWC's is unmeasured. */
+static tc_template_fn _tc_conv_template_nhwc(const tc_conv2d_desc *r, const char **name) {
+    int p, q;
+    if (r->groups == r->c && r->k == r->c) {
+        if (name) *name = "conv2d_depthwise";
+        return tc_conv2d_depthwise_template;
+    }
+    tc_conv2d_output_size(r, &p, &q);
+    if ((int64_t)r->n * p * q <= _TC_GEMM_MAX_OUTPUTS) {
+        if (name) *name = "conv2d_gemm";
+        return tc_conv2d_gemm_template;
+    }
+    if (name) *name = "conv2d_direct";
+    return tc_conv2d_direct_template;
+}
+
 TECOMP_API tc_template_fn tc_conv2d_template_for(const tc_conv2d_desc *d, const char **name) {
     tc_conv2d_desc r;
     int p, q, hwcn;
@@ -3734,6 +3900,7 @@ TECOMP_API tc_template_fn tc_conv2d_template_for(const tc_conv2d_desc *d, const 
         if (name) *name = "conv2d_mma";
         return tc_conv2d_mma_template;
     }
+    if (r.dtype == TC_FLOAT32 && r.layout == TC_LAYOUT_NHWC) return _tc_conv_template_nhwc(&r, name);
     if (r.dtype != TC_FLOAT32 || (r.layout != TC_LAYOUT_NCHW && !hwcn)) return NULL;
     if (!hwcn && r.groups == r.c && r.k == r.c) {
         if (name) *name = "conv2d_depthwise";

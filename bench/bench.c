@@ -7,7 +7,8 @@
                      --shape N,C,H,W,K,R,S[,stride[,pad[,groups[,dilation]]]]]
                     [--trials N] [--tuner model|random|grid|genetic] [--template NAME]
                     [--records FILE] [--fresh] [--repeat N] [--csv FILE] [--svg FILE]
-                    [--cudnn legacy|backend|both] [--math exact|tf32] [--layout nchw|nhwc] [--epilogue LIST] [--help]
+                    [--cudnn legacy|backend|both] [--cudnn-layout both|nchw|nhwc] [--math exact|tf32]
+                    [--layout nchw|nhwc] [--epilogue LIST] [--help]
 
    --help lists every option with its default (tools/conv_shape.h: the
    --shape grammar, shared with tecomp-tune).
@@ -40,12 +41,15 @@
 
    --layout nhwc runs the NCHW float32 rows (the suite's and --shape's) in
    NHWC on tecomp's side: the same convolution and data, NHWC input, KRSC
-   weights, NHWK output (the TF32 template conv2d_mma's layout; exact math
-   has no NHWC float32 template today, so those rows then run cuDNN only). cuDNN
-   runs float32 rows in NCHW and NHWC either way and reports the faster;
-   the reference is computed in NCHW and laid out for each. The default,
-   nchw, leaves every row in the suite's layout. HWCN, NHWCnc and float16
-   rows keep theirs.
+   weights, NHWK output (TF32: conv2d_mma; exact math: conv2d_gemm,
+   conv2d_direct and conv2d_depthwise built channels-last). cuDNN runs
+   float32 rows in NCHW and NHWC either way and reports the faster, unless
+   --cudnn-layout nchw or nhwc keeps it to one (the channels-last
+   comparison: --layout nhwc --cudnn-layout nhwc, cuDNN FMA math in NHWC,
+   its best algorithm); the reference is computed in NCHW and laid out for
+   each. The default, nchw, leaves every row in the suite's layout. HWCN,
+   NHWCnc and float16 rows keep theirs (--cudnn-layout applies to every
+   float32 row).
 
    It runs in two phases because of how tecomp measures: the tuner times
    candidates in worker processes forked from a supervisor, and a process
@@ -110,13 +114,22 @@
 #define BENCH_GRAPH_FINALISTS 3
 
 // >>options
+/* --cudnn-layout's words: both (0), nchw and nhwc (their CUDNN_CONV_LAYOUT_* + 1); 0 returned for any other. */
+static int bench_cudnn_layout_named(const char *word, int *out) {
+    if (!strcmp(word, "both")) *out = 0;
+    else if (!strcmp(word, "nchw")) *out = CUDNN_CONV_LAYOUT_NCHW + 1;
+    else if (!strcmp(word, "nhwc")) *out = CUDNN_CONV_LAYOUT_NHWC + 1;
+    else return 0;
+    return 1;
+}
+
 
 static void bench_usage(const char *argv0) {
     fprintf(stderr,
             "usage: %s [--suite FILE] [--rows NAME,NAME,... | --group C|D|seed|b32 | --shape " CONV_SHAPE_GRAMMAR "]\n"
             "       [--trials N] [--tuner model|random|grid|genetic] [--template NAME] [--records FILE] [--fresh] [--repeat N]\n"
-            "       [--csv FILE] [--svg FILE] [--cudnn legacy|backend|both] [--math exact|tf32] [--layout nchw|nhwc] [--epilogue LIST]\n"
-            "       [--help]\n",
+            "       [--csv FILE] [--svg FILE] [--cudnn legacy|backend|both] [--cudnn-layout both|nchw|nhwc] [--math exact|tf32]\n"
+            "       [--layout nchw|nhwc] [--epilogue LIST] [--help]\n",
             argv0);
 }
 
@@ -145,7 +158,10 @@ static void bench_help(const char *argv0, const bench_opts *o) {
            "  --cudnn legacy|backend|both  which cuDNN API times each row; both: the faster (default both)\n"
            "  --math exact|tf32  how tecomp computes float32 rows: exact FFMA (checked to 1e-4, speedup over cuDNN FMA) or\n"
            "                     TF32 tensor cores (checked to 2e-3, speedup over cuDNN TF32) (default %s)\n"
-           "  --layout nchw|nhwc nhwc: NCHW float32 rows run in NHWC on tecomp's side (default nchw)\n"
+           "  --layout nchw|nhwc nhwc: NCHW float32 rows run in NHWC on tecomp's side (exact: conv2d_gemm, conv2d_direct,\n"
+           "                     conv2d_depthwise; tf32: conv2d_mma) (default nchw)\n"
+           "  --cudnn-layout both|nchw|nhwc  the layouts cuDNN runs float32 rows in: both, its faster; or only one, e.g.\n"
+           "                     nhwc beside --layout nhwc (default both)\n"
            "  --epilogue LIST    also run every row with this epilogue fused, beside cuDNN's fused call or its convolution and\n"
            "                     the epilogue as a second kernel: comma-separated steps in order, scale, bias, residual, one of relu,\n"
            "                     relu6, leaky_relu[=SLOPE], clamp=LO:HI, silu, gelu_tanh, sigmoid, and f16 or bf16 for the output\n"
@@ -193,6 +209,7 @@ static int bench_parse_args(int argc, char **argv, bench_opts *o) {
         else if (!strcmp(a, "--cudnn") && v && bench_cudnn_apis_named(v)) o->cudnn_apis = bench_cudnn_apis_named(v), k++;
         else if (!strcmp(a, "--math") && v && sample_math_named(v, &o->math)) k++;
         else if (!strcmp(a, "--layout") && v && sample_layout_named(v, &o->nhwc)) k++;
+        else if (!strcmp(a, "--cudnn-layout") && v && bench_cudnn_layout_named(v, &o->cudnn_layout)) k++;
         else if (!strcmp(a, "--epilogue") && v) {
             char why[256];
             if (!bench_epilogue_parse(v, &o->epilogue, why, sizeof why)) {
@@ -251,6 +268,7 @@ static double bench_epilogue_tolerance(const bench_opts *o, double bare) {
 }
 
 static const char *bench_cudnn_layout_name(int layout) { return layout == CUDNN_CONV_LAYOUT_NHWC ? "NHWC" : "NCHW"; }
+
 
 /* Every name --rows asks for is in the suite; 0 after naming one that is not. */
 static int bench_rows_all_found(const bench_opts *o, const bench_row *rows, int n) {
@@ -1281,6 +1299,8 @@ static void bench_run_cudnn(tc_context *ctx, bench_row *row, const bench_opts *o
                row->cudnn_tf32.backend_us);
     if (row->ncudnn_layouts > 1 && bench_compared(row)->us > 0)
         bench_note(row, "cuDNN %s: best of NCHW and NHWC (%s)", bench_compared_math(row), bench_cudnn_layout_name(bench_compared(row)->layout));
+    if (row->ncudnn_layouts == 1 && row->conv.dtype == TC_FLOAT32 && o->cudnn_layout && bench_compared(row)->us > 0)
+        bench_note(row, "cuDNN %s in %s only (--cudnn-layout)", bench_compared_math(row), bench_cudnn_layout_name(row->cudnn_layouts[0]));
     if (row->conv.dtype == TC_FLOAT16) bench_note(row, "cuDNN half data, float compute, tensor ops; checked to %.0e", BENCH_TOL_F16);
 }
 

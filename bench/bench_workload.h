@@ -35,6 +35,8 @@ typedef struct bench_opts {
     tc_tuner_kind tuner;
     tc_conv2d_math math;      /* --math: how float32 rows compute on tecomp's side (exact FFMA, or TF32 tensor cores) */
     int nhwc;                 /* --layout nhwc: NCHW float32 rows run in NHWC */
+    int cudnn_layout;         /* --cudnn-layout: 0 (both) cuDNN's best of NCHW and NHWC for float32 rows; else the one
+                                 CUDNN_CONV_LAYOUT_* + 1 (nchw, nhwc) it runs them in */
     const char *epilogue_list; /* --epilogue's text; NULL: bare convolutions only */
     tc_conv2d_epilogue epilogue; /* what it says: every row runs fused with it too */
 } bench_opts;
@@ -143,11 +145,16 @@ static inline int bench_row_tf32(const bench_row *row) { return row->conv.dtype 
    same convolution in NHWC (KRSC weights, NHWK output), its layout word
    too, so that the report and the CSV say what tecomp ran. cuDNN runs
    float32 rows in NCHW and NHWC either way (bench_row_kind) on the same
-   data, and the reference is computed in NCHW and laid out for each side.
-   Other rows are left as they are. 1 when the row changed layout. */
+   data, and the reference is computed in NCHW and laid out for each side;
+   --cudnn-layout nchw or nhwc keeps cuDNN to that one layout. Other rows
+   are left as they are. 1 when the row changed layout. */
 static inline int bench_row_apply_options(bench_row *row, const bench_opts *o) {
     if (row->conv.dtype != TC_FLOAT32) return 0;
     row->conv.math = o->math;
+    if (o->cudnn_layout) { /* --cudnn-layout nchw|nhwc: cuDNN in that layout only (an engine's channels-last comparison) */
+        row->cudnn_layouts[0] = o->cudnn_layout - 1;
+        row->ncudnn_layouts = 1;
+    }
     if (!o->nhwc || row->conv.layout != TC_LAYOUT_NCHW) return 0;
     row->conv.layout = TC_LAYOUT_NHWC;
     snprintf(row->layout, sizeof row->layout, "%s", tc_layout_name(TC_LAYOUT_NHWC));

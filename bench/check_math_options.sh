@@ -17,6 +17,7 @@ expect 2 "tecomp-bench --math bogus" "$bench" --math bogus
 grep -q "usage:" "$dir/out.log" || { echo "FAILED: tecomp-bench --math bogus printed no usage"; failed=1; }
 expect 2 "tecomp-bench --math without a value" "$bench" --math
 expect 2 "tecomp-bench --layout hwcn" "$bench" --layout hwcn
+expect 2 "tecomp-bench --cudnn-layout hwcn" "$bench" --cudnn-layout hwcn
 expect 2 "tecomp-tune --math bogus" "$tune" --shape 1,8,9,9,12,3,3,2,1 --math bogus
 grep -q "usage:" "$dir/out.log" || { echo "FAILED: tecomp-tune --math bogus printed no usage"; failed=1; }
 expect 2 "tecomp-tune --layout bogus" "$tune" --shape 1,8,9,9,12,3,3,2,1 --layout bogus
@@ -30,5 +31,14 @@ grep -q '^shape,NCHW,f32,tf32,.*,cudnn_tf32,.*no TF32 template for NCHW f32' "$c
     { echo "FAILED: the CSV does not leave the exact template's TF32 row out:"; cat "$csv"; failed=1; }
 grep -q 'first configuration that lowers' "$csv" && { echo "FAILED: the exact template was checked as a TF32 row:"; cat "$csv"; failed=1; }
 grep -q 'speedup vs cuDNN TF32' "$csv" || { echo "FAILED: the CSV does not say which comparison it makes"; failed=1; }
+
+# exact float32 in NHWC (conv2d_gemm): tuned and checked on the host, as NCHW rows are
+csv="$dir/nhwc-exact.csv"
+expect 0 "tecomp-bench --layout nhwc --cudnn-layout nhwc" "$bench" --layout nhwc --cudnn-layout nhwc --shape 1,8,9,9,12,3,3,2,1 \
+    --trials 4 --fresh --records "$dir/nhwc-exact.jsonl" --csv "$csv" --svg "$dir/nhwc-exact.svg"
+grep -q '^shape,NHWC,f32,exact,' "$csv" || { echo "FAILED: the CSV has no exact NHWC row:"; cat "$csv"; failed=1; }
+grep -q 'no tecomp template' "$csv" && { echo "FAILED: exact NHWC found no template:"; cat "$csv"; failed=1; }
+expect 0 "tecomp-tune --layout nhwc (exact)" "$tune" --shape 1,8,9,9,12,3,3,2,1 --layout nhwc --trials 4 --fresh --records "$dir/tune-nhwc.jsonl"
+grep -q 'conv2d_gemm' "$dir/out.log" || { echo "FAILED: tecomp-tune --layout nhwc did not take conv2d_gemm:"; cat "$dir/out.log"; failed=1; }
 
 exit $failed

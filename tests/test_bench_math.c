@@ -182,6 +182,18 @@ TC_TEST(layout_nhwc_and_math_change_only_float32_rows) {
     TC_CHECK_EQ_INT(bench_row_apply_options(&nchw, &o), 0);
     TC_CHECK_EQ_INT(nchw.conv.layout, TC_LAYOUT_NCHW);
     TC_CHECK(!bench_row_tf32(&nchw));
+    /* --layout nhwc --cudnn-layout nhwc: exact NHWC beside cuDNN in NHWC alone; half rows keep their one layout */
+    o.nhwc = 1;
+    o.cudnn_layout = CUDNN_CONV_LAYOUT_NHWC + 1;
+    nchw = suite_row("NCHW", "f32");
+    half = suite_row("NCHW", "f16");
+    TC_CHECK_EQ_INT(bench_row_apply_options(&nchw, &o), 1);
+    TC_CHECK_EQ_INT(nchw.conv.layout, TC_LAYOUT_NHWC);
+    TC_CHECK_EQ_INT(nchw.ncudnn_layouts, 1);
+    TC_CHECK_EQ_INT(nchw.cudnn_layouts[0], CUDNN_CONV_LAYOUT_NHWC);
+    TC_CHECK_EQ_INT(bench_row_apply_options(&half, &o), 0);
+    TC_CHECK_EQ_INT(half.ncudnn_layouts, 1);
+    TC_CHECK_EQ_INT(half.cudnn_layouts[0], CUDNN_CONV_LAYOUT_NCHW);
 }
 
 TC_TEST(math_and_layout_words) {

@@ -262,7 +262,7 @@ TC_TEST(template_for_picks_by_shape) {
     d.stride_h = 1; /* seed3's kind: a 3x3 stride-1 HWCN layer at batch 128 */
     TC_CHECK(tc_conv2d_template_for(&d, &name) == tc_conv2d_winograd_template);
     TC_CHECK_STR(name, "conv2d_winograd");
-    d.layout = TC_LAYOUT_NHWC;
+    d.dtype = TC_FLOAT16; /* HWCN float16: no template (exact NHWC float32's choices: test_conv_nhwc) */
     TC_CHECK(tc_conv2d_template_for(&d, &name) == NULL);
     TC_CHECK(name == NULL);
     TC_CHECK(tc_conv2d_template_for(NULL, NULL) == NULL);
@@ -596,7 +596,7 @@ TC_TEST(templates_refuse_tasks_they_cannot_build) {
     TC_CHECK_CONTAINS(tc_last_error(ctx), "conv2d_depthwise: needs groups == c == k (one filter per channel); the task has groups 1, c 8, k 8");
     d.layout = TC_LAYOUT_HWCN;
     TC_CHECK_EQ_INT(tc_space_create(ctx, tc_conv2d_direct_template, &d, &space), TC_ERROR_INVALID_ARGUMENT);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "conv2d_direct: builds NCHW float32 kernels; the task is HWCN float32");
+    TC_CHECK_CONTAINS(tc_last_error(ctx), "conv2d_direct: builds NCHW and NHWC float32 kernels; the task is HWCN float32");
     d.layout = TC_LAYOUT_NCHW, d.dtype = TC_FLOAT16;
     TC_CHECK_EQ_INT(tc_space_create(ctx, tc_conv2d_direct_template, &d, &space), TC_ERROR_INVALID_ARGUMENT);
     TC_CHECK_CONTAINS(tc_last_error(ctx), "the task is NCHW float16");
@@ -679,7 +679,7 @@ TC_TEST(bfloat16_convolutions_are_described_and_referenced) {
     TC_CHECK(tc_conv2d_template_for(&d, &name) == tc_conv2d_mma_template);
     TC_CHECK_STR(name, "conv2d_mma");
     TC_CHECK_EQ_INT(tc_space_create(ctx, tc_conv2d_gemm_template, &d, &space), TC_ERROR_INVALID_ARGUMENT);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "conv2d_gemm: builds NCHW and HWCN float32 kernels; the task is NCHW bfloat16");
+    TC_CHECK_CONTAINS(tc_last_error(ctx), "conv2d_gemm: builds NCHW, NHWC and HWCN float32 kernels; the task is NCHW bfloat16");
     memset(&kd, 0, sizeof kd);
     kd.conv = d;
     if (!tc_cuda_available(ctx)) { /* on a GPU it would tune; without one, the first configuration that lowers */
@@ -848,11 +848,13 @@ TC_TEST(a_conv2d_kernel_refuses_bad_descriptions) {
     tc_conv2d_kernel *k = (tc_conv2d_kernel *)&kd;
     memset(&kd, 0, sizeof kd);
     kd.conv = conv(1, 8, 9, 9, 12, 3, 3, 1, 1, 1, 1);
-    kd.conv.layout = TC_LAYOUT_NHWC;
+    kd.conv.layout = TC_LAYOUT_HWCN;
+    kd.conv.dtype = TC_FLOAT16;
     TC_CHECK_EQ_INT(tc_conv2d_kernel_create(ctx, &kd, &k), TC_ERROR_INVALID_ARGUMENT);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "no template builds NHWC float32");
+    TC_CHECK_CONTAINS(tc_last_error(ctx), "no template builds HWCN float16");
     TC_CHECK(k == NULL);
     kd.conv.layout = TC_LAYOUT_NCHW;
+    kd.conv.dtype = TC_FLOAT32;
     kd.conv.c = 0;
     TC_CHECK_EQ_INT(tc_conv2d_kernel_create(ctx, &kd, &k), TC_ERROR_INVALID_ARGUMENT);
     TC_CHECK_CONTAINS(tc_last_error(ctx), "c (input channels) must be positive");

@@ -2,7 +2,8 @@
    refused with messages; the reference's steps against numbers worked out
    here (each activation, the order of scale, bias, residual and the
    activation, the output type's rounding, a user-written step); every
-   template - direct, split-K, AutoTVM's conv2d_nchw.cuda, the implicit GEMM (split-K too), depthwise,
+   template - direct, split-K, AutoTVM's conv2d_nchw.cuda, the implicit GEMM (split-K too), depthwise (the
+   three in NHWC float32 too),
    Winograd (NCHW and HWCN), TVM's TensorCore one, conv2d_mma (NHWC float16,
    NCHW bfloat16, TF32, split_k) and conv2d_wgmma - with every built-in
    activation and step and with a user-written step, on odd shapes (channels
@@ -277,7 +278,7 @@ typedef struct template_case {
 } template_case;
 
 static int ncases;
-static template_case cases[16];
+static template_case cases[24];
 
 static void add_case(const char *what, tc_template_fn fn, tc_conv2d_desc d, const char *split_knob) {
     cases[ncases].what = what;
@@ -298,6 +299,11 @@ static void make_cases(void) {
              "tile_j");
     add_case("depthwise, 2x5x9x7, 3x3 stride 2 pad 1", tc_conv2d_depthwise_template, conv(TC_LAYOUT_NCHW, TC_FLOAT32, 2, 5, 9, 7, 5, 3, 2, 1, 5),
              NULL);
+    add_case("direct NHWC, 2x5x7x6 -> 7, 3x3 pad 1", tc_conv2d_direct_template, conv(TC_LAYOUT_NHWC, TC_FLOAT32, 2, 5, 7, 6, 7, 3, 1, 1, 1), NULL);
+    add_case("gemm NHWC, 2x8x7x5 -> 6, 3x3 stride 2 pad 1", tc_conv2d_gemm_template, conv(TC_LAYOUT_NHWC, TC_FLOAT32, 2, 8, 7, 5, 6, 3, 2, 1, 1),
+             "tile_j");
+    add_case("depthwise NHWC, 2x5x9x7, 3x3 stride 2 pad 1", tc_conv2d_depthwise_template,
+             conv(TC_LAYOUT_NHWC, TC_FLOAT32, 2, 5, 9, 7, 5, 3, 2, 1, 5), NULL);
     add_case("conv2d_nchw.cuda (AutoTVM's), 2x5x7x6 -> 7, 3x3 pad 1", tc_conv2d_nchw_cuda_template,
              conv(TC_LAYOUT_NCHW, TC_FLOAT32, 2, 5, 7, 6, 7, 3, 1, 1, 1), "tile_rc");
     add_case("winograd, 1x4x7x7 -> 5", tc_conv2d_winograd_template, conv(TC_LAYOUT_NCHW, TC_FLOAT32, 1, 4, 7, 7, 5, 3, 1, 1, 1), NULL);
@@ -701,7 +707,7 @@ TC_TEST(fused_kernels_compile_through_nvrtc) {
         tc_cubin_free(ctx, &bin);
     }
     printf("  %d kernels compiled\n", compiled);
-    TC_CHECK_EQ_INT(compiled, 7);
+    TC_CHECK_EQ_INT(compiled, 8); /* the direct template twice (NCHW, NHWC), the five tensor-core cases, the epilogue alone */
 }
 
 // >>gpu

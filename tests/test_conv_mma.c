@@ -349,8 +349,8 @@ TC_TEST(template_for_picks_it_for_half_and_tf32) {
     d.dtype = TC_BFLOAT16;
     TC_CHECK(tc_conv2d_template_for(&d, &name) == tc_conv2d_mma_template);
     d.dtype = TC_FLOAT32;
-    TC_CHECK(tc_conv2d_template_for(&d, &name) == NULL); /* exact NHWC float32: no template builds it */
-    TC_CHECK(name == NULL);
+    TC_CHECK(tc_conv2d_template_for(&d, &name) == tc_conv2d_direct_template); /* exact NHWC float32: FFMA, 32 x 14 x 14 outputs (test_conv_nhwc) */
+    TC_CHECK_STR(name, "conv2d_direct");
     d.math = TC_CONV_MATH_TF32;
     TC_CHECK(tc_conv2d_template_for(&d, &name) == tc_conv2d_mma_template);
     TC_CHECK_STR(name, "conv2d_mma");

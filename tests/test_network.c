@@ -133,9 +133,10 @@ TC_TEST(bad_networks_are_refused_naming_the_description) {
     TC_CHECK_CONTAINS(tc_last_error(ctx), "c (input channels) must be positive");
     TC_CHECK(kernels[0] == NULL && kernels[1] == NULL && kernels[2] == NULL); /* no kernel is left */
     convs[1].c = 4;
-    convs[2].layout = TC_LAYOUT_NHWC; /* float32 NHWC: no template builds it */
+    convs[2].layout = TC_LAYOUT_HWCN; /* float16 HWCN: no template builds it */
+    convs[2].dtype = TC_FLOAT16;
     TC_CHECK_EQ_INT(tc_conv2d_network_plan(ctx, &nd, tasks, &n, NULL), TC_ERROR_INVALID_ARGUMENT);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "convs[2]: no template builds NHWC float32");
+    TC_CHECK_CONTAINS(tc_last_error(ctx), "convs[2]: no template builds HWCN float16");
     TC_CHECK_EQ_INT(n, 0);
 }
 

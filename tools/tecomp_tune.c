@@ -44,8 +44,10 @@
                          templates ignore math, so use --layout nhwc
        --layout nchw|nhwc the convolution's layout: nchw (the default; the
                          suite's and --shape's) or nhwc (the same convolution
-                         in NHWC, KRSC weights, NHWK output: the layout of
-                         the TF32 template conv2d_mma; cuDNN runs it in NHWC too)
+                         in NHWC, KRSC weights, NHWK output: exact math on
+                         conv2d_gemm, conv2d_direct or conv2d_depthwise built
+                         channels-last, TF32 on conv2d_mma; cuDNN runs it
+                         in NHWC too)
 
    A NETWORK (--suite --network) is the suite's NCHW float32 rows tuned as
    an engine tunes a model: in one process (not spread over MPI ranks),
@@ -120,7 +122,8 @@ static void help(const char *argv0, const sample_tune_opts *o) {
            "  --host-workers N   host processes timing candidates at once; implies --host (default 1)\n"
            "  --math exact|tf32  exact: FFMA, checked to 1e-4, beside cuDNN with FMA math; tf32: TF32 tensor\n"
            "                     cores, checked to 2e-3, beside cuDNN with TF32 (default exact; tf32 needs --layout nhwc)\n"
-           "  --layout nchw|nhwc the layout tecomp runs the convolution in (default nchw)\n"
+           "  --layout nchw|nhwc the layout tecomp runs the convolution in; nhwc: KRSC weights, NHWK output, exact math on\n"
+           "                     conv2d_gemm, conv2d_direct or conv2d_depthwise, tf32 on conv2d_mma (default nchw)\n"
            "  --merge FILE...    join records files into -o OUT, each distinct valid record line once (default: tune)\n"
            "  -o OUT             the merged records (with --merge; OUT may be one of the files)\n"
            "  --help             this text\n"
