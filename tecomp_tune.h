@@ -1078,6 +1078,14 @@ static int _tc_index_has(tc_context *ctx, const char *records, const char *task,
     return found;
 }
 
+/* Whether a kernel of the plan takes TMA tensor maps. */
+static int _tc_plan_has_maps(const _tc_plan *plan) {
+    int j;
+    for (j = 0; j < plan->nkernels; j++)
+        if (plan->kernels[j].nmaps > 0) return 1;
+    return 0;
+}
+
 /* The kernel of an index entry: its cubin read back from the cache. */
 static tc_result _tc_tuned_kernel_from_entry(tc_context *ctx, const _tc_index_entry *e, tc_tuned_kernel **out) {
     tc_cubin bin;
@@ -1115,7 +1123,11 @@ static tc_result _tc_tuned_kernel_from_records(tc_context *ctx, const tc_config_
     (*out)->info.config = e->config = best.config;
     (*out)->info.cost_s = e->cost_s = best.cost_s;
     e->nparams = best.func->nparams;
-    if (stamp && _tc_cubin_cache_path(ctx, source, best.func->name, arch, 0, NULL, dir, path) && !strchr(path, '\t') && !strchr(path, '\n')) {
+    /* An index line holds no tensor-map specifications: a kernel with TMA
+       copies loaded from it would launch without its maps (the launch
+       fails: invalid argument), so such kernels always load through the records. */
+    if (stamp && !_tc_plan_has_maps(&e->plan) && _tc_cubin_cache_path(ctx, source, best.func->name, arch, 0, NULL, dir, path) &&
+        !strchr(path, '\t') && !strchr(path, '\n')) {
         e->cubin_path = path;
         _tc_index_add(ctx, index, stamp, e);
     }

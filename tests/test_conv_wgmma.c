@@ -10,10 +10,12 @@
    sm_80 and sm_89 with a message; tc_conv2d_template_for_arch's choice and
    the device probe; on an H100, C9_b32 at full size against the
    reference. Run with --dump to print IR and CUDA. */
+#define _POSIX_C_SOURCE 200809L /* mkstemp (tc_temp.h) */
 #include "tecomp.h"
 #include "tecomp_conv.h"
 #include "../samples/sample_run.h"
 #include "tc_conv_data.h"
+#include "tc_temp.h"
 #include "tc_test.h"
 #include <math.h>
 #include <stdio.h>
@@ -382,6 +384,80 @@ TC_TEST(gpu_matches_the_reference_at_c9_b32) {
     check_on_gpu(TC_FLOAT32, &tf32, 2e-3);
 }
 
+/* The kernel of a TMA configuration as an engine gets it: from a record,
+   through tc_conv2d_kernel_create, launched, checked; one more time from
+   the same records (where the records' index would serve a kernel without
+   TMA: an index line holds no tensor maps, and a TMA kernel loaded from one
+   failed to launch with an invalid argument). */
+static double kernel_error_from_records(const tc_conv2d_desc *d, const char *records, const conv_data *cd, int *from_index) {
+    tc_conv2d_kernel_desc kd;
+    tc_conv2d_kernel *k = NULL;
+    tc_conv2d_kernel_info info;
+    tc_devptr dev[3] = {0, 0, 0};
+    double err = 1;
+    tc_result r;
+    int j;
+    memset(&kd, 0, sizeof kd);
+    kd.conv = *d;
+    kd.records = records;
+    kd.template_name = "conv2d_wgmma";
+    r = tc_conv2d_kernel_create(ctx, &kd, &k);
+    for (j = 0; r == TC_OK && j < 3; j++) r = tc_cuda_malloc(ctx, (j == 0 ? cd->nx : j == 1 ? cd->nw : cd->ny) * 4, &dev[j]);
+    if (r == TC_OK) r = tc_cuda_upload(ctx, dev[0], cd->x, cd->nx * 4);
+    if (r == TC_OK) r = tc_cuda_upload(ctx, dev[1], cd->w, cd->nw * 4);
+    if (r == TC_OK) r = tc_cuda_memset(ctx, dev[2], 0xff, cd->ny * 4);
+    if (r == TC_OK) r = tc_conv2d_kernel_launch(ctx, k, dev[0], dev[1], dev[2], NULL);
+    if (r == TC_OK) r = tc_cuda_synchronize(ctx);
+    if (r == TC_OK) r = tc_cuda_download(ctx, cd->y, dev[2], cd->ny * 4);
+    if (r == TC_OK) err = rel_l2(cd->y, cd->ref, cd->ny);
+    else printf("  %s\n", tc_last_error(ctx));
+    if (k) {
+        tc_conv2d_kernel_info_get(k, &info);
+        *from_index = info.from_index;
+    }
+    for (j = 0; j < 3; j++) tc_cuda_free(ctx, dev[j]);
+    tc_conv2d_kernel_destroy(ctx, k);
+    return err;
+}
+
+TC_TEST(gpu_tma_kernel_loads_from_records_twice) {
+    tc_conv2d_desc d = nhwc(TC_FLOAT32, 32, 256, 14, 14, 256, 3, 3, 1, 1, 1);
+    tiles tf32 = {{128, 128, 64, 128, 32, 3, 1, 0, 1}};
+    char records[64];
+    char index[72];
+    tc_config_space *space = NULL;
+    tc_record rec;
+    conv_data cd;
+    int round;
+    int from_index = 1;
+    if (!tc_cuda_available(ctx)) TC_SKIP("no CUDA device: tc_cuda_available is 0");
+    if (tc_cuda_arch(ctx) != 90) TC_SKIP("the CUDA device is not sm_90 (H100, H200): no wgmma");
+    TC_CHECK_EQ_INT(tc_space_create(ctx, tc_conv2d_wgmma_template, &d, &space), TC_OK);
+    if (!space) return;
+    temp_path(records, sizeof records, "wgmma_index");
+    memset(&rec, 0, sizeof rec);
+    rec.target = tc_target_string(ctx);
+    rec.task = "conv2d_wgmma";
+    rec.nargs = tc_conv2d_task_args(&d, rec.args);
+    rec.config = sample_wgmma_config(space, tf32.v);
+    rec.ncosts = 1;
+    rec.costs[0] = 1e-5;
+    TC_CHECK(rec.config >= 0);
+    TC_CHECK_EQ_INT(tc_record_append(ctx, records, &rec, space), TC_OK);
+    memset(&cd, 0, sizeof cd);
+    TC_CHECK(data_make(ctx, &d, &cd));
+    for (round = 0; round < 2 && cd.y; round++) {
+        double err = kernel_error_from_records(&d, records, &cd, &from_index);
+        printf("  TMA TF32 kernel from the records, load %d: relative L2 error %.3g%s\n", round + 1, err, from_index ? " (from the index)" : "");
+        TC_CHECK(err < 2e-3);
+        TC_CHECK_EQ_INT(from_index, 0);
+    }
+    data_free(&cd);
+    snprintf(index, sizeof index, "%s.best", records);
+    remove(index);
+    remove(records);
+}
+
 int main(int argc, char **argv) {
     dump = argc > 1 && strcmp(argv[1], "--dump") == 0;
     if (tc_create_context(NULL, &ctx) != TC_OK) return 1;
@@ -394,6 +470,7 @@ int main(int argc, char **argv) {
     TC_RUN(refuses_what_it_cannot_build);
     TC_RUN(template_for_arch_picks_wgmma_on_sm_90);
     TC_RUN(gpu_matches_the_reference_at_c9_b32);
+    TC_RUN(gpu_tma_kernel_loads_from_records_twice);
     tc_destroy_context(ctx);
     return tc_test_summary();
 }
