@@ -51,14 +51,14 @@
 
    WALKTHROUGH
        tc_context *ctx;
-       tc_create_context(NULL, &ctx);
+       tc_context_create(NULL, &ctx);
        const tc_expr *n = tc_var(ctx, "n");
        tc_tensor *A = tc_placeholder(ctx, "A", TC_FLOAT32, 1, &n);
        tc_tensor *B = tc_placeholder(ctx, "B", TC_FLOAT32, 1, &n);
        const tc_expr *i = tc_axis(ctx, "i", n);
        tc_tensor *C = tc_compute(ctx, "C", 1, &i, tc_add(tc_at(A, i), tc_at(B, i)));
 
-       tc_schedule *s = tc_create_schedule(ctx, 1, &C);
+       tc_schedule *s = tc_schedule_create(ctx, 1, &C);
        tc_stage *sc = tc_stage_of(s, C);
        tc_iter *bx, *tx;
        tc_split(sc, tc_axis_of(sc, 0), 64, &bx, &tx);
@@ -67,7 +67,7 @@
 
        tc_tensor *args[] = {A, B, C};
        const tc_func *f;
-       if (tc_lower(s, 3, args, "vecadd", NULL, &f) != TC_OK) puts(tc_last_error(ctx));
+       if (tc_lower(s, 3, args, "vecadd", NULL, &f) != TC_OK) puts(tc_context_error(ctx));
        puts(tc_func_to_string(f));                  // the loop nest
        puts(tc_cuda_source(f));                     // the CUDA C
        int64_t size = 1000;
@@ -78,7 +78,7 @@
        } else {                                     // or on the host executor
            tc_host_run(ctx, f, host_args, &size);
        }
-       tc_destroy_context(ctx);                     // frees everything
+       tc_context_destroy(ctx);                     // frees everything
 
    LICENSE: MIT, at the end of this file.
 */

@@ -23,17 +23,17 @@
 
    WALKTHROUGH
        tc_context *ctx;
-       tc_create_context(NULL, &ctx);                 // NULL desc: defaults
+       tc_context_create(NULL, &ctx);                 // NULL desc: defaults
        const tc_expr *n = tc_var(ctx, "n");           // symbolic size
        tc_tensor *A = tc_placeholder(ctx, "A", TC_FLOAT32, 1, &n);
        tc_tensor *B = tc_placeholder(ctx, "B", TC_FLOAT32, 1, &n);
        const tc_expr *i = tc_axis(ctx, "i", n);
        tc_tensor *C = tc_compute(ctx, "C", 1, &i, tc_add(tc_at(A, i), tc_at(B, i)));
        ...                                            // schedule, lower, run
-       tc_destroy_context(ctx);                       // frees everything
+       tc_context_destroy(ctx);                       // frees everything
 
    Errors: functions that build IR return NULL on bad input and keep the
-   message in the context (tc_last_error); a NULL operand makes the result NULL
+   message in the context (tc_context_error); a NULL operand makes the result NULL
    too, so a chain of builders can be checked once at the end. Functions that
    do work return a tc_result.
 */
@@ -111,13 +111,13 @@ typedef struct tc_context_desc {
 
 typedef struct tc_context tc_context;
 
-TECOMP_API tc_result tc_create_context(const tc_context_desc *desc, tc_context **out);
-TECOMP_API void tc_destroy_context(tc_context *ctx);
+TECOMP_API tc_result tc_context_create(const tc_context_desc *desc, tc_context **out);
+TECOMP_API void tc_context_destroy(tc_context *ctx);
 TECOMP_API const char *tc_result_string(tc_result r);
 TECOMP_API const char *tc_version(void); /* TECOMP_VERSION_STRING of the implementation compiled in: "0.1.1" */
-TECOMP_API const char *tc_last_error(const tc_context *ctx); /* "" when none */
-TECOMP_API tc_result tc_last_result(const tc_context *ctx);
-TECOMP_API void tc_clear_error(tc_context *ctx);
+TECOMP_API const char *tc_context_error(const tc_context *ctx); /* "" when none */
+TECOMP_API tc_result tc_context_result(const tc_context *ctx);
+TECOMP_API void tc_context_clear_error(tc_context *ctx);
 
 /* Bounding a long-running context's memory. Everything tecomp makes
    (expressions, tensors, schedules, lowered functions, spaces, records)
@@ -322,7 +322,7 @@ TECOMP_API tc_tensor *tc_placeholderi(tc_context *ctx, const char *name, tc_dtyp
 /* A computed tensor: one axis (from tc_axis) per dimension; the shape is the
    axes' extents. A reduction sits at the top of the body. */
 TECOMP_API tc_tensor *tc_compute(tc_context *ctx, const char *name, int naxes, const tc_expr *const *axes, const tc_expr *body);
-TECOMP_API tc_tensor *tc_find_tensor(tc_context *ctx, const char *name); /* newest of that name */
+TECOMP_API tc_tensor *tc_tensor_find(tc_context *ctx, const char *name); /* newest of that name */
 
 /* Views: computed tensors whose body is their defining computation (the
    host executor, and every copy but TMA's, compute them from it) and whose
@@ -364,7 +364,7 @@ TECOMP_API tc_tensor *tc_im2col_view(tc_context *ctx, const char *name, tc_tenso
 
 /* The text front-end: one line in the spirit of Tensor Comprehensions,
        "Out[b, c, i, j] +=! P[b, c, i + di, j + dj] * F[c, 0, di, dj]"
-   Tensors named on the right must exist (tc_find_tensor). See the syntax in
+   Tensors named on the right must exist (tc_tensor_find). See the syntax in
    the implementation's >>parse section. On error returns NULL with
    TC_ERROR_PARSE and a message that gives the column. */
 TECOMP_API tc_tensor *tc_parse_compute(tc_context *ctx, const char *text);
@@ -596,7 +596,7 @@ TECOMP_API int tc_stmt_is_tma_im2col(const tc_stmt *s);
 TECOMP_API const tc_stmt *tc_stmt_mbarrier_init(tc_context *ctx, tc_buffer *bar, const tc_expr *index, int arrivals);
 TECOMP_API const tc_stmt *tc_stmt_mbarrier_arrive(tc_context *ctx, tc_buffer *bar, const tc_expr *index, const tc_expr *expect_bytes);
 TECOMP_API const tc_stmt *tc_stmt_mbarrier_wait(tc_context *ctx, tc_buffer *bar, const tc_expr *index, const tc_expr *parity);
-TECOMP_API tc_buffer *tc_buffer_new(tc_context *ctx, const char *name, tc_dtype t, tc_scope scope, const tc_expr *size);
+TECOMP_API tc_buffer *tc_buffer_create(tc_context *ctx, const char *name, tc_dtype t, tc_scope scope, const tc_expr *size);
 TECOMP_API const char *tc_thread_tag_name(tc_thread_tag tag); /* "blockIdx.x", ... */
 
 /* Print a statement in the style of tvm.lower(..., simple_mode=True).
@@ -665,10 +665,10 @@ struct tc_context {
     tc_result result;
     char message[1024];
     char *cache_dir;
-    /* newest tensors, for tc_find_tensor and the text front-end */
+    /* newest tensors, for tc_tensor_find and the text front-end */
     tc_tensor **tensors;
     int ntensors, tensor_cap;
-    /* tc_probe_device_arch's answer for device 0, kept: 0 not asked yet, -1 no GPU, else the arch */
+    /* tc_device_arch_probe's answer for device 0, kept: 0 not asked yet, -1 no GPU, else the arch */
     int device0_arch;
     /* module slot for tecomp_cuda.h: its state and how to release it */
     void *cuda;
@@ -766,7 +766,7 @@ static char *_tc_strdup(tc_context *ctx, const char *s) {
     return p;
 }
 
-TECOMP_API tc_result tc_create_context(const tc_context_desc *desc, tc_context **out) {
+TECOMP_API tc_result tc_context_create(const tc_context_desc *desc, tc_context **out) {
     tc_context_desc d;
     tc_context *ctx;
     if (!out) return TC_ERROR_INVALID_ARGUMENT;
@@ -786,7 +786,7 @@ TECOMP_API tc_result tc_create_context(const tc_context_desc *desc, tc_context *
     ctx->next_id = 1;
     if (d.cache_dir) {
         ctx->cache_dir = _tc_strdup(ctx, d.cache_dir);
-        if (!ctx->cache_dir) { tc_destroy_context(ctx); return TC_ERROR_OUT_OF_MEMORY; }
+        if (!ctx->cache_dir) { tc_context_destroy(ctx); return TC_ERROR_OUT_OF_MEMORY; }
     }
     *out = ctx;
     return TC_OK;
@@ -794,10 +794,10 @@ TECOMP_API tc_result tc_create_context(const tc_context_desc *desc, tc_context *
 
 /* Report another context's last error as this one's: `return _tc_fail_as(ctx, other)`. */
 static tc_result _tc_fail_as(tc_context *ctx, const tc_context *other) {
-    return _tc_fail(ctx, tc_last_result(other), "%s", tc_last_error(other));
+    return _tc_fail(ctx, tc_context_result(other), "%s", tc_context_error(other));
 }
 
-TECOMP_API void tc_destroy_context(tc_context *ctx) {
+TECOMP_API void tc_context_destroy(tc_context *ctx) {
     _tc_arena_block *b;
     if (!ctx) return;
     if (ctx->cuda_release) ctx->cuda_release(ctx);
@@ -821,9 +821,9 @@ TECOMP_API const char *tc_result_string(tc_result r) {
         "no CUDA device", "compile error", "CUDA error", "I/O error", "timeout"};
     return (r >= 0 && r < TC_RESULT_COUNT) ? names[r] : "unknown result";
 }
-TECOMP_API const char *tc_last_error(const tc_context *ctx) { return ctx ? ctx->message : ""; }
-TECOMP_API tc_result tc_last_result(const tc_context *ctx) { return ctx ? ctx->result : TC_ERROR_INVALID_ARGUMENT; }
-TECOMP_API void tc_clear_error(tc_context *ctx) {
+TECOMP_API const char *tc_context_error(const tc_context *ctx) { return ctx ? ctx->message : ""; }
+TECOMP_API tc_result tc_context_result(const tc_context *ctx) { return ctx ? ctx->result : TC_ERROR_INVALID_ARGUMENT; }
+TECOMP_API void tc_context_clear_error(tc_context *ctx) {
     if (!ctx) return;
     ctx->result = TC_OK;
     ctx->message[0] = 0;
@@ -866,7 +866,7 @@ static tc_result _tc_scratch_context(tc_context *parent, tc_context **out) {
     d.logger = parent->logger;
     d.arena_block = parent->arena_block;
     d.cache_dir = "";
-    if (tc_create_context(&d, out) != TC_OK) return _tc_fail(parent, TC_ERROR_OUT_OF_MEMORY, "out of memory creating a scratch context");
+    if (tc_context_create(&d, out) != TC_OK) return _tc_fail(parent, TC_ERROR_OUT_OF_MEMORY, "out of memory creating a scratch context");
     return TC_OK;
 }
 
@@ -1782,7 +1782,7 @@ TECOMP_API tc_tensor *tc_compute(tc_context *ctx, const char *name, int naxes, c
     return x;
 }
 
-TECOMP_API tc_tensor *tc_find_tensor(tc_context *ctx, const char *name) {
+TECOMP_API tc_tensor *tc_tensor_find(tc_context *ctx, const char *name) {
     int k;
     if (!ctx || !name) return NULL;
     for (k = ctx->ntensors - 1; k >= 0; k--)
@@ -3057,7 +3057,7 @@ TECOMP_API const char *tc_scope_name(tc_scope scope) {
 // >>intrin
 
 /* A placeholder operand of an intrinsic: named wmma.<x> so that it never
-   shadows a user's tensor in tc_find_tensor. */
+   shadows a user's tensor in tc_tensor_find. */
 static tc_tensor *_tc_intrin_operand(tc_context *ctx, const char *name, tc_dtype t, int rows, int cols) {
     return tc_placeholderi(ctx, name, t, 2, rows, cols);
 }
@@ -3308,7 +3308,7 @@ static int64_t _tc_swizzle_index(const tc_buffer *b, int64_t i) {
     return i ^ (row / _tc_swizzle_rows_per_step(b) % ((int64_t)1 << b->swizzle_bits) * per_chunk);
 }
 
-TECOMP_API tc_buffer *tc_buffer_new(tc_context *ctx, const char *name, tc_dtype t, tc_scope scope, const tc_expr *size) {
+TECOMP_API tc_buffer *tc_buffer_create(tc_context *ctx, const char *name, tc_dtype t, tc_scope scope, const tc_expr *size) {
     tc_buffer *b;
     if (!ctx || !name || !size) return NULL;
     if (!(b = (tc_buffer *)_tc_alloc(ctx, sizeof *b)) || !(b->name = _tc_strdup(ctx, name))) return NULL;
@@ -3926,7 +3926,7 @@ static const tc_expr *_tc_parse_read(_tc_parser *p, const _tc_token *name) {
         _tc_parse_error(p, name->col, "%s is the output of this compute and cannot be read in its body", s);
         return NULL;
     }
-    if (!(t = tc_find_tensor(p->ctx, s))) {
+    if (!(t = tc_tensor_find(p->ctx, s))) {
         _tc_parse_error(p, name->col, "unknown tensor '%s'", s);
         return NULL;
     }

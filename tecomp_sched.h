@@ -9,7 +9,7 @@
    program reads the same, primitive for primitive:
 
        Python (TVM)                                C (tecomp)
-       s = te.create_schedule(C.op)                tc_schedule *s = tc_create_schedule(ctx, 1, &C);
+       s = te.create_schedule(C.op)                tc_schedule *s = tc_schedule_create(ctx, 1, &C);
        bx, tx = s[C].split(C.op.axis[0], 64)       tc_stage *sc = tc_stage_of(s, C);
                                                    tc_split(sc, tc_axis_of(sc, 0), 64, &bx, &tx);
        s[C].bind(bx, te.thread_axis("blockIdx.x")) tc_bind(sc, bx, TC_BLOCK_X);
@@ -53,7 +53,7 @@ struct tc_iter {
     int unroll_explicit;   /* pragma unroll_explicit; -1: none */
 };
 
-TECOMP_API tc_schedule *tc_create_schedule(tc_context *ctx, int noutputs, tc_tensor *const *outputs);
+TECOMP_API tc_schedule *tc_schedule_create(tc_context *ctx, int noutputs, tc_tensor *const *outputs);
 TECOMP_API tc_stage *tc_stage_of(tc_schedule *s, tc_tensor *t);  /* s[t]; NULL (error set) if t is not in s */
 TECOMP_API tc_iter *tc_axis_of(tc_stage *st, int k);             /* s[t].op.axis[k] */
 TECOMP_API tc_iter *tc_reduce_axis_of(tc_stage *st, int k);      /* s[t].op.reduce_axis[k] */
@@ -399,21 +399,21 @@ static int _tc_collect_stages(tc_schedule *s, tc_tensor *t) {
     return (st = _tc_stage_new(s, t)) != NULL && _tc_insert_stage(s, st, s->nstages);
 }
 
-TECOMP_API tc_schedule *tc_create_schedule(tc_context *ctx, int noutputs, tc_tensor *const *outputs) {
+TECOMP_API tc_schedule *tc_schedule_create(tc_context *ctx, int noutputs, tc_tensor *const *outputs) {
     tc_schedule *s;
     int k, j;
     if (!ctx) return NULL;
     if (noutputs < 1 || !outputs) {
-        _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_create_schedule: give at least one output tensor");
+        _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_schedule_create: give at least one output tensor");
         return NULL;
     }
     for (k = 0; k < noutputs; k++) {
         if (!outputs[k]) {
-            _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_create_schedule: output %d is NULL", k);
+            _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_schedule_create: output %d is NULL", k);
             return NULL;
         }
         if (outputs[k]->op != TC_OP_COMPUTE) {
-            _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_create_schedule: output %s is a placeholder, not a compute", outputs[k]->name);
+            _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_schedule_create: output %s is a placeholder, not a compute", outputs[k]->name);
             return NULL;
         }
     }
@@ -1539,7 +1539,7 @@ static tc_result _tc_stage_buffer(_tc_lower *L, int k) {
         v->offset = tc_simplify(tc_mul(tc_modi(pipe->var, st->pipeline_stages), size));
         size = tc_muli(size, st->pipeline_stages);
     }
-    if (!(v->buffer = tc_buffer_new(L->ctx, st->tensor->name, st->tensor->dtype, v->scope, tc_simplify(size)))) return TC_ERROR_OUT_OF_MEMORY;
+    if (!(v->buffer = tc_buffer_create(L->ctx, st->tensor->name, st->tensor->dtype, v->scope, tc_simplify(size)))) return TC_ERROR_OUT_OF_MEMORY;
     v->buffer->tensor = st->tensor;
     if (st->swizzle_bits && _tc_swizzle_buffer(L, k) != TC_OK) return _TC_LOWER_FAIL(L);
     if (pipe) {
@@ -2262,7 +2262,7 @@ static tc_result _tc_add_buffer(_tc_lower *L, tc_tensor *t) {
         if (!_tc_add_size_vars(L, t->shape[k])) return L->ctx->result;
     }
     L->tensors[L->nbuffers] = t;
-    if (!(L->buffers[L->nbuffers] = tc_buffer_new(L->ctx, t->name, t->dtype, TC_SCOPE_GLOBAL, tc_simplify(size))))
+    if (!(L->buffers[L->nbuffers] = tc_buffer_create(L->ctx, t->name, t->dtype, TC_SCOPE_GLOBAL, tc_simplify(size))))
         return TC_ERROR_OUT_OF_MEMORY;
     L->buffers[L->nbuffers++]->tensor = t;
     return TC_OK;
@@ -2559,7 +2559,7 @@ static const tc_stmt *_tc_tma_pipeline_loop(_tc_lower *L, const _tc_pipe *p, con
     int no = 0, ns = 0, t, distance = p->nstages - 1 - p->lag;
     snprintf(name, sizeof name, "%s_full", v->name);
     memset(&f, 0, sizeof f);
-    if (!(f.bar = tc_buffer_new(ctx, name, TC_INT64, TC_SCOPE_SHARED, n))) return *failed = 1, (const tc_stmt *)NULL;
+    if (!(f.bar = tc_buffer_create(ctx, name, TC_INT64, TC_SCOPE_SHARED, n))) return *failed = 1, (const tc_stmt *)NULL;
     f.bar->mbarrier = 1;
     f.slot = tc_mod(v, n);
     f.nstages = p->nstages;

@@ -690,7 +690,7 @@ static tc_result _tc_tuner_feature_tables(tc_tuner *t) {
         for (c = 0; c < info.nchoices; c++) {
             float *row = t->knob_feat[k] + (size_t)c * (size_t)t->feat_n[k];
             if (_tc_knob_features(info.kind, info.width, info.choices + (size_t)c * (size_t)info.width, row) < 0)
-                memset(row, 0, sizeof(float) * (size_t)t->feat_n[k]); /* a split size below 1: not from tc_define_split */
+                memset(row, 0, sizeof(float) * (size_t)t->feat_n[k]); /* a split size below 1: not from tc_cfg_define_split */
         }
     }
     t->nknob_feat = t->nfeat;

@@ -7,15 +7,15 @@
    asking a tc_cfg for the values of its knobs, AutoTVM style:
 
        static tc_result conv_template(tc_cfg *cfg, const void *task, tc_instance *out) {
-           ...build tensors, s = tc_create_schedule(...)...
-           tc_define_split(cfg, "tile_f", f_extent, NULL);       // all factorizations into 4
-           tc_define_knob(cfg, "unroll_explicit", 2, (const int64_t[]){0, 1});
-           tc_define_reorder(cfg, "inner_order", 3, NULL);          // every order of three loops
-           tc_define_annotate(cfg, "inner_ann", 3, TC_ANNOTATE_TRY_UNROLL); // each loop unrolled or not
+           ...build tensors, s = tc_schedule_create(...)...
+           tc_cfg_define_split(cfg, "tile_f", f_extent, NULL);       // all factorizations into 4
+           tc_cfg_define_knob(cfg, "unroll_explicit", 2, (const int64_t[]){0, 1});
+           tc_cfg_define_reorder(cfg, "inner_order", 3, NULL);          // every order of three loops
+           tc_cfg_define_annotate(cfg, "inner_ann", 3, TC_ANNOTATE_TRY_UNROLL); // each loop unrolled or not
            tc_cfg_apply_split(cfg, stage, f_axis, "tile_f", outs); // splits by this config's sizes
            tc_cfg_apply_reorder(cfg, stage, "inner_order", 3, loops, ordered);
            tc_cfg_apply_annotate(cfg, stage, "inner_ann", 3, ordered);
-           ... if (tc_cfg_knob(cfg, "unroll_explicit")) ...
+           ... if (tc_cfg_knob_value(cfg, "unroll_explicit")) ...
            out->schedule = s; out->nargs = 3; out->args[0] = ...;
            return TC_OK;
        }
@@ -63,10 +63,10 @@ typedef struct tc_split_desc {
 
 /* What a knob chooses: AutoTVM's four entity kinds, as records name them. */
 typedef enum tc_knob_kind {
-    TC_KNOB_SPLIT = 0,  /* split sizes, "sp" (tc_define_split) */
-    TC_KNOB_OTHER,      /* one integer, "ot" (tc_define_knob) */
-    TC_KNOB_REORDER,    /* an order of axis positions, "re" (tc_define_reorder) */
-    TC_KNOB_ANNOTATE    /* an annotation per axis, "an" (tc_define_annotate) */
+    TC_KNOB_SPLIT = 0,  /* split sizes, "sp" (tc_cfg_define_split) */
+    TC_KNOB_OTHER,      /* one integer, "ot" (tc_cfg_define_knob) */
+    TC_KNOB_REORDER,    /* an order of axis positions, "re" (tc_cfg_define_reorder) */
+    TC_KNOB_ANNOTATE    /* an annotation per axis, "an" (tc_cfg_define_annotate) */
 } tc_knob_kind;
 
 /* The most numbers one knob's choice holds: split sizes (at most 8 of
@@ -120,23 +120,23 @@ typedef struct tc_instance {
 
 typedef tc_result (*tc_template_fn)(tc_cfg *cfg, const void *task, tc_instance *out);
 
-TECOMP_API tc_result tc_define_split(tc_cfg *cfg, const char *name, int64_t extent, const tc_split_desc *desc);
-TECOMP_API tc_result tc_define_knob(tc_cfg *cfg, const char *name, int nvalues, const int64_t *values);
+TECOMP_API tc_result tc_cfg_define_split(tc_cfg *cfg, const char *name, int64_t extent, const tc_split_desc *desc);
+TECOMP_API tc_result tc_cfg_define_knob(tc_cfg *cfg, const char *name, int nvalues, const int64_t *values);
 /* This configuration's split sizes, outermost first, the first -1 (the rest);
    NULL (error set) for an unknown name. */
 TECOMP_API const int64_t *tc_cfg_split(tc_cfg *cfg, const char *name);
-TECOMP_API int64_t tc_cfg_knob(tc_cfg *cfg, const char *name); /* 0 (error set) for an unknown name */
+TECOMP_API int64_t tc_cfg_knob_value(tc_cfg *cfg, const char *name); /* 0 (error set) for an unknown name */
 /* Split `axis` of `st` by the knob's sizes from the inside out, as AutoTVM's
    cfg[name].apply(s, op, axis) does; outs gets num_outputs loops, outermost first. */
 TECOMP_API tc_result tc_cfg_apply_split(tc_cfg *cfg, tc_stage *st, tc_iter *axis, const char *name, tc_iter **outs);
 /* A knob choosing an order of naxes axes (1 to TC_MAX_KNOB_WIDTH), by
    AutoTVM's policies; the space lists the orders as AutoTVM does (so
    configuration indices agree). More than 2^20 orders is an error. */
-TECOMP_API tc_result tc_define_reorder(tc_cfg *cfg, const char *name, int naxes, const tc_reorder_desc *desc);
+TECOMP_API tc_result tc_cfg_define_reorder(tc_cfg *cfg, const char *name, int naxes, const tc_reorder_desc *desc);
 /* A knob choosing an annotation for each of naxes axes (1 to
    TC_MAX_KNOB_WIDTH), by AutoTVM's policies and in its order (the first
    axis varying slowest; at most one axis vectorized). */
-TECOMP_API tc_result tc_define_annotate(tc_cfg *cfg, const char *name, int naxes, tc_annotate_policy policy);
+TECOMP_API tc_result tc_cfg_define_annotate(tc_cfg *cfg, const char *name, int naxes, tc_annotate_policy policy);
 /* This configuration's order (axis positions) or annotations (tc_annotation
    values), one per axis; NULL (error set) for an unknown name. */
 TECOMP_API const int64_t *tc_cfg_reorder(tc_cfg *cfg, const char *name);
@@ -492,7 +492,7 @@ static tc_result _tc_knob_commit(tc_cfg *cfg, _tc_knob *k, const int64_t *choice
     return TC_OK;
 }
 
-TECOMP_API tc_result tc_define_split(tc_cfg *cfg, const char *name, int64_t extent, const tc_split_desc *desc) {
+TECOMP_API tc_result tc_cfg_define_split(tc_cfg *cfg, const char *name, int64_t extent, const tc_split_desc *desc) {
     tc_split_desc d;
     _tc_knob *k;
     _tc_choices c;
@@ -529,7 +529,7 @@ TECOMP_API tc_result tc_define_split(tc_cfg *cfg, const char *name, int64_t exte
     return r;
 }
 
-TECOMP_API tc_result tc_define_knob(tc_cfg *cfg, const char *name, int nvalues, const int64_t *values) {
+TECOMP_API tc_result tc_cfg_define_knob(tc_cfg *cfg, const char *name, int nvalues, const int64_t *values) {
     _tc_knob *k;
     if (!cfg) return TC_ERROR_INVALID_ARGUMENT;
     if (nvalues < 1 || !values)
@@ -568,7 +568,7 @@ static int64_t _tc_orders_count(int n) {
     return f;
 }
 
-TECOMP_API tc_result tc_define_reorder(tc_cfg *cfg, const char *name, int naxes, const tc_reorder_desc *desc) {
+TECOMP_API tc_result tc_cfg_define_reorder(tc_cfg *cfg, const char *name, int naxes, const tc_reorder_desc *desc) {
     tc_reorder_desc d;
     _tc_knob *k;
     _tc_choices c;
@@ -651,7 +651,7 @@ static void _tc_enum_annotations(_tc_choices *c, const int64_t *anns, int nanns,
     }
 }
 
-TECOMP_API tc_result tc_define_annotate(tc_cfg *cfg, const char *name, int naxes, tc_annotate_policy policy) {
+TECOMP_API tc_result tc_cfg_define_annotate(tc_cfg *cfg, const char *name, int naxes, tc_annotate_policy policy) {
     static const int64_t try_unroll[] = {TC_ANN_NONE, TC_ANN_UNROLL};
     static const int64_t try_vec[] = {TC_ANN_NONE, TC_ANN_VEC};
     static const int64_t try_unroll_vec[] = {TC_ANN_NONE, TC_ANN_UNROLL, TC_ANN_VEC};
@@ -737,7 +737,7 @@ static const int64_t *_tc_cfg_choice(tc_cfg *cfg, const char *name, tc_knob_kind
 
 TECOMP_API const int64_t *tc_cfg_split(tc_cfg *cfg, const char *name) { return cfg ? _tc_cfg_choice(cfg, name, TC_KNOB_SPLIT) : NULL; }
 
-TECOMP_API int64_t tc_cfg_knob(tc_cfg *cfg, const char *name) {
+TECOMP_API int64_t tc_cfg_knob_value(tc_cfg *cfg, const char *name) {
     const int64_t *v = cfg ? _tc_cfg_choice(cfg, name, TC_KNOB_OTHER) : NULL;
     return v ? v[0] : 0;
 }

@@ -136,7 +136,7 @@ static int data_make(const tc_conv2d_desc *d, case_data *cd) {
         cd->args[3 + j] = cd->t[j];
     }
     if (tc_conv2d_reference_fused(ctx, d, cd->x, cd->w, (const float *const *)cd->t, cd->ref) != TC_OK) {
-        fprintf(stderr, "  reference: %s\n", tc_last_error(ctx));
+        fprintf(stderr, "  reference: %s\n", tc_context_error(ctx));
         return 0;
     }
     return 1;
@@ -218,11 +218,11 @@ static int64_t pick_config(const nhwc_case *c, const tc_config_space *space, int
         index = (int64_t)((seed >> 17) % (uint64_t)size);
         if (c->split_knob && (knob_last(space, c->split_knob, index) > 1) != (variant % 2 == 1)) continue;
         if (tc_space_instantiate(space, index, &inst) != TC_OK) {
-            tc_clear_error(ctx); /* knobs that do not fit together */
+            tc_context_clear_error(ctx); /* knobs that do not fit together */
             continue;
         }
         if (tc_lower(inst.schedule, inst.nargs, inst.args, "conv_nhwc", NULL, f) == TC_OK) return index;
-        tc_clear_error(ctx);
+        tc_context_clear_error(ctx);
     }
     return -1;
 }
@@ -240,7 +240,7 @@ static int run_case(const nhwc_case *c, const tc_conv2d_epilogue *e, int variant
     task = c->d;
     task.epilogue = *e;
     if (tc_space_create(ctx, c->fn, &task, &space) != TC_OK) {
-        fprintf(stderr, "  %s: %s\n", c->what, tc_last_error(ctx));
+        fprintf(stderr, "  %s: %s\n", c->what, tc_context_error(ctx));
         return 0;
     }
     if ((index = pick_config(c, space, variant, &f)) < 0) {
@@ -253,7 +253,7 @@ static int run_case(const nhwc_case *c, const tc_conv2d_epilogue *e, int variant
     }
     output_clear(&cd);
     if (f->nparams != 3 + cd.ntensors) fprintf(stderr, "  %s: %d parameters, want %d\n", c->what, f->nparams, 3 + cd.ntensors);
-    else if (tc_host_run(ctx, f, cd.args, NULL) != TC_OK) fprintf(stderr, "  %s, %s: %s\n", c->what, tc_space_config_string(space, index), tc_last_error(ctx));
+    else if (tc_host_run(ctx, f, cd.args, NULL) != TC_OK) fprintf(stderr, "  %s, %s: %s\n", c->what, tc_space_config_string(space, index), tc_context_error(ctx));
     else if (!((err = output_error(&cd)) <= 1e-4)) fprintf(stderr, "  %s, %s: error %.3g\n", c->what, tc_space_config_string(space, index), err);
     else ok = 1;
     data_free(&cd);
@@ -347,17 +347,17 @@ TC_TEST(nhwc_templates_refuse_what_they_cannot_build) {
     tc_config_space *space = NULL;
     d.dtype = TC_FLOAT16;
     TC_CHECK_EQ_INT(tc_space_create(ctx, tc_conv2d_gemm_template, &d, &space), TC_ERROR_INVALID_ARGUMENT);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "conv2d_gemm: builds NCHW, NHWC and HWCN float32 kernels; the task is NHWC float16");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "conv2d_gemm: builds NCHW, NHWC and HWCN float32 kernels; the task is NHWC float16");
     TC_CHECK(space == NULL);
     TC_CHECK_EQ_INT(tc_space_create(ctx, tc_conv2d_depthwise_template, &d, &space), TC_ERROR_INVALID_ARGUMENT);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "conv2d_depthwise: builds NCHW and NHWC float32 kernels; the task is NHWC float16");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "conv2d_depthwise: builds NCHW and NHWC float32 kernels; the task is NHWC float16");
     d.dtype = TC_FLOAT32;
     TC_CHECK_EQ_INT(tc_space_create(ctx, tc_conv2d_depthwise_template, &d, &space), TC_ERROR_INVALID_ARGUMENT);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "conv2d_depthwise: needs groups == c == k");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "conv2d_depthwise: needs groups == c == k");
     d.layout = TC_LAYOUT_HWCN;
     d.groups = d.c;
     TC_CHECK_EQ_INT(tc_space_create(ctx, tc_conv2d_depthwise_template, &d, &space), TC_ERROR_INVALID_ARGUMENT);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "conv2d_depthwise: builds NCHW and NHWC float32 kernels; the task is HWCN float32");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "conv2d_depthwise: builds NCHW and NHWC float32 kernels; the task is HWCN float32");
     TC_CHECK(space == NULL);
 }
 
@@ -378,7 +378,7 @@ TC_TEST(nhwc_kernels_compile_through_nvrtc) {
         task = cases[c].d;
         task.epilogue = epilogue(1 + c % 3);
         if (tc_space_create(ctx, cases[c].fn, &task, &space) != TC_OK || pick_config(&cases[c], space, c, &f) < 0 || !(src = tc_cuda_source(f))) {
-            fprintf(stderr, "  %s: %s\n", cases[c].what, tc_last_error(ctx));
+            fprintf(stderr, "  %s: %s\n", cases[c].what, tc_context_error(ctx));
             TC_CHECK(0);
             continue;
         }
@@ -386,9 +386,9 @@ TC_TEST(nhwc_kernels_compile_through_nvrtc) {
             tc_cubin bin;
             memset(&bin, 0, sizeof bin);
             wanted++;
-            if (tc_cuda_compile(ctx, src, f->name, archs[a], 0, NULL, &bin) != TC_OK) fprintf(stderr, "  %s, sm_%d: %s\n", cases[c].what, archs[a], tc_last_error(ctx));
+            if (tc_cuda_compile(ctx, src, f->name, archs[a], 0, NULL, &bin) != TC_OK) fprintf(stderr, "  %s, sm_%d: %s\n", cases[c].what, archs[a], tc_context_error(ctx));
             else compiled += bin.size > 4 && memcmp(bin.data, "\177ELF", 4) == 0;
-            tc_cubin_free(ctx, &bin);
+            tc_cubin_destroy(ctx, &bin);
         }
     }
     printf("  %d of %d kernels compiled\n", compiled, wanted);
@@ -416,7 +416,7 @@ TC_TEST(nhwc_kernels_on_the_gpu) {
         task = cases[c].d;
         task.epilogue = epilogue(c % NEPILOGUES);
         if (tc_space_create(ctx, cases[c].fn, &task, &space) != TC_OK || pick_config(&cases[c], space, c, &f) < 0 || !data_make(&task, &cd)) {
-            fprintf(stderr, "  %s: %s\n", cases[c].what, tc_last_error(ctx));
+            fprintf(stderr, "  %s: %s\n", cases[c].what, tc_context_error(ctx));
             failed++;
             continue;
         }
@@ -434,7 +434,7 @@ TC_TEST(nhwc_kernels_on_the_gpu) {
         if (r == TC_OK) r = tc_cuda_synchronize(ctx);
         if (r == TC_OK) r = tc_cuda_download(ctx, cd.args[2], dev[2], bytes[2]);
         if (r != TC_OK || !(output_error(&cd) <= 1e-4)) {
-            fprintf(stderr, "  %s: %s\n", cases[c].what, r != TC_OK ? tc_last_error(ctx) : "wrong output");
+            fprintf(stderr, "  %s: %s\n", cases[c].what, r != TC_OK ? tc_context_error(ctx) : "wrong output");
             failed++;
         }
         for (j = 0; j < n; j++) tc_cuda_free(ctx, dev[j]);
@@ -445,13 +445,13 @@ TC_TEST(nhwc_kernels_on_the_gpu) {
 }
 
 int main(void) {
-    if (tc_create_context(NULL, &ctx) != TC_OK) return 1;
+    if (tc_context_create(NULL, &ctx) != TC_OK) return 1;
     TC_RUN(nhwc_templates_match_the_reference);
     TC_RUN(nhwc_copies_are_float4_where_channels_allow);
     TC_RUN(template_for_picks_nhwc_float32_exact);
     TC_RUN(nhwc_templates_refuse_what_they_cannot_build);
     TC_RUN(nhwc_kernels_compile_through_nvrtc);
     TC_RUN(nhwc_kernels_on_the_gpu);
-    tc_destroy_context(ctx);
+    tc_context_destroy(ctx);
     return tc_test_summary();
 }
