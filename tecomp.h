@@ -1,10 +1,34 @@
-/* tecomp.h - tensor expressions to tuned CUDA kernels, at run time, from C.   v0.1.1
+/* tecomp.h - tensor expressions to tuned CUDA kernels, at run time, from C.   v0.2.0
 
    tecomp turns a tensor expression plus a TVM-style schedule into a CUDA
    kernel while your program runs: no Python, no nvcc step, no link-time CUDA
    dependency. It compiles through NVRTC and loads through the driver API,
    both opened at run time; without a GPU the same lowered kernels run on a
    host executor with CUDA semantics.
+
+   THE CONVENTION (every public name follows it; tests/check_api.py checks
+   what can be checked by reading the headers)
+       Names     tc_<object>_<verb> and getters tc_<object>_<property>:
+                 tc_context_create, tc_schedule_create, tc_space_size. The
+                 expression builders (tc_add, tc_at) and schedule primitives
+                 (tc_split, tc_bind, tc_cache_read) keep TVM te's names.
+                 Types tc_<object>, enum values TC_<WHAT>, private _tc_.
+       Ownership Everything made with a context lives in its arena until
+                 tc_context_destroy (or tc_context_rewind), unless its type
+                 has a tc_<object>_destroy(ctx, obj): then that call ends it,
+                 takes the context first, and ignores NULL. Device memory is
+                 tc_cuda_malloc / tc_cuda_free, a tc_str (a value the caller
+                 holds) tc_str_init / tc_str_free.
+       Results   A call that can fail returns tc_result and writes what it
+                 makes through an out pointer; the message is in
+                 tc_context_error(ctx). No value doubles as an error. Builders
+                 of expressions and statements return NULL instead (a NULL
+                 operand makes the result NULL: check a chain once).
+       Descs     A zero-initialised description means the defaults, field by
+                 field; a NULL desc is a zero one. tc_dtype 0 is TC_FLOAT32.
+       Logging   Only through the context's logger (tc_context_desc.logger);
+                 tc_log_to_file(ctx, file, level) sends it to a FILE *.
+       Limits    None a user can reach without a clear TC_ERROR_* saying which.
 
    HOW TO INCLUDE
        Vendor tecomp.h and the tecomp_*.h modules below. In exactly one C or
@@ -40,9 +64,11 @@
                          split-K, implicit GEMM, depthwise, Winograd, TensorCore)
 
    WHAT TECOMP DOES NOT DO (yet)
-       NHWC conv templates (float16 or float32); column-major wmma tiles;
-       asynchronous copies and dynamic shared memory; see README.md. A context does not recover its CUDA context after a kernel
-       fault (the tuner measures in worker processes for that reason).
+       NHWC float32 conv templates outside tensor cores (NHWC float16,
+       bfloat16 and TF32 run on conv2d_mma and conv2d_wgmma); column-major
+       wmma tiles; see README.md. A context does not recover its CUDA
+       context after a kernel fault (the tuner measures in worker processes
+       for that reason).
        Measuring forks: on Windows the tuner builds in one thread and times in
        its own process. No MPI in the headers: tecomp-tune spreads a suite
        over MPI ranks (tools/tune_ranks.h). Memory a context allocates (expressions, schedules,
@@ -51,14 +77,14 @@
 
    WALKTHROUGH
        tc_context *ctx;
-       tc_create_context(NULL, &ctx);
+       tc_context_create(NULL, &ctx);
        const tc_expr *n = tc_var(ctx, "n");
        tc_tensor *A = tc_placeholder(ctx, "A", TC_FLOAT32, 1, &n);
        tc_tensor *B = tc_placeholder(ctx, "B", TC_FLOAT32, 1, &n);
        const tc_expr *i = tc_axis(ctx, "i", n);
        tc_tensor *C = tc_compute(ctx, "C", 1, &i, tc_add(tc_at(A, i), tc_at(B, i)));
 
-       tc_schedule *s = tc_create_schedule(ctx, 1, &C);
+       tc_schedule *s = tc_schedule_create(ctx, 1, &C);
        tc_stage *sc = tc_stage_of(s, C);
        tc_iter *bx, *tx;
        tc_split(sc, tc_axis_of(sc, 0), 64, &bx, &tx);
@@ -67,7 +93,7 @@
 
        tc_tensor *args[] = {A, B, C};
        const tc_func *f;
-       if (tc_lower(s, 3, args, "vecadd", NULL, &f) != TC_OK) puts(tc_last_error(ctx));
+       if (tc_lower(s, 3, args, "vecadd", NULL, &f) != TC_OK) puts(tc_context_error(ctx));
        puts(tc_func_to_string(f));                  // the loop nest
        puts(tc_cuda_source(f));                     // the CUDA C
        int64_t size = 1000;
@@ -78,7 +104,7 @@
        } else {                                     // or on the host executor
            tc_host_run(ctx, f, host_args, &size);
        }
-       tc_destroy_context(ctx);                     // frees everything
+       tc_context_destroy(ctx);                     // frees everything
 
    LICENSE: MIT, at the end of this file.
 */

@@ -1,5 +1,5 @@
 /* tecomp_conv.h - convolution operators: shape descriptions, a host
-   reference, and tuning templates for 2-D convolutions.              v0.1
+   reference, and tuning templates for 2-D convolutions.              v0.2
 
    Part of tecomp (see tecomp.h). Include "tecomp.h", then this file; define
    TECOMP_IMPLEMENTATION in one file as for every module.
@@ -345,7 +345,7 @@ TECOMP_API tc_template_fn tc_conv2d_template_for(const tc_conv2d_desc *d, const 
    on sm_90 NHWC's tensor-core tasks go to conv2d_wgmma (Hopper's
    warpgroup MMA) instead of conv2d_mma; arch 0: no GPU known, as
    tc_conv2d_template_for. tc_conv2d_kernel_create asks it with the
-   device's arch (tc_probe_device_arch). */
+   device's arch (tc_device_arch_probe). */
 TECOMP_API tc_template_fn tc_conv2d_template_for_arch(const tc_conv2d_desc *d, int arch, const char **name);
 /* The template of that name ("conv2d_gemm", ...), NULL for none. */
 TECOMP_API tc_template_fn tc_conv2d_template_named(const char *name);
@@ -403,7 +403,9 @@ TECOMP_API tc_result tc_conv2d_kernel_run_host(tc_context *ctx, tc_conv2d_kernel
    host buffers of the tensors' types for run_host). The calls above take
    kernels whose epilogue reads no tensor. */
 TECOMP_API tc_result tc_conv2d_kernel_launch_args(tc_context *ctx, const tc_conv2d_kernel *k, const tc_devptr *args, tc_stream stream);
+/* The same on the host executor, args as above of host buffers. */
 TECOMP_API tc_result tc_conv2d_kernel_run_host_args(tc_context *ctx, tc_conv2d_kernel *k, void *const *args);
+/* What the kernel is: its template, config, tensors and launch shape. */
 TECOMP_API void tc_conv2d_kernel_info_get(const tc_conv2d_kernel *k, tc_conv2d_kernel_info *out);
 TECOMP_API void tc_conv2d_kernel_destroy(tc_context *ctx, tc_conv2d_kernel *k); /* NULL is ignored */
 
@@ -826,7 +828,7 @@ static tc_result _tc_conv_reference_user(tc_context *ctx, const tc_conv2d_desc *
     int j;
     if ((r = _tc_scratch_context(ctx, &scratch)) != TC_OK) return r;
     if (!(before = (float *)_tc_malloc(scratch, count * sizeof *before))) {
-        tc_destroy_context(scratch);
+        tc_context_destroy(scratch);
         return TC_ERROR_OUT_OF_MEMORY;
     }
     memcpy(before, y, count * sizeof *before);
@@ -838,9 +840,9 @@ static tc_result _tc_conv_reference_user(tc_context *ctx, const tc_conv2d_desc *
         for (j = 0; j < d->epilogue.nextra; j++) args[2 + j] = (void *)tensors[first_extra + j];
         r = tc_host_run(scratch, f, args, NULL);
     }
-    if (r != TC_OK) _tc_fail(ctx, r, "tc_conv2d_reference: the epilogue's user-written step: %s", tc_last_error(scratch));
+    if (r != TC_OK) _tc_fail(ctx, r, "tc_conv2d_reference: the epilogue's user-written step: %s", tc_context_error(scratch));
     _tc_free(scratch, before);
-    tc_destroy_context(scratch);
+    tc_context_destroy(scratch);
     return r;
 }
 
@@ -943,7 +945,7 @@ TECOMP_API tc_result tc_conv2d_epilogue_reference(tc_context *ctx, const tc_conv
 
 /* The error a builder that returned NULL left in the context. */
 static tc_result _tc_conv_error(tc_context *ctx) {
-    tc_result r = tc_last_result(ctx);
+    tc_result r = tc_context_result(ctx);
     return r != TC_OK ? r : TC_ERROR_OUT_OF_MEMORY;
 }
 
@@ -1041,7 +1043,7 @@ static const tc_expr *_tc_epi_user(tc_context *ctx, const tc_conv2d_desc *d, tc_
         a.extra[j] = per_channel ? tc_access(t, 1, &channel) : tc_access(t, conv->ndim, ax);
     }
     if (!(v = ep->fn(&a))) {
-        if (tc_last_result(ctx) == TC_OK) _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "conv2d epilogue: the user-written step (epilogue.fn) returned NULL");
+        if (tc_context_result(ctx) == TC_OK) _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "conv2d epilogue: the user-written step (epilogue.fn) returned NULL");
         return NULL;
     }
     if (v->ctx != ctx || !tc_dtype_is_float(v->dtype)) {
@@ -1327,7 +1329,7 @@ static tc_result _tc_epi_alone(tc_context *ctx, const tc_conv2d_desc *d, tc_dtyp
     if (!y) return _tc_conv_error(ctx);
     _TC_CONV_TRY(_tc_epi_build(ctx, d, y, ch, user_only, "out", &e));
     if (!e.out) return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_conv2d_epilogue_alone: the description has no epilogue");
-    if (!(s = tc_create_schedule(ctx, 1, &e.out)) || !(st = tc_stage_of(s, e.out))) return _tc_conv_error(ctx);
+    if (!(s = tc_schedule_create(ctx, 1, &e.out)) || !(st = tc_stage_of(s, e.out))) return _tc_conv_error(ctx);
     fused = tc_axis_of(st, 0);
     for (j = 1; j < e.out->ndim; j++) _TC_CONV_TRY(tc_fuse(st, fused, tc_axis_of(st, j), &fused));
     _TC_CONV_TRY(tc_split(st, fused, 256, &bx, &tx));
@@ -1371,14 +1373,14 @@ static tc_result _tc_direct_knobs(tc_cfg *cfg, const tc_conv2d_desc *d, int p, i
     tc_split_desc three;
     memset(&three, 0, sizeof three);
     three.num_outputs = 3;
-    _TC_CONV_TRY(tc_define_split(cfg, "tile_f", d->k / d->groups, NULL));
-    _TC_CONV_TRY(tc_define_split(cfg, "tile_y", p, NULL));
-    _TC_CONV_TRY(tc_define_split(cfg, "tile_x", q, NULL));
-    if (!split_k) _TC_CONV_TRY(tc_define_split(cfg, "tile_rc", d->c / d->groups, &three)); /* the split-K template's comes first */
-    _TC_CONV_TRY(tc_define_split(cfg, "tile_ry", d->r, &three));
-    _TC_CONV_TRY(tc_define_split(cfg, "tile_rx", d->s, &three));
-    _TC_CONV_TRY(tc_define_knob(cfg, "auto_unroll_max_step", 3, unroll_steps));
-    return tc_define_knob(cfg, "unroll_explicit", 2, explicit_values);
+    _TC_CONV_TRY(tc_cfg_define_split(cfg, "tile_f", d->k / d->groups, NULL));
+    _TC_CONV_TRY(tc_cfg_define_split(cfg, "tile_y", p, NULL));
+    _TC_CONV_TRY(tc_cfg_define_split(cfg, "tile_x", q, NULL));
+    if (!split_k) _TC_CONV_TRY(tc_cfg_define_split(cfg, "tile_rc", d->c / d->groups, &three)); /* the split-K template's comes first */
+    _TC_CONV_TRY(tc_cfg_define_split(cfg, "tile_ry", d->r, &three));
+    _TC_CONV_TRY(tc_cfg_define_split(cfg, "tile_rx", d->s, &three));
+    _TC_CONV_TRY(tc_cfg_define_knob(cfg, "auto_unroll_max_step", 3, unroll_steps));
+    return tc_cfg_define_knob(cfg, "unroll_explicit", 2, explicit_values);
 }
 
 /* The cache stages of the direct schedule. */
@@ -1389,8 +1391,8 @@ typedef struct _tc_direct_stages {
 
 /* The unroll knobs (auto_unroll_max_step, unroll_explicit) as pragmas on loop `at` of st. */
 static tc_result _tc_unroll_pragmas(tc_cfg *cfg, tc_stage *st, tc_iter *at) {
-    _TC_CONV_TRY(tc_pragma(st, at, "auto_unroll_max_step", (int)tc_cfg_knob(cfg, "auto_unroll_max_step")));
-    return tc_pragma(st, at, "unroll_explicit", (int)tc_cfg_knob(cfg, "unroll_explicit"));
+    _TC_CONV_TRY(tc_pragma(st, at, "auto_unroll_max_step", (int)tc_cfg_knob_value(cfg, "auto_unroll_max_step")));
+    return tc_pragma(st, at, "unroll_explicit", (int)tc_cfg_knob_value(cfg, "unroll_explicit"));
 }
 
 /* Accumulate in registers (OL), stage the padded input and the weights of
@@ -1546,7 +1548,7 @@ static tc_result _tc_conv_direct_graph(tc_context *ctx, const tc_conv2d_desc *d,
     _TC_CONV_TRY(_tc_conv_direct_compute(ctx, d, p, q, g));
     _TC_CONV_TRY(_tc_conv_epilogue(ctx, d, 1, g));
     final = _tc_conv_final(g);
-    return (*s = tc_create_schedule(ctx, 1, &final)) ? TC_OK : _tc_conv_error(ctx);
+    return (*s = tc_schedule_create(ctx, 1, &final)) ? TC_OK : _tc_conv_error(ctx);
 }
 
 TECOMP_API tc_result tc_conv2d_direct_template(tc_cfg *cfg, const void *task, tc_instance *out) {
@@ -1642,13 +1644,13 @@ TECOMP_API tc_result tc_conv2d_splitk_template(tc_cfg *cfg, const void *task, tc
     four.num_outputs = 4;
     four.max_factor = _TC_SPLITK_MAX_CHUNKS;
     /* tile_rc's last size is the number of chunks, which the compute needs: it comes first */
-    _TC_CONV_TRY(tc_define_split(cfg, "tile_rc", d.c / d.groups, &four));
+    _TC_CONV_TRY(tc_cfg_define_split(cfg, "tile_rc", d.c / d.groups, &four));
     _TC_CONV_TRY(_tc_conv_sizes(cfg, "tile_rc", &rc));
     _TC_CONV_TRY(_tc_direct_knobs(cfg, &d, p, q, 1));
     _TC_CONV_TRY(_tc_conv_splitk_compute(ctx, &d, p, q, (int)rc[3], &g, &partial));
     _TC_CONV_TRY(_tc_conv_epilogue(ctx, &d, 1, &g));
     final = _tc_conv_final(&g);
-    if (!(s = tc_create_schedule(ctx, 1, &final))) return _tc_conv_error(ctx);
+    if (!(s = tc_schedule_create(ctx, 1, &final))) return _tc_conv_error(ctx);
     partial_graph = g, partial_graph.out = partial;
     memset(&partial_graph.epi, 0, sizeof partial_graph.epi); /* the epilogue is the final sum's */
     partial_shape = d, partial_shape.n = (int)rc[3] * d.n; /* the chunks are images to the direct schedule */
@@ -1752,11 +1754,11 @@ static tc_result _tc_gemm_knobs(tc_cfg *cfg, const tc_conv2d_desc *d, int p, int
     memset(&four, 0, sizeof four);
     four.num_outputs = 4;
     four.max_factor = _TC_SPLITK_MAX_CHUNKS;
-    _TC_CONV_TRY(tc_define_split(cfg, "tile_j", (int64_t)d->c / d->groups * d->r * d->s, &four));
-    _TC_CONV_TRY(tc_define_split(cfg, "tile_f", d->k / d->groups, NULL));
-    _TC_CONV_TRY(tc_define_split(cfg, "tile_i", d->layout == TC_LAYOUT_HWCN ? d->n : (int64_t)p * q, NULL));
-    _TC_CONV_TRY(tc_define_knob(cfg, "auto_unroll_max_step", 3, unroll_steps));
-    return tc_define_knob(cfg, "unroll_explicit", 2, explicit_values);
+    _TC_CONV_TRY(tc_cfg_define_split(cfg, "tile_j", (int64_t)d->c / d->groups * d->r * d->s, &four));
+    _TC_CONV_TRY(tc_cfg_define_split(cfg, "tile_f", d->k / d->groups, NULL));
+    _TC_CONV_TRY(tc_cfg_define_split(cfg, "tile_i", d->layout == TC_LAYOUT_HWCN ? d->n : (int64_t)p * q, NULL));
+    _TC_CONV_TRY(tc_cfg_define_knob(cfg, "auto_unroll_max_step", 3, unroll_steps));
+    return tc_cfg_define_knob(cfg, "unroll_explicit", 2, explicit_values);
 }
 
 /* Tile the product's output: rows f (within a group) and columns i (the
@@ -1860,7 +1862,7 @@ TECOMP_API tc_result tc_conv2d_gemm_template(tc_cfg *cfg, const void *task, tc_i
     _TC_CONV_TRY(_tc_gemm_compute(ctx, &d, p, q, chunks, &g));
     _TC_CONV_TRY(_tc_conv_epilogue(ctx, &d, 1, &g.conv)); /* (o, f, i): f in either layout */
     final = _tc_conv_final(&g.conv);
-    if (!(s = tc_create_schedule(ctx, 1, &final))) return _tc_conv_error(ctx);
+    if (!(s = tc_schedule_create(ctx, 1, &final))) return _tc_conv_error(ctx);
     _TC_CONV_TRY(_tc_gemm_schedule_product(cfg, &d, s, &g, chunks));
     if (chunks > 1) _TC_CONV_TRY(_tc_conv_final_sum(ctx, s, &g.conv, 3));
     return _tc_conv_instance(&d, s, &g.conv, out);
@@ -1880,10 +1882,10 @@ static tc_result _tc_depthwise_knobs(tc_cfg *cfg, const tc_conv2d_desc *d, int p
     two.num_outputs = 2;
     two.max_factor = 64;
     three.num_outputs = 3;
-    _TC_CONV_TRY(tc_define_split(cfg, "tile_c", d->c, &two));
-    _TC_CONV_TRY(tc_define_split(cfg, "tile_y", p, &three));
-    _TC_CONV_TRY(tc_define_split(cfg, "tile_x", q, &three));
-    return tc_define_knob(cfg, "auto_unroll_max_step", 3, unroll_steps);
+    _TC_CONV_TRY(tc_cfg_define_split(cfg, "tile_c", d->c, &two));
+    _TC_CONV_TRY(tc_cfg_define_split(cfg, "tile_y", p, &three));
+    _TC_CONV_TRY(tc_cfg_define_split(cfg, "tile_x", q, &three));
+    return tc_cfg_define_knob(cfg, "auto_unroll_max_step", 3, unroll_steps);
 }
 
 /* As v4: blocks over channel tiles on blockIdx.y and over (image, row
@@ -1913,7 +1915,7 @@ static tc_result _tc_depthwise_schedule(tc_cfg *cfg, tc_schedule *s, const _tc_c
     _TC_CONV_TRY(tc_compute_at(sl, so, x[1]));
     _TC_CONV_TRY(tc_reorder_args(sl, tc_axis_of(sl, 0), tc_axis_of(sl, 1), tc_reduce_axis_of(sl, 0), tc_reduce_axis_of(sl, 1),
                                  tc_axis_of(sl, 2), tc_axis_of(sl, 3)));
-    return tc_pragma(so, c[0], "auto_unroll_max_step", (int)tc_cfg_knob(cfg, "auto_unroll_max_step"));
+    return tc_pragma(so, c[0], "auto_unroll_max_step", (int)tc_cfg_knob_value(cfg, "auto_unroll_max_step"));
 }
 
 TECOMP_API tc_result tc_conv2d_depthwise_template(tc_cfg *cfg, const void *task, tc_instance *out) {
@@ -1932,7 +1934,7 @@ TECOMP_API tc_result tc_conv2d_depthwise_template(tc_cfg *cfg, const void *task,
     _TC_CONV_TRY(_tc_conv_depthwise_compute(ctx, &d, p, q, &g));
     _TC_CONV_TRY(_tc_conv_epilogue(ctx, &d, 1, &g));
     final = _tc_conv_final(&g);
-    if (!(s = tc_create_schedule(ctx, 1, &final))) return _tc_conv_error(ctx);
+    if (!(s = tc_schedule_create(ctx, 1, &final))) return _tc_conv_error(ctx);
     _TC_CONV_TRY(_tc_depthwise_knobs(cfg, &d, p, q));
     _TC_CONV_TRY(_tc_depthwise_schedule(cfg, s, &g));
     return _tc_conv_instance(&d, s, &g, out);
@@ -2265,12 +2267,12 @@ static tc_result _tc_wino_knobs(tc_cfg *cfg, const tc_conv2d_desc *d, int p, int
     memset(&two, 0, sizeof two);
     power2.policy = TC_SPLIT_POWER2;
     two.num_outputs = 2;
-    _TC_CONV_TRY(tc_define_knob(cfg, "tile_size", nsizes, _tc_wino_tile_sizes));
-    _TC_CONV_TRY(tc_define_split(cfg, "tile_k", d->k, NULL));
-    _TC_CONV_TRY(tc_define_split(cfg, "tile_p", _tc_wino_tiles(d, p, q, (int)_tc_wino_tile_sizes[nsizes - 1]), &power2));
-    _TC_CONV_TRY(tc_define_split(cfg, "tile_rc", d->c, &two));
-    _TC_CONV_TRY(tc_define_knob(cfg, "auto_unroll_max_step", 3, unroll_steps));
-    return tc_define_knob(cfg, "unroll_explicit", 2, explicit_values);
+    _TC_CONV_TRY(tc_cfg_define_knob(cfg, "tile_size", nsizes, _tc_wino_tile_sizes));
+    _TC_CONV_TRY(tc_cfg_define_split(cfg, "tile_k", d->k, NULL));
+    _TC_CONV_TRY(tc_cfg_define_split(cfg, "tile_p", _tc_wino_tiles(d, p, q, (int)_tc_wino_tile_sizes[nsizes - 1]), &power2));
+    _TC_CONV_TRY(tc_cfg_define_split(cfg, "tile_rc", d->c, &two));
+    _TC_CONV_TRY(tc_cfg_define_knob(cfg, "auto_unroll_max_step", 3, unroll_steps));
+    return tc_cfg_define_knob(cfg, "unroll_explicit", 2, explicit_values);
 }
 
 /* Every thread of the block loads a part of a shared tile: its elements in one fused loop
@@ -2355,10 +2357,10 @@ TECOMP_API tc_result tc_conv2d_winograd_template(tc_cfg *cfg, const void *task, 
     tc_conv2d_output_size(&d, &p, &q);
     /* the tile size comes first: the computation depends on it */
     _TC_CONV_TRY(_tc_wino_knobs(cfg, &d, p, q));
-    _TC_CONV_TRY(_tc_wino_compute(ctx, &d, p, q, (int)tc_cfg_knob(cfg, "tile_size"), &g));
+    _TC_CONV_TRY(_tc_wino_compute(ctx, &d, p, q, (int)tc_cfg_knob_value(cfg, "tile_size"), &g));
     _TC_CONV_TRY(_tc_conv_epilogue(ctx, &d, d.layout == TC_LAYOUT_HWCN ? 2 : 1, &g.conv)); /* k's place in the output's memory order */
     final = _tc_conv_final(&g.conv);
-    if (!(s = tc_create_schedule(ctx, 1, &final))) return _tc_conv_error(ctx);
+    if (!(s = tc_schedule_create(ctx, 1, &final))) return _tc_conv_error(ctx);
     _TC_CONV_TRY(_tc_wino_kernel_schedule(ctx, s, &g));
     _TC_CONV_TRY(_tc_wino_input_schedule(ctx, s, &g));
     _TC_CONV_TRY(_tc_wino_gemm_schedule(cfg, s, &g));
@@ -2406,15 +2408,15 @@ static tc_result _tc_tensorcore_knobs(tc_cfg *cfg, const tc_conv2d_desc *d) {
     int n = 0, c;
     for (c = 1; c <= 8; c *= 2)
         if ((d->c / 16) % c == 0) chunks[n++] = c;
-    _TC_CONV_TRY(tc_define_knob(cfg, "block_row_warps", 3, warps));
-    _TC_CONV_TRY(tc_define_knob(cfg, "block_col_warps", 3, warps));
-    _TC_CONV_TRY(tc_define_knob(cfg, "warp_row_tiles", 3, tiles));
-    _TC_CONV_TRY(tc_define_knob(cfg, "warp_col_tiles", 3, tiles));
-    _TC_CONV_TRY(tc_define_knob(cfg, "chunk", n, chunks));
-    _TC_CONV_TRY(tc_define_knob(cfg, "vec_data", 4, vecs));
-    _TC_CONV_TRY(tc_define_knob(cfg, "vec_kernel", 4, vecs));
-    _TC_CONV_TRY(tc_define_knob(cfg, "pad", 2, pads));
-    return tc_define_knob(cfg, "auto_unroll_max_step", 3, unroll);
+    _TC_CONV_TRY(tc_cfg_define_knob(cfg, "block_row_warps", 3, warps));
+    _TC_CONV_TRY(tc_cfg_define_knob(cfg, "block_col_warps", 3, warps));
+    _TC_CONV_TRY(tc_cfg_define_knob(cfg, "warp_row_tiles", 3, tiles));
+    _TC_CONV_TRY(tc_cfg_define_knob(cfg, "warp_col_tiles", 3, tiles));
+    _TC_CONV_TRY(tc_cfg_define_knob(cfg, "chunk", n, chunks));
+    _TC_CONV_TRY(tc_cfg_define_knob(cfg, "vec_data", 4, vecs));
+    _TC_CONV_TRY(tc_cfg_define_knob(cfg, "vec_kernel", 4, vecs));
+    _TC_CONV_TRY(tc_cfg_define_knob(cfg, "pad", 2, pads));
+    return tc_cfg_define_knob(cfg, "auto_unroll_max_step", 3, unroll);
 }
 
 /* A shared tile of the tutorial's: its first axis (images or output
@@ -2422,9 +2424,9 @@ static tc_result _tc_tensorcore_knobs(tc_cfg *cfg, const tc_conv2d_desc *d) {
    elements over the lanes, vec halves at a time; rows padded by pad. */
 static tc_result _tc_tensorcore_fetch(tc_cfg *cfg, tc_stage *st, int warp_axis, int row_axis, const char *vec_knob) {
     tc_iter *ty, *tz, *rest, *t, *lanes, *v;
-    int64_t vec = tc_cfg_knob(cfg, vec_knob), pad = tc_cfg_knob(cfg, "pad");
-    _TC_CONV_TRY(tc_split_nparts(st, tc_axis_of(st, warp_axis), tc_cfg_knob(cfg, "block_row_warps"), &ty, &rest));
-    _TC_CONV_TRY(tc_split_nparts(st, rest, tc_cfg_knob(cfg, "block_col_warps"), &tz, &rest));
+    int64_t vec = tc_cfg_knob_value(cfg, vec_knob), pad = tc_cfg_knob_value(cfg, "pad");
+    _TC_CONV_TRY(tc_split_nparts(st, tc_axis_of(st, warp_axis), tc_cfg_knob_value(cfg, "block_row_warps"), &ty, &rest));
+    _TC_CONV_TRY(tc_split_nparts(st, rest, tc_cfg_knob_value(cfg, "block_col_warps"), &tz, &rest));
     _TC_CONV_TRY(tc_fuse(st, tc_axis_of(st, 4), tc_axis_of(st, 5), &t));
     _TC_CONV_TRY(tc_split(st, t, vec, &t, &v));
     _TC_CONV_TRY(tc_split(st, t, 32, &t, &lanes));
@@ -2454,8 +2456,8 @@ static tc_result _tc_tensorcore_epilogue_schedule(tc_cfg *cfg, tc_stage *so, tc_
     static const tc_thread_tag tags[3] = {TC_THREAD_Z, TC_THREAD_Y, TC_THREAD_X};
     tc_iter *ty, *nci, *oci;
     int64_t counts[3];
-    counts[0] = tc_cfg_knob(cfg, "block_col_warps");
-    counts[1] = tc_cfg_knob(cfg, "block_row_warps");
+    counts[0] = tc_cfg_knob_value(cfg, "block_col_warps");
+    counts[1] = tc_cfg_knob_value(cfg, "block_row_warps");
     counts[2] = 32;
     _TC_CONV_TRY(_tc_epi_spread(tc_cfg_context(cfg), so, bj, 3, counts, tags));
     _TC_CONV_TRY(tc_compute_at(sc, so, bj));
@@ -2472,7 +2474,7 @@ static tc_result _tc_tensorcore_schedule(tc_cfg *cfg, tc_schedule *s, const _tc_
     tc_tensor *out = g->out, *AS, *WS, *AF, *WF, *OF, *CS = NULL;
     tc_stage *so, *sf, *sas, *sws, *saf, *swf, *sc = NULL;
     tc_iter *pix, *nc, *nci, *bi, *oc, *oci, *bj, *ko, *ki;
-    int64_t brw = tc_cfg_knob(cfg, "block_row_warps"), bcw = tc_cfg_knob(cfg, "block_col_warps");
+    int64_t brw = tc_cfg_knob_value(cfg, "block_row_warps"), bcw = tc_cfg_knob_value(cfg, "block_col_warps");
     _TC_CONV_TRY(tc_compute_inline(tc_stage_of(s, g->pad)));
     if (!(AS = tc_cache_read(s, g->pad, TC_SCOPE_SHARED, 1, &out)) || !(WS = tc_cache_read(s, g->kernel, TC_SCOPE_SHARED, 1, &out)) ||
         !(AF = tc_cache_read(s, AS, TC_SCOPE_WMMA_MATRIX_A, 1, &out)) || !(WF = tc_cache_read(s, WS, TC_SCOPE_WMMA_MATRIX_B, 1, &out)) ||
@@ -2487,9 +2489,9 @@ static tc_result _tc_tensorcore_schedule(tc_cfg *cfg, tc_schedule *s, const _tc_
     swf = tc_stage_of(s, WF);
     /* blocks: a pixel (z) and a tile of (images, channels) tiles; warps over both */
     _TC_CONV_TRY(tc_fuse(so, tc_axis_of(so, 1), tc_axis_of(so, 2), &pix));
-    _TC_CONV_TRY(tc_split(so, tc_axis_of(so, 0), tc_cfg_knob(cfg, "warp_row_tiles"), &nc, &nci));
+    _TC_CONV_TRY(tc_split(so, tc_axis_of(so, 0), tc_cfg_knob_value(cfg, "warp_row_tiles"), &nc, &nci));
     _TC_CONV_TRY(tc_split(so, nc, brw, &bi, &nc));
-    _TC_CONV_TRY(tc_split(so, tc_axis_of(so, 3), tc_cfg_knob(cfg, "warp_col_tiles"), &oc, &oci));
+    _TC_CONV_TRY(tc_split(so, tc_axis_of(so, 3), tc_cfg_knob_value(cfg, "warp_col_tiles"), &oc, &oci));
     _TC_CONV_TRY(tc_split(so, oc, bcw, &bj, &oc));
     if (sc) /* the output's memory order inside a block: images, channel blocks, then the 16 x 16 */
         _TC_CONV_TRY(tc_reorder_va(so, 9, pix, bi, bj, nc, nci, oc, oci, tc_axis_of(so, 4), tc_axis_of(so, 5)));
@@ -2504,10 +2506,10 @@ static tc_result _tc_tensorcore_schedule(tc_cfg *cfg, tc_schedule *s, const _tc_
         _TC_CONV_TRY(tc_bind(so, nc, TC_THREAD_Y));
         _TC_CONV_TRY(tc_bind(so, oc, TC_THREAD_Z));
     }
-    _TC_CONV_TRY(tc_pragma(so, pix, "auto_unroll_max_step", (int)tc_cfg_knob(cfg, "auto_unroll_max_step")));
+    _TC_CONV_TRY(tc_pragma(so, pix, "auto_unroll_max_step", (int)tc_cfg_knob_value(cfg, "auto_unroll_max_step")));
     /* each warp's tiles accumulate in fragments, chunk by chunk of channels, row by row of the window */
     _TC_CONV_TRY(tc_compute_at(sf, sc ? sc : so, oc));
-    _TC_CONV_TRY(tc_split(sf, tc_reduce_axis_of(sf, 0), tc_cfg_knob(cfg, "chunk"), &ko, &ki));
+    _TC_CONV_TRY(tc_split(sf, tc_reduce_axis_of(sf, 0), tc_cfg_knob_value(cfg, "chunk"), &ko, &ki));
     _TC_CONV_TRY(tc_reorder_va(sf, 9, ko, tc_reduce_axis_of(sf, 1), ki, tc_reduce_axis_of(sf, 2), tc_axis_of(sf, 0), tc_axis_of(sf, 3),
                                tc_axis_of(sf, 4), tc_axis_of(sf, 5), tc_reduce_axis_of(sf, 3)));
     _TC_CONV_TRY(tc_compute_at(saf, sf, tc_reduce_axis_of(sf, 2)));
@@ -2544,7 +2546,7 @@ TECOMP_API tc_result tc_conv2d_tensorcore_template(tc_cfg *cfg, const void *task
     ch.block_axis = 3;
     _TC_CONV_TRY(_tc_epi_build(ctx, &d, g.out, ch, 0, "out", &g.epi));
     final = _tc_conv_final(&g);
-    if (!(s = tc_create_schedule(ctx, 1, &final))) return _tc_conv_error(ctx);
+    if (!(s = tc_schedule_create(ctx, 1, &final))) return _tc_conv_error(ctx);
     _TC_CONV_TRY(_tc_tensorcore_schedule(cfg, s, &g));
     return _tc_conv_instance(&d, s, &g, out);
 }
@@ -2608,19 +2610,19 @@ static tc_result _tc_mma_knobs(tc_cfg *cfg, tc_dtype dtype, int nchw) {
     static const int64_t block[] = {32, 64, 128, 256}, warp_m[] = {16, 32, 64}, warp_n[] = {8, 16, 32, 64}, k_tile[] = {16, 32, 64},
                          stages[] = {2, 3, 4}, vec16[] = {2, 4, 8}, vec16_nchw[] = {1, 2, 4, 8}, vec32[] = {1, 2, 4}, swizzle[] = {1, 0}, split_k[] = {1, 2, 4},
                          col_order[] = {1, 0};
-    _TC_CONV_TRY(tc_define_knob(cfg, "block_m", 4, block));
-    _TC_CONV_TRY(tc_define_knob(cfg, "block_n", 3, block));
-    _TC_CONV_TRY(tc_define_knob(cfg, "warp_m", 3, warp_m));
-    _TC_CONV_TRY(tc_define_knob(cfg, "warp_n", 4, warp_n));
-    _TC_CONV_TRY(tc_define_knob(cfg, "k_tile", 3, k_tile));
-    _TC_CONV_TRY(tc_define_knob(cfg, "stages", 3, stages));
+    _TC_CONV_TRY(tc_cfg_define_knob(cfg, "block_m", 4, block));
+    _TC_CONV_TRY(tc_cfg_define_knob(cfg, "block_n", 3, block));
+    _TC_CONV_TRY(tc_cfg_define_knob(cfg, "warp_m", 3, warp_m));
+    _TC_CONV_TRY(tc_cfg_define_knob(cfg, "warp_n", 4, warp_n));
+    _TC_CONV_TRY(tc_cfg_define_knob(cfg, "k_tile", 3, k_tile));
+    _TC_CONV_TRY(tc_cfg_define_knob(cfg, "stages", 3, stages));
     if (nchw && dtype != TC_FLOAT32) /* the weights' rows of c r s may be odd: copies of one element too */
-        _TC_CONV_TRY(tc_define_knob(cfg, "vec", 4, vec16_nchw));
+        _TC_CONV_TRY(tc_cfg_define_knob(cfg, "vec", 4, vec16_nchw));
     else
-        _TC_CONV_TRY(tc_define_knob(cfg, "vec", 3, dtype == TC_FLOAT32 ? vec32 : vec16));
-    _TC_CONV_TRY(tc_define_knob(cfg, "swizzle", 2, swizzle));
-    _TC_CONV_TRY(tc_define_knob(cfg, "split_k", 3, split_k));
-    return nchw ? tc_define_knob(cfg, "col_order", 2, col_order) : TC_OK;
+        _TC_CONV_TRY(tc_cfg_define_knob(cfg, "vec", 3, dtype == TC_FLOAT32 ? vec32 : vec16));
+    _TC_CONV_TRY(tc_cfg_define_knob(cfg, "swizzle", 2, swizzle));
+    _TC_CONV_TRY(tc_cfg_define_knob(cfg, "split_k", 3, split_k));
+    return nchw ? tc_cfg_define_knob(cfg, "col_order", 2, col_order) : TC_OK;
 }
 
 /* The knobs' sizes, checked against each other: warps tile the block, at
@@ -2642,17 +2644,17 @@ typedef struct _tc_mma_tiles {
 static tc_result _tc_mma_tiles_of(tc_cfg *cfg, const tc_conv2d_desc *d, _tc_mma_tiles *t) {
     int nchw = d->layout == TC_LAYOUT_NCHW;
     int64_t threads, cols = (int64_t)d->c * d->r * d->s;
-    t->bm = tc_cfg_knob(cfg, "block_m");
-    t->bn = tc_cfg_knob(cfg, "block_n");
-    t->wm = tc_cfg_knob(cfg, "warp_m");
-    t->wn = tc_cfg_knob(cfg, "warp_n");
-    t->bk = tc_cfg_knob(cfg, "k_tile");
-    t->stages = tc_cfg_knob(cfg, "stages");
-    t->vec = tc_cfg_knob(cfg, "vec");
-    t->swizzle = tc_cfg_knob(cfg, "swizzle");
-    t->split = tc_cfg_knob(cfg, "split_k");
+    t->bm = tc_cfg_knob_value(cfg, "block_m");
+    t->bn = tc_cfg_knob_value(cfg, "block_n");
+    t->wm = tc_cfg_knob_value(cfg, "warp_m");
+    t->wn = tc_cfg_knob_value(cfg, "warp_n");
+    t->bk = tc_cfg_knob_value(cfg, "k_tile");
+    t->stages = tc_cfg_knob_value(cfg, "stages");
+    t->vec = tc_cfg_knob_value(cfg, "vec");
+    t->swizzle = tc_cfg_knob_value(cfg, "swizzle");
+    t->split = tc_cfg_knob_value(cfg, "split_k");
     t->vec_b = nchw ? 1 : t->vec;
-    t->col_along_m = nchw && tc_cfg_knob(cfg, "col_order");
+    t->col_along_m = nchw && tc_cfg_knob_value(cfg, "col_order");
     t->wgmma = 0;
     t->tma = 0;
     t->in_flight = 0;
@@ -3099,7 +3101,7 @@ static tc_result _tc_mma_instance(tc_context *ctx, const tc_conv2d_desc *d, cons
     _TC_CONV_TRY(_tc_mma_compute(ctx, d, p, q, t, &g));
     _TC_CONV_TRY(_tc_conv_epilogue(ctx, d, 1, &g.conv)); /* NHWK's (m, f), NCHW's (n, f, pq) */
     final = _tc_conv_final(&g.conv);
-    if (!(s = tc_create_schedule(ctx, 1, &final))) return _tc_conv_error(ctx);
+    if (!(s = tc_schedule_create(ctx, 1, &final))) return _tc_conv_error(ctx);
     _TC_CONV_TRY(_tc_mma_schedule(ctx, d->dtype, t, s, &g));
     return _tc_conv_instance(d, s, &g.conv, out);
 }
@@ -3132,14 +3134,14 @@ TECOMP_API tc_result tc_conv2d_mma_template(tc_cfg *cfg, const void *task, tc_in
 static tc_result _tc_wgmma_knobs(tc_cfg *cfg, tc_dtype dtype) {
     static const int64_t block_m[] = {64, 128, 256}, block_n[] = {64, 128, 256}, warp_m[] = {64, 128}, warp_n[] = {64, 128, 256},
                          k_tile16[] = {32, 64}, k_tile32[] = {16, 32}, stages[] = {2, 3, 4, 5}, split_k[] = {1, 2, 4}, in_flight[] = {0, 1};
-    _TC_CONV_TRY(tc_define_knob(cfg, "block_m", 3, block_m));
-    _TC_CONV_TRY(tc_define_knob(cfg, "block_n", 3, block_n));
-    _TC_CONV_TRY(tc_define_knob(cfg, "warp_m", 2, warp_m));
-    _TC_CONV_TRY(tc_define_knob(cfg, "warp_n", 3, warp_n));
-    _TC_CONV_TRY(tc_define_knob(cfg, "k_tile", 2, dtype == TC_FLOAT32 ? k_tile32 : k_tile16));
-    _TC_CONV_TRY(tc_define_knob(cfg, "stages", 4, stages));
-    _TC_CONV_TRY(tc_define_knob(cfg, "split_k", 3, split_k));
-    return tc_define_knob(cfg, "in_flight", 2, in_flight);
+    _TC_CONV_TRY(tc_cfg_define_knob(cfg, "block_m", 3, block_m));
+    _TC_CONV_TRY(tc_cfg_define_knob(cfg, "block_n", 3, block_n));
+    _TC_CONV_TRY(tc_cfg_define_knob(cfg, "warp_m", 2, warp_m));
+    _TC_CONV_TRY(tc_cfg_define_knob(cfg, "warp_n", 3, warp_n));
+    _TC_CONV_TRY(tc_cfg_define_knob(cfg, "k_tile", 2, dtype == TC_FLOAT32 ? k_tile32 : k_tile16));
+    _TC_CONV_TRY(tc_cfg_define_knob(cfg, "stages", 4, stages));
+    _TC_CONV_TRY(tc_cfg_define_knob(cfg, "split_k", 3, split_k));
+    return tc_cfg_define_knob(cfg, "in_flight", 2, in_flight);
 }
 
 /* The knobs' sizes, checked: warpgroups tile the block, at most 4 of them
@@ -3149,14 +3151,14 @@ static tc_result _tc_wgmma_knobs(tc_cfg *cfg, tc_dtype dtype) {
 static tc_result _tc_wgmma_tiles_of(tc_cfg *cfg, const tc_conv2d_desc *d, _tc_mma_tiles *t) {
     tc_context *ctx = tc_cfg_context(cfg);
     int64_t warpgroups, bytes = tc_dtype_bytes(d->dtype);
-    t->bm = tc_cfg_knob(cfg, "block_m");
-    t->bn = tc_cfg_knob(cfg, "block_n");
-    t->wm = tc_cfg_knob(cfg, "warp_m");
-    t->wn = tc_cfg_knob(cfg, "warp_n");
-    t->bk = tc_cfg_knob(cfg, "k_tile");
-    t->stages = tc_cfg_knob(cfg, "stages");
-    t->split = tc_cfg_knob(cfg, "split_k");
-    t->in_flight = tc_cfg_knob(cfg, "in_flight");
+    t->bm = tc_cfg_knob_value(cfg, "block_m");
+    t->bn = tc_cfg_knob_value(cfg, "block_n");
+    t->wm = tc_cfg_knob_value(cfg, "warp_m");
+    t->wn = tc_cfg_knob_value(cfg, "warp_n");
+    t->bk = tc_cfg_knob_value(cfg, "k_tile");
+    t->stages = tc_cfg_knob_value(cfg, "stages");
+    t->split = tc_cfg_knob_value(cfg, "split_k");
+    t->in_flight = tc_cfg_knob_value(cfg, "in_flight");
     t->vec = _tc_mma_copy_lanes(d->dtype);
     t->vec_b = t->vec;
     t->swizzle = 1;
@@ -3211,9 +3213,9 @@ TECOMP_API tc_result tc_conv2d_wgmma_template(tc_cfg *cfg, const void *task, tc_
         return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "conv2d_wgmma: builds NHWC kernels (KRSC weights, NHWK output); the task is %s "
                         "(conv2d_mma builds NCHW)", tc_layout_name(d.layout));
     _TC_CONV_TRY(_tc_wgmma_knobs(cfg, d.dtype));
-    _TC_CONV_TRY(tc_define_knob(cfg, "copy", 2, _tc_wgmma_copies));
+    _TC_CONV_TRY(tc_cfg_define_knob(cfg, "copy", 2, _tc_wgmma_copies));
     _TC_CONV_TRY(_tc_wgmma_tiles_of(cfg, &d, &t));
-    t.tma = (int)tc_cfg_knob(cfg, "copy");
+    t.tma = (int)tc_cfg_knob_value(cfg, "copy");
     if (t.tma) _TC_CONV_TRY(_tc_wgmma_tma_fits(ctx, &d, &t));
     return _tc_mma_instance(ctx, &d, &t, out);
 }
@@ -3296,13 +3298,13 @@ TECOMP_API tc_result tc_gemm_wgmma_template(tc_cfg *cfg, const void *task, tc_in
     memset(&d, 0, sizeof d);
     _TC_CONV_TRY(_tc_matmul_task(ctx, task, &d));
     _TC_CONV_TRY(_tc_wgmma_knobs(cfg, d.dtype));
-    _TC_CONV_TRY(tc_define_knob(cfg, "copy", 2, copy));
+    _TC_CONV_TRY(tc_cfg_define_knob(cfg, "copy", 2, copy));
     memset(&as_conv, 0, sizeof as_conv);
     as_conv.dtype = d.dtype;
     _TC_CONV_TRY(_tc_wgmma_tiles_of(cfg, &as_conv, &t));
-    t.tma = (int)tc_cfg_knob(cfg, "copy");
+    t.tma = (int)tc_cfg_knob_value(cfg, "copy");
     _TC_CONV_TRY(_tc_matmul_compute(ctx, &d, &t, &g, &as_conv));
-    if (!(s = tc_create_schedule(ctx, 1, &g.conv.out))) return _tc_conv_error(ctx);
+    if (!(s = tc_schedule_create(ctx, 1, &g.conv.out))) return _tc_conv_error(ctx);
     _TC_CONV_TRY(_tc_mma_schedule(ctx, d.dtype, &t, s, &g));
     out->schedule = s;
     out->nargs = 3;
@@ -3323,14 +3325,14 @@ static tc_result _tc_nchw_cuda_knobs(tc_cfg *cfg, const tc_conv2d_desc *d, int p
     tc_split_desc two;
     memset(&two, 0, sizeof two);
     two.num_outputs = 2;
-    _TC_CONV_TRY(tc_define_split(cfg, "tile_f", d->k, NULL));
-    _TC_CONV_TRY(tc_define_split(cfg, "tile_y", p, NULL));
-    _TC_CONV_TRY(tc_define_split(cfg, "tile_x", q, NULL));
-    _TC_CONV_TRY(tc_define_split(cfg, "tile_rc", d->c, &two));
-    _TC_CONV_TRY(tc_define_split(cfg, "tile_ry", d->r, &two));
-    _TC_CONV_TRY(tc_define_split(cfg, "tile_rx", d->s, &two));
-    _TC_CONV_TRY(tc_define_knob(cfg, "auto_unroll_max_step", 3, unroll_steps));
-    return tc_define_knob(cfg, "unroll_explicit", 2, explicit_values);
+    _TC_CONV_TRY(tc_cfg_define_split(cfg, "tile_f", d->k, NULL));
+    _TC_CONV_TRY(tc_cfg_define_split(cfg, "tile_y", p, NULL));
+    _TC_CONV_TRY(tc_cfg_define_split(cfg, "tile_x", q, NULL));
+    _TC_CONV_TRY(tc_cfg_define_split(cfg, "tile_rc", d->c, &two));
+    _TC_CONV_TRY(tc_cfg_define_split(cfg, "tile_ry", d->r, &two));
+    _TC_CONV_TRY(tc_cfg_define_split(cfg, "tile_rx", d->s, &two));
+    _TC_CONV_TRY(tc_cfg_define_knob(cfg, "auto_unroll_max_step", 3, unroll_steps));
+    return tc_cfg_define_knob(cfg, "unroll_explicit", 2, explicit_values);
 }
 
 /* schedule_direct_cuda's output tiling: the batch split off as the kernel
@@ -3577,12 +3579,12 @@ static tc_result _tc_autotvm_convert(tc_context *ctx, tc_context *scratch, _tc_a
     tc_record copy = *rec;
     tc_record_knob *knobs;
     tc_result r;
-    tc_clear_error(scratch);
+    tc_context_clear_error(scratch);
     if ((r = tc_conv2d_autotvm_task_of(scratch, rec, &t)) == TC_OK) {
-        if (!(space = _tc_autotvm_space_of(scratch, spaces, n, cap, &t))) r = tc_last_result(scratch) ? tc_last_result(scratch) : TC_ERROR_OUT_OF_MEMORY;
+        if (!(space = _tc_autotvm_space_of(scratch, spaces, n, cap, &t))) r = tc_context_result(scratch) ? tc_context_result(scratch) : TC_ERROR_OUT_OF_MEMORY;
         else r = tc_record_reindex(space, &copy);
     }
-    if (r == TC_ERROR_OUT_OF_MEMORY) return _tc_fail(ctx, r, "out of memory reading AutoTVM's records: %s", tc_last_error(scratch));
+    if (r == TC_ERROR_OUT_OF_MEMORY) return _tc_fail(ctx, r, "out of memory reading AutoTVM's records: %s", tc_context_error(scratch));
     if (r != TC_OK) return TC_ERROR_INVALID_ARGUMENT;
     /* the reindexed knobs live in scratch: into ctx with the record */
     if (!(knobs = (tc_record_knob *)_tc_alloc(ctx, sizeof *knobs * (size_t)(copy.nknobs ? copy.nknobs : 1)))) return TC_ERROR_OUT_OF_MEMORY;
@@ -3613,7 +3615,7 @@ TECOMP_API tc_result tc_conv2d_records_from_autotvm(tc_context *ctx, tc_record *
         if (r == TC_OK) {
             info->converted++;
         } else if (r == TC_ERROR_INVALID_ARGUMENT) {
-            const char *why = tc_last_error(scratch);
+            const char *why = tc_context_error(scratch);
             r = TC_OK;
             if (!info->unusable) snprintf(info->first_reason, sizeof info->first_reason, "%.199s", why); /* the log has it whole */
             if (info->unusable++ < 10) _tc_log(ctx, TC_LOG_WARN, "AutoTVM's record %d (%.60s) is not used: %s", k, recs[k].task, why);
@@ -3621,7 +3623,7 @@ TECOMP_API tc_result tc_conv2d_records_from_autotvm(tc_context *ctx, tc_record *
     }
     if (info->unusable > 10) _tc_log(ctx, TC_LOG_WARN, "%d of AutoTVM's records are not used in all", info->unusable);
     _tc_free(scratch, spaces);
-    tc_destroy_context(scratch);
+    tc_context_destroy(scratch);
     return r;
 }
 
@@ -3651,8 +3653,8 @@ TECOMP_API tc_result tc_conv2d_records_best(tc_context *ctx, const tc_conv2d_des
             continue;
         }
         if (tc_space_create(ctx, fn, task, &space) != TC_OK) {
-            if (tc_last_result(ctx) == TC_ERROR_OUT_OF_MEMORY) return TC_ERROR_OUT_OF_MEMORY;
-            _tc_log(ctx, TC_LOG_WARN, "records of %.80s for this convolution: %s", recs[k].task, tc_last_error(ctx));
+            if (tc_context_result(ctx) == TC_ERROR_OUT_OF_MEMORY) return TC_ERROR_OUT_OF_MEMORY;
+            _tc_log(ctx, TC_LOG_WARN, "records of %.80s for this convolution: %s", recs[k].task, tc_context_error(ctx));
             continue;
         }
         best = tc_records_best_in(space, recs, count, recs[k].task, nargs, args, target);
@@ -3671,7 +3673,7 @@ TECOMP_API tc_result tc_conv2d_records_best(tc_context *ctx, const tc_conv2d_des
         return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "no successful record of this convolution (task arguments %s)%s%s", key,
                         target ? " on a target like " : "", target ? target : "");
     }
-    tc_clear_error(ctx);
+    tc_context_clear_error(ctx);
     return TC_OK;
 }
 
@@ -3847,7 +3849,7 @@ static tc_result _tc_conv_kernel_tune(tc_context *ctx, tc_conv2d_kernel *k, cons
     td.measure.where = TC_MEASURE_GPU;
     r = tc_tune(ctx, k->space, &td, &res);
     k->info.trials_run = res.trials;
-    if (r == TC_ERROR_NO_CUDA || r == TC_ERROR_NO_DEVICE) return tc_clear_error(ctx), TC_OK;
+    if (r == TC_ERROR_NO_CUDA || r == TC_ERROR_NO_DEVICE) return tc_context_clear_error(ctx), TC_OK;
     return r;
 }
 
@@ -3866,8 +3868,8 @@ static tc_result _tc_conv_kernel_probe(tc_context *ctx, const tc_conv2d_kernel *
     if (_tc_scratch_context(ctx, &scratch) != TC_OK) return TC_ERROR_OUT_OF_MEMORY;
     r = tc_space_instantiate_in(k->built, scratch, c, &inst);
     if (r == TC_OK) r = tc_lower(inst.schedule, inst.nargs, inst.args, "probe", NULL, &f);
-    if (r == TC_ERROR_OUT_OF_MEMORY) _tc_fail(ctx, r, "out of memory trying configuration %lld: %s", (long long)c, tc_last_error(scratch));
-    tc_destroy_context(scratch);
+    if (r == TC_ERROR_OUT_OF_MEMORY) _tc_fail(ctx, r, "out of memory trying configuration %lld: %s", (long long)c, tc_context_error(scratch));
+    tc_context_destroy(scratch);
     return r;
 }
 
@@ -3906,7 +3908,7 @@ static tc_result _tc_conv_kernel_host_config(tc_context *ctx, tc_conv2d_kernel *
 static tc_template_fn _tc_conv_kernel_template(tc_context *ctx, const tc_conv2d_desc *d, const char **name) {
     tc_template_fn fn = tc_conv2d_template_for(d, name);
     if (fn == tc_conv2d_template_for_arch(d, 90, NULL)) return fn;
-    return tc_conv2d_template_for_arch(d, tc_probe_device_arch(ctx, 0), name);
+    return tc_conv2d_template_for_arch(d, tc_device_arch_probe(ctx, 0), name);
 }
 
 /* What tc_conv2d_kernel_create does; what it makes in ctx is only needed
@@ -3943,7 +3945,7 @@ static tc_result _tc_conv_kernel_create(tc_context *ctx, const tc_conv2d_kernel_
         const char *index = !k->indexed ? NULL : _tc_epi_active(&k->conv) ? k->index_name : k->info.task;
         r = index ? _tc_tuned_kernel_load_as(ctx, NULL, records, k->info.task, index, k->nargs, k->args, &k->gpu) : TC_ERROR_INVALID_ARGUMENT;
         if (r != TC_OK && (r = _tc_conv_kernel_space(ctx, k)) == TC_OK) {
-            tc_clear_error(ctx);
+            tc_context_clear_error(ctx);
             r = _tc_tuned_kernel_load_as(ctx, k->built, records, k->info.task, index, k->nargs, k->args, &k->gpu);
         }
         if (r == TC_OK) {
@@ -4052,7 +4054,7 @@ TECOMP_API void tc_conv2d_kernel_info_get(const tc_conv2d_kernel *k, tc_conv2d_k
 TECOMP_API void tc_conv2d_kernel_destroy(tc_context *ctx, tc_conv2d_kernel *k) {
     if (!ctx || !k) return;
     tc_tuned_kernel_destroy(ctx, k->gpu);
-    tc_destroy_context(k->own);
+    tc_context_destroy(k->own);
     _tc_free(ctx, k);
 }
 
@@ -4075,7 +4077,7 @@ static tc_result _tc_network_check(tc_context *ctx, const char *who, const tc_co
 static tc_result _tc_network_task_of(tc_context *ctx, const tc_conv2d_network_desc *d, int i, tc_conv2d_desc *resolved, const char **name) {
     if (tc_conv2d_resolve(ctx, &d->convs[i], resolved) != TC_OK) {
         char why[1024];
-        snprintf(why, sizeof why, "%s", tc_last_error(ctx));
+        snprintf(why, sizeof why, "%s", tc_context_error(ctx));
         return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_conv2d_network: convs[%d]: %s", i, why);
     }
     if (!_tc_conv_kernel_template(ctx, resolved, name))
@@ -4228,14 +4230,14 @@ static tc_result _tc_network_tune_tasks(tc_context *ctx, const tc_conv2d_network
         if (!task->trials) continue; /* tc_tune would take 0 for its default */
         r = _tc_network_tune_task(ctx, desc, task, records, &res);
         if ((r == TC_ERROR_NO_CUDA || r == TC_ERROR_NO_DEVICE) && desc->where == TC_MEASURE_GPU) {
-            if (desc->log) fprintf(desc->log, "no GPU here: nothing tuned (%s)\n", tc_last_error(ctx));
-            tc_clear_error(ctx);
+            if (desc->log) fprintf(desc->log, "no GPU here: nothing tuned (%s)\n", tc_context_error(ctx));
+            tc_context_clear_error(ctx);
             r = TC_OK;
             break;
         }
         if (r != TC_OK) {
             char why[1024];
-            snprintf(why, sizeof why, "%s", tc_last_error(ctx));
+            snprintf(why, sizeof why, "%s", tc_context_error(ctx));
             r = _tc_fail(ctx, r, "tc_conv2d_network_tune: tuning convs[%d] (%s): %s", task->first, task->template_name, why);
             break;
         }
@@ -4266,7 +4268,7 @@ static tc_result _tc_network_kernels(tc_context *ctx, const tc_conv2d_network_de
             kernels[i]->info.trials_run = trials_run[task_of[i]];
             continue;
         }
-        snprintf(why, sizeof why, "%s", tc_last_error(ctx));
+        snprintf(why, sizeof why, "%s", tc_context_error(ctx));
         for (made = 0; made < i; made++) {
             tc_conv2d_kernel_destroy(ctx, kernels[made]);
             kernels[made] = NULL;

@@ -1,6 +1,6 @@
 /* tecomp_cuda.h - tecomp's CUDA runtime: loads the driver and NVRTC at run
    time, compiles CUDA C to cubins (with a disk cache), loads modules, moves
-   memory, launches and times kernels.                               v0.1
+   memory, launches and times kernels.                               v0.2
 
    Part of tecomp, a header-only toolkit that turns tensor expressions plus
    TVM-style schedules into CUDA kernels at run time. Most programs include the
@@ -54,14 +54,14 @@
 
    WALKTHROUGH
        tc_context *ctx;
-       tc_create_context(NULL, &ctx);
+       tc_context_create(NULL, &ctx);
        tc_cubin bin;                                   // NVRTC, no GPU needed
        if (tc_cuda_compile(ctx, src, "vadd.cu", 0, 0, NULL, &bin) != TC_OK)
-           puts(tc_last_error(ctx));                   // NVRTC's log
+           puts(tc_context_error(ctx));                   // NVRTC's log
        if (tc_cuda_available(ctx)) {                   // a GPU is there
            tc_cuda_module *m; tc_cuda_function *f; tc_devptr a;
            tc_cuda_module_load(ctx, &bin, &m);
-           tc_cuda_get_function(ctx, m, "vadd", &f);   // extern "C" name
+           tc_cuda_module_function(ctx, m, "vadd", &f);   // extern "C" name
            tc_cuda_malloc(ctx, n * 4, &a);
            ...upload, then
            void *args[] = {&a, &b, &c, &n};
@@ -70,8 +70,8 @@
            tc_time_result t;                           // AutoTVM-style timing
            tc_cuda_time(ctx, f, grid, block, 0, args, NULL, &t);
        }
-       tc_cubin_free(ctx, &bin);
-       tc_destroy_context(ctx);                        // unloads, frees, closes
+       tc_cubin_destroy(ctx, &bin);
+       tc_context_destroy(ctx);                        // unloads, frees, closes
 
    THREADS
        A context is used by one thread at a time; which thread may change
@@ -131,7 +131,7 @@ typedef struct tc_device_info {
    TC_ERROR_NO_DEVICE when the driver has no usable GPU. Every other function
    initialises on first use with a zero desc. */
 TECOMP_API tc_result tc_nvrtc_init(tc_context *ctx, const tc_cuda_desc *desc);
-TECOMP_API tc_result tc_cuda_init(tc_context *ctx, const tc_cuda_desc *desc);
+TECOMP_API tc_result tc_cuda_init(tc_context *ctx, const tc_cuda_desc *desc); /* Load NVRTC and the driver and open desc->device (see above). */
 /* 1 when tc_cuda_init succeeded (trying it once if nobody has). Asking is not
    an error: the context's last error is left as it was. */
 TECOMP_API int tc_cuda_available(tc_context *ctx);
@@ -156,7 +156,7 @@ TECOMP_API int tc_cuda_arch(tc_context *ctx);
 // >>api-cuda-compile
 
 /* A compiled kernel image. data and log come from the context's allocator;
-   free them with tc_cubin_free. */
+   free them with tc_cubin_destroy. */
 typedef struct tc_cubin {
     void *data;     /* the cubin (an ELF file) */
     size_t size;
@@ -167,7 +167,7 @@ typedef struct tc_cubin {
 /* Compile CUDA C with NVRTC for sm_<arch> (arch 0: tc_cuda_arch), adding the
    caller's NVRTC options, through the disk cache. program_name (NULL:
    "tecomp.cu") names the source in messages. On TC_ERROR_COMPILE the message
-   holds the start of NVRTC's log and out->log all of it: call tc_cubin_free
+   holds the start of NVRTC's log and out->log all of it: call tc_cubin_destroy
    after a failure too. A source rounding to bfloat16 (sm_80 and newer) is
    refused for an older arch, TC_ERROR_COMPILE with a message saying so; so
    is one with mma.sync tensor ops (tc_intrin_mma). A source with wgmma
@@ -175,7 +175,7 @@ typedef struct tc_cubin {
    90; ptxas's warning that it serialised the wgmma fails the compile. */
 TECOMP_API tc_result tc_cuda_compile(tc_context *ctx, const char *source, const char *program_name, int arch,
                                      int nopts, const char *const *opts, tc_cubin *out);
-TECOMP_API void tc_cubin_free(tc_context *ctx, tc_cubin *c);
+TECOMP_API void tc_cubin_destroy(tc_context *ctx, tc_cubin *c); /* Free a cubin's data and log (after a failed compile too); NULL is ignored. */
 
 // >>api-cuda-run
 
@@ -184,9 +184,9 @@ typedef struct tc_cuda_function tc_cuda_function; /* a kernel in it; lives as lo
 
 /* Modules still loaded when the context is destroyed are unloaded then. */
 TECOMP_API tc_result tc_cuda_module_load(tc_context *ctx, const tc_cubin *cubin, tc_cuda_module **out);
-TECOMP_API void tc_cuda_module_unload(tc_context *ctx, tc_cuda_module *m);
+TECOMP_API void tc_cuda_module_destroy(tc_context *ctx, tc_cuda_module *m); /* Unload a module now (NULL is ignored); its functions go with it. */
 /* name is the kernel's symbol: declare kernels extern "C" to keep it plain. */
-TECOMP_API tc_result tc_cuda_get_function(tc_context *ctx, tc_cuda_module *m, const char *name, tc_cuda_function **out);
+TECOMP_API tc_result tc_cuda_module_function(tc_context *ctx, tc_cuda_module *m, const char *name, tc_cuda_function **out);
 
 /* A CUDA stream (the driver's CUstream, as a pointer): every launch call
    takes one as its last argument. NULL is the legacy default stream. A
@@ -211,7 +211,7 @@ TECOMP_API tc_result tc_cuda_synchronize(tc_context *ctx);
    waits for it, so tc_cuda_download after a launch on it sees the
    output). Destroy it with tc_stream_destroy (NULL is ignored). */
 TECOMP_API tc_result tc_stream_create(tc_context *ctx, tc_stream *out);
-TECOMP_API void tc_stream_destroy(tc_context *ctx, tc_stream stream);
+TECOMP_API void tc_stream_destroy(tc_context *ctx, tc_stream stream); /* Wait for nothing and destroy the stream; NULL is ignored. */
 /* Wait for the work launched on one stream (NULL: the default stream). */
 TECOMP_API tc_result tc_stream_synchronize(tc_context *ctx, tc_stream stream);
 
@@ -237,10 +237,11 @@ TECOMP_API tc_result tc_graph_capture_end(tc_context *ctx, tc_stream stream, tc_
 TECOMP_API tc_result tc_graph_launch(tc_context *ctx, const tc_graph *graph, tc_stream stream);
 TECOMP_API void tc_graph_destroy(tc_context *ctx, tc_graph *graph); /* NULL is ignored */
 
+/* Device memory of `bytes` on this context's GPU; free it with tc_cuda_free. */
 TECOMP_API tc_result tc_cuda_malloc(tc_context *ctx, size_t bytes, tc_devptr *out);
 TECOMP_API void tc_cuda_free(tc_context *ctx, tc_devptr p); /* 0 is ignored */
 TECOMP_API tc_result tc_cuda_upload(tc_context *ctx, tc_devptr dst, const void *src, size_t bytes);
-TECOMP_API tc_result tc_cuda_download(tc_context *ctx, void *dst, tc_devptr src, size_t bytes);
+TECOMP_API tc_result tc_cuda_download(tc_context *ctx, void *dst, tc_devptr src, size_t bytes); /* Copy device memory to the host (synchronous). */
 TECOMP_API tc_result tc_cuda_copy(tc_context *ctx, tc_devptr dst, tc_devptr src, size_t bytes); /* device to device */
 TECOMP_API tc_result tc_cuda_memset(tc_context *ctx, tc_devptr dst, unsigned char byte, size_t bytes);
 
@@ -271,6 +272,7 @@ TECOMP_API tc_result tc_cuda_time(tc_context *ctx, tc_cuda_function *f, const un
 /* The same for any GPU work on the default stream, such as a call into another
    library: fn is called once per launch and returns TC_OK or an error. */
 typedef tc_result (*tc_launch_fn)(tc_context *ctx, void *user);
+/* Time fn (see above) as tc_cuda_time times a kernel. */
 TECOMP_API tc_result tc_cuda_time_call(tc_context *ctx, tc_launch_fn fn, void *user, const tc_time_desc *desc, tc_time_result *out);
 
 // >>api-cuda-emit
@@ -283,8 +285,9 @@ TECOMP_API const char *tc_cuda_source(const tc_func *f);
 /* A lowered function compiled for this GPU: emitted, compiled through the
    cubin cache, loaded, ready to launch. */
 typedef struct tc_cuda_func tc_cuda_func;
+/* Emit, compile (through the cubin cache) and load every kernel of f. */
 TECOMP_API tc_result tc_cuda_build(tc_context *ctx, const tc_func *f, tc_cuda_func **out);
-TECOMP_API void tc_cuda_func_destroy(tc_context *ctx, tc_cuda_func *cf);
+TECOMP_API void tc_cuda_func_destroy(tc_context *ctx, tc_cuda_func *cf); /* Unload a built function; NULL is ignored. */
 TECOMP_API const char *tc_cuda_func_source(const tc_cuda_func *cf);
 /* Launch every kernel in order on a stream (NULL: the default stream),
    each with its dynamic shared memory (tc_kernel_ir.dynamic_shared_bytes).
@@ -698,7 +701,7 @@ static void _tc_close_library(_tc_cuda_state *st, void **lib) {
 static void _tc_remember(tc_context *ctx, tc_result r, int *tried, tc_result *status, char *error, size_t cap) {
     *tried = 1;
     *status = r;
-    if (r != TC_OK) snprintf(error, cap, "%s", tc_last_error(ctx));
+    if (r != TC_OK) snprintf(error, cap, "%s", tc_context_error(ctx));
 }
 
 static tc_result _tc_replay(tc_context *ctx, tc_result status, const char *error) {
@@ -863,7 +866,7 @@ TECOMP_API tc_result tc_nvrtc_init(tc_context *ctx, const tc_cuda_desc *desc) {
     _tc_cuda_state *st;
     tc_result r;
     if (!ctx) return TC_ERROR_INVALID_ARGUMENT;
-    if (!(st = _tc_cuda_state_get(ctx, desc))) return tc_last_result(ctx);
+    if (!(st = _tc_cuda_state_get(ctx, desc))) return tc_context_result(ctx);
     if (st->nvrtc_tried) return _tc_replay(ctx, st->nvrtc_status, st->nvrtc_error);
     r = _tc_nvrtc_load(ctx, st);
     _tc_remember(ctx, r, &st->nvrtc_tried, &st->nvrtc_status, st->nvrtc_error, sizeof st->nvrtc_error);
@@ -874,7 +877,7 @@ TECOMP_API tc_result tc_cuda_init(tc_context *ctx, const tc_cuda_desc *desc) {
     _tc_cuda_state *st;
     tc_result r;
     if (!ctx) return TC_ERROR_INVALID_ARGUMENT;
-    if (!(st = _tc_cuda_state_get(ctx, desc))) return tc_last_result(ctx);
+    if (!(st = _tc_cuda_state_get(ctx, desc))) return tc_context_result(ctx);
     if (st->cuda_tried) return _tc_replay(ctx, st->cuda_status, st->cuda_error);
     r = tc_nvrtc_init(ctx, desc);
     if (r == TC_OK) r = _tc_driver_load(ctx, st);
@@ -889,10 +892,10 @@ TECOMP_API tc_result tc_cuda_init(tc_context *ctx, const tc_cuda_desc *desc) {
    an answer, not an error, so the context's error and the log stay quiet but
    for one informational line. */
 static void _tc_cuda_probe(tc_context *ctx) {
-    tc_result saved_result = tc_last_result(ctx);
+    tc_result saved_result = tc_context_result(ctx);
     char saved_message[1024];
     tc_logger saved_logger = ctx->logger;
-    snprintf(saved_message, sizeof saved_message, "%s", tc_last_error(ctx));
+    snprintf(saved_message, sizeof saved_message, "%s", tc_context_error(ctx));
     ctx->logger.log_fn = NULL;
     tc_cuda_init(ctx, NULL);
     ctx->logger = saved_logger;
@@ -1292,7 +1295,7 @@ TECOMP_API tc_result tc_cuda_compile(tc_context *ctx, const char *source, const 
     int cached;
     tc_result r;
     if (!ctx) return TC_ERROR_INVALID_ARGUMENT;
-    if (out) memset(out, 0, sizeof *out); /* so that tc_cubin_free is safe after any failure */
+    if (out) memset(out, 0, sizeof *out); /* so that tc_cubin_destroy is safe after any failure */
     if (!out || !source || arch < 0 || nopts < 0 || (nopts > 0 && !opts))
         return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT,
                         "tc_cuda_compile: needs source and out, arch >= 0, and opts when nopts > 0");
@@ -1309,7 +1312,7 @@ TECOMP_API tc_result tc_cuda_compile(tc_context *ctx, const char *source, const 
     return r;
 }
 
-TECOMP_API void tc_cubin_free(tc_context *ctx, tc_cubin *c) {
+TECOMP_API void tc_cubin_destroy(tc_context *ctx, tc_cubin *c) {
     if (!ctx || !c) return;
     _tc_free(ctx, c->data);
     _tc_free(ctx, c->log);
@@ -1326,7 +1329,7 @@ TECOMP_API tc_result tc_cuda_module_load(tc_context *ctx, const tc_cubin *cubin,
     if (!out || !cubin || !cubin->data || !cubin->size)
         return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_cuda_module_load: needs a compiled cubin and out");
     *out = NULL;
-    if (!(st = _tc_cuda_enter(ctx))) return tc_last_result(ctx);
+    if (!(st = _tc_cuda_enter(ctx))) return tc_context_result(ctx);
     if (!(m = (tc_cuda_module *)_tc_malloc(ctx, sizeof *m))) return TC_ERROR_OUT_OF_MEMORY;
     memset(m, 0, sizeof *m);
     if ((r = _tc_cu_check(ctx, st, st->cu.cuModuleLoadData(&m->handle, cubin->data), "cuModuleLoadData")) != TC_OK) {
@@ -1355,21 +1358,21 @@ static void _tc_module_destroy(tc_context *ctx, _tc_cuda_state *st, tc_cuda_modu
     _tc_free(ctx, m);
 }
 
-TECOMP_API void tc_cuda_module_unload(tc_context *ctx, tc_cuda_module *m) {
+TECOMP_API void tc_cuda_module_destroy(tc_context *ctx, tc_cuda_module *m) {
     _tc_cuda_state *st = _tc_cuda_opened(ctx);
     if (st && m) _tc_module_destroy(ctx, st, m);
 }
 
-TECOMP_API tc_result tc_cuda_get_function(tc_context *ctx, tc_cuda_module *m, const char *name, tc_cuda_function **out) {
+TECOMP_API tc_result tc_cuda_module_function(tc_context *ctx, tc_cuda_module *m, const char *name, tc_cuda_function **out) {
     _tc_cuda_state *st;
     _tc_CUfunction handle;
     _tc_CUresult cr;
     tc_cuda_function *f;
     if (!ctx) return TC_ERROR_INVALID_ARGUMENT;
     if (!m || !name || !out)
-        return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_cuda_get_function: needs a module, a name and out");
+        return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_cuda_module_function: needs a module, a name and out");
     *out = NULL;
-    if (!(st = _tc_cuda_enter(ctx))) return tc_last_result(ctx);
+    if (!(st = _tc_cuda_enter(ctx))) return tc_context_result(ctx);
     cr = st->cu.cuModuleGetFunction(&handle, m->handle, name);
     if (cr == _TC_CUDA_ERROR_NOT_FOUND)
         return _tc_fail(ctx, TC_ERROR_CUDA, "the module has no kernel named %s (is it declared extern \"C\"?)", name);
@@ -1397,7 +1400,7 @@ TECOMP_API tc_result tc_cuda_malloc(tc_context *ctx, size_t bytes, tc_devptr *ou
     if (!ctx) return TC_ERROR_INVALID_ARGUMENT;
     if (!out || !bytes) return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_cuda_malloc: needs out and bytes > 0");
     *out = 0;
-    if (!(st = _tc_cuda_enter(ctx))) return tc_last_result(ctx);
+    if (!(st = _tc_cuda_enter(ctx))) return tc_context_result(ctx);
     if ((r = _tc_cu_check(ctx, st, st->cu.cuMemAlloc(&p, bytes), "cuMemAlloc(%zu bytes)", bytes)) != TC_OK) return r;
     *out = p;
     return TC_OK;
@@ -1416,7 +1419,7 @@ TECOMP_API tc_result tc_cuda_upload(tc_context *ctx, tc_devptr dst, const void *
     if (!ctx) return TC_ERROR_INVALID_ARGUMENT;
     if (!bytes) return TC_OK;
     if (!src || !dst) return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_cuda_upload: NULL pointer");
-    if (!(st = _tc_cuda_enter(ctx))) return tc_last_result(ctx);
+    if (!(st = _tc_cuda_enter(ctx))) return tc_context_result(ctx);
     return _tc_cu_check(ctx, st, st->cu.cuMemcpyHtoD(dst, src, bytes), "cuMemcpyHtoD(%zu bytes)", bytes);
 }
 
@@ -1425,7 +1428,7 @@ TECOMP_API tc_result tc_cuda_download(tc_context *ctx, void *dst, tc_devptr src,
     if (!ctx) return TC_ERROR_INVALID_ARGUMENT;
     if (!bytes) return TC_OK;
     if (!src || !dst) return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_cuda_download: NULL pointer");
-    if (!(st = _tc_cuda_enter(ctx))) return tc_last_result(ctx);
+    if (!(st = _tc_cuda_enter(ctx))) return tc_context_result(ctx);
     return _tc_cu_check(ctx, st, st->cu.cuMemcpyDtoH(dst, src, bytes), "cuMemcpyDtoH(%zu bytes)", bytes);
 }
 
@@ -1434,7 +1437,7 @@ TECOMP_API tc_result tc_cuda_copy(tc_context *ctx, tc_devptr dst, tc_devptr src,
     if (!ctx) return TC_ERROR_INVALID_ARGUMENT;
     if (!bytes) return TC_OK;
     if (!src || !dst) return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_cuda_copy: NULL pointer");
-    if (!(st = _tc_cuda_enter(ctx))) return tc_last_result(ctx);
+    if (!(st = _tc_cuda_enter(ctx))) return tc_context_result(ctx);
     return _tc_cu_check(ctx, st, st->cu.cuMemcpyDtoD(dst, src, bytes), "cuMemcpyDtoD(%zu bytes)", bytes);
 }
 
@@ -1443,7 +1446,7 @@ TECOMP_API tc_result tc_cuda_memset(tc_context *ctx, tc_devptr dst, unsigned cha
     if (!ctx) return TC_ERROR_INVALID_ARGUMENT;
     if (!bytes) return TC_OK;
     if (!dst) return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_cuda_memset: NULL pointer");
-    if (!(st = _tc_cuda_enter(ctx))) return tc_last_result(ctx);
+    if (!(st = _tc_cuda_enter(ctx))) return tc_context_result(ctx);
     return _tc_cu_check(ctx, st, st->cu.cuMemsetD8(dst, byte, bytes), "cuMemsetD8(%zu bytes)", bytes);
 }
 
@@ -1502,14 +1505,14 @@ TECOMP_API tc_result tc_cuda_launch(tc_context *ctx, tc_cuda_function *f, const 
     if (!ctx) return TC_ERROR_INVALID_ARGUMENT;
     if (!f || !grid || !block)
         return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_cuda_launch: needs a function, grid and block");
-    if (!(st = _tc_cuda_enter(ctx))) return tc_last_result(ctx);
+    if (!(st = _tc_cuda_enter(ctx))) return tc_context_result(ctx);
     return _tc_launch(ctx, st, f, grid, block, shared_bytes, args, stream);
 }
 
 TECOMP_API tc_result tc_cuda_synchronize(tc_context *ctx) {
     _tc_cuda_state *st;
     if (!ctx) return TC_ERROR_INVALID_ARGUMENT;
-    if (!(st = _tc_cuda_enter(ctx))) return tc_last_result(ctx);
+    if (!(st = _tc_cuda_enter(ctx))) return tc_context_result(ctx);
     return _tc_cu_check(ctx, st, st->cu.cuCtxSynchronize(), "cuCtxSynchronize (waiting for the kernels launched before)");
 }
 
@@ -1566,7 +1569,7 @@ TECOMP_API tc_result tc_stream_create(tc_context *ctx, tc_stream *out) {
     if (!ctx) return TC_ERROR_INVALID_ARGUMENT;
     if (!out) return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_stream_create: NULL out");
     *out = NULL;
-    if (!(st = _tc_stream_enter(ctx, "tc_stream_create"))) return tc_last_result(ctx);
+    if (!(st = _tc_stream_enter(ctx, "tc_stream_create"))) return tc_context_result(ctx);
     r = _tc_cu_check(ctx, st, st->cu.cuStreamCreate(&stream, _TC_CU_STREAM_DEFAULT), "cuStreamCreate");
     if (r == TC_OK) *out = (tc_stream)stream;
     return r;
@@ -1580,7 +1583,7 @@ TECOMP_API void tc_stream_destroy(tc_context *ctx, tc_stream stream) {
 TECOMP_API tc_result tc_stream_synchronize(tc_context *ctx, tc_stream stream) {
     _tc_cuda_state *st;
     if (!ctx) return TC_ERROR_INVALID_ARGUMENT;
-    if (!(st = _tc_cuda_enter(ctx))) return tc_last_result(ctx);
+    if (!(st = _tc_cuda_enter(ctx))) return tc_context_result(ctx);
     return _tc_stream_wait(ctx, st, stream);
 }
 
@@ -1590,7 +1593,7 @@ TECOMP_API tc_result tc_graph_capture_begin(tc_context *ctx, tc_stream stream) {
     if (!stream)
         return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT,
                         "tc_graph_capture_begin: the default stream (NULL) cannot be captured; capture a stream of tc_stream_create");
-    if (!(st = _tc_graph_enter(ctx, "tc_graph_capture_begin"))) return tc_last_result(ctx);
+    if (!(st = _tc_graph_enter(ctx, "tc_graph_capture_begin"))) return tc_context_result(ctx);
     return _tc_cu_check(ctx, st, st->cu.cuStreamBeginCapture((_tc_CUstream)stream, _TC_CU_STREAM_CAPTURE_MODE_THREAD_LOCAL),
                         "cuStreamBeginCapture_v2 (thread-local)");
 }
@@ -1617,7 +1620,7 @@ TECOMP_API tc_result tc_graph_capture_end(tc_context *ctx, tc_stream stream, tc_
     if (!out) return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_graph_capture_end: NULL out");
     *out = NULL;
     if (!stream) return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_graph_capture_end: the default stream (NULL) is never captured");
-    if (!(st = _tc_graph_enter(ctx, "tc_graph_capture_end"))) return tc_last_result(ctx);
+    if (!(st = _tc_graph_enter(ctx, "tc_graph_capture_end"))) return tc_context_result(ctx);
     r = _tc_cu_check(ctx, st, st->cu.cuStreamEndCapture((_tc_CUstream)stream, &graph),
                      "cuStreamEndCapture (a launch may have failed during the capture, or the stream was not capturing)");
     if (r == TC_OK && !graph) r = _tc_fail(ctx, TC_ERROR_CUDA, "tc_graph_capture_end: the capture gave no graph");
@@ -1638,7 +1641,7 @@ TECOMP_API tc_result tc_graph_launch(tc_context *ctx, const tc_graph *graph, tc_
     _tc_cuda_state *st;
     if (!ctx) return TC_ERROR_INVALID_ARGUMENT;
     if (!graph) return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_graph_launch: NULL graph");
-    if (!(st = _tc_graph_enter(ctx, "tc_graph_launch"))) return tc_last_result(ctx);
+    if (!(st = _tc_graph_enter(ctx, "tc_graph_launch"))) return tc_context_result(ctx);
     return _tc_cu_check(ctx, st, st->cu.cuGraphLaunch(graph->exec, (_tc_CUstream)stream), "cuGraphLaunch");
 }
 
@@ -1767,7 +1770,7 @@ TECOMP_API tc_result tc_cuda_time_call(tc_context *ctx, tc_launch_fn fn, void *u
     if (!_tc_time_desc_resolve(desc, &d))
         return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_cuda_time: negative field in tc_time_desc");
     memset(out, 0, sizeof *out);
-    if (!(st = _tc_cuda_enter(ctx))) return tc_last_result(ctx);
+    if (!(st = _tc_cuda_enter(ctx))) return tc_context_result(ctx);
     k.fn = fn;
     k.user = user;
     number = d.number;
@@ -2881,10 +2884,10 @@ TECOMP_API tc_result tc_cuda_build(tc_context *ctx, const tc_func *f, tc_cuda_fu
     memset(&bin, 0, sizeof bin);
     r = tc_cuda_compile(ctx, cf->source, f->name, 0, 0, NULL, &bin);
     if (r == TC_OK) r = tc_cuda_module_load(ctx, &bin, &cf->module);
-    tc_cubin_free(ctx, &bin);
-    for (k = 0; r == TC_OK && k < f->nkernels; k++) r = tc_cuda_get_function(ctx, cf->module, f->kernels[k].name, &cf->kernels[k]);
+    tc_cubin_destroy(ctx, &bin);
+    for (k = 0; r == TC_OK && k < f->nkernels; k++) r = tc_cuda_module_function(ctx, cf->module, f->kernels[k].name, &cf->kernels[k]);
     if (r != TC_OK) {
-        if (cf->module) tc_cuda_module_unload(ctx, cf->module);
+        if (cf->module) tc_cuda_module_destroy(ctx, cf->module);
         return r;
     }
     *out = cf;
@@ -2892,7 +2895,7 @@ TECOMP_API tc_result tc_cuda_build(tc_context *ctx, const tc_func *f, tc_cuda_fu
 }
 
 TECOMP_API void tc_cuda_func_destroy(tc_context *ctx, tc_cuda_func *cf) {
-    if (ctx && cf && cf->module) tc_cuda_module_unload(ctx, cf->module);
+    if (ctx && cf && cf->module) tc_cuda_module_destroy(ctx, cf->module);
     if (cf) cf->module = NULL;
 }
 
@@ -3083,7 +3086,7 @@ TECOMP_API tc_result tc_cuda_run(tc_context *ctx, tc_cuda_func *cf, const tc_dev
     int k;
     if ((r = _tc_check_run_args(ctx, cf, args, sizes)) != TC_OK) return r;
     f = cf->f;
-    if (!(st = _tc_cuda_enter(ctx))) return tc_last_result(ctx);
+    if (!(st = _tc_cuda_enter(ctx))) return tc_context_result(ctx);
     /* temporaries are allocated and freed per call, which a graph cannot replay */
     if (f->ntemps && _tc_stream_capturing(st, stream))
         return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_cuda_run: %s has %d global temporar%s, allocated and freed at each call: it cannot "

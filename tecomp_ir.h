@@ -1,5 +1,5 @@
 /* tecomp_ir.h - tecomp's core: context, arena, dtypes, expressions, tensors,
-   loop-nest statement IR, simplifier, printers.                     v0.1
+   loop-nest statement IR, simplifier, printers.                     v0.2
 
    Part of tecomp, a header-only toolkit that turns tensor expressions plus
    TVM-style schedules into CUDA kernels at run time. Most programs include the
@@ -23,17 +23,17 @@
 
    WALKTHROUGH
        tc_context *ctx;
-       tc_create_context(NULL, &ctx);                 // NULL desc: defaults
+       tc_context_create(NULL, &ctx);                 // NULL desc: defaults
        const tc_expr *n = tc_var(ctx, "n");           // symbolic size
        tc_tensor *A = tc_placeholder(ctx, "A", TC_FLOAT32, 1, &n);
        tc_tensor *B = tc_placeholder(ctx, "B", TC_FLOAT32, 1, &n);
        const tc_expr *i = tc_axis(ctx, "i", n);
        tc_tensor *C = tc_compute(ctx, "C", 1, &i, tc_add(tc_at(A, i), tc_at(B, i)));
        ...                                            // schedule, lower, run
-       tc_destroy_context(ctx);                       // frees everything
+       tc_context_destroy(ctx);                       // frees everything
 
    Errors: functions that build IR return NULL on bad input and keep the
-   message in the context (tc_last_error); a NULL operand makes the result NULL
+   message in the context (tc_context_error); a NULL operand makes the result NULL
    too, so a chain of builders can be checked once at the end. Functions that
    do work return a tc_result.
 */
@@ -61,9 +61,9 @@
    in too): records name it, and tc_version() gives the implementation's at
    run time, which differs from these when a program mixes headers. */
 #define TECOMP_VERSION_MAJOR 0
-#define TECOMP_VERSION_MINOR 1
-#define TECOMP_VERSION_PATCH 1
-#define TECOMP_VERSION_STRING "0.1.1"
+#define TECOMP_VERSION_MINOR 2
+#define TECOMP_VERSION_PATCH 0
+#define TECOMP_VERSION_STRING "0.2.0"
 
 #ifdef __cplusplus
 extern "C" {
@@ -111,13 +111,14 @@ typedef struct tc_context_desc {
 
 typedef struct tc_context tc_context;
 
-TECOMP_API tc_result tc_create_context(const tc_context_desc *desc, tc_context **out);
-TECOMP_API void tc_destroy_context(tc_context *ctx);
+/* Make a context (desc NULL: defaults); destroy it with tc_context_destroy. */
+TECOMP_API tc_result tc_context_create(const tc_context_desc *desc, tc_context **out);
+TECOMP_API void tc_context_destroy(tc_context *ctx); /* Free everything the context made and still holds; NULL is ignored. */
 TECOMP_API const char *tc_result_string(tc_result r);
-TECOMP_API const char *tc_version(void); /* TECOMP_VERSION_STRING of the implementation compiled in: "0.1.1" */
-TECOMP_API const char *tc_last_error(const tc_context *ctx); /* "" when none */
-TECOMP_API tc_result tc_last_result(const tc_context *ctx);
-TECOMP_API void tc_clear_error(tc_context *ctx);
+TECOMP_API const char *tc_version(void); /* TECOMP_VERSION_STRING of the implementation compiled in: "0.2.0" */
+TECOMP_API const char *tc_context_error(const tc_context *ctx); /* "" when none */
+TECOMP_API tc_result tc_context_result(const tc_context *ctx);
+TECOMP_API void tc_context_clear_error(tc_context *ctx); /* Forget the last error: tc_context_error gives "" and tc_context_result TC_OK. */
 
 /* Bounding a long-running context's memory. Everything tecomp makes
    (expressions, tensors, schedules, lowered functions, spaces, records)
@@ -146,7 +147,7 @@ typedef struct tc_mark {
     uint32_t next_id, next_node_id; /* and the counters then */
     int ntensors;
 } tc_mark;
-TECOMP_API tc_mark tc_context_mark(const tc_context *ctx);
+TECOMP_API tc_mark tc_context_mark(const tc_context *ctx); /* Remember this point of the context's memory (see above). */
 TECOMP_API tc_result tc_context_rewind(tc_context *ctx, tc_mark mark);
 /* Bytes the context holds now: its arena and tables (not the CUDA driver's). */
 TECOMP_API size_t tc_context_memory(const tc_context *ctx);
@@ -159,7 +160,7 @@ typedef enum tc_dtype { TC_BOOL, TC_INT32, TC_INT64, TC_FLOAT16, TC_FLOAT32, TC_
 
 TECOMP_API const char *tc_dtype_name(tc_dtype t);   /* "float32", ... */
 TECOMP_API int tc_dtype_bytes(tc_dtype t);
-TECOMP_API int tc_dtype_is_float(tc_dtype t);
+TECOMP_API int tc_dtype_is_float(tc_dtype t); /* 1 for float16, float32 and bfloat16. */
 
 // >>api-expr
 
@@ -234,54 +235,56 @@ TECOMP_API const tc_expr *tc_imm(tc_context *ctx, tc_dtype t, double value);
 TECOMP_API const tc_expr *tc_float(tc_context *ctx, double value);      /* float32 literal */
 TECOMP_API const tc_expr *tc_var(tc_context *ctx, const char *name);    /* int32 symbolic value */
 TECOMP_API const tc_expr *tc_var_typed(tc_context *ctx, const char *name, tc_dtype t);
+/* A data-parallel axis over [0, extent), for tc_compute. */
 TECOMP_API const tc_expr *tc_axis(tc_context *ctx, const char *name, const tc_expr *extent);
-TECOMP_API const tc_expr *tc_axisi(tc_context *ctx, const char *name, int64_t extent);
+TECOMP_API const tc_expr *tc_axisi(tc_context *ctx, const char *name, int64_t extent); /* tc_axis with a constant extent. */
 TECOMP_API const tc_expr *tc_reduce_axis(tc_context *ctx, const char *name, const tc_expr *extent);
-TECOMP_API const tc_expr *tc_reduce_axisi(tc_context *ctx, const char *name, int64_t extent);
+TECOMP_API const tc_expr *tc_reduce_axisi(tc_context *ctx, const char *name, int64_t extent); /* tc_reduce_axis with a constant extent. */
 
 /* Arithmetic. Integer operands of different widths promote to the wider one;
    mixing a float and an integer converts the integer. The context comes from
    the operands. */
 TECOMP_API const tc_expr *tc_binary(tc_expr_kind kind, const tc_expr *a, const tc_expr *b);
-TECOMP_API const tc_expr *tc_add(const tc_expr *a, const tc_expr *b);
+TECOMP_API const tc_expr *tc_add(const tc_expr *a, const tc_expr *b); /* a + b */
 TECOMP_API const tc_expr *tc_sub(const tc_expr *a, const tc_expr *b);
-TECOMP_API const tc_expr *tc_mul(const tc_expr *a, const tc_expr *b);
+TECOMP_API const tc_expr *tc_mul(const tc_expr *a, const tc_expr *b); /* a * b */
 TECOMP_API const tc_expr *tc_div(const tc_expr *a, const tc_expr *b);
-TECOMP_API const tc_expr *tc_mod(const tc_expr *a, const tc_expr *b);
+TECOMP_API const tc_expr *tc_mod(const tc_expr *a, const tc_expr *b); /* a % b (floor modulo for integers) */
 TECOMP_API const tc_expr *tc_min(const tc_expr *a, const tc_expr *b);
-TECOMP_API const tc_expr *tc_max(const tc_expr *a, const tc_expr *b);
+TECOMP_API const tc_expr *tc_max(const tc_expr *a, const tc_expr *b); /* max(a, b) */
 TECOMP_API const tc_expr *tc_xor(const tc_expr *a, const tc_expr *b); /* integers only */
 TECOMP_API const tc_expr *tc_eq(const tc_expr *a, const tc_expr *b);
-TECOMP_API const tc_expr *tc_ne(const tc_expr *a, const tc_expr *b);
+TECOMP_API const tc_expr *tc_ne(const tc_expr *a, const tc_expr *b); /* a != b */
 TECOMP_API const tc_expr *tc_lt(const tc_expr *a, const tc_expr *b);
-TECOMP_API const tc_expr *tc_le(const tc_expr *a, const tc_expr *b);
+TECOMP_API const tc_expr *tc_le(const tc_expr *a, const tc_expr *b); /* a <= b */
 TECOMP_API const tc_expr *tc_gt(const tc_expr *a, const tc_expr *b);
-TECOMP_API const tc_expr *tc_ge(const tc_expr *a, const tc_expr *b);
+TECOMP_API const tc_expr *tc_ge(const tc_expr *a, const tc_expr *b); /* a >= b */
 TECOMP_API const tc_expr *tc_and(const tc_expr *a, const tc_expr *b);
-TECOMP_API const tc_expr *tc_or(const tc_expr *a, const tc_expr *b);
+TECOMP_API const tc_expr *tc_or(const tc_expr *a, const tc_expr *b); /* a || b (bools) */
 TECOMP_API const tc_expr *tc_not(const tc_expr *a);
 /* Same with an integer literal on the right: tc_addi(i, 3) is i + 3. */
 TECOMP_API const tc_expr *tc_addi(const tc_expr *a, int64_t b);
-TECOMP_API const tc_expr *tc_subi(const tc_expr *a, int64_t b);
+TECOMP_API const tc_expr *tc_subi(const tc_expr *a, int64_t b); /* a - b */
 TECOMP_API const tc_expr *tc_muli(const tc_expr *a, int64_t b);
-TECOMP_API const tc_expr *tc_divi(const tc_expr *a, int64_t b);
+TECOMP_API const tc_expr *tc_divi(const tc_expr *a, int64_t b); /* a / b */
 TECOMP_API const tc_expr *tc_modi(const tc_expr *a, int64_t b);
-TECOMP_API const tc_expr *tc_lti(const tc_expr *a, int64_t b);
+TECOMP_API const tc_expr *tc_lti(const tc_expr *a, int64_t b); /* a < b */
 TECOMP_API const tc_expr *tc_gei(const tc_expr *a, int64_t b);
-TECOMP_API const tc_expr *tc_select(const tc_expr *cond, const tc_expr *a, const tc_expr *b);
+TECOMP_API const tc_expr *tc_select(const tc_expr *cond, const tc_expr *a, const tc_expr *b); /* cond ? a : b, only the taken side evaluated */
 TECOMP_API const tc_expr *tc_cast(tc_dtype t, const tc_expr *a);
 /* Math call by name; known: exp, log, sqrt, rsqrt, fabs, tanh, sigmoid, pow, floor, ceil. */
 TECOMP_API const tc_expr *tc_call(const char *name, int nargs, const tc_expr *const *args);
-TECOMP_API const tc_expr *tc_call1(const char *name, const tc_expr *a);
+TECOMP_API const tc_expr *tc_call1(const char *name, const tc_expr *a); /* tc_call with one argument: tc_call1("exp", x) */
 
 /* Reductions over reduce axes (made by tc_reduce_axis). */
 TECOMP_API const tc_expr *tc_reduce(tc_reduce_op op, const tc_expr *body, int naxes, const tc_expr *const *axes);
+/* sum of body over axes (tc_reduce with TC_REDUCE_SUM) */
 TECOMP_API const tc_expr *tc_sum(const tc_expr *body, int naxes, const tc_expr *const *axes);
 
 /* Tensor reads: tc_access with an array, tc_at with the indices as arguments
    (tc_at(A, b, c, i, j); up to 16 indices, as for every argument-list macro). */
 TECOMP_API const tc_expr *tc_access(tc_tensor *t, int nidx, const tc_expr *const *idx);
-TECOMP_API const tc_expr *tc_access_va(tc_tensor *t, int nidx, ...);
+TECOMP_API const tc_expr *tc_access_va(tc_tensor *t, int nidx, ...); /* tc_access with the indices as arguments (tc_at calls it) */
 #define TC__NARGS(...) TC__NARGS_(__VA_ARGS__, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0)
 #define TC__NARGS_(a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, n, ...) n
 #define tc_at(t, ...) tc_access_va((t), TC__NARGS(__VA_ARGS__), __VA_ARGS__)
@@ -294,7 +297,7 @@ TECOMP_API const tc_expr *tc_simplify(const tc_expr *e);
 /* Print in C-like syntax into buf (always NUL-terminated); returns the length
    the full text needs. */
 TECOMP_API size_t tc_expr_print(const tc_expr *e, char *buf, size_t cap);
-TECOMP_API int tc_expr_is_const(const tc_expr *e, int64_t *value);
+TECOMP_API int tc_expr_is_const(const tc_expr *e, int64_t *value); /* 1 and *value when e is an integer literal */
 
 // >>api-tensor
 
@@ -315,6 +318,7 @@ struct tc_tensor {
     tc_context *ctx;
 };
 
+/* An input tensor of ndim dims of the given shape. */
 TECOMP_API tc_tensor *tc_placeholder(tc_context *ctx, const char *name, tc_dtype t, int ndim, const tc_expr *const *shape);
 /* Placeholder with constant dims: tc_placeholderi(ctx, "A", TC_FLOAT32, TC_DIMS(3, 4, 16)). */
 TECOMP_API tc_tensor *tc_placeholderi(tc_context *ctx, const char *name, tc_dtype t, int ndim, ...);
@@ -322,7 +326,7 @@ TECOMP_API tc_tensor *tc_placeholderi(tc_context *ctx, const char *name, tc_dtyp
 /* A computed tensor: one axis (from tc_axis) per dimension; the shape is the
    axes' extents. A reduction sits at the top of the body. */
 TECOMP_API tc_tensor *tc_compute(tc_context *ctx, const char *name, int naxes, const tc_expr *const *axes, const tc_expr *body);
-TECOMP_API tc_tensor *tc_find_tensor(tc_context *ctx, const char *name); /* newest of that name */
+TECOMP_API tc_tensor *tc_tensor_find(tc_context *ctx, const char *name); /* newest of that name */
 
 /* Views: computed tensors whose body is their defining computation (the
    host executor, and every copy but TMA's, compute them from it) and whose
@@ -364,7 +368,7 @@ TECOMP_API tc_tensor *tc_im2col_view(tc_context *ctx, const char *name, tc_tenso
 
 /* The text front-end: one line in the spirit of Tensor Comprehensions,
        "Out[b, c, i, j] +=! P[b, c, i + di, j + dj] * F[c, 0, di, dj]"
-   Tensors named on the right must exist (tc_find_tensor). See the syntax in
+   Tensors named on the right must exist (tc_tensor_find). See the syntax in
    the implementation's >>parse section. On error returns NULL with
    TC_ERROR_PARSE and a message that gives the column. */
 TECOMP_API tc_tensor *tc_parse_compute(tc_context *ctx, const char *text);
@@ -548,26 +552,29 @@ struct tc_stmt {
     tc_buffer *source; /* TC_S_TMA_LOAD: the global buffer its tensor map describes */
 };
 
+/* for (var = min; var < min + extent; var++) body, of a kind and thread tag */
 TECOMP_API const tc_stmt *tc_stmt_for(tc_context *ctx, const tc_expr *var, const tc_expr *min, const tc_expr *extent,
                                        tc_for_kind kind, tc_thread_tag thread, const tc_stmt *body);
-TECOMP_API const tc_stmt *tc_stmt_let(tc_context *ctx, const tc_expr *var, const tc_expr *value, const tc_stmt *body);
+TECOMP_API const tc_stmt *tc_stmt_let(tc_context *ctx, const tc_expr *var, const tc_expr *value, const tc_stmt *body); /* let var = value in body */
 TECOMP_API const tc_stmt *tc_stmt_provide(tc_context *ctx, tc_tensor *t, int nargs, const tc_expr *const *args, const tc_expr *value);
+/* b[index] = value (after storage flattening) */
 TECOMP_API const tc_stmt *tc_stmt_store(tc_context *ctx, tc_buffer *b, const tc_expr *index, const tc_expr *value);
-TECOMP_API const tc_stmt *tc_stmt_allocate(tc_context *ctx, tc_buffer *b, const tc_stmt *body);
+TECOMP_API const tc_stmt *tc_stmt_allocate(tc_context *ctx, tc_buffer *b, const tc_stmt *body); /* b allocated in its scope around body */
 TECOMP_API const tc_stmt *tc_stmt_if(tc_context *ctx, const tc_expr *cond, const tc_stmt *then_case, const tc_stmt *else_case);
 TECOMP_API const tc_stmt *tc_stmt_seq(tc_context *ctx, int n, const tc_stmt *const *stmts); /* NULLs dropped */
 TECOMP_API const tc_stmt *tc_stmt_barrier(tc_context *ctx);
+/* one tensor intrinsic (tc_intrin_*) on its operands */
 TECOMP_API const tc_stmt *tc_stmt_tensor_op(tc_context *ctx, const tc_intrin *in, const tc_expr *const *args);
 /* An asynchronous copy of count elements from the load src (its buffer,
    from its index on) to dst[index..]; fill_cond NULL, or where false the
    elements are zeros and the source is not read (cp.async's source size 0). */
 TECOMP_API const tc_stmt *tc_stmt_async_copy(tc_context *ctx, tc_buffer *dst, const tc_expr *index, const tc_expr *src, int count,
                                              const tc_expr *fill_cond);
-TECOMP_API const tc_stmt *tc_stmt_async_commit(tc_context *ctx);
+TECOMP_API const tc_stmt *tc_stmt_async_commit(tc_context *ctx); /* cp.async.commit_group */
 TECOMP_API const tc_stmt *tc_stmt_async_wait(tc_context *ctx, int groups_in_flight);
-TECOMP_API const tc_stmt *tc_stmt_wgmma_fence(tc_context *ctx);
+TECOMP_API const tc_stmt *tc_stmt_wgmma_fence(tc_context *ctx); /* wgmma.fence */
 TECOMP_API const tc_stmt *tc_stmt_wgmma_commit(tc_context *ctx);
-TECOMP_API const tc_stmt *tc_stmt_wgmma_wait(tc_context *ctx, int groups_in_flight);
+TECOMP_API const tc_stmt *tc_stmt_wgmma_wait(tc_context *ctx, int groups_in_flight); /* wgmma.wait_group groups_in_flight */
 /* A bulk tensor copy (TMA) of a box of source into dst[index ..], tensor map number map of the kernel; coords, box and
    dims rank each (the box's first element, its extents, source's extents; outermost first); barrier a load of the
    mbarrier it completes on (NULL until the pipeline that waits for it gives one). */
@@ -585,6 +592,7 @@ TECOMP_API const tc_stmt *tc_stmt_tma_load(tc_context *ctx, tc_buffer *dst, cons
    (2), then as integer constants lower (h, w), upper (h, w), strides (h,
    w), pixels and channels. */
 #define TC_TMA_IM2COL_NARGS 18
+/* A TMA im2col load of one tile into dst, completing on bar (see above). */
 TECOMP_API const tc_stmt *tc_stmt_tma_load_im2col(tc_context *ctx, tc_buffer *dst, const tc_expr *index, tc_buffer *source, int map,
                                                   const tc_expr *const coords[4], const tc_expr *const dims[4], const tc_expr *const offsets[2],
                                                   const int64_t lower[2], const int64_t upper[2], const int64_t strides[2], int64_t pixels,
@@ -594,9 +602,12 @@ TECOMP_API int tc_stmt_is_tma_im2col(const tc_stmt *s);
 /* mbarrier bar[index]: initialise for `arrivals` arrivals a phase; arrive (expecting expect_bytes more bytes of copies,
    NULL none); wait for the phase of parity (0 or 1) to complete. bar is a shared buffer with mbarrier set. */
 TECOMP_API const tc_stmt *tc_stmt_mbarrier_init(tc_context *ctx, tc_buffer *bar, const tc_expr *index, int arrivals);
+/* arrive on bar[index], expecting expect_bytes of TMA copies (NULL: none) */
 TECOMP_API const tc_stmt *tc_stmt_mbarrier_arrive(tc_context *ctx, tc_buffer *bar, const tc_expr *index, const tc_expr *expect_bytes);
+/* wait on bar[index] for the phase of parity */
 TECOMP_API const tc_stmt *tc_stmt_mbarrier_wait(tc_context *ctx, tc_buffer *bar, const tc_expr *index, const tc_expr *parity);
-TECOMP_API tc_buffer *tc_buffer_new(tc_context *ctx, const char *name, tc_dtype t, tc_scope scope, const tc_expr *size);
+/* A flat buffer of size elements of type t in scope (the context's arena). */
+TECOMP_API tc_buffer *tc_buffer_create(tc_context *ctx, const char *name, tc_dtype t, tc_scope scope, const tc_expr *size);
 TECOMP_API const char *tc_thread_tag_name(tc_thread_tag tag); /* "blockIdx.x", ... */
 
 /* Print a statement in the style of tvm.lower(..., simple_mode=True).
@@ -611,14 +622,14 @@ typedef struct tc_str {
     int failed; /* an allocation failed; data holds what fit */
     struct _tc_idents *idents; /* the CUDA emitter's identifiers for names (>>print); NULL elsewhere */
 } tc_str;
-TECOMP_API void tc_str_init(tc_str *s, tc_context *ctx);
+TECOMP_API void tc_str_init(tc_str *s, tc_context *ctx); /* An empty string whose memory comes from ctx's allocator. */
 TECOMP_API void tc_str_free(tc_str *s);
 #if defined(__GNUC__) || defined(__clang__)
-TECOMP_API void tc_str_printf(tc_str *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+TECOMP_API void tc_str_printf(tc_str *s, const char *fmt, ...) __attribute__((format(printf, 2, 3))); /* Append printf-formatted text. */
 #else
-TECOMP_API void tc_str_printf(tc_str *s, const char *fmt, ...);
+TECOMP_API void tc_str_printf(tc_str *s, const char *fmt, ...); /* Append printf-formatted text. */
 #endif
-TECOMP_API void tc_str_expr(tc_str *s, const tc_expr *e);
+TECOMP_API void tc_str_expr(tc_str *s, const tc_expr *e); /* Append e in C-like syntax. */
 
 #ifdef __cplusplus
 } /* extern "C" */
@@ -665,10 +676,10 @@ struct tc_context {
     tc_result result;
     char message[1024];
     char *cache_dir;
-    /* newest tensors, for tc_find_tensor and the text front-end */
+    /* newest tensors, for tc_tensor_find and the text front-end */
     tc_tensor **tensors;
     int ntensors, tensor_cap;
-    /* tc_probe_device_arch's answer for device 0, kept: 0 not asked yet, -1 no GPU, else the arch */
+    /* tc_device_arch_probe's answer for device 0, kept: 0 not asked yet, -1 no GPU, else the arch */
     int device0_arch;
     /* module slot for tecomp_cuda.h: its state and how to release it */
     void *cuda;
@@ -766,7 +777,7 @@ static char *_tc_strdup(tc_context *ctx, const char *s) {
     return p;
 }
 
-TECOMP_API tc_result tc_create_context(const tc_context_desc *desc, tc_context **out) {
+TECOMP_API tc_result tc_context_create(const tc_context_desc *desc, tc_context **out) {
     tc_context_desc d;
     tc_context *ctx;
     if (!out) return TC_ERROR_INVALID_ARGUMENT;
@@ -786,7 +797,7 @@ TECOMP_API tc_result tc_create_context(const tc_context_desc *desc, tc_context *
     ctx->next_id = 1;
     if (d.cache_dir) {
         ctx->cache_dir = _tc_strdup(ctx, d.cache_dir);
-        if (!ctx->cache_dir) { tc_destroy_context(ctx); return TC_ERROR_OUT_OF_MEMORY; }
+        if (!ctx->cache_dir) { tc_context_destroy(ctx); return TC_ERROR_OUT_OF_MEMORY; }
     }
     *out = ctx;
     return TC_OK;
@@ -794,10 +805,10 @@ TECOMP_API tc_result tc_create_context(const tc_context_desc *desc, tc_context *
 
 /* Report another context's last error as this one's: `return _tc_fail_as(ctx, other)`. */
 static tc_result _tc_fail_as(tc_context *ctx, const tc_context *other) {
-    return _tc_fail(ctx, tc_last_result(other), "%s", tc_last_error(other));
+    return _tc_fail(ctx, tc_context_result(other), "%s", tc_context_error(other));
 }
 
-TECOMP_API void tc_destroy_context(tc_context *ctx) {
+TECOMP_API void tc_context_destroy(tc_context *ctx) {
     _tc_arena_block *b;
     if (!ctx) return;
     if (ctx->cuda_release) ctx->cuda_release(ctx);
@@ -821,9 +832,9 @@ TECOMP_API const char *tc_result_string(tc_result r) {
         "no CUDA device", "compile error", "CUDA error", "I/O error", "timeout"};
     return (r >= 0 && r < TC_RESULT_COUNT) ? names[r] : "unknown result";
 }
-TECOMP_API const char *tc_last_error(const tc_context *ctx) { return ctx ? ctx->message : ""; }
-TECOMP_API tc_result tc_last_result(const tc_context *ctx) { return ctx ? ctx->result : TC_ERROR_INVALID_ARGUMENT; }
-TECOMP_API void tc_clear_error(tc_context *ctx) {
+TECOMP_API const char *tc_context_error(const tc_context *ctx) { return ctx ? ctx->message : ""; }
+TECOMP_API tc_result tc_context_result(const tc_context *ctx) { return ctx ? ctx->result : TC_ERROR_INVALID_ARGUMENT; }
+TECOMP_API void tc_context_clear_error(tc_context *ctx) {
     if (!ctx) return;
     ctx->result = TC_OK;
     ctx->message[0] = 0;
@@ -866,7 +877,7 @@ static tc_result _tc_scratch_context(tc_context *parent, tc_context **out) {
     d.logger = parent->logger;
     d.arena_block = parent->arena_block;
     d.cache_dir = "";
-    if (tc_create_context(&d, out) != TC_OK) return _tc_fail(parent, TC_ERROR_OUT_OF_MEMORY, "out of memory creating a scratch context");
+    if (tc_context_create(&d, out) != TC_OK) return _tc_fail(parent, TC_ERROR_OUT_OF_MEMORY, "out of memory creating a scratch context");
     return TC_OK;
 }
 
@@ -1782,7 +1793,7 @@ TECOMP_API tc_tensor *tc_compute(tc_context *ctx, const char *name, int naxes, c
     return x;
 }
 
-TECOMP_API tc_tensor *tc_find_tensor(tc_context *ctx, const char *name) {
+TECOMP_API tc_tensor *tc_tensor_find(tc_context *ctx, const char *name) {
     int k;
     if (!ctx || !name) return NULL;
     for (k = ctx->ntensors - 1; k >= 0; k--)
@@ -3057,7 +3068,7 @@ TECOMP_API const char *tc_scope_name(tc_scope scope) {
 // >>intrin
 
 /* A placeholder operand of an intrinsic: named wmma.<x> so that it never
-   shadows a user's tensor in tc_find_tensor. */
+   shadows a user's tensor in tc_tensor_find. */
 static tc_tensor *_tc_intrin_operand(tc_context *ctx, const char *name, tc_dtype t, int rows, int cols) {
     return tc_placeholderi(ctx, name, t, 2, rows, cols);
 }
@@ -3308,7 +3319,7 @@ static int64_t _tc_swizzle_index(const tc_buffer *b, int64_t i) {
     return i ^ (row / _tc_swizzle_rows_per_step(b) % ((int64_t)1 << b->swizzle_bits) * per_chunk);
 }
 
-TECOMP_API tc_buffer *tc_buffer_new(tc_context *ctx, const char *name, tc_dtype t, tc_scope scope, const tc_expr *size) {
+TECOMP_API tc_buffer *tc_buffer_create(tc_context *ctx, const char *name, tc_dtype t, tc_scope scope, const tc_expr *size) {
     tc_buffer *b;
     if (!ctx || !name || !size) return NULL;
     if (!(b = (tc_buffer *)_tc_alloc(ctx, sizeof *b)) || !(b->name = _tc_strdup(ctx, name))) return NULL;
@@ -3926,7 +3937,7 @@ static const tc_expr *_tc_parse_read(_tc_parser *p, const _tc_token *name) {
         _tc_parse_error(p, name->col, "%s is the output of this compute and cannot be read in its body", s);
         return NULL;
     }
-    if (!(t = tc_find_tensor(p->ctx, s))) {
+    if (!(t = tc_tensor_find(p->ctx, s))) {
         _tc_parse_error(p, name->col, "unknown tensor '%s'", s);
         return NULL;
     }

@@ -1,4 +1,4 @@
-/* tecomp_measure.h - building and timing tuning candidates.              v0.1
+/* tecomp_measure.h - building and timing tuning candidates.              v0.2
 
    Part of tecomp (see tecomp.h). Include "tecomp.h"; define
    TECOMP_IMPLEMENTATION in one file as for every module.
@@ -46,7 +46,7 @@
    the same model as device 0: records name the model, and the times of one
    run must compare). Each GPU has its own supervisor and worker, forked
    when the measurer is created, so a candidate that faults or hangs on one
-   replaces that device's worker only. tc_measure_next sends each built
+   replaces that device's worker only. tc_measurer_next sends each built
    candidate to an idle device and gives back results as they finish, on
    whichever device (tc_measure_result.device). On the host executor,
    ndevices worker processes run candidates side by side the same way, so
@@ -128,7 +128,7 @@ typedef struct tc_measure_result {
 
 typedef struct tc_measurer tc_measurer;
 
-/* Called with each result as it finishes (see tc_measure_stream). */
+/* Called with each result as it finishes (see tc_measurer_stream). */
 typedef void (*tc_measure_fn)(void *user, const tc_measure_result *res);
 
 /* Starts the worker (on the GPU: it opens the device and says which it is). */
@@ -136,38 +136,38 @@ TECOMP_API tc_result tc_measurer_create(tc_context *ctx, const tc_config_space *
                                         tc_measurer **out);
 /* Waits for the builds in progress (a compile cannot be stopped), drops
    what is still queued. */
-TECOMP_API void tc_measurer_destroy(tc_measurer *m);
+TECOMP_API void tc_measurer_destroy(tc_context *ctx, tc_measurer *m); /* NULL is ignored; ends its workers and threads */
 
 /* Streaming, for a caller that proposes while others are measured: queue n
    configurations behind those already queued and return at once; the
    builder threads start on them right away. Their results come back from
-   tc_measure_next. */
-TECOMP_API tc_result tc_measure_submit(tc_measurer *m, int n, const int64_t *configs);
+   tc_measurer_next. */
+TECOMP_API tc_result tc_measurer_submit(tc_measurer *m, int n, const int64_t *configs);
 /* The next result to finish, in *out, in the order they finish: one that
    the verifier rejected or that failed to compile as soon as its builder
    is done with it, a built one once it has run (in this call, in this
    thread). 1 when *out holds a result; 0 when nothing submitted is
    outstanding (or m or out is NULL). A candidate's failure is in its result. */
-TECOMP_API int tc_measure_next(tc_measurer *m, tc_measure_result *out);
-/* Submitted configurations whose result tc_measure_next has not given yet. */
-TECOMP_API int tc_measure_outstanding(const tc_measurer *m);
+TECOMP_API int tc_measurer_next(tc_measurer *m, tc_measure_result *out);
+/* Submitted configurations whose result tc_measurer_next has not given yet. */
+TECOMP_API int tc_measurer_outstanding(const tc_measurer *m);
 /* Drop the submitted configurations no builder has started (they give no
    result): for stopping early. How many were dropped. */
-TECOMP_API int tc_measure_cancel(tc_measurer *m);
+TECOMP_API int tc_measurer_cancel(tc_measurer *m);
 
 /* Measure n configurations: on_result (NULL: none) is called in this
    thread with each result as it finishes, and results[i] (results may be
    NULL when on_result takes them) gets configs[i]'s. Fails only when
-   measuring cannot go on at all, or when results of tc_measure_submit are
+   measuring cannot go on at all, or when results of tc_measurer_submit are
    still outstanding. */
-TECOMP_API tc_result tc_measure_stream(tc_measurer *m, int n, const int64_t *configs, tc_measure_result *results,
+TECOMP_API tc_result tc_measurer_stream(tc_measurer *m, int n, const int64_t *configs, tc_measure_result *results,
                                        tc_measure_fn on_result, void *user);
-/* tc_measure_stream without a callback: every result at the end. */
-TECOMP_API tc_result tc_measure_batch(tc_measurer *m, int n, const int64_t *configs, tc_measure_result *results);
+/* tc_measurer_stream without a callback: every result at the end. */
+TECOMP_API tc_result tc_measurer_batch(tc_measurer *m, int n, const int64_t *configs, tc_measure_result *results);
 
 /* "cuda -arch=sm_90 -model=NVIDIA_H100_80GB_HBM3", or "host" (records key on it). */
 TECOMP_API const char *tc_measurer_target(const tc_measurer *m);
-TECOMP_API int tc_measurer_on_gpu(const tc_measurer *m);
+TECOMP_API int tc_measurer_on_gpu(const tc_measurer *m); /* 1 when candidates run on a GPU, 0 on the host executor. */
 /* The device candidates are built for and timed on (an H100's numbers on the host). */
 TECOMP_API const tc_device_info *tc_measurer_device(const tc_measurer *m);
 /* CUDA device `device`'s arch (90 on an H100), 0 when there is no usable
@@ -175,7 +175,7 @@ TECOMP_API const tc_device_info *tc_measurer_device(const tc_measurer *m);
    process (tuning forks workers later, and CUDA does not survive a fork);
    in this process where it has, or where there is no fork. For choosing a
    template before tuning (tc_conv2d_template_for_arch). */
-TECOMP_API int tc_probe_device_arch(tc_context *ctx, int device);
+TECOMP_API int tc_device_arch_probe(tc_context *ctx, int device);
 /* Worker processes started so far (1 + restarts after faults and timeouts). */
 TECOMP_API int tc_measurer_workers_started(const tc_measurer *m);
 /* Builder threads (build_threads resolved): how far ahead to submit to keep them busy. */
@@ -474,11 +474,11 @@ static tc_result _tc_gpu_run(tc_context *ctx, _tc_gpu_buffers *bufs, const _tc_p
     r = _tc_gpu_buffers_fit(ctx, bufs, plan);
     if (r == TC_OK) r = _tc_plan_params(ctx, plan, bufs, &call);
     if (r == TC_OK) r = tc_cuda_module_load(ctx, &bin, &mod);
-    for (k = 0; k < plan->nkernels && r == TC_OK; k++) r = tc_cuda_get_function(ctx, mod, plan->kernels[k].name, &call.fns[k]);
+    for (k = 0; k < plan->nkernels && r == TC_OK; k++) r = tc_cuda_module_function(ctx, mod, plan->kernels[k].name, &call.fns[k]);
     if (r == TC_OK) r = tc_cuda_time_call(ctx, _tc_plan_launch, &call, &plan->timing, &tr);
-    if (mod) tc_cuda_module_unload(ctx, mod);
+    if (mod) tc_cuda_module_destroy(ctx, mod);
     if (r != TC_OK) {
-        _tc_result_fail(res, r, tc_last_error(ctx));
+        _tc_result_fail(res, r, tc_context_error(ctx));
         return r;
     }
     res->ncosts = 1;
@@ -514,7 +514,7 @@ static tc_result _tc_host_run_timed(tc_context *ctx, const tc_func *f, int repea
         double t0 = _tc_now_s();
         if ((r = tc_host_run(ctx, f, args, NULL)) == TC_OK) res->costs[res->ncosts++] = _tc_now_s() - t0;
     }
-    if (r != TC_OK) _tc_result_fail(res, r, tc_last_error(ctx));
+    if (r != TC_OK) _tc_result_fail(res, r, tc_context_error(ctx));
     for (k = 0; k < f->nparams; k++) _tc_free(ctx, args[k]);
     return r;
 }
@@ -631,9 +631,9 @@ static void _tc_gpu_worker_main(int fd, int device) {
     memset(&cd, 0, sizeof cd);
     memset(&bufs, 0, sizeof bufs);
     cd.device = device;
-    hello.status = tc_create_context(NULL, &ctx);
+    hello.status = tc_context_create(NULL, &ctx);
     if (hello.status == TC_OK) hello.status = tc_cuda_init(ctx, &cd);
-    snprintf(hello.message, sizeof hello.message, "%.511s", ctx ? tc_last_error(ctx) : "out of memory");
+    snprintf(hello.message, sizeof hello.message, "%.511s", ctx ? tc_context_error(ctx) : "out of memory");
     if (hello.status == TC_OK) {
         tc_device_info_get(ctx, &hello.device);
         _tc_device_count(ctx, &hello.device_count);
@@ -679,14 +679,14 @@ static int _tc_spawn(int *pid, int *fd, void (*body)(int fd, void *arg), void *a
     return 1;
 }
 
-/* tc_probe_device_arch's child: open the device, send its arch (0: none). */
+/* tc_device_arch_probe's child: open the device, send its arch (0: none). */
 static void _tc_arch_probe_main(int fd, void *arg) {
     tc_context *ctx = NULL;
     tc_cuda_desc cd;
     int arch = 0;
     memset(&cd, 0, sizeof cd);
     cd.device = *(const int *)arg;
-    if (tc_create_context(NULL, &ctx) == TC_OK && tc_cuda_init(ctx, &cd) == TC_OK) arch = tc_cuda_arch(ctx);
+    if (tc_context_create(NULL, &ctx) == TC_OK && tc_cuda_init(ctx, &cd) == TC_OK) arch = tc_cuda_arch(ctx);
     _tc_send_all(fd, &arch, sizeof arch);
 }
 
@@ -940,7 +940,7 @@ static int _tc_gpu_send(tc_measurer *m, _tc_device_slot *d, _tc_candidate *c) {
         _tc_pipe_hold(&m->pipe, 0);
     }
     if (r != TC_OK) {
-        _tc_result_fail(&c->res, tc_last_result(m->ctx), tc_last_error(m->ctx));
+        _tc_result_fail(&c->res, tc_context_result(m->ctx), tc_context_error(m->ctx));
         return 0;
     }
     /* The supervisor enforces the timeout; the deadline here only guards
@@ -1134,7 +1134,7 @@ static void _tc_compiler_main(int fd) {
     tc_context *keep = NULL;
     memset(&cd, 0, sizeof cd);
     cd.cache_dir = ""; /* as in the builders: candidates are not cached */
-    if (tc_create_context(&cd, &keep) == TC_OK) tc_nvrtc_init(keep, NULL);
+    if (tc_context_create(&cd, &keep) == TC_OK) tc_nvrtc_init(keep, NULL);
     for (;;) {
         _tc_compile_request req;
         _tc_compile_reply reply;
@@ -1151,16 +1151,16 @@ static void _tc_compiler_main(int fd) {
         req.name[sizeof req.name - 1] = 0;
         memset(&bin, 0, sizeof bin);
         memset(&reply, 0, sizeof reply);
-        if ((reply.error = tc_create_context(&cd, &ctx)) == TC_OK) reply.error = tc_cuda_compile(ctx, source, req.name, req.arch, 0, NULL, &bin);
-        snprintf(reply.message, sizeof reply.message, "%.255s", ctx ? tc_last_error(ctx) : "out of memory");
+        if ((reply.error = tc_context_create(&cd, &ctx)) == TC_OK) reply.error = tc_cuda_compile(ctx, source, req.name, req.arch, 0, NULL, &bin);
+        snprintf(reply.message, sizeof reply.message, "%.255s", ctx ? tc_context_error(ctx) : "out of memory");
         reply.cubin_size = reply.error == TC_OK ? bin.size : 0;
         sent = _tc_send_all(fd, &reply, sizeof reply) && _tc_send_all(fd, bin.data, (size_t)reply.cubin_size);
-        tc_cubin_free(ctx, &bin);
-        tc_destroy_context(ctx);
+        tc_cubin_destroy(ctx, &bin);
+        tc_context_destroy(ctx);
         free(source);
         if (!sent) break;
     }
-    tc_destroy_context(keep);
+    tc_context_destroy(keep);
 }
 
 /* Fork the compiler of builder `slot`, with none of the other sockets. */
@@ -1305,7 +1305,7 @@ static void _tc_build_candidate(tc_measurer *m, int slot, _tc_candidate *c) {
     memset(&cd, 0, sizeof cd);
     cd.allocator = m->ctx->allocator;
     cd.cache_dir = ""; /* a thousand candidates would flood the cubin cache; the best one is cached when it is applied */
-    if (tc_create_context(&cd, &c->ctx) != TC_OK) {
+    if (tc_context_create(&cd, &c->ctx) != TC_OK) {
         _tc_result_fail(&c->res, TC_ERROR_OUT_OF_MEMORY, "cannot create a builder context");
         return;
     }
@@ -1316,19 +1316,19 @@ static void _tc_build_candidate(tc_measurer *m, int slot, _tc_candidate *c) {
     if (r == TC_OK) r = tc_lower(inst.schedule, inst.nargs, inst.args, "default_function", &ld, &c->f);
     if (r == TC_OK) r = _tc_plan_of(c->ctx, c->f, &c->plan);
     c->flops = inst.flops;
-    if (r == TC_OK && m->nvrtc && (src = tc_cuda_source(c->f)) == NULL) r = tc_last_result(c->ctx);
+    if (r == TC_OK && m->nvrtc && (src = tc_cuda_source(c->f)) == NULL) r = tc_context_result(c->ctx);
     if (r == TC_OK && m->nvrtc) {
         r = _tc_compile(m, slot, c->ctx, src, &bin);
         if (r == TC_OK && m->on_gpu) { /* kept: the builder's context has the measurer's allocator */
             c->cubin = bin.data, c->plan.cubin_size = bin.size;
             bin.data = NULL;
         }
-        tc_cubin_free(c->ctx, &bin);
+        tc_cubin_destroy(c->ctx, &bin);
     }
-    if (r != TC_OK) _tc_result_fail(&c->res, r, tc_last_error(c->ctx));
+    if (r != TC_OK) _tc_result_fail(&c->res, r, tc_context_error(c->ctx));
     c->res.build_s = _tc_now_s() - t0;
     if (r != TC_OK || m->on_gpu) { /* the host run needs the lowered function; the GPU run only the plan and cubin */
-        tc_destroy_context(c->ctx);
+        tc_context_destroy(c->ctx);
         c->ctx = NULL;
         c->f = NULL;
     }
@@ -1348,7 +1348,7 @@ static _tc_candidate *_tc_fifo_pop(_tc_fifo *q) {
 }
 
 static void _tc_candidate_free(tc_measurer *m, _tc_candidate *c) {
-    if (c->ctx) tc_destroy_context(c->ctx);
+    if (c->ctx) tc_context_destroy(c->ctx);
     _tc_free(m->ctx, c->cubin);
     _tc_free(m->ctx, c);
 }
@@ -1521,11 +1521,11 @@ static tc_result _tc_measurer_open(tc_measurer *m) {
             memset(&rd, 0, sizeof rd);
             rd.allocator = m->ctx->allocator; /* the caller's memory, as every context it makes */
             rd.logger = m->ctx->logger;
-            if ((r = tc_create_context(&rd, &m->run_ctx)) == TC_OK && (r = tc_cuda_init(m->run_ctx, &cd)) == TC_OK)
+            if ((r = tc_context_create(&rd, &m->run_ctx)) == TC_OK && (r = tc_cuda_init(m->run_ctx, &cd)) == TC_OK)
                 tc_device_info_get(m->run_ctx, &m->device);
             else if (m->run_ctx)
-                _tc_fail(m->ctx, r, "%s", tc_last_error(m->run_ctx));
-            if (r != TC_OK && m->run_ctx) tc_destroy_context(m->run_ctx), m->run_ctx = NULL;
+                _tc_fail(m->ctx, r, "%s", tc_context_error(m->run_ctx));
+            if (r != TC_OK && m->run_ctx) tc_context_destroy(m->run_ctx), m->run_ctx = NULL;
             if (r == TC_OK && !m->desc.in_process)
                 _tc_log(m->ctx, TC_LOG_WARN, "CUDA is already initialised in this process: candidates are timed here, where a faulting kernel ends the process");
             if (r == TC_OK && m->desc.ndevices > 1)
@@ -1545,7 +1545,7 @@ static tc_result _tc_measurer_open(tc_measurer *m) {
     m->on_gpu = r == TC_OK;
     if (!m->on_gpu) {
         int k;
-        tc_clear_error(m->ctx);
+        tc_context_clear_error(m->ctx);
         tc_device_info_get(NULL, &m->device); /* an H100's limits: the host checks what the GPU would */
         m->forked_runs = _TC_HAVE_FORK && !m->desc.in_process;
         m->ndevs = m->forked_runs && m->desc.ndevices ? m->desc.ndevices : 1; /* host workers */
@@ -1561,8 +1561,8 @@ static tc_result _tc_measurer_open(tc_measurer *m) {
 #if _TC_HAVE_FORK
     if (!m->nvrtc) _tc_compilers_stop(m); /* nothing to compile with */
 #endif
-    if (m->on_gpu && !m->nvrtc) return _tc_fail(m->ctx, TC_ERROR_NO_CUDA, "the GPU is there but NVRTC is not: %s", tc_last_error(m->ctx));
-    tc_clear_error(m->ctx);
+    if (m->on_gpu && !m->nvrtc) return _tc_fail(m->ctx, TC_ERROR_NO_CUDA, "the GPU is there but NVRTC is not: %s", tc_context_error(m->ctx));
+    tc_context_clear_error(m->ctx);
     _tc_target_of(m->on_gpu ? &m->device : NULL, m->target, sizeof m->target);
     return TC_OK;
 }
@@ -1593,7 +1593,7 @@ TECOMP_API tc_result tc_measurer_create(tc_context *ctx, const tc_config_space *
     if (desc && (desc->number < 0 || desc->repeat < 0 || desc->min_repeat_ms < 0 || desc->timeout_s < 0 || desc->build_threads < 0 ||
                  desc->build_timeout_s < 0 || desc->device < 0))
         return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_measure_desc: negative field");
-    if (desc && _tc_bad_device_list(ctx, desc) != TC_OK) return tc_last_result(ctx);
+    if (desc && _tc_bad_device_list(ctx, desc) != TC_OK) return tc_context_result(ctx);
     if (!(m = (tc_measurer *)_tc_malloc(ctx, sizeof *m))) return TC_ERROR_OUT_OF_MEMORY;
     memset(m, 0, sizeof *m);
     m->ctx = ctx;
@@ -1613,7 +1613,7 @@ TECOMP_API tc_result tc_measurer_create(tc_context *ctx, const tc_config_space *
     if (m->desc.repeat > 16) m->desc.repeat = 16;
     if (!m->desc.number) m->desc.number = 1;
     if ((r = _tc_measurer_open(m)) != TC_OK) {
-        tc_measurer_destroy(m);
+        tc_measurer_destroy(ctx, m);
         return r;
     }
     if (!m->desc.min_repeat_ms && m->on_gpu) m->desc.min_repeat_ms = 1;
@@ -1623,7 +1623,8 @@ TECOMP_API tc_result tc_measurer_create(tc_context *ctx, const tc_config_space *
     return TC_OK;
 }
 
-TECOMP_API void tc_measurer_destroy(tc_measurer *m) {
+TECOMP_API void tc_measurer_destroy(tc_context *ctx, tc_measurer *m) {
+    (void)ctx; /* the measurer keeps the context it was made with */
 #if _TC_HAVE_FORK
     _tc_candidate *c;
 #endif
@@ -1641,7 +1642,7 @@ TECOMP_API void tc_measurer_destroy(tc_measurer *m) {
 #endif
     if (m->run_ctx) {
         _tc_gpu_buffers_free(m->run_ctx, &m->bufs);
-        tc_destroy_context(m->run_ctx);
+        tc_context_destroy(m->run_ctx);
     }
     _tc_free(m->ctx, m);
 }
@@ -1650,12 +1651,12 @@ TECOMP_API void tc_measurer_destroy(tc_measurer *m) {
    still run: on the GPU; a host run's wall-clock time would count theirs. */
 static int _tc_can_run_beside_builders(const tc_measurer *m) { return m->on_gpu; }
 
-TECOMP_API tc_result tc_measure_submit(tc_measurer *m, int n, const int64_t *configs) {
+TECOMP_API tc_result tc_measurer_submit(tc_measurer *m, int n, const int64_t *configs) {
     _tc_fifo fresh = {NULL, NULL};
     _tc_candidate *c;
     int i;
     if (!m) return TC_ERROR_INVALID_ARGUMENT;
-    if (n < 0 || (n && !configs)) return _tc_fail(m->ctx, TC_ERROR_INVALID_ARGUMENT, "tc_measure_submit: bad arguments");
+    if (n < 0 || (n && !configs)) return _tc_fail(m->ctx, TC_ERROR_INVALID_ARGUMENT, "tc_measurer_submit: bad arguments");
     for (i = 0; i < n; i++) { /* all or nothing: allocated before any is queued */
         if (!(c = (_tc_candidate *)_tc_malloc(m->ctx, sizeof *c))) {
             while ((c = _tc_fifo_pop(&fresh)) != NULL) _tc_free(m->ctx, c);
@@ -1727,7 +1728,7 @@ static _tc_candidate *_tc_next_done(tc_measurer *m) {
 }
 #endif
 
-/* tc_measure_next, also saying which submission the result is for. */
+/* tc_measurer_next, also saying which submission the result is for. */
 static int _tc_measure_next(tc_measurer *m, tc_measure_result *out, int64_t *ticket) {
     _tc_candidate *c;
     if (!m || !out || !m->pipe.outstanding) return 0;
@@ -1751,14 +1752,14 @@ static int _tc_measure_next(tc_measurer *m, tc_measure_result *out, int64_t *tic
     return 1;
 }
 
-TECOMP_API int tc_measure_next(tc_measurer *m, tc_measure_result *out) {
+TECOMP_API int tc_measurer_next(tc_measurer *m, tc_measure_result *out) {
     int64_t ticket;
     return _tc_measure_next(m, out, &ticket);
 }
 
-TECOMP_API int tc_measure_outstanding(const tc_measurer *m) { return m ? m->pipe.outstanding : 0; }
+TECOMP_API int tc_measurer_outstanding(const tc_measurer *m) { return m ? m->pipe.outstanding : 0; }
 
-TECOMP_API int tc_measure_cancel(tc_measurer *m) {
+TECOMP_API int tc_measurer_cancel(tc_measurer *m) {
     _tc_fifo dropped;
     _tc_candidate *c;
     int n = 0;
@@ -1772,19 +1773,19 @@ TECOMP_API int tc_measure_cancel(tc_measurer *m) {
     return n;
 }
 
-TECOMP_API tc_result tc_measure_stream(tc_measurer *m, int n, const int64_t *configs, tc_measure_result *results,
+TECOMP_API tc_result tc_measurer_stream(tc_measurer *m, int n, const int64_t *configs, tc_measure_result *results,
                                        tc_measure_fn on_result, void *user) {
     tc_measure_result res;
     int64_t first, ticket;
     tc_result r;
     if (!m) return TC_ERROR_INVALID_ARGUMENT;
     if (n < 0 || (n && (!configs || (!results && !on_result))))
-        return _tc_fail(m->ctx, TC_ERROR_INVALID_ARGUMENT, "tc_measure_stream: bad arguments");
+        return _tc_fail(m->ctx, TC_ERROR_INVALID_ARGUMENT, "tc_measurer_stream: bad arguments");
     if (m->pipe.outstanding)
-        return _tc_fail(m->ctx, TC_ERROR_INVALID_ARGUMENT, "tc_measure_stream: %d results of tc_measure_submit are outstanding",
+        return _tc_fail(m->ctx, TC_ERROR_INVALID_ARGUMENT, "tc_measurer_stream: %d results of tc_measurer_submit are outstanding",
                         m->pipe.outstanding);
     first = m->pipe.tickets;
-    if ((r = tc_measure_submit(m, n, configs)) != TC_OK) return r;
+    if ((r = tc_measurer_submit(m, n, configs)) != TC_OK) return r;
     while (_tc_measure_next(m, &res, &ticket)) {
         if (results) results[ticket - first] = res;
         if (on_result) on_result(user, &res);
@@ -1792,15 +1793,15 @@ TECOMP_API tc_result tc_measure_stream(tc_measurer *m, int n, const int64_t *con
     return TC_OK;
 }
 
-TECOMP_API tc_result tc_measure_batch(tc_measurer *m, int n, const int64_t *configs, tc_measure_result *results) {
-    return tc_measure_stream(m, n, configs, results, NULL, NULL);
+TECOMP_API tc_result tc_measurer_batch(tc_measurer *m, int n, const int64_t *configs, tc_measure_result *results) {
+    return tc_measurer_stream(m, n, configs, results, NULL, NULL);
 }
 
 TECOMP_API const char *tc_measurer_target(const tc_measurer *m) { return m ? m->target : ""; }
 TECOMP_API int tc_measurer_on_gpu(const tc_measurer *m) { return m ? m->on_gpu : 0; }
 TECOMP_API const tc_device_info *tc_measurer_device(const tc_measurer *m) { return m ? &m->device : NULL; }
 
-/* Device `device`'s arch, asked as tc_probe_device_arch says. */
+/* Device `device`'s arch, asked as tc_device_arch_probe says. */
 static int _tc_probe_arch(tc_context *ctx, int device) {
     int arch = 0;
 #if _TC_HAVE_FORK
@@ -1816,13 +1817,13 @@ static int _tc_probe_arch(tc_context *ctx, int device) {
         tc_cuda_desc cd;
         memset(&cd, 0, sizeof cd);
         cd.device = device;
-        if (tc_create_context(NULL, &probe) == TC_OK && tc_cuda_init(probe, &cd) == TC_OK) arch = tc_cuda_arch(probe);
-        tc_destroy_context(probe);
+        if (tc_context_create(NULL, &probe) == TC_OK && tc_cuda_init(probe, &cd) == TC_OK) arch = tc_cuda_arch(probe);
+        tc_context_destroy(probe);
     }
     return arch;
 }
 
-TECOMP_API int tc_probe_device_arch(tc_context *ctx, int device) {
+TECOMP_API int tc_device_arch_probe(tc_context *ctx, int device) {
     int arch = 0;
     if (!ctx || device < 0) return 0;
     if (device == 0 && ctx->device0_arch) return ctx->device0_arch > 0 ? ctx->device0_arch : 0; /* asked before */

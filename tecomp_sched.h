@@ -1,4 +1,4 @@
-/* tecomp_sched.h - schedules, lowering to loop nests, and the host executor.  v0.1
+/* tecomp_sched.h - schedules, lowering to loop nests, and the host executor.  v0.2
 
    Part of tecomp (see tecomp.h). Include "tecomp.h", or this file after
    tecomp_ir.h; define TECOMP_IMPLEMENTATION in one file as for every module.
@@ -9,7 +9,7 @@
    program reads the same, primitive for primitive:
 
        Python (TVM)                                C (tecomp)
-       s = te.create_schedule(C.op)                tc_schedule *s = tc_create_schedule(ctx, 1, &C);
+       s = te.create_schedule(C.op)                tc_schedule *s = tc_schedule_create(ctx, 1, &C);
        bx, tx = s[C].split(C.op.axis[0], 64)       tc_stage *sc = tc_stage_of(s, C);
                                                    tc_split(sc, tc_axis_of(sc, 0), 64, &bx, &tx);
        s[C].bind(bx, te.thread_axis("blockIdx.x")) tc_bind(sc, bx, TC_BLOCK_X);
@@ -24,7 +24,7 @@
    shared memory, barriers - and reports out-of-bounds accesses as errors.
    It is slow (an interpreter) and meant for checking numerics.
 
-   WHAT THIS MODULE DOES NOT DO (yet): tensorize, cross-thread reductions.
+   WHAT THIS MODULE DOES NOT DO (yet): cross-thread reductions (rfactor, allreduce).
 */
 #ifndef TECOMP_SCHED_H
 #define TECOMP_SCHED_H
@@ -53,26 +53,28 @@ struct tc_iter {
     int unroll_explicit;   /* pragma unroll_explicit; -1: none */
 };
 
-TECOMP_API tc_schedule *tc_create_schedule(tc_context *ctx, int noutputs, tc_tensor *const *outputs);
+/* s = te.create_schedule(outputs): a stage per tensor, in the context's arena */
+TECOMP_API tc_schedule *tc_schedule_create(tc_context *ctx, int noutputs, tc_tensor *const *outputs);
 TECOMP_API tc_stage *tc_stage_of(tc_schedule *s, tc_tensor *t);  /* s[t]; NULL (error set) if t is not in s */
 TECOMP_API tc_iter *tc_axis_of(tc_stage *st, int k);             /* s[t].op.axis[k] */
 TECOMP_API tc_iter *tc_reduce_axis_of(tc_stage *st, int k);      /* s[t].op.reduce_axis[k] */
 TECOMP_API int tc_stage_leaf_count(const tc_stage *st);
 TECOMP_API tc_iter *tc_stage_leaf(tc_stage *st, int k);          /* loops from outermost to innermost */
 
-TECOMP_API tc_result tc_split(tc_stage *st, tc_iter *parent, int64_t factor, tc_iter **outer, tc_iter **inner);
+TECOMP_API tc_result tc_split(tc_stage *st, tc_iter *parent, int64_t factor, tc_iter **outer, tc_iter **inner); /* s[t].split(parent, factor) */
 TECOMP_API tc_result tc_split_nparts(tc_stage *st, tc_iter *parent, int64_t nparts, tc_iter **outer, tc_iter **inner);
+/* s[t].tile(x, y, x_factor, y_factor) */
 TECOMP_API tc_result tc_tile(tc_stage *st, tc_iter *x, tc_iter *y, int64_t x_factor, int64_t y_factor,
                              tc_iter **x_outer, tc_iter **y_outer, tc_iter **x_inner, tc_iter **y_inner);
-TECOMP_API tc_result tc_fuse(tc_stage *st, tc_iter *outer, tc_iter *inner, tc_iter **fused);
+TECOMP_API tc_result tc_fuse(tc_stage *st, tc_iter *outer, tc_iter *inner, tc_iter **fused); /* s[t].fuse(outer, inner) */
 TECOMP_API tc_result tc_reorder(tc_stage *st, int n, tc_iter *const *order);
-TECOMP_API tc_result tc_reorder_va(tc_stage *st, int n, ...);
+TECOMP_API tc_result tc_reorder_va(tc_stage *st, int n, ...); /* s[t].reorder with the loops as arguments (tc_reorder_args calls it) */
 #define tc_reorder_args(st, ...) tc_reorder_va((st), TC__NARGS(__VA_ARGS__), __VA_ARGS__)
-TECOMP_API tc_result tc_bind(tc_stage *st, tc_iter *it, tc_thread_tag tag);
+TECOMP_API tc_result tc_bind(tc_stage *st, tc_iter *it, tc_thread_tag tag); /* s[t].bind(it, te.thread_axis(tag)) */
 TECOMP_API tc_result tc_compute_inline(tc_stage *st);
-TECOMP_API tc_result tc_compute_root(tc_stage *st);
+TECOMP_API tc_result tc_compute_root(tc_stage *st); /* s[t].compute_root() */
 TECOMP_API tc_result tc_unroll(tc_stage *st, tc_iter *it);
-TECOMP_API tc_result tc_vectorize(tc_stage *st, tc_iter *it);
+TECOMP_API tc_result tc_vectorize(tc_stage *st, tc_iter *it); /* s[t].vectorize(it) */
 
 /* s[st].compute_at(s[parent], at): compute st inside loop `at` of parent,
    just the region of it that the loops inside `at` need (bound inference). */
@@ -239,7 +241,7 @@ typedef struct tc_region {
     const tc_expr *min[16];
     const tc_expr *extent[16];
 } tc_region;
-TECOMP_API tc_result tc_infer_region(tc_schedule *s, tc_tensor *t, tc_region *out);
+TECOMP_API tc_result tc_infer_region(tc_schedule *s, tc_tensor *t, tc_region *out); /* The region of t its consumers need, from bound inference. */
 
 /* The lowered IR as tvm.lower(..., simple_mode=True) prints it. */
 TECOMP_API const char *tc_func_to_string(const tc_func *f);
@@ -255,13 +257,13 @@ TECOMP_API tc_result tc_host_run(tc_context *ctx, const tc_func *f, void *const 
 /* IEEE half precision <-> float, rounding to nearest even (as the GPU
    converts): for preparing and reading float16 buffers. */
 TECOMP_API uint16_t tc_half_from_float(float x);
-TECOMP_API float tc_half_to_float(uint16_t h);
+TECOMP_API float tc_half_to_float(uint16_t h); /* exact */
 /* bfloat16 (a float's upper 16 bits) <-> float: to bfloat16 rounds to
    nearest even, infinity past the largest, and keeps a NaN a NaN (its sign
    and upper payload bits); to float is exact. Every 16-bit pattern comes
    back unchanged through float. For preparing and reading bfloat16 buffers. */
 TECOMP_API uint16_t tc_bfloat16_from_float(float x);
-TECOMP_API float tc_bfloat16_to_float(uint16_t h);
+TECOMP_API float tc_bfloat16_to_float(uint16_t h); /* exact */
 /* Evaluate an integer expression of the function's symbolic sizes. */
 TECOMP_API tc_result tc_func_eval(const tc_func *f, const tc_expr *e, const int64_t *sizes, int64_t *out);
 
@@ -399,21 +401,21 @@ static int _tc_collect_stages(tc_schedule *s, tc_tensor *t) {
     return (st = _tc_stage_new(s, t)) != NULL && _tc_insert_stage(s, st, s->nstages);
 }
 
-TECOMP_API tc_schedule *tc_create_schedule(tc_context *ctx, int noutputs, tc_tensor *const *outputs) {
+TECOMP_API tc_schedule *tc_schedule_create(tc_context *ctx, int noutputs, tc_tensor *const *outputs) {
     tc_schedule *s;
     int k, j;
     if (!ctx) return NULL;
     if (noutputs < 1 || !outputs) {
-        _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_create_schedule: give at least one output tensor");
+        _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_schedule_create: give at least one output tensor");
         return NULL;
     }
     for (k = 0; k < noutputs; k++) {
         if (!outputs[k]) {
-            _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_create_schedule: output %d is NULL", k);
+            _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_schedule_create: output %d is NULL", k);
             return NULL;
         }
         if (outputs[k]->op != TC_OP_COMPUTE) {
-            _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_create_schedule: output %s is a placeholder, not a compute", outputs[k]->name);
+            _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_schedule_create: output %s is a placeholder, not a compute", outputs[k]->name);
             return NULL;
         }
     }
@@ -1539,7 +1541,7 @@ static tc_result _tc_stage_buffer(_tc_lower *L, int k) {
         v->offset = tc_simplify(tc_mul(tc_modi(pipe->var, st->pipeline_stages), size));
         size = tc_muli(size, st->pipeline_stages);
     }
-    if (!(v->buffer = tc_buffer_new(L->ctx, st->tensor->name, st->tensor->dtype, v->scope, tc_simplify(size)))) return TC_ERROR_OUT_OF_MEMORY;
+    if (!(v->buffer = tc_buffer_create(L->ctx, st->tensor->name, st->tensor->dtype, v->scope, tc_simplify(size)))) return TC_ERROR_OUT_OF_MEMORY;
     v->buffer->tensor = st->tensor;
     if (st->swizzle_bits && _tc_swizzle_buffer(L, k) != TC_OK) return _TC_LOWER_FAIL(L);
     if (pipe) {
@@ -2262,7 +2264,7 @@ static tc_result _tc_add_buffer(_tc_lower *L, tc_tensor *t) {
         if (!_tc_add_size_vars(L, t->shape[k])) return L->ctx->result;
     }
     L->tensors[L->nbuffers] = t;
-    if (!(L->buffers[L->nbuffers] = tc_buffer_new(L->ctx, t->name, t->dtype, TC_SCOPE_GLOBAL, tc_simplify(size))))
+    if (!(L->buffers[L->nbuffers] = tc_buffer_create(L->ctx, t->name, t->dtype, TC_SCOPE_GLOBAL, tc_simplify(size))))
         return TC_ERROR_OUT_OF_MEMORY;
     L->buffers[L->nbuffers++]->tensor = t;
     return TC_OK;
@@ -2559,7 +2561,7 @@ static const tc_stmt *_tc_tma_pipeline_loop(_tc_lower *L, const _tc_pipe *p, con
     int no = 0, ns = 0, t, distance = p->nstages - 1 - p->lag;
     snprintf(name, sizeof name, "%s_full", v->name);
     memset(&f, 0, sizeof f);
-    if (!(f.bar = tc_buffer_new(ctx, name, TC_INT64, TC_SCOPE_SHARED, n))) return *failed = 1, (const tc_stmt *)NULL;
+    if (!(f.bar = tc_buffer_create(ctx, name, TC_INT64, TC_SCOPE_SHARED, n))) return *failed = 1, (const tc_stmt *)NULL;
     f.bar->mbarrier = 1;
     f.slot = tc_mod(v, n);
     f.nstages = p->nstages;

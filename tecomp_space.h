@@ -1,4 +1,4 @@
-/* tecomp_space.h - tuning templates, their configuration spaces, trial records.       v0.1
+/* tecomp_space.h - tuning templates, their configuration spaces, trial records.       v0.2
 
    Part of tecomp (see tecomp.h). Include "tecomp.h"; define
    TECOMP_IMPLEMENTATION in one file as for every module.
@@ -7,15 +7,15 @@
    asking a tc_cfg for the values of its knobs, AutoTVM style:
 
        static tc_result conv_template(tc_cfg *cfg, const void *task, tc_instance *out) {
-           ...build tensors, s = tc_create_schedule(...)...
-           tc_define_split(cfg, "tile_f", f_extent, NULL);       // all factorizations into 4
-           tc_define_knob(cfg, "unroll_explicit", 2, (const int64_t[]){0, 1});
-           tc_define_reorder(cfg, "inner_order", 3, NULL);          // every order of three loops
-           tc_define_annotate(cfg, "inner_ann", 3, TC_ANNOTATE_TRY_UNROLL); // each loop unrolled or not
+           ...build tensors, s = tc_schedule_create(...)...
+           tc_cfg_define_split(cfg, "tile_f", f_extent, NULL);       // all factorizations into 4
+           tc_cfg_define_knob(cfg, "unroll_explicit", 2, (const int64_t[]){0, 1});
+           tc_cfg_define_reorder(cfg, "inner_order", 3, NULL);          // every order of three loops
+           tc_cfg_define_annotate(cfg, "inner_ann", 3, TC_ANNOTATE_TRY_UNROLL); // each loop unrolled or not
            tc_cfg_apply_split(cfg, stage, f_axis, "tile_f", outs); // splits by this config's sizes
            tc_cfg_apply_reorder(cfg, stage, "inner_order", 3, loops, ordered);
            tc_cfg_apply_annotate(cfg, stage, "inner_ann", 3, ordered);
-           ... if (tc_cfg_knob(cfg, "unroll_explicit")) ...
+           ... if (tc_cfg_knob_value(cfg, "unroll_explicit")) ...
            out->schedule = s; out->nargs = 3; out->args[0] = ...;
            return TC_OK;
        }
@@ -63,10 +63,10 @@ typedef struct tc_split_desc {
 
 /* What a knob chooses: AutoTVM's four entity kinds, as records name them. */
 typedef enum tc_knob_kind {
-    TC_KNOB_SPLIT = 0,  /* split sizes, "sp" (tc_define_split) */
-    TC_KNOB_OTHER,      /* one integer, "ot" (tc_define_knob) */
-    TC_KNOB_REORDER,    /* an order of axis positions, "re" (tc_define_reorder) */
-    TC_KNOB_ANNOTATE    /* an annotation per axis, "an" (tc_define_annotate) */
+    TC_KNOB_SPLIT = 0,  /* split sizes, "sp" (tc_cfg_define_split) */
+    TC_KNOB_OTHER,      /* one integer, "ot" (tc_cfg_define_knob) */
+    TC_KNOB_REORDER,    /* an order of axis positions, "re" (tc_cfg_define_reorder) */
+    TC_KNOB_ANNOTATE    /* an annotation per axis, "an" (tc_cfg_define_annotate) */
 } tc_knob_kind;
 
 /* The most numbers one knob's choice holds: split sizes (at most 8 of
@@ -120,26 +120,33 @@ typedef struct tc_instance {
 
 typedef tc_result (*tc_template_fn)(tc_cfg *cfg, const void *task, tc_instance *out);
 
-TECOMP_API tc_result tc_define_split(tc_cfg *cfg, const char *name, int64_t extent, const tc_split_desc *desc);
-TECOMP_API tc_result tc_define_knob(tc_cfg *cfg, const char *name, int nvalues, const int64_t *values);
+/* cfg.define_split(name, extent, ...): a knob of ways to split extent */
+TECOMP_API tc_result tc_cfg_define_split(tc_cfg *cfg, const char *name, int64_t extent, const tc_split_desc *desc);
+/* cfg.define_knob(name, values): a knob of the given values */
+TECOMP_API tc_result tc_cfg_define_knob(tc_cfg *cfg, const char *name, int nvalues, const int64_t *values);
 /* This configuration's split sizes, outermost first, the first -1 (the rest);
    NULL (error set) for an unknown name. */
 TECOMP_API const int64_t *tc_cfg_split(tc_cfg *cfg, const char *name);
-TECOMP_API int64_t tc_cfg_knob(tc_cfg *cfg, const char *name); /* 0 (error set) for an unknown name */
+/* A knob's value for this configuration: TC_ERROR_SCHEDULE (nothing written) for an unknown name. */
+TECOMP_API tc_result tc_cfg_knob(tc_cfg *cfg, const char *name, int64_t *out);
+/* The same as a value, for schedules written inline: an unknown name makes it 0 and fails the
+   template's run (tc_space_create, tc_space_instantiate) with its message, so the 0 builds nothing. */
+TECOMP_API int64_t tc_cfg_knob_value(tc_cfg *cfg, const char *name);
 /* Split `axis` of `st` by the knob's sizes from the inside out, as AutoTVM's
    cfg[name].apply(s, op, axis) does; outs gets num_outputs loops, outermost first. */
 TECOMP_API tc_result tc_cfg_apply_split(tc_cfg *cfg, tc_stage *st, tc_iter *axis, const char *name, tc_iter **outs);
 /* A knob choosing an order of naxes axes (1 to TC_MAX_KNOB_WIDTH), by
    AutoTVM's policies; the space lists the orders as AutoTVM does (so
    configuration indices agree). More than 2^20 orders is an error. */
-TECOMP_API tc_result tc_define_reorder(tc_cfg *cfg, const char *name, int naxes, const tc_reorder_desc *desc);
+TECOMP_API tc_result tc_cfg_define_reorder(tc_cfg *cfg, const char *name, int naxes, const tc_reorder_desc *desc);
 /* A knob choosing an annotation for each of naxes axes (1 to
    TC_MAX_KNOB_WIDTH), by AutoTVM's policies and in its order (the first
    axis varying slowest; at most one axis vectorized). */
-TECOMP_API tc_result tc_define_annotate(tc_cfg *cfg, const char *name, int naxes, tc_annotate_policy policy);
+TECOMP_API tc_result tc_cfg_define_annotate(tc_cfg *cfg, const char *name, int naxes, tc_annotate_policy policy);
 /* This configuration's order (axis positions) or annotations (tc_annotation
    values), one per axis; NULL (error set) for an unknown name. */
 TECOMP_API const int64_t *tc_cfg_reorder(tc_cfg *cfg, const char *name);
+/* The annotate knob's choices in this configuration (NULL, error set: unknown name). */
 TECOMP_API const int64_t *tc_cfg_annotate(tc_cfg *cfg, const char *name);
 /* Reorder st's loops to axes[order[0]], axes[order[1]], ..., as AutoTVM's
    cfg[name].apply(s, op, axes) (fewer axes than the knob's: the positions
@@ -152,10 +159,11 @@ TECOMP_API tc_result tc_cfg_apply_reorder(tc_cfg *cfg, tc_stage *st, const char 
 TECOMP_API tc_result tc_cfg_apply_annotate(tc_cfg *cfg, tc_stage *st, const char *name, int naxes, tc_iter *const *axes);
 /* "none", "vec", "unroll", "blockIdx.x", ..., "fuse" (AutoTVM's spelling); "?" for none. */
 TECOMP_API const char *tc_annotation_name(tc_annotation a);
-TECOMP_API tc_context *tc_cfg_context(tc_cfg *cfg);
+TECOMP_API tc_context *tc_cfg_context(tc_cfg *cfg); /* The context the template builds in (the space's, or a builder thread's). */
 
+/* Run the template once to collect its knobs into a space (the context's arena). */
 TECOMP_API tc_result tc_space_create(tc_context *ctx, tc_template_fn fn, const void *task, tc_config_space **out);
-TECOMP_API int64_t tc_space_size(const tc_config_space *space);
+TECOMP_API int64_t tc_space_size(const tc_config_space *space); /* How many configurations the space has. */
 /* ConfigSpace (len=10454400, space_map=\n   0 tile_f: Split(policy=factors, product=512, num_outputs=4) len=220\n ...) */
 TECOMP_API const char *tc_space_to_string(const tc_config_space *space);
 /* [('tile_f', [-1, 2, 64, 1]), ..., ('unroll_explicit', 0)],None,5318342 */
@@ -163,6 +171,7 @@ TECOMP_API const char *tc_space_config_string(const tc_config_space *space, int6
 /* The index of the configuration given by each knob's choice (-1 when a
    value is not in its knob), for applying a configuration by hand. */
 TECOMP_API int64_t tc_space_index_of(const tc_config_space *space, int nknobs, const char *const *names, const int64_t *const *values);
+/* The template's schedule and arguments for configuration index. */
 TECOMP_API tc_result tc_space_instantiate(const tc_config_space *space, int64_t index, tc_instance *out);
 /* The same, building in another context: a thread's own (errors live in a
    context, so threads never share one). The space is only read. */
@@ -179,15 +188,16 @@ typedef struct tc_knob_info {
     const int64_t *choices;   /* nchoices * width numbers */
     tc_knob_kind kind;        /* is_split says TC_KNOB_SPLIT; reorders and annotations are `width` numbers too */
 } tc_knob_info;
-TECOMP_API int tc_space_nknobs(const tc_config_space *space);
+TECOMP_API int tc_space_nknobs(const tc_config_space *space); /* How many knobs the space has. */
 TECOMP_API tc_result tc_space_knob(const tc_config_space *space, int k, tc_knob_info *out);
 /* Which choice knob k takes in configuration `index`, and back: the index
    of the configuration taking choices[k] for every knob k (-1 when one is
    out of range). Configuration indices are mixed-radix numbers, the first
    knob's digit varying fastest (AutoTVM's numbering). */
 TECOMP_API int64_t tc_space_choice(const tc_config_space *space, int k, int64_t index);
+/* The index of the configuration with choice choices[k] for knob k; -1 if out of range. */
 TECOMP_API int64_t tc_space_index_from_choices(const tc_config_space *space, const int64_t *choices);
-TECOMP_API const void *tc_space_task(const tc_config_space *space);
+TECOMP_API const void *tc_space_task(const tc_config_space *space); /* The task the space was made with. */
 TECOMP_API tc_context *tc_space_context(const tc_config_space *space);
 
 // >>api-records
@@ -198,7 +208,7 @@ TECOMP_API tc_context *tc_space_context(const tc_config_space *space);
         "config": {"index": N, "code_hash": null, "entity": [[name, "sp", [-1, 2, 64, 1]],
                    [name, "ot", 0], [name, "re", [0, 2, 1]], [name, "an", ["none", "unroll"]]]},
         "result": [[costs], error_no, all_cost, timestamp], "version": 0.2,
-        "tvm_version": "tecomp 0.1.1", "tecomp_error": "gpu_limit"}
+        "tvm_version": "tecomp 0.2.0", "tecomp_error": "gpu_limit"}
    error_no is TVM's MeasureErrorNo (below); a failed trial's costs are
    [1e9], as AutoTVM writes them; tecomp_error (failed trials only, a key
    AutoTVM ignores) keeps tecomp's own reason. The target is one TVM's
@@ -387,6 +397,7 @@ struct tc_cfg {
     int collecting;           /* defining knobs (first choice everywhere) or applying `index` */
     int64_t index;
     int next;                 /* knobs defined so far in this run */
+    tc_result lookup;         /* a failed tc_cfg_knob_value: the run fails with it whatever the template returns */
 };
 
 static const char *_tc_policy_name(tc_split_policy p) {
@@ -492,7 +503,7 @@ static tc_result _tc_knob_commit(tc_cfg *cfg, _tc_knob *k, const int64_t *choice
     return TC_OK;
 }
 
-TECOMP_API tc_result tc_define_split(tc_cfg *cfg, const char *name, int64_t extent, const tc_split_desc *desc) {
+TECOMP_API tc_result tc_cfg_define_split(tc_cfg *cfg, const char *name, int64_t extent, const tc_split_desc *desc) {
     tc_split_desc d;
     _tc_knob *k;
     _tc_choices c;
@@ -529,7 +540,7 @@ TECOMP_API tc_result tc_define_split(tc_cfg *cfg, const char *name, int64_t exte
     return r;
 }
 
-TECOMP_API tc_result tc_define_knob(tc_cfg *cfg, const char *name, int nvalues, const int64_t *values) {
+TECOMP_API tc_result tc_cfg_define_knob(tc_cfg *cfg, const char *name, int nvalues, const int64_t *values) {
     _tc_knob *k;
     if (!cfg) return TC_ERROR_INVALID_ARGUMENT;
     if (nvalues < 1 || !values)
@@ -568,7 +579,7 @@ static int64_t _tc_orders_count(int n) {
     return f;
 }
 
-TECOMP_API tc_result tc_define_reorder(tc_cfg *cfg, const char *name, int naxes, const tc_reorder_desc *desc) {
+TECOMP_API tc_result tc_cfg_define_reorder(tc_cfg *cfg, const char *name, int naxes, const tc_reorder_desc *desc) {
     tc_reorder_desc d;
     _tc_knob *k;
     _tc_choices c;
@@ -651,7 +662,7 @@ static void _tc_enum_annotations(_tc_choices *c, const int64_t *anns, int nanns,
     }
 }
 
-TECOMP_API tc_result tc_define_annotate(tc_cfg *cfg, const char *name, int naxes, tc_annotate_policy policy) {
+TECOMP_API tc_result tc_cfg_define_annotate(tc_cfg *cfg, const char *name, int naxes, tc_annotate_policy policy) {
     static const int64_t try_unroll[] = {TC_ANN_NONE, TC_ANN_UNROLL};
     static const int64_t try_vec[] = {TC_ANN_NONE, TC_ANN_VEC};
     static const int64_t try_unroll_vec[] = {TC_ANN_NONE, TC_ANN_UNROLL, TC_ANN_VEC};
@@ -737,9 +748,18 @@ static const int64_t *_tc_cfg_choice(tc_cfg *cfg, const char *name, tc_knob_kind
 
 TECOMP_API const int64_t *tc_cfg_split(tc_cfg *cfg, const char *name) { return cfg ? _tc_cfg_choice(cfg, name, TC_KNOB_SPLIT) : NULL; }
 
-TECOMP_API int64_t tc_cfg_knob(tc_cfg *cfg, const char *name) {
-    const int64_t *v = cfg ? _tc_cfg_choice(cfg, name, TC_KNOB_OTHER) : NULL;
-    return v ? v[0] : 0;
+TECOMP_API tc_result tc_cfg_knob(tc_cfg *cfg, const char *name, int64_t *out) {
+    const int64_t *v;
+    if (!cfg || !out) return cfg ? _tc_fail(cfg->ctx, TC_ERROR_INVALID_ARGUMENT, "tc_cfg_knob: NULL argument") : TC_ERROR_INVALID_ARGUMENT;
+    if (!(v = _tc_cfg_choice(cfg, name, TC_KNOB_OTHER))) return cfg->ctx->result;
+    *out = v[0];
+    return TC_OK;
+}
+
+TECOMP_API int64_t tc_cfg_knob_value(tc_cfg *cfg, const char *name) {
+    int64_t v = 0;
+    if (cfg && tc_cfg_knob(cfg, name, &v) != TC_OK) cfg->lookup = cfg->ctx->result; /* the template's run fails with it */
+    return v;
 }
 
 TECOMP_API const int64_t *tc_cfg_reorder(tc_cfg *cfg, const char *name) { return cfg ? _tc_cfg_choice(cfg, name, TC_KNOB_REORDER) : NULL; }
@@ -825,6 +845,7 @@ static tc_result _tc_space_run(tc_config_space *space, tc_context *ctx, int coll
     cfg.collecting = collecting;
     cfg.index = index;
     r = space->fn(&cfg, space->task, out);
+    if (r == TC_OK && cfg.lookup != TC_OK) r = cfg.lookup; /* the message is still the context's */
     /* a template builds with what the builders gave it: a schedule missing a
        split that could not be allocated is not this configuration */
     r = _tc_oom_check(ctx, mark, r, collecting ? "tc_space_create" : "tc_space_instantiate");

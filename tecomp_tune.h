@@ -1,4 +1,4 @@
-/* tecomp_tune.h - the tuning loop: tuner, measurer and records together.  v0.1
+/* tecomp_tune.h - the tuning loop: tuner, measurer and records together.  v0.2
 
    Part of tecomp (see tecomp.h). Include "tecomp.h"; define
    TECOMP_IMPLEMENTATION in one file as for every module.
@@ -75,6 +75,7 @@ typedef struct tc_tune_result {
     int devices;              /* devices that timed them at once (GPUs of that model, or host workers) */
 } tc_tune_result;
 
+/* Tune the space: measure configurations as desc says, write records, return the best. */
 TECOMP_API tc_result tc_tune(tc_context *ctx, const tc_config_space *space, const tc_tune_desc *desc, tc_tune_result *out);
 
 /* This machine's target as records spell it: "cuda -arch=sm_XX -model=NAME"
@@ -151,6 +152,7 @@ TECOMP_API tc_result tc_tuned_kernel_launch(tc_context *ctx, const tc_tuned_kern
 /* Time its launches (all its kernels, each launch) as tc_cuda_time_call does. */
 TECOMP_API tc_result tc_tuned_kernel_time(tc_context *ctx, const tc_tuned_kernel *k, const tc_devptr *args, const tc_time_desc *desc,
                                           tc_time_result *out);
+/* What the kernel is: its config, GFLOPS and launch shape. */
 TECOMP_API void tc_tuned_kernel_info_get(const tc_tuned_kernel *k, tc_tuned_kernel_info *out);
 TECOMP_API void tc_tuned_kernel_destroy(tc_context *ctx, tc_tuned_kernel *k); /* NULL is ignored */
 
@@ -229,7 +231,7 @@ static double _tc_task_flops(const tc_config_space *space) {
     double flops = 0;
     if (_tc_scratch_context(tc_space_context(space), &scratch) != TC_OK) return 0;
     if (tc_space_instantiate_in(space, scratch, 0, &inst) == TC_OK) flops = inst.flops;
-    tc_destroy_context(scratch);
+    tc_context_destroy(scratch);
     return flops;
 }
 
@@ -495,13 +497,13 @@ static tc_result _tc_tuning_propose(_tc_tuning *t, tc_tuner *tuner, tc_measurer 
     tc_result r;
     if (t->proposing && t->d.early_stopping && t->since_best >= t->d.early_stopping) {
         t->proposing = 0;
-        tc_measure_cancel(m);
+        tc_measurer_cancel(m);
     }
-    while (t->proposing && tc_measure_outstanding(m) <= refill_at) {
-        int left = t->d.n_trial - t->out->resumed - t->out->trials - tc_measure_outstanding(m), n;
+    while (t->proposing && tc_measurer_outstanding(m) <= refill_at) {
+        int left = t->d.n_trial - t->out->resumed - t->out->trials - tc_measurer_outstanding(m), n;
         n = left > 0 ? tc_tuner_next_batch(tuner, left < t->d.batch ? left : t->d.batch, configs) : 0;
         if (n <= 0) t->proposing = 0; /* all proposed, or the space is exhausted */
-        else if ((r = tc_measure_submit(m, n, configs)) != TC_OK) return r;
+        else if ((r = tc_measurer_submit(m, n, configs)) != TC_OK) return r;
     }
     return TC_OK;
 }
@@ -513,7 +515,7 @@ static tc_result _tc_tuning_run(_tc_tuning *t, tc_tuner *tuner, tc_measurer *m) 
     if (r == TC_OK) r = _tc_tuning_transfer(t, tuner);
     if (r == TC_OK) r = _tc_tuning_resume(t, tuner, t->target);
     t->proposing = 1;
-    while (r == TC_OK && (r = _tc_tuning_propose(t, tuner, m, configs)) == TC_OK && tc_measure_next(m, &res))
+    while (r == TC_OK && (r = _tc_tuning_propose(t, tuner, m, configs)) == TC_OK && tc_measurer_next(m, &res))
         r = _tc_tuning_absorb(t, tuner, &res);
     if (t->d.log && !t->d.log_trials) _tc_log_progress(t, 1);
     _tc_write_plot(t);
@@ -563,8 +565,8 @@ static tc_result _tc_tune(tc_context *ctx, const tc_config_space *space, const t
         r = tc_tuner_create(ctx, space, &t.d.tuner, &tuner);
     }
     if (r == TC_OK) r = _tc_tuning_run(&t, tuner, m);
-    tc_tuner_destroy(tuner);
-    tc_measurer_destroy(m);
+    tc_tuner_destroy(ctx, tuner);
+    tc_measurer_destroy(ctx, m);
     _tc_free(ctx, t.curve);
     out->seconds = _tc_now_s() - t.started;
     return r;
@@ -608,7 +610,7 @@ static tc_result _tc_history_best_lowered(tc_context *ctx, const tc_config_space
         r = tc_lower(out->instance.schedule, out->instance.nargs, out->instance.args, task_name, &ld, &out->func);
         if (r != TC_ERROR_GPU_LIMIT || !fall_through) return r;
         recs[best].error = r; /* passed over from now on */
-        tc_clear_error(ctx);
+        tc_context_clear_error(ctx);
     }
 }
 
@@ -642,7 +644,7 @@ TECOMP_API void tc_tuned_kernel_destroy(tc_context *ctx, tc_tuned_kernel *k) {
     int j;
     if (!ctx || !k) return;
     for (j = k->nparams; j < k->plan.nbufs; j++) tc_cuda_free(ctx, k->temps[j - k->nparams]);
-    if (k->module) tc_cuda_module_unload(ctx, k->module);
+    if (k->module) tc_cuda_module_destroy(ctx, k->module);
     _tc_free(ctx, k);
 }
 
@@ -656,7 +658,7 @@ static tc_result _tc_tuned_kernel_create(tc_context *ctx, const _tc_plan *plan, 
     k->plan = *plan;
     k->nparams = k->info.nparams = nparams;
     r = tc_cuda_module_load(ctx, bin, &k->module);
-    for (j = 0; j < plan->nkernels && r == TC_OK; j++) r = tc_cuda_get_function(ctx, k->module, plan->kernels[j].name, &k->fns[j]);
+    for (j = 0; j < plan->nkernels && r == TC_OK; j++) r = tc_cuda_module_function(ctx, k->module, plan->kernels[j].name, &k->fns[j]);
     for (j = nparams; j < plan->nbufs && r == TC_OK; j++) r = tc_cuda_malloc(ctx, (size_t)plan->buf_bytes[j], &k->temps[j - nparams]);
     if (r != TC_OK) {
         tc_tuned_kernel_destroy(ctx, k);
@@ -829,7 +831,7 @@ TECOMP_API tc_result tc_records_merge(tc_context *ctx, int npaths, const char *c
     if (r != TC_OK && g.out) remove(tmp);
     _tc_line_set_free(&g.seen);
     _tc_free(ctx, g.line);
-    tc_destroy_context(g.scratch);
+    tc_context_destroy(g.scratch);
     if (r == TC_ERROR_OUT_OF_MEMORY) _tc_fail(ctx, r, "out of memory merging records");
     return r;
 }
@@ -1085,7 +1087,7 @@ static tc_result _tc_tuned_kernel_from_entry(tc_context *ctx, const _tc_index_en
     memset(&bin, 0, sizeof bin);
     if (!_tc_cache_read(ctx, e->cubin_path, &bin)) return TC_ERROR_IO; /* the cache was cleared: build it again */
     r = _tc_tuned_kernel_create(ctx, &e->plan, e->nparams, &bin, out);
-    tc_cubin_free(ctx, &bin);
+    tc_cubin_destroy(ctx, &bin);
     if (r == TC_OK) (*out)->info.config = e->config, (*out)->info.cost_s = e->cost_s;
     return r;
 }
@@ -1107,10 +1109,10 @@ static tc_result _tc_tuned_kernel_from_records(tc_context *ctx, const tc_config_
     if ((r = _tc_history_best_lowered(ctx, space, records, task_name, e->nargs, e->args, e->target, variant, &best)) != TC_OK)
         return r;
     if ((r = _tc_plan_of(ctx, best.func, &e->plan)) != TC_OK) return r;
-    if (!(source = tc_cuda_source(best.func))) return tc_last_result(ctx);
+    if (!(source = tc_cuda_source(best.func))) return tc_context_result(ctx);
     if ((r = tc_cuda_compile(ctx, source, best.func->name, arch, 0, NULL, &bin)) == TC_OK)
         r = _tc_tuned_kernel_create(ctx, &e->plan, best.func->nparams, &bin, out);
-    tc_cubin_free(ctx, &bin);
+    tc_cubin_destroy(ctx, &bin);
     if (r != TC_OK) return r;
     (*out)->info.config = e->config = best.config;
     (*out)->info.cost_s = e->cost_s = best.cost_s;

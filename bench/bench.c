@@ -344,12 +344,12 @@ static int bench_prepare(tc_context *ctx, const bench_opts *o, bench_row *row) {
     bench_cudnn_best_clear(&row->cudnn);
     bench_cudnn_best_clear(&row->cudnn_tf32);
     if ((r = tc_conv2d_resolve(ctx, &row->conv, &row->conv)) != TC_OK) {
-        fprintf(stderr, "%s: %s: %s\n", row->name, tc_result_string(r), tc_last_error(ctx));
+        fprintf(stderr, "%s: %s: %s\n", row->name, tc_result_string(r), tc_context_error(ctx));
         return 0;
     }
     if (o->template_name) fn = tc_conv2d_template_named(o->template_name), row->task = o->template_name;
     else fn = tc_conv2d_template_for_arch(&row->conv, o->arch, &row->task);
-    tc_clear_error(ctx);
+    tc_context_clear_error(ctx);
     if (!fn) {
         bench_no_tecomp(row, tf32 ? "no TF32 template" : "no tecomp template", "no %stemplate (%s %s)", tf32 ? "TF32 " : "", row->layout,
                         row->dtype);
@@ -364,12 +364,12 @@ static int bench_prepare(tc_context *ctx, const bench_opts *o, bench_row *row) {
     /* the space keeps a pointer to row->conv: rows are not moved from here on */
     r = tc_space_create(ctx, fn, &row->conv, &row->space);
     if (r == TC_ERROR_INVALID_ARGUMENT && tf32 && !o->template_name) {
-        bench_no_tecomp(row, "no TF32 kernel for the shape", "no TF32 kernel for this shape: %s", tc_last_error(ctx));
-        tc_clear_error(ctx);
+        bench_no_tecomp(row, "no TF32 kernel for the shape", "no TF32 kernel for this shape: %s", tc_context_error(ctx));
+        tc_context_clear_error(ctx);
         return 1;
     }
     if (r != TC_OK) {
-        bench_fail(row, "the configuration space of %s (tc_space_create): %s: %s", row->task, tc_result_string(r), tc_last_error(ctx));
+        bench_fail(row, "the configuration space of %s (tc_space_create): %s: %s", row->task, tc_result_string(r), tc_context_error(ctx));
         row->space = NULL;
         return 1;
     }
@@ -412,11 +412,11 @@ static int bench_tune_all(tc_context *ctx, bench_row *rows, int n, const bench_o
         if (!row->space) continue;
         r = bench_tune(ctx, row, o);
         if ((r == TC_ERROR_NO_CUDA || r == TC_ERROR_NO_DEVICE) && !on_gpu) {
-            snprintf(why, why_cap, "%s", tc_last_error(ctx));
+            snprintf(why, why_cap, "%s", tc_context_error(ctx));
             return 0;
         }
         if (r != TC_OK) {
-            bench_fail(row, "tuning (tc_tune): %s: %s", tc_result_string(r), tc_last_error(ctx));
+            bench_fail(row, "tuning (tc_tune): %s: %s", tc_result_string(r), tc_context_error(ctx));
             continue;
         }
         on_gpu = row->tuned = 1;
@@ -556,14 +556,14 @@ static void *bench_ref_thread(void *arg) {
     bench_ref_slice *s = (bench_ref_slice *)arg;
     tc_context *ctx;
     int i;
-    if ((s->result = tc_create_context(NULL, &ctx)) != TC_OK) {
+    if ((s->result = tc_context_create(NULL, &ctx)) != TC_OK) {
         snprintf(s->error, sizeof s->error, "no context for a reference thread");
         return NULL;
     }
     for (i = s->first; i < s->count && s->result == TC_OK; i += s->step)
         s->result = tc_conv2d_reference(ctx, &s->image, s->x + (size_t)i * s->x_image, s->w, s->y + (size_t)i * s->y_image);
-    if (s->result != TC_OK) snprintf(s->error, sizeof s->error, "%.255s", tc_last_error(ctx));
-    tc_destroy_context(ctx);
+    if (s->result != TC_OK) snprintf(s->error, sizeof s->error, "%.255s", tc_context_error(ctx));
+    tc_context_destroy(ctx);
     return NULL;
 }
 
@@ -749,7 +749,7 @@ static int bench_output_matches(tc_context *ctx, const bench_row *row, sample_co
     if (r == TC_OK) step = "synchronising after the checked run (tc_cuda_synchronize)", r = tc_cuda_synchronize(ctx);
     if (r == TC_OK) step = "downloading the output", r = bench_download(ctx, b, (size_t)c->n, (size_t)c->k, (size_t)p * q, d->y);
     if (r != TC_OK) {
-        snprintf(why, why_cap, "%s: %s: %.700s", step, tc_result_string(r), lib_error && lib_error[0] ? lib_error : tc_last_error(ctx));
+        snprintf(why, why_cap, "%s: %s: %.700s", step, tc_result_string(r), lib_error && lib_error[0] ? lib_error : tc_context_error(ctx));
         return 0;
     }
     *err = sample_rel_err(d->y, d->ref, d->ny);
@@ -776,7 +776,7 @@ static int bench_check_and_time(tc_context *ctx, bench_row *row, const char *who
         return 0;
     }
     if ((r = tc_cuda_time_call(ctx, fn, user, timing, &t)) != TC_OK) {
-        bench_fail(row, "%s: timing (tc_cuda_time_call): %s: %s", who, tc_result_string(r), lib_error && lib_error[0] ? lib_error : tc_last_error(ctx));
+        bench_fail(row, "%s: timing (tc_cuda_time_call): %s: %s", who, tc_result_string(r), lib_error && lib_error[0] ? lib_error : tc_context_error(ctx));
         return 0;
     }
     *us = t.median_ms * 1e3;
@@ -818,7 +818,7 @@ static void bench_run_tutorial_config(tc_context *ctx, bench_row *row, sample_co
     int64_t index;
     tc_result r;
     if ((index = tc_conv2d_tensorcore_tutorial_config(row->space)) < 0) {
-        bench_note(row, "the tutorial's configuration is not in this space (%s)", tc_last_error(ctx));
+        bench_note(row, "the tutorial's configuration is not in this space (%s)", tc_context_error(ctx));
         return;
     }
     memset(&launch, 0, sizeof launch);
@@ -827,7 +827,7 @@ static void bench_run_tutorial_config(tc_context *ctx, bench_row *row, sample_co
     if (r == TC_OK) r = tc_cuda_build(ctx, f, &launch.cf);
     if (r == TC_OK) r = bench_tecomp_buffers(ctx, row, d, &b);
     if (r != TC_OK) {
-        bench_fail(row, "the tutorial's configuration %lld: %s: %s", (long long)index, tc_result_string(r), tc_last_error(ctx));
+        bench_fail(row, "the tutorial's configuration %lld: %s: %s", (long long)index, tc_result_string(r), tc_context_error(ctx));
         if (launch.cf) tc_cuda_func_destroy(ctx, launch.cf);
         return;
     }
@@ -867,14 +867,14 @@ static void bench_run_tecomp(tc_context *ctx, bench_row *row, const char *record
     tc_conv2d_kernel_info info;
     tc_result r;
     if ((r = bench_best_kernel(ctx, row, records, &kernel)) != TC_OK) {
-        bench_fail(row, "tecomp: the best kernel (tc_conv2d_kernel_create from %s): %s: %s", records, tc_result_string(r), tc_last_error(ctx));
+        bench_fail(row, "tecomp: the best kernel (tc_conv2d_kernel_create from %s): %s: %s", records, tc_result_string(r), tc_context_error(ctx));
         return;
     }
     tc_conv2d_kernel_info_get(kernel, &info);
     printf("%-28s %s configuration %lld (%.2f us while tuning), loaded from %s: %s\n", "tecomp (tuned)", info.task, (long long)info.config,
            info.cost_s * 1e6, info.from_index ? "the records' index" : "the records", tc_space_config_string(row->space, info.config));
     if ((r = bench_tecomp_buffers(ctx, row, d, &b)) != TC_OK) {
-        bench_fail(row, "tecomp: uploading the inputs: %s: %s", tc_result_string(r), tc_last_error(ctx));
+        bench_fail(row, "tecomp: uploading the inputs: %s: %s", tc_result_string(r), tc_context_error(ctx));
     } else {
         launch.kernel = kernel, launch.x = b.x, launch.w = b.w, launch.y = b.y;
         bench_check_and_time(ctx, row, "tecomp (tuned)", d, &b, bench_tecomp_launch_fn, &launch, NULL, timing, &row->tecomp_err,
@@ -986,14 +986,14 @@ static void bench_run_fused(tc_context *ctx, bench_row *row, const bench_opts *o
     kd.template_name = row->task;
     fused.ref = e->ref;
     if ((r = tc_conv2d_kernel_create(ctx, &kd, &kernel)) != TC_OK) {
-        bench_fail(row, "tecomp fused: the kernel with the epilogue (tc_conv2d_kernel_create): %s: %s", tc_result_string(r), tc_last_error(ctx));
+        bench_fail(row, "tecomp fused: the kernel with the epilogue (tc_conv2d_kernel_create): %s: %s", tc_result_string(r), tc_context_error(ctx));
         return;
     }
     r = bench_buffers_make(ctx, row, d, layouts[row->conv.layout], bench_kind_of(kd.conv.epilogue.out_dtype ? kd.conv.epilogue.out_dtype : TC_FLOAT32),
                            &b);
     if (r == TC_OK) r = bench_epi_upload(ctx, row, e, layouts[row->conv.layout], -1, launch.args + 3);
     if (r != TC_OK) {
-        bench_fail(row, "tecomp fused: uploading the inputs: %s: %s", tc_result_string(r), tc_last_error(ctx));
+        bench_fail(row, "tecomp fused: uploading the inputs: %s: %s", tc_result_string(r), tc_context_error(ctx));
     } else {
         b.tolerance = bench_epilogue_tolerance(o, bench_row_tf32(row) ? BENCH_TOL_TF32 : b.tolerance);
         launch.kernel = kernel;
@@ -1063,10 +1063,10 @@ static void bench_cudnn_legacy(tc_context *ctx, bench_cudnn_job *job, bench_cudn
     memset(&cv, 0, sizeof cv);
     snprintf(who, sizeof who, "cuDNN legacy (%s, %s)", bench_cudnn_layout_name(job->p.layout), bench_cudnn_math_name(&job->p));
     if ((r = cudnn_conv_setup_problem(ctx, &cv, &job->p, job->b.x, job->b.w, job->b.y)) != TC_OK) {
-        bench_fail(job->row, "%s: setting up: %s", who, cv.error[0] ? cv.error : tc_last_error(ctx));
+        bench_fail(job->row, "%s: setting up: %s", who, cv.error[0] ? cv.error : tc_context_error(ctx));
     } else if ((r = bench_cudnn_fastest(ctx, &cv, job->timing, &algo, &us)) != TC_OK) {
         bench_fail(job->row, "%s: timing algorithm %d (tc_cuda_time_call): %s: %s", who, cv.algo, tc_result_string(r),
-                   cv.error[0] ? cv.error : tc_last_error(ctx));
+                   cv.error[0] ? cv.error : tc_context_error(ctx));
     } else {
         *job->version = cv.GetVersion();
         for (k = 0; k < cv.nalgos; k++) snprintf(order + strlen(order), sizeof order - strlen(order), "%s%d", k ? ", " : "", cv.algos[k]);
@@ -1113,7 +1113,7 @@ static int bench_graph_screen(tc_context *ctx, cudnn_graph *g, const tc_time_des
         g->current = k;
         us[k] = -1;
         if (tc_cuda_time_call(ctx, cudnn_graph_run, g, &screen, &t) != TC_OK) {
-            if (!*failed) printf("%-28s plan %s did not run: %s\n", "", g->plans[k].tag, g->error[0] ? g->error : tc_last_error(ctx));
+            if (!*failed) printf("%-28s plan %s did not run: %s\n", "", g->plans[k].tag, g->error[0] ? g->error : tc_context_error(ctx));
             (*failed)++;
             continue;
         }
@@ -1159,7 +1159,7 @@ static void bench_graph_pick(tc_context *ctx, bench_cudnn_job *job, cudnn_graph 
             continue;
         }
         if (tc_cuda_time_call(ctx, cudnn_graph_run, g, job->timing, &t) != TC_OK) {
-            printf("%-28s plan %s passed over: timing failed: %s\n", who, tag, g->error[0] ? g->error : tc_last_error(ctx));
+            printf("%-28s plan %s passed over: timing failed: %s\n", who, tag, g->error[0] ? g->error : tc_context_error(ctx));
             continue;
         }
         us = t.median_ms * 1e3;
@@ -1213,7 +1213,7 @@ static void bench_cudnn_in_layout(tc_context *ctx, bench_row *row, int layout, i
     job.p.half = c->dtype == TC_FLOAT16;
     job.p.tf32 = tf32;
     if ((r = bench_buffers_make(ctx, row, d, layout, c->dtype == TC_FLOAT16, &job.b)) != TC_OK) {
-        bench_fail(row, "cuDNN (%s): uploading the inputs: %s: %s", bench_cudnn_layout_name(layout), tc_result_string(r), tc_last_error(ctx));
+        bench_fail(row, "cuDNN (%s): uploading the inputs: %s: %s", bench_cudnn_layout_name(layout), tc_result_string(r), tc_context_error(ctx));
         return;
     }
     if (tf32) job.b.tolerance = BENCH_TOL_F16; /* see BENCH_TOL_F16 */
@@ -1319,7 +1319,7 @@ static int bench_cudnn_fused_fastest(tc_context *ctx, cudnn_fused *f, int identi
         if (identity && cv->algos[k] != 1) continue;
         cv->algo = cv->algos[k];
         if (tc_cuda_time_call(ctx, cudnn_fused_run, f, timing, &t) != TC_OK) {
-            snprintf(why, why_cap, "algorithm %d: %.400s", cv->algos[k], f->error[0] ? f->error : tc_last_error(ctx));
+            snprintf(why, why_cap, "algorithm %d: %.400s", cv->algos[k], f->error[0] ? f->error : tc_context_error(ctx));
             continue;
         }
         if (best < 0 || t.median_ms < best) {
@@ -1359,7 +1359,7 @@ static void bench_cudnn_then_epilogue(tc_context *ctx, bench_row *row, const ben
     if (r == TC_OK) r = bench_epi_upload(ctx, row, e, b->layout, -1, launch.args + 2);
     if (r == TC_OK) r = bench_cudnn_fastest(ctx, cv, timing, &algo, &us);
     if (r != TC_OK) {
-        bench_fail(row, "%s: setting up: %s: %s", who, tc_result_string(r), cv->error[0] ? cv->error : tc_last_error(ctx));
+        bench_fail(row, "%s: setting up: %s: %s", who, tc_result_string(r), cv->error[0] ? cv->error : tc_context_error(ctx));
     } else {
         launch.cv = cv;
         launch.args[0] = b->y;
@@ -1401,12 +1401,12 @@ static void bench_run_cudnn_epilogue(tc_context *ctx, bench_row *row, const benc
     p.half = half;
     p.tf32 = bench_row_tf32(row);
     if ((r = bench_buffers_make(ctx, row, d, compared->layout, half, &b)) != TC_OK) {
-        bench_fail(row, "cuDNN + epilogue: uploading the inputs: %s: %s", tc_result_string(r), tc_last_error(ctx));
+        bench_fail(row, "cuDNN + epilogue: uploading the inputs: %s: %s", tc_result_string(r), tc_context_error(ctx));
         return;
     }
     b.tolerance = bench_epilogue_tolerance(o, p.tf32 ? BENCH_TOL_F16 : b.tolerance);
     if ((r = cudnn_conv_setup_problem(ctx, &cv, &p, b.x, b.w, b.y)) != TC_OK) {
-        bench_fail(row, "cuDNN + epilogue: setting up: %s", cv.error[0] ? cv.error : tc_last_error(ctx));
+        bench_fail(row, "cuDNN + epilogue: setting up: %s", cv.error[0] ? cv.error : tc_context_error(ctx));
         cudnn_conv_release(ctx, &cv);
         bench_buffers_free(ctx, &b);
         return;
@@ -1418,7 +1418,7 @@ static void bench_run_cudnn_epilogue(tc_context *ctx, bench_row *row, const benc
         bias = ep->bias ? tensors[ep->scale] : zero_bias; /* the tensors' order: scale, bias, residual */
         residual = ep->residual != TC_RESIDUAL_NONE ? tensors[ep->scale + ep->bias] : 0;
         if (r == TC_OK) r = cudnn_fused_setup(&f, &cv, ep->act == TC_ACT_RELU, half, row->conv.k, bias, residual);
-        if (r != TC_OK) snprintf(why, sizeof why, "%.500s", f.error[0] ? f.error : tc_last_error(ctx));
+        if (r != TC_OK) snprintf(why, sizeof why, "%.500s", f.error[0] ? f.error : tc_context_error(ctx));
         else if (!bench_cudnn_fused_fastest(ctx, &f, ep->act == TC_ACT_NONE, timing, why, sizeof why)) r = TC_ERROR_CUDA;
         snprintf(who, sizeof who, "cuDNN fused (%s)", bench_cudnn_layout_name(compared->layout));
         if (r == TC_OK &&
@@ -1442,7 +1442,7 @@ static void bench_run_epilogue(tc_context *ctx, bench_row *row, const bench_opts
     bench_epi_data e;
     tc_result r;
     if ((r = bench_epi_data_make(ctx, row, o, d, &e)) != TC_OK) {
-        bench_fail(row, "the epilogue's reference: %s: %s", tc_result_string(r), tc_last_error(ctx));
+        bench_fail(row, "the epilogue's reference: %s: %s", tc_result_string(r), tc_context_error(ctx));
         return;
     }
     if (row->tuned) bench_run_fused(ctx, row, o, d, &e, timing);
@@ -1529,15 +1529,15 @@ static tc_result bench_fma_ceiling(tc_context *ctx, const tc_time_desc *timing, 
     *step = "compiling the FMA kernel (tc_cuda_compile)";
     r = tc_cuda_compile(ctx, source, "fma_peak.cu", 0, 0, NULL, &bin);
     if (r == TC_OK) *step = "loading it (tc_cuda_module_load)", r = tc_cuda_module_load(ctx, &bin, &m);
-    if (r == TC_OK) *step = "finding fma_peak (tc_cuda_get_function)", r = tc_cuda_get_function(ctx, m, "fma_peak", &f);
+    if (r == TC_OK) *step = "finding fma_peak (tc_cuda_module_function)", r = tc_cuda_module_function(ctx, m, "fma_peak", &f);
     if (r == TC_OK) *step = "its output buffer (tc_cuda_malloc)", r = tc_cuda_malloc(ctx, (size_t)grid[0] * block[0] * sizeof(float), &out);
     args[0] = &out, args[1] = &b, args[2] = &c, args[3] = &steps;
     if (r == TC_OK) *step = "timing it (tc_cuda_time)", r = tc_cuda_time(ctx, f, grid, block, 0, args, timing, &t);
     if (r == TC_OK)
         *tflops = 2.0 * BENCH_FMA_CHAINS * BENCH_FMA_UNROLL * (double)steps * grid[0] * block[0] / (t.median_ms * 1e-3) * 1e-12;
     tc_cuda_free(ctx, out);
-    if (m) tc_cuda_module_unload(ctx, m);
-    tc_cubin_free(ctx, &bin);
+    if (m) tc_cuda_module_destroy(ctx, m);
+    tc_cubin_destroy(ctx, &bin);
     return r;
 }
 
@@ -1665,12 +1665,12 @@ static tc_result bench_empty_floor(tc_context *ctx, const tc_time_desc *timing, 
     *step = "compiling the empty kernel (tc_cuda_compile)";
     r = tc_cuda_compile(ctx, source, "empty_kernel.cu", 0, 0, NULL, &bin);
     if (r == TC_OK) *step = "loading it (tc_cuda_module_load)", r = tc_cuda_module_load(ctx, &bin, &m);
-    if (r == TC_OK) *step = "finding empty_kernel (tc_cuda_get_function)", r = tc_cuda_get_function(ctx, m, "empty_kernel", &f);
+    if (r == TC_OK) *step = "finding empty_kernel (tc_cuda_module_function)", r = tc_cuda_module_function(ctx, m, "empty_kernel", &f);
     args[0] = &null;
     if (r == TC_OK) *step = "timing it (tc_cuda_time)", r = tc_cuda_time(ctx, f, grid, block, 0, args, timing, &t);
     if (r == TC_OK) *us = t.median_ms * 1e3;
-    if (m) tc_cuda_module_unload(ctx, m);
-    tc_cubin_free(ctx, &bin);
+    if (m) tc_cuda_module_destroy(ctx, m);
+    tc_cubin_destroy(ctx, &bin);
     return r;
 }
 
@@ -1681,23 +1681,23 @@ static int bench_measure_ceilings(tc_context *ctx, const tc_time_desc *timing, b
     int ok = 1;
     memset(out, 0, sizeof *out);
     if ((r = bench_fma_ceiling(ctx, timing, &out->fp32_tflops, &step)) != TC_OK) {
-        fprintf(stderr, "FAILED the fp32 ceiling: %s: %s: %s\n", step, tc_result_string(r), tc_last_error(ctx));
+        fprintf(stderr, "FAILED the fp32 ceiling: %s: %s: %s\n", step, tc_result_string(r), tc_context_error(ctx));
         ok = 0;
     }
     if ((r = bench_mma_ceiling(ctx, TC_FLOAT16, timing, &out->fp16_tflops, out->fp16_config, sizeof out->fp16_config, &step)) != TC_OK) {
-        fprintf(stderr, "FAILED the fp16 mma ceiling: %s: %s: %s\n", step, tc_result_string(r), tc_last_error(ctx));
+        fprintf(stderr, "FAILED the fp16 mma ceiling: %s: %s: %s\n", step, tc_result_string(r), tc_context_error(ctx));
         ok = 0;
     }
     if ((r = bench_mma_ceiling(ctx, TC_FLOAT32, timing, &out->tf32_tflops, out->tf32_config, sizeof out->tf32_config, &step)) != TC_OK) {
-        fprintf(stderr, "FAILED the TF32 mma ceiling: %s: %s: %s\n", step, tc_result_string(r), tc_last_error(ctx));
+        fprintf(stderr, "FAILED the TF32 mma ceiling: %s: %s: %s\n", step, tc_result_string(r), tc_context_error(ctx));
         ok = 0;
     }
     if ((r = bench_copy_ceiling(ctx, timing, &out->copy_gbs, &step)) != TC_OK) {
-        fprintf(stderr, "FAILED the copy ceiling: %s: %s: %s\n", step, tc_result_string(r), tc_last_error(ctx));
+        fprintf(stderr, "FAILED the copy ceiling: %s: %s: %s\n", step, tc_result_string(r), tc_context_error(ctx));
         ok = 0;
     }
     if ((r = bench_empty_floor(ctx, timing, &out->empty_us, &step)) != TC_OK) {
-        fprintf(stderr, "FAILED the empty kernel's floor: %s: %s: %s\n", step, tc_result_string(r), tc_last_error(ctx));
+        fprintf(stderr, "FAILED the empty kernel's floor: %s: %s: %s\n", step, tc_result_string(r), tc_context_error(ctx));
         ok = 0;
     }
     printf("ceilings: fp32 FMA %.1f TFLOP/s (%d blocks of %d threads, %d chains each); tecomp's mma.sync GEMM (%d^3 through conv2d_mma) "
@@ -2111,16 +2111,16 @@ int main(int argc, char **argv) {
     int n = 0, k, ok = 1, tuned_any = 0;
     setvbuf(stdout, NULL, _IOLBF, 0); /* stdout and stderr interleave in order in one log */
     if ((k = bench_parse_args(argc, argv, &o)) <= 0) return k < 0 ? 0 : 2;
-    if (tc_create_context(NULL, &ctx) != TC_OK) {
+    if (tc_context_create(NULL, &ctx) != TC_OK) {
         fprintf(stderr, "cannot create a tecomp context\n");
         return 1;
     }
     if (!bench_load_rows(&o, &rows, &n)) ok = 0;
-    o.arch = tc_probe_device_arch(ctx, 0); /* in a child process: nothing is tuned yet */
+    o.arch = tc_device_arch_probe(ctx, 0); /* in a child process: nothing is tuned yet */
     for (k = 0; ok && k < n; k++) ok = bench_prepare(ctx, &o, &rows[k]);
     if (!ok) {
         free(rows);
-        tc_destroy_context(ctx);
+        tc_context_destroy(ctx);
         return 1;
     }
     memset(&s, 0, sizeof s);
@@ -2135,10 +2135,10 @@ int main(int argc, char **argv) {
     for (k = 0; k < n; k++) tuned_any |= rows[k].tuned;
     if (s.gpu && tc_cuda_init(ctx, NULL) != TC_OK) { /* CUDA starts here (tc_cuda_init says why it cannot) */
         if (tuned_any) {
-            fprintf(stderr, "FAILED: tuning ran on the GPU, but this process cannot open it: %s\n", tc_last_error(ctx));
+            fprintf(stderr, "FAILED: tuning ran on the GPU, but this process cannot open it: %s\n", tc_context_error(ctx));
             ok = 0;
         }
-        snprintf(why, sizeof why, "%s", tc_last_error(ctx));
+        snprintf(why, sizeof why, "%s", tc_context_error(ctx));
         s.gpu = 0;
     }
     if (!s.gpu) {
@@ -2153,6 +2153,6 @@ int main(int argc, char **argv) {
     ok &= bench_write_svg(o.svg, rows, n, &o, &s);
     for (k = 0; k < n; k++) ok &= !rows[k].failed;
     free(rows);
-    tc_destroy_context(ctx);
+    tc_context_destroy(ctx);
     return ok ? 0 : 1;
 }

@@ -27,7 +27,7 @@ static inline int bench_cudnn_apis_named(const char *word) {
 typedef struct bench_opts {
     const char *suite, *rows, *group, *records, *csv, *svg;
     const char *template_name; /* --template: every row tuned with it; NULL: tc_conv2d_template_for_arch's choice for arch */
-    int arch;                  /* the GPU's (tc_probe_device_arch, before anything is tuned); 0: none */
+    int arch;                  /* the GPU's (tc_device_arch_probe, before anything is tuned); 0: none */
     tc_conv2d_desc shape;     /* --shape, when have_shape */
     int have_shape;
     int trials, repeat, fresh;

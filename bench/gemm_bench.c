@@ -61,10 +61,10 @@ int main(int argc, char **argv) {
     if (argc > 4 && strcmp(argv[4], "tf32") && strcmp(argv[4], "bf16") && strcmp(argv[4], "f16")) return usage();
     trials = argc > 5 ? atoi(argv[5]) : 200;
     if (d.m < 1 || d.n < 1 || d.k < 1 || trials < 1) return usage();
-    if (tc_create_context(NULL, &ctx) != TC_OK) return 1;
+    if (tc_context_create(NULL, &ctx) != TC_OK) return 1;
     if (!tc_cuda_available(ctx) || tc_cuda_arch(ctx) != 90) {
-        printf("gemm-bench: no sm_90 GPU here (%s): nothing to measure\n", tc_last_error(ctx));
-        tc_destroy_context(ctx);
+        printf("gemm-bench: no sm_90 GPU here (%s): nothing to measure\n", tc_context_error(ctx));
+        tc_context_destroy(ctx);
         return 0;
     }
     bytes = (size_t)tc_dtype_bytes(d.dtype);
@@ -122,12 +122,12 @@ int main(int argc, char **argv) {
            sqrt(num / (den > 0 ? den : 1)), tr.trials, tr.seconds);
     status = sqrt(num / (den > 0 ? den : 1)) < (d.dtype == TC_FLOAT32 ? 2e-3 : 1e-3) ? 0 : 3;
 done:
-    if (status == 1 && tc_last_result(ctx) != TC_OK) fprintf(stderr, "gemm-bench: %s\n", tc_last_error(ctx));
+    if (status == 1 && tc_context_result(ctx) != TC_OK) fprintf(stderr, "gemm-bench: %s\n", tc_context_error(ctx));
     for (k = 0; k < 3; k++) tc_cuda_free(ctx, dev[k]);
     tc_cuda_func_destroy(ctx, cf);
     free(a);
     free(b);
     free(c);
-    tc_destroy_context(ctx);
+    tc_context_destroy(ctx);
     return status;
 }

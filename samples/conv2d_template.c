@@ -92,7 +92,7 @@ int main(int argc, char **argv) {
     char note[96];
     int CI, CO, use_gpu, want_small, print, is_full, ok;
     if (!sample_flags(argc, argv, &want_small, &print)) return 2;
-    if (tc_create_context(NULL, &ctx) != TC_OK) return 1;
+    if (tc_context_create(NULL, &ctx) != TC_OK) return 1;
     use_gpu = tc_cuda_available(ctx);
     is_full = use_gpu && !want_small;
     CI = is_full ? 512 : 16;
@@ -138,7 +138,7 @@ int main(int argc, char **argv) {
         }
         printf("GFLOP/s counts the direct convolution's 2*N*K*C*R*S*OH*OW flops (cuDNN may do fewer: Winograd, FFT)\n");
     }
-    tc_destroy_context(ctx);
+    tc_context_destroy(ctx);
     free(data), free(kernel), free(out), free(ref);
     printf("%s\n", ok ? "conv2d_template: matches the reference" : "conv2d_template: FAILED");
     return ok ? 0 : 1;

@@ -31,7 +31,7 @@ int main(int argc, char **argv) {
     int use_gpu, v, failures = 0, print;
     tc_time_desc timing;
     if (!sample_one_flag(argc, argv, "--print", "print each schedule's lowered IR and CUDA", &print)) return 2;
-    if (tc_create_context(NULL, &ctx) != TC_OK) return 1;
+    if (tc_context_create(NULL, &ctx) != TC_OK) return 1;
     use_gpu = tc_cuda_available(ctx);
     memset(&timing, 0, sizeof timing);
     timing.warmup = 10, timing.repeat = 100, timing.flush_l2 = 1;
@@ -73,7 +73,7 @@ int main(int argc, char **argv) {
             printf("%-6s %12.4f %10s %17.1fx %18s   (v4 / cuDNN: %.2fx faster)\n", "cuDNN", cudnn_ms, "ok", ms[NAIVE] / cudnn_ms, "",
                    cudnn_ms / ms[V4]);
     }
-    tc_destroy_context(ctx);
+    tc_context_destroy(ctx);
     printf("%s\n", failures ? "depthwise: FAILED" : "depthwise: every schedule matches the reference");
     return failures ? 1 : 0;
 }

@@ -38,12 +38,12 @@ typedef enum { NAIVE, V1, V2, V3, V4, NSCHED } version;
 /* Apply schedule v to a fresh schedule of the convolution. */
 static tc_result schedule(tc_context *ctx, const conv *cv, version v, tc_schedule **out) {
     tc_tensor *o = cv->output;
-    tc_schedule *s = tc_create_schedule(ctx, 1, &o);
+    tc_schedule *s = tc_schedule_create(ctx, 1, &o);
     tc_stage *so = tc_stage_of(s, o);
     tc_iter *b, *c, *h, *w, *bc, *ho, *wo, *hi, *wi, *hw;
     tc_result r;
     *out = s;
-    if (!s || !so) return tc_last_result(ctx);
+    if (!s || !so) return tc_context_result(ctx);
     if ((r = tc_compute_inline(tc_stage_of(s, cv->padded))) != TC_OK) return r;
     b = tc_axis_of(so, 0), c = tc_axis_of(so, 1), h = tc_axis_of(so, 2), w = tc_axis_of(so, 3);
     switch (v) {

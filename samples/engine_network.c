@@ -9,7 +9,7 @@
    Without a GPU the same flow runs on the host executor, on smaller
    layers and with at most 24 trials, and says so; there is no stream or
    graph there. Whether there is a GPU is asked from a child process
-   (tc_probe_device_arch): tuning must come before CUDA starts here.
+   (tc_device_arch_probe): tuning must come before CUDA starts here.
 
        engine_network [--records FILE] [--trials N] */
 #define TECOMP_IMPLEMENTATION
@@ -225,7 +225,7 @@ static tc_result run_on_gpu(tc_context *ctx, tc_conv2d_kernel **kernels, const l
     if (r == TC_OK) *graph_err = worst_error(t);
     if (r == TC_OK) printf("from a graph, replayed 10 times: worst relative L2 error %.2e\n", *graph_err);
     if (r == TC_ERROR_NO_CUDA) { /* a driver older than CUDA graphs: the stream's result stands */
-        printf("no CUDA graphs here: %s\n", tc_last_error(ctx));
+        printf("no CUDA graphs here: %s\n", tc_context_error(ctx));
         *graph_err = 0;
         r = TC_OK;
     }
@@ -255,8 +255,8 @@ int main(int argc, char **argv) {
         }
     }
     tc_context *ctx;
-    if (tc_create_context(NULL, &ctx) != TC_OK) return 1;
-    int gpu = tc_probe_device_arch(ctx, 0) > 0; /* from a child process: CUDA does not start here yet */
+    if (tc_context_create(NULL, &ctx) != TC_OK) return 1;
+    int gpu = tc_device_arch_probe(ctx, 0) > 0; /* from a child process: CUDA does not start here yet */
     if (!gpu) {
         printf("no GPU: the network on the host executor, at 8 channels and 8x8 pixels, at most 24 trials\n");
         if (trials > 24) trials = 24;
@@ -276,8 +276,8 @@ int main(int argc, char **argv) {
     tc_conv2d_kernel *kernels[LAYERS];
     tc_conv2d_network_info info;
     if (tc_conv2d_network_tune(ctx, &nd, kernels, &info) != TC_OK) {
-        fprintf(stderr, "%s\n", tc_last_error(ctx));
-        tc_destroy_context(ctx);
+        fprintf(stderr, "%s\n", tc_context_error(ctx));
+        tc_context_destroy(ctx);
         return 1;
     }
     printf("%d layers, %d distinct shapes, %d trials measured now, %.1f s\n", LAYERS, info.tasks, info.trials_run, info.seconds);
@@ -294,11 +294,11 @@ int main(int argc, char **argv) {
     else if (r == TC_OK) r = run_on_host(ctx, kernels, net, &t);
     if (r == TC_OK) err = worst_error(&t);
     if (r == TC_OK && graph_err > err) err = graph_err;
-    if (r != TC_OK) fprintf(stderr, "engine_network: %s: %s\n", tc_result_string(r), tc_last_error(ctx));
+    if (r != TC_OK) fprintf(stderr, "engine_network: %s: %s\n", tc_result_string(r), tc_context_error(ctx));
     else printf("every layer against the host reference: worst relative L2 error %.2e (%s)%s\n", err, err < 1e-4 ? "matches" : "MISMATCH",
                 info.on_gpu ? "" : ", on the host executor");
     for (int l = 0; l < LAYERS; l++) tc_conv2d_kernel_destroy(ctx, kernels[l]);
     tensors_free(&t);
-    tc_destroy_context(ctx);
+    tc_context_destroy(ctx);
     return r == TC_OK && err >= 0 && err < 1e-4 ? 0 : 1;
 }

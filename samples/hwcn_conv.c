@@ -87,7 +87,7 @@ static tc_result schedule(tc_context *ctx, const conv *cv, tc_schedule **out) {
     tc_iter *yi, *xi, *ci, *ry, *rx, *rc, *rco, *rci;
 
     /* s = te.create_schedule(B.op); s[Apad].compute_inline() */
-    GET(s, tc_create_schedule(ctx, 1, &B));
+    GET(s, tc_schedule_create(ctx, 1, &B));
     *out = s;
     GET(sApad, tc_stage_of(s, cv->Apad));
     TRY(tc_compute_inline(sApad));
@@ -263,7 +263,7 @@ int main(int argc, char **argv) {
     char note[96];
     int use_gpu, want_small, print, is_full, check_step, ok;
     if (!sample_flags(argc, argv, &want_small, &print)) return 2;
-    if (tc_create_context(NULL, &ctx) != TC_OK) return 1;
+    if (tc_context_create(NULL, &ctx) != TC_OK) return 1;
     use_gpu = tc_cuda_available(ctx);
     is_full = use_gpu && !want_small;
     p = is_full ? full : small;
@@ -292,7 +292,7 @@ int main(int argc, char **argv) {
            p.in_channel, p.batch, p.kernel, p.kernel, p.in_channel, p.out_channel, p.pad, p.stride, flops * 1e-9,
            use_gpu ? "GPU" : "host executor (no GPU: the small size, numerics only, no timings)");
     cv = build(ctx, &p);
-    if (!cv.B) return sample_fail(ctx, "building the convolution", tc_last_result(ctx));
+    if (!cv.B) return sample_fail(ctx, "building the convolution", tc_context_result(ctx));
     if ((r = schedule(ctx, &cv, &s)) != TC_OK) return sample_fail(ctx, "the schedule", r);
     tensors[0] = cv.A, tensors[1] = cv.W, tensors[2] = cv.B;
     args[0].data = a, args[0].count = na, args[0].is_output = 0;
@@ -319,7 +319,7 @@ int main(int argc, char **argv) {
         }
         printf("GFLOP/s counts the direct convolution's 2*N*K*C*R*S*OH*OW flops (cuDNN may do fewer: Winograd, FFT)\n");
     }
-    tc_destroy_context(ctx);
+    tc_context_destroy(ctx);
     free(a), free(w), free(b), free(ref), free(got);
     printf("%s\n", ok ? "hwcn_conv: matches the reference" : "hwcn_conv: FAILED");
     return ok ? 0 : 1;

@@ -159,7 +159,7 @@ static const tc_func *lower(tc_context *ctx, const tc_conv2d_desc *d, const opti
     const tc_func *f = NULL;
     int64_t index;
     if (tc_space_create(ctx, tc_conv2d_mma_template, d, &space) != TC_OK) {
-        fprintf(stderr, "mma_conv: %s\n", tc_last_error(ctx));
+        fprintf(stderr, "mma_conv: %s\n", tc_context_error(ctx));
         return NULL;
     }
     if ((index = sample_mma_config(space, o->config, o->nchw)) < 0) {
@@ -167,7 +167,7 @@ static const tc_func *lower(tc_context *ctx, const tc_conv2d_desc *d, const opti
         return NULL;
     }
     if (tc_space_instantiate(space, index, &inst) != TC_OK || tc_lower(inst.schedule, inst.nargs, inst.args, "mma_conv", NULL, &f) != TC_OK) {
-        fprintf(stderr, "mma_conv: %s\n", tc_last_error(ctx));
+        fprintf(stderr, "mma_conv: %s\n", tc_context_error(ctx));
         return NULL;
     }
     return f;
@@ -185,7 +185,7 @@ int main(int argc, char **argv) {
     int use_gpu, ok;
     tc_result r;
     if (!parse_options(argc, argv, &o)) return 2;
-    if (tc_create_context(NULL, &ctx) != TC_OK) return 1;
+    if (tc_context_create(NULL, &ctx) != TC_OK) return 1;
     use_gpu = tc_cuda_available(ctx) && tc_cuda_arch(ctx) >= 80;
     memset(&d, 0, sizeof d);
     d.layout = o.nchw ? TC_LAYOUT_NCHW : TC_LAYOUT_NHWC;
@@ -215,7 +215,7 @@ int main(int argc, char **argv) {
     printf("==== lowered IR ====\n%s\n", tc_func_to_string(f));
     if (o.print) {
         const char *cuda = tc_cuda_source(f);
-        printf("==== CUDA ====\n%s\n", cuda ? cuda : tc_last_error(ctx));
+        printf("==== CUDA ====\n%s\n", cuda ? cuda : tc_context_error(ctx));
     }
     x = (float *)malloc(nx * 4);
     w = (float *)malloc(nw * 4);
@@ -254,7 +254,7 @@ int main(int argc, char **argv) {
     free(x);
     free(w);
     free(y);
-    tc_destroy_context(ctx);
+    tc_context_destroy(ctx);
     printf("%s\n", ok ? "mma_conv: matches the reference" : "mma_conv: FAILED");
     return ok ? 0 : 1;
 }

@@ -74,7 +74,7 @@ int main(int argc, char **argv) {
             return 2;
         }
     }
-    if (tc_create_context(NULL, &ctx) != TC_OK) return 1;
+    if (tc_context_create(NULL, &ctx) != TC_OK) return 1;
     int channels = small ? 16 : 64;
 
     tc_conv2d_kernel_desc kd;
@@ -86,8 +86,8 @@ int main(int argc, char **argv) {
     kd.log = stdout;                       /* tuning progress */
     tc_conv2d_kernel *conv;
     if (tc_conv2d_kernel_create(ctx, &kd, &conv) != TC_OK) {
-        fprintf(stderr, "%s\n", tc_last_error(ctx));
-        tc_destroy_context(ctx);
+        fprintf(stderr, "%s\n", tc_context_error(ctx));
+        tc_context_destroy(ctx);
         return 1;
     }
     tc_conv2d_kernel_info info;
@@ -124,9 +124,9 @@ int main(int argc, char **argv) {
             tc_conv2d_kernel_destroy(ctx, conv);
         }
     }
-    if (r != TC_OK) fprintf(stderr, "readme_engine: %s: %s\n", tc_result_string(r), tc_last_error(ctx));
+    if (r != TC_OK) fprintf(stderr, "readme_engine: %s: %s\n", tc_result_string(r), tc_context_error(ctx));
     else printf("relative L2 error against the host reference: %.2e (%s)\n", err, err < 1e-4 ? "matches" : "MISMATCH");
     free(x), free(w), free(y), free(ref);
-    tc_destroy_context(ctx);
+    tc_context_destroy(ctx);
     return r == TC_OK && err >= 0 && err < 1e-4 ? 0 : 1;
 }

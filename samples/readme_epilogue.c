@@ -69,7 +69,7 @@ int main(int argc, char **argv) {
             return 2;
         }
     }
-    if (tc_create_context(NULL, &ctx) != TC_OK) return 1;
+    if (tc_context_create(NULL, &ctx) != TC_OK) return 1;
 
     tc_conv2d_kernel_desc kd;
     memset(&kd, 0, sizeof kd);
@@ -90,8 +90,8 @@ int main(int argc, char **argv) {
     kd.tune_trials = trials;
     tc_conv2d_kernel *conv;
     if (tc_conv2d_kernel_create(ctx, &kd, &conv) != TC_OK) {
-        fprintf(stderr, "%s\n", tc_last_error(ctx));
-        tc_destroy_context(ctx);
+        fprintf(stderr, "%s\n", tc_context_error(ctx));
+        tc_context_destroy(ctx);
         return 1;
     }
     tc_conv2d_kernel_info info;
@@ -123,11 +123,11 @@ int main(int argc, char **argv) {
     if (r == TC_OK) r = tc_conv2d_reference_fused(ctx, &kd.conv, (const float *)args[0], (const float *)args[1], host_tensors, ref);
     if (r == TC_OK) r = run(ctx, conv, info.on_gpu, 3 + nt, args, bytes);
     if (r == TC_OK) err = rel_l2((const float *)args[2], ref, ny);
-    if (r != TC_OK) fprintf(stderr, "readme_epilogue: %s: %s\n", tc_result_string(r), tc_last_error(ctx));
+    if (r != TC_OK) fprintf(stderr, "readme_epilogue: %s: %s\n", tc_result_string(r), tc_context_error(ctx));
     else printf("relative L2 error against the fused reference: %.2e (%s)\n", err, err < 1e-4 ? "matches" : "MISMATCH");
     for (j = 0; j < 3 + nt; j++) free(args[j]);
     free(ref);
     tc_conv2d_kernel_destroy(ctx, conv);
-    tc_destroy_context(ctx);
+    tc_context_destroy(ctx);
     return r == TC_OK && err >= 0 && err < 1e-4 ? 0 : 1;
 }

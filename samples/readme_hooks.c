@@ -67,29 +67,29 @@ int main(void) {
     desc.logger.log_fn = log_line;
     desc.logger.user_data = &log_lines;
     tc_context *ctx;
-    if (tc_create_context(&desc, &ctx) != TC_OK) return 1;
+    if (tc_context_create(&desc, &ctx) != TC_OK) return 1;
 
     tc_placeholderi(ctx, "P", TC_FLOAT32, TC_DIMS(1, 4, 10, 10));   /* a padded input */
     tc_placeholderi(ctx, "F", TC_FLOAT32, TC_DIMS(4, 1, 3, 3));     /* one 3x3 filter per channel */
     tc_tensor *out = tc_parse_compute(ctx, "Out[b, c, i, j] +=! P[b, c, i + di, j + dj] * F[c, 0, di, dj]");
-    if (!out) return fprintf(stderr, "%s\n", tc_last_error(ctx)), 1;
+    if (!out) return fprintf(stderr, "%s\n", tc_context_error(ctx)), 1;
 
     /* the ranges inferred from the text: Out is 1 x 4 x 8 x 8; a block per channel, a thread per pixel */
-    tc_schedule *s = tc_create_schedule(ctx, 1, &out);
+    tc_schedule *s = tc_schedule_create(ctx, 1, &out);
     tc_stage *so = tc_stage_of(s, out);
     tc_bind(so, tc_axis_of(so, 1), TC_BLOCK_X);
     tc_bind(so, tc_axis_of(so, 2), TC_THREAD_Y);
     tc_bind(so, tc_axis_of(so, 3), TC_THREAD_X);
-    tc_tensor *args[] = {tc_find_tensor(ctx, "P"), tc_find_tensor(ctx, "F"), out};
+    tc_tensor *args[] = {tc_tensor_find(ctx, "P"), tc_tensor_find(ctx, "F"), out};
     const tc_func *f;
-    if (tc_lower(s, 3, args, "depthwise", NULL, &f) != TC_OK) return fprintf(stderr, "%s\n", tc_last_error(ctx)), 1;
+    if (tc_lower(s, 3, args, "depthwise", NULL, &f) != TC_OK) return fprintf(stderr, "%s\n", tc_context_error(ctx)), 1;
     puts(tc_func_to_string(f));
 
     static float P[1 * 4 * 10 * 10], F[4 * 9], O[1 * 4 * 8 * 8];
     for (k = 0; k < 400; k++) P[k] = (float)((k * 37) % 17) / 8.0f - 1.0f;
     for (k = 0; k < 36; k++) F[k] = (float)((k * 11) % 7) / 4.0f - 0.75f;
     void *host[] = {P, F, O};
-    if (tc_host_run(ctx, f, host, NULL) != TC_OK) return fprintf(stderr, "%s\n", tc_last_error(ctx)), 1;
+    if (tc_host_run(ctx, f, host, NULL) != TC_OK) return fprintf(stderr, "%s\n", tc_context_error(ctx)), 1;
     double worst = 0;
     for (k = 0; k < 256; k++) {
         double want = depthwise_ref(P, F, 0, k / 64, k / 8 % 8, k % 8), diff = fabs(O[k] - want);
@@ -100,15 +100,15 @@ int main(void) {
 
     /* a mistake in the text: NULL back, the column in the message, and the log hook told */
     if (tc_parse_compute(ctx, "Out[i] = Q[i]") != NULL || log_lines != 1) failures++;
-    printf("tc_last_error: %s\n", tc_last_error(ctx));
-    tc_clear_error(ctx);
+    printf("tc_context_error: %s\n", tc_context_error(ctx));
+    tc_context_clear_error(ctx);
 
     /* kernel after kernel in one context: a mark and a rewind keep its memory flat */
     size_t before = heap.live;
     for (k = 0; k < 100; k++) {
         tc_mark m = tc_context_mark(ctx);
         /* instantiate, lower, emit, compile: keep what you need outside ctx */
-        tc_schedule *sk = tc_create_schedule(ctx, 1, &out);
+        tc_schedule *sk = tc_schedule_create(ctx, 1, &out);
         tc_stage *st = tc_stage_of(sk, out);
         tc_iter *jo, *ji;
         tc_split(st, tc_axis_of(st, 3), 1 << (k % 4), &jo, &ji);   /* a different kernel each time */
@@ -120,8 +120,8 @@ int main(void) {
     printf("100 kernels lowered and emitted between a mark and a rewind: %zu bytes held before, %zu after\n", before, heap.live);
     failures += heap.live != before;
 
-    tc_destroy_context(ctx);
-    printf("after tc_destroy_context: %zu bytes held (%zu allocations in all)\n", heap.live, heap.calls);
+    tc_context_destroy(ctx);
+    printf("after tc_context_destroy: %zu bytes held (%zu allocations in all)\n", heap.live, heap.calls);
     failures += heap.live != 0;
     printf("%s\n", failures ? "readme_hooks: FAILED" : "readme_hooks: every check passed");
     return failures ? 1 : 0;

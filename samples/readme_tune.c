@@ -30,7 +30,7 @@ int main(int argc, char **argv) {
         }
     }
     tc_context *ctx;
-    if (tc_create_context(NULL, &ctx) != TC_OK) return 1;
+    if (tc_context_create(NULL, &ctx) != TC_OK) return 1;
 
     tc_conv2d_desc conv;
     memset(&conv, 0, sizeof conv);         /* NCHW float32; zero: stride 1, no padding, 1 group */
@@ -39,7 +39,7 @@ int main(int argc, char **argv) {
     const char *task;
     tc_template_fn fn = tc_conv2d_template_for(&conv, &task);   /* "conv2d_gemm" here */
     tc_config_space *space;
-    if (tc_space_create(ctx, fn, &conv, &space) != TC_OK) return fprintf(stderr, "%s\n", tc_last_error(ctx)), 1;
+    if (tc_space_create(ctx, fn, &conv, &space) != TC_OK) return fprintf(stderr, "%s\n", tc_context_error(ctx)), 1;
 
     tc_tune_desc td;
     memset(&td, 0, sizeof td);
@@ -52,14 +52,14 @@ int main(int argc, char **argv) {
     tc_tune_result res;
     tc_result r = tc_tune(ctx, space, &td, &res);   /* compiles in builder processes, times in a worker process */
     if (r == TC_ERROR_NO_CUDA || r == TC_ERROR_NO_DEVICE) {
-        printf("%s: %lld configurations; no GPU to tune on (%s)\n", task, (long long)tc_space_size(space), tc_last_error(ctx));
-        tc_destroy_context(ctx);
+        printf("%s: %lld configurations; no GPU to tune on (%s)\n", task, (long long)tc_space_size(space), tc_context_error(ctx));
+        tc_context_destroy(ctx);
         return 0;
     }
-    if (r != TC_OK) return fprintf(stderr, "%s\n", tc_last_error(ctx)), 1;
+    if (r != TC_OK) return fprintf(stderr, "%s\n", tc_context_error(ctx)), 1;
 
     tc_tuned_kernel *best;                 /* the best record for this device, loaded (from the index once it is there) */
-    if (tc_tuned_kernel_load(ctx, space, records, task, td.nargs, td.args, &best) != TC_OK) return fprintf(stderr, "%s\n", tc_last_error(ctx)), 1;
+    if (tc_tuned_kernel_load(ctx, space, records, task, td.nargs, td.args, &best) != TC_OK) return fprintf(stderr, "%s\n", tc_context_error(ctx)), 1;
     int p, q;
     tc_conv2d_output_size(&conv, &p, &q);
     tc_devptr x, w, y;
@@ -76,6 +76,6 @@ int main(int argc, char **argv) {
     tc_cuda_free(ctx, w);
     tc_cuda_free(ctx, y);
     tc_tuned_kernel_destroy(ctx, best);
-    tc_destroy_context(ctx);
+    tc_context_destroy(ctx);
     return r == TC_OK ? 0 : 1;
 }

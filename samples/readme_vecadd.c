@@ -4,7 +4,7 @@
 
 int main(void) {
     tc_context *ctx;
-    if (tc_create_context(NULL, &ctx) != TC_OK) return 1;  /* NULL desc: defaults */
+    if (tc_context_create(NULL, &ctx) != TC_OK) return 1;  /* NULL desc: defaults */
 
     /* C[i] = A[i] + B[i] for a symbolic length n */
     const tc_expr *n = tc_var(ctx, "n");
@@ -14,7 +14,7 @@ int main(void) {
     tc_tensor *C = tc_compute(ctx, "C", 1, &i, tc_add(tc_at(A, i), tc_at(B, i)));
 
     /* s = te.create_schedule(C.op); bx, tx = s[C].split(C.op.axis[0], factor=64) */
-    tc_schedule *s = tc_create_schedule(ctx, 1, &C);
+    tc_schedule *s = tc_schedule_create(ctx, 1, &C);
     tc_stage *sc = tc_stage_of(s, C);
     tc_iter *bx, *tx;
     tc_split(sc, tc_axis_of(sc, 0), 64, &bx, &tx);
@@ -24,11 +24,11 @@ int main(void) {
     tc_tensor *args[] = {A, B, C};
     const tc_func *f;
     if (tc_lower(s, 3, args, "vecadd", NULL, &f) != TC_OK) {
-        fprintf(stderr, "%s\n", tc_last_error(ctx));     /* names the stage, axis, limit */
+        fprintf(stderr, "%s\n", tc_context_error(ctx));     /* names the stage, axis, limit */
         return 1;
     }
     puts(tc_func_to_string(f));                          /* like tvm.lower(simple_mode=True) */
     puts(tc_cuda_source(f));                             /* the CUDA C */
-    tc_destroy_context(ctx);                             /* frees everything it made */
+    tc_context_destroy(ctx);                             /* frees everything it made */
     return 0;
 }

@@ -71,9 +71,9 @@ static inline tc_result sample_run(tc_context *ctx, const tc_func *f, sample_arg
             const char *src = tc_cuda_source(f);
             sample_say_cache(ctx);
             tc_cubin bin;
-            if (!src) return tc_last_result(ctx);
+            if (!src) return tc_context_result(ctx);
             r = tc_cuda_compile(ctx, src, f->name, 0, 0, NULL, &bin);
-            tc_cubin_free(ctx, &bin);
+            tc_cubin_destroy(ctx, &bin);
             if (r != TC_OK) return r;
         }
         for (k = 0; k < f->nparams; k++) host[k] = args[k].data;
@@ -136,9 +136,9 @@ static inline tc_result sample_run_raw(tc_context *ctx, const tc_func *f, void *
         if (tc_nvrtc_init(ctx, NULL) == TC_OK) {
             const char *src = tc_cuda_source(f);
             tc_cubin bin;
-            if (!src) return tc_last_result(ctx);
+            if (!src) return tc_context_result(ctx);
             if ((r = tc_cuda_compile(ctx, src, f->name, 0, 0, NULL, &bin)) != TC_OK) return r;
-            tc_cubin_free(ctx, &bin);
+            tc_cubin_destroy(ctx, &bin);
         }
         return tc_host_run(ctx, f, (void **)host, NULL);
     }
@@ -229,7 +229,7 @@ static inline double sample_time_cudnn_problem(tc_context *ctx, const cudnn_conv
     }
     if (r == TC_OK) r = tc_cuda_time_call(ctx, cudnn_conv_run, &cv, timing, &t);
     if (r == TC_OK) ms = t.median_ms;
-    else if (r != TC_ERROR_EXECUTION) printf("cuDNN not measured: %s\n", cv.error[0] ? cv.error : tc_last_error(ctx));
+    else if (r != TC_ERROR_EXECUTION) printf("cuDNN not measured: %s\n", cv.error[0] ? cv.error : tc_context_error(ctx));
     cudnn_conv_release(ctx, &cv);
     tc_cuda_free(ctx, dx);
     tc_cuda_free(ctx, dw);
@@ -268,7 +268,7 @@ static inline tc_result sample_lower_run(tc_context *ctx, tc_schedule *s, int nt
     if (r != TC_OK) return r;
     if (print) {
         const char *cuda = tc_cuda_source(f);
-        printf("==== %s: lowered IR ====\n%s\n==== %s: CUDA ====\n%s\n", name, tc_func_to_string(f), name, cuda ? cuda : tc_last_error(ctx));
+        printf("==== %s: lowered IR ====\n%s\n==== %s: CUDA ====\n%s\n", name, tc_func_to_string(f), name, cuda ? cuda : tc_context_error(ctx));
     }
     return sample_run(ctx, f, args, NULL, use_gpu, timing, time_ms);
 }
@@ -323,7 +323,7 @@ static inline void sample_print_row(const char *what, double ms, double gflops, 
 
 /* Print a failure with the context's message and return 1 (for main). */
 static inline int sample_fail(tc_context *ctx, const char *what, tc_result r) {
-    fprintf(stderr, "%s failed: %s: %s\n", what, tc_result_string(r), tc_last_error(ctx));
+    fprintf(stderr, "%s failed: %s: %s\n", what, tc_result_string(r), tc_context_error(ctx));
     return 1;
 }
 #endif

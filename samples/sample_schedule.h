@@ -18,7 +18,7 @@
     do {                                                                                                 \
         if (!((var) = (call))) {                                                                         \
             fprintf(stderr, "schedule step failed: %s\n", #call);                                        \
-            return tc_last_result(ctx) != TC_OK ? tc_last_result(ctx) : TC_ERROR_SCHEDULE;               \
+            return tc_context_result(ctx) != TC_OK ? tc_context_result(ctx) : TC_ERROR_SCHEDULE;               \
         }                                                                                                \
     } while (0)
 

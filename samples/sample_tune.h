@@ -391,7 +391,7 @@ static inline int sample_tune_conv(tc_context *ctx, const tc_conv2d_desc *in, co
     r = tc_tune(ctx, t.space, &t.td, &res);
     if (r == TC_ERROR_NO_CUDA || r == TC_ERROR_NO_DEVICE) {
         printf("No GPU here (%s).\nTuning needs one; the space is above, and a configuration is checked on the host executor.\n",
-               tc_last_error(ctx));
+               tc_context_error(ctx));
         return sample_check_on_host(ctx, t.space, &t.c, o->host_config);
     }
     if (r != TC_OK) return sample_fail(ctx, "tuning", r);

@@ -21,7 +21,7 @@ static int finish_step(tc_context *ctx, const char *title, tc_schedule *s, int n
     double err;
     sample_arg *out = &args[nargs - 1];
     if ((r = tc_lower(s, nargs, tensors, title, NULL, &f)) != TC_OK) return sample_fail(ctx, title, r);
-    if (!(cuda = tc_cuda_source(f))) return sample_fail(ctx, title, tc_last_result(ctx));
+    if (!(cuda = tc_cuda_source(f))) return sample_fail(ctx, title, tc_context_result(ctx));
     if (!quiet) printf("==== %s: lowered IR ====\n%s\n==== %s: CUDA ====\n%s\n", title, tc_func_to_string(f), title, cuda);
     if ((r = sample_run(ctx, f, args, sizes, use_gpu, NULL, NULL)) != TC_OK) return sample_fail(ctx, title, r);
     err = sample_rel_err(out->data, ref, out->count);
@@ -36,7 +36,7 @@ static int step_vecadd(tc_context *ctx, int use_gpu) {
     tc_tensor *B = tc_placeholder(ctx, "B", TC_FLOAT32, 1, &n);
     const tc_expr *i = tc_axis(ctx, "i", n);
     tc_tensor *C = tc_compute(ctx, "C", 1, &i, tc_add(tc_at(A, i), tc_at(B, i)));
-    tc_schedule *s = tc_create_schedule(ctx, 1, &C);
+    tc_schedule *s = tc_schedule_create(ctx, 1, &C);
     tc_stage *sc = tc_stage_of(s, C);
     tc_iter *bx, *tx;
     enum { N = 1000 }; /* not a multiple of 64: the last block is guarded */
@@ -48,7 +48,7 @@ static int step_vecadd(tc_context *ctx, int use_gpu) {
     int k;
     tc_split(sc, tc_axis_of(sc, 0), 64, &bx, &tx);
     tc_bind(sc, bx, TC_BLOCK_X);
-    if (tc_bind(sc, tx, TC_THREAD_X) != TC_OK) return sample_fail(ctx, "vecadd schedule", tc_last_result(ctx));
+    if (tc_bind(sc, tx, TC_THREAD_X) != TC_OK) return sample_fail(ctx, "vecadd schedule", tc_context_result(ctx));
     sample_fill_random(a, N, 1);
     sample_fill_random(b, N, 2);
     for (k = 0; k < N; k++) ref[k] = (double)a[k] + b[k];
@@ -60,7 +60,7 @@ static int step_split(tc_context *ctx, int use_gpu) {
     tc_tensor *A = tc_placeholderi(ctx, "A", TC_FLOAT32, TC_DIMS(1000));
     const tc_expr *i = tc_axisi(ctx, "i", 1000);
     tc_tensor *B = tc_compute(ctx, "B", 1, &i, tc_mul(tc_at(A, i), tc_float(ctx, 2.0)));
-    tc_schedule *s = tc_create_schedule(ctx, 1, &B);
+    tc_schedule *s = tc_schedule_create(ctx, 1, &B);
     tc_stage *sb = tc_stage_of(s, B);
     tc_iter *xo, *xi;
     static float a[1000], b[1000];
@@ -70,7 +70,7 @@ static int step_split(tc_context *ctx, int use_gpu) {
     int k;
     tc_split(sb, tc_axis_of(sb, 0), 32, &xo, &xi);
     tc_bind(sb, xo, TC_BLOCK_X);
-    if (tc_bind(sb, xi, TC_THREAD_X) != TC_OK) return sample_fail(ctx, "split schedule", tc_last_result(ctx));
+    if (tc_bind(sb, xi, TC_THREAD_X) != TC_OK) return sample_fail(ctx, "split schedule", tc_context_result(ctx));
     sample_fill_random(a, 1000, 3);
     for (k = 0; k < 1000; k++) ref[k] = (double)a[k] * 2;
     return finish_step(ctx, "split", s, 2, tensors, args, NULL, ref, use_gpu);
@@ -91,7 +91,7 @@ typedef enum { PRIM_TILE, PRIM_FUSE, PRIM_REORDER } prim;
 static int step_2d(tc_context *ctx, prim p, int use_gpu) {
     static const char *titles[] = {"tile", "fuse", "reorder"};
     tc_tensor *A, *B = copy2d(ctx, &A);
-    tc_schedule *s = tc_create_schedule(ctx, 1, &B);
+    tc_schedule *s = tc_schedule_create(ctx, 1, &B);
     tc_stage *sb = tc_stage_of(s, B);
     tc_iter *xo, *yo, *xi, *yi, *fused;
     static float a[M * N2], b[M * N2];
@@ -129,20 +129,20 @@ int main(int argc, char **argv) {
     tc_context *ctx;
     int use_gpu, failures = 0;
     if (!sample_one_flag(argc, argv, "--quiet", "print only the check lines", &quiet)) return 2;
-    if (tc_create_context(NULL, &ctx) != TC_OK) return 1;
+    if (tc_context_create(NULL, &ctx) != TC_OK) return 1;
     use_gpu = tc_cuda_available(ctx);
     if (!use_gpu) {
         /* tc_cuda_available leaves the context's error alone; tc_cuda_init says again why there is no GPU */
         tc_cuda_init(ctx, NULL);
-        printf("no GPU: running on the host executor (%s)\n", tc_last_error(ctx));
-        tc_clear_error(ctx);
+        printf("no GPU: running on the host executor (%s)\n", tc_context_error(ctx));
+        tc_context_clear_error(ctx);
     }
     failures += step_vecadd(ctx, use_gpu);
     failures += step_split(ctx, use_gpu);
     failures += step_2d(ctx, PRIM_TILE, use_gpu);
     failures += step_2d(ctx, PRIM_FUSE, use_gpu);
     failures += step_2d(ctx, PRIM_REORDER, use_gpu);
-    tc_destroy_context(ctx);
+    tc_context_destroy(ctx);
     printf("%s\n", failures ? "te_primer: FAILED" : "te_primer: all steps match their references");
     return failures ? 1 : 0;
 }

@@ -112,7 +112,7 @@ static tc_result schedule(tc_context *ctx, const conv *cv, tc_schedule **out, st
     tc_iter *tx, *xo, *ty, *yo, *t, *to, *ti;
 
     /* s = te.create_schedule(Conv.op); s[Apad].compute_inline() */
-    GET(s, tc_create_schedule(ctx, 1, &Conv));
+    GET(s, tc_schedule_create(ctx, 1, &Conv));
     *out = s;
     GET(sApad, tc_stage_of(s, cv->Apad));
     TRY(tc_compute_inline(sApad));
@@ -274,7 +274,7 @@ int main(int argc, char **argv) {
     char note[96];
     int use_gpu, want_small, print, check_step, ok;
     if (!sample_flags(argc, argv, &want_small, &print)) return 2;
-    if (tc_create_context(NULL, &ctx) != TC_OK) return 1;
+    if (tc_context_create(NULL, &ctx) != TC_OK) return 1;
     use_gpu = tc_cuda_available(ctx);
     p = use_gpu && !want_small ? full : small;
     na = (size_t)p.batch * p.height * p.width * p.in_channels;
@@ -299,7 +299,7 @@ int main(int argc, char **argv) {
            p.batch, p.height, p.width, p.in_channels, p.out_channels, flops * 1e-9,
            use_gpu ? "GPU" : "host executor (no GPU: the small size, numerics only, no timings)");
     cv = build(ctx, &p);
-    if (!cv.Conv) return sample_fail(ctx, "building the convolution", tc_last_result(ctx));
+    if (!cv.Conv) return sample_fail(ctx, "building the convolution", tc_context_result(ctx));
     if ((r = schedule(ctx, &cv, &s, &st)) != TC_OK) return sample_fail(ctx, "the schedule", r);
     tensors[0] = cv.A, tensors[1] = cv.W, tensors[2] = cv.Conv;
     /* print(tvm.lower(s, [A, W, Conv], simple_mode=True)), before and after tensorize */
@@ -310,7 +310,7 @@ int main(int argc, char **argv) {
     printf("==== lowered IR, after tensorize ====\n%s\n", tc_func_to_string(f));
     if (print) {
         const char *cuda = tc_cuda_source(f);
-        printf("==== CUDA ====\n%s\n", cuda ? cuda : tc_last_error(ctx));
+        printf("==== CUDA ====\n%s\n", cuda ? cuda : tc_context_error(ctx));
     }
     host[0] = a, host[1] = w, host[2] = out;
     bytes[0] = na * 2, bytes[1] = nw * 2, bytes[2] = nout * 4;
@@ -326,7 +326,7 @@ int main(int argc, char **argv) {
     snprintf(note, sizeof note, "%.1e%s", err, ok ? "" : "  MISMATCH");
     sample_print_row("tecomp (TensorCore)", ms, ms > 0 ? flops / (ms * 1e6) : 0, note);
     if (use_gpu && !want_small) sample_print_row("tutorial (its GPU)", 12.21, flops / (12.21 * 1e6), "the tutorial's figure");
-    tc_destroy_context(ctx);
+    tc_context_destroy(ctx);
     free(a), free(w), free(out), free(rnd), free(ref), free(got);
     printf("%s\n", ok ? "tensorcore_conv: matches the reference" : "tensorcore_conv: FAILED");
     return ok ? 0 : 1;

@@ -38,11 +38,11 @@ int main(int argc, char **argv) {
     o.trials = 20, o.tuner = TC_TUNER_MODEL, o.records = "tune_conv2d.jsonl", o.per_trial_lines = 1;
     o.template_fn = tc_conv2d_direct_template, o.template_name = "conv2d_direct"; /* the tutorial's, whatever the shape */
     if (!sample_tune_flags(argc, argv, &o, &conv)) return 2;
-    if (tc_create_context(NULL, &ctx) != TC_OK) return 1;
+    if (tc_context_create(NULL, &ctx) != TC_OK) return 1;
     /* without a GPU, check the tutorial's own best configuration (the small shape: the first that lowers) */
     o.host_config = -1;
     if (conv.c == 512 && tc_space_create(ctx, tc_conv2d_direct_template, &conv, &space) == TC_OK) o.host_config = tutorial_best(space);
     rc = sample_tune_conv(ctx, &conv, &o, &tuned);
-    tc_destroy_context(ctx);
+    tc_context_destroy(ctx);
     return rc;
 }

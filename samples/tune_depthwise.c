@@ -47,9 +47,9 @@ int main(int argc, char **argv) {
     memset(&o, 0, sizeof o);
     o.trials = 60, o.tuner = TC_TUNER_MODEL, o.records = "tune_depthwise.jsonl", o.per_trial_lines = 1, o.host_config = -1;
     if (!sample_tune_flags(argc, argv, &o, NULL)) return 2;
-    if (tc_create_context(NULL, &ctx) != TC_OK) return 1;
+    if (tc_context_create(NULL, &ctx) != TC_OK) return 1;
     rc = sample_tune_conv(ctx, &conv, &o, &tuned);
     if (rc == 0 && tuned) rc = time_v4(ctx);
-    tc_destroy_context(ctx);
+    tc_context_destroy(ctx);
     return rc;
 }

@@ -4,7 +4,7 @@
 
 int main(void) {
     tc_context *ctx;
-    if (tc_create_context(NULL, &ctx) != TC_OK) return 1;
-    tc_destroy_context(ctx);
+    if (tc_context_create(NULL, &ctx) != TC_OK) return 1;
+    tc_context_destroy(ctx);
     return 0;
 }

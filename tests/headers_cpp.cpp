@@ -4,9 +4,9 @@
 
 int main() {
     tc_context *ctx = nullptr;
-    if (tc_create_context(nullptr, &ctx) != TC_OK) return 1;
+    if (tc_context_create(nullptr, &ctx) != TC_OK) return 1;
     const tc_expr *i = tc_axisi(ctx, "i", 4);
     bool ok = tc_simplify(tc_modi(i, 4)) == i; /* the same node: hash-consing */
-    tc_destroy_context(ctx);
+    tc_context_destroy(ctx);
     return ok ? 0 : 1;
 }

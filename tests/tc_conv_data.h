@@ -99,7 +99,7 @@ static double host_error_of(tc_context *ctx, const tc_conv2d_desc *d, const tc_f
         mem[1] = input_of(&cd, d->dtype, 1);
         mem[2] = cd.y;
         if (tc_host_run(ctx, f, mem, NULL) == TC_OK) err = rel_l2(cd.y, cd.ref, cd.ny);
-        else printf("  host run: %s\n", tc_last_error(ctx));
+        else printf("  host run: %s\n", tc_context_error(ctx));
     }
     data_free(&cd);
     return err;
@@ -123,7 +123,7 @@ static tc_result run_on_gpu(tc_context *ctx, const tc_func *f, tc_dtype dtype, c
     if (r == TC_OK) r = tc_cuda_run(ctx, cf, dev, NULL, NULL);
     if (r == TC_OK) r = tc_cuda_synchronize(ctx);
     if (r == TC_OK) r = tc_cuda_download(ctx, out, dev[2], bytes[2]);
-    if (r != TC_OK) printf("  %s\n", tc_last_error(ctx));
+    if (r != TC_OK) printf("  %s\n", tc_context_error(ctx));
     for (k = 0; k < 3; k++) tc_cuda_free(ctx, dev[k]);
     if (cf) tc_cuda_func_destroy(ctx, cf);
     return r;

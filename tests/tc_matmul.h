@@ -34,7 +34,7 @@ static inline mm matmul_tiles(int vthreads) {
     m.B = tc_placeholderi(ctx, "B", TC_FLOAT32, TC_DIMS(K, N));
     ax[0] = tc_axisi(ctx, "i", M), ax[1] = tc_axisi(ctx, "j", N), k = tc_reduce_axisi(ctx, "k", K);
     m.C = tc_compute(ctx, "C", 2, ax, tc_sum(tc_mul(tc_at(m.A, ax[0], k), tc_at(m.B, k, ax[1])), 1, &k));
-    m.s = tc_create_schedule(ctx, 1, &m.C);
+    m.s = tc_schedule_create(ctx, 1, &m.C);
     m.CL = tc_cache_write(m.s, m.C, TC_SCOPE_LOCAL);
     m.sc = tc_stage_of(m.s, m.C), m.scl = tc_stage_of(m.s, m.CL);
     tc_tile(m.sc, tc_axis_of(m.sc, 0), tc_axis_of(m.sc, 1), 16, 16, &m.io, &m.jo, &m.ii, &m.ji);
@@ -90,7 +90,7 @@ static inline int run_matmul(const tc_func *f) {
     for (q = 0; q < M * N; q++) c[q] = NAN;
     mem[0] = a, mem[1] = b, mem[2] = c;
     if (tc_host_run(ctx, f, mem, NULL) != TC_OK) {
-        printf("  %s\n", tc_last_error(ctx));
+        printf("  %s\n", tc_context_error(ctx));
         return -1;
     }
     for (i = 0; i < M; i++)
@@ -106,7 +106,7 @@ static inline const tc_func *lower_mm(mm *m) {
     tc_tensor *args[3];
     const tc_func *f = NULL;
     args[0] = m->A, args[1] = m->B, args[2] = m->C;
-    if (tc_lower(m->s, 3, args, "mm", NULL, &f) != TC_OK) printf("  %s\n", tc_last_error(ctx));
+    if (tc_lower(m->s, 3, args, "mm", NULL, &f) != TC_OK) printf("  %s\n", tc_context_error(ctx));
     if (f && dump) printf("%s\n%s\n", tc_func_to_string(f), tc_cuda_source(f));
     return f;
 }

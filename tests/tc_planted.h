@@ -51,15 +51,15 @@ static tc_result row_sum(tc_cfg *cfg, const void *task, tc_instance *out) {
         sd.ncandidates = 2;
         sd.candidates = tiles;
     }
-    if ((r = tc_define_split(cfg, "tile_i", ROWS, &sd)) != TC_OK) return r;
-    if ((r = tc_define_knob(cfg, "mode", t->modes, modes)) != TC_OK) return r;
-    mode = tc_cfg_knob(cfg, "mode");
+    if ((r = tc_cfg_define_split(cfg, "tile_i", ROWS, &sd)) != TC_OK) return r;
+    if ((r = tc_cfg_define_knob(cfg, "mode", t->modes, modes)) != TC_OK) return r;
+    mode = tc_cfg_knob_value(cfg, "mode");
     k = tc_reduce_axisi(ctx, "k", mode == MODE_HANG ? 2147483647 : COLS);
     row = mode == MODE_OUT_OF_BOUNDS ? tc_muli(i, 2000000) : i; /* 8 GB past A on the GPU */
     col = mode == MODE_HANG ? tc_modi(k, COLS) : k;
     body = tc_sum(tc_at(A, row, col), 1, &k);
     B = tc_compute(ctx, "B", 1, &i, body);
-    s = tc_create_schedule(ctx, 1, &B);
+    s = tc_schedule_create(ctx, 1, &B);
     sb = tc_stage_of(s, B);
     if ((r = tc_cfg_apply_split(cfg, sb, tc_axis_of(sb, 0), "tile_i", parts)) != TC_OK) return r;
     if (mode != MODE_UNBOUND) {

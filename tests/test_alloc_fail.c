@@ -79,12 +79,12 @@ static int step(tc_context *ctx, flow_end *end, const char *name, tc_result r) {
     if (r == TC_OK) return 1;
     end->step = name;
     end->code = r;
-    snprintf(end->message, sizeof end->message, "%s", tc_last_error(ctx));
+    snprintf(end->message, sizeof end->message, "%s", tc_context_error(ctx));
     return 0;
 }
 static tc_result from_ptr(tc_context *ctx, const void *p) {
     if (p) return TC_OK;
-    return tc_last_result(ctx) == TC_OK ? TC_ERROR_INVALID_ARGUMENT : tc_last_result(ctx);
+    return tc_context_result(ctx) == TC_OK ? TC_ERROR_INVALID_ARGUMENT : tc_context_result(ctx);
 }
 
 static void fill(float *x, int n, unsigned seed) {
@@ -112,8 +112,8 @@ static int matmul_flow(tc_context *ctx, flow_end *end, flow_result *res) {
     if (!step(ctx, end, "tc_placeholderi", from_ptr(ctx, B))) return 0;
     C = tc_parse_compute(ctx, "C[i, j] +=! A[i, k] * B[k, j]");
     if (!step(ctx, end, "tc_parse_compute", from_ptr(ctx, C))) return 0;
-    s = tc_create_schedule(ctx, 1, &C);
-    if (!step(ctx, end, "tc_create_schedule", from_ptr(ctx, s))) return 0;
+    s = tc_schedule_create(ctx, 1, &C);
+    if (!step(ctx, end, "tc_schedule_create", from_ptr(ctx, s))) return 0;
     st = tc_stage_of(s, C);
     if (!step(ctx, end, "tc_stage_of", from_ptr(ctx, st))) return 0;
     if (!step(ctx, end, "tc_bind", tc_bind(st, tc_axis_of(st, 0), TC_BLOCK_X))) return 0;
@@ -197,15 +197,15 @@ static void run_flow(counting_alloc *a, flow_end *end, flow_result *res) {
     desc.allocator.user_data = a;
     desc.cache_dir = "";
     desc.arena_block = arena_block;
-    r = tc_create_context(&desc, &ctx);
+    r = tc_context_create(&desc, &ctx);
     if (r != TC_OK) {
-        end->step = "tc_create_context";
+        end->step = "tc_context_create";
         end->code = r;
         snprintf(end->message, sizeof end->message, "out of memory creating the context");
         return;
     }
     if (matmul_flow(ctx, end, res)) conv_flow(ctx, end, res);
-    tc_destroy_context(ctx);
+    tc_context_destroy(ctx);
 }
 
 static int same_text(const char *got, const char *want) { return !got || (want && strcmp(got, want) == 0); }

@@ -215,7 +215,7 @@ static void log_result(void *user, const tc_measure_result *res) {
     log->calls++;
 }
 
-/* tc_measure_stream calls back with each result as it finishes, and
+/* tc_measurer_stream calls back with each result as it finishes, and
    results[i] is configs[i]'s: duplicates, an invalid configuration and one
    outside the space included. */
 TC_TEST(results_stream_out_as_they_finish) {
@@ -237,7 +237,7 @@ TC_TEST(results_stream_out_as_they_finish) {
     measure_desc_for(&md, 2);
     TC_CHECK_EQ_INT(tc_measurer_create(ctx, space, &md, &m), TC_OK);
     memset(&log, 0, sizeof log);
-    TC_CHECK_EQ_INT(tc_measure_stream(m, 6, configs, results, log_result, &log), TC_OK);
+    TC_CHECK_EQ_INT(tc_measurer_stream(m, 6, configs, results, log_result, &log), TC_OK);
     TC_CHECK_EQ_INT(log.calls, 6);
     for (k = 0; k < 6; k++) {
         TC_CHECK_EQ_INT(results[k].config, configs[k]);
@@ -247,15 +247,15 @@ TC_TEST(results_stream_out_as_they_finish) {
         TC_CHECK(seen >= 1); /* the callback had it too */
     }
     memset(&log, 0, sizeof log); /* no results array: the callback takes them */
-    TC_CHECK_EQ_INT(tc_measure_stream(m, 2, configs, NULL, log_result, &log), TC_OK);
+    TC_CHECK_EQ_INT(tc_measurer_stream(m, 2, configs, NULL, log_result, &log), TC_OK);
     TC_CHECK_EQ_INT(log.calls, 2);
-    TC_CHECK_EQ_INT(tc_measure_batch(m, 2, configs + 4, results), TC_OK);
+    TC_CHECK_EQ_INT(tc_measurer_batch(m, 2, configs + 4, results), TC_OK);
     TC_CHECK_EQ_INT(results[0].error, TC_OK);
     TC_CHECK_EQ_INT(results[1].error, TC_ERROR_LOWER);
-    tc_measurer_destroy(m);
+    tc_measurer_destroy(ctx, m);
 }
 
-/* Submitted configurations come back one by one from tc_measure_next;
+/* Submitted configurations come back one by one from tc_measurer_next;
    cancelling drops those no builder has started. One builder, which
    builds at most a few ahead of the runs: most are still queued. */
 TC_TEST(submitted_configurations_come_back_or_are_cancelled) {
@@ -270,21 +270,21 @@ TC_TEST(submitted_configurations_come_back_or_are_cancelled) {
     for (k = 0; k < 7; k++) configs[k] = k;
     measure_desc_for(&md, 1);
     TC_CHECK_EQ_INT(tc_measurer_create(ctx, space, &md, &m), TC_OK);
-    TC_CHECK_EQ_INT(tc_measure_next(m, &res), 0); /* nothing submitted */
-    TC_CHECK_EQ_INT(tc_measure_submit(m, 7, configs), TC_OK);
-    TC_CHECK_EQ_INT(tc_measure_outstanding(m), 7);
-    TC_CHECK_EQ_INT(tc_measure_next(m, &res), 1);
+    TC_CHECK_EQ_INT(tc_measurer_next(m, &res), 0); /* nothing submitted */
+    TC_CHECK_EQ_INT(tc_measurer_submit(m, 7, configs), TC_OK);
+    TC_CHECK_EQ_INT(tc_measurer_outstanding(m), 7);
+    TC_CHECK_EQ_INT(tc_measurer_next(m, &res), 1);
     TC_CHECK_EQ_INT(res.error, TC_OK);
-    TC_CHECK_EQ_INT(tc_measure_outstanding(m), 6);
-    TC_CHECK_EQ_INT(tc_measure_stream(m, 1, configs, &res, NULL, NULL), TC_ERROR_INVALID_ARGUMENT); /* while some are out */
-    dropped = tc_measure_cancel(m);
+    TC_CHECK_EQ_INT(tc_measurer_outstanding(m), 6);
+    TC_CHECK_EQ_INT(tc_measurer_stream(m, 1, configs, &res, NULL, NULL), TC_ERROR_INVALID_ARGUMENT); /* while some are out */
+    dropped = tc_measurer_cancel(m);
     TC_CHECK(dropped > 0);
-    TC_CHECK_EQ_INT(tc_measure_outstanding(m), 6 - dropped);
-    while (tc_measure_next(m, &res)) back += res.error == TC_OK;
+    TC_CHECK_EQ_INT(tc_measurer_outstanding(m), 6 - dropped);
+    while (tc_measurer_next(m, &res)) back += res.error == TC_OK;
     TC_CHECK_EQ_INT(back, 6 - dropped);
-    TC_CHECK_EQ_INT(tc_measure_outstanding(m), 0);
-    TC_CHECK_EQ_INT(tc_measure_submit(m, 3, configs), TC_OK); /* left outstanding: destroy drops them */
-    tc_measurer_destroy(m);
+    TC_CHECK_EQ_INT(tc_measurer_outstanding(m), 0);
+    TC_CHECK_EQ_INT(tc_measurer_submit(m, 3, configs), TC_OK); /* left outstanding: destroy drops them */
+    tc_measurer_destroy(ctx, m);
 }
 
 /* B[i] = sum_k A[i, k] * A[i, 7k mod K], its k loop unrolled (#pragma
@@ -296,16 +296,16 @@ static tc_result slow_to_compile(tc_cfg *cfg, const void *task, tc_instance *out
     tc_tensor *A = tc_placeholderi(ctx, "A", TC_FLOAT32, TC_DIMS(ROWS, K));
     const tc_expr *i = tc_axisi(ctx, "i", ROWS), *k = tc_reduce_axisi(ctx, "k", K);
     tc_tensor *B = tc_compute(ctx, "B", 1, &i, tc_sum(tc_mul(tc_at(A, i, k), tc_at(A, i, tc_modi(tc_muli(k, 7), K))), 1, &k));
-    tc_schedule *s = tc_create_schedule(ctx, 1, &B);
+    tc_schedule *s = tc_schedule_create(ctx, 1, &B);
     tc_stage *sb = tc_stage_of(s, B);
     tc_iter *parts[2];
     tc_result r;
     (void)task;
-    if ((r = tc_define_knob(cfg, "unroll", 2, unroll)) != TC_OK) return r;
+    if ((r = tc_cfg_define_knob(cfg, "unroll", 2, unroll)) != TC_OK) return r;
     if ((r = tc_split(sb, tc_axis_of(sb, 0), 32, &parts[0], &parts[1])) != TC_OK || (r = tc_bind(sb, parts[0], TC_BLOCK_X)) != TC_OK ||
         (r = tc_bind(sb, parts[1], TC_THREAD_X)) != TC_OK)
         return r;
-    if (tc_cfg_knob(cfg, "unroll") && (r = tc_unroll(sb, tc_reduce_axis_of(sb, 0))) != TC_OK) return r;
+    if (tc_cfg_knob_value(cfg, "unroll") && (r = tc_unroll(sb, tc_reduce_axis_of(sb, 0))) != TC_OK) return r;
     return row_instance(out, s, A, B, 2.0 * ROWS * K);
 }
 
@@ -320,9 +320,9 @@ TC_TEST(a_compile_past_the_build_timeout_is_stopped) {
     tc_context *probe;
     double t0;
     int nvrtc;
-    TC_CHECK_EQ_INT(tc_create_context(NULL, &probe), TC_OK);
+    TC_CHECK_EQ_INT(tc_context_create(NULL, &probe), TC_OK);
     nvrtc = tc_nvrtc_init(probe, NULL) == TC_OK;
-    tc_destroy_context(probe);
+    tc_context_destroy(probe);
     if (!nvrtc) {
         TC_SKIP("NVRTC is not installed here: nothing is compiled");
         return;
@@ -332,14 +332,14 @@ TC_TEST(a_compile_past_the_build_timeout_is_stopped) {
     md.build_timeout_s = 3;
     TC_CHECK_EQ_INT(tc_measurer_create(ctx, space, &md, &m), TC_OK);
     t0 = now_s();
-    TC_CHECK_EQ_INT(tc_measure_batch(m, 2, configs, results), TC_OK);
+    TC_CHECK_EQ_INT(tc_measurer_batch(m, 2, configs, results), TC_OK);
     TC_CHECK(now_s() - t0 < 30);
     if (results[0].error != TC_ERROR_TIMEOUT) printf("  the slow compile: error %d (%s) after %.1f s\n", (int)results[0].error, results[0].message, results[0].build_s);
     TC_CHECK_EQ_INT(results[0].error, TC_ERROR_TIMEOUT);
     TC_CHECK_CONTAINS(results[0].message, "build timeout");
     TC_CHECK_EQ_INT(results[1].error, TC_OK);
     TC_CHECK(results[1].ncosts > 0);
-    tc_measurer_destroy(m);
+    tc_measurer_destroy(ctx, m);
 }
 
 TC_TEST(bad_tuning_requests_are_errors) {
@@ -351,7 +351,7 @@ TC_TEST(bad_tuning_requests_are_errors) {
     tune_desc_for(&td, NULL, 4, 2, TC_MEASURE_HOST);
     td.task_name = NULL;
     TC_CHECK_EQ_INT(tc_tune(ctx, space, &td, &res), TC_ERROR_INVALID_ARGUMENT);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "needs a name");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "needs a name");
     td.task_name = "row_sum";
     td.n_trial = -1;
     TC_CHECK_EQ_INT(tc_tune(ctx, space, &td, &res), TC_ERROR_INVALID_ARGUMENT);
@@ -403,7 +403,7 @@ TC_TEST(the_best_record_is_applied) {
     TC_CHECK_EQ_INT(bad, 0);
     if (best.cuda) tc_cuda_func_destroy(ctx, best.cuda);
     TC_CHECK_EQ_INT(tc_apply_history_best(ctx, space, records, "row_sum", 1, td.args, &best), TC_ERROR_INVALID_ARGUMENT);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "no successful trial");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "no successful trial");
     remove_tuning_files(records);
 }
 
@@ -467,7 +467,7 @@ TC_TEST(the_tuning_curve_and_the_log_read_well) {
 }
 
 int main(void) {
-    if (tc_create_context(NULL, &ctx) != TC_OK) return 1;
+    if (tc_context_create(NULL, &ctx) != TC_OK) return 1;
     TC_RUN(planted_faults_on_the_gpu_do_not_end_the_run);
     TC_RUN(planted_faults_on_the_host_do_not_end_the_run);
     TC_RUN(a_killed_run_resumes_from_its_records);
@@ -478,6 +478,6 @@ int main(void) {
     TC_RUN(bad_tuning_requests_are_errors);
     TC_RUN(the_best_record_is_applied);
     TC_RUN(the_tuning_curve_and_the_log_read_well);
-    tc_destroy_context(ctx);
+    tc_context_destroy(ctx);
     return tc_test_summary();
 }

@@ -113,11 +113,11 @@ static double best_kernel_error(const tc_conv2d_desc *d, const tc_record *recs, 
     const tc_func *f = NULL;
     tc_conv2d_desc r;
     if (tc_conv2d_records_best(ctx, d, recs, n, NULL, best) != TC_OK) {
-        printf("  %s\n", tc_last_error(ctx));
+        printf("  %s\n", tc_context_error(ctx));
         return HUGE_VAL;
     }
     if (tc_space_instantiate(best->space, best->config, &inst) != TC_OK || tc_lower(inst.schedule, inst.nargs, inst.args, "k", NULL, &f) != TC_OK) {
-        printf("  %s\n", tc_last_error(ctx));
+        printf("  %s\n", tc_context_error(ctx));
         return HUGE_VAL;
     }
     tc_conv2d_resolve(ctx, d, &r);
@@ -190,7 +190,7 @@ TC_TEST(autotvm_lines_load_and_give_the_kernels_they_name) {
     /* a shape no record has is an error that says so */
     tutorial.stride_h = 2;
     TC_CHECK_EQ_INT(tc_conv2d_records_best(ctx, &tutorial, recs, n, NULL, &best), TC_ERROR_INVALID_ARGUMENT);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "no successful record of this convolution");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "no successful record of this convolution");
     remove(path);
 }
 
@@ -234,7 +234,7 @@ TC_TEST(conv2d_nchw_cuda_matches_the_reference) {
         tc_config_space *space = NULL;
         grouped.groups = 2;
         TC_CHECK_EQ_INT(tc_space_create(ctx, tc_conv2d_nchw_cuda_template, &grouped, &space), TC_ERROR_INVALID_ARGUMENT);
-        TC_CHECK_CONTAINS(tc_last_error(ctx), "one group");
+        TC_CHECK_CONTAINS(tc_context_error(ctx), "one group");
     }
     TC_CHECK(tc_conv2d_template_named_any("conv2d_nchw.cuda") == tc_conv2d_nchw_cuda_template);
     TC_CHECK(tc_conv2d_template_named_any("conv2d_gemm") == tc_conv2d_gemm_template);
@@ -300,11 +300,11 @@ TC_TEST(json_escapes_round_trip) {
     /* what JSON cannot hold is an error, not a cut or a dropped byte */
     rec.task = "bad \xc3 utf-8";
     TC_CHECK_EQ_INT(tc_record_append(ctx, path, &rec, NULL), TC_ERROR_INVALID_ARGUMENT);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "not valid UTF-8");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "not valid UTF-8");
     rec.task = "t";
     rec.args_json = "[1, [2";
     TC_CHECK_EQ_INT(tc_record_append(ctx, path, &rec, NULL), TC_ERROR_INVALID_ARGUMENT);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "args_json is not one JSON array");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "args_json is not one JSON array");
     remove(path);
 }
 
@@ -397,10 +397,10 @@ static tc_result matmul_template(tc_cfg *cfg, const void *task, tc_instance *out
     ax[0] = tc_axisi(c, "i", MM_M);
     ax[1] = tc_axisi(c, "j", MM_N);
     C = tc_compute(c, "C", 2, ax, tc_sum(tc_mul(tc_at(A, ax[0], k), tc_at(B, k, ax[1])), 1, &k));
-    if (!(s = tc_create_schedule(c, 1, &C))) return tc_last_result(c);
+    if (!(s = tc_schedule_create(c, 1, &C))) return tc_context_result(c);
     st = tc_stage_of(s, C);
-    if ((r = tc_define_reorder(cfg, "order", 3, NULL)) != TC_OK) return r;
-    if ((r = tc_define_annotate(cfg, "ann", 3, TC_ANNOTATE_TRY_UNROLL)) != TC_OK) return r;
+    if ((r = tc_cfg_define_reorder(cfg, "order", 3, NULL)) != TC_OK) return r;
+    if ((r = tc_cfg_define_annotate(cfg, "ann", 3, TC_ANNOTATE_TRY_UNROLL)) != TC_OK) return r;
     if ((r = tc_split(st, tc_axis_of(st, 0), 4, &io, &ii)) != TC_OK || (r = tc_split(st, tc_axis_of(st, 1), 4, &jo, &ji)) != TC_OK) return r;
     loops[0] = ii;
     loops[1] = ji;
@@ -437,13 +437,13 @@ static tc_result kinds_template(tc_cfg *cfg, const void *task, tc_instance *out)
     cand.candidates = candidates;
     memset(&identity, 0, sizeof identity);
     identity.policy = TC_REORDER_IDENTITY;
-    if ((r = tc_define_reorder(cfg, "re_all", 4, NULL)) != TC_OK || (r = tc_define_reorder(cfg, "re_interval", 4, &interval)) != TC_OK ||
-        (r = tc_define_reorder(cfg, "re_cand", 3, &cand)) != TC_OK || (r = tc_define_reorder(cfg, "re_id", 3, &identity)) != TC_OK ||
-        (r = tc_define_annotate(cfg, "an_unroll", 3, TC_ANNOTATE_TRY_UNROLL)) != TC_OK ||
-        (r = tc_define_annotate(cfg, "an_vec", 3, TC_ANNOTATE_TRY_VEC)) != TC_OK ||
-        (r = tc_define_annotate(cfg, "an_both", 3, TC_ANNOTATE_TRY_UNROLL_VEC)) != TC_OK)
+    if ((r = tc_cfg_define_reorder(cfg, "re_all", 4, NULL)) != TC_OK || (r = tc_cfg_define_reorder(cfg, "re_interval", 4, &interval)) != TC_OK ||
+        (r = tc_cfg_define_reorder(cfg, "re_cand", 3, &cand)) != TC_OK || (r = tc_cfg_define_reorder(cfg, "re_id", 3, &identity)) != TC_OK ||
+        (r = tc_cfg_define_annotate(cfg, "an_unroll", 3, TC_ANNOTATE_TRY_UNROLL)) != TC_OK ||
+        (r = tc_cfg_define_annotate(cfg, "an_vec", 3, TC_ANNOTATE_TRY_VEC)) != TC_OK ||
+        (r = tc_cfg_define_annotate(cfg, "an_both", 3, TC_ANNOTATE_TRY_UNROLL_VEC)) != TC_OK)
         return r;
-    out->schedule = tc_create_schedule(c, 1, &B);
+    out->schedule = tc_schedule_create(c, 1, &B);
     out->nargs = 2;
     out->args[0] = A;
     out->args[1] = B;
@@ -505,7 +505,7 @@ TC_TEST(define_reorder_and_define_annotate_make_autotvms_spaces) {
         tc_reorder_desc d;
         memset(&d, 0, sizeof d);
         d.policy = TC_REORDER_CANDIDATE;
-        TC_CHECK_EQ_INT(tc_define_reorder(NULL, "x", 3, &d), TC_ERROR_INVALID_ARGUMENT);
+        TC_CHECK_EQ_INT(tc_cfg_define_reorder(NULL, "x", 3, &d), TC_ERROR_INVALID_ARGUMENT);
     }
 }
 
@@ -522,15 +522,15 @@ static tc_result bad_template(tc_cfg *cfg, const void *task, tc_instance *out) {
         d.policy = TC_REORDER_CANDIDATE;
         d.ncandidates = 1;
         d.candidates = not_a_perm;
-        return tc_define_reorder(cfg, "r", 3, &d);
-    case 1: return tc_define_reorder(cfg, "r", 11, NULL);
-    case 2: return tc_define_reorder(cfg, "r", TC_MAX_KNOB_WIDTH + 1, NULL);
+        return tc_cfg_define_reorder(cfg, "r", 3, &d);
+    case 1: return tc_cfg_define_reorder(cfg, "r", 11, NULL);
+    case 2: return tc_cfg_define_reorder(cfg, "r", TC_MAX_KNOB_WIDTH + 1, NULL);
     case 3:
         d.policy = TC_REORDER_INTERVAL_ALL;
         d.interval_begin = 2;
         d.interval_end = 5;
-        return tc_define_reorder(cfg, "r", 4, &d);
-    default: return tc_define_annotate(cfg, "a", 3, (tc_annotate_policy)7);
+        return tc_cfg_define_reorder(cfg, "r", 4, &d);
+    default: return tc_cfg_define_annotate(cfg, "a", 3, (tc_annotate_policy)7);
     }
 }
 
@@ -541,7 +541,7 @@ TC_TEST(bad_reorder_and_annotate_knobs_are_errors_with_a_message) {
     tc_config_space *space;
     for (bad_case = 0; bad_case < 5; bad_case++) {
         TC_CHECK_EQ_INT(tc_space_create(ctx, bad_template, NULL, &space), TC_ERROR_INVALID_ARGUMENT);
-        TC_CHECK_CONTAINS(tc_last_error(ctx), why[bad_case]);
+        TC_CHECK_CONTAINS(tc_context_error(ctx), why[bad_case]);
     }
 }
 
@@ -578,7 +578,7 @@ TC_TEST(reorder_and_annotate_apply_as_autotvms_entities) {
         void *mem[3];
         int nones = 0;
         if (tc_space_instantiate(space, cfg, &inst) != TC_OK || tc_lower(inst.schedule, 3, inst.args, "mm", NULL, &f) != TC_OK) {
-            printf("  configuration %lld: %s\n", (long long)cfg, tc_last_error(ctx));
+            printf("  configuration %lld: %s\n", (long long)cfg, tc_context_error(ctx));
             bad++;
             continue;
         }
@@ -658,7 +658,7 @@ static int write_sample_lines(const char *path) {
     }
     rec.args_json = "[[\"TENSOR\", [1, 8, 10, 10], \"float32\"], [1, 1], \"float32\"]";
     bad |= tc_record_append(ctx, path, &rec, NULL) != TC_OK;
-    if (bad) fprintf(stderr, "writing the lines: %s\n", tc_last_error(ctx));
+    if (bad) fprintf(stderr, "writing the lines: %s\n", tc_context_error(ctx));
     return bad;
 }
 
@@ -666,11 +666,11 @@ int main(int argc, char **argv) {
     tc_context_desc desc;
     memset(&desc, 0, sizeof desc);
     desc.logger.log_fn = keep_log;
-    if (tc_create_context(&desc, &ctx) != TC_OK) return 1;
+    if (tc_context_create(&desc, &ctx) != TC_OK) return 1;
     (void)run_on_gpu; /* tc_conv_data.h's GPU run: these tests check on the host executor */
     if (argc == 3 && strcmp(argv[1], "--write-lines") == 0) {
         int rc = write_sample_lines(argv[2]);
-        tc_destroy_context(ctx);
+        tc_context_destroy(ctx);
         return rc;
     }
     TC_RUN(autotvm_lines_load_and_give_the_kernels_they_name);
@@ -680,6 +680,6 @@ int main(int argc, char **argv) {
     TC_RUN(define_reorder_and_define_annotate_make_autotvms_spaces);
     TC_RUN(bad_reorder_and_annotate_knobs_are_errors_with_a_message);
     TC_RUN(reorder_and_annotate_apply_as_autotvms_entities);
-    tc_destroy_context(ctx);
+    tc_context_destroy(ctx);
     return tc_test_summary();
 }

@@ -196,13 +196,13 @@ TC_TEST(math_and_layout_words) {
 }
 
 int main(void) {
-    if (tc_create_context(NULL, &ctx) != TC_OK) return 1;
+    if (tc_context_create(NULL, &ctx) != TC_OK) return 1;
     TC_RUN(tf32_tasks_have_their_own_records_key);
     TC_RUN(exact_and_tf32_runs_never_share_records);
     TC_RUN(templates_say_whether_they_compute_in_tf32);
     TC_RUN(tolerances_follow_the_math);
     TC_RUN(layout_nhwc_and_math_change_only_float32_rows);
     TC_RUN(math_and_layout_words);
-    tc_destroy_context(ctx);
+    tc_context_destroy(ctx);
     return tc_test_summary();
 }

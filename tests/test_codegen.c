@@ -13,7 +13,7 @@ static const tc_func *vecadd(void) {
     tc_tensor *B = tc_placeholder(ctx, "B", TC_FLOAT32, 1, &n);
     const tc_expr *i = tc_axis(ctx, "i", n);
     tc_tensor *C = tc_compute(ctx, "C", 1, &i, tc_add(tc_at(A, i), tc_at(B, i)));
-    tc_schedule *s = tc_create_schedule(ctx, 1, &C);
+    tc_schedule *s = tc_schedule_create(ctx, 1, &C);
     tc_stage *sc = tc_stage_of(s, C);
     tc_iter *bx, *tx;
     tc_tensor *args[3];
@@ -32,7 +32,7 @@ static const tc_func *rotated(void) {
     tc_tensor *A = tc_placeholderi(ctx, "A", TC_FLOAT32, TC_DIMS(64));
     const tc_expr *i = tc_axisi(ctx, "i", 64), *z = tc_var(ctx, "z");
     tc_tensor *O = tc_compute(ctx, "O", 1, &i, tc_at(A, tc_modi(tc_sub(i, z), 64)));
-    tc_schedule *s = tc_create_schedule(ctx, 1, &O);
+    tc_schedule *s = tc_schedule_create(ctx, 1, &O);
     tc_stage *so = tc_stage_of(s, O);
     tc_tensor *args[2];
     const tc_func *f = NULL;
@@ -58,7 +58,7 @@ static const tc_func *constant_weights(void) {
                    tc_sum(tc_select(tc_eq(k, tc_int(ctx, 0)), tc_mul(a, tc_float(ctx, -3)),
                                     tc_select(tc_eq(k, tc_int(ctx, 2)), a, tc_float(ctx, 0))),
                           1, &k));
-    s = tc_create_schedule(ctx, 1, &O);
+    s = tc_schedule_create(ctx, 1, &O);
     OL = tc_cache_write(s, O, TC_SCOPE_LOCAL);
     so = tc_stage_of(s, O), sl = tc_stage_of(s, OL);
     tc_bind(so, tc_axis_of(so, 0), TC_THREAD_X);
@@ -126,7 +126,7 @@ TC_TEST(every_kernel_compiles_through_nvrtc) {
         if (!src) continue;
         TC_CHECK_EQ_INT(tc_cuda_compile(ctx, src, fs[k]->name, 90, 0, NULL, &bin), TC_OK);
         TC_CHECK(bin.size > 4 && memcmp(bin.data, "\177ELF", 4) == 0);
-        tc_cubin_free(ctx, &bin);
+        tc_cubin_destroy(ctx, &bin);
     }
 }
 
@@ -153,7 +153,7 @@ TC_TEST(gpu_matches_the_host_executor) {
     for (k = 0; k < N; k++) bad += gpu[k] != host[k];
     TC_CHECK_EQ_INT(bad, 0);
     TC_CHECK_EQ_INT(tc_cuda_run(ctx, cf, dev, NULL, NULL), TC_ERROR_INVALID_ARGUMENT);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "give the values of its 1 symbolic sizes");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "give the values of its 1 symbolic sizes");
     for (k = 0; k < 3; k++) tc_cuda_free(ctx, dev[k]);
     tc_cuda_func_destroy(ctx, cf);
 }
@@ -172,7 +172,7 @@ static const char *name16(tc_dtype t, const char *what) {
 /* Lowers the function of args (the last, one-dimensional, its output): 64 threads a block, one element each. */
 static const tc_func *lower_1d(tc_tensor *const *args, int nargs, const char *name) {
     tc_tensor *out = args[nargs - 1];
-    tc_schedule *s = tc_create_schedule(ctx, 1, &out);
+    tc_schedule *s = tc_schedule_create(ctx, 1, &out);
     tc_stage *so = tc_stage_of(s, out);
     tc_iter *bx, *tx;
     const tc_func *f = NULL;
@@ -242,7 +242,7 @@ static const tc_func *half_dot(tc_dtype t) {
     tc_iter *bx, *tx;
     const tc_func *f = NULL;
     R = tc_compute(ctx, "R", 1, &i, tc_sum(tc_mul(tc_at(A, i, k), tc_at(B, i, k)), 1, &k));
-    s = tc_create_schedule(ctx, 1, &R);
+    s = tc_schedule_create(ctx, 1, &R);
     RL = tc_cache_write(s, R, TC_SCOPE_LOCAL);
     sr = tc_stage_of(s, R), sl = tc_stage_of(s, RL);
     tc_split(sr, tc_axis_of(sr, 0), 64, &bx, &tx);
@@ -267,7 +267,7 @@ static const tc_func *half_rows(tc_dtype t, int lanes, int scaled) {
     ax[0] = tc_axisi(ctx, "r", 8), ax[1] = tc_axisi(ctx, "c", 64);
     v = tc_select(tc_and(tc_gei(ax[0], 1), tc_lti(ax[0], 7)), tc_at(A, tc_subi(ax[0], 1), ax[1]), tc_imm(ctx, t, 1));
     Q = tc_compute(ctx, "Q", 2, ax, scaled ? tc_mul(v, tc_imm(ctx, t, 2)) : v);
-    s = tc_create_schedule(ctx, 1, &Q);
+    s = tc_schedule_create(ctx, 1, &Q);
     sq = tc_stage_of(s, Q);
     tc_split(sq, tc_axis_of(sq, 1), lanes, &co, &ci);
     tc_bind(sq, tc_axis_of(sq, 0), TC_BLOCK_X);
@@ -303,7 +303,7 @@ static const tc_func *half_conv(tc_dtype t) {
                    tc_sum(tc_mul(tc_cast(TC_FLOAT32, tc_at(pad, red[0], tc_add(ax[1], red[1]), tc_add(ax[2], red[2]))),
                                  tc_cast(TC_FLOAT32, tc_at(W, ax[0], red[0], red[1], red[2]))),
                           3, red));
-    s = tc_create_schedule(ctx, 1, &O);
+    s = tc_schedule_create(ctx, 1, &O);
     tc_compute_inline(tc_stage_of(s, pad));
     OL = tc_cache_write(s, O, TC_SCOPE_LOCAL);
     IS = tc_cache_read(s, pad, TC_SCOPE_SHARED, 1, &OL);
@@ -402,9 +402,9 @@ static void check_compiles(const tc_func *const *fs, int n, int arch) {
         if (!src) continue;
         TC_CHECK_EQ_INT(tc_cuda_compile(ctx, src, fs[k]->name, arch, 0, NULL, &bin), TC_OK);
         if (bin.log && bin.log[0]) fprintf(stderr, "%s: %s\n", fs[k]->name, bin.log);
-        if (!bin.data) fprintf(stderr, "  %s (sm_%d): %s\n", fs[k]->name, arch, tc_last_error(ctx));
+        if (!bin.data) fprintf(stderr, "  %s (sm_%d): %s\n", fs[k]->name, arch, tc_context_error(ctx));
         TC_CHECK(bin.size > 4 && memcmp(bin.data, "\177ELF", 4) == 0);
-        tc_cubin_free(ctx, &bin);
+        tc_cubin_destroy(ctx, &bin);
     }
 }
 
@@ -491,7 +491,7 @@ static int gpu_differs_from_host(const tc_func *f, int nargs, void **args, const
     args[nargs - 1] = host;
     TC_CHECK_EQ_INT(tc_host_run(ctx, f, args, NULL), TC_OK);
     TC_CHECK_EQ_INT(tc_cuda_build(ctx, f, &cf), TC_OK);
-    if (!cf) fprintf(stderr, "  %s: %s\n", f->name, tc_last_error(ctx));
+    if (!cf) fprintf(stderr, "  %s: %s\n", f->name, tc_context_error(ctx));
     for (j = 0; cf && j < nargs; j++) {
         TC_CHECK_EQ_INT(tc_cuda_malloc(ctx, bytes[j], &dev[j]), TC_OK);
         TC_CHECK_EQ_INT(tc_cuda_upload(ctx, dev[j], j < nargs - 1 ? args[j] : gpu, bytes[j]), TC_OK);
@@ -647,8 +647,8 @@ TC_TEST(bfloat16_kernels_compile_through_nvrtc_for_sm_80_and_up) {
     TC_CHECK(src != NULL);
     if (!src) return;
     TC_CHECK_EQ_INT(tc_cuda_compile(ctx, src, "bf16_product", 75, 0, NULL, &bin), TC_ERROR_COMPILE);
-    TC_CHECK_STR(tc_last_error(ctx), "bf16_product: rounding to bfloat16 (cvt.rn.bf16.f32) needs sm_80 or newer; compiling for sm_75");
-    tc_cubin_free(ctx, &bin);
+    TC_CHECK_STR(tc_context_error(ctx), "bf16_product: rounding to bfloat16 (cvt.rn.bf16.f32) needs sm_80 or newer; compiling for sm_75");
+    tc_cubin_destroy(ctx, &bin);
     fs[0] = half_pad(TC_BFLOAT16), fs[1] = half_rows(TC_BFLOAT16, 8, 0), fs[2] = half_conv(TC_BFLOAT16);
     check_compiles(fs, 3, 75);
 }
@@ -776,7 +776,7 @@ static const tc_func *named_sum(const char *a, const char *b, const char *c, con
     tc_tensor *Z = tc_placeholderi(ctx, c, TC_FLOAT32, TC_DIMS(64));
     const tc_expr *i = tc_axisi(ctx, "i", 64);
     tc_tensor *O = tc_compute(ctx, out, 1, &i, tc_add(tc_add(tc_at(X, i), tc_at(Y, i)), tc_at(Z, i)));
-    tc_schedule *s = tc_create_schedule(ctx, 1, &O);
+    tc_schedule *s = tc_schedule_create(ctx, 1, &O);
     tc_stage *so = tc_stage_of(s, O);
     tc_tensor *args[4];
     const tc_func *f = NULL;
@@ -793,10 +793,10 @@ static int compiles(const char *src, const char *name) {
     if (tc_nvrtc_init(ctx, NULL) != TC_OK) return 1;
     r = tc_cuda_compile(ctx, src, name, 90, 0, NULL, &bin);
     if (r != TC_OK) {
-        fprintf(stderr, "  %s:\n%s\n", tc_last_error(ctx), src);
+        fprintf(stderr, "  %s:\n%s\n", tc_context_error(ctx), src);
         return 0;
     }
-    tc_cubin_free(ctx, &bin);
+    tc_cubin_destroy(ctx, &bin);
     return 1;
 }
 
@@ -808,10 +808,10 @@ TC_TEST(kernel_names_that_are_not_identifiers_are_refused) {
     for (k = 0; k < sizeof bad / sizeof bad[0]; k++) {
         TC_CHECK(named_sum("A", "B", "C", "O", bad[k], &r) == NULL);
         TC_CHECK_EQ_INT(r, TC_ERROR_INVALID_ARGUMENT);
-        TC_CHECK_CONTAINS(tc_last_error(ctx), "tc_lower: the kernel name \"");
-        TC_CHECK(strchr(tc_last_error(ctx), '\n') == NULL); /* the message quotes it escaped */
+        TC_CHECK_CONTAINS(tc_context_error(ctx), "tc_lower: the kernel name \"");
+        TC_CHECK(strchr(tc_context_error(ctx), '\n') == NULL); /* the message quotes it escaped */
     }
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "caf\\xc3\\xa9");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "caf\\xc3\\xa9");
     TC_CHECK(named_sum("A", "B", "C", "O", "ok_name2", &r) != NULL);
     TC_CHECK_EQ_INT(r, TC_OK);
 }
@@ -852,7 +852,7 @@ TC_TEST(names_with_spaces_dots_and_newlines_become_identifiers) {
 }
 
 int main(void) {
-    if (tc_create_context(NULL, &ctx) != TC_OK) return 1;
+    if (tc_context_create(NULL, &ctx) != TC_OK) return 1;
     TC_RUN(vecadd_cuda_reads_like_a_person_wrote_it);
     TC_RUN(floor_modulo_of_possibly_negative_values_uses_a_helper);
     TC_RUN(unrolled_constant_weights_leave_no_zero_terms);
@@ -874,6 +874,6 @@ int main(void) {
     TC_RUN(bfloat16_test_values_round_on_the_host);
     TC_RUN(gpu_bfloat16_matches_the_host_executor_bit_for_bit);
     TC_RUN(gpu_bfloat16_convolution_matches_the_host_executor);
-    tc_destroy_context(ctx);
+    tc_context_destroy(ctx);
     return tc_test_summary();
 }

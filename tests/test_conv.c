@@ -112,11 +112,11 @@ TC_TEST(resolve_names_what_is_wrong) {
     for (j = 0; j < n; j++) {
         memset(&out, 0x5a, sizeof out);
         TC_CHECK_EQ_INT(tc_conv2d_resolve(ctx, &cases[j].d, &out), TC_ERROR_INVALID_ARGUMENT);
-        TC_CHECK_CONTAINS(tc_last_error(ctx), cases[j].message);
+        TC_CHECK_CONTAINS(tc_context_error(ctx), cases[j].message);
         TC_CHECK_EQ_INT(out.n, 0x5a5a5a5a); /* nothing written on failure */
     }
     TC_CHECK_EQ_INT(tc_conv2d_resolve(ctx, NULL, &out), TC_ERROR_INVALID_ARGUMENT);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "tc_conv2d_resolve: NULL argument");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "tc_conv2d_resolve: NULL argument");
     TC_CHECK_EQ_INT(tc_conv2d_resolve(NULL, &cases[0].d, &out), TC_ERROR_INVALID_ARGUMENT);
 }
 
@@ -160,7 +160,7 @@ TC_TEST(reference_gives_known_numbers) {
     TC_CHECK_EQ_INT(tc_conv2d_reference(ctx, &d, NULL, wt, out), TC_ERROR_INVALID_ARGUMENT);
     d.groups = 5;
     TC_CHECK_EQ_INT(tc_conv2d_reference(ctx, &d, in, wt, out), TC_ERROR_INVALID_ARGUMENT);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "groups = 5 does not divide c (input channels) = 1");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "groups = 5 does not divide c (input channels) = 1");
 }
 
 /* The convolution as its definition says, written out independently of the library. */
@@ -375,7 +375,7 @@ static int run_config(const tc_config_space *space, int64_t index, void *const *
     double err;
     size_t j;
     if (tc_space_instantiate(space, index, &inst) != TC_OK) {
-        fprintf(stderr, "  configuration %lld: %s\n", (long long)index, tc_last_error(ctx));
+        fprintf(stderr, "  configuration %lld: %s\n", (long long)index, tc_context_error(ctx));
         return -1;
     }
     r = tc_lower(inst.schedule, inst.nargs, inst.args, "conv", NULL, &f);
@@ -383,7 +383,7 @@ static int run_config(const tc_config_space *space, int64_t index, void *const *
     for (j = 0; j < nout; j++) out[j] = NAN;
     if (r == TC_OK) r = tc_host_run(ctx, f, mem, NULL);
     if (r != TC_OK) {
-        fprintf(stderr, "  %s: %s\n", tc_space_config_string(space, index), tc_last_error(ctx));
+        fprintf(stderr, "  %s: %s\n", tc_space_config_string(space, index), tc_context_error(ctx));
         return -1;
     }
     if (!((err = max_rel_err(out, ref, nout)) < 1e-4)) {
@@ -406,7 +406,7 @@ static int run_configs(tc_template_fn fn, const tc_conv2d_desc *d, int want, int
     *wrong = 0;
     if (in && wt) fill(in, ni, 5), fill(wt, nw, 6);
     if (!in || !wt || !out || !ref || tc_space_create(ctx, fn, d, &space) != TC_OK || tc_conv2d_reference(ctx, d, in, wt, ref) != TC_OK) {
-        fprintf(stderr, "  %s\n", tc_last_error(ctx));
+        fprintf(stderr, "  %s\n", tc_context_error(ctx));
         *wrong = 1;
         space = NULL;
     }
@@ -549,7 +549,7 @@ TC_TEST(a_configuration_builds_in_another_context) {
     tc_context *mine;
     tc_instance inst;
     const tc_func *f = NULL;
-    if (tc_create_context(NULL, &mine) != TC_OK) return;
+    if (tc_context_create(NULL, &mine) != TC_OK) return;
     TC_CHECK_EQ_INT(tc_space_create(ctx, tc_conv2d_direct_template, &task, &space), TC_OK);
     if (space) {
         TC_CHECK_EQ_INT(tc_space_instantiate_in(space, mine, tc_space_size(space) / 3, &inst), TC_OK);
@@ -558,9 +558,9 @@ TC_TEST(a_configuration_builds_in_another_context) {
         TC_CHECK(f && f->ctx == mine);
         task.groups = 4; /* the space keeps the task's address: a task changed under it is checked again */
         TC_CHECK_EQ_INT(tc_space_instantiate_in(space, mine, 0, &inst), TC_ERROR_INVALID_ARGUMENT);
-        TC_CHECK_CONTAINS(tc_last_error(mine), "groups = 4 does not divide k (output channels) = 6");
+        TC_CHECK_CONTAINS(tc_context_error(mine), "groups = 4 does not divide k (output channels) = 6");
     }
-    tc_destroy_context(mine);
+    tc_context_destroy(mine);
 }
 
 /* The same configuration prints the same CUDA in every context (and so in
@@ -579,13 +579,13 @@ TC_TEST(a_configuration_prints_the_same_cuda_in_every_context) {
         tc_instance a, b;
         const tc_func *fa = NULL, *fb = NULL;
         char *pad = NULL;
-        if (tc_create_context(NULL, &other) != TC_OK) return;
+        if (tc_context_create(NULL, &other) != TC_OK) return;
         pad = (char *)malloc(4096 + (size_t)index % 4096); /* move the other context's arena relative to this one */
         if (tc_space_instantiate_in(space, ctx, index, &a) == TC_OK && tc_space_instantiate_in(space, other, index, &b) == TC_OK &&
             tc_lower(a.schedule, a.nargs, a.args, "conv", NULL, &fa) == TC_OK && tc_lower(b.schedule, b.nargs, b.args, "conv", NULL, &fb) == TC_OK)
             TC_CHECK_STR(tc_cuda_source(fa), tc_cuda_source(fb));
         free(pad);
-        tc_destroy_context(other);
+        tc_context_destroy(other);
     }
 }
 
@@ -593,18 +593,18 @@ TC_TEST(templates_refuse_tasks_they_cannot_build) {
     tc_conv2d_desc d = conv(1, 8, 5, 5, 8, 3, 3, 1, 1, 1, 1);
     tc_config_space *space;
     TC_CHECK_EQ_INT(tc_space_create(ctx, tc_conv2d_depthwise_template, &d, &space), TC_ERROR_INVALID_ARGUMENT);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "conv2d_depthwise: needs groups == c == k (one filter per channel); the task has groups 1, c 8, k 8");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "conv2d_depthwise: needs groups == c == k (one filter per channel); the task has groups 1, c 8, k 8");
     d.layout = TC_LAYOUT_HWCN;
     TC_CHECK_EQ_INT(tc_space_create(ctx, tc_conv2d_direct_template, &d, &space), TC_ERROR_INVALID_ARGUMENT);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "conv2d_direct: builds NCHW float32 kernels; the task is HWCN float32");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "conv2d_direct: builds NCHW float32 kernels; the task is HWCN float32");
     d.layout = TC_LAYOUT_NCHW, d.dtype = TC_FLOAT16;
     TC_CHECK_EQ_INT(tc_space_create(ctx, tc_conv2d_direct_template, &d, &space), TC_ERROR_INVALID_ARGUMENT);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "the task is NCHW float16");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "the task is NCHW float16");
     d.dtype = TC_FLOAT32, d.pad_h = -1;
     TC_CHECK_EQ_INT(tc_space_create(ctx, tc_conv2d_direct_template, &d, &space), TC_ERROR_INVALID_ARGUMENT);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "pad_h must not be negative, got -1");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "pad_h must not be negative, got -1");
     TC_CHECK_EQ_INT(tc_space_create(ctx, tc_conv2d_direct_template, NULL, &space), TC_ERROR_INVALID_ARGUMENT);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "conv2d_direct: the task (a tc_conv2d_desc) is NULL");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "conv2d_direct: the task (a tc_conv2d_desc) is NULL");
     TC_CHECK(space == NULL);
 }
 
@@ -632,7 +632,7 @@ static const tc_func *bf16_conv_func(const tc_conv2d_desc *d) {
     args[0] = I, args[1] = W, args[2] = O;
     memset(&ld, 0, sizeof ld);
     ld.allow_unbound = 1;
-    TC_CHECK_EQ_INT(tc_lower(tc_create_schedule(ctx, 1, &O), 3, args, "bf16_conv", &ld, &f), TC_OK);
+    TC_CHECK_EQ_INT(tc_lower(tc_schedule_create(ctx, 1, &O), 3, args, "bf16_conv", &ld, &f), TC_OK);
     return f;
 }
 
@@ -679,7 +679,7 @@ TC_TEST(bfloat16_convolutions_are_described_and_referenced) {
     TC_CHECK(tc_conv2d_template_for(&d, &name) == tc_conv2d_mma_template);
     TC_CHECK_STR(name, "conv2d_mma");
     TC_CHECK_EQ_INT(tc_space_create(ctx, tc_conv2d_gemm_template, &d, &space), TC_ERROR_INVALID_ARGUMENT);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "conv2d_gemm: builds NCHW and HWCN float32 kernels; the task is NCHW bfloat16");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "conv2d_gemm: builds NCHW and HWCN float32 kernels; the task is NCHW bfloat16");
     memset(&kd, 0, sizeof kd);
     kd.conv = d;
     if (!tc_cuda_available(ctx)) { /* on a GPU it would tune; without one, the first configuration that lowers */
@@ -695,7 +695,7 @@ TC_TEST(bfloat16_convolutions_are_described_and_referenced) {
     d = conv(16, 16, 4, 4, 16, 3, 3, 1, 1, 1, 1), d.layout = TC_LAYOUT_NHWCnc, d.dtype = TC_BFLOAT16;
     TC_CHECK(tc_conv2d_template_for(&d, &name) == NULL);
     TC_CHECK_EQ_INT(tc_space_create(ctx, tc_conv2d_tensorcore_template, &d, &space), TC_ERROR_INVALID_ARGUMENT);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "conv2d_tensorcore: builds NHWCnc float16 kernels without dilation; the task is NHWCnc bfloat16");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "conv2d_tensorcore: builds NHWCnc float16 kernels without dilation; the task is NHWCnc bfloat16");
     free(x), free(w), free(ref), free(ref32), free(out), free(xb), free(wb);
 }
 
@@ -716,13 +716,13 @@ TC_TEST(winograd_refuses_what_it_cannot_build) {
     for (j = 0; j < 6; j++) {
         space = NULL;
         TC_CHECK_EQ_INT(tc_space_create(ctx, tc_conv2d_winograd_template, &bad[j], &space), TC_ERROR_INVALID_ARGUMENT);
-        TC_CHECK_CONTAINS(tc_last_error(ctx), "conv2d_winograd: needs a 3x3 kernel, stride 1, dilation 1 and groups 1");
-        TC_CHECK_CONTAINS(tc_last_error(ctx), what[j]);
+        TC_CHECK_CONTAINS(tc_context_error(ctx), "conv2d_winograd: needs a 3x3 kernel, stride 1, dilation 1 and groups 1");
+        TC_CHECK_CONTAINS(tc_context_error(ctx), what[j]);
         TC_CHECK(space == NULL);
     }
     bad[0] = conv(1, 4, 9, 9, 4, 3, 3, 1, 1, 1, 1), bad[0].layout = TC_LAYOUT_NHWC;
     TC_CHECK_EQ_INT(tc_space_create(ctx, tc_conv2d_winograd_template, &bad[0], &space), TC_ERROR_INVALID_ARGUMENT);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "conv2d_winograd: builds NCHW and HWCN float32 kernels; the task is NHWC float32");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "conv2d_winograd: builds NCHW and HWCN float32 kernels; the task is NHWC float32");
 }
 
 TC_TEST(each_template_compiles_through_nvrtc) {
@@ -766,7 +766,7 @@ TC_TEST(each_template_compiles_through_nvrtc) {
         }
         TC_CHECK_EQ_INT(tc_cuda_compile(ctx, src, f->name, 90, 0, NULL, &bin), TC_OK);
         TC_CHECK(bin.size > 4 && memcmp(bin.data, "\177ELF", 4) == 0);
-        tc_cubin_free(ctx, &bin);
+        tc_cubin_destroy(ctx, &bin);
     }
 }
 
@@ -818,7 +818,7 @@ TC_TEST(a_conv2d_kernel_is_tuned_then_loaded) {
         }
         TC_CHECK_EQ_INT(tc_conv2d_kernel_create(ctx, &kd, &k), TC_OK);
         if (!k) {
-            fprintf(stderr, "  %s\n", tc_last_error(ctx));
+            fprintf(stderr, "  %s\n", tc_context_error(ctx));
             break;
         }
         tc_conv2d_kernel_info_get(k, &info);
@@ -830,7 +830,7 @@ TC_TEST(a_conv2d_kernel_is_tuned_then_loaded) {
             TC_CHECK(info.cost_s > 0);
         } else {
             TC_CHECK_EQ_INT(tc_conv2d_kernel_launch(ctx, k, 0, 0, 0, NULL), TC_ERROR_NO_DEVICE);
-            TC_CHECK_CONTAINS(tc_last_error(ctx), "without a GPU");
+            TC_CHECK_CONTAINS(tc_context_error(ctx), "without a GPU");
         }
         TC_CHECK_EQ_INT(run_conv_kernel(k, info.on_gpu, &d, x, w, y), TC_OK);
         TC_CHECK(max_rel_err(y, ref, output_count(&d)) < 1e-5);
@@ -850,16 +850,16 @@ TC_TEST(a_conv2d_kernel_refuses_bad_descriptions) {
     kd.conv = conv(1, 8, 9, 9, 12, 3, 3, 1, 1, 1, 1);
     kd.conv.layout = TC_LAYOUT_NHWC;
     TC_CHECK_EQ_INT(tc_conv2d_kernel_create(ctx, &kd, &k), TC_ERROR_INVALID_ARGUMENT);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "no template builds NHWC float32");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "no template builds NHWC float32");
     TC_CHECK(k == NULL);
     kd.conv.layout = TC_LAYOUT_NCHW;
     kd.conv.c = 0;
     TC_CHECK_EQ_INT(tc_conv2d_kernel_create(ctx, &kd, &k), TC_ERROR_INVALID_ARGUMENT);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "c (input channels) must be positive");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "c (input channels) must be positive");
     kd.conv.c = 8;
     kd.template_name = "conv2d_winograd_9x9";
     TC_CHECK_EQ_INT(tc_conv2d_kernel_create(ctx, &kd, &k), TC_ERROR_INVALID_ARGUMENT);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "no template is named 'conv2d_winograd_9x9'");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "no template is named 'conv2d_winograd_9x9'");
     TC_CHECK(k == NULL);
     kd.template_name = NULL;
     kd.tune_trials = -1;
@@ -870,7 +870,7 @@ TC_TEST(a_conv2d_kernel_refuses_bad_descriptions) {
 }
 
 int main(void) {
-    if (tc_create_context(NULL, &ctx) != TC_OK) return 1;
+    if (tc_context_create(NULL, &ctx) != TC_OK) return 1;
     TC_RUN(a_conv2d_kernel_is_tuned_then_loaded);
     TC_RUN(a_conv2d_kernel_refuses_bad_descriptions);
     TC_RUN(resolve_fills_the_defaults);
@@ -892,6 +892,6 @@ int main(void) {
     TC_RUN(winograd_refuses_what_it_cannot_build);
     TC_RUN(bfloat16_convolutions_are_described_and_referenced);
     TC_RUN(each_template_compiles_through_nvrtc);
-    tc_destroy_context(ctx);
+    tc_context_destroy(ctx);
     return tc_test_summary();
 }

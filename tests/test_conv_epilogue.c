@@ -117,7 +117,7 @@ TC_TEST(epilogue_is_resolved_and_refused) {
         d.epilogue = bad[j];
         memset(&out, 0x5a, sizeof out);
         TC_CHECK_EQ_INT(tc_conv2d_resolve(ctx, &d, &out), TC_ERROR_INVALID_ARGUMENT);
-        TC_CHECK_CONTAINS(tc_last_error(ctx), messages[j]);
+        TC_CHECK_CONTAINS(tc_context_error(ctx), messages[j]);
         TC_CHECK_EQ_INT(out.n, 0x5a5a5a5a);
     }
     /* zeros: a float32 output, leaky relu's slope 0.01 */
@@ -225,10 +225,10 @@ TC_TEST(reference_applies_each_step_in_order) {
     TC_CHECK(out[0] == 0.0f && out[31] == 7.5f && out[32] == 8.0f && out[63] == 0.0f);
     d.epilogue.bias = 1;
     TC_CHECK_EQ_INT(tc_conv2d_reference(ctx, &d, in, wt, out), TC_ERROR_INVALID_ARGUMENT);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "the epilogue reads 1 tensor (bias first); give them to tc_conv2d_reference_fused");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "the epilogue reads 1 tensor (bias first); give them to tc_conv2d_reference_fused");
     tensors[0] = NULL;
     TC_CHECK_EQ_INT(tc_conv2d_reference_fused(ctx, &d, in, wt, tensors, out), TC_ERROR_INVALID_ARGUMENT);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "epilogue tensor 0 (bias) is NULL");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "epilogue tensor 0 (bias) is NULL");
 }
 
 /* The user-written step in the reference (run on the host executor) against hswish_gate_at. */
@@ -255,13 +255,13 @@ TC_TEST(reference_applies_a_user_written_step) {
     /* bad steps fail with a message, in the reference as in the templates */
     d.epilogue.fn = returns_null;
     TC_CHECK_EQ_INT(tc_conv2d_reference_fused(ctx, &d, in, wt, tensors, out), TC_ERROR_INVALID_ARGUMENT);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "the user-written step (epilogue.fn) returned NULL");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "the user-written step (epilogue.fn) returned NULL");
     d.epilogue.fn = returns_int;
     TC_CHECK_EQ_INT(tc_conv2d_reference_fused(ctx, &d, in, wt, tensors, out), TC_ERROR_INVALID_ARGUMENT);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "must return a float expression built in a->ctx; it returned int32");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "must return a float expression built in a->ctx; it returned int32");
     d.epilogue.fn = reads_a_tensor;
     TC_CHECK_EQ_INT(tc_conv2d_reference_fused(ctx, &d, in, wt, tensors, out), TC_ERROR_INVALID_ARGUMENT);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "the user-written step must be elementwise");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "the user-written step must be elementwise");
 }
 
 // >>templates
@@ -426,7 +426,7 @@ static int data_make(const tc_conv2d_desc *d, case_data *cd) {
         cd->args[3 + j] = cd->info[j].dtype != TC_FLOAT32 ? (void *)cd->t16[j] : (void *)cd->t[j];
     }
     if (tc_conv2d_reference_fused(ctx, d, cd->x, cd->w, (const float *const *)cd->t, cd->ref) != TC_OK) {
-        fprintf(stderr, "  reference: %s\n", tc_last_error(ctx));
+        fprintf(stderr, "  reference: %s\n", tc_context_error(ctx));
         return 0;
     }
     return 1;
@@ -478,7 +478,7 @@ static int64_t pick_config(const template_case *c, const tc_config_space *space,
         if (c->split_knob && (knob_last(space, c->split_knob, index) > 1) != (variant % 2 == 1)) continue;
         if (tc_space_instantiate(space, index, &inst) != TC_OK) continue; /* TC_ERROR_SCHEDULE: knobs that do not fit together */
         if (tc_lower(inst.schedule, inst.nargs, inst.args, "fused", NULL, f) == TC_OK) return index;
-        tc_clear_error(ctx);
+        tc_context_clear_error(ctx);
     }
     return -1;
 }
@@ -496,7 +496,7 @@ static int run_case(const template_case *c, const tc_conv2d_epilogue *e, int var
     task = c->d;
     task.epilogue = *e;
     if (tc_space_create(ctx, c->fn, &task, &space) != TC_OK) {
-        fprintf(stderr, "  %s, %s: %s\n", c->what, label, tc_last_error(ctx));
+        fprintf(stderr, "  %s, %s: %s\n", c->what, label, tc_context_error(ctx));
         return 0;
     }
     if ((index = pick_config(c, space, variant, &f)) < 0) {
@@ -509,7 +509,7 @@ static int run_case(const template_case *c, const tc_conv2d_epilogue *e, int var
     }
     output_clear(&cd);
     if (f->nparams != 3 + cd.ntensors) fprintf(stderr, "  %s, %s: %d parameters, want %d\n", c->what, label, f->nparams, 3 + cd.ntensors);
-    else if (tc_host_run(ctx, f, cd.args, NULL) != TC_OK) fprintf(stderr, "  %s, %s, %s: %s\n", c->what, label, tc_space_config_string(space, index), tc_last_error(ctx));
+    else if (tc_host_run(ctx, f, cd.args, NULL) != TC_OK) fprintf(stderr, "  %s, %s, %s: %s\n", c->what, label, tc_space_config_string(space, index), tc_context_error(ctx));
     else if (!((err = output_error(&cd)) <= tolerance(&task)))
         fprintf(stderr, "  %s, %s, %s: error %.3g (allowed %.3g)\n", c->what, label, tc_space_config_string(space, index), err, tolerance(&task));
     else ok = 1;
@@ -555,7 +555,7 @@ TC_TEST(every_template_fuses_a_user_written_epilogue) {
         task = cases[0].d;
         task.epilogue.fn = reads_a_tensor;
         TC_CHECK_EQ_INT(tc_space_create(ctx, tc_conv2d_direct_template, &task, &space), TC_ERROR_INVALID_ARGUMENT);
-        TC_CHECK_CONTAINS(tc_last_error(ctx), "the user-written step must be elementwise");
+        TC_CHECK_CONTAINS(tc_context_error(ctx), "the user-written step must be elementwise");
     }
 }
 
@@ -605,9 +605,9 @@ TC_TEST(the_epilogue_alone_follows_a_bare_convolution) {
     if (f) TC_CHECK_EQ_INT(tc_host_run(ctx, f, args, NULL), TC_OK);
     TC_CHECK(output_error(&cd) < 4e-3);
     TC_CHECK_EQ_INT(tc_conv2d_epilogue_alone(ctx, &bare, TC_FLOAT32, &inst), TC_ERROR_INVALID_ARGUMENT);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "the description has no epilogue");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "the description has no epilogue");
     TC_CHECK_EQ_INT(tc_conv2d_epilogue_alone(ctx, &d, TC_INT32, &inst), TC_ERROR_INVALID_ARGUMENT);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "in_dtype int32 is not float32, float16 or bfloat16");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "in_dtype int32 is not float32, float16 or bfloat16");
     free(conv_out);
     free(conv16);
     data_free(&cd);
@@ -634,21 +634,21 @@ TC_TEST(the_engines_call_takes_the_epilogues_tensors) {
     TC_CHECK_EQ_INT(info.nargs, 6);
     TC_CHECK(data_make(&kd.conv, &cd));
     TC_CHECK_EQ_INT(tc_conv2d_kernel_run_host(ctx, k, cd.x, cd.w, cd.y), TC_ERROR_INVALID_ARGUMENT);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "the kernel's epilogue reads 3 tensors after the output; give all 6 buffers to tc_conv2d_kernel_run_host_args");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "the kernel's epilogue reads 3 tensors after the output; give all 6 buffers to tc_conv2d_kernel_run_host_args");
     TC_CHECK_EQ_INT(tc_conv2d_kernel_launch(ctx, k, 0, 0, 0, NULL), TC_ERROR_INVALID_ARGUMENT);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "tc_conv2d_kernel_launch: the kernel's epilogue reads 3 tensors");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "tc_conv2d_kernel_launch: the kernel's epilogue reads 3 tensors");
     output_clear(&cd);
     TC_CHECK_EQ_INT(tc_conv2d_kernel_run_host_args(ctx, k, cd.args), TC_OK);
     TC_CHECK(output_error(&cd) < 1e-4);
     cd.args[4] = NULL;
     TC_CHECK_EQ_INT(tc_conv2d_kernel_run_host_args(ctx, k, cd.args), TC_ERROR_INVALID_ARGUMENT);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "NULL argument (buffer 4 of 6)");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "NULL argument (buffer 4 of 6)");
     data_free(&cd);
     tc_conv2d_kernel_destroy(ctx, k);
     /* a bad epilogue is the description's error */
     kd.conv.epilogue.out_dtype = TC_INT32;
     TC_CHECK_EQ_INT(tc_conv2d_kernel_create(ctx, &kd, &k), TC_ERROR_INVALID_ARGUMENT);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "epilogue.out_dtype int32 is not an output type");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "epilogue.out_dtype int32 is not an output type");
     TC_CHECK(k == NULL);
 }
 
@@ -675,18 +675,18 @@ TC_TEST(fused_kernels_compile_through_nvrtc) {
         if (!tensor_cores) user_step(&task.epilogue);
         TC_CHECK_EQ_INT(tc_space_create(ctx, cases[c].fn, &task, &space), TC_OK);
         if (!space || pick_config(&cases[c], space, 0, &f) < 0 || !(src = tc_cuda_source(f))) {
-            fprintf(stderr, "  %s: %s\n", cases[c].what, tc_last_error(ctx));
+            fprintf(stderr, "  %s: %s\n", cases[c].what, tc_context_error(ctx));
             TC_CHECK(0);
             continue;
         }
         memset(&bin, 0, sizeof bin);
         if (tc_cuda_compile(ctx, src, f->name, 90, 0, NULL, &bin) != TC_OK) {
-            fprintf(stderr, "  %s: %s\n", cases[c].what, tc_last_error(ctx));
+            fprintf(stderr, "  %s: %s\n", cases[c].what, tc_context_error(ctx));
             TC_CHECK(0);
         } else {
             compiled++;
         }
-        tc_cubin_free(ctx, &bin);
+        tc_cubin_destroy(ctx, &bin);
     }
     {
         tc_conv2d_desc d = conv(TC_LAYOUT_NCHW, TC_FLOAT32, 1, 8, 5, 5, 8, 3, 1, 1, 1);
@@ -698,7 +698,7 @@ TC_TEST(fused_kernels_compile_through_nvrtc) {
         TC_CHECK_EQ_INT(tc_conv2d_epilogue_alone(ctx, &d, TC_FLOAT32, &inst), TC_OK);
         TC_CHECK_EQ_INT(tc_lower(inst.schedule, inst.nargs, inst.args, "epilogue", NULL, &f), TC_OK);
         if (f && tc_cuda_compile(ctx, tc_cuda_source(f), f->name, 90, 0, NULL, &bin) == TC_OK) compiled++;
-        tc_cubin_free(ctx, &bin);
+        tc_cubin_destroy(ctx, &bin);
     }
     printf("  %d kernels compiled\n", compiled);
     TC_CHECK_EQ_INT(compiled, 7);
@@ -727,7 +727,7 @@ TC_TEST(fused_kernels_on_the_gpu) {
         if (c % 3 == 0) user_step(&task.epilogue);
         if (cases[c].fn == tc_conv2d_wgmma_template && tc_cuda_arch(ctx) != 90) continue;
         if (tc_space_create(ctx, cases[c].fn, &task, &space) != TC_OK || pick_config(&cases[c], space, c, &f) < 0 || !data_make(&task, &cd)) {
-            fprintf(stderr, "  %s: %s\n", cases[c].what, tc_last_error(ctx));
+            fprintf(stderr, "  %s: %s\n", cases[c].what, tc_context_error(ctx));
             failed++;
             continue;
         }
@@ -745,7 +745,7 @@ TC_TEST(fused_kernels_on_the_gpu) {
         if (r == TC_OK) r = tc_cuda_synchronize(ctx);
         if (r == TC_OK) r = tc_cuda_download(ctx, cd.args[2], dev[2], bytes[2]);
         if (r != TC_OK || !(output_error(&cd) <= tolerance(&task))) {
-            fprintf(stderr, "  %s: %s\n", cases[c].what, r != TC_OK ? tc_last_error(ctx) : "wrong output");
+            fprintf(stderr, "  %s: %s\n", cases[c].what, r != TC_OK ? tc_context_error(ctx) : "wrong output");
             failed++;
         }
         for (j = 0; j < n; j++) tc_cuda_free(ctx, dev[j]);
@@ -756,7 +756,7 @@ TC_TEST(fused_kernels_on_the_gpu) {
 }
 
 int main(void) {
-    if (tc_create_context(NULL, &ctx) != TC_OK) return 1;
+    if (tc_context_create(NULL, &ctx) != TC_OK) return 1;
     TC_RUN(epilogue_is_resolved_and_refused);
     TC_RUN(reference_applies_each_step_in_order);
     TC_RUN(reference_applies_a_user_written_step);
@@ -766,6 +766,6 @@ int main(void) {
     TC_RUN(the_engines_call_takes_the_epilogues_tensors);
     TC_RUN(fused_kernels_compile_through_nvrtc);
     TC_RUN(fused_kernels_on_the_gpu);
-    tc_destroy_context(ctx);
+    tc_context_destroy(ctx);
     return tc_test_summary();
 }

@@ -57,13 +57,13 @@ static const tc_func *lower_config(const tc_conv2d_desc *d, const tiles *t, tc_c
     const tc_func *f = NULL;
     int64_t index;
     if (tc_space_create(ctx, tc_conv2d_mma_template, d, &space) != TC_OK) {
-        printf("  space: %s\n", tc_last_error(ctx));
+        printf("  space: %s\n", tc_context_error(ctx));
         return NULL;
     }
     if ((index = config_of(space, t, d->layout == TC_LAYOUT_NCHW)) < 0 || tc_space_instantiate(space, index, &inst) != TC_OK ||
         tc_lower(inst.schedule, inst.nargs, inst.args, "conv_mma", NULL, &f) != TC_OK) {
         printf("  %lldx%lld warps %lldx%lld k %lld stages %lld vec %lld swizzle %lld: %s\n", (long long)t->bm, (long long)t->bn, (long long)t->wm,
-               (long long)t->wn, (long long)t->bk, (long long)t->stages, (long long)t->vec, (long long)t->swizzle, tc_last_error(ctx));
+               (long long)t->wn, (long long)t->bk, (long long)t->stages, (long long)t->vec, (long long)t->swizzle, tc_context_error(ctx));
         return NULL;
     }
     if (dump) printf("%s\n%s\n", tc_func_to_string(f), tc_cuda_source(f));
@@ -217,8 +217,8 @@ static void compile_for_sm80_to_sm90(const char *cuda, int nvrtc) {
         tc_cubin bin;
         tc_result r = tc_cuda_compile(ctx, cuda, "conv_mma", archs[a], 0, NULL, &bin);
         TC_CHECK_EQ_INT(r, TC_OK);
-        if (r != TC_OK) printf("  sm_%d: %s\n", archs[a], tc_last_error(ctx));
-        tc_cubin_free(ctx, &bin);
+        if (r != TC_OK) printf("  sm_%d: %s\n", archs[a], tc_context_error(ctx));
+        tc_cubin_destroy(ctx, &bin);
     }
 }
 
@@ -305,37 +305,37 @@ TC_TEST(refuses_what_it_cannot_build) {
     tc_conv2d_desc d = nhwc(TC_FLOAT16, 1, 3, 8, 8, 16, 3, 3, 1, 1, 1);
     tiles t = {32, 32, 16, 16, 16, 2, 8, 1, 1, 0};
     TC_CHECK_EQ_INT(tc_space_create(ctx, tc_conv2d_mma_template, &d, &space), TC_ERROR_INVALID_ARGUMENT);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "conv2d_mma: c (input channels) must be a multiple of 8 for float16 (16-byte copies of one tap's channels); got 3");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "conv2d_mma: c (input channels) must be a multiple of 8 for float16 (16-byte copies of one tap's channels); got 3");
     d = nhwc(TC_FLOAT16, 1, 16, 8, 8, 16, 3, 3, 1, 1, 1);
     d.groups = 2;
     TC_CHECK_EQ_INT(tc_space_create(ctx, tc_conv2d_mma_template, &d, &space), TC_ERROR_INVALID_ARGUMENT);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "conv2d_mma: one group only; the task has 2");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "conv2d_mma: one group only; the task has 2");
     d.groups = 1, d.layout = TC_LAYOUT_HWCN;
     TC_CHECK_EQ_INT(tc_space_create(ctx, tc_conv2d_mma_template, &d, &space), TC_ERROR_INVALID_ARGUMENT);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "conv2d_mma: builds NHWC and NCHW float16, bfloat16 and TF32 kernels; the task is HWCN float16");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "conv2d_mma: builds NHWC and NCHW float16, bfloat16 and TF32 kernels; the task is HWCN float16");
     d.layout = TC_LAYOUT_NHWC, d.dtype = TC_FLOAT32;
     TC_CHECK_EQ_INT(tc_space_create(ctx, tc_conv2d_mma_template, &d, &space), TC_ERROR_INVALID_ARGUMENT);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "conv2d_mma: float32 runs as TF32 on the tensor cores, not exact; the task's math is exact");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "conv2d_mma: float32 runs as TF32 on the tensor cores, not exact; the task's math is exact");
     d.layout = TC_LAYOUT_NCHW;
     TC_CHECK_EQ_INT(tc_space_create(ctx, tc_conv2d_mma_template, &d, &space), TC_ERROR_INVALID_ARGUMENT);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "the task's math is exact");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "the task's math is exact");
     d = conv_in(TC_LAYOUT_NCHW, TC_FLOAT32, 1, 3, 8, 8, 16, 3, 3, 1, 1, 1);
     d.math = TC_CONV_MATH_TF32;
     t.vec = 4;
     TC_CHECK(lower_config(&d, &t, NULL) == NULL); /* r s c = 27: no 4-float copies of the weights' rows */
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "conv2d_mma: vec 4: the weights' rows of c r s = 27 elements are not whole 4-element copies");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "conv2d_mma: vec 4: the weights' rows of c r s = 27 elements are not whole 4-element copies");
     t.vec = 8;
     d = nhwc(TC_FLOAT32, 1, 6, 8, 8, 16, 3, 3, 1, 1, 1);
     d.math = TC_CONV_MATH_TF32;
     TC_CHECK_EQ_INT(tc_space_create(ctx, tc_conv2d_mma_template, &d, &space), TC_ERROR_INVALID_ARGUMENT);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "conv2d_mma: c (input channels) must be a multiple of 4 for float32 (16-byte copies of one tap's "
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "conv2d_mma: c (input channels) must be a multiple of 4 for float32 (16-byte copies of one tap's "
                                           "channels); got 6");
     d = nhwc(TC_FLOAT16, 1, 16, 8, 8, 16, 3, 3, 1, 1, 1);
     TC_CHECK(lower_config(&d, &t, NULL) == NULL); /* 128 threads x 8 halves overrun a 32 x 16 tile */
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "conv2d_mma: 128 threads copying 8 elements each do not divide the shared tiles (32 x 16 and 32 x 16)");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "conv2d_mma: 128 threads copying 8 elements each do not divide the shared tiles (32 x 16 and 32 x 16)");
     t.wm = 64;
     TC_CHECK(lower_config(&d, &t, NULL) == NULL);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "conv2d_mma: warp tile 64 x 16 does not tile block tile 32 x 32 in at most 32 warps");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "conv2d_mma: warp tile 64 x 16 does not tile block tile 32 x 32 in at most 32 warps");
 }
 
 /* NHWC and NCHW float16 and bfloat16 go to conv2d_mma, and float32 where
@@ -377,10 +377,10 @@ TC_TEST(math_mode_is_checked_and_keys_tf32_tasks) {
     int nexact, ntf32, nhalf;
     d.math = (tc_conv2d_math)2;
     TC_CHECK_EQ_INT(tc_conv2d_resolve(ctx, &d, &r), TC_ERROR_INVALID_ARGUMENT);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "tc_conv2d_resolve: math 2 is not a tc_conv2d_math (TC_CONV_MATH_EXACT or TC_CONV_MATH_TF32)");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "tc_conv2d_resolve: math 2 is not a tc_conv2d_math (TC_CONV_MATH_EXACT or TC_CONV_MATH_TF32)");
     d.math = (tc_conv2d_math)-1;
     TC_CHECK_EQ_INT(tc_conv2d_resolve(ctx, &d, &r), TC_ERROR_INVALID_ARGUMENT);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "tc_conv2d_resolve: math -1 is not a tc_conv2d_math");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "tc_conv2d_resolve: math -1 is not a tc_conv2d_math");
     d.math = TC_CONV_MATH_TF32;
     TC_CHECK_EQ_INT(tc_conv2d_resolve(ctx, &d, &r), TC_OK);
     TC_CHECK_EQ_INT(r.math, TC_CONV_MATH_TF32);
@@ -498,7 +498,7 @@ TC_TEST(gpu_matches_the_reference_nchw) {
 
 int main(int argc, char **argv) {
     dump = argc > 1 && strcmp(argv[1], "--dump") == 0;
-    if (tc_create_context(NULL, &ctx) != TC_OK) return 1;
+    if (tc_context_create(NULL, &ctx) != TC_OK) return 1;
     TC_RUN(small_shapes_match_the_reference);
     TC_RUN(nchw_small_shapes_match_the_reference);
     TC_RUN(golden_ir_shows_swizzle_ldmatrix_bt_and_cut_stores);
@@ -513,6 +513,6 @@ int main(int argc, char **argv) {
     TC_RUN(gpu_matches_the_reference_at_c9_b32_f16);
     TC_RUN(gpu_matches_the_reference_at_c9_b32_tf32);
     TC_RUN(gpu_matches_the_reference_nchw);
-    tc_destroy_context(ctx);
+    tc_context_destroy(ctx);
     return tc_test_summary();
 }

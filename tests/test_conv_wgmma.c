@@ -55,14 +55,14 @@ static const tc_func *lower_config(const tc_conv2d_desc *d, const tiles *t) {
     const tc_func *f = NULL;
     int64_t index;
     if (tc_space_create(ctx, tc_conv2d_wgmma_template, d, &space) != TC_OK) {
-        printf("  space: %s\n", tc_last_error(ctx));
+        printf("  space: %s\n", tc_context_error(ctx));
         return NULL;
     }
     if ((index = sample_wgmma_config(space, t->v)) < 0 || tc_space_instantiate(space, index, &inst) != TC_OK ||
         tc_lower(inst.schedule, inst.nargs, inst.args, "conv_wgmma", NULL, &f) != TC_OK) {
         printf("  %lldx%lld warpgroups %lldx%lld k %lld stages %lld split %lld: %s\n", (long long)t->v[0], (long long)t->v[1],
                (long long)t->v[2], (long long)t->v[3], (long long)t->v[4], (long long)t->v[5], (long long)t->v[6],
-               index < 0 ? "not in the space" : tc_last_error(ctx));
+               index < 0 ? "not in the space" : tc_context_error(ctx));
         return NULL;
     }
     if (dump) printf("%s\n%s\n", tc_func_to_string(f), tc_cuda_source(f));
@@ -151,7 +151,7 @@ TC_TEST(golden_ir_shows_the_im2col_copy) {
     TC_CHECK_EQ_INT(tc_space_create(ctx, tc_conv2d_wgmma_template, &d, &space), TC_OK);
     if (!space) return;
     TC_CHECK_EQ_INT(tc_space_instantiate(space, sample_wgmma_config(space, t.v), &inst), TC_ERROR_SCHEDULE);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "TMA copies need c (24) a multiple of k_tile (32)");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "TMA copies need c (24) a multiple of k_tile (32)");
 }
 
 /* The lowered kernel: the accumulators filled; the pipeline (3 stages)
@@ -237,15 +237,15 @@ TC_TEST(host_executor_reports_a_missing_fence_and_a_missing_wait) {
     TC_CHECK(host_error_of(ctx, &d, f) < 1e-2);
     fence->kind = TC_S_WGMMA_COMMIT;
     TC_CHECK(host_error_of(ctx, &d, f) == HUGE_VAL);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "wgmma.m64n64k16 in block (0, 0, 0), warpgroup 0, reads its accumulators with no wgmma_fence");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "wgmma.m64n64k16 in block (0, 0, 0), warpgroup 0, reads its accumulators with no wgmma_fence");
     fence->kind = TC_S_WGMMA_FENCE;
     wait->kind = TC_S_WGMMA_COMMIT;
     TC_CHECK(host_error_of(ctx, &d, f) == HUGE_VAL);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "touches the accumulators while 1 wgmma group is still in flight");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "touches the accumulators while 1 wgmma group is still in flight");
     wait->kind = TC_S_WGMMA_WAIT;
     step->count = 2;
     TC_CHECK(host_error_of(ctx, &d, f) == HUGE_VAL);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "writes it while warpgroup 0's wgmma group 0 still reads it (no wgmma_wait has retired the group)");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "writes it while warpgroup 0's wgmma group 0 still reads it (no wgmma_wait has retired the group)");
     step->count = 1;
     TC_CHECK(host_error_of(ctx, &d, f) < 1e-2);
 }
@@ -271,12 +271,12 @@ TC_TEST(cuda_compiles_for_sm_90a_only) {
         TC_CHECK(cuda != NULL);
         if (!cuda) continue;
         r = tc_cuda_compile(ctx, cuda, "conv_wgmma", 90, 0, NULL, &bin);
-        if (r != TC_OK) printf("  %s: %s\n", tc_dtype_name(d.dtype), tc_last_error(ctx));
+        if (r != TC_OK) printf("  %s: %s\n", tc_dtype_name(d.dtype), tc_context_error(ctx));
         TC_CHECK_EQ_INT(r, TC_OK);
         TC_CHECK(r != TC_OK || !bin.log || !strstr(bin.log, "serialized"));
-        tc_cubin_free(ctx, &bin);
+        tc_cubin_destroy(ctx, &bin);
         TC_CHECK_EQ_INT(tc_cuda_compile(ctx, cuda, "conv_wgmma", 80, 0, NULL, &bin), TC_ERROR_COMPILE);
-        TC_CHECK_CONTAINS(tc_last_error(ctx), configs[k].t.v[8] ? "TMA copies and mbarrier waits (tc_tma_copy) need sm_90 or newer"
+        TC_CHECK_CONTAINS(tc_context_error(ctx), configs[k].t.v[8] ? "TMA copies and mbarrier waits (tc_tma_copy) need sm_90 or newer"
                                                                   : "warpgroup MMA (wgmma, tc_intrin_wgmma) and setmaxnreg need sm_90a");
         TC_CHECK_EQ_INT(tc_cuda_compile(ctx, cuda, "conv_wgmma", 89, 0, NULL, &bin), TC_ERROR_COMPILE);
     }
@@ -292,25 +292,25 @@ TC_TEST(refuses_what_it_cannot_build) {
     tiles t = {{256, 256, 128, 128, 64, 5, 1, 1}};
     d.layout = TC_LAYOUT_NCHW;
     TC_CHECK_EQ_INT(tc_space_create(ctx, tc_conv2d_wgmma_template, &d, &space), TC_ERROR_INVALID_ARGUMENT);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "conv2d_wgmma: builds NHWC kernels");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "conv2d_wgmma: builds NHWC kernels");
     d = nhwc(TC_FLOAT32, 1, 32, 9, 9, 72, 3, 3, 1, 1, 1);
     d.math = TC_CONV_MATH_EXACT;
     TC_CHECK_EQ_INT(tc_space_create(ctx, tc_conv2d_wgmma_template, &d, &space), TC_ERROR_INVALID_ARGUMENT);
     d = nhwc(TC_FLOAT16, 1, 32, 9, 9, 72, 3, 3, 1, 1, 1);
     TC_CHECK_EQ_INT(tc_space_create(ctx, tc_conv2d_wgmma_template, &d, &space), TC_OK);
     TC_CHECK_EQ_INT(tc_space_instantiate(space, sample_wgmma_config(space, t.v), &inst), TC_ERROR_SCHEDULE);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "exceed 227 KiB of shared memory");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "exceed 227 KiB of shared memory");
     t.v[2] = 64;
     t.v[3] = 64;
     t.v[5] = 2;
     TC_CHECK_EQ_INT(tc_space_instantiate(space, sample_wgmma_config(space, t.v), &inst), TC_ERROR_SCHEDULE);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "16 warpgroups of 32 accumulators a thread (at most 4, and 128 a thread)");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "16 warpgroups of 32 accumulators a thread (at most 4, and 128 a thread)");
     t.v[2] = 128;
     t.v[3] = 128;
     t.v[4] = 32;
     t.v[5] = 2; /* a group in flight, two stages */
     TC_CHECK_EQ_INT(tc_space_instantiate(space, sample_wgmma_config(space, t.v), &inst), TC_ERROR_SCHEDULE);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "a wgmma group in flight across k steps needs 3 stages or more (2)");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "a wgmma group in flight across k steps needs 3 stages or more (2)");
     TC_CHECK(tc_conv2d_template_named("conv2d_wgmma") == tc_conv2d_wgmma_template);
     d.dtype = TC_FLOAT32;
     d.math = TC_CONV_MATH_TF32;
@@ -336,9 +336,9 @@ TC_TEST(template_for_arch_picks_wgmma_on_sm_90) {
     d.math = TC_CONV_MATH_EXACT; /* exact float32: no tensor cores at all */
     TC_CHECK(tc_conv2d_template_for_arch(&d, 90, &name) == tc_conv2d_template_for(&d, NULL));
     TC_CHECK(tc_conv2d_template_for_arch(&d, 90, &name) != tc_conv2d_wgmma_template);
-    arch = tc_probe_device_arch(ctx, 0);
-    TC_CHECK_EQ_INT(tc_probe_device_arch(ctx, 0), arch); /* kept */
-    TC_CHECK_EQ_INT(tc_probe_device_arch(ctx, -1), 0);
+    arch = tc_device_arch_probe(ctx, 0);
+    TC_CHECK_EQ_INT(tc_device_arch_probe(ctx, 0), arch); /* kept */
+    TC_CHECK_EQ_INT(tc_device_arch_probe(ctx, -1), 0);
     if (!tc_cuda_available(ctx)) {
         TC_CHECK_EQ_INT(arch, 0);
         TC_SKIP("no CUDA device: the probe's answer checked against none");
@@ -384,7 +384,7 @@ TC_TEST(gpu_matches_the_reference_at_c9_b32) {
 
 int main(int argc, char **argv) {
     dump = argc > 1 && strcmp(argv[1], "--dump") == 0;
-    if (tc_create_context(NULL, &ctx) != TC_OK) return 1;
+    if (tc_context_create(NULL, &ctx) != TC_OK) return 1;
     TC_RUN(small_shapes_match_the_reference);
     TC_RUN(tma_im2col_shapes_match_the_reference);
     TC_RUN(golden_ir_shows_the_im2col_copy);
@@ -394,6 +394,6 @@ int main(int argc, char **argv) {
     TC_RUN(refuses_what_it_cannot_build);
     TC_RUN(template_for_arch_picks_wgmma_on_sm_90);
     TC_RUN(gpu_matches_the_reference_at_c9_b32);
-    tc_destroy_context(ctx);
+    tc_context_destroy(ctx);
     return tc_test_summary();
 }

@@ -38,7 +38,7 @@ static tc_context *make_context(const char *cache_dir) {
     tc_context *ctx = NULL;
     memset(&d, 0, sizeof d);
     d.cache_dir = cache_dir;
-    if (tc_create_context(&d, &ctx) != TC_OK) return NULL;
+    if (tc_context_create(&d, &ctx) != TC_OK) return NULL;
     return ctx;
 }
 
@@ -88,16 +88,16 @@ TC_TEST(nvrtc_compiles_sm90_cubin) {
     tc_cubin bin;
     tc_result r = tc_cuda_compile(ctx, vadd_src, "vadd.cu", 90, 0, NULL, &bin);
     if (r == TC_ERROR_NO_CUDA) {
-        tc_destroy_context(ctx);
+        tc_context_destroy(ctx);
         TC_SKIP("NVRTC not installed");
     }
     TC_CHECK_EQ_INT(r, TC_OK);
     TC_CHECK(bin.size > 4);
     TC_CHECK(bin.data && memcmp(bin.data, "\177ELF", 4) == 0);
     TC_CHECK_EQ_INT(bin.from_cache, 0);
-    tc_cubin_free(ctx, &bin);
+    tc_cubin_destroy(ctx, &bin);
     TC_CHECK(bin.data == NULL && bin.log == NULL);
-    tc_destroy_context(ctx);
+    tc_context_destroy(ctx);
 }
 
 TC_TEST(compile_second_time_comes_from_disk_cache) {
@@ -122,10 +122,10 @@ TC_TEST(compile_second_time_comes_from_disk_cache) {
     TC_CHECK_EQ_INT(c.from_cache, 0);
     TC_CHECK_EQ_INT(count_files(dir, ".sm90.cubin"), 2);
 
-    tc_cubin_free(ctx, &a);
-    tc_cubin_free(ctx, &b);
-    tc_cubin_free(ctx, &c);
-    tc_destroy_context(ctx);
+    tc_cubin_destroy(ctx, &a);
+    tc_cubin_destroy(ctx, &b);
+    tc_cubin_destroy(ctx, &c);
+    tc_context_destroy(ctx);
     remove_tree(root);
 }
 
@@ -140,8 +140,8 @@ TC_TEST(cache_dir_from_environment_and_empty_disables) {
     ctx = make_context(NULL); /* NULL: the environment decides */
     TC_CHECK_EQ_INT(tc_cuda_compile(ctx, vadd_src, "env.cu", 90, 0, NULL, &a), TC_OK);
     TC_CHECK_EQ_INT(count_files(root, ".sm90.cubin"), 1);
-    tc_cubin_free(ctx, &a);
-    tc_destroy_context(ctx);
+    tc_cubin_destroy(ctx, &a);
+    tc_context_destroy(ctx);
 
     setenv("TECOMP_CACHE_DIR", "", 1); /* empty: no cache */
     ctx = make_context(NULL);
@@ -149,9 +149,9 @@ TC_TEST(cache_dir_from_environment_and_empty_disables) {
     TC_CHECK_EQ_INT(tc_cuda_compile(ctx, vadd_src, "env.cu", 90, 0, NULL, &b), TC_OK);
     TC_CHECK_EQ_INT(a.from_cache, 0);
     TC_CHECK_EQ_INT(b.from_cache, 0);
-    tc_cubin_free(ctx, &a);
-    tc_cubin_free(ctx, &b);
-    tc_destroy_context(ctx);
+    tc_cubin_destroy(ctx, &a);
+    tc_cubin_destroy(ctx, &b);
+    tc_context_destroy(ctx);
     if (outer) setenv("TECOMP_CACHE_DIR", saved, 1);
     else unsetenv("TECOMP_CACHE_DIR");
     remove_tree(root);
@@ -162,13 +162,13 @@ TC_TEST(syntax_error_is_compile_error_with_nvrtc_log) {
     tc_cubin bin;
     const char *bad = "extern \"C\" __global__ void k(float *p) { p[0] = undeclared_thing; }\n";
     TC_CHECK_EQ_INT(tc_cuda_compile(ctx, bad, "bad.cu", 90, 0, NULL, &bin), TC_ERROR_COMPILE);
-    TC_CHECK_EQ_INT(tc_last_result(ctx), TC_ERROR_COMPILE);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "bad.cu");
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "identifier \"undeclared_thing\" is undefined");
+    TC_CHECK_EQ_INT(tc_context_result(ctx), TC_ERROR_COMPILE);
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "bad.cu");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "identifier \"undeclared_thing\" is undefined");
     TC_CHECK_CONTAINS(bin.log, "undeclared_thing");
     TC_CHECK(bin.data == NULL);
-    tc_cubin_free(ctx, &bin);
-    tc_destroy_context(ctx);
+    tc_cubin_destroy(ctx, &bin);
+    tc_context_destroy(ctx);
 }
 
 TC_TEST(bad_option_is_compile_error) {
@@ -176,9 +176,9 @@ TC_TEST(bad_option_is_compile_error) {
     tc_cubin bin;
     const char *opts[] = {"--no-such-option"};
     TC_CHECK_EQ_INT(tc_cuda_compile(ctx, vadd_src, "vadd.cu", 90, 1, opts, &bin), TC_ERROR_COMPILE);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "vadd.cu");
-    tc_cubin_free(ctx, &bin);
-    tc_destroy_context(ctx);
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "vadd.cu");
+    tc_cubin_destroy(ctx, &bin);
+    tc_context_destroy(ctx);
 }
 
 /* ---- loading --------------------------------------------------------------- */
@@ -231,24 +231,24 @@ TC_TEST(loader_that_opens_nothing_is_no_cuda_and_leaks_nothing) {
     desc.loader.symbol_fn = hiding_symbol;
     desc.loader.close_fn = counting_close;
     desc.loader.user_data = &fl;
-    TC_CHECK_EQ_INT(tc_create_context(&cd, &ctx), TC_OK);
+    TC_CHECK_EQ_INT(tc_context_create(&cd, &ctx), TC_OK);
 
     TC_CHECK_EQ_INT(tc_nvrtc_init(ctx, &desc), TC_ERROR_NO_CUDA);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "NVRTC");
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "libnvrtc.so.13, libnvrtc.so.12, libnvrtc.so.11.2, libnvrtc.so");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "NVRTC");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "libnvrtc.so.13, libnvrtc.so.12, libnvrtc.so.11.2, libnvrtc.so");
     TC_CHECK_STR(fl.tried, "libnvrtc.so.13;libnvrtc.so.12;libnvrtc.so.11.2;libnvrtc.so;");
 
     /* remembered: no second round of opening, same answer */
     TC_CHECK_EQ_INT(tc_nvrtc_init(ctx, NULL), TC_ERROR_NO_CUDA);
     TC_CHECK_EQ_INT(tc_cuda_init(ctx, NULL), TC_ERROR_NO_CUDA);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "libnvrtc.so.13");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "libnvrtc.so.13");
     TC_CHECK(!tc_cuda_available(ctx));
     tc_device_info_get(ctx, &info);
     TC_CHECK_EQ_INT(info.is_default, 1);
     TC_CHECK_STR(fl.tried, "libnvrtc.so.13;libnvrtc.so.12;libnvrtc.so.11.2;libnvrtc.so;");
     TC_CHECK_EQ_INT(fl.closes, 0);
 
-    tc_destroy_context(ctx);
+    tc_context_destroy(ctx);
     TC_CHECK(count.allocs > 0);
     TC_CHECK_EQ_INT(count.allocs, count.frees);
 }
@@ -266,12 +266,12 @@ TC_TEST(library_without_a_symbol_is_no_cuda_and_is_closed) {
     desc.loader.user_data = &fl;
     TC_CHECK_EQ_INT(tc_nvrtc_init(ctx, &desc), TC_ERROR_NO_CUDA);
     if (fl.opens == 0) {
-        tc_destroy_context(ctx);
+        tc_context_destroy(ctx);
         TC_SKIP("NVRTC not installed");
     }
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "no symbol nvrtcGetCUBIN");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "no symbol nvrtcGetCUBIN");
     TC_CHECK_EQ_INT(fl.closes, fl.opens);
-    tc_destroy_context(ctx);
+    tc_context_destroy(ctx);
     TC_CHECK_EQ_INT(fl.closes, fl.opens);
 }
 
@@ -283,14 +283,14 @@ TC_TEST(loader_without_symbol_fn_is_invalid) {
     memset(&desc, 0, sizeof desc);
     desc.loader.open_fn = failing_open;
     TC_CHECK_EQ_INT(tc_nvrtc_init(ctx, &desc), TC_ERROR_INVALID_ARGUMENT);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "symbol_fn");
-    tc_destroy_context(ctx);
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "symbol_fn");
+    tc_context_destroy(ctx);
 }
 
 TC_TEST(device_info_without_gpu_is_h100) {
     tc_context *ctx = make_context("");
     tc_device_info info;
-    tc_clear_error(ctx);
+    tc_context_clear_error(ctx);
     tc_device_info_get(ctx, &info);
     if (!info.is_default) {
         /* a real device: its numbers must at least be sane */
@@ -298,7 +298,7 @@ TC_TEST(device_info_without_gpu_is_h100) {
         TC_CHECK(info.sm_count > 0 && info.max_threads_per_block >= 512 && info.warp_size == 32);
         TC_CHECK(info.max_shared_per_block >= info.max_shared_per_block_default);
         TC_CHECK_EQ_INT(tc_cuda_arch(ctx), info.sm_major * 10 + info.sm_minor);
-        tc_destroy_context(ctx);
+        tc_context_destroy(ctx);
         return;
     }
     TC_CHECK_EQ_INT(info.sm_major, 9);
@@ -313,9 +313,9 @@ TC_TEST(device_info_without_gpu_is_h100) {
     TC_CHECK_EQ_INT(info.l2_bytes, 50 * 1024 * 1024);
     TC_CHECK_EQ_INT(tc_cuda_arch(ctx), 90);
     /* asking is not an error */
-    TC_CHECK_EQ_INT(tc_last_result(ctx), TC_OK);
-    TC_CHECK_STR(tc_last_error(ctx), "");
-    tc_destroy_context(ctx);
+    TC_CHECK_EQ_INT(tc_context_result(ctx), TC_OK);
+    TC_CHECK_STR(tc_context_error(ctx), "");
+    tc_context_destroy(ctx);
 }
 
 TC_TEST(cuda_init_without_gpu_fails_cleanly) {
@@ -323,18 +323,18 @@ TC_TEST(cuda_init_without_gpu_fails_cleanly) {
     tc_result r = tc_cuda_init(ctx, NULL);
     tc_devptr p = 1;
     if (r == TC_OK) {
-        tc_destroy_context(ctx);
+        tc_context_destroy(ctx);
         TC_SKIP("a CUDA device is present");
     }
     TC_CHECK(r == TC_ERROR_NO_CUDA || r == TC_ERROR_NO_DEVICE);
-    TC_CHECK(tc_last_error(ctx)[0] != 0);
+    TC_CHECK(tc_context_error(ctx)[0] != 0);
     TC_CHECK_EQ_INT(tc_cuda_init(ctx, NULL), r); /* idempotent */
     TC_CHECK(!tc_cuda_available(ctx));
     /* GPU calls report the same error instead of crashing */
     TC_CHECK_EQ_INT(tc_cuda_malloc(ctx, 16, &p), r);
     TC_CHECK(p == 0);
     tc_cuda_free(ctx, 0);
-    tc_destroy_context(ctx);
+    tc_context_destroy(ctx);
 }
 
 /* The CUDA toolkit's stub libcuda loads but has no GPU behind it: the path
@@ -359,10 +359,10 @@ TC_TEST(stub_driver_is_no_device) {
     desc.loader.user_data = &fl;
     ctx = make_context("");
     TC_CHECK_EQ_INT(tc_cuda_init(ctx, &desc), TC_ERROR_NO_DEVICE);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "cuInit failed");
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "stub");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "cuInit failed");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "stub");
     TC_CHECK_EQ_INT(fl.closes, 1); /* libcuda is let go; NVRTC stays for compiling */
-    tc_destroy_context(ctx);
+    tc_context_destroy(ctx);
     TC_CHECK_EQ_INT(fl.closes, fl.opens);
 }
 
@@ -375,10 +375,10 @@ static int load_kernel(tc_context *ctx, const char *src, const char *name, tc_cu
     TC_CHECK_EQ_INT(r, TC_OK);
     if (r == TC_OK) r = tc_cuda_module_load(ctx, &bin, m);
     TC_CHECK_EQ_INT(r, TC_OK);
-    tc_cubin_free(ctx, &bin);
-    if (r == TC_OK) r = tc_cuda_get_function(ctx, *m, name, f);
+    tc_cubin_destroy(ctx, &bin);
+    if (r == TC_OK) r = tc_cuda_module_function(ctx, *m, name, f);
     TC_CHECK_EQ_INT(r, TC_OK);
-    if (r != TC_OK) fprintf(stderr, "  %s\n", tc_last_error(ctx));
+    if (r != TC_OK) fprintf(stderr, "  %s\n", tc_context_error(ctx));
     return r == TC_OK;
 }
 
@@ -426,14 +426,14 @@ TC_TEST(gpu_vector_add) {
     float *out;
     int i, bad = 0;
     if (!tc_cuda_available(ctx)) {
-        tc_destroy_context(ctx);
+        tc_context_destroy(ctx);
         TC_SKIP("no CUDA device: tc_cuda_available is 0");
     }
     if (!load_kernel(ctx, vadd_src, "vadd", &m, &f) || !vadd_setup(ctx, &v)) {
-        tc_destroy_context(ctx);
+        tc_context_destroy(ctx);
         return;
     }
-    TC_CHECK_EQ_INT(tc_cuda_get_function(ctx, m, "vadd", &f2), TC_OK);
+    TC_CHECK_EQ_INT(tc_cuda_module_function(ctx, m, "vadd", &f2), TC_OK);
     TC_CHECK(f2 == f);
     TC_CHECK_EQ_INT(tc_cuda_memset(ctx, v.c, 0xff, N * sizeof(float)), TC_OK);
     TC_CHECK_EQ_INT(tc_cuda_launch(ctx, f, grid, block, 0, v.args, NULL), TC_OK);
@@ -449,11 +449,11 @@ TC_TEST(gpu_vector_add) {
     for (i = 0, bad = 0; i < N; i++) bad += out[i] != 3.0f * (float)i;
     TC_CHECK_EQ_INT(bad, 0);
     free(out);
-    TC_CHECK_EQ_INT(tc_cuda_get_function(ctx, m, "no_such_kernel", &f2), TC_ERROR_CUDA);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "no_such_kernel");
+    TC_CHECK_EQ_INT(tc_cuda_module_function(ctx, m, "no_such_kernel", &f2), TC_ERROR_CUDA);
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "no_such_kernel");
     vadd_teardown(ctx, &v);
-    tc_cuda_module_unload(ctx, m);
-    tc_destroy_context(ctx);
+    tc_cuda_module_destroy(ctx, m);
+    tc_context_destroy(ctx);
 }
 
 TC_TEST(gpu_timing) {
@@ -465,11 +465,11 @@ TC_TEST(gpu_timing) {
     tc_time_desc d;
     tc_time_result t;
     if (!tc_cuda_available(ctx)) {
-        tc_destroy_context(ctx);
+        tc_context_destroy(ctx);
         TC_SKIP("no CUDA device: tc_cuda_available is 0");
     }
     if (!load_kernel(ctx, vadd_src, "vadd", &m, &f) || !vadd_setup(ctx, &v)) {
-        tc_destroy_context(ctx);
+        tc_context_destroy(ctx);
         return;
     }
     TC_CHECK_EQ_INT(tc_cuda_time(ctx, f, grid, block, 0, v.args, NULL, &t), TC_OK);
@@ -501,7 +501,7 @@ TC_TEST(gpu_timing) {
     d.repeat = -1;
     TC_CHECK_EQ_INT(tc_cuda_time(ctx, f, grid, block, 0, v.args, &d, &t), TC_ERROR_INVALID_ARGUMENT);
     vadd_teardown(ctx, &v);
-    tc_destroy_context(ctx); /* unloads the module still loaded */
+    tc_context_destroy(ctx); /* unloads the module still loaded */
 }
 
 TC_TEST(gpu_launch_limits_and_large_shared_memory) {
@@ -522,11 +522,11 @@ TC_TEST(gpu_launch_limits_and_large_shared_memory) {
     float host[256];
     int i, bad = 0;
     if (!tc_cuda_available(ctx)) {
-        tc_destroy_context(ctx);
+        tc_context_destroy(ctx);
         TC_SKIP("no CUDA device: tc_cuda_available is 0");
     }
     if (!load_kernel(ctx, src, "reverse", &m, &f)) {
-        tc_destroy_context(ctx);
+        tc_context_destroy(ctx);
         return;
     }
     TC_CHECK_EQ_INT(tc_cuda_malloc(ctx, sizeof host, &out), TC_OK);
@@ -537,11 +537,11 @@ TC_TEST(gpu_launch_limits_and_large_shared_memory) {
     TC_CHECK_EQ_INT(bad, 0);
 
     TC_CHECK_EQ_INT(tc_cuda_launch(ctx, f, grid, huge, 0, args, NULL), TC_ERROR_GPU_LIMIT);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "2048");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "2048");
     TC_CHECK_EQ_INT(tc_cuda_launch(ctx, f, grid, block, 1024 * 1024, args, NULL), TC_ERROR_GPU_LIMIT);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "shared");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "shared");
     tc_cuda_free(ctx, out);
-    tc_destroy_context(ctx);
+    tc_context_destroy(ctx);
 }
 
 /* Runs last: after a fault the driver refuses every call for the rest of
@@ -557,21 +557,21 @@ TC_TEST(gpu_fault_is_cuda_error_not_crash) {
     tc_time_result t;
     tc_result r;
     if (!tc_cuda_available(ctx)) {
-        tc_destroy_context(ctx);
+        tc_context_destroy(ctx);
         TC_SKIP("no CUDA device: tc_cuda_available is 0");
     }
     if (!load_kernel(ctx, src, "poke", &m, &f)) {
-        tc_destroy_context(ctx);
+        tc_context_destroy(ctx);
         return;
     }
     args[0] = &bad;
     r = tc_cuda_launch(ctx, f, grid, block, 0, args, NULL);
     if (r == TC_OK) r = tc_cuda_synchronize(ctx);
     TC_CHECK_EQ_INT(r, TC_ERROR_CUDA);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "illegal");
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "unusable in this process");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "illegal");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "unusable in this process");
     TC_CHECK_EQ_INT(tc_cuda_time(ctx, f, grid, block, 0, args, NULL, &t), TC_ERROR_CUDA);
-    tc_destroy_context(ctx);
+    tc_context_destroy(ctx);
 }
 
 int main(void) {

@@ -92,7 +92,7 @@ TC_TEST(two_workers_run_side_by_side_and_fault_alone) {
     TC_CHECK_EQ_INT(tc_measurer_device_ordinal(m, 2), -1);
     memset(&back, 0, sizeof back);
     back.configs = configs, back.n = 8;
-    TC_CHECK_EQ_INT(tc_measure_stream(m, 8, configs, results, note_return, &back), TC_OK);
+    TC_CHECK_EQ_INT(tc_measurer_stream(m, 8, configs, results, note_return, &back), TC_OK);
     for (k = 0; k < 8; k++) {
         int mode = (int)tc_space_choice(space, 1, configs[k]);
         TC_CHECK_EQ_INT(results[k].config, configs[k]);
@@ -114,7 +114,7 @@ TC_TEST(two_workers_run_side_by_side_and_fault_alone) {
         TC_CHECK(second_started < back.at[first]);
     }
     TC_CHECK(tc_measurer_workers_started(m) >= 6); /* a child per run */
-    tc_measurer_destroy(m);
+    tc_measurer_destroy(ctx, m);
 }
 
 /* A tuning run on two host workers: every trial recorded once. */
@@ -160,7 +160,7 @@ TC_TEST(bad_device_lists_are_errors) {
     TC_CHECK_EQ_INT(tc_space_create(ctx, row_sum, &task, &space), TC_OK);
     host_workers(&md, TC_MAX_DEVICES + 1);
     TC_CHECK_EQ_INT(tc_measurer_create(ctx, space, &md, &m), TC_ERROR_INVALID_ARGUMENT);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "ndevices");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "ndevices");
     TC_CHECK(m == NULL);
     host_workers(&md, -1);
     TC_CHECK_EQ_INT(tc_measurer_create(ctx, space, &md, &m), TC_ERROR_INVALID_ARGUMENT);
@@ -168,10 +168,10 @@ TC_TEST(bad_device_lists_are_errors) {
     md.where = TC_MEASURE_AUTO; /* a list of GPUs (host workers are only counted) */
     md.devices[0] = md.devices[1] = 3;
     TC_CHECK_EQ_INT(tc_measurer_create(ctx, space, &md, &m), TC_ERROR_INVALID_ARGUMENT);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "device 3 is listed twice");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "device 3 is listed twice");
     md.devices[1] = -2;
     TC_CHECK_EQ_INT(tc_measurer_create(ctx, space, &md, &m), TC_ERROR_INVALID_ARGUMENT);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "negative");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "negative");
 }
 
 /* A record of configuration `config` at time `t`. */
@@ -211,12 +211,12 @@ TC_TEST(appends_from_many_processes_stay_whole) {
     for (k = 0; k < WRITERS; k++) {
         if ((pids[k] = fork()) == 0) {
             tc_context *own;
-            int bad = tc_create_context(NULL, &own) != TC_OK;
+            int bad = tc_context_create(NULL, &own) != TC_OK;
             for (j = 0; j < EACH && !bad; j++) {
                 tc_record r = record_of(k * EACH + j, 1.0);
                 bad = tc_record_append(own, records, &r, NULL) != TC_OK;
             }
-            if (!bad) tc_destroy_context(own);
+            if (!bad) tc_context_destroy(own);
             _exit(bad);
         }
     }
@@ -351,7 +351,7 @@ TC_TEST(merged_records_keep_each_distinct_line_once) {
 }
 
 int main(void) {
-    if (tc_create_context(NULL, &ctx) != TC_OK) return 1;
+    if (tc_context_create(NULL, &ctx) != TC_OK) return 1;
     TC_RUN(two_workers_run_side_by_side_and_fault_alone);
     TC_RUN(a_run_on_two_workers_records_each_trial_once);
     TC_RUN(bad_device_lists_are_errors);
@@ -359,6 +359,6 @@ int main(void) {
     TC_RUN(an_append_waits_for_the_lock);
     TC_RUN(a_torn_last_line_does_not_swallow_the_next_record);
     TC_RUN(merged_records_keep_each_distinct_line_once);
-    tc_destroy_context(ctx);
+    tc_context_destroy(ctx);
     return tc_test_summary();
 }

@@ -40,7 +40,7 @@ static mm matmul(mm_shape sh) {
     r.B = tc_placeholderi(ctx, "B", TC_FLOAT32, TC_DIMS(sh.k, sh.n));
     ax[0] = tc_axisi(ctx, "i", sh.m), ax[1] = tc_axisi(ctx, "j", sh.n), k = tc_reduce_axisi(ctx, "k", sh.k);
     r.C = tc_compute(ctx, "C", 2, ax, tc_sum(tc_mul(tc_at(r.A, ax[0], k), tc_at(r.B, k, ax[1])), 1, &k));
-    r.s = tc_create_schedule(ctx, 1, &r.C);
+    r.s = tc_schedule_create(ctx, 1, &r.C);
     CL = tc_cache_write(r.s, r.C, TC_SCOPE_LOCAL);
     AA = tc_cache_read(r.s, r.A, TC_SCOPE_SHARED, 1, &CL);
     BB = tc_cache_read(r.s, r.B, TC_SCOPE_SHARED, 1, &CL);
@@ -78,7 +78,7 @@ static const tc_func *lower(mm *m, const tc_lower_desc *desc) {
     tc_tensor *args[3];
     const tc_func *f = NULL;
     args[0] = m->A, args[1] = m->B, args[2] = m->C;
-    if (tc_lower(m->s, 3, args, "mm", desc, &f) != TC_OK) printf("  %s\n", tc_last_error(ctx));
+    if (tc_lower(m->s, 3, args, "mm", desc, &f) != TC_OK) printf("  %s\n", tc_context_error(ctx));
     return f;
 }
 
@@ -115,7 +115,7 @@ static int run_on_host(const tc_func *f, const mm_shape *sh) {
         for (q = 0; q < sh->m * sh->n; q++) c[q] = NAN;
         mem[0] = a, mem[1] = b, mem[2] = c;
         if (tc_host_run(ctx, f, mem, NULL) == TC_OK) bad = wrong(a, b, c, sh);
-        else printf("  %s\n", tc_last_error(ctx));
+        else printf("  %s\n", tc_context_error(ctx));
     }
     free(a);
     free(b);
@@ -249,9 +249,9 @@ TC_TEST(the_dynamic_kernels_compile_through_nvrtc) {
             tc_cubin bin;
             tc_result r = tc_cuda_compile(ctx, src, "mm", archs[k], 0, NULL, &bin);
             TC_CHECK_EQ_INT(r, TC_OK);
-            if (r != TC_OK) printf("  sm_%d: %s\n", archs[k], tc_last_error(ctx));
+            if (r != TC_OK) printf("  sm_%d: %s\n", archs[k], tc_context_error(ctx));
             TC_CHECK(bin.size > 4 && memcmp(bin.data, "\177ELF", 4) == 0);
-            tc_cubin_free(ctx, &bin);
+            tc_cubin_destroy(ctx, &bin);
         }
     }
 }
@@ -267,7 +267,7 @@ TC_TEST(the_verifier_refuses_past_the_optin_limit_naming_the_largest_buffer) {
     args[0] = m.A, args[1] = m.B, args[2] = m.C;
     TC_CHECK_EQ_INT(tc_lower(m.s, 3, args, "mm", NULL, &f), TC_ERROR_GPU_LIMIT);
     TC_CHECK(f == NULL);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "stage C: 245760 bytes of shared memory per block exceed the limit 232448 (kernel mm_kernel, "
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "stage C: 245760 bytes of shared memory per block exceed the limit 232448 (kernel mm_kernel, "
                                           "one dynamic allocation, buffers aligned to 128 bytes); the largest buffer is A.shared, "
                                           "196608 bytes");
     /* a device with more opt-in memory takes it */
@@ -287,7 +287,7 @@ TC_TEST(the_optin_limit_defaults) {
     memset(&d, 0, sizeof d);
     d.limits.max_shared_bytes = 48 * 1024;
     TC_CHECK(lower(&m, &d) == NULL);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "65536 bytes of shared memory per block exceed the limit 49152");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "65536 bytes of shared memory per block exceed the limit 49152");
     d.limits.max_shared_bytes_optin = 64 * 1024;
     TC_CHECK(lower(&m, &d) != NULL);
     d.limits.max_shared_bytes_optin = 64 * 1024 - 1;
@@ -409,7 +409,7 @@ TC_TEST(on_a_gpu_it_matches_the_host) {
 
 int main(int argc, char **argv) {
     dump = argc > 1 && strcmp(argv[1], "--dump") == 0;
-    if (tc_create_context(NULL, &ctx) != TC_OK) return 1;
+    if (tc_context_create(NULL, &ctx) != TC_OK) return 1;
     TC_RUN(a_kernel_past_48_kib_has_one_dynamic_allocation);
     TC_RUN(the_lowered_ir_shows_the_allocation_and_offsets);
     TC_RUN(the_cuda_declares_typed_pointers_into_the_allocation);
@@ -423,6 +423,6 @@ int main(int argc, char **argv) {
     TC_RUN(the_launch_plan_carries_the_dynamic_size);
     TC_RUN(the_tuned_kernel_index_keeps_the_dynamic_size);
     TC_RUN(on_a_gpu_it_matches_the_host);
-    tc_destroy_context(ctx);
+    tc_context_destroy(ctx);
     return tc_test_summary();
 }

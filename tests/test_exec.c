@@ -31,7 +31,7 @@ TC_TEST(tiled_matmul_matches_reference) {
     int i, j, q, bad = 0;
     ax[0] = tc_axisi(ctx, "i", M), ax[1] = tc_axisi(ctx, "j", N);
     C = tc_compute(ctx, "C", 2, ax, tc_sum(tc_mul(tc_at(A, ax[0], k), tc_at(B, k, ax[1])), 1, &k));
-    s = tc_create_schedule(ctx, 1, &C);
+    s = tc_schedule_create(ctx, 1, &C);
     st = tc_stage_of(s, C);
     tc_tile(st, tc_axis_of(st, 0), tc_axis_of(st, 1), 8, 4, &io, &jo, &ii, &ji);
     tc_split(st, tc_reduce_axis_of(st, 0), 5, &ko, &ki);
@@ -74,7 +74,7 @@ TC_TEST(symbolic_sizes_temporaries_and_reductions) {
     i = tc_axis(ctx, "i", n), r = tc_reduce_axis(ctx, "r", m), i2 = tc_axis(ctx, "i", n);
     T = tc_compute(ctx, "T", 1, &i, tc_reduce(TC_REDUCE_MAX, tc_at(A, i, r), 1, &r));
     O = tc_compute(ctx, "O", 1, &i2, tc_sub(tc_at(T, i2), tc_float(ctx, 1)));
-    s = tc_create_schedule(ctx, 1, &O);
+    s = tc_schedule_create(ctx, 1, &O);
     st = tc_stage_of(s, T);
     tc_split(st, tc_axis_of(st, 0), 4, &o, &in);
     tc_bind(st, o, TC_BLOCK_X);
@@ -99,14 +99,14 @@ TC_TEST(symbolic_sizes_temporaries_and_reductions) {
         TC_CHECK(out[row] == mx - 1.0f);
     }
     TC_CHECK_EQ_INT(tc_host_run(ctx, f, mem, NULL), TC_ERROR_INVALID_ARGUMENT);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "rowmax has 2 symbolic sizes (first: n) but no values were given");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "rowmax has 2 symbolic sizes (first: n) but no values were given");
 }
 
 TC_TEST(float16_rounds_like_the_gpu) {
     tc_tensor *A = tc_placeholderi(ctx, "A", TC_FLOAT16, TC_DIMS(4));
     const tc_expr *i = tc_axisi(ctx, "i", 4);
     tc_tensor *O = tc_compute(ctx, "O", 1, &i, tc_cast(TC_FLOAT32, tc_add(tc_at(A, i), tc_imm(ctx, TC_FLOAT16, 0.1))));
-    tc_schedule *s = tc_create_schedule(ctx, 1, &O);
+    tc_schedule *s = tc_schedule_create(ctx, 1, &O);
     tc_tensor *args[2];
     const tc_func *f;
     uint16_t a[4] = {0x3c00, 0x0001, 0x7bff, 0xc000}; /* 1, the smallest subnormal, 65504, -2 */
@@ -241,7 +241,7 @@ TC_TEST(bfloat16_rounds_like_the_gpu) {
     TC_CHECK(E && R16 && R32 && E->dtype == TC_BFLOAT16 && R16->dtype == TC_BFLOAT16 && R32->dtype == TC_FLOAT32);
     if (!E || !R16 || !R32) return;
     args[0] = X, args[1] = A, args[2] = B, args[3] = E, args[4] = R16, args[5] = R32;
-    s = tc_create_schedule(ctx, 3, &args[3]);
+    s = tc_schedule_create(ctx, 3, &args[3]);
     memset(&d, 0, sizeof d);
     d.allow_unbound = 1;
     TC_CHECK_EQ_INT(tc_lower(s, 6, args, "bf16", &d, &f), TC_OK);
@@ -289,7 +289,7 @@ TC_TEST(bfloat16_casts_from_integers_round_through_float) {
     tc_tensor *C = tc_placeholderi(ctx, "C", TC_INT32, TC_DIMS(4));
     const tc_expr *i = tc_axisi(ctx, "i", 4);
     tc_tensor *H = tc_compute(ctx, "H", 1, &i, tc_cast(TC_BFLOAT16, tc_at(C, i)));
-    tc_schedule *s = tc_create_schedule(ctx, 1, &H);
+    tc_schedule *s = tc_schedule_create(ctx, 1, &H);
     tc_tensor *args[2];
     const tc_func *f;
     int32_t c[4] = {16842753, -16842753, 2147483647, 3};
@@ -314,7 +314,7 @@ TC_TEST(out_of_bounds_is_an_error_not_a_crash) {
     tc_tensor *A = tc_placeholderi(ctx, "A", TC_FLOAT32, TC_DIMS(8));
     const tc_expr *i = tc_axisi(ctx, "i", 8);
     tc_tensor *O = tc_compute(ctx, "O", 1, &i, tc_at(A, tc_addi(i, 1))); /* reads A[8] */
-    tc_schedule *s = tc_create_schedule(ctx, 1, &O);
+    tc_schedule *s = tc_schedule_create(ctx, 1, &O);
     tc_stage *st = tc_stage_of(s, O);
     tc_iter *o, *in;
     tc_tensor *args[2];
@@ -328,10 +328,10 @@ TC_TEST(out_of_bounds_is_an_error_not_a_crash) {
     TC_CHECK_EQ_INT(tc_lower(s, 2, args, "oob", NULL, &f), TC_OK);
     mem[0] = a, mem[1] = out;
     TC_CHECK_EQ_INT(tc_host_run(ctx, f, mem, NULL), TC_ERROR_EXECUTION);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "kernel oob_kernel: read of A[8] is out of bounds (8 elements) in block (1, 0, 0) thread (3, 0, 0)");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "kernel oob_kernel: read of A[8] is out of bounds (8 elements) in block (1, 0, 0) thread (3, 0, 0)");
     mem[0] = NULL;
     TC_CHECK_EQ_INT(tc_host_run(ctx, f, mem, NULL), TC_ERROR_INVALID_ARGUMENT);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "argument 0 (A) is NULL");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "argument 0 (A) is NULL");
 }
 
 TC_TEST(integer_division_by_zero_is_an_error) {
@@ -339,7 +339,7 @@ TC_TEST(integer_division_by_zero_is_an_error) {
     tc_tensor *A = tc_placeholderi(ctx, "A", TC_INT32, TC_DIMS(4));
     const tc_expr *i = tc_axisi(ctx, "i", 4);
     tc_tensor *O = tc_compute(ctx, "O", 1, &i, tc_div(tc_at(A, i), z));
-    tc_schedule *s = tc_create_schedule(ctx, 1, &O);
+    tc_schedule *s = tc_schedule_create(ctx, 1, &O);
     tc_tensor *args[2];
     const tc_func *f;
     int32_t a[4] = {-7, 7, 1, 0}, out[4];
@@ -352,14 +352,14 @@ TC_TEST(integer_division_by_zero_is_an_error) {
     TC_CHECK_EQ_INT(tc_lower(s, 2, args, "div", &d, &f), TC_OK);
     mem[0] = a, mem[1] = out;
     TC_CHECK_EQ_INT(tc_host_run(ctx, f, mem, &zero), TC_ERROR_EXECUTION);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "integer division by zero");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "integer division by zero");
     TC_CHECK_EQ_INT(tc_host_run(ctx, f, mem, &two), TC_OK);
     TC_CHECK_EQ_INT(out[0], -4); /* floor division */
     TC_CHECK_EQ_INT(out[1], 3);
 }
 
 int main(void) {
-    if (tc_create_context(NULL, &ctx) != TC_OK) return 1;
+    if (tc_context_create(NULL, &ctx) != TC_OK) return 1;
     TC_RUN(tiled_matmul_matches_reference);
     TC_RUN(symbolic_sizes_temporaries_and_reductions);
     TC_RUN(float16_rounds_like_the_gpu);
@@ -368,6 +368,6 @@ int main(void) {
     TC_RUN(bfloat16_casts_from_integers_round_through_float);
     TC_RUN(out_of_bounds_is_an_error_not_a_crash);
     TC_RUN(integer_division_by_zero_is_an_error);
-    tc_destroy_context(ctx);
+    tc_context_destroy(ctx);
     return tc_test_summary();
 }

@@ -48,14 +48,14 @@ static const tc_func *lower_config(const tc_gemm_desc *d, const tiles *t) {
     int k;
     for (k = 0; k < 9; k++) vals[k] = &t->v[k];
     if (tc_space_create(ctx, tc_gemm_wgmma_template, d, &space) != TC_OK) {
-        printf("  space: %s\n", tc_last_error(ctx));
+        printf("  space: %s\n", tc_context_error(ctx));
         return NULL;
     }
     if ((index = tc_space_index_of(space, 9, names, vals)) < 0 || tc_space_instantiate(space, index, &inst) != TC_OK ||
         tc_lower(inst.schedule, inst.nargs, inst.args, "gemm", NULL, &f) != TC_OK) {
         printf("  %lldx%lld warpgroups %lldx%lld k %lld stages %lld split %lld copy %lld: %s\n", (long long)t->v[0], (long long)t->v[1],
                (long long)t->v[2], (long long)t->v[3], (long long)t->v[4], (long long)t->v[5], (long long)t->v[6], (long long)t->v[8],
-               index < 0 ? "not in the space" : tc_last_error(ctx));
+               index < 0 ? "not in the space" : tc_context_error(ctx));
         return NULL;
     }
     if (dump) printf("%s\n%s\n", tc_func_to_string(f), tc_cuda_source(f));
@@ -148,7 +148,7 @@ static double host_error_of(const tc_gemm_desc *d, const tc_func *f) {
         args[1] = g.b;
         args[2] = g.c;
         if (tc_host_run(ctx, f, args, NULL) == TC_OK) err = rel_l2(g.c, g.ref, g.nc);
-        else if (dump) printf("  host: %s\n", tc_last_error(ctx));
+        else if (dump) printf("  host: %s\n", tc_context_error(ctx));
     }
     data_free(&g);
     return err;
@@ -248,16 +248,16 @@ TC_TEST(host_executor_reports_deadlocks_and_races) {
     TC_CHECK(host_error_of(&d, f) < 1e-5);
     arrive->value = tc_int(ctx, 4100);
     TC_CHECK(host_error_of(&d, f) == HUGE_VAL);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "deadlock in block (0, 0, 0): 128 threads wait on mbarriers that nothing completes, first thread (0, 0, 0) "
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "deadlock in block (0, 0, 0): 128 threads wait on mbarriers that nothing completes, first thread (0, 0, 0) "
                                           "on j.outer_full[0] for its phase of parity 0 (phase 0: 0 of 2 arrivals and 4 bytes of copies still missing)");
     arrive->value = bytes;
     wait->value = tc_int(ctx, 1);
     TC_CHECK(host_error_of(&d, f) == HUGE_VAL);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "for its phase of parity 1 (phase 1: 2 of 2 arrivals");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "for its phase of parity 1 (phase 1: 2 of 2 arrivals");
     wait->value = parity;
     wait->kind = TC_S_BARRIER;
     TC_CHECK(host_error_of(&d, f) == HUGE_VAL);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "before the TMA copy into it is complete for it (it has seen mbarrier j.outer_full[0] complete 0 phases; "
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "before the TMA copy into it is complete for it (it has seen mbarrier j.outer_full[0] complete 0 phases; "
                                           "the copy completes phase 0: no mbarrier_wait for it)");
     wait->kind = TC_S_MBARRIER_WAIT;
     TC_CHECK(host_error_of(&d, f) < 1e-5);
@@ -283,12 +283,12 @@ TC_TEST(cuda_compiles_for_sm_90_and_is_refused_before) {
         if (!cuda) continue;
         TC_CHECK_CONTAINS(cuda, "cp.async.bulk.tensor.2d");
         r = tc_cuda_compile(ctx, cuda, "gemm", 90, 0, NULL, &bin);
-        if (r != TC_OK) printf("  %s: %s\n", tc_dtype_name(d.dtype), tc_last_error(ctx));
+        if (r != TC_OK) printf("  %s: %s\n", tc_dtype_name(d.dtype), tc_context_error(ctx));
         TC_CHECK_EQ_INT(r, TC_OK);
         TC_CHECK(r != TC_OK || !bin.log || !strstr(bin.log, "serialized"));
-        tc_cubin_free(ctx, &bin);
+        tc_cubin_destroy(ctx, &bin);
         TC_CHECK_EQ_INT(tc_cuda_compile(ctx, cuda, "gemm", 80, 0, NULL, &bin), TC_ERROR_COMPILE);
-        TC_CHECK_CONTAINS(tc_last_error(ctx), "TMA copies and mbarrier waits (tc_tma_copy) need sm_90 or newer; compiling for sm_80");
+        TC_CHECK_CONTAINS(tc_context_error(ctx), "TMA copies and mbarrier waits (tc_tma_copy) need sm_90 or newer; compiling for sm_80");
     }
 }
 
@@ -305,13 +305,13 @@ static tc_result tma_schedule(int computed) {
     ax[1] = tc_axisi(ctx, "j", 64);
     b = computed ? tc_compute(ctx, "b", 2, ax, tc_mul(tc_at(a, ax[0], ax[1]), tc_float(ctx, 2))) : a;
     c = tc_compute(ctx, "c", 2, ax, tc_at(b, ax[0], ax[1]));
-    s = tc_create_schedule(ctx, 1, &c);
+    s = tc_schedule_create(ctx, 1, &c);
     if (computed) TC_CHECK_EQ_INT(tc_compute_inline(tc_stage_of(s, b)), TC_OK);
     cached = tc_cache_read(s, b, TC_SCOPE_SHARED, 1, &c);
     sc = tc_stage_of(s, c);
     sb = tc_stage_of(s, cached);
     TC_CHECK_EQ_INT(tc_tma_copy(sc), TC_ERROR_SCHEDULE);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "tma_copy on stage c: the tensor memory accelerator copies into shared memory; the stage is global");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "tma_copy on stage c: the tensor memory accelerator copies into shared memory; the stage is global");
     TC_CHECK_EQ_INT(tc_split(sc, tc_axis_of(sc, 0), 16, &io, &ii), TC_OK);
     TC_CHECK_EQ_INT(tc_bind(sc, io, TC_BLOCK_X), TC_OK);
     TC_CHECK_EQ_INT(tc_bind(sc, ii, TC_THREAD_X), TC_OK);
@@ -332,14 +332,14 @@ TC_TEST(refuses_what_it_cannot_build) {
     tc_gemm_desc d = gemm(TC_FLOAT16, 64, 64, 20);
     tc_config_space *space = NULL;
     TC_CHECK_EQ_INT(tc_space_create(ctx, tc_gemm_wgmma_template, &d, &space), TC_ERROR_INVALID_ARGUMENT);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "gemm_wgmma: k = 20: rows of A and B must be a multiple of 16 bytes (8 elements)");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "gemm_wgmma: k = 20: rows of A and B must be a multiple of 16 bytes (8 elements)");
     d = gemm(TC_INT32, 64, 64, 64);
     TC_CHECK_EQ_INT(tc_space_create(ctx, tc_gemm_wgmma_template, &d, &space), TC_ERROR_INVALID_ARGUMENT);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "builds float16, bfloat16 and TF32 (float32) products");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "builds float16, bfloat16 and TF32 (float32) products");
     TC_CHECK_EQ_INT(tma_schedule(0), TC_ERROR_SCHEDULE); /* a copy of a, unpipelined */
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "tma_copy on stage a.shared: a TMA copy completes on the mbarrier of a pipeline; pipeline the stage");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "tma_copy on stage a.shared: a TMA copy completes on the mbarrier of a pipeline; pipeline the stage");
     TC_CHECK_EQ_INT(tma_schedule(1), TC_ERROR_SCHEDULE); /* b = a * 2 inlined into the copy: it computes */
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "tma_copy on stage b.shared: the tensor memory accelerator copies a tensor in global memory as it is "
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "tma_copy on stage b.shared: the tensor memory accelerator copies a tensor in global memory as it is "
                                           "(a cache_read); the stage computes something else");
 }
 
@@ -370,7 +370,7 @@ static void check_on_gpu(tc_dtype dtype, int m, int n, int k, const tiles *t, do
     if (r == TC_OK) r = tc_cuda_memset(ctx, dev[2], 0xff, g.nc * sizeof(float)); /* NaN: every output must be written */
     if (r == TC_OK) r = tc_cuda_run(ctx, cf, dev, NULL, NULL);
     if (r == TC_OK) r = tc_cuda_download(ctx, g.c, dev[2], g.nc * sizeof(float));
-    if (r != TC_OK) printf("  %s\n", tc_last_error(ctx));
+    if (r != TC_OK) printf("  %s\n", tc_context_error(ctx));
     TC_CHECK_EQ_INT(r, TC_OK);
     if (r == TC_OK) {
         double err = rel_l2(g.c, g.ref, g.nc);
@@ -393,13 +393,13 @@ TC_TEST(gpu_matches_the_reference) {
 
 int main(int argc, char **argv) {
     dump = argc > 1 && strcmp(argv[1], "--dump") == 0;
-    if (tc_create_context(NULL, &ctx) != TC_OK) return 1;
+    if (tc_context_create(NULL, &ctx) != TC_OK) return 1;
     TC_RUN(small_products_match_the_reference);
     TC_RUN(golden_ir_shows_the_tma_pipeline);
     TC_RUN(host_executor_reports_deadlocks_and_races);
     TC_RUN(cuda_compiles_for_sm_90_and_is_refused_before);
     TC_RUN(refuses_what_it_cannot_build);
     TC_RUN(gpu_matches_the_reference);
-    tc_destroy_context(ctx);
+    tc_context_destroy(ctx);
     return tc_test_summary();
 }

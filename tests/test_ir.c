@@ -159,17 +159,17 @@ TC_TEST(simplifier_terminates_where_coefficients_wrap) {
    conversion of them is undefined). */
 TC_TEST(literals_out_of_range_are_refused) {
     TC_CHECK(tc_imm(ctx, TC_INT32, 1e300) == NULL);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "tc_imm: 1e+300 does not fit int32");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "tc_imm: 1e+300 does not fit int32");
     TC_CHECK(tc_imm(ctx, TC_INT64, 0.0 / 0.0) == NULL);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "does not fit int64");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "does not fit int64");
     TC_CHECK(tc_imm(ctx, TC_INT32, 2147483648.0) == NULL);
     TC_CHECK_STR(str(tc_imm(ctx, TC_INT32, -2147483648.0)), "-2147483648");
     TC_CHECK_STR(str(tc_imm(ctx, TC_INT32, 2.9)), "2"); /* toward zero, as C converts */
     TC_CHECK(tc_cast(TC_INT64, tc_float(ctx, 1e30)) == NULL);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "cast: the literal 1e+30 does not fit int64");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "cast: the literal 1e+30 does not fit int64");
     TC_CHECK_STR(str(tc_cast(TC_INT32, tc_float(ctx, -7.5))), "-7");
     TC_CHECK(tc_parse_compute(ctx, "R[i] = int64(1e30) where i in 7") == NULL);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "does not fit int64");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "does not fit int64");
 }
 
 /* Expressions deeper than TC_MAX_EXPR_DEPTH are refused where they are
@@ -182,7 +182,7 @@ TC_TEST(expressions_nest_at_most_the_limit) {
     TC_CHECK_EQ_INT(x->depth, TC_MAX_EXPR_DEPTH);
     TC_CHECK(tc_simplify(x) != NULL);
     TC_CHECK(tc_max(x, i) == NULL);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "nests deeper than 1000 levels");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "nests deeper than 1000 levels");
 }
 
 TC_TEST(substitute_replaces_every_use) {
@@ -199,7 +199,7 @@ TC_TEST(compute_and_reduce_build_tensors) {
     TC_CHECK_EQ_INT(S->ndim, 1);
     TC_CHECK(S->shape[0] == tc_int(ctx, 4));
     TC_CHECK_STR(str(S->body), "sum(A[i, k], axis=[k])");
-    TC_CHECK(tc_find_tensor(ctx, "S") == S);
+    TC_CHECK(tc_tensor_find(ctx, "S") == S);
 }
 
 TC_TEST(misuse_returns_null_with_a_message) {
@@ -208,27 +208,27 @@ TC_TEST(misuse_returns_null_with_a_message) {
     const tc_expr *other = tc_axisi(ctx, "q", 3);
 
     TC_CHECK(tc_at(A, i) == NULL);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "A has 2 dimensions but is indexed with 1");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "A has 2 dimensions but is indexed with 1");
     TC_CHECK(tc_at(A, i, f) == NULL);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "index 1 of A is float32");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "index 1 of A is float32");
     TC_CHECK(tc_mod(f, f) == NULL);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "integer operands");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "integer operands");
     TC_CHECK(tc_and(i, i) == NULL);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "bool operands");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "bool operands");
     TC_CHECK(tc_imm(ctx, (tc_dtype)42, 1) == NULL);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "invalid dtype");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "invalid dtype");
     TC_CHECK(tc_placeholderi(ctx, "Z", (tc_dtype)-1, TC_DIMS(2)) == NULL);
-    TC_CHECK_EQ_INT(tc_last_result(ctx), TC_ERROR_INVALID_ARGUMENT);
+    TC_CHECK_EQ_INT(tc_context_result(ctx), TC_ERROR_INVALID_ARGUMENT);
     TC_CHECK(tc_axisi(ctx, "bad", 0) == NULL);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "not positive");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "not positive");
     TC_CHECK(tc_call1("frobnicate", f) == NULL);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "unknown math function 'frobnicate'");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "unknown math function 'frobnicate'");
     TC_CHECK(tc_sum(tc_at(A, i, k), 1, &i) == NULL);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "not a reduce axis");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "not a reduce axis");
     TC_CHECK(tc_compute(ctx, "Bad", 1, &i, tc_at(A, i, other)) == NULL);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "axis 'q' is used in the body but is not one of its axes");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "axis 'q' is used in the body but is not one of its axes");
     TC_CHECK(tc_add(tc_sum(tc_at(A, i, k), 1, &k), f) == NULL);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "reduction can only stand at the top");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "reduction can only stand at the top");
     /* NULL propagates without a crash */
     TC_CHECK(tc_add(NULL, i) == NULL);
     TC_CHECK(tc_simplify(NULL) == NULL);
@@ -253,16 +253,16 @@ TC_TEST(allocator_hooks_are_used_and_failures_are_reported) {
     d.allocator.alloc_fn = counting_alloc;
     d.allocator.free_fn = counting_free;
     allocated = 0;
-    TC_CHECK_EQ_INT(tc_create_context(&d, &c2), TC_OK);
+    TC_CHECK_EQ_INT(tc_context_create(&d, &c2), TC_OK);
     TC_CHECK(tc_axisi(c2, "i", 3) != NULL);
     TC_CHECK(allocated > 0);
-    tc_destroy_context(c2);
-    TC_CHECK_EQ_INT(tc_create_context(NULL, NULL), TC_ERROR_INVALID_ARGUMENT);
+    tc_context_destroy(c2);
+    TC_CHECK_EQ_INT(tc_context_create(NULL, NULL), TC_ERROR_INVALID_ARGUMENT);
     TC_CHECK_STR(tc_result_string(TC_ERROR_GPU_LIMIT), "GPU limit exceeded");
 }
 
 int main(void) {
-    if (tc_create_context(NULL, &ctx) != TC_OK) return 1;
+    if (tc_context_create(NULL, &ctx) != TC_OK) return 1;
     TC_RUN(hash_consing_gives_one_node_per_structure);
     TC_RUN(literals_fold_and_types_promote);
     TC_RUN(bfloat16_is_a_float_type_of_its_own);
@@ -274,6 +274,6 @@ int main(void) {
     TC_RUN(compute_and_reduce_build_tensors);
     TC_RUN(misuse_returns_null_with_a_message);
     TC_RUN(allocator_hooks_are_used_and_failures_are_reported);
-    tc_destroy_context(ctx);
+    tc_context_destroy(ctx);
     return tc_test_summary();
 }

@@ -65,7 +65,7 @@ TC_TEST(bound_inference_of_a_sliding_window_and_virtual_threads) {
     ax[0] = tc_axisi(ctx, "y", 32), ax[1] = tc_axisi(ctx, "x", 32);
     r[0] = tc_reduce_axisi(ctx, "ry", 3), r[1] = tc_reduce_axisi(ctx, "rx", 3);
     O = tc_compute(ctx, "O", 2, ax, tc_sum(tc_at(I, tc_add(ax[0], r[0]), tc_add(ax[1], r[1])), 2, r));
-    s = tc_create_schedule(ctx, 1, &O);
+    s = tc_schedule_create(ctx, 1, &O);
     IS = tc_cache_read(s, I, TC_SCOPE_SHARED, 1, &O);
     so = tc_stage_of(s, O), si = tc_stage_of(s, IS);
     tc_tile(so, tc_axis_of(so, 0), tc_axis_of(so, 1), 8, 16, &yo, &xo, &yi, &xi);
@@ -208,7 +208,7 @@ TC_TEST(vectorized_cooperative_fetch_uses_float4) {
     if (tc_nvrtc_init(ctx, NULL) == TC_OK) {
         tc_cubin bin;
         TC_CHECK_EQ_INT(tc_cuda_compile(ctx, cuda, "mm", 90, 0, NULL, &bin), TC_OK);
-        tc_cubin_free(ctx, &bin);
+        tc_cubin_destroy(ctx, &bin);
     }
 }
 
@@ -252,21 +252,21 @@ TC_TEST(verifier_names_stage_quantity_and_limit) {
     memset(&d, 0, sizeof d);
     d.limits.max_shared_bytes = 1000;
     TC_CHECK_EQ_INT(tc_lower(m.s, 3, args, "mm", &d, &f), TC_ERROR_GPU_LIMIT);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "stage C: 1024 bytes of shared memory per block exceed the limit 1000");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "stage C: 1024 bytes of shared memory per block exceed the limit 1000");
     memset(&d, 0, sizeof d);
     d.limits.max_local_bytes = 2;
     TC_CHECK_EQ_INT(tc_lower(m.s, 3, args, "mm", &d, &f), TC_ERROR_GPU_LIMIT);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "stage C: 4 bytes of local memory per thread exceed the limit 2");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "stage C: 4 bytes of local memory per thread exceed the limit 2");
     memset(&d, 0, sizeof d);
     d.limits.max_grid_dim[1] = 2;
     TC_CHECK_EQ_INT(tc_lower(m.s, 3, args, "mm", &d, &f), TC_ERROR_GPU_LIMIT);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "stage C: blockIdx.y extent 4 exceeds the limit 2");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "stage C: blockIdx.y extent 4 exceeds the limit 2");
     m = matmul_tiles(2);
     args[0] = m.A, args[1] = m.B, args[2] = m.C;
     memset(&d, 0, sizeof d);
     d.limits.max_vthreads = 1;
     TC_CHECK_EQ_INT(tc_lower(m.s, 3, args, "mm", &d, &f), TC_ERROR_GPU_LIMIT);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "stage C: 2 virtual threads exceed the limit 1");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "stage C: 2 virtual threads exceed the limit 1");
 }
 
 TC_TEST(schedule_misuse_is_an_error) {
@@ -274,40 +274,40 @@ TC_TEST(schedule_misuse_is_an_error) {
     tc_tensor *args[3];
     const tc_func *f;
     TC_CHECK_EQ_INT(tc_compute_at(m.sc, m.scl, m.ko), TC_ERROR_SCHEDULE);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "compute_at: stage C is an output; it stays at root");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "compute_at: stage C is an output; it stays at root");
     TC_CHECK_EQ_INT(tc_compute_at(m.sa, m.sa, tc_stage_leaf(m.sa, 0)), TC_ERROR_SCHEDULE);
     TC_CHECK_EQ_INT(tc_compute_at(m.scl, m.sa, tc_stage_leaf(m.sa, 0)), TC_ERROR_SCHEDULE);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "compute_at: stage A.shared is itself computed inside C.local");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "compute_at: stage A.shared is itself computed inside C.local");
     TC_CHECK_EQ_INT(tc_compute_at(m.sa, m.scl, tc_axis_of(m.sc, 0)), TC_ERROR_SCHEDULE);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "compute_at on stage C.local: axis 'i' belongs to stage C");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "compute_at on stage C.local: axis 'i' belongs to stage C");
     TC_CHECK(tc_cache_write(m.s, m.C, TC_SCOPE_LOCAL) == NULL);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "cache_write of C: call it before scheduling stage C");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "cache_write of C: call it before scheduling stage C");
     { /* a reorder (or a binding) alone also schedules the stage: its leaves would name loops the cache took (found by fuzz_parse) */
         tc_tensor *A = tc_placeholderi(ctx, "A", TC_FLOAT32, TC_DIMS(8, 8));
         const tc_expr *i = tc_axisi(ctx, "i", 8), *k = tc_reduce_axisi(ctx, "k", 8);
         tc_tensor *R = tc_compute(ctx, "R", 1, &i, tc_sum(tc_at(A, i, k), 1, &k));
-        tc_schedule *s = tc_create_schedule(ctx, 1, &R);
+        tc_schedule *s = tc_schedule_create(ctx, 1, &R);
         tc_stage *sr = tc_stage_of(s, R);
         TC_CHECK_EQ_INT(tc_reorder_va(sr, 2, tc_stage_leaf(sr, 1), tc_stage_leaf(sr, 0)), TC_OK);
         TC_CHECK(tc_cache_write(s, R, TC_SCOPE_LOCAL) == NULL);
-        TC_CHECK_CONTAINS(tc_last_error(ctx), "cache_write of R: call it before scheduling stage R");
+        TC_CHECK_CONTAINS(tc_context_error(ctx), "cache_write of R: call it before scheduling stage R");
     }
     TC_CHECK(tc_cache_read(m.s, m.C, TC_SCOPE_SHARED, 1, &m.AA) == NULL);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "cache_read: stage A.shared does not read C");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "cache_read: stage A.shared does not read C");
     TC_CHECK(tc_cache_read(m.s, m.A, TC_SCOPE_GLOBAL, 1, &m.CL) == NULL);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "the scope must be shared, local");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "the scope must be shared, local");
     TC_CHECK_EQ_INT(tc_storage_align(m.sa, tc_axis_of(m.sa, 0), 8, 9), TC_ERROR_SCHEDULE);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "needs factor >= 1 and 0 <= offset < factor (got 8, 9)");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "needs factor >= 1 and 0 <= offset < factor (got 8, 9)");
     TC_CHECK_EQ_INT(tc_double_buffer(m.scl), TC_ERROR_SCHEDULE);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "only shared-memory caches are double buffered");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "only shared-memory caches are double buffered");
     TC_CHECK_EQ_INT(tc_pragma(m.sc, m.io, "unroll_everything", 1), TC_ERROR_SCHEDULE);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "unknown pragma 'unroll_everything'");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "unknown pragma 'unroll_everything'");
     /* a cache computed inside C but read by C.local, now computed outside C */
     args[0] = m.A, args[1] = m.B, args[2] = m.C;
     TC_CHECK_EQ_INT(tc_compute_root(m.scl), TC_OK);
     TC_CHECK_EQ_INT(tc_compute_at(m.sa, m.sc, m.ji), TC_OK);
     TC_CHECK_EQ_INT(tc_lower(m.s, 3, args, "mm", NULL, &f), TC_ERROR_LOWER);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "stage C.local reads A.shared, which is computed at stage C; it must be computed inside C too");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "stage C.local reads A.shared, which is computed at stage C; it must be computed inside C too");
 }
 
 /* Hand-built kernels for the executor's race and barrier checks: two
@@ -315,8 +315,8 @@ TC_TEST(schedule_misuse_is_an_error) {
 typedef const tc_stmt *(*kernel_body)(const tc_expr *tx, tc_buffer *S, tc_buffer *O);
 static tc_result run_two_threads(kernel_body body, float *out) {
     const tc_expr *tx = tc_axisi(ctx, "threadIdx.x", 2);
-    tc_buffer *S = tc_buffer_new(ctx, "S", TC_FLOAT32, TC_SCOPE_SHARED, tc_int(ctx, 2));
-    tc_buffer *O = tc_buffer_new(ctx, "O", TC_FLOAT32, TC_SCOPE_GLOBAL, tc_int(ctx, 2));
+    tc_buffer *S = tc_buffer_create(ctx, "S", TC_FLOAT32, TC_SCOPE_SHARED, tc_int(ctx, 2));
+    tc_buffer *O = tc_buffer_create(ctx, "O", TC_FLOAT32, TC_SCOPE_GLOBAL, tc_int(ctx, 2));
     tc_func f;
     tc_kernel_ir kern;
     tc_buffer *params[1];
@@ -363,14 +363,14 @@ TC_TEST(host_executor_reports_races_and_divergent_barriers) {
     TC_CHECK_EQ_INT(run_two_threads(swap_with_barrier, out), TC_OK);
     TC_CHECK(out[0] == 1.0f && out[1] == 0.0f);
     TC_CHECK_EQ_INT(run_two_threads(swap_without_barrier, out), TC_ERROR_EXECUTION);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "kernel k: race on shared S[1] in block (0, 0, 0): thread (1, 0, 0) writes it after thread (0, 0, 0) read it, with no barrier between");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "kernel k: race on shared S[1] in block (0, 0, 0): thread (1, 0, 0) writes it after thread (0, 0, 0) read it, with no barrier between");
     TC_CHECK_EQ_INT(run_two_threads(barrier_in_one_thread, out), TC_ERROR_EXECUTION);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "1 of 2 threads of block (0, 0, 0) wait at a barrier the others never reach");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "1 of 2 threads of block (0, 0, 0) wait at a barrier the others never reach");
 }
 
 int main(int argc, char **argv) {
     dump = argc > 1 && strcmp(argv[1], "--dump") == 0;
-    if (tc_create_context(NULL, &ctx) != TC_OK) return 1;
+    if (tc_context_create(NULL, &ctx) != TC_OK) return 1;
     TC_RUN(bound_inference_table);
     TC_RUN(bound_inference_of_a_sliding_window_and_virtual_threads);
     TC_RUN(golden_lowered_ir_of_caches);
@@ -383,6 +383,6 @@ int main(int argc, char **argv) {
     TC_RUN(verifier_names_stage_quantity_and_limit);
     TC_RUN(schedule_misuse_is_an_error);
     TC_RUN(host_executor_reports_races_and_divergent_barriers);
-    tc_destroy_context(ctx);
+    tc_context_destroy(ctx);
     return tc_test_summary();
 }

@@ -60,7 +60,7 @@ static mm build_in(tc_dtype dtype, int tile, tc_scope a_scope, int a_shared) {
     prod = dtype != TC_FLOAT32 ? tc_mul(tc_cast(TC_FLOAT32, tc_at(m.A, ax[0], k)), tc_cast(TC_FLOAT32, tc_at(m.B, k, ax[1])))
                                : tc_mul(tc_at(m.A, ax[0], k), tc_at(m.B, k, ax[1]));
     m.C = tc_compute(ctx, "C", 2, ax, tc_sum(prod, 1, &k));
-    m.s = tc_create_schedule(ctx, 1, &m.C);
+    m.s = tc_schedule_create(ctx, 1, &m.C);
     m.AS = a_shared ? tc_cache_read(m.s, m.A, TC_SCOPE_SHARED, 1, &m.C) : m.A;
     BS = tc_cache_read(m.s, m.B, TC_SCOPE_SHARED, 1, &m.C);
     m.BS = BS;
@@ -160,12 +160,12 @@ static const tc_func *tensorized_on_host(mm *m, tc_dtype dtype, mm_data *d) {
     TC_CHECK_EQ_INT(tensorize_all(m, dtype), TC_OK);
     TC_CHECK_EQ_INT(lower_mm(m, &f), TC_OK);
     if (!f) {
-        fprintf(stderr, "  %s\n", tc_last_error(ctx));
+        fprintf(stderr, "  %s\n", tc_context_error(ctx));
         return NULL;
     }
     mm_data_init(d, dtype);
     TC_CHECK_EQ_INT(tc_host_run(ctx, f, d->mem, NULL), TC_OK);
-    if (tc_last_result(ctx) != TC_OK) fprintf(stderr, "  %s\n", tc_last_error(ctx));
+    if (tc_context_result(ctx) != TC_OK) fprintf(stderr, "  %s\n", tc_context_error(ctx));
     TC_CHECK(rel_err(d->c, d->ref) < 1e-6);
     return f;
 }
@@ -208,7 +208,7 @@ TC_TEST(lowered_ir_matches_golden) {
     const tc_func *f = NULL;
     TC_CHECK_EQ_INT(tensorize_all(&m, TC_FLOAT16), TC_OK);
     TC_CHECK_EQ_INT(lower_mm(&m, &f), TC_OK);
-    if (!f) { fprintf(stderr, "  %s\n", tc_last_error(ctx)); return; }
+    if (!f) { fprintf(stderr, "  %s\n", tc_context_error(ctx)); return; }
     if (getenv("TEST_PRINT_IR")) printf("%s", tc_stmt_to_string(ctx, f->kernels[0].body));
     TC_CHECK_STR(tc_stmt_to_string(ctx, f->kernels[0].body), golden_f16);
 }
@@ -225,7 +225,7 @@ static void check_tensorized(tc_dtype dtype) {
     if (!(f = tensorized_on_host(&m, dtype, &d))) return;
     cuda = tc_cuda_source(f);
     TC_CHECK(cuda != NULL);
-    if (!cuda) { fprintf(stderr, "  %s\n", tc_last_error(ctx)); return; }
+    if (!cuda) { fprintf(stderr, "  %s\n", tc_context_error(ctx)); return; }
     if (getenv("TEST_PRINT_IR")) printf("%s\n", cuda);
     TC_CHECK_CONTAINS(cuda, dtype == TC_FLOAT16    ? "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"
                             : dtype == TC_BFLOAT16 ? "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"
@@ -239,14 +239,14 @@ static void check_tensorized(tc_dtype dtype) {
         tc_cubin bin;
         tc_result r = tc_cuda_compile(ctx, cuda, "mm", archs[k], 0, NULL, &bin);
         TC_CHECK_EQ_INT(r, TC_OK);
-        if (r != TC_OK) fprintf(stderr, "  sm_%d: %s\n%s\n", archs[k], tc_last_error(ctx), k ? "" : cuda);
-        tc_cubin_free(ctx, &bin);
+        if (r != TC_OK) fprintf(stderr, "  sm_%d: %s\n%s\n", archs[k], tc_context_error(ctx), k ? "" : cuda);
+        tc_cubin_destroy(ctx, &bin);
     }
     { /* below sm_80 mma.sync m16n8k16 does not exist: refused with a message, not NVRTC's log */
         tc_cubin bin;
         TC_CHECK_EQ_INT(tc_cuda_compile(ctx, cuda, "mm", 75, 0, NULL, &bin), TC_ERROR_COMPILE);
-        TC_CHECK_CONTAINS(tc_last_error(ctx), "need sm_80 or newer; compiling for sm_75");
-        tc_cubin_free(ctx, &bin);
+        TC_CHECK_CONTAINS(tc_context_error(ctx), "need sm_80 or newer; compiling for sm_75");
+        tc_cubin_destroy(ctx, &bin);
     }
 }
 
@@ -280,8 +280,8 @@ static void check_swizzled(tc_dtype dtype) {
         tc_cubin bin;
         tc_result r = tc_cuda_compile(ctx, cuda, "mm", archs[k], 0, NULL, &bin);
         TC_CHECK_EQ_INT(r, TC_OK);
-        if (r != TC_OK) fprintf(stderr, "  sm_%d: %s\n", archs[k], tc_last_error(ctx));
-        tc_cubin_free(ctx, &bin);
+        if (r != TC_OK) fprintf(stderr, "  sm_%d: %s\n", archs[k], tc_context_error(ctx));
+        tc_cubin_destroy(ctx, &bin);
     }
 }
 
@@ -324,7 +324,7 @@ static void check_on_gpu(tc_dtype dtype) {
     if (r == TC_OK) r = tc_cuda_synchronize(ctx);
     if (r == TC_OK) r = tc_cuda_download(ctx, d.c, dev[2], bytes[2]);
     TC_CHECK_EQ_INT(r, TC_OK);
-    if (r != TC_OK) fprintf(stderr, "  %s\n", tc_last_error(ctx));
+    if (r != TC_OK) fprintf(stderr, "  %s\n", tc_context_error(ctx));
     TC_CHECK(rel_err(d.c, d.ref) < 1e-5);
     for (k = 0; k < M * N; k++) TC_CHECK(fabs((double)d.c[k] - host[k]) <= 1e-4 * (1 + fabs((double)host[k])));
     for (k = 0; k < 3; k++) tc_cuda_free(ctx, dev[k]);
@@ -348,45 +348,45 @@ TC_TEST(mismatches_are_errors_not_wrong_code) {
     m = build(TC_FLOAT16, 8);
     TC_CHECK_EQ_INT(tensorize_all(&m, TC_FLOAT16), TC_OK);
     TC_CHECK_EQ_INT(lower_mm(&m, &f), TC_ERROR_LOWER);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "is not the intrinsic's");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "is not the intrinsic's");
     /* wrong tile: the TF32 mma (k 8) on k steps of 16 */
     m = build(TC_FLOAT16, 16);
     TC_CHECK_EQ_INT(tc_tensorize(m.CF, m.CF_at, tc_intrin_mma(ctx, TC_INTRIN_MMA_SYNC, TC_FLOAT16)), TC_OK);
     TC_CHECK_EQ_INT(tc_tensorize(m.sC, m.C_at, tc_intrin_mma(ctx, TC_INTRIN_MMA_STORE, TC_FLOAT16)), TC_OK);
     TC_CHECK_EQ_INT(tc_tensorize(m.AF, m.AF_at, tc_intrin_mma(ctx, TC_INTRIN_MMA_LDMATRIX_A, TC_FLOAT32)), TC_OK);
     TC_CHECK_EQ_INT(lower_mm(&m, &f), TC_ERROR_LOWER);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "tensorize A.shared.mma.matrix_a with mma.ldmatrix_a:");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "tensorize A.shared.mma.matrix_a with mma.ldmatrix_a:");
     /* wrong dtype: float16 intrinsics on bfloat16 data */
     m = build(TC_BFLOAT16, 16);
     TC_CHECK_EQ_INT(tensorize_all(&m, TC_FLOAT16), TC_OK);
     TC_CHECK_EQ_INT(lower_mm(&m, &f), TC_ERROR_LOWER);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "where the intrinsic computes float32(mma.matrix_a[i, k])*float32(mma.matrix_b[k, j])");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "where the intrinsic computes float32(mma.matrix_a[i, k])*float32(mma.matrix_b[k, j])");
     m = build(TC_BFLOAT16, 16);
     TC_CHECK_EQ_INT(tc_tensorize(m.AF, m.AF_at, tc_intrin_mma(ctx, TC_INTRIN_MMA_LDMATRIX_A, TC_FLOAT16)), TC_OK);
     TC_CHECK_EQ_INT(lower_mm(&m, &f), TC_ERROR_LOWER);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "the stage computes bfloat16, the intrinsic float16");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "the stage computes bfloat16, the intrinsic float16");
     /* wrong tile: an ldmatrix_b (16 x 8) into A's 16 x 16 matrix_a fragment */
     m = build(TC_FLOAT16, 16);
     TC_CHECK_EQ_INT(tc_tensorize(m.AF, m.AF_at, tc_intrin_mma(ctx, TC_INTRIN_MMA_LDMATRIX_B, TC_FLOAT16)), TC_OK);
     TC_CHECK_EQ_INT(lower_mm(&m, &f), TC_ERROR_LOWER);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "loop ax1 (extent 16) is not the intrinsic's column loop of 8");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "loop ax1 (extent 16) is not the intrinsic's column loop of 8");
     /* wrong scope: wmma fragments under mma intrinsics */
     m = build_in(TC_FLOAT16, 16, TC_SCOPE_WMMA_MATRIX_A, 1);
     TC_CHECK_EQ_INT(tensorize_all(&m, TC_FLOAT16), TC_OK);
     TC_CHECK_EQ_INT(lower_mm(&m, &f), TC_ERROR_LOWER);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "lives in wmma.matrix_a memory; the intrinsic wants it in mma.matrix_a");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "lives in wmma.matrix_a memory; the intrinsic wants it in mma.matrix_a");
     /* ldmatrix reads shared memory only */
     m = build_in(TC_FLOAT16, 16, TC_SCOPE_MMA_MATRIX_A, 0);
     TC_CHECK_EQ_INT(tensorize_all(&m, TC_FLOAT16), TC_OK);
     TC_CHECK_EQ_INT(lower_mm(&m, &f), TC_ERROR_LOWER);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "lives in global memory; the intrinsic wants it in shared");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "lives in global memory; the intrinsic wants it in shared");
     /* a swizzle pattern must repeat whole in the tile: A.shared's 32 rows of 32 bytes (4 rows a step, 8 for 1 bit) do, 8 of them would not */
     /* ldmatrix rows 16-byte aligned: A.shared's rows padded to 20 halves (40 bytes) are not */
     m = build(TC_FLOAT16, 16);
     TC_CHECK_EQ_INT(tc_storage_align(tc_stage_of(m.s, m.AS), tc_axis_of(tc_stage_of(m.s, m.AS), 0), 16, 4), TC_OK);
     TC_CHECK_EQ_INT(tensorize_all(&m, TC_FLOAT16), TC_OK);
     TC_CHECK_EQ_INT(lower_mm(&m, &f), TC_ERROR_LOWER);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "are not all 16-byte aligned");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "are not all 16-byte aligned");
     /* ... and padded to 24 (48 bytes) they are, and compute the same */
     {
         static mm_data d;
@@ -403,19 +403,19 @@ TC_TEST(mismatches_are_errors_not_wrong_code) {
     TC_CHECK_EQ_INT(tc_split(m.AF, m.AF_at, 4, &o, &i), TC_OK);
     TC_CHECK_EQ_INT(tc_tensorize(m.AF, o, tc_intrin_mma(ctx, TC_INTRIN_MMA_LDMATRIX_A, TC_FLOAT16)), TC_OK);
     TC_CHECK_EQ_INT(lower_mm(&m, &f), TC_ERROR_LOWER);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "loops from the tensorized one in");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "loops from the tensorized one in");
     /* the mma on a copy, a copy on the reduction, the fill on its own */
     m = build(TC_FLOAT16, 16);
     TC_CHECK_EQ_INT(tc_tensorize(m.AF, m.AF_at, tc_intrin_mma(ctx, TC_INTRIN_MMA_SYNC, TC_FLOAT16)), TC_ERROR_SCHEDULE);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "is not a reduction");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "is not a reduction");
     TC_CHECK_EQ_INT(tc_tensorize(m.CF, m.CF_at, tc_intrin_mma(ctx, TC_INTRIN_MMA_LDMATRIX_A, TC_FLOAT16)), TC_ERROR_SCHEDULE);
     TC_CHECK_EQ_INT(tc_tensorize(m.CF, m.CF_at, tc_intrin_mma(ctx, TC_INTRIN_MMA_FILL, TC_FLOAT16)), TC_ERROR_SCHEDULE);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "mma.fill is the mma's initialisation");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "mma.fill is the mma's initialisation");
     /* fragments only where they can be; intrinsics only of their family and types */
     TC_CHECK(tc_cache_read(m.s, m.A, TC_SCOPE_MMA_ACCUMULATOR, 1, &m.C) == NULL);
     TC_CHECK(tc_cache_write(m.s, m.C, TC_SCOPE_MMA_MATRIX_B) == NULL);
     TC_CHECK(tc_intrin_mma(ctx, TC_INTRIN_MMA_SYNC, TC_INT32) == NULL);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "tc_intrin_mma: kind");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "tc_intrin_mma: kind");
     TC_CHECK(tc_intrin_mma(ctx, TC_INTRIN_WMMA_MMA, TC_FLOAT16) == NULL);
     TC_CHECK(tc_intrin_wmma(ctx, TC_INTRIN_MMA_SYNC, TC_FLOAT16) == NULL);
     TC_CHECK_STR(tc_scope_name(TC_SCOPE_MMA_MATRIX_A), "mma.matrix_a");
@@ -444,14 +444,14 @@ TC_TEST(fragments_need_tensorize) {
     TC_CHECK_EQ_INT(lower_mm(&m, &f), TC_OK);
     if (!f) return;
     TC_CHECK(tc_cuda_source(f) == NULL);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "C.mma.accumulator (mma.accumulator) is written element by element");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "C.mma.accumulator (mma.accumulator) is written element by element");
     mm_data_init(&d, TC_BFLOAT16);
     TC_CHECK_EQ_INT(tc_host_run(ctx, f, d.mem, NULL), TC_OK);
     TC_CHECK(rel_err(d.c, d.ref) < 1e-6);
 }
 
 int main(void) {
-    if (tc_create_context(NULL, &ctx) != TC_OK) return 1;
+    if (tc_context_create(NULL, &ctx) != TC_OK) return 1;
     TC_RUN(lowered_ir_matches_golden);
     TC_RUN(swizzled_tiles_are_read_through_the_swizzle);
     TC_RUN(float16_matmul_tensorized_matches_reference);
@@ -460,6 +460,6 @@ int main(void) {
     TC_RUN(gpu_matches_host);
     TC_RUN(mismatches_are_errors_not_wrong_code);
     TC_RUN(fragments_need_tensorize);
-    tc_destroy_context(ctx);
+    tc_context_destroy(ctx);
     return tc_test_summary();
 }

@@ -111,31 +111,31 @@ TC_TEST(bad_networks_are_refused_naming_the_description) {
     kernels[0] = kernels[1] = kernels[2] = (tc_conv2d_kernel *)&nd;
     TC_CHECK_EQ_INT(tc_conv2d_network_tune(NULL, &nd, kernels, NULL), TC_ERROR_INVALID_ARGUMENT);
     TC_CHECK_EQ_INT(tc_conv2d_network_tune(ctx, NULL, kernels, NULL), TC_ERROR_INVALID_ARGUMENT);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "tc_conv2d_network_tune: NULL description");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "tc_conv2d_network_tune: NULL description");
     TC_CHECK_EQ_INT(tc_conv2d_network_tune(ctx, &nd, NULL, NULL), TC_ERROR_INVALID_ARGUMENT);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "NULL kernels");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "NULL kernels");
     TC_CHECK_EQ_INT(tc_conv2d_network_plan(ctx, &nd, NULL, &n, NULL), TC_ERROR_INVALID_ARGUMENT);
     nd.count = 0;
     TC_CHECK_EQ_INT(tc_conv2d_network_tune(ctx, &nd, kernels, NULL), TC_ERROR_INVALID_ARGUMENT);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "count is 0; a network has 1 convolution or more");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "count is 0; a network has 1 convolution or more");
     nd.count = 3;
     nd.convs = NULL;
     TC_CHECK_EQ_INT(tc_conv2d_network_tune(ctx, &nd, kernels, NULL), TC_ERROR_INVALID_ARGUMENT);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "convs is NULL");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "convs is NULL");
     nd.convs = convs;
     nd.trials = -1;
     TC_CHECK_EQ_INT(tc_conv2d_network_plan(ctx, &nd, tasks, &n, NULL), TC_ERROR_INVALID_ARGUMENT);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "must not be negative");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "must not be negative");
     nd.trials = 0;
     convs[1].c = 0;
     TC_CHECK_EQ_INT(tc_conv2d_network_tune(ctx, &nd, kernels, NULL), TC_ERROR_INVALID_ARGUMENT);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "convs[1]: ");
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "c (input channels) must be positive");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "convs[1]: ");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "c (input channels) must be positive");
     TC_CHECK(kernels[0] == NULL && kernels[1] == NULL && kernels[2] == NULL); /* no kernel is left */
     convs[1].c = 4;
     convs[2].layout = TC_LAYOUT_NHWC; /* float32 NHWC: no template builds it */
     TC_CHECK_EQ_INT(tc_conv2d_network_plan(ctx, &nd, tasks, &n, NULL), TC_ERROR_INVALID_ARGUMENT);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "convs[2]: no template builds NHWC float32");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "convs[2]: no template builds NHWC float32");
     TC_CHECK_EQ_INT(n, 0);
 }
 
@@ -172,7 +172,7 @@ static double host_error(tc_conv2d_kernel *k, const tc_conv2d_desc *d) {
             if (!(e <= worst)) worst = e;
         }
     } else {
-        fprintf(stderr, "  %s\n", tc_last_error(ctx));
+        fprintf(stderr, "  %s\n", tc_context_error(ctx));
     }
     for (j = 0; j < 3 + nt; j++) free(buf[j]);
     free(ref);
@@ -201,7 +201,7 @@ TC_TEST(a_network_is_tuned_in_one_call_and_resumed) {
     for (round = 0; round < 2; round++) {
         TC_CHECK_EQ_INT(tc_conv2d_network_tune(ctx, &nd, kernels, &info), TC_OK);
         if (!kernels[0]) {
-            fprintf(stderr, "  %s\n", tc_last_error(ctx));
+            fprintf(stderr, "  %s\n", tc_context_error(ctx));
             return;
         }
         TC_CHECK_EQ_INT(info.tasks, 2);
@@ -221,10 +221,10 @@ TC_TEST(a_network_is_tuned_in_one_call_and_resumed) {
 }
 
 int main(void) {
-    if (tc_create_context(NULL, &ctx) != TC_OK) return 1;
+    if (tc_context_create(NULL, &ctx) != TC_OK) return 1;
     TC_RUN(a_network_is_tuned_in_one_call_and_resumed); /* first: it tunes before CUDA starts here, where there is a GPU */
     TC_RUN(identical_convolutions_are_one_task_and_the_budget_follows_flops);
     TC_RUN(bad_networks_are_refused_naming_the_description);
-    tc_destroy_context(ctx);
+    tc_context_destroy(ctx);
     return tc_test_summary();
 }

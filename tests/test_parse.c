@@ -6,14 +6,14 @@
 
 static tc_context *new_context(void) {
     tc_context *ctx = NULL;
-    tc_create_context(NULL, &ctx);
+    tc_context_create(NULL, &ctx);
     return ctx;
 }
 
 /* Parse, and say why on failure so that a failing test explains itself. */
 static tc_tensor *parse(tc_context *ctx, const char *text) {
     tc_tensor *t = tc_parse_compute(ctx, text);
-    if (!t) fprintf(stderr, "  parse of \"%s\" failed: %s\n", text, tc_last_error(ctx));
+    if (!t) fprintf(stderr, "  parse of \"%s\" failed: %s\n", text, tc_context_error(ctx));
     return t;
 }
 
@@ -66,9 +66,9 @@ TC_TEST(test_depthwise_conv) {
                      2, red->axes);
         TC_CHECK(Out->body == ref);
         TC_CHECK_STR(print(Out->body), "sum(P[b, c, i + di, j + dj]*F[c, 0, di, dj], axis=[di, dj])");
-        TC_CHECK(tc_find_tensor(ctx, "Out") == Out);
+        TC_CHECK(tc_tensor_find(ctx, "Out") == Out);
     }
-    tc_destroy_context(ctx);
+    tc_context_destroy(ctx);
 }
 
 TC_TEST(test_padding) {
@@ -85,7 +85,7 @@ TC_TEST(test_padding) {
         TC_CHECK_EQ_INT(P->dtype, TC_FLOAT32);
         TC_CHECK(P->body == tc_select(cond, tc_at(In, b, c, tc_subi(i, 3), tc_subi(j, 3)), tc_float(ctx, 0.0)));
     }
-    tc_destroy_context(ctx);
+    tc_context_destroy(ctx);
 }
 
 TC_TEST(test_matmul) {
@@ -102,7 +102,7 @@ TC_TEST(test_matmul) {
         TC_CHECK_EQ_INT(C->dtype, TC_FLOAT16);
         TC_CHECK(C->body == tc_sum(tc_mul(tc_at(A, i, k), tc_at(B, k, j)), 1, &k));
     }
-    tc_destroy_context(ctx);
+    tc_context_destroy(ctx);
 }
 
 TC_TEST(test_symbolic_sizes) {
@@ -124,7 +124,7 @@ TC_TEST(test_symbolic_sizes) {
     tc_placeholderi(ctx, "K", TC_FLOAT32, TC_DIMS(16));
     C = parse(ctx, "E[i] = A[i] * K[i]");
     TC_CHECK(C && C->shape[0] == tc_min(n, tc_int(ctx, 16)));
-    tc_destroy_context(ctx);
+    tc_context_destroy(ctx);
 }
 
 TC_TEST(test_max_min_reductions) {
@@ -141,7 +141,7 @@ TC_TEST(test_max_min_reductions) {
         TC_CHECK_EQ_INT(Mn->body->reduce_op, TC_REDUCE_MIN);
         TC_CHECK_STR(print(Mn->body), "min(A[i, k]*2.0, axis=[k])");
     }
-    tc_destroy_context(ctx);
+    tc_context_destroy(ctx);
 }
 
 TC_TEST(test_precedence) {
@@ -185,7 +185,7 @@ TC_TEST(test_precedence) {
     TC_CHECK(R->body == tc_cast(TC_FLOAT32, tc_subi(tc_addi(tc_muli(tc_modi(i, 3), 2), 2), 1)));
 #undef PARSE_R
 done:
-    tc_destroy_context(ctx);
+    tc_context_destroy(ctx);
 }
 
 TC_TEST(test_casts_and_calls) {
@@ -242,7 +242,7 @@ TC_TEST(test_casts_and_calls) {
     /* a name that is a function is still a variable without '(' */
     R = parse(ctx, "G[exp] = X[exp]");
     TC_CHECK(R && strcmp(R->axes[0]->name, "exp") == 0);
-    tc_destroy_context(ctx);
+    tc_context_destroy(ctx);
 }
 
 TC_TEST(test_inference_and_where) {
@@ -263,7 +263,7 @@ TC_TEST(test_inference_and_where) {
     /* 'where' wins over inference */
     R = parse(ctx, "W[i] = X[i] where i in 4");
     TC_CHECK(R && axes_are(1, R->axes, "i", w));
-    tc_destroy_context(ctx);
+    tc_context_destroy(ctx);
 }
 
 typedef struct bad_case {
@@ -275,9 +275,9 @@ typedef struct bad_case {
 static void check_bad(tc_context *ctx, const char *text, tc_result code, const char *message) {
     tc_tensor *t = tc_parse_compute(ctx, text);
     TC_CHECK(t == NULL);
-    TC_CHECK_EQ_INT(tc_last_result(ctx), code);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), message);
-    if (!strstr(tc_last_error(ctx), message)) fprintf(stderr, "  (text: \"%.80s\")\n", text ? text : "(null)");
+    TC_CHECK_EQ_INT(tc_context_result(ctx), code);
+    TC_CHECK_CONTAINS(tc_context_error(ctx), message);
+    if (!strstr(tc_context_error(ctx), message)) fprintf(stderr, "  (text: \"%.80s\")\n", text ? text : "(null)");
 }
 
 TC_TEST(test_errors) {
@@ -359,7 +359,7 @@ TC_TEST(test_errors) {
     for (k = 0; k < sizeof cases / sizeof cases[0]; k++) check_bad(ctx, cases[k].text, cases[k].code, cases[k].message);
     /* no context: nothing to report into, and no crash */
     TC_CHECK(tc_parse_compute(NULL, "Out[i] = X[i]") == NULL);
-    tc_destroy_context(ctx);
+    tc_context_destroy(ctx);
 }
 
 /* Text built at run time: too deep, too long, too many variables. */
@@ -411,7 +411,7 @@ TC_TEST(test_limits) {
     memset(text + 16, '7', n);
     strcpy(text + 16 + n, ".5");
     check_bad(ctx, text, TC_ERROR_PARSE, "column 17: float literal '7777777777");
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "...' is out of the range of float32");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "...' is out of the range of float32");
     strcpy(text, "Out[i] = X[i] * 0.");
     memset(text + 18, '0', n);
     strcpy(text + 18 + n, "25");
@@ -422,7 +422,7 @@ TC_TEST(test_limits) {
     for (k = 0; k < 64; k++) sprintf(text + strlen(text), " + v%d", (int)k);
     strcat(text, "]");
     check_bad(ctx, text, TC_ERROR_PARSE, "more than 64 index variables");
-    tc_destroy_context(ctx);
+    tc_context_destroy(ctx);
 }
 
 /* Every prefix of valid text, and every one-byte change of it, parses or
@@ -455,11 +455,11 @@ TC_TEST(test_mangled_text) {
                     good++;
                 } else {
                     bad++;
-                    TC_CHECK_EQ_INT(tc_last_result(ctx), TC_ERROR_PARSE);
-                    TC_CHECK(strncmp(tc_last_error(ctx), "column ", 7) == 0);
+                    TC_CHECK_EQ_INT(tc_context_result(ctx), TC_ERROR_PARSE);
+                    TC_CHECK(strncmp(tc_context_error(ctx), "column ", 7) == 0);
                 }
             }
-        tc_destroy_context(ctx);
+        tc_context_destroy(ctx);
     }
     TC_CHECK(good > 0 && bad > 0);
 }
@@ -479,7 +479,7 @@ TC_TEST(test_logging) {
     tc_context *ctx = NULL;
     memset(&desc, 0, sizeof desc);
     desc.logger.log_fn = count_log;
-    tc_create_context(&desc, &ctx);
+    tc_context_create(&desc, &ctx);
     tc_placeholderi(ctx, "X", TC_FLOAT32, TC_DIMS(8));
     log_count = 0;
     TC_CHECK(tc_parse_compute(ctx, "Out[i] = X[i] % 2.0") == NULL);
@@ -490,7 +490,7 @@ TC_TEST(test_logging) {
     /* the logger is back for the builders */
     TC_CHECK(tc_not(tc_float(ctx, 1.0)) == NULL);
     TC_CHECK_EQ_INT(log_count, 2);
-    tc_destroy_context(ctx);
+    tc_context_destroy(ctx);
 }
 
 /* An allocator that fails once its budget of allocations is spent. */
@@ -519,15 +519,15 @@ TC_TEST(test_out_of_memory) {
         tc_context *ctx = NULL;
         tc_tensor *t;
         alloc_budget = -1;
-        tc_create_context(&desc, &ctx);
+        tc_context_create(&desc, &ctx);
         tc_placeholderi(ctx, "P", TC_FLOAT32, TC_DIMS(3, 4, 22, 38));
         tc_placeholderi(ctx, "F", TC_FLOAT32, TC_DIMS(4, 1, 7, 7));
         alloc_budget = budget;
         t = tc_parse_compute(ctx, "Out[b, c, i, j] +=! P[b, c, i + di, j + dj] * F[c, 0, di, dj] where b in 3");
         alloc_budget = -1;
-        if (!t) TC_CHECK_EQ_INT(tc_last_result(ctx), TC_ERROR_OUT_OF_MEMORY);
+        if (!t) TC_CHECK_EQ_INT(tc_context_result(ctx), TC_ERROR_OUT_OF_MEMORY);
         else TC_CHECK_EQ_INT(const_of(t->shape[3]), 32);
-        tc_destroy_context(ctx);
+        tc_context_destroy(ctx);
         if (t) break;
     }
     TC_CHECK(budget > 10 && budget < 10000);

@@ -113,7 +113,7 @@ TC_TEST(a_lagged_pipeline_fetches_a_tile_less_ahead) {
     mm m = matmul(8, 0);
     const char *loop;
     TC_CHECK_EQ_INT(tc_pipeline_lag(m.sa, 1), TC_ERROR_SCHEDULE);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "pipeline_lag on stage A.shared: 1 steps with 0 pipeline stages; 0 to stages - 2 (call tc_pipeline first)");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "pipeline_lag on stage A.shared: 1 steps with 0 pipeline stages; 0 to stages - 2 (call tc_pipeline first)");
     TC_CHECK_EQ_INT(tc_pipeline(m.sa, 4), TC_OK);
     TC_CHECK_EQ_INT(tc_pipeline(m.sb, 4), TC_OK);
     TC_CHECK_EQ_INT(tc_pipeline_lag(m.sa, 3), TC_ERROR_SCHEDULE);
@@ -121,7 +121,7 @@ TC_TEST(a_lagged_pipeline_fetches_a_tile_less_ahead) {
     TC_CHECK_EQ_INT(tc_async_copy(m.sa), TC_OK);
     TC_CHECK_EQ_INT(tc_async_copy(m.sb), TC_OK);
     TC_CHECK(lower_mm(&m) == NULL); /* B's pipeline has no lag */
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "pipeline on stage A.shared: a lag of 1, but another stage computed at k.outer has a lag of 0");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "pipeline on stage A.shared: a lag of 1, but another stage computed at k.outer has a lag of 0");
     TC_CHECK_EQ_INT(tc_pipeline_lag(m.sb, 1), TC_OK);
     loop = k_loop(lower_mm(&m));
     TC_CHECK(loop != NULL);
@@ -134,7 +134,7 @@ TC_TEST(a_lagged_pipeline_fetches_a_tile_less_ahead) {
     TC_CHECK_EQ_INT(tc_pipeline(m.sa, 2), TC_OK); /* stages cut below what the lag needs */
     TC_CHECK_EQ_INT(tc_pipeline(m.sb, 2), TC_OK);
     TC_CHECK(lower_mm(&m) == NULL);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "a lag of 1 needs 3 stages or more; it has 2");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "a lag of 1 needs 3 stages or more; it has 2");
 }
 
 TC_TEST(async_copies_without_a_pipeline_land_before_the_barrier) {
@@ -179,8 +179,8 @@ TC_TEST(a_read_before_the_wait_is_a_race) {
     TC_CHECK_EQ_INT(wait->count, 1);
     wait->count = 2; /* tile k may still be in flight when it is computed */
     TC_CHECK_EQ_INT(run_matmul(f), -1);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "reads it while the asynchronous copy of thread");
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "no async_wait covers the copy's group yet");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "reads it while the asynchronous copy of thread");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "no async_wait covers the copy's group yet");
     wait->count = 1;
     TC_CHECK_EQ_INT(run_matmul(f), 0);
 }
@@ -197,11 +197,11 @@ TC_TEST(cp_async_compiles_for_sm_80_and_sm_90_and_is_refused_below) {
     TC_CHECK_CONTAINS(cuda, "A_shared[(k_outer % 4) * 128 + ty * 8 + k_inner]");
     if (tc_nvrtc_init(ctx, NULL) != TC_OK) TC_SKIP("NVRTC is not installed here");
     TC_CHECK_EQ_INT(tc_cuda_compile(ctx, cuda, "mm", 80, 0, NULL, &bin), TC_OK);
-    tc_cubin_free(ctx, &bin);
+    tc_cubin_destroy(ctx, &bin);
     TC_CHECK_EQ_INT(tc_cuda_compile(ctx, cuda, "mm", 90, 0, NULL, &bin), TC_OK);
-    tc_cubin_free(ctx, &bin);
+    tc_cubin_destroy(ctx, &bin);
     TC_CHECK_EQ_INT(tc_cuda_compile(ctx, cuda, "mm", 75, 0, NULL, &bin), TC_ERROR_COMPILE);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "asynchronous copies (cp.async, tc_async_copy) need sm_80 or newer; compiling for sm_75");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "asynchronous copies (cp.async, tc_async_copy) need sm_80 or newer; compiling for sm_75");
 }
 
 TC_TEST(vectorized_fetches_copy_16_bytes) {
@@ -242,7 +242,7 @@ TC_TEST(vectorized_fetches_copy_16_bytes) {
     if (tc_nvrtc_init(ctx, NULL) == TC_OK) {
         tc_cubin bin;
         TC_CHECK_EQ_INT(tc_cuda_compile(ctx, cuda, "mm", 80, 0, NULL, &bin), TC_OK);
-        tc_cubin_free(ctx, &bin);
+        tc_cubin_destroy(ctx, &bin);
     }
 }
 
@@ -258,7 +258,7 @@ TC_TEST(zero_fill_replaces_the_padding_select) {
     tc_tensor *P = tc_compute(ctx, "P", 1, &p, tc_select(inside, tc_at(X, tc_subi(p, 2)), tc_float(ctx, 0.0)));
     tc_tensor *Y = tc_compute(ctx, "Y", 1, &i, tc_sum(tc_mul(tc_at(P, tc_add(i, r)), tc_at(W, r)), 1, &r));
     tc_tensor *args[3], *PS;
-    tc_schedule *s = tc_create_schedule(ctx, 1, &Y);
+    tc_schedule *s = tc_schedule_create(ctx, 1, &Y);
     tc_stage *sy = tc_stage_of(s, Y), *sps;
     tc_iter *bo, *ti, *f2, *tt;
     const tc_func *f = NULL;
@@ -299,7 +299,7 @@ TC_TEST(zero_fill_replaces_the_padding_select) {
     if (tc_nvrtc_init(ctx, NULL) == TC_OK) {
         tc_cubin bin;
         TC_CHECK_EQ_INT(tc_cuda_compile(ctx, cuda, "conv", 90, 0, NULL, &bin), TC_OK);
-        tc_cubin_free(ctx, &bin);
+        tc_cubin_destroy(ctx, &bin);
     }
 }
 
@@ -313,10 +313,10 @@ TC_TEST(pipeline_misuse_is_an_error) {
     TC_CHECK_EQ_INT(tc_pipeline(m.sa, 3), TC_OK); /* B.shared at the same loop is not pipelined */
     args[0] = m.A, args[1] = m.B, args[2] = m.C;
     TC_CHECK_EQ_INT(tc_lower(m.s, 3, args, "mm", NULL, &f), TC_ERROR_SCHEDULE);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "pipeline at k.outer: every shared stage computed at that loop must be pipelined");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "pipeline at k.outer: every shared stage computed at that loop must be pipelined");
     TC_CHECK_EQ_INT(tc_pipeline(m.sb, 2), TC_OK);
     TC_CHECK_EQ_INT(tc_lower(m.s, 3, args, "mm", NULL, &f), TC_ERROR_SCHEDULE);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "pipeline on stage A.shared: 3 stages, but another stage computed at k.outer has 2");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "pipeline on stage A.shared: 3 stages, but another stage computed at k.outer has 2");
 }
 
 TC_TEST(the_gpu_computes_what_the_host_does) {
@@ -353,7 +353,7 @@ TC_TEST(the_gpu_computes_what_the_host_does) {
 
 int main(int argc, char **argv) {
     dump = argc > 1 && strcmp(argv[1], "--dump") == 0;
-    if (tc_create_context(NULL, &ctx) != TC_OK) return 1;
+    if (tc_context_create(NULL, &ctx) != TC_OK) return 1;
     TC_RUN(golden_ir_of_a_three_stage_async_pipeline);
     TC_RUN(golden_ir_of_a_synchronous_double_buffer);
     TC_RUN(a_lagged_pipeline_fetches_a_tile_less_ahead);
@@ -365,6 +365,6 @@ int main(int argc, char **argv) {
     TC_RUN(zero_fill_replaces_the_padding_select);
     TC_RUN(pipeline_misuse_is_an_error);
     TC_RUN(the_gpu_computes_what_the_host_does);
-    tc_destroy_context(ctx);
+    tc_context_destroy(ctx);
     return tc_test_summary();
 }

@@ -37,8 +37,8 @@ TC_TEST(a_rewind_forgets_what_was_made_after_the_mark) {
     TC_CHECK(tc_context_memory(ctx) <= before);
     /* what was made before is still the one node of its structure */
     TC_CHECK(tc_add(i, j) == old_sum);
-    TC_CHECK(tc_find_tensor(ctx, "A") == A);
-    TC_CHECK(tc_find_tensor(ctx, "Late") == NULL);
+    TC_CHECK(tc_tensor_find(ctx, "A") == A);
+    TC_CHECK(tc_tensor_find(ctx, "Late") == NULL);
     /* the forgotten answer is worked out again (AddressSanitizer would catch a stale one) */
     TC_CHECK_STR(str(tc_simplify(old_expr)), "i");
     TC_CHECK(tc_simplify(old_expr)->kind == TC_VAR);
@@ -56,7 +56,7 @@ TC_TEST(marks_nest_and_freed_marks_are_refused) {
     TC_CHECK_EQ_INT(tc_context_rewind(ctx, inner), TC_OK); /* nothing made since: still valid */
     TC_CHECK_EQ_INT(tc_context_rewind(ctx, outer), TC_OK);
     TC_CHECK_EQ_INT(tc_context_rewind(ctx, inner), TC_ERROR_INVALID_ARGUMENT);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "the mark is not of this context or was freed by an earlier rewind");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "the mark is not of this context or was freed by an earlier rewind");
     for (k = 0; k < 3000; k++) tc_axisi(ctx, "z", 4 + k); /* new blocks may reuse the freed addresses */
     TC_CHECK_EQ_INT(tc_context_rewind(ctx, inner), TC_ERROR_INVALID_ARGUMENT);
     TC_CHECK_EQ_INT(tc_context_rewind(ctx, outer), TC_OK);
@@ -144,18 +144,18 @@ int main(int argc, char **argv) {
     tc_context_desc cd;
     memset(&cd, 0, sizeof cd);
     cd.cache_dir = "";
-    if (tc_create_context(&cd, &ctx) != TC_OK) return 1;
+    if (tc_context_create(&cd, &ctx) != TC_OK) return 1;
     if (argc == 3 && strcmp(argv[1], "--configs") == 0) {
         size_t first = 0, most = lower_configs(atoi(argv[2]), &first);
         printf("%d configurations lowered and emitted in one context: context %zu bytes after the first, at most %zu; peak RSS %ld KiB\n",
                atoi(argv[2]), first, most, peak_rss_kb());
-        tc_destroy_context(ctx);
+        tc_context_destroy(ctx);
         return tc_test_summary();
     }
     TC_RUN(a_rewind_forgets_what_was_made_after_the_mark);
     TC_RUN(marks_nest_and_freed_marks_are_refused);
     TC_RUN(lowering_configuration_after_configuration_stays_the_same_size);
     TC_RUN(creating_conv_kernels_leaves_the_context_as_it_was);
-    tc_destroy_context(ctx);
+    tc_context_destroy(ctx);
     return tc_test_summary();
 }

@@ -16,7 +16,7 @@ static tc_schedule *scale2d(tc_stage **st) {
     ax[1] = tc_axisi(ctx, "j", 12);
     B2 = tc_compute(ctx, "B", 2, ax, tc_mul(tc_at(A2, ax[0], ax[1]), tc_float(ctx, 2)));
     {
-        tc_schedule *s = tc_create_schedule(ctx, 1, &B2);
+        tc_schedule *s = tc_schedule_create(ctx, 1, &B2);
         *st = tc_stage_of(s, B2);
         return s;
     }
@@ -29,7 +29,7 @@ static void check_lowered(tc_schedule *s, int nargs, tc_tensor **args, const cha
     memset(&d, 0, sizeof d);
     d.allow_unbound = 1;
     TC_CHECK_EQ_INT(tc_lower(s, nargs, args, "f", &d, &f), TC_OK);
-    if (tc_last_result(ctx) != TC_OK) printf("  %s\n", tc_last_error(ctx));
+    if (tc_context_result(ctx) != TC_OK) printf("  %s\n", tc_context_error(ctx));
     if (!f) return;
     if (dump) printf("%s", tc_func_to_string(f));
     TC_CHECK_STR(tc_func_to_string(f), golden);
@@ -162,7 +162,7 @@ TC_TEST(compute_inline_substitutes_the_producer) {
     const tc_expr *i = tc_axisi(ctx, "i", 10), *j = tc_axisi(ctx, "j", 8);
     tc_tensor *P = tc_compute(ctx, "P", 1, &i, tc_select(tc_and(tc_gei(i, 1), tc_lti(i, 9)), tc_at(A, tc_subi(i, 1)), tc_float(ctx, 0)));
     tc_tensor *O = tc_compute(ctx, "O", 1, &j, tc_add(tc_at(P, j), tc_at(P, tc_addi(j, 2))));
-    tc_schedule *s = tc_create_schedule(ctx, 1, &O);
+    tc_schedule *s = tc_schedule_create(ctx, 1, &O);
     tc_tensor *args[2];
     args[0] = A, args[1] = O;
     TC_CHECK_EQ_INT(tc_compute_inline(tc_stage_of(s, P)), TC_OK);
@@ -180,12 +180,12 @@ TC_TEST(root_stages_become_kernels_with_a_temporary) {
     const tc_expr *i = tc_axisi(ctx, "i", 8), *j = tc_axisi(ctx, "j", 8);
     tc_tensor *T = tc_compute(ctx, "T", 1, &i, tc_mul(tc_at(A, i), tc_at(A, i)));
     tc_tensor *O = tc_compute(ctx, "O", 1, &j, tc_add(tc_at(T, j), tc_float(ctx, 1)));
-    tc_schedule *s = tc_create_schedule(ctx, 1, &O);
+    tc_schedule *s = tc_schedule_create(ctx, 1, &O);
     tc_tensor *args[2];
     const tc_func *f;
     args[0] = A, args[1] = O;
     TC_CHECK_EQ_INT(tc_lower(s, 2, args, "two", NULL, &f), TC_ERROR_LOWER);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "stage T: no axis is bound to blockIdx or threadIdx");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "stage T: no axis is bound to blockIdx or threadIdx");
     check_lowered(s, 2, args,
                   "// f(A: float32[8], O: float32[8])\n"
                   "produce T {\n"
@@ -212,7 +212,7 @@ TC_TEST(reduction_init_sits_outside_the_first_reduce_loop) {
     tc_iter *ko, *ki;
     ax[0] = tc_axisi(ctx, "i", 4), ax[1] = tc_axisi(ctx, "j", 5);
     C = tc_compute(ctx, "C", 2, ax, tc_sum(tc_mul(tc_at(A, ax[0], k), tc_at(B, k, ax[1])), 1, &k));
-    s = tc_create_schedule(ctx, 1, &C);
+    s = tc_schedule_create(ctx, 1, &C);
     st = tc_stage_of(s, C);
     TC_CHECK_EQ_INT(tc_split(st, tc_reduce_axis_of(st, 0), 4, &ko, &ki), TC_OK);
     TC_CHECK_EQ_INT(tc_reorder_args(st, tc_axis_of(st, 0), ko, tc_axis_of(st, 1), ki), TC_OK);
@@ -253,7 +253,7 @@ TC_TEST(guards_stay_off_barriers) {
     void *mem[2];
     int j, q, bad = 0;
     C = tc_compute(ctx, "C", 1, &i, tc_sum(tc_at(A, k, i), 1, &k));
-    s = tc_create_schedule(ctx, 1, &C);
+    s = tc_schedule_create(ctx, 1, &C);
     CL = tc_cache_write(s, C, TC_SCOPE_LOCAL);
     AA = tc_cache_read(s, A, TC_SCOPE_SHARED, 1, &CL);
     sc = tc_stage_of(s, C), sl = tc_stage_of(s, CL), sa = tc_stage_of(s, AA);
@@ -318,43 +318,43 @@ TC_TEST(misuse_is_an_error_naming_stage_and_axis) {
     const tc_func *fn;
     s2 = scale2d(&other);
     TC_CHECK_EQ_INT(tc_split(st, tc_axis_of(st, 0), 0, &o, &in), TC_ERROR_SCHEDULE);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "split on stage B: factor 0 of axis 'i' is not positive");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "split on stage B: factor 0 of axis 'i' is not positive");
     TC_CHECK_EQ_INT(tc_split(st, tc_axis_of(other, 0), 2, &o, &in), TC_ERROR_SCHEDULE);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "axis 'i' belongs to stage B");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "axis 'i' belongs to stage B");
     TC_CHECK_EQ_INT(tc_split(st, tc_axis_of(st, 0), 2, &o, &in), TC_OK);
     TC_CHECK_EQ_INT(tc_split(st, tc_axis_of(st, 0), 2, &o2, &i2), TC_ERROR_SCHEDULE);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "axis 'i' was already split or fused away");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "axis 'i' was already split or fused away");
     TC_CHECK_EQ_INT(tc_fuse(st, in, o, &f), TC_ERROR_SCHEDULE);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "'i.inner' must be the loop right outside 'i.outer'");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "'i.inner' must be the loop right outside 'i.outer'");
     TC_CHECK_EQ_INT(tc_fuse(st, o, in, &f), TC_OK);
     TC_CHECK_EQ_INT(tc_bind(st, o, TC_BLOCK_X), TC_ERROR_SCHEDULE); /* fused away */
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "bind on stage B: axis 'i.outer' was already split or fused away");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "bind on stage B: axis 'i.outer' was already split or fused away");
     TC_CHECK_EQ_INT(tc_bind(st, f, TC_THREAD_X), TC_OK);
     TC_CHECK_EQ_INT(tc_bind(st, tc_axis_of(st, 1), TC_THREAD_X), TC_ERROR_SCHEDULE);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "threadIdx.x is already bound to axis 'i.outer.i.inner.fused'");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "threadIdx.x is already bound to axis 'i.outer.i.inner.fused'");
     TC_CHECK_EQ_INT(tc_bind(st, f, TC_THREAD_X), TC_OK); /* the same binding again changes nothing */
     TC_CHECK_EQ_INT(tc_bind(st, f, TC_THREAD_Y), TC_ERROR_SCHEDULE); /* a second binding would silently win */
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "axis 'i.outer.i.inner.fused' is bound to threadIdx.x already and cannot also be bound to threadIdx.y");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "axis 'i.outer.i.inner.fused' is bound to threadIdx.x already and cannot also be bound to threadIdx.y");
     TC_CHECK_EQ_INT(tc_bind(st, tc_axis_of(st, 1), (tc_thread_tag)99), TC_ERROR_SCHEDULE);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "invalid thread tag");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "invalid thread tag");
     TC_CHECK_EQ_INT(tc_unroll(st, f), TC_ERROR_SCHEDULE);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "unroll on stage B: axis 'i.outer.i.inner.fused' is bound to threadIdx.x");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "unroll on stage B: axis 'i.outer.i.inner.fused' is bound to threadIdx.x");
     TC_CHECK(tc_axis_of(st, 5) == NULL);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "stage B has 2 axes; axis 5 does not exist");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "stage B has 2 axes; axis 5 does not exist");
     TC_CHECK(tc_reduce_axis_of(st, 0) == NULL);
     TC_CHECK_EQ_INT(tc_reorder_args(st, f, f), TC_ERROR_SCHEDULE);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "axis 'i.outer.i.inner.fused' is given twice");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "axis 'i.outer.i.inner.fused' is given twice");
     TC_CHECK_EQ_INT(tc_compute_inline(st), TC_ERROR_SCHEDULE);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "stage B is an output and cannot be inlined");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "stage B is an output and cannot be inlined");
     TC_CHECK(tc_stage_of(s, A2) == NULL);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "tensor A has no stage in this schedule (it is a placeholder)");
-    TC_CHECK(tc_create_schedule(ctx, 1, &A2) == NULL);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "output A is a placeholder");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "tensor A has no stage in this schedule (it is a placeholder)");
+    TC_CHECK(tc_schedule_create(ctx, 1, &A2) == NULL);
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "output A is a placeholder");
     /* lowering: missing arguments, too many threads */
     args[0] = B_first;
     TC_CHECK_EQ_INT(tc_lower(s, 1, args, "f", NULL, &fn), TC_ERROR_LOWER);
     TC_CHECK(fn == NULL);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "stage B reads placeholder A, which is not in the argument list");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "stage B reads placeholder A, which is not in the argument list");
     {
         tc_iter *jo, *ji;
         args[0] = A2, args[1] = B2;
@@ -367,7 +367,7 @@ TC_TEST(misuse_is_an_error_naming_stage_and_axis) {
             memset(&d, 0, sizeof d);
             d.limits.max_threads_per_block = 8;
             TC_CHECK_EQ_INT(tc_lower(s2, 2, args, "f", &d, &fn), TC_ERROR_GPU_LIMIT);
-            TC_CHECK_CONTAINS(tc_last_error(ctx), "stage B: 12 threads per block exceed the limit 8");
+            TC_CHECK_CONTAINS(tc_context_error(ctx), "stage B: 12 threads per block exceed the limit 8");
         }
     }
 }
@@ -376,7 +376,7 @@ TC_TEST(thread_limits_are_checked) {
     tc_tensor *A = tc_placeholderi(ctx, "A", TC_FLOAT32, TC_DIMS(4096));
     const tc_expr *i = tc_axisi(ctx, "i", 4096);
     tc_tensor *B = tc_compute(ctx, "B", 1, &i, tc_at(A, i));
-    tc_schedule *s = tc_create_schedule(ctx, 1, &B);
+    tc_schedule *s = tc_schedule_create(ctx, 1, &B);
     tc_stage *st = tc_stage_of(s, B);
     tc_iter *o, *in;
     tc_tensor *args[2];
@@ -387,17 +387,17 @@ TC_TEST(thread_limits_are_checked) {
     tc_bind(st, o, TC_BLOCK_X);
     tc_bind(st, in, TC_THREAD_X);
     TC_CHECK_EQ_INT(tc_lower(s, 2, args, "f", NULL, &f), TC_ERROR_GPU_LIMIT);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "stage B: threadIdx.x extent 2048 exceeds the limit 1024");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "stage B: threadIdx.x extent 2048 exceeds the limit 1024");
     memset(&d, 0, sizeof d);
     d.limits.max_threads_per_block = 1024;
     d.limits.max_block_dim[0] = 4096;
     TC_CHECK_EQ_INT(tc_lower(s, 2, args, "f", &d, &f), TC_ERROR_GPU_LIMIT);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "stage B: 2048 threads per block exceed the limit 1024");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "stage B: 2048 threads per block exceed the limit 1024");
 }
 
 int main(int argc, char **argv) {
     dump = argc > 1 && strcmp(argv[1], "--dump") == 0;
-    if (tc_create_context(NULL, &ctx) != TC_OK) return 1;
+    if (tc_context_create(NULL, &ctx) != TC_OK) return 1;
     TC_RUN(no_schedule_is_a_plain_loop_nest);
     TC_RUN(split_by_a_factor_that_divides);
     TC_RUN(split_by_a_factor_that_does_not_divide_is_guarded);
@@ -410,6 +410,6 @@ int main(int argc, char **argv) {
     TC_RUN(guards_stay_off_barriers);
     TC_RUN(misuse_is_an_error_naming_stage_and_axis);
     TC_RUN(thread_limits_are_checked);
-    tc_destroy_context(ctx);
+    tc_context_destroy(ctx);
     return tc_test_summary();
 }

@@ -57,18 +57,18 @@ TC_TEST(stream_and_graph_calls_refuse_bad_arguments) {
     tc_stream s = (tc_stream)&s;
     TC_CHECK_EQ_INT(tc_stream_create(NULL, &s), TC_ERROR_INVALID_ARGUMENT);
     TC_CHECK_EQ_INT(tc_stream_create(ctx, NULL), TC_ERROR_INVALID_ARGUMENT);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "tc_stream_create: NULL out");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "tc_stream_create: NULL out");
     TC_CHECK_EQ_INT(tc_stream_synchronize(NULL, NULL), TC_ERROR_INVALID_ARGUMENT);
     TC_CHECK_EQ_INT(tc_graph_capture_begin(NULL, s), TC_ERROR_INVALID_ARGUMENT);
     TC_CHECK_EQ_INT(tc_graph_capture_begin(ctx, NULL), TC_ERROR_INVALID_ARGUMENT);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "the default stream (NULL) cannot be captured");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "the default stream (NULL) cannot be captured");
     TC_CHECK_EQ_INT(tc_graph_capture_end(ctx, s, NULL), TC_ERROR_INVALID_ARGUMENT);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "tc_graph_capture_end: NULL out");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "tc_graph_capture_end: NULL out");
     TC_CHECK_EQ_INT(tc_graph_capture_end(ctx, NULL, &g), TC_ERROR_INVALID_ARGUMENT);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "the default stream (NULL) is never captured");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "the default stream (NULL) is never captured");
     TC_CHECK(g == NULL); /* out is cleared first */
     TC_CHECK_EQ_INT(tc_graph_launch(ctx, NULL, NULL), TC_ERROR_INVALID_ARGUMENT);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "tc_graph_launch: NULL graph");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "tc_graph_launch: NULL graph");
     TC_CHECK_EQ_INT(tc_graph_launch(NULL, NULL, NULL), TC_ERROR_INVALID_ARGUMENT);
     tc_stream_destroy(ctx, NULL);
     tc_stream_destroy(NULL, NULL);
@@ -83,7 +83,7 @@ TC_TEST(stream_and_graph_calls_refuse_bad_arguments) {
 TC_TEST(without_a_gpu_a_stream_says_why) {
     tc_stream s = (tc_stream)&s;
     tc_result r;
-    if (tc_probe_device_arch(ctx, 0) > 0) TC_SKIP("a GPU is here: the GPU tests make streams");
+    if (tc_device_arch_probe(ctx, 0) > 0) TC_SKIP("a GPU is here: the GPU tests make streams");
     r = tc_stream_create(ctx, &s);
     TC_CHECK(r == TC_ERROR_NO_CUDA || r == TC_ERROR_NO_DEVICE);
     TC_CHECK(s == NULL);
@@ -154,7 +154,7 @@ static tc_result buffers_next_input(conv_buffers *b, unsigned seed) {
 /* The device's output against the reference, after waiting for the stream. */
 static double buffers_error(conv_buffers *b, tc_stream s) {
     if (tc_stream_synchronize(ctx, s) != TC_OK || tc_cuda_download(ctx, b->y, b->dev[2], b->ny * sizeof(float)) != TC_OK) {
-        fprintf(stderr, "  %s\n", tc_last_error(ctx));
+        fprintf(stderr, "  %s\n", tc_context_error(ctx));
         return 1e9;
     }
     return max_rel_err(b->y, b->ref, b->ny);
@@ -181,7 +181,7 @@ TC_TEST(a_tuned_kernel_runs_on_a_stream_and_replays_from_a_graph) {
     tc_graph *g = NULL;
     tc_result r;
     int round;
-    if (tc_probe_device_arch(ctx, 0) <= 0) TC_SKIP("no CUDA device here: streams and graphs need a GPU");
+    if (tc_device_arch_probe(ctx, 0) <= 0) TC_SKIP("no CUDA device here: streams and graphs need a GPU");
     remove(records);
     memset(&kd, 0, sizeof kd);
     kd.conv = fused_conv();
@@ -189,7 +189,7 @@ TC_TEST(a_tuned_kernel_runs_on_a_stream_and_replays_from_a_graph) {
     kd.tune_trials = 8;
     TC_CHECK_EQ_INT(tc_conv2d_kernel_create(ctx, &kd, &k), TC_OK);
     if (!k) {
-        fprintf(stderr, "  %s\n", tc_last_error(ctx));
+        fprintf(stderr, "  %s\n", tc_context_error(ctx));
         return;
     }
     tc_conv2d_kernel_info_get(k, &info);
@@ -260,8 +260,8 @@ TC_TEST(a_driver_without_graphs_refuses_only_graphs) {
     tc_context *other = NULL;
     tc_cuda_desc cd;
     tc_stream s = NULL;
-    if (tc_probe_device_arch(ctx, 0) <= 0) TC_SKIP("no CUDA device here");
-    TC_CHECK_EQ_INT(tc_create_context(NULL, &other), TC_OK);
+    if (tc_device_arch_probe(ctx, 0) <= 0) TC_SKIP("no CUDA device here");
+    TC_CHECK_EQ_INT(tc_context_create(NULL, &other), TC_OK);
     if (!other) return;
     memset(&cd, 0, sizeof cd);
     cd.loader.open_fn = open_library;
@@ -270,18 +270,18 @@ TC_TEST(a_driver_without_graphs_refuses_only_graphs) {
     TC_CHECK_EQ_INT(tc_cuda_init(other, &cd), TC_OK);
     TC_CHECK_EQ_INT(tc_stream_create(other, &s), TC_OK);
     TC_CHECK_EQ_INT(tc_graph_capture_begin(other, s), TC_ERROR_NO_CUDA);
-    TC_CHECK_CONTAINS(tc_last_error(other), "lacks the graph entry points");
+    TC_CHECK_CONTAINS(tc_context_error(other), "lacks the graph entry points");
     TC_CHECK_EQ_INT(tc_stream_synchronize(other, s), TC_OK);
     tc_stream_destroy(other, s);
-    tc_destroy_context(other);
+    tc_context_destroy(other);
 }
 
 int main(void) {
-    if (tc_create_context(NULL, &ctx) != TC_OK) return 1;
+    if (tc_context_create(NULL, &ctx) != TC_OK) return 1;
     TC_RUN(a_tuned_kernel_runs_on_a_stream_and_replays_from_a_graph); /* first: it tunes before CUDA starts here */
     TC_RUN(a_driver_without_graphs_refuses_only_graphs);
     TC_RUN(stream_and_graph_calls_refuse_bad_arguments);
     TC_RUN(without_a_gpu_a_stream_says_why);
-    tc_destroy_context(ctx);
+    tc_context_destroy(ctx);
     return tc_test_summary();
 }

@@ -31,7 +31,7 @@ TC_TEST(xor_folds_prints_and_bounds) {
     r = _tc_range_of(tc_xor(tc_subi(i, 1), j)); /* i - 1 may be negative: unknown */
     TC_CHECK(r.lo <= -_TC_INF && r.hi >= _TC_INF);
     TC_CHECK(tc_xor(tc_float(ctx, 1.0), i) == NULL);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "'^' needs integer operands, got float32");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "'^' needs integer operands, got float32");
 }
 
 /* Where storage flattening puts column `col` of row `row` in a swizzled
@@ -191,7 +191,7 @@ static int run(const tc_func *f, const float *a, const float *b, float *c) {
     for (q = 0; q < M * N; q++) c[q] = NAN;
     mem[0] = (void *)a, mem[1] = (void *)b, mem[2] = c;
     if (tc_host_run(ctx, f, mem, NULL) != TC_OK) {
-        printf("  %s\n", tc_last_error(ctx));
+        printf("  %s\n", tc_context_error(ctx));
         return -1;
     }
     return 0;
@@ -233,9 +233,9 @@ TC_TEST(swizzled_cuda_compiles_for_sm_80_and_sm_90) {
     if (!cuda) return;
     if (tc_nvrtc_init(ctx, NULL) != TC_OK) TC_SKIP("NVRTC is not installed here");
     TC_CHECK_EQ_INT(tc_cuda_compile(ctx, cuda, "mm", 80, 0, NULL, &bin), TC_OK);
-    tc_cubin_free(ctx, &bin);
+    tc_cubin_destroy(ctx, &bin);
     TC_CHECK_EQ_INT(tc_cuda_compile(ctx, cuda, "mm", 90, 0, NULL, &bin), TC_OK);
-    tc_cubin_free(ctx, &bin);
+    tc_cubin_destroy(ctx, &bin);
 }
 
 TC_TEST(swizzle_misuse_is_an_error) {
@@ -243,21 +243,21 @@ TC_TEST(swizzle_misuse_is_an_error) {
     const tc_func *f = NULL;
     tc_tensor *args[3];
     TC_CHECK_EQ_INT(tc_storage_swizzle(m.scl, 3), TC_ERROR_SCHEDULE);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "storage_swizzle on stage C.local: only shared-memory caches are swizzled");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "storage_swizzle on stage C.local: only shared-memory caches are swizzled");
     TC_CHECK_EQ_INT(tc_storage_swizzle(m.sa, 0), TC_ERROR_SCHEDULE);
     TC_CHECK_EQ_INT(tc_storage_swizzle(m.sa, 4), TC_ERROR_SCHEDULE);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "storage_swizzle on stage A.shared: bits 4; 1 to 3 are supported");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "storage_swizzle on stage A.shared: bits 4; 1 to 3 are supported");
     TC_CHECK_EQ_INT(tc_storage_align(m.sb, tc_axis_of(m.sb, 0), 32, 4), TC_OK);
     TC_CHECK_EQ_INT(tc_storage_swizzle(m.sb, 2), TC_ERROR_SCHEDULE);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "storage_swizzle on stage B.shared: it has storage_align, whose padding the swizzle replaces");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "storage_swizzle on stage B.shared: it has storage_align, whose padding the swizzle replaces");
     TC_CHECK_EQ_INT(tc_storage_swizzle(m.sa, 3), TC_OK);
     TC_CHECK_EQ_INT(tc_storage_align(m.sa, tc_axis_of(m.sa, 0), 32, 4), TC_ERROR_SCHEDULE);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "storage_align on stage A.shared: it is swizzled");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "storage_align on stage A.shared: it is swizzled");
     m = matmul_swizzle_tiles(1);
     TC_CHECK_EQ_INT(tc_storage_swizzle(m.sb, 3), TC_OK); /* B's rows: 16 floats, 64 bytes; 3 bits need 128 */
     args[0] = m.A, args[1] = m.B, args[2] = m.C;
     TC_CHECK_EQ_INT(tc_lower(m.s, 3, args, "mm", NULL, &f), TC_ERROR_SCHEDULE);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "storage_swizzle on stage B.shared: its rows are 64 bytes wide; swizzle bits 3 need a multiple of 128 "
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "storage_swizzle on stage B.shared: its rows are 64 bytes wide; swizzle bits 3 need a multiple of 128 "
                                           "(16-byte chunks in groups of 8)");
 }
 
@@ -265,10 +265,10 @@ TC_TEST(a_one_dimensional_stage_is_not_swizzled) {
     tc_tensor *X = tc_placeholderi(ctx, "X", TC_FLOAT32, TC_DIMS(256));
     const tc_expr *i = tc_axisi(ctx, "i", 256);
     tc_tensor *Y = tc_compute(ctx, "Y", 1, &i, tc_mul(tc_at(X, i), tc_float(ctx, 2.0)));
-    tc_schedule *s = tc_create_schedule(ctx, 1, &Y);
+    tc_schedule *s = tc_schedule_create(ctx, 1, &Y);
     tc_tensor *XS = tc_cache_read(s, X, TC_SCOPE_SHARED, 1, &Y);
     TC_CHECK_EQ_INT(tc_storage_swizzle(tc_stage_of(s, XS), 1), TC_ERROR_SCHEDULE);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "storage_swizzle on stage X.shared: it has 1 dimension; the swizzle permutes the chunks of a row");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "storage_swizzle on stage X.shared: it has 1 dimension; the swizzle permutes the chunks of a row");
 }
 
 TC_TEST(the_gpu_computes_what_the_host_does) {
@@ -300,7 +300,7 @@ TC_TEST(the_gpu_computes_what_the_host_does) {
 
 int main(int argc, char **argv) {
     dump = argc > 1 && strcmp(argv[1], "--dump") == 0;
-    if (tc_create_context(NULL, &ctx) != TC_OK) return 1;
+    if (tc_context_create(NULL, &ctx) != TC_OK) return 1;
     TC_RUN(xor_folds_prints_and_bounds);
     TC_RUN(the_swizzle_is_a_bijection_within_each_row_and_keeps_chunks_whole);
     TC_RUN(eight_ldmatrix_rows_of_128_bytes_hit_distinct_banks_once_swizzled);
@@ -312,6 +312,6 @@ int main(int argc, char **argv) {
     TC_RUN(swizzle_misuse_is_an_error);
     TC_RUN(a_one_dimensional_stage_is_not_swizzled);
     TC_RUN(the_gpu_computes_what_the_host_does);
-    tc_destroy_context(ctx);
+    tc_context_destroy(ctx);
     return tc_test_summary();
 }

@@ -58,7 +58,7 @@ static mm build(tc_dtype dtype, int tile) {
     prod = dtype == TC_FLOAT16 ? tc_mul(tc_cast(TC_FLOAT32, tc_at(m.A, ax[0], k)), tc_cast(TC_FLOAT32, tc_at(m.B, k, ax[1])))
                                : tc_mul(tc_at(m.A, ax[0], k), tc_at(m.B, k, ax[1]));
     m.C = tc_compute(ctx, "C", 2, ax, tc_sum(prod, 1, &k));
-    m.s = tc_create_schedule(ctx, 1, &m.C);
+    m.s = tc_schedule_create(ctx, 1, &m.C);
     AS = tc_cache_read(m.s, m.A, TC_SCOPE_SHARED, 1, &m.C);
     BS = tc_cache_read(m.s, m.B, TC_SCOPE_SHARED, 1, &m.C);
     AF = tc_cache_read(m.s, AS, TC_SCOPE_WMMA_MATRIX_A, 1, &m.C);
@@ -148,7 +148,7 @@ static const tc_func *lower_with(mm *m, const tc_lower_desc *desc) {
     args[0] = m->A, args[1] = m->B, args[2] = m->C;
     r = tc_lower(m->s, 3, args, "mm", desc, &f);
     if (r == TC_OK && getenv("TEST_PRINT_IR")) printf("%s\n", tc_func_to_string(f));
-    if (r != TC_OK) fprintf(stderr, "  lowering: %s\n", tc_last_error(ctx));
+    if (r != TC_OK) fprintf(stderr, "  lowering: %s\n", tc_context_error(ctx));
     return r == TC_OK ? f : NULL;
 }
 
@@ -177,11 +177,11 @@ static void check_tensorized_in(tc_dtype dtype, int dynamic) {
     TC_CHECK_CONTAINS(ir, "wmma.store_matrix_sync(C[");
     mm_data_init(&d, dtype);
     TC_CHECK_EQ_INT(tc_host_run(ctx, f, d.mem, NULL), TC_OK);
-    if (tc_last_result(ctx) != TC_OK) fprintf(stderr, "  %s\n", tc_last_error(ctx));
+    if (tc_context_result(ctx) != TC_OK) fprintf(stderr, "  %s\n", tc_context_error(ctx));
     TC_CHECK(mm_err(&d) < 1e-6);
     cuda = tc_cuda_source(f);
     TC_CHECK(cuda != NULL);
-    if (!cuda) { fprintf(stderr, "  %s\n", tc_last_error(ctx)); return; }
+    if (!cuda) { fprintf(stderr, "  %s\n", tc_context_error(ctx)); return; }
     TC_CHECK_CONTAINS(cuda, dtype == TC_FLOAT16 ? "wmma.mma.sync.aligned.row.row.m16n16k16.f32.f32" : "wmma.mma.sync.aligned.row.row.m16n16k8.f32.tf32.tf32.f32");
     if (dynamic) {
         TC_CHECK_CONTAINS(cuda, "extern __shared__ __align__(128) unsigned char tc_dyn_smem[];");
@@ -196,8 +196,8 @@ static void check_tensorized_in(tc_dtype dtype, int dynamic) {
         tc_cubin bin;
         tc_result r = tc_cuda_compile(ctx, cuda, "mm", 0, 0, NULL, &bin);
         TC_CHECK_EQ_INT(r, TC_OK);
-        if (r != TC_OK) fprintf(stderr, "  %s\n%s\n", tc_last_error(ctx), cuda);
-        else tc_cubin_free(ctx, &bin);
+        if (r != TC_OK) fprintf(stderr, "  %s\n%s\n", tc_context_error(ctx), cuda);
+        else tc_cubin_destroy(ctx, &bin);
     }
     if (!tc_cuda_available(ctx)) return;
     { /* the same on the GPU */
@@ -217,7 +217,7 @@ static void check_tensorized_in(tc_dtype dtype, int dynamic) {
         if (r == TC_OK) r = tc_cuda_synchronize(ctx);
         if (r == TC_OK) r = tc_cuda_download(ctx, d.c, dev[2], bytes[2]);
         TC_CHECK_EQ_INT(r, TC_OK);
-        if (r != TC_OK) fprintf(stderr, "  %s\n", tc_last_error(ctx));
+        if (r != TC_OK) fprintf(stderr, "  %s\n", tc_context_error(ctx));
         TC_CHECK(mm_err(&d) < 1e-5);
         for (k = 0; k < 3; k++) tc_cuda_free(ctx, dev[k]);
         if (cf) tc_cuda_func_destroy(ctx, cf);
@@ -245,34 +245,34 @@ TC_TEST(mismatches_are_errors_not_wrong_code) {
     TC_CHECK_EQ_INT(tensorize_all(&m, TC_FLOAT32), TC_OK);
     args[0] = m.A, args[1] = m.B, args[2] = m.C;
     TC_CHECK_EQ_INT(tc_lower(m.s, 3, args, "mm", NULL, &f), TC_ERROR_LOWER);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "is not the intrinsic's");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "is not the intrinsic's");
     /* float16 intrinsics on float32 data */
     m = build(TC_FLOAT32, 16);
     args[0] = m.A, args[1] = m.B, args[2] = m.C;
     TC_CHECK_EQ_INT(tensorize_all(&m, TC_FLOAT16), TC_OK);
     TC_CHECK_EQ_INT(tc_lower(m.s, 3, args, "mm", NULL, &f), TC_ERROR_LOWER);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "tensorize");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "tensorize");
     /* the mma on a copy, a copy on a reduction, the fill on its own */
     m = build(TC_FLOAT32, 16);
     args[0] = m.A, args[1] = m.B, args[2] = m.C;
     TC_CHECK_EQ_INT(tc_tensorize(m.AF, m.AF_at, tc_intrin_wmma(ctx, TC_INTRIN_WMMA_MMA, TC_FLOAT32)), TC_ERROR_SCHEDULE);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "is not a reduction");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "is not a reduction");
     TC_CHECK_EQ_INT(tc_tensorize(m.CF, m.CF_at, tc_intrin_wmma(ctx, TC_INTRIN_WMMA_LOAD_A, TC_FLOAT32)), TC_ERROR_SCHEDULE);
     TC_CHECK_EQ_INT(tc_tensorize(m.CF, m.CF_at, tc_intrin_wmma(ctx, TC_INTRIN_WMMA_FILL, TC_FLOAT32)), TC_ERROR_SCHEDULE);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "initialisation");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "initialisation");
     /* a matrix_b load where the stage is a matrix_a fragment (16 x 16 both, in float16) */
     m = build(TC_FLOAT16, 16);
     args[0] = m.A, args[1] = m.B, args[2] = m.C;
     TC_CHECK_EQ_INT(tc_tensorize(m.AF, m.AF_at, tc_intrin_wmma(ctx, TC_INTRIN_WMMA_LOAD_B, TC_FLOAT16)), TC_OK);
     TC_CHECK_EQ_INT(tc_lower(m.s, 3, args, "mm", NULL, &f), TC_ERROR_LOWER);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "lives in wmma.matrix_a memory");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "lives in wmma.matrix_a memory");
     /* a tile split inside: the loops from the tensorized one in are not the tile */
     m = build(TC_FLOAT32, 16);
     args[0] = m.A, args[1] = m.B, args[2] = m.C;
     TC_CHECK_EQ_INT(tc_split(m.AF, m.AF_at, 4, &o, &i), TC_OK);
     TC_CHECK_EQ_INT(tc_tensorize(m.AF, o, tc_intrin_wmma(ctx, TC_INTRIN_WMMA_LOAD_A, TC_FLOAT32)), TC_OK);
     TC_CHECK_EQ_INT(tc_lower(m.s, 3, args, "mm", NULL, &f), TC_ERROR_LOWER);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "loops from the tensorized one in");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "loops from the tensorized one in");
     /* fragments only where they can be */
     TC_CHECK(tc_cache_read(m.s, m.A, TC_SCOPE_WMMA_ACCUMULATOR, 1, &m.C) == NULL);
     TC_CHECK(tc_cache_write(m.s, m.C, TC_SCOPE_WMMA_MATRIX_A) == NULL);
@@ -280,7 +280,7 @@ TC_TEST(mismatches_are_errors_not_wrong_code) {
     /* bfloat16: no wmma intrinsic (its tensor cores come with mma.sync), refused by name */
     for (k = 0; k < TC_INTRIN_KIND_COUNT; k++) {
         TC_CHECK(tc_intrin_wmma(ctx, (tc_intrin_kind)k, TC_BFLOAT16) == NULL);
-        TC_CHECK_STR(tc_last_error(ctx), "tc_intrin_wmma: bfloat16 inputs have no wmma intrinsic here (float16, or float32 run as TF32)");
+        TC_CHECK_STR(tc_context_error(ctx), "tc_intrin_wmma: bfloat16 inputs have no wmma intrinsic here (float16, or float32 run as TF32)");
     }
 }
 
@@ -294,7 +294,7 @@ TC_TEST(fragments_need_tensorize_and_whole_warps) {
     TC_CHECK(f != NULL);
     if (!f) return;
     TC_CHECK(tc_cuda_source(f) == NULL);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "tensorize");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "tensorize");
     mm_data_init(&d, TC_FLOAT32);
     TC_CHECK_EQ_INT(tc_host_run(ctx, f, d.mem, NULL), TC_OK);
 }
@@ -339,7 +339,7 @@ TC_TEST(tensorcore_template_matches_reference) {
         if (index < 0) continue;
         TC_CHECK_EQ_INT(tc_space_instantiate(space, index, &inst), TC_OK);
         TC_CHECK_EQ_INT(tc_lower(inst.schedule, 3, inst.args, "tensorcore", NULL, &f), TC_OK);
-        if (!f) { fprintf(stderr, "  %s\n", tc_last_error(ctx)); continue; }
+        if (!f) { fprintf(stderr, "  %s\n", tc_context_error(ctx)); continue; }
         for (k = 0; k < ny; k++) y[k] = NAN;
         mem[0] = xh, mem[1] = wh, mem[2] = y;
         TC_CHECK_EQ_INT(tc_host_run(ctx, f, mem, NULL), TC_OK);
@@ -350,7 +350,7 @@ TC_TEST(tensorcore_template_matches_reference) {
             tc_cubin bin;
             tc_result r = src ? tc_cuda_compile(ctx, src, "tensorcore", 0, 0, NULL, &bin) : TC_ERROR_COMPILE;
             TC_CHECK_EQ_INT(r, TC_OK);
-            if (r == TC_OK) tc_cubin_free(ctx, &bin);
+            if (r == TC_OK) tc_cubin_destroy(ctx, &bin);
         }
     }
     /* what the template does not build */
@@ -358,22 +358,22 @@ TC_TEST(tensorcore_template_matches_reference) {
     {
         tc_config_space *other = NULL;
         TC_CHECK(tc_space_create(ctx, tc_conv2d_tensorcore_template, &d, &other) != TC_OK);
-        TC_CHECK_CONTAINS(tc_last_error(ctx), "builds NHWCnc float16 kernels");
+        TC_CHECK_CONTAINS(tc_context_error(ctx), "builds NHWCnc float16 kernels");
         d.layout = TC_LAYOUT_NHWCnc, d.n = 24;
         TC_CHECK(tc_space_create(ctx, tc_conv2d_tensorcore_template, &d, &other) != TC_OK);
-        TC_CHECK_CONTAINS(tc_last_error(ctx), "NHWCnc blocks n, c and k by 16");
+        TC_CHECK_CONTAINS(tc_context_error(ctx), "NHWCnc blocks n, c and k by 16");
     }
     free(x), free(w), free(y), free(ref), free(xh), free(wh);
 }
 
 int main(void) {
-    if (tc_create_context(NULL, &ctx) != TC_OK) return 1;
+    if (tc_context_create(NULL, &ctx) != TC_OK) return 1;
     TC_RUN(tf32_matmul_tensorized_matches_reference);
     TC_RUN(float16_matmul_tensorized_matches_reference);
     TC_RUN(tensorized_matmul_in_dynamic_shared_memory_matches_reference);
     TC_RUN(mismatches_are_errors_not_wrong_code);
     TC_RUN(fragments_need_tensorize_and_whole_warps);
     TC_RUN(tensorcore_template_matches_reference);
-    tc_destroy_context(ctx);
+    tc_context_destroy(ctx);
     return tc_test_summary();
 }

@@ -57,7 +57,7 @@ TC_TEST(conv2d_space_matches_autotvm) {
                  "('tile_ry', [-1, 3, 1]), ('tile_rx', [-1, 1, 3]), ('auto_unroll_max_step', 1500), ('unroll_explicit', 0)],None,"
                  "4881186"); /* our factorization order; AutoTVM's may number it otherwise */
     TC_CHECK(tc_space_config_string(space, tc_space_size(space)) == NULL);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "configuration 10454400 is outside the space (len=10454400)");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "configuration 10454400 is outside the space (len=10454400)");
 }
 
 TC_TEST(a_configuration_runs_and_matches) {
@@ -104,14 +104,14 @@ static tc_result bad_template(tc_cfg *cfg, const void *task, tc_instance *out) {
     static const int64_t v[] = {1, 2};
     (void)task;
     (void)out;
-    tc_define_knob(cfg, "k", 2, v);
-    return tc_define_knob(cfg, "k", 2, v);
+    tc_cfg_define_knob(cfg, "k", 2, v);
+    return tc_cfg_define_knob(cfg, "k", 2, v);
 }
 
 TC_TEST(template_misuse_is_an_error) {
     tc_config_space *space;
     TC_CHECK_EQ_INT(tc_space_create(ctx, bad_template, NULL, &space), TC_ERROR_SCHEDULE);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "knob 'k' is defined twice");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "knob 'k' is defined twice");
     TC_CHECK(space == NULL);
     TC_CHECK_EQ_INT(tc_space_create(ctx, NULL, NULL, &space), TC_ERROR_INVALID_ARGUMENT);
 }
@@ -246,15 +246,15 @@ TC_TEST(untrusted_records_are_skipped_with_a_reason) {
         /* a file larger than the limit is refused */
         desc.max_file = 10;
         TC_CHECK_EQ_INT(tc_records_load_ex(ctx, path2, &desc, &recs, &n, &info), TC_ERROR_IO);
-        TC_CHECK_CONTAINS(tc_last_error(ctx), "more than the limit of 10");
+        TC_CHECK_CONTAINS(tc_context_error(ctx), "more than the limit of 10");
         TC_CHECK(recs == NULL && n == 0);
         remove(path2);
     }
     /* what is not a regular file is refused, naming it */
     TC_CHECK_EQ_INT(tc_records_load(ctx, "/tmp", &recs, &n), TC_ERROR_IO);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "/tmp is not a regular file");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "/tmp is not a regular file");
     TC_CHECK_EQ_INT(tc_records_load(ctx, "/dev/zero", &recs, &n), TC_ERROR_IO);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "/dev/zero is not a regular file");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "/dev/zero is not a regular file");
     remove(path);
 }
 
@@ -282,20 +282,20 @@ TC_TEST(records_whose_knobs_disagree_with_their_index_are_passed_over) {
     recs[1].knobs = recs[0].knobs; /* as a hand-edited file would have it */
     TC_CHECK_EQ_INT(tc_record_check(space, &recs[0]), TC_OK);
     TC_CHECK_EQ_INT(tc_record_check(space, &recs[1]), TC_ERROR_INVALID_ARGUMENT);
-    TC_CHECK_CONTAINS(tc_last_error(ctx), "configuration 6: the record's knob 0 ('tile_f')");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "configuration 6: the record's knob 0 ('tile_f')");
     TC_CHECK_EQ_INT(tc_records_best(recs, n, "t", 9, args, NULL), 1);
     TC_CHECK_EQ_INT(tc_records_best_in(space, recs, n, "t", 9, args, NULL), 0);
     remove(path);
 }
 
 int main(void) {
-    if (tc_create_context(NULL, &ctx) != TC_OK) return 1;
+    if (tc_context_create(NULL, &ctx) != TC_OK) return 1;
     TC_RUN(conv2d_space_matches_autotvm);
     TC_RUN(a_configuration_runs_and_matches);
     TC_RUN(template_misuse_is_an_error);
     TC_RUN(records_are_appended_reloaded_and_searched);
     TC_RUN(untrusted_records_are_skipped_with_a_reason);
     TC_RUN(records_whose_knobs_disagree_with_their_index_are_passed_over);
-    tc_destroy_context(ctx);
+    tc_context_destroy(ctx);
     return tc_test_summary();
 }

@@ -216,14 +216,14 @@ static int merge_files(char **argv, const tune_args *a) {
     tc_context *ctx;
     tc_records_merge_info info;
     tc_result r;
-    if (tc_create_context(NULL, &ctx) != TC_OK) return 1;
+    if (tc_context_create(NULL, &ctx) != TC_OK) return 1;
     r = tc_records_merge(ctx, a->nmerge, (const char *const *)(argv + a->merge_at), a->merge_out, &info);
     if (r == TC_OK)
         printf("%s: %d records from %d file%s (dropped: %d exact duplicates, %d lines that are not records)\n", a->merge_out, info.kept,
                a->nmerge, a->nmerge == 1 ? "" : "s", info.duplicates, info.skipped);
     else
-        fprintf(stderr, "merging records: %s\n", tc_last_error(ctx));
-    tc_destroy_context(ctx);
+        fprintf(stderr, "merging records: %s\n", tc_context_error(ctx));
+    tc_context_destroy(ctx);
     return r == TC_OK ? 0 : 1;
 }
 
@@ -355,7 +355,7 @@ static int tune_suite_tasks(tc_context *ctx, const tune_args *a, const tune_rank
         }
         r = tc_tune(ctx, made[k].space, &made[k].td, &res[k]);
         if (r != TC_OK) {
-            fprintf(stderr, "[rank %d] %s: tuning failed: %s%s\n", ranks->rank, tasks[k].row.name, tc_last_error(ctx),
+            fprintf(stderr, "[rank %d] %s: tuning failed: %s%s\n", ranks->rank, tasks[k].row.name, tc_context_error(ctx),
                     r == TC_ERROR_NO_CUDA || r == TC_ERROR_NO_DEVICE ? " (no GPU: --host tunes tiny convolutions on the host executor)" : "");
             rc = 1;
             if (r == TC_ERROR_NO_CUDA || r == TC_ERROR_NO_DEVICE) break;
@@ -401,9 +401,9 @@ static int tune_suite(const tune_args *a, const tune_ranks *ranks) {
     suite_plan(tasks, n, ranks->size);
     if (!a->o.resume && ranks->rank == 0) remove(a->o.records);
     ranks_barrier(ranks); /* no rank appends before the records are fresh */
-    if (rc == 0 && tc_create_context(NULL, &ctx) == TC_OK) {
+    if (rc == 0 && tc_context_create(NULL, &ctx) == TC_OK) {
         rc = tune_suite_tasks(ctx, a, ranks, tasks, n);
-        tc_destroy_context(ctx);
+        tc_context_destroy(ctx);
     } else {
         rc = 1;
     }
@@ -454,10 +454,10 @@ static int tune_network(const tune_args *a) {
     int n = read_suite_rows(a->suite, rows, SUITE_MAX_ROWS, 1), k, rc = 0;
     tc_result r;
     if (n <= 0) return 1;
-    if (tc_create_context(NULL, &ctx) != TC_OK) return 1;
-    if (a->o.where != TC_MEASURE_HOST && tc_probe_device_arch(ctx, 0) <= 0) {
+    if (tc_context_create(NULL, &ctx) != TC_OK) return 1;
+    if (a->o.where != TC_MEASURE_HOST && tc_device_arch_probe(ctx, 0) <= 0) {
         fprintf(stderr, "no GPU here: --network tunes on the GPU (--host tunes tiny convolutions on the host executor)\n");
-        tc_destroy_context(ctx);
+        tc_context_destroy(ctx);
         return 1;
     }
     for (k = 0; k < n; k++) {
@@ -476,8 +476,8 @@ static int tune_network(const tune_args *a) {
     printf("%d rows, %d trials in all\n", n, nd.trials);
     r = tc_conv2d_network_tune(ctx, &nd, kernels, &info);
     if (r != TC_OK) {
-        fprintf(stderr, "tuning the network: %s\n", tc_last_error(ctx));
-        tc_destroy_context(ctx);
+        fprintf(stderr, "tuning the network: %s\n", tc_context_error(ctx));
+        tc_context_destroy(ctx);
         return 1;
     }
     printf("%d distinct shapes of %d rows: %d trials measured now, %d from the records, %.1f s\n", info.tasks, n, info.trials_run,
@@ -489,7 +489,7 @@ static int tune_network(const tune_args *a) {
         rc |= network_check_row(ctx, &rows[k], kernels[k], info.on_gpu);
         tc_conv2d_kernel_destroy(ctx, kernels[k]);
     }
-    tc_destroy_context(ctx);
+    tc_context_destroy(ctx);
     return rc;
 }
 
@@ -527,12 +527,12 @@ int main(int argc, char **argv) {
         memset(&cd, 0, sizeof cd);
         if (a.o.trials == 0) cd.logger.log_fn = log_to_stderr; /* each record passed over says why */
         if (!a.have_shape && !read_suite_row(a.suite, a.row, &a.conv)) rc = 2;
-        else if (tc_create_context(&cd, &ctx) != TC_OK) rc = 1;
+        else if (tc_context_create(&cd, &ctx) != TC_OK) rc = 1;
         else {
             apply_math(&a, &a.conv);
             if (a.o.trials == 0) rc = best_from_records(ctx, &a.conv, a.o.records);
             else rc = sample_tune_conv(ctx, &a.conv, &a.o, &tuned);
-            tc_destroy_context(ctx);
+            tc_context_destroy(ctx);
         }
     }
     ranks_finish(&ranks);

@@ -19,12 +19,12 @@ int main(void) {
         fprintf(stderr, "consumer: the headers say %s, the implementation %s\n", TECOMP_VERSION_STRING, tc_version());
         return 1;
     }
-    r = tc_create_context(NULL, &ctx);
+    r = tc_context_create(NULL, &ctx);
     if (r != TC_OK) {
-        fprintf(stderr, "consumer: tc_create_context: %s\n", tc_result_string(r));
+        fprintf(stderr, "consumer: tc_context_create: %s\n", tc_result_string(r));
         return 1;
     }
-    tc_destroy_context(ctx);
+    tc_context_destroy(ctx);
     printf("tecomp %s: a context made and destroyed\n", tc_version());
     return 0;
 }

@@ -42,7 +42,7 @@ typedef struct fz_state {
 /* Abort with a message: the harness found the API breaking its word. */
 static void fz_require(int ok, const char *what, const fz_state *st) {
     if (ok) return;
-    fprintf(stderr, "fuzz_parse: %s (last error: '%s')\n", what, tc_last_error(st->ctx));
+    fprintf(stderr, "fuzz_parse: %s (last error: '%s')\n", what, tc_context_error(st->ctx));
     abort();
 }
 
@@ -50,8 +50,8 @@ static void fz_require(int ok, const char *what, const fz_state *st) {
    leave no message). */
 static void fz_check_failure(fz_state *st, tc_result r, const char *what) {
     if (r == TC_OK) return;
-    fz_require(r == TC_ERROR_OUT_OF_MEMORY || *tc_last_error(st->ctx), what, st);
-    tc_clear_error(st->ctx);
+    fz_require(r == TC_ERROR_OUT_OF_MEMORY || *tc_context_error(st->ctx), what, st);
+    tc_context_clear_error(st->ctx);
 }
 
 /* The tensors statements may read: small shapes of every dtype, and one
@@ -99,15 +99,15 @@ static void fz_parse_all(fz_state *st, const char *text, size_t len) {
         start = end + 1;
         t = tc_parse_compute(st->ctx, stmt);
         if (!t) {
-            fz_require(tc_last_result(st->ctx) == TC_ERROR_PARSE || tc_last_result(st->ctx) == TC_ERROR_OUT_OF_MEMORY,
+            fz_require(tc_context_result(st->ctx) == TC_ERROR_PARSE || tc_context_result(st->ctx) == TC_ERROR_OUT_OF_MEMORY,
                        "a failed parse is not TC_ERROR_PARSE", st);
-            fz_check_failure(st, tc_last_result(st->ctx), "a failed parse has no message");
+            fz_check_failure(st, tc_context_result(st->ctx), "a failed parse has no message");
             continue;
         }
         if (st->ntensors < FZ_MAX_TENSORS) st->tensors[st->ntensors++] = t;
         simple = tc_simplify(t->body);
         if (simple) tc_expr_print(simple, printed, sizeof printed);
-        tc_clear_error(st->ctx);
+        tc_context_clear_error(st->ctx);
     }
     free(stmt);
 }
@@ -116,7 +116,7 @@ static void fz_parse_all(fz_state *st, const char *text, size_t len) {
    in the schedule (a compute the output does not read). */
 static tc_stage *fz_stage(fz_state *st, unsigned k) {
     tc_stage *s = tc_stage_of(st->sched, st->tensors[k % (unsigned)st->ntensors]);
-    tc_clear_error(st->ctx);
+    tc_context_clear_error(st->ctx);
     return s;
 }
 
@@ -129,7 +129,7 @@ static tc_iter *fz_leaf(tc_stage *s, unsigned k) {
 /* Remember a tensor a cache primitive made, for later primitives. */
 static void fz_keep(fz_state *st, tc_tensor *t, const char *what) {
     if (!t) {
-        fz_check_failure(st, tc_last_result(st->ctx), what);
+        fz_check_failure(st, tc_context_result(st->ctx), what);
         return;
     }
     if (st->ntensors < FZ_MAX_TENSORS) st->tensors[st->ntensors++] = t;
@@ -289,7 +289,7 @@ static void fz_run_host(fz_state *st, const tc_func *f) {
         if (!(args[n] = malloc(bytes ? bytes : 1))) break;
         fz_fill(args[n], b->dtype, elems);
     }
-    tc_clear_error(st->ctx);
+    tc_context_clear_error(st->ctx);
     if (ok && n == f->nparams) fz_check_failure(st, tc_host_run(st->ctx, f, args, sizes), "host run failed without a message");
     while (n-- > 0) free(args[n]);
 }
@@ -311,10 +311,10 @@ static void fz_lower(fz_state *st, tc_tensor *out) {
     fz_check_failure(st, r, "lower failed without a message");
     if (r != TC_OK) return;
     fz_require(f != NULL, "lower succeeded without a function", st);
-    fz_require(tc_func_to_string(f) != NULL || tc_last_result(st->ctx) != TC_OK, "printing failed without an error", st);
+    fz_require(tc_func_to_string(f) != NULL || tc_context_result(st->ctx) != TC_OK, "printing failed without an error", st);
     cuda = tc_cuda_source(f);
-    fz_require(cuda != NULL || tc_last_result(st->ctx) != TC_OK, "no CUDA source and no error", st);
-    tc_clear_error(st->ctx);
+    fz_require(cuda != NULL || tc_context_result(st->ctx) != TC_OK, "no CUDA source and no error", st);
+    tc_context_clear_error(st->ctx);
     fz_run_host(st, f);
 }
 
@@ -329,16 +329,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     memset(&st, 0, sizeof st);
     memset(&cd, 0, sizeof cd);
     cd.cache_dir = ""; /* no cubin cache: nothing is compiled */
-    if (tc_create_context(&cd, &st.ctx) != TC_OK) return 0;
+    if (tc_context_create(&cd, &st.ctx) != TC_OK) return 0;
     if (fz_placeholders(&st)) fz_parse_all(&st, (const char *)data, text_len);
     if (st.ntensors > 0) {
         out = st.tensors[st.ntensors - 1];
-        st.sched = tc_create_schedule(st.ctx, 1, &out);
-        fz_require(st.sched != NULL || tc_last_result(st.ctx) != TC_OK, "no schedule and no error", &st);
+        st.sched = tc_schedule_create(st.ctx, 1, &out);
+        fz_require(st.sched != NULL || tc_context_result(st.ctx) != TC_OK, "no schedule and no error", &st);
         for (k = text_len + 1; st.sched && k + FZ_OP_BYTES <= size && k < text_len + 1 + FZ_MAX_OPS * FZ_OP_BYTES; k += FZ_OP_BYTES)
             fz_apply(&st, data + k);
         if (st.sched) fz_lower(&st, out);
     }
-    tc_destroy_context(st.ctx);
+    tc_context_destroy(st.ctx);
     return 0;
 }

@@ -79,7 +79,7 @@ static void fz_check_index(tc_context *ctx, const char *records, const char *ind
     if (n > 0) _tc_index_has(ctx, records, recs[0].task, recs[0].nargs, recs[0].args);
     if (index_text && fz_index_key(index_text, task, sizeof task, &nargs, args)) _tc_index_has(ctx, records, task, nargs, args);
     _tc_index_has(ctx, records, "conv2d_gemm", 16, fixed);
-    tc_clear_error(ctx);
+    tc_context_clear_error(ctx);
 }
 
 /* Write the records and (when given) the index stamped with them; 0 when
@@ -112,14 +112,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     index_text = len < size ? text + len + 1 : NULL;
     fz_temp_path("records.jsonl", records, sizeof records);
     _tc_index_path(records, index, sizeof index);
-    if (fz_write(records, index, text, len, index_text, index_text ? size - len - 1 : 0) && tc_create_context(NULL, &ctx) == TC_OK) {
+    if (fz_write(records, index, text, len, index_text, index_text ? size - len - 1 : 0) && tc_context_create(NULL, &ctx) == TC_OK) {
         r = tc_records_load(ctx, records, &recs, &n);
         fz_require(r == TC_OK || r == TC_ERROR_OUT_OF_MEMORY, "tc_records_load failed on a file that is there");
         fz_require(n >= 0 && (n == 0 || recs), "tc_records_load counted records it did not return");
         fz_check_records(recs, n);
         if (n > 0) fz_check_best(recs, n);
         fz_check_index(ctx, records, index_text, recs, n);
-        tc_destroy_context(ctx);
+        tc_context_destroy(ctx);
     }
     remove(records);
     remove(index);

@@ -27,8 +27,8 @@ static void fz_resolve(tc_context *ctx, const tc_conv2d_desc *d, const char *tex
     int64_t args[TC_MAX_TASK_ARGS];
     int p = 0, q = 0;
     if (tc_conv2d_resolve(ctx, d, &out) != TC_OK) {
-        fz_require(*tc_last_error(ctx) != 0, "tc_conv2d_resolve failed without a message", text);
-        tc_clear_error(ctx);
+        fz_require(*tc_context_error(ctx) != 0, "tc_conv2d_resolve failed without a message", text);
+        tc_context_clear_error(ctx);
         return;
     }
     fz_require(out.n > 0 && out.c > 0 && out.h > 0 && out.w > 0 && out.k > 0 && out.r > 0 && out.s > 0 && out.groups > 0,
@@ -62,9 +62,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (!text) return 0;
     memcpy(text, data, size);
     text[size] = 0;
-    if (tc_create_context(NULL, &ctx) == TC_OK) {
+    if (tc_context_create(NULL, &ctx) == TC_OK) {
         if (conv_shape_parse(text, &d)) fz_resolve_all(ctx, &d, text);
-        tc_destroy_context(ctx);
+        tc_context_destroy(ctx);
     }
     free(text);
     return 0;
