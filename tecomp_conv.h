@@ -366,7 +366,6 @@ typedef struct tc_conv2d_kernel_desc {
     const char *records;      /* tuning records, read and extended; NULL: conv2d.jsonl in the cubin cache's folder */
     int tune_trials;          /* tune now until the records hold this many trials of the shape on this GPU; 0: never */
     tc_tuner_kind tuner;      /* 0: model-based */
-    FILE *log;                /* tuning progress; NULL: quiet */
     const char *template_name; /* "conv2d_gemm", ...; NULL: tc_conv2d_template_for's choice */
 } tc_conv2d_kernel_desc;
 
@@ -432,7 +431,6 @@ typedef struct tc_conv2d_network_desc {
                                      tiny convolutions only (tests, samples); TC_MEASURE_GPU: without a GPU nothing
                                      is tuned and the kernels take what the records hold; TC_MEASURE_HOST: the host
                                      executor, for machines without a GPU (with one, the kernels want its records) */
-    FILE *log;                    /* a line per task as it finishes; NULL: quiet */
 } tc_conv2d_network_desc;
 
 /* One task of a network: a distinct convolution and its share of the budget. */
@@ -3844,7 +3842,6 @@ static tc_result _tc_conv_kernel_tune(tc_context *ctx, tc_conv2d_kernel *k, cons
     memcpy(td.args, k->args, sizeof td.args);
     td.n_trial = desc->tune_trials;
     td.records = records;
-    td.log = desc->log;
     td.tuner.kind = desc->tuner;
     td.measure.where = TC_MEASURE_GPU;
     r = tc_tune(ctx, k->space, &td, &res);
@@ -4192,17 +4189,15 @@ static tc_result _tc_network_tune_task(tc_context *ctx, const tc_conv2d_network_
 }
 
 /* The task's line in the log: what was tuned, for how many descriptions, and how it went. */
-static void _tc_network_log_task(FILE *log, int nth, int n, const tc_conv2d_network_desc *desc, const tc_conv2d_network_task *task,
+static void _tc_network_log_task(tc_context *ctx, int nth, int n, const tc_conv2d_network_desc *desc, const tc_conv2d_network_task *task,
                                  const tc_tune_result *res) {
     const tc_conv2d_desc *c = &desc->convs[task->first];
     char shared[64] = "";
-    if (!log) return;
     if (task->uses > 1) snprintf(shared, sizeof shared, " and %d more", task->uses - 1);
-    fprintf(log, "[%d/%d] %s %dx%dx%dx%d k%d %dx%d, convs[%d]%s: %d trials (%d measured now, %d from the records), "
-            "best %.2f GFLOPS on %s, %.1f s\n",
+    _tc_log(ctx, TC_LOG_INFO, "[%d/%d] %s %dx%dx%dx%d k%d %dx%d, convs[%d]%s: %d trials (%d measured now, %d from the records), "
+            "best %.2f GFLOPS on %s, %.1f s",
             nth, n, task->template_name, c->n, c->c, c->h, c->w, c->k, c->r, c->s, task->first, shared, task->trials, res->trials,
             res->resumed, res->best_gflops, res->target[0] ? res->target : "?", res->seconds);
-    fflush(log);
 }
 
 /* The tasks in the order they are tuned: most of the network's flops first. */
@@ -4230,7 +4225,7 @@ static tc_result _tc_network_tune_tasks(tc_context *ctx, const tc_conv2d_network
         if (!task->trials) continue; /* tc_tune would take 0 for its default */
         r = _tc_network_tune_task(ctx, desc, task, records, &res);
         if ((r == TC_ERROR_NO_CUDA || r == TC_ERROR_NO_DEVICE) && desc->where == TC_MEASURE_GPU) {
-            if (desc->log) fprintf(desc->log, "no GPU here: nothing tuned (%s)\n", tc_context_error(ctx));
+            _tc_log(ctx, TC_LOG_INFO, "no GPU here: nothing tuned (%s)", tc_context_error(ctx));
             tc_context_clear_error(ctx);
             r = TC_OK;
             break;
@@ -4244,7 +4239,7 @@ static tc_result _tc_network_tune_tasks(tc_context *ctx, const tc_conv2d_network
         trials_run[order[k]] = res.trials;
         info->trials_run += res.trials;
         info->trials_resumed += res.resumed;
-        _tc_network_log_task(desc->log, k + 1, n, desc, task, &res);
+        _tc_network_log_task(ctx, k + 1, n, desc, task, &res);
     }
     _tc_free(ctx, order);
     return r;

@@ -49,6 +49,7 @@
 #define TECOMP_IR_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #if defined(TECOMP_STATIC)
@@ -119,6 +120,13 @@ TECOMP_API const char *tc_version(void); /* TECOMP_VERSION_STRING of the impleme
 TECOMP_API const char *tc_context_error(const tc_context *ctx); /* "" when none */
 TECOMP_API tc_result tc_context_result(const tc_context *ctx);
 TECOMP_API void tc_context_clear_error(tc_context *ctx); /* Forget the last error: tc_context_error gives "" and tc_context_result TC_OK. */
+#define TC_LOG_BIT(level) (1u << (unsigned)(level))
+/* Everything tecomp says goes to the context's logger: errors, warnings,
+   tuning progress (TC_LOG_INFO), the IR after each pass (TC_LOG_DEBUG).
+   tc_log_to_file makes the logger write each message of the levels in
+   `levels` (TC_LOG_BIT(TC_LOG_INFO) | ...; 0: every level) as a line to
+   file, flushed; NULL file: no logger. Contexts the tuner makes inherit it. */
+TECOMP_API void tc_log_to_file(tc_context *ctx, FILE *file, unsigned levels);
 
 /* Bounding a long-running context's memory. Everything tecomp makes
    (expressions, tensors, schedules, lowered functions, spaces, records)
@@ -685,19 +693,41 @@ struct tc_context {
     void *cuda;
     void (*cuda_release)(tc_context *ctx);
     unsigned oom_count; /* allocations that failed (>>oom) */
+    FILE *log_file;     /* tc_log_to_file's file and levels, for _tc_log_file */
+    unsigned log_levels;
 };
 
 static void *_tc_default_alloc(size_t size, void *user) { (void)user; return malloc(size); }
 static void _tc_default_free(void *ptr, void *user) { (void)user; free(ptr); }
 
+/* A message of any length: a line per trial quotes its whole configuration. */
 static void _tc_log(tc_context *ctx, tc_log_level level, const char *fmt, ...) {
     char msg[1024];
+    char *big;
+    int need;
     va_list ap;
     if (!ctx || !ctx->logger.log_fn) return;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    need = vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    ctx->logger.log_fn(level, msg, ctx->logger.user_data);
+    if (need < (int)sizeof msg || !(big = (char *)ctx->allocator.alloc_fn((size_t)need + 1, ctx->allocator.user_data))) {
+        ctx->logger.log_fn(level, msg, ctx->logger.user_data); /* short, or cut to fit when memory is short */
+        return;
+    }
+    va_start(ap, fmt);
+    vsnprintf(big, (size_t)need + 1, fmt, ap);
+    va_end(ap);
+    ctx->logger.log_fn(level, big, ctx->logger.user_data);
+    ctx->allocator.free_fn(big, ctx->allocator.user_data);
+}
+
+/* tc_log_to_file's logger: user_data is the context. */
+static void _tc_log_file(tc_log_level level, const char *message, void *user_data) {
+    const tc_context *ctx = (const tc_context *)user_data;
+    size_t len = strlen(message);
+    if (!ctx->log_file || !(ctx->log_levels & TC_LOG_BIT(level))) return;
+    fprintf(ctx->log_file, len && message[len - 1] == '\n' ? "%s" : "%s\n", message);
+    fflush(ctx->log_file);
 }
 
 /* Record an error in the context and return its code: `return _tc_fail(...)`. */
@@ -838,6 +868,14 @@ TECOMP_API void tc_context_clear_error(tc_context *ctx) {
     if (!ctx) return;
     ctx->result = TC_OK;
     ctx->message[0] = 0;
+}
+
+TECOMP_API void tc_log_to_file(tc_context *ctx, FILE *file, unsigned levels) {
+    if (!ctx) return;
+    ctx->log_file = file;
+    ctx->log_levels = levels ? levels : ~0u;
+    ctx->logger.log_fn = file ? _tc_log_file : NULL;
+    ctx->logger.user_data = file ? ctx : NULL;
 }
 
 // >>oom

@@ -221,7 +221,8 @@ typedef struct tc_gpu_limits {
 } tc_gpu_limits;
 
 typedef struct tc_lower_desc {
-    int print_passes;              /* print the IR after each pass to stdout (also: env TECOMP_PRINT_IR=1) */
+    int print_passes;              /* log the IR after each pass (TC_LOG_DEBUG; also: env TECOMP_PRINT_IR=1); a context
+                                      without a logger gets tc_log_to_file(ctx, stdout, 0) for it */
     int allow_unbound;             /* allow stages with no thread binding: on the GPU they run in one thread */
     tc_gpu_limits limits;
 } tc_lower_desc;
@@ -3550,12 +3551,13 @@ TECOMP_API tc_result tc_lower(tc_schedule *s, int nargs, tc_tensor *const *args,
     if (desc) L.desc = *desc;
     env = getenv("TECOMP_PRINT_IR");
     if (env && *env && strcmp(env, "0") != 0) L.desc.print_passes = 1;
+    if (L.desc.print_passes && !s->ctx->logger.log_fn) tc_log_to_file(s->ctx, stdout, 0); /* asked for IR, and no logger to say it */
     if (!L.name || !(L.sl = (_tc_stage_lower *)_tc_alloc(s->ctx, sizeof(_tc_stage_lower) * (size_t)s->nstages))) return TC_ERROR_OUT_OF_MEMORY;
     for (k = 0, r = TC_OK; k < sizeof _tc_passes / sizeof _tc_passes[0] && r == TC_OK; k++) {
         r = _tc_passes[k].run(&L);
         if (r == TC_OK && L.desc.print_passes && L.nkernels) { /* once there is IR to print */
             const tc_func *f = _tc_make_func(&L);
-            printf("// ---- after %s ----\n%s", _tc_passes[k].name, f ? tc_func_to_string(f) : "(out of memory)\n");
+            _tc_log(s->ctx, TC_LOG_DEBUG, "// ---- after %s ----\n%s", _tc_passes[k].name, f ? tc_func_to_string(f) : "(out of memory)\n");
         }
     }
     _tc_free(s->ctx, L.threads);

@@ -87,11 +87,12 @@ TC_TEST(planted_faults_on_the_gpu_do_not_end_the_run) {
     temp_path(records, sizeof records, "gpu_faults");
     TC_CHECK_EQ_INT(tc_space_create(ctx, row_sum, &task, &space), TC_OK);
     tune_desc_for(&td, records, 100, 8, TC_MEASURE_GPU);
-    td.log = stderr; /* what each planted candidate got, in the test's log */
+    tc_log_to_file(ctx, stderr, TC_LOG_BIT(TC_LOG_INFO)); /* what each planted candidate got, in the test's log */
     td.log_trials = 1;
     /* The worker process opens the GPU: this process never initialises CUDA
        here, so the later tests can still fork workers that use it. */
     r = tc_tune(ctx, space, &td, &res);
+    tc_log_to_file(ctx, NULL, 0); /* the tests after this one log nothing */
     if (r == TC_ERROR_NO_CUDA || r == TC_ERROR_NO_DEVICE) {
         TC_SKIP("no GPU here: the planted faults run on the host executor in the next test");
         return;
@@ -438,8 +439,9 @@ TC_TEST(the_tuning_curve_and_the_log_read_well) {
     TC_CHECK_EQ_INT(tc_space_create(ctx, row_sum, &task, &space), TC_OK);
     tune_desc_for(&td, records, 7, 4, TC_MEASURE_HOST);
     td.task_name = "row_sum <&> \"x\"";
-    td.log = logf;
+    tc_log_to_file(ctx, logf, TC_LOG_BIT(TC_LOG_INFO));
     TC_CHECK_EQ_INT(tc_tune(ctx, space, &td, &res), TC_OK);
+    tc_log_to_file(ctx, NULL, 0); /* the file closes below; the context goes on */
     rewind(logf);
     log[fread(log, 1, sizeof log - 1, logf)] = 0;
     fclose(logf);
