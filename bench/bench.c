@@ -75,7 +75,7 @@
 #include "../samples/sample_run.h"
 #include "../samples/sample_tune.h"
 #include "bench_workload.h"
-#include "cudnn_graph.h"
+#include "../support/cudnn_graph.h"
 #include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
