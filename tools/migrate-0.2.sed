@@ -2,7 +2,8 @@
 #
 #     sed -i -E -f tools/migrate-0.2.sed $(git ls-files '*.c' '*.h' '*.cpp' '*.md')
 #
-# Pure renames only (GNU sed, -E for \b). The signature changes sed cannot
+# Pure renames only (GNU sed, -E for \b), for 0.1 code: run it once (a second
+# run would turn 0.2's three-argument tc_cfg_knob into tc_cfg_knob_value). The signature changes sed cannot
 # make (a context added to a destroy call, a result instead of a value) are
 # listed in CHANGELOG.md under 0.2.0; the compiler finds every one of them.
 s/\btc_create_context\b/tc_context_create/g
