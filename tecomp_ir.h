@@ -162,12 +162,20 @@ TECOMP_API size_t tc_context_memory(const tc_context *ctx);
 
 // >>api-dtype
 
-/* Values are stored in records and tests: a new dtype goes at the end.
+/* Zero is TC_FLOAT32, the default type of every description (0.1 began
+   with TC_BOOL). Records never hold these numbers: they hold
+   tc_dtype_code's, which do not change. A new dtype goes at the end.
    TC_BFLOAT16 is bfloat16 (8 significant bits, float32's exponent range). */
-typedef enum tc_dtype { TC_BOOL, TC_INT32, TC_INT64, TC_FLOAT16, TC_FLOAT32, TC_BFLOAT16, TC_DTYPE_COUNT } tc_dtype;
+typedef enum tc_dtype { TC_FLOAT32, TC_FLOAT16, TC_BFLOAT16, TC_INT32, TC_INT64, TC_BOOL, TC_DTYPE_COUNT } tc_dtype;
 
 TECOMP_API const char *tc_dtype_name(tc_dtype t);   /* "float32", ... */
-TECOMP_API int tc_dtype_bytes(tc_dtype t);
+/* The dtype's number in records, their index and task arguments
+   (tc_conv2d_task_args), as tecomp 0.1 numbered its enum: bool 0, int32 1,
+   int64 2, float16 3, float32 4, bfloat16 5; a new dtype takes the next.
+   Stable across releases, so that records written by any version match;
+   -1 for a value that is no tc_dtype. */
+TECOMP_API int tc_dtype_code(tc_dtype t);
+TECOMP_API int tc_dtype_bytes(tc_dtype t);  /* bytes of one element; 0 for a value that is no tc_dtype */
 TECOMP_API int tc_dtype_is_float(tc_dtype t); /* 1 for float16, float32 and bfloat16. */
 
 // >>api-expr
@@ -922,11 +930,16 @@ static tc_result _tc_scratch_context(tc_context *parent, tc_context **out) {
 // >>dtype
 
 TECOMP_API const char *tc_dtype_name(tc_dtype t) {
-    static const char *names[TC_DTYPE_COUNT] = {"bool", "int32", "int64", "float16", "float32", "bfloat16"};
+    static const char *names[TC_DTYPE_COUNT] = {"float32", "float16", "bfloat16", "int32", "int64", "bool"};
     return (t >= 0 && t < TC_DTYPE_COUNT) ? names[t] : "invalid";
 }
+TECOMP_API int tc_dtype_code(tc_dtype t) {
+    /* 0.1's enum order, frozen: the records of every version key on it */
+    static const int codes[TC_DTYPE_COUNT] = {4, 3, 5, 1, 2, 0};
+    return (t >= 0 && t < TC_DTYPE_COUNT) ? codes[t] : -1;
+}
 TECOMP_API int tc_dtype_bytes(tc_dtype t) {
-    static const int bytes[TC_DTYPE_COUNT] = {1, 4, 8, 2, 4, 2};
+    static const int bytes[TC_DTYPE_COUNT] = {4, 2, 2, 4, 8, 1};
     return (t >= 0 && t < TC_DTYPE_COUNT) ? bytes[t] : 0;
 }
 TECOMP_API int tc_dtype_is_float(tc_dtype t) { return t == TC_FLOAT16 || t == TC_FLOAT32 || t == TC_BFLOAT16; }
