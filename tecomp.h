@@ -28,7 +28,27 @@
                  field; a NULL desc is a zero one. tc_dtype 0 is TC_FLOAT32.
        Logging   Only through the context's logger (tc_context_desc.logger);
                  tc_log_to_file(ctx, file, level) sends it to a FILE *.
-       Limits    None a user can reach without a clear TC_ERROR_* saying which.
+       Limits    None a user can reach without a clear TC_ERROR_* naming it
+                 (tests/test_limits.c hits each). The fixed ones, each
+                 defined and documented where it applies: TC_MAX_DIMS (16)
+                 dimensions of a tensor and indices of a read (tc_at counts
+                 16 arguments: a 17th does not compile); TC_MAX_LOOPS (64)
+                 loops a stage makes; 16 readers of one tc_cache_read;
+                 TC_MAX_NAME (200) bytes of a kernel name;
+                 TC_MAX_INSTANCE_ARGS (16) tensors a template's kernel takes;
+                 TC_MAX_KNOBS (32) knobs a template, TC_MAX_SPLIT_PARTS (8)
+                 parts a split, TC_MAX_KNOB_WIDTH (16) values a knob entity;
+                 TC_MAX_TASK_ARGS (24) task arguments and TC_MAX_COSTS (16)
+                 costs a record (so tc_measure_desc.repeat <= 16);
+                 TC_MAX_DEVICES (16) devices a measurer; TC_MAX_KERNEL_BUFFERS
+                 (64) buffers and TC_MAX_KERNEL_SIZES (16) symbolic sizes a
+                 launched function, TC_MAX_TUNED_KERNELS (8) kernels a tuned
+                 one, 8 tensor maps a kernel; TC_CONV2D_MAX_EXTRA extra
+                 tensors an epilogue; TC_RECORDS_MAX_LINE / _FILE bytes of
+                 records (tc_records_load_desc raises them); TC_MAX_EXPR_DEPTH
+                 levels of an expression. Text fields a call fills for you
+                 (tc_measure_result.message, first_reason) keep the first
+                 bytes that fit, and say so; the logger has messages whole.
 
    HOW TO INCLUDE
        Vendor tecomp.h and the tecomp_*.h modules below. In exactly one C or

@@ -283,7 +283,12 @@ TECOMP_API tc_result tc_cuda_time_call(tc_context *ctx, tc_launch_fn fn, void *u
 TECOMP_API const char *tc_cuda_source(const tc_func *f);
 
 /* A lowered function compiled for this GPU: emitted, compiled through the
-   cubin cache, loaded, ready to launch. */
+   cubin cache, loaded, ready to launch. Its kernels take at most
+   TC_MAX_KERNEL_BUFFERS buffers (params and global temporaries) and
+   TC_MAX_KERNEL_SIZES symbolic sizes: a launch of one with more is
+   TC_ERROR_INVALID_ARGUMENT naming the limit. */
+#define TC_MAX_KERNEL_BUFFERS 64
+#define TC_MAX_KERNEL_SIZES 16
 typedef struct tc_cuda_func tc_cuda_func;
 /* Emit, compile (through the cubin cache) and load every kernel of f. */
 TECOMP_API tc_result tc_cuda_build(tc_context *ctx, const tc_func *f, tc_cuda_func **out);
@@ -3048,7 +3053,12 @@ static tc_result _tc_prepare_launch(tc_context *ctx, tc_cuda_func *cf, int k, co
     int j, n = 0;
     int64_t v;
     tc_result r;
-    if (f->nparams + f->ntemps > 64 || f->nsizes > 16) return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "%s: too many kernel parameters", f->name);
+    if (f->nparams + f->ntemps > TC_MAX_KERNEL_BUFFERS)
+        return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "%s: %d buffers (params and global temporaries), more than TC_MAX_KERNEL_BUFFERS (%d)",
+                        f->name, f->nparams + f->ntemps, TC_MAX_KERNEL_BUFFERS);
+    if (f->nsizes > TC_MAX_KERNEL_SIZES)
+        return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "%s: %d symbolic sizes, more than TC_MAX_KERNEL_SIZES (%d)", f->name, f->nsizes,
+                        TC_MAX_KERNEL_SIZES);
     for (j = 0; j < f->nparams + f->ntemps; j++) {
         l->bufs[j] = j < f->nparams ? args[j] : temps[j - f->nparams];
         l->ptrs[n++] = &l->bufs[j];

@@ -297,8 +297,14 @@ TECOMP_API const tc_expr *tc_reduce(tc_reduce_op op, const tc_expr *body, int na
 /* sum of body over axes (tc_reduce with TC_REDUCE_SUM) */
 TECOMP_API const tc_expr *tc_sum(const tc_expr *body, int naxes, const tc_expr *const *axes);
 
+/* The most dimensions a tensor has (tc_placeholder, tc_compute) and so the
+   most indices of a read: more is TC_ERROR_INVALID_ARGUMENT naming the
+   limit. The argument-list macros (tc_at, TC_DIMS) count up to 16
+   arguments: a 17th does not compile (it lands where the count goes). */
+#define TC_MAX_DIMS 16
+
 /* Tensor reads: tc_access with an array, tc_at with the indices as arguments
-   (tc_at(A, b, c, i, j); up to 16 indices, as for every argument-list macro). */
+   (tc_at(A, b, c, i, j); up to TC_MAX_DIMS indices). */
 TECOMP_API const tc_expr *tc_access(tc_tensor *t, int nidx, const tc_expr *const *idx);
 TECOMP_API const tc_expr *tc_access_va(tc_tensor *t, int nidx, ...); /* tc_access with the indices as arguments (tc_at calls it) */
 #define TC__NARGS(...) TC__NARGS_(__VA_ARGS__, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0)
@@ -1638,12 +1644,12 @@ TECOMP_API const tc_expr *tc_access(tc_tensor *t, int nidx, const tc_expr *const
     return _tc_intern(t->ctx, &p);
 }
 TECOMP_API const tc_expr *tc_access_va(tc_tensor *t, int nidx, ...) {
-    const tc_expr *idx[16];
+    const tc_expr *idx[TC_MAX_DIMS];
     va_list ap;
     int k, bad = 0;
     if (!t) return NULL;
-    if (nidx < 0 || nidx > 16) {
-        _tc_fail(t->ctx, TC_ERROR_INVALID_ARGUMENT, "tensor %s: %d indices (at most 16)", t->name, nidx);
+    if (nidx < 0 || nidx > TC_MAX_DIMS) {
+        _tc_fail(t->ctx, TC_ERROR_INVALID_ARGUMENT, "tensor %s: %d indices, more than TC_MAX_DIMS (%d)", t->name, nidx, TC_MAX_DIMS);
         return NULL;
     }
     va_start(ap, nidx);
@@ -1735,8 +1741,8 @@ static tc_tensor *_tc_tensor_new(tc_context *ctx, const char *name, tc_dtype t, 
         _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tensor %s: invalid dtype %d", name, (int)t);
         return NULL;
     }
-    if (ndim < 1 || ndim > 16) {
-        _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tensor %s: %d dimensions (1 to 16 supported)", name, ndim);
+    if (ndim < 1 || ndim > TC_MAX_DIMS) {
+        _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tensor %s: %d dimensions, not 1 to TC_MAX_DIMS (%d)", name, ndim, TC_MAX_DIMS);
         return NULL;
     }
     x = (tc_tensor *)_tc_alloc(ctx, sizeof *x);
@@ -1775,12 +1781,13 @@ TECOMP_API tc_tensor *tc_placeholder(tc_context *ctx, const char *name, tc_dtype
 }
 
 TECOMP_API tc_tensor *tc_placeholderi(tc_context *ctx, const char *name, tc_dtype t, int ndim, ...) {
-    const tc_expr *shape[16];
+    const tc_expr *shape[TC_MAX_DIMS];
     va_list ap;
     int k;
     if (!ctx) return NULL;
-    if (ndim < 1 || ndim > 16) {
-        _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "placeholder %s: %d dimensions (1 to 16 supported)", name ? name : "?", ndim);
+    if (ndim < 1 || ndim > TC_MAX_DIMS) {
+        _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "placeholder %s: %d dimensions, not 1 to TC_MAX_DIMS (%d)", name ? name : "?", ndim,
+                 TC_MAX_DIMS);
         return NULL;
     }
     va_start(ap, ndim);

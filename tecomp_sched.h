@@ -61,6 +61,9 @@ TECOMP_API tc_iter *tc_reduce_axis_of(tc_stage *st, int k);      /* s[t].op.redu
 TECOMP_API int tc_stage_leaf_count(const tc_stage *st);
 TECOMP_API tc_iter *tc_stage_leaf(tc_stage *st, int k);          /* loops from outermost to innermost */
 
+/* The most loops a stage makes, counting those split or fused away: a
+   split, fuse or tile past it is TC_ERROR_SCHEDULE naming the limit. */
+#define TC_MAX_LOOPS 64
 TECOMP_API tc_result tc_split(tc_stage *st, tc_iter *parent, int64_t factor, tc_iter **outer, tc_iter **inner); /* s[t].split(parent, factor) */
 TECOMP_API tc_result tc_split_nparts(tc_stage *st, tc_iter *parent, int64_t nparts, tc_iter **outer, tc_iter **inner);
 /* s[t].tile(x, y, x_factor, y_factor) */
@@ -227,20 +230,23 @@ typedef struct tc_lower_desc {
     tc_gpu_limits limits;
 } tc_lower_desc;
 
+#define TC_MAX_NAME 200 /* the longest kernel name tc_lower takes, in bytes */
+
 /* tvm.lower(s, args): args are the placeholders and outputs the kernel takes.
    name (NULL or "": "default_function") goes into the generated source: a
    name that is not a C identifier, or is a keyword, a CUDA builtin or
-   reserved (containing "__"), is TC_ERROR_INVALID_ARGUMENT. Tensor names may
-   be any text: the CUDA emitter makes them valid, unique identifiers. */
+   reserved (containing "__"), is TC_ERROR_INVALID_ARGUMENT, and so is one
+   longer than TC_MAX_NAME bytes. Tensor names may be any text: the CUDA
+   emitter makes them valid, unique identifiers. */
 TECOMP_API tc_result tc_lower(tc_schedule *s, int nargs, tc_tensor *const *args, const char *name,
                               const tc_lower_desc *desc, const tc_func **out);
 /* The region of tensor t that its stage computes, as bound inference finds
    it (TVM's InferBound): per dimension, the first index (in the loop
    variables around the stage: names like blockIdx.x, k.outer) and the extent. */
 typedef struct tc_region {
-    int ndim;
-    const tc_expr *min[16];
-    const tc_expr *extent[16];
+    int ndim;                         /* the tensor's: at most TC_MAX_DIMS, so the arrays always hold it */
+    const tc_expr *min[TC_MAX_DIMS];
+    const tc_expr *extent[TC_MAX_DIMS];
 } tc_region;
 TECOMP_API tc_result tc_infer_region(tc_schedule *s, tc_tensor *t, tc_region *out); /* The region of t its consumers need, from bound inference. */
 
@@ -279,7 +285,7 @@ TECOMP_API tc_result tc_func_eval(const tc_func *f, const tc_expr *e, const int6
 #if defined(TECOMP_IMPLEMENTATION) && !defined(TECOMP_SCHED_IMPL_DONE)
 #define TECOMP_SCHED_IMPL_DONE
 
-#define _TC_MAX_ITERS 64 /* loops per stage, counting those split or fused away */
+#define _TC_MAX_ITERS TC_MAX_LOOPS /* loops per stage, counting those split or fused away */
 
 // >>schedule
 
@@ -346,7 +352,7 @@ static tc_iter *_tc_iter_add(tc_stage *st, const tc_expr *var) {
     tc_iter *it;
     if (!var) return NULL;
     if (st->niters == _TC_MAX_ITERS) {
-        _tc_fail(ctx, TC_ERROR_SCHEDULE, "stage %s: more than %d loops", st->tensor->name, _TC_MAX_ITERS);
+        _tc_fail(ctx, TC_ERROR_SCHEDULE, "stage %s: more than TC_MAX_LOOPS (%d) loops", st->tensor->name, TC_MAX_LOOPS);
         return NULL;
     }
     if (!(it = (tc_iter *)_tc_alloc(ctx, sizeof *it))) return NULL;
@@ -3509,7 +3515,7 @@ static int _tc_kernel_name_ok(const char *name) {
         if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_')) return 0;
         if (p[0] == '_' && p[1] == '_') return 0;
     }
-    return p - name <= 200 && !_tc_ident_reserved(name);
+    return !_tc_ident_reserved(name);
 }
 
 /* name quoted for a message: control bytes and quotes escaped, cut at 80 bytes. */
@@ -3534,6 +3540,9 @@ TECOMP_API tc_result tc_lower(tc_schedule *s, int nargs, tc_tensor *const *args,
     *out = NULL;
     if (!s) return TC_ERROR_INVALID_ARGUMENT;
     if (nargs < 1 || !args) return _tc_fail(s->ctx, TC_ERROR_INVALID_ARGUMENT, "tc_lower: give the tensors the kernel takes");
+    if (name && strlen(name) > TC_MAX_NAME)
+        return _tc_fail(s->ctx, TC_ERROR_INVALID_ARGUMENT, "tc_lower: the kernel name is %zu bytes, more than TC_MAX_NAME (%d)", strlen(name),
+                        TC_MAX_NAME);
     if (name && *name && !_tc_kernel_name_ok(name)) {
         char quoted[400];
         _tc_quote(quoted, sizeof quoted, name);

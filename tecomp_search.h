@@ -1331,7 +1331,7 @@ static double _tc_record_seconds(const tc_record *r) {
     double sum = 0;
     int k;
     if (r->error != TC_OK || r->ncosts < 1) return 0;
-    for (k = 0; k < r->ncosts && k < 16; k++) sum += r->costs[k];
+    for (k = 0; k < r->ncosts && k < TC_MAX_COSTS; k++) sum += r->costs[k];
     return sum > 0 ? sum / k : 0;
 }
 

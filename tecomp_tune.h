@@ -71,7 +71,7 @@ typedef struct tc_tune_result {
     int invalid;              /* rejected by the verifier (never compiled) */
     int failed;               /* failed to compile, faulted or timed out */
     double seconds;           /* wall time of this call */
-    char target[320];         /* where they ran ("cuda -arch=sm_90 -model=...", or "host") */
+    char target[320];         /* where they ran ("cuda -arch=sm_90 -model=...", or "host"); always whole: the device's name is under 256 bytes */
     int devices;              /* devices that timed them at once (GPUs of that model, or host workers) */
 } tc_tune_result;
 
@@ -892,10 +892,10 @@ static int _tc_parse_int_in(const char *s, int64_t lo, int64_t hi, int64_t *out)
    as 64-bit numbers and range-checked (sscanf's %u on a larger number is
    undefined); the launch checks shared against the device's limit. */
 static int _tc_index_parse_kernel(const char *s, _tc_plan_kernel *pk, int *used) {
-    char name[128];
+    char name[_TC_KERNEL_NAME_CAP];
     long long v[6], shared = 0;
     int j, more = 0;
-    if (sscanf(s, "%127s %lld %lld %lld %lld %lld %lld%n", name, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], used) != 7) return 0;
+    if (sscanf(s, "%255s %lld %lld %lld %lld %lld %lld%n", name, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], used) != 7) return 0;
     for (j = 0; j < 6; j++)
         if (v[j] < 1 || v[j] > 0x7fffffffLL) return 0;
     if (s[*used] == ' ') { /* the dynamic shared bytes, in indexes that have them */
