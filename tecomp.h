@@ -26,6 +26,9 @@
                  operand makes the result NULL: check a chain once).
        Descs     A zero-initialised description means the defaults, field by
                  field; a NULL desc is a zero one. tc_dtype 0 is TC_FLOAT32.
+       Structs   Public structs hold only documented fields a user reads or
+                 sets; what only the implementation keeps lives in its own
+                 structs (tests/check_api.py refuses '_' and "internal" fields).
        Logging   Only through the context's logger (tc_context_desc.logger);
                  tc_log_to_file(ctx, file, level) sends it to a FILE *.
        Limits    None a user can reach without a clear TC_ERROR_* naming it

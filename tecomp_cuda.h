@@ -2798,7 +2798,7 @@ static const char *_tc_cuda_source(const tc_func *f, _tc_idents *idents) {
     int k, any_helper = 0;
     tc_str_init(&body, f->ctx);
     tc_str_init(&wmma, f->ctx);
-    body.idents = wmma.idents = idents;
+    _tc_idents_bind(f->ctx, idents, &body, &wmma);
     memset(&em, 0, sizeof em);
     em.out = &body;
     em.helpers = &wmma;
@@ -2806,6 +2806,7 @@ static const char *_tc_cuda_source(const tc_func *f, _tc_idents *idents) {
         if (k) tc_str_printf(&body, "\n");
         _tc_emit_kernel(&em, f, &f->kernels[k]);
     }
+    _tc_idents_bind(f->ctx, NULL, NULL, NULL);
     if (em.failed) {
         tc_str_free(&body);
         tc_str_free(&wmma);

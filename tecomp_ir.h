@@ -149,7 +149,7 @@ TECOMP_API void tc_log_to_file(tc_context *ctx, FILE *file, unsigned levels);
    Rewinds nest: rewinding to an older mark also frees what newer marks
    covered; a mark that was freed by an earlier rewind is refused. */
 typedef struct tc_mark {
-    const void *block;   /* internal: the newest arena block at the mark (NULL: none), */
+    const void *block;   /* opaque, as the mark is: the newest arena block at the mark (NULL: none), */
     uint64_t serial;     /* which block that was (an address can be reused), */
     size_t used;         /* how much of it was in use, */
     uint32_t next_id, next_node_id; /* and the counters then */
@@ -234,8 +234,6 @@ struct tc_expr {
     const tc_expr *const *axes;
     const tc_expr *const *args;
     tc_context *ctx;
-    const tc_expr *simplified;        /* internal: tc_simplify's answer, once known (it depends on e alone) */
-    int depth;                        /* internal: levels of nodes from here down, at most TC_MAX_EXPR_DEPTH */
 };
 
 /* How deeply expressions may nest. Every pass walks expressions
@@ -642,7 +640,6 @@ typedef struct tc_str {
     size_t len, cap;
     tc_context *ctx;
     int failed; /* an allocation failed; data holds what fit */
-    struct _tc_idents *idents; /* the CUDA emitter's identifiers for names (>>print); NULL elsewhere */
 } tc_str;
 TECOMP_API void tc_str_init(tc_str *s, tc_context *ctx); /* An empty string whose memory comes from ctx's allocator. */
 TECOMP_API void tc_str_free(tc_str *s);
@@ -685,6 +682,11 @@ typedef struct _tc_arena_block {
 } _tc_arena_block;
 
 struct tc_context {
+    /* The CUDA emitter's identifiers for names (>>print), while it writes
+       the strings it binds them to (_tc_idents_bind); other strings print
+       names as they are. */
+    struct _tc_idents *idents;
+    const tc_str *ident_strs[2];
     tc_allocator allocator;
     tc_logger logger;
     size_t arena_block;
@@ -1019,6 +1021,19 @@ static int64_t _tc_double_to_int_sat(tc_dtype t, double v) {
 
 // >>expr-nodes
 
+/* A node as the arena holds it: the public tc_expr first (so that a
+   tc_expr * is a pointer to its node), then what only the implementation
+   keeps per node. Every expression is made by _tc_intern, as one of these. */
+typedef struct _tc_expr_node {
+    tc_expr e;
+    const tc_expr *simplified;        /* tc_simplify's answer, once known (it depends on e alone) */
+    int depth;                        /* levels of nodes from here down, at most TC_MAX_EXPR_DEPTH */
+} _tc_expr_node;
+
+/* e's node; nodes live in the arena and are not const there. */
+static _tc_expr_node *_tc_node(const tc_expr *e) { return (_tc_expr_node *)(void *)(uintptr_t)e; }
+static int _tc_expr_depth(const tc_expr *e) { return _tc_node(e)->depth; }
+
 static uint32_t _tc_hash_mix(uint32_t h, uint64_t v) {
     h ^= (uint32_t)v + 0x9e3779b9u + (h << 6) + (h >> 2);
     h ^= (uint32_t)(v >> 32) + 0x9e3779b9u + (h << 6) + (h >> 2);
@@ -1093,13 +1108,14 @@ static int _tc_expr_table_grow(tc_context *ctx) {
    table, or copied into the arena and added. Variables are never merged. */
 static const tc_expr *_tc_intern(tc_context *ctx, tc_expr *proto) {
     size_t j = 0;
+    _tc_expr_node *node;
     tc_expr *e;
-    int k;
+    int k, depth;
     proto->ctx = ctx;
-    proto->depth = proto->extent ? proto->extent->depth + 1 : 1;
+    depth = proto->extent ? _tc_expr_depth(proto->extent) + 1 : 1;
     for (k = 0; k < proto->nargs; k++)
-        if (proto->args[k]->depth + 1 > proto->depth) proto->depth = proto->args[k]->depth + 1;
-    if (proto->depth > TC_MAX_EXPR_DEPTH) {
+        if (_tc_expr_depth(proto->args[k]) + 1 > depth) depth = _tc_expr_depth(proto->args[k]) + 1;
+    if (depth > TC_MAX_EXPR_DEPTH) {
         _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "an expression nests deeper than %d levels (TC_MAX_EXPR_DEPTH)", TC_MAX_EXPR_DEPTH);
         return NULL;
     }
@@ -1109,10 +1125,12 @@ static const tc_expr *_tc_intern(tc_context *ctx, tc_expr *proto) {
         for (j = proto->hash & (ctx->expr_cap - 1); ctx->exprs[j]; j = (j + 1) & (ctx->expr_cap - 1))
             if (_tc_expr_same(ctx->exprs[j], proto)) return ctx->exprs[j];
     }
-    e = (tc_expr *)_tc_alloc(ctx, sizeof *e);
-    if (!e) return NULL;
+    node = (_tc_expr_node *)_tc_alloc(ctx, sizeof *node);
+    if (!node) return NULL;
+    e = &node->e;
     *e = *proto;
-    e->simplified = NULL; /* a proto copied from another node must not bring its answer along */
+    node->simplified = NULL;
+    node->depth = depth;
     if (proto->nargs) {
         const tc_expr **args = (const tc_expr **)_tc_alloc(ctx, sizeof(tc_expr *) * (size_t)proto->nargs);
         if (!args) return NULL;
@@ -1269,8 +1287,8 @@ static void _tc_expr_table_rewind(tc_context *ctx, const tc_mark *m) {
         }
     }
     for (k = 0; k < ctx->expr_cap; k++) {
-        tc_expr *e = (tc_expr *)ctx->exprs[k];
-        if (e && e->simplified && _tc_made_after(e->simplified, m)) e->simplified = NULL;
+        const tc_expr *e = ctx->exprs[k];
+        if (e && _tc_node(e)->simplified && _tc_made_after(_tc_node(e)->simplified, m)) _tc_node(e)->simplified = NULL;
     }
     /* a table that grew for what went is given back; kept, rehashed in place, when there is no memory for a smaller one */
     if (ctx->expr_cap > _tc_expr_table_cap_for(ctx->expr_count) && _tc_expr_table_resize(ctx, _tc_expr_table_cap_for(ctx->expr_count))) return;
@@ -2483,18 +2501,18 @@ TECOMP_API const tc_expr *tc_simplify(const tc_expr *e) {
     const tc_expr *first = e, *prev = NULL;
     int rounds = 0;
     if (!e) return NULL;
-    if (e->simplified) return e->simplified; /* nodes are shared: each is simplified once */
+    if (_tc_node(e)->simplified) return _tc_node(e)->simplified; /* nodes are shared: each is simplified once */
     /* While e is being simplified it answers itself: a rewrite that comes
        back to e (two forms rewriting into each other) stops there instead
        of recursing without end. The node lives in the arena and is not
        const there. */
-    ((tc_expr *)first)->simplified = first;
+    _tc_node(first)->simplified = first;
     /* rules can expose more work for each other; a few rounds reach a fixed point */
     while (e && e != prev && rounds++ < 4) {
         prev = e;
         e = _tc_simplify_node(e);
     }
-    ((tc_expr *)first)->simplified = e;
+    _tc_node(first)->simplified = e;
     return e;
 }
 
@@ -2741,14 +2759,28 @@ static void _tc_print_plain_name(tc_str *s, const char *name) {
     }
 }
 
+/* Bind idents to the strings a and b of ctx until _tc_idents_bind(ctx, NULL, NULL, NULL). */
+static void _tc_idents_bind(tc_context *ctx, _tc_idents *idents, const tc_str *a, const tc_str *b) {
+    ctx->idents = idents;
+    ctx->ident_strs[0] = a;
+    ctx->ident_strs[1] = b;
+}
+/* The identifiers bound to s; NULL when s prints names as they are. */
+static _tc_idents *_tc_idents_of(const tc_str *s) {
+    tc_context *ctx = s->ctx;
+    if (!ctx || !ctx->idents) return NULL;
+    return s == ctx->ident_strs[0] || s == ctx->ident_strs[1] ? ctx->idents : NULL;
+}
+
 static void _tc_print_name(tc_str *s, const char *name, int is_buffer, _tc_style style) {
+    _tc_idents *idents;
     const char *id;
     int tag;
     if (style == _TC_STYLE_IR) { tc_str_printf(s, "%s", name); return; }
     for (tag = TC_BLOCK_X; tag <= TC_THREAD_Z && !is_buffer; tag++) /* thread variables are named after their tag */
         if (strcmp(name, tc_thread_tag_name((tc_thread_tag)tag)) == 0) { tc_str_printf(s, "%s", _tc_thread_alias((tc_thread_tag)tag)); return; }
-    if (!s->idents) { _tc_print_plain_name(s, name); return; }
-    if ((id = _tc_ident_of(s->idents, name, is_buffer)) != NULL) tc_str_printf(s, "%s", id);
+    if (!(idents = _tc_idents_of(s))) { _tc_print_plain_name(s, name); return; }
+    if ((id = _tc_ident_of(idents, name, is_buffer)) != NULL) tc_str_printf(s, "%s", id);
     else s->failed = 1; /* out of memory: the emitter's caller reports it */
 }
 static void _tc_print_var_name(tc_str *s, const char *name, _tc_style style) { _tc_print_name(s, name, 0, style); }
@@ -4119,7 +4151,7 @@ static const tc_expr *_tc_parse_binary(_tc_parser *p, int min_prec) {
         if (!(rhs = _tc_parse_binary(p, op->prec + 1))) return NULL;
         lhs = tc_binary(op->kind, lhs, rhs);
         if (!_tc_parse_check(p, lhs, col)) return NULL;
-        if (lhs->depth > _TC_PARSE_MAX_DEPTH) { /* a long chain nests nothing in the text */
+        if (_tc_expr_depth(lhs) > _TC_PARSE_MAX_DEPTH) { /* a long chain nests nothing in the text */
             _tc_parse_too_tall(p);
             return NULL;
         }
@@ -4386,7 +4418,7 @@ static tc_tensor *_tc_parse_statement(_tc_parser *p) {
     if (!_tc_parse_output(p) || !_tc_parse_assign(p)) return NULL;
     p->body_col = p->tok.col;
     if (!(body = _tc_parse_expr(p))) return NULL;
-    if (body->depth > _TC_PARSE_MAX_DEPTH) {
+    if (_tc_expr_depth(body) > _TC_PARSE_MAX_DEPTH) {
         _tc_parse_too_tall(p);
         return NULL;
     }

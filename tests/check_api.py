@@ -10,7 +10,11 @@ reading the headers:
     tc_<object>_destroy; tc_cuda_malloc/tc_cuda_free are memory, not objects);
   - every tc_<object>_destroy takes the context first;
   - no public struct has a FILE * field (logging goes through the context's
-    logger) and no public struct has a field whose name starts with '_'.
+    logger), a field whose name starts with '_', or a field its comment
+    calls internal (what only the implementation keeps lives in its own
+    structs: tc_expr's per-node state in _tc_expr_node, the emitter's
+    identifiers in the context); typedef'd and plain `struct tc_x {...};`
+    definitions alike.
 Usage: check_api.py [repository root]; exits 1 listing every violation.
 """
 import os
@@ -74,14 +78,19 @@ def check_header(path, problems):
             if not args.lstrip().startswith('tc_context *'):
                 problems.append(where + ': a _destroy takes the context first')
     text = '\n'.join(lines)
-    for m in re.finditer(r'typedef struct (tc_[a-z0-9_]+) \{(.*?)\n\} \1;', text, re.S):
-        body = re.sub(r'/\*.*?\*/', '', m.group(2), flags=re.S)
+    structs = [(m.group(1), m.group(2)) for m in re.finditer(r'typedef struct (tc_[a-z0-9_]+) \{(.*?)\n\} \1;', text, re.S)]
+    structs += [(m.group(1), m.group(2)) for m in re.finditer(r'^struct (tc_[a-z0-9_]+) \{(.*?)\n\};', text, re.S | re.M)]
+    for sname, sbody in structs:
+        for c in re.findall(r'/\*.*?\*/|//[^\n]*', sbody, re.S):
+            if re.search(r'\binternal\b', c, re.I):
+                problems.append('%s: struct %s has a field its comment calls internal: %s' % (name, sname, ' '.join(c.split())[:80]))
+        body = re.sub(r'/\*.*?\*/', '', sbody, flags=re.S)
         for field in body.split(';'):
             if re.search(r'\bFILE\s*\*', field):
-                problems.append('%s: struct %s has a FILE * field (use the context logger)' % (name, m.group(1)))
+                problems.append('%s: struct %s has a FILE * field (use the context logger)' % (name, sname))
             fm = re.search(r'\b(_[A-Za-z0-9_]*)\s*(\[[^]]*\])?\s*$', field.strip())
             if fm:
-                problems.append('%s: struct %s has an internal field %s' % (name, m.group(1), fm.group(1)))
+                problems.append('%s: struct %s has an internal field %s' % (name, sname, fm.group(1)))
 
 
 def main():
