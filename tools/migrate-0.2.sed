@@ -6,6 +6,8 @@
 # run would turn 0.2's three-argument tc_cfg_knob into tc_cfg_knob_value). The signature changes sed cannot
 # make (a context added to a destroy call, a result instead of a value) are
 # listed in CHANGELOG.md under 0.2.0; the compiler finds every one of them.
+# The dtype renumbering (TC_FLOAT32 == 0) needs no rewrite where code names
+# the values; stored numbers map through tc_dtype_code (CHANGELOG.md).
 s/\btc_create_context\b/tc_context_create/g
 s/\btc_destroy_context\b/tc_context_destroy/g
 s/\btc_last_error\b/tc_context_error/g
