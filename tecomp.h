@@ -1,10 +1,57 @@
-/* tecomp.h - tensor expressions to tuned CUDA kernels, at run time, from C.   v0.1.1
+/* tecomp.h - tensor expressions to tuned CUDA kernels, at run time, from C.   v0.2.0
 
    tecomp turns a tensor expression plus a TVM-style schedule into a CUDA
    kernel while your program runs: no Python, no nvcc step, no link-time CUDA
    dependency. It compiles through NVRTC and loads through the driver API,
    both opened at run time; without a GPU the same lowered kernels run on a
    host executor with CUDA semantics.
+
+   THE CONVENTION (every public name follows it; tests/check_api.py checks
+   what can be checked by reading the headers)
+       Names     tc_<object>_<verb> and getters tc_<object>_<property>:
+                 tc_context_create, tc_schedule_create, tc_space_size. The
+                 expression builders (tc_add, tc_at) and schedule primitives
+                 (tc_split, tc_bind, tc_cache_read) keep TVM te's names.
+                 Types tc_<object>, enum values TC_<WHAT>, private _tc_.
+       Ownership Everything made with a context lives in its arena until
+                 tc_context_destroy (or tc_context_rewind), unless its type
+                 has a tc_<object>_destroy(ctx, obj): then that call ends it,
+                 takes the context first, and ignores NULL. Device memory is
+                 tc_cuda_malloc / tc_cuda_free, a tc_str (a value the caller
+                 holds) tc_str_init / tc_str_free.
+       Results   A call that can fail returns tc_result and writes what it
+                 makes through an out pointer; the message is in
+                 tc_context_error(ctx). No value doubles as an error. Builders
+                 of expressions and statements return NULL instead (a NULL
+                 operand makes the result NULL: check a chain once).
+       Descs     A zero-initialised description means the defaults, field by
+                 field; a NULL desc is a zero one. tc_dtype 0 is TC_FLOAT32.
+       Structs   Public structs hold only documented fields a user reads or
+                 sets; what only the implementation keeps lives in its own
+                 structs (tests/check_api.py refuses '_' and "internal" fields).
+       Logging   Only through the context's logger (tc_context_desc.logger);
+                 tc_log_to_file(ctx, file, level) sends it to a FILE *.
+       Limits    None a user can reach without a clear TC_ERROR_* naming it
+                 (tests/test_limits.c hits each). The fixed ones, each
+                 defined and documented where it applies: TC_MAX_DIMS (16)
+                 dimensions of a tensor and indices of a read (tc_at counts
+                 16 arguments: a 17th does not compile); TC_MAX_LOOPS (64)
+                 loops a stage makes; 16 readers of one tc_cache_read;
+                 TC_MAX_NAME (200) bytes of a kernel name;
+                 TC_MAX_INSTANCE_ARGS (16) tensors a template's kernel takes;
+                 TC_MAX_KNOBS (32) knobs a template, TC_MAX_SPLIT_PARTS (8)
+                 parts a split, TC_MAX_KNOB_WIDTH (16) values a knob entity;
+                 TC_MAX_TASK_ARGS (24) task arguments and TC_MAX_COSTS (16)
+                 costs a record (so tc_measure_desc.repeat <= 16);
+                 TC_MAX_DEVICES (16) devices a measurer; TC_MAX_KERNEL_BUFFERS
+                 (64) buffers and TC_MAX_KERNEL_SIZES (16) symbolic sizes a
+                 launched function, TC_MAX_TUNED_KERNELS (8) kernels a tuned
+                 one, 8 tensor maps a kernel; TC_CONV2D_MAX_EXTRA extra
+                 tensors an epilogue; TC_RECORDS_MAX_LINE / _FILE bytes of
+                 records (tc_records_load_desc raises them); TC_MAX_EXPR_DEPTH
+                 levels of an expression. Text fields a call fills for you
+                 (tc_measure_result.message, first_reason) keep the first
+                 bytes that fit, and say so; the logger has messages whole.
 
    HOW TO INCLUDE
        Vendor tecomp.h and the tecomp_*.h modules below. In exactly one C or
@@ -40,9 +87,10 @@
                          split-K, implicit GEMM, depthwise, Winograd, TensorCore)
 
    WHAT TECOMP DOES NOT DO (yet)
-       NHWC float32 Winograd or direct split-K (tecomp_conv.h); column-major wmma tiles;
-       asynchronous copies and dynamic shared memory; see README.md. A context does not recover its CUDA context after a kernel
-       fault (the tuner measures in worker processes for that reason).
+       NHWC float32 Winograd or direct split-K (the GEMM's split-K serves
+       NHWC); column-major wmma tiles; see README.md. A context does not
+       recover its CUDA context after a kernel fault (the tuner measures in
+       worker processes for that reason).
        Measuring forks: on Windows the tuner builds in one thread and times in
        its own process. No MPI in the headers: tecomp-tune spreads a suite
        over MPI ranks (tools/tune_ranks.h). Memory a context allocates (expressions, schedules,

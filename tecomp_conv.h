@@ -1,5 +1,5 @@
 /* tecomp_conv.h - convolution operators: shape descriptions, a host
-   reference, and tuning templates for 2-D convolutions.              v0.1
+   reference, and tuning templates for 2-D convolutions.              v0.2
 
    Part of tecomp (see tecomp.h). Include "tecomp.h", then this file; define
    TECOMP_IMPLEMENTATION in one file as for every module.
@@ -175,7 +175,7 @@ typedef struct tc_conv2d_epilogue {
 /* Zero means the default where the comment says so. */
 typedef struct tc_conv2d_desc {
     tc_layout layout;                 /* 0: NCHW */
-    tc_dtype dtype;                   /* 0: float32 (0 is TC_BOOL, no convolution's type); float16 and bfloat16 are described (the reference,
+    tc_dtype dtype;                   /* 0: float32 (TC_FLOAT32 is 0); float16 and bfloat16 are described (the reference,
                                          conv2d_tensorcore for NHWCnc float16, conv2d_mma for NHWC; float32 NHWC too with math
                                          TF32), not built by the other templates yet */
     int n, c, h, w;                   /* input: batch, channels, height, width */
@@ -212,7 +212,7 @@ TECOMP_API void tc_conv2d_output_size(const tc_conv2d_desc *d, int *p, int *q);
 TECOMP_API double tc_conv2d_flops(const tc_conv2d_desc *d);
 /* The task's numbers as records key them, defaults filled: n, c, h, w, k, r,
    s, stride_h, stride_w, pad_h, pad_w, dilation_h, dilation_w, groups,
-   layout, dtype, then math only where it matters, float32 with TF32 allowed
+   layout, dtype (as tc_dtype_code numbers it, stable across releases), then math only where it matters, float32 with TF32 allowed
    (so that records of exact tasks keep their keys and never mix with TF32
    ones). Returns 16, or 17 with math (0 for a NULL description). The
    epilogue is not in the key: a fused kernel takes the configuration tuned
@@ -325,7 +325,7 @@ TECOMP_API tc_result tc_conv2d_wgmma_template(tc_cfg *cfg, const void *task, tc_
    (both k-major, as the tensor cores read them: cuBLAS's "TN"), C float32. */
 typedef struct tc_gemm_desc {
     int m, n, k;
-    tc_dtype dtype;           /* A's and B's: TC_FLOAT16 (also for 0), TC_BFLOAT16, or TC_FLOAT32 computed as TF32 */
+    tc_dtype dtype;           /* A's and B's: 0 (TC_FLOAT32) computed as TF32, TC_FLOAT16 or TC_BFLOAT16 */
 } tc_gemm_desc;
 TECOMP_API double tc_gemm_flops(const tc_gemm_desc *d); /* 2 m n k */
 /* The GEMM on Hopper's warpgroup MMA (sm_90a), kernels taking (A, B, C):
@@ -370,7 +370,6 @@ typedef struct tc_conv2d_kernel_desc {
     const char *records;      /* tuning records, read and extended; NULL: conv2d.jsonl in the cubin cache's folder */
     int tune_trials;          /* tune now until the records hold this many trials of the shape on this GPU; 0: never */
     tc_tuner_kind tuner;      /* 0: model-based */
-    FILE *log;                /* tuning progress; NULL: quiet */
     const char *template_name; /* "conv2d_gemm", ...; NULL: tc_conv2d_template_for's choice */
 } tc_conv2d_kernel_desc;
 
@@ -407,7 +406,9 @@ TECOMP_API tc_result tc_conv2d_kernel_run_host(tc_context *ctx, tc_conv2d_kernel
    host buffers of the tensors' types for run_host). The calls above take
    kernels whose epilogue reads no tensor. */
 TECOMP_API tc_result tc_conv2d_kernel_launch_args(tc_context *ctx, const tc_conv2d_kernel *k, const tc_devptr *args, tc_stream stream);
+/* The same on the host executor, args as above of host buffers. */
 TECOMP_API tc_result tc_conv2d_kernel_run_host_args(tc_context *ctx, tc_conv2d_kernel *k, void *const *args);
+/* What the kernel is: its template, config, tensors and launch shape. */
 TECOMP_API void tc_conv2d_kernel_info_get(const tc_conv2d_kernel *k, tc_conv2d_kernel_info *out);
 TECOMP_API void tc_conv2d_kernel_destroy(tc_context *ctx, tc_conv2d_kernel *k); /* NULL is ignored */
 
@@ -434,7 +435,6 @@ typedef struct tc_conv2d_network_desc {
                                      tiny convolutions only (tests, samples); TC_MEASURE_GPU: without a GPU nothing
                                      is tuned and the kernels take what the records hold; TC_MEASURE_HOST: the host
                                      executor, and kernels for it (tc_conv2d_kernel_run_host), GPU or not */
-    FILE *log;                    /* a line per task as it finishes; NULL: quiet */
 } tc_conv2d_network_desc;
 
 /* One task of a network: a distinct convolution and its share of the budget. */
@@ -555,18 +555,15 @@ TECOMP_API const char *tc_layout_name(tc_layout layout) {
     return (layout >= 0 && layout < TC_LAYOUT_COUNT) ? names[layout] : "?";
 }
 
-/* The description with zeros taken as their defaults; nothing checked.
-   A zero dtype is TC_BOOL, which no convolution computes in, so zero can
-   mean float32 as every other zero means the common case. */
+/* The description with zeros taken as their defaults; nothing checked
+   (a zero dtype is TC_FLOAT32 already). */
 static tc_conv2d_desc _tc_conv_defaults(const tc_conv2d_desc *in) {
     tc_conv2d_desc d = *in;
-    if (d.dtype == TC_BOOL) d.dtype = TC_FLOAT32;
     if (!d.stride_h) d.stride_h = 1;
     if (!d.stride_w) d.stride_w = 1;
     if (!d.dilation_h) d.dilation_h = 1;
     if (!d.dilation_w) d.dilation_w = 1;
     if (!d.groups) d.groups = 1;
-    if (d.epilogue.out_dtype == TC_BOOL) d.epilogue.out_dtype = TC_FLOAT32;
     if (d.epilogue.act == TC_ACT_LEAKY_RELU && d.epilogue.slope == 0.0f) d.epilogue.slope = 0.01f; /* PyTorch's default */
     return d;
 }
@@ -700,7 +697,7 @@ TECOMP_API int tc_conv2d_task_args(const tc_conv2d_desc *d, int64_t args[TC_MAX_
     r = _tc_conv_defaults(d);
     args[0] = r.n, args[1] = r.c, args[2] = r.h, args[3] = r.w, args[4] = r.k, args[5] = r.r, args[6] = r.s;
     args[7] = r.stride_h, args[8] = r.stride_w, args[9] = r.pad_h, args[10] = r.pad_w;
-    args[11] = r.dilation_h, args[12] = r.dilation_w, args[13] = r.groups, args[14] = (int64_t)r.layout, args[15] = (int64_t)r.dtype;
+    args[11] = r.dilation_h, args[12] = r.dilation_w, args[13] = r.groups, args[14] = (int64_t)r.layout, args[15] = tc_dtype_code(r.dtype);
     if (r.dtype != TC_FLOAT32 || r.math == TC_CONV_MATH_EXACT) return 16;
     args[16] = (int64_t)r.math;
     return 17;
@@ -1379,7 +1376,6 @@ TECOMP_API tc_result tc_conv2d_epilogue_alone(tc_context *ctx, const tc_conv2d_d
     tc_conv2d_desc r;
     if (!ctx) return TC_ERROR_INVALID_ARGUMENT;
     if (!d || !out) return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_conv2d_epilogue_alone: NULL argument");
-    if (in_dtype == TC_BOOL) in_dtype = TC_FLOAT32;
     if (in_dtype != TC_FLOAT32 && in_dtype != TC_FLOAT16 && in_dtype != TC_BFLOAT16)
         return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_conv2d_epilogue_alone: in_dtype %s is not float32, float16 or bfloat16",
                         tc_dtype_name(in_dtype));
@@ -3418,7 +3414,6 @@ static tc_result _tc_matmul_compute(tc_context *ctx, const tc_gemm_desc *d, cons
 static tc_result _tc_matmul_task(tc_context *ctx, const void *task, tc_gemm_desc *d) {
     if (!task) return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "gemm_wgmma: the task (a tc_gemm_desc) is NULL");
     *d = *(const tc_gemm_desc *)task;
-    if (d->dtype == TC_BOOL) d->dtype = TC_FLOAT16;
     if (d->m < 1 || d->n < 1 || d->k < 1)
         return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "gemm_wgmma: m, n and k must be positive; got %d, %d, %d", d->m, d->n, d->k);
     if (d->dtype != TC_FLOAT16 && d->dtype != TC_BFLOAT16 && d->dtype != TC_FLOAT32)
@@ -4009,7 +4004,6 @@ static tc_result _tc_conv_kernel_tune(tc_context *ctx, tc_conv2d_kernel *k, cons
     memcpy(td.args, k->args, sizeof td.args);
     td.n_trial = desc->tune_trials;
     td.records = records;
-    td.log = desc->log;
     td.tuner.kind = desc->tuner;
     td.measure.where = TC_MEASURE_GPU;
     r = tc_tune(ctx, k->space, &td, &res);
@@ -4383,17 +4377,15 @@ static tc_result _tc_network_tune_task_until_valid(tc_context *ctx, const tc_con
 }
 
 /* The task's line in the log: what was tuned, for how many descriptions, and how it went. */
-static void _tc_network_log_task(FILE *log, int nth, int n, const tc_conv2d_network_desc *desc, const tc_conv2d_network_task *task,
+static void _tc_network_log_task(tc_context *ctx, int nth, int n, const tc_conv2d_network_desc *desc, const tc_conv2d_network_task *task,
                                  const tc_tune_result *res) {
     const tc_conv2d_desc *c = &desc->convs[task->first];
     char shared[64] = "";
-    if (!log) return;
     if (task->uses > 1) snprintf(shared, sizeof shared, " and %d more", task->uses - 1);
-    fprintf(log, "[%d/%d] %s %dx%dx%dx%d k%d %dx%d, convs[%d]%s: %d trials (%d measured now, %d from the records), "
-            "best %.2f GFLOPS on %s, %.1f s\n",
+    _tc_log(ctx, TC_LOG_INFO, "[%d/%d] %s %dx%dx%dx%d k%d %dx%d, convs[%d]%s: %d trials (%d measured now, %d from the records), "
+            "best %.2f GFLOPS on %s, %.1f s",
             nth, n, task->template_name, c->n, c->c, c->h, c->w, c->k, c->r, c->s, task->first, shared, task->trials, res->trials,
             res->resumed, res->best_gflops, res->target[0] ? res->target : "?", res->seconds);
-    fflush(log);
 }
 
 /* The tasks in the order they are tuned: most of the network's flops first. */
@@ -4421,7 +4413,7 @@ static tc_result _tc_network_tune_tasks(tc_context *ctx, const tc_conv2d_network
         if (!task->trials) continue; /* tc_tune would take 0 for its default */
         r = _tc_network_tune_task_until_valid(ctx, desc, task, records, &res);
         if ((r == TC_ERROR_NO_CUDA || r == TC_ERROR_NO_DEVICE) && desc->where == TC_MEASURE_GPU) {
-            if (desc->log) fprintf(desc->log, "no GPU here: nothing tuned (%s)\n", tc_context_error(ctx));
+            _tc_log(ctx, TC_LOG_INFO, "no GPU here: nothing tuned (%s)", tc_context_error(ctx));
             tc_context_clear_error(ctx);
             r = TC_OK;
             break;
@@ -4435,7 +4427,7 @@ static tc_result _tc_network_tune_tasks(tc_context *ctx, const tc_conv2d_network
         trials_run[order[k]] = res.trials;
         info->trials_run += res.trials;
         info->trials_resumed += res.resumed;
-        _tc_network_log_task(desc->log, k + 1, n, desc, task, &res);
+        _tc_network_log_task(ctx, k + 1, n, desc, task, &res);
     }
     _tc_free(ctx, order);
     return r;

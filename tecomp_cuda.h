@@ -1,6 +1,6 @@
 /* tecomp_cuda.h - tecomp's CUDA runtime: loads the driver and NVRTC at run
    time, compiles CUDA C to cubins (with a disk cache), loads modules, moves
-   memory, launches and times kernels.                               v0.1
+   memory, launches and times kernels.                               v0.2
 
    Part of tecomp, a header-only toolkit that turns tensor expressions plus
    TVM-style schedules into CUDA kernels at run time. Most programs include the
@@ -131,7 +131,7 @@ typedef struct tc_device_info {
    TC_ERROR_NO_DEVICE when the driver has no usable GPU. Every other function
    initialises on first use with a zero desc. */
 TECOMP_API tc_result tc_nvrtc_init(tc_context *ctx, const tc_cuda_desc *desc);
-TECOMP_API tc_result tc_cuda_init(tc_context *ctx, const tc_cuda_desc *desc);
+TECOMP_API tc_result tc_cuda_init(tc_context *ctx, const tc_cuda_desc *desc); /* Load NVRTC and the driver and open desc->device (see above). */
 /* 1 when tc_cuda_init succeeded (trying it once if nobody has). Asking is not
    an error: the context's last error is left as it was. */
 TECOMP_API int tc_cuda_available(tc_context *ctx);
@@ -175,7 +175,7 @@ typedef struct tc_cubin {
    90; ptxas's warning that it serialised the wgmma fails the compile. */
 TECOMP_API tc_result tc_cuda_compile(tc_context *ctx, const char *source, const char *program_name, int arch,
                                      int nopts, const char *const *opts, tc_cubin *out);
-TECOMP_API void tc_cubin_destroy(tc_context *ctx, tc_cubin *c);
+TECOMP_API void tc_cubin_destroy(tc_context *ctx, tc_cubin *c); /* Free a cubin's data and log (after a failed compile too); NULL is ignored. */
 
 // >>api-cuda-run
 
@@ -184,7 +184,7 @@ typedef struct tc_cuda_function tc_cuda_function; /* a kernel in it; lives as lo
 
 /* Modules still loaded when the context is destroyed are unloaded then. */
 TECOMP_API tc_result tc_cuda_module_load(tc_context *ctx, const tc_cubin *cubin, tc_cuda_module **out);
-TECOMP_API void tc_cuda_module_destroy(tc_context *ctx, tc_cuda_module *m);
+TECOMP_API void tc_cuda_module_destroy(tc_context *ctx, tc_cuda_module *m); /* Unload a module now (NULL is ignored); its functions go with it. */
 /* name is the kernel's symbol: declare kernels extern "C" to keep it plain. */
 TECOMP_API tc_result tc_cuda_module_function(tc_context *ctx, tc_cuda_module *m, const char *name, tc_cuda_function **out);
 
@@ -211,7 +211,7 @@ TECOMP_API tc_result tc_cuda_synchronize(tc_context *ctx);
    waits for it, so tc_cuda_download after a launch on it sees the
    output). Destroy it with tc_stream_destroy (NULL is ignored). */
 TECOMP_API tc_result tc_stream_create(tc_context *ctx, tc_stream *out);
-TECOMP_API void tc_stream_destroy(tc_context *ctx, tc_stream stream);
+TECOMP_API void tc_stream_destroy(tc_context *ctx, tc_stream stream); /* Wait for nothing and destroy the stream; NULL is ignored. */
 /* Wait for the work launched on one stream (NULL: the default stream). */
 TECOMP_API tc_result tc_stream_synchronize(tc_context *ctx, tc_stream stream);
 
@@ -237,10 +237,11 @@ TECOMP_API tc_result tc_graph_capture_end(tc_context *ctx, tc_stream stream, tc_
 TECOMP_API tc_result tc_graph_launch(tc_context *ctx, const tc_graph *graph, tc_stream stream);
 TECOMP_API void tc_graph_destroy(tc_context *ctx, tc_graph *graph); /* NULL is ignored */
 
+/* Device memory of `bytes` on this context's GPU; free it with tc_cuda_free. */
 TECOMP_API tc_result tc_cuda_malloc(tc_context *ctx, size_t bytes, tc_devptr *out);
 TECOMP_API void tc_cuda_free(tc_context *ctx, tc_devptr p); /* 0 is ignored */
 TECOMP_API tc_result tc_cuda_upload(tc_context *ctx, tc_devptr dst, const void *src, size_t bytes);
-TECOMP_API tc_result tc_cuda_download(tc_context *ctx, void *dst, tc_devptr src, size_t bytes);
+TECOMP_API tc_result tc_cuda_download(tc_context *ctx, void *dst, tc_devptr src, size_t bytes); /* Copy device memory to the host (synchronous). */
 TECOMP_API tc_result tc_cuda_copy(tc_context *ctx, tc_devptr dst, tc_devptr src, size_t bytes); /* device to device */
 TECOMP_API tc_result tc_cuda_memset(tc_context *ctx, tc_devptr dst, unsigned char byte, size_t bytes);
 
@@ -271,6 +272,7 @@ TECOMP_API tc_result tc_cuda_time(tc_context *ctx, tc_cuda_function *f, const un
 /* The same for any GPU work on the default stream, such as a call into another
    library: fn is called once per launch and returns TC_OK or an error. */
 typedef tc_result (*tc_launch_fn)(tc_context *ctx, void *user);
+/* Time fn (see above) as tc_cuda_time times a kernel. */
 TECOMP_API tc_result tc_cuda_time_call(tc_context *ctx, tc_launch_fn fn, void *user, const tc_time_desc *desc, tc_time_result *out);
 
 // >>api-cuda-emit
@@ -281,10 +283,16 @@ TECOMP_API tc_result tc_cuda_time_call(tc_context *ctx, tc_launch_fn fn, void *u
 TECOMP_API const char *tc_cuda_source(const tc_func *f);
 
 /* A lowered function compiled for this GPU: emitted, compiled through the
-   cubin cache, loaded, ready to launch. */
+   cubin cache, loaded, ready to launch. Its kernels take at most
+   TC_MAX_KERNEL_BUFFERS buffers (params and global temporaries) and
+   TC_MAX_KERNEL_SIZES symbolic sizes: a launch of one with more is
+   TC_ERROR_INVALID_ARGUMENT naming the limit. */
+#define TC_MAX_KERNEL_BUFFERS 64
+#define TC_MAX_KERNEL_SIZES 16
 typedef struct tc_cuda_func tc_cuda_func;
+/* Emit, compile (through the cubin cache) and load every kernel of f. */
 TECOMP_API tc_result tc_cuda_build(tc_context *ctx, const tc_func *f, tc_cuda_func **out);
-TECOMP_API void tc_cuda_func_destroy(tc_context *ctx, tc_cuda_func *cf);
+TECOMP_API void tc_cuda_func_destroy(tc_context *ctx, tc_cuda_func *cf); /* Unload a built function; NULL is ignored. */
 TECOMP_API const char *tc_cuda_func_source(const tc_cuda_func *cf);
 /* Launch every kernel in order on a stream (NULL: the default stream),
    each with its dynamic shared memory (tc_kernel_ir.dynamic_shared_bytes).
@@ -2790,7 +2798,7 @@ static const char *_tc_cuda_source(const tc_func *f, _tc_idents *idents) {
     int k, any_helper = 0;
     tc_str_init(&body, f->ctx);
     tc_str_init(&wmma, f->ctx);
-    body.idents = wmma.idents = idents;
+    _tc_idents_bind(f->ctx, idents, &body, &wmma);
     memset(&em, 0, sizeof em);
     em.out = &body;
     em.helpers = &wmma;
@@ -2798,6 +2806,7 @@ static const char *_tc_cuda_source(const tc_func *f, _tc_idents *idents) {
         if (k) tc_str_printf(&body, "\n");
         _tc_emit_kernel(&em, f, &f->kernels[k]);
     }
+    _tc_idents_bind(f->ctx, NULL, NULL, NULL);
     if (em.failed) {
         tc_str_free(&body);
         tc_str_free(&wmma);
@@ -3045,7 +3054,12 @@ static tc_result _tc_prepare_launch(tc_context *ctx, tc_cuda_func *cf, int k, co
     int j, n = 0;
     int64_t v;
     tc_result r;
-    if (f->nparams + f->ntemps > 64 || f->nsizes > 16) return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "%s: too many kernel parameters", f->name);
+    if (f->nparams + f->ntemps > TC_MAX_KERNEL_BUFFERS)
+        return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "%s: %d buffers (params and global temporaries), more than TC_MAX_KERNEL_BUFFERS (%d)",
+                        f->name, f->nparams + f->ntemps, TC_MAX_KERNEL_BUFFERS);
+    if (f->nsizes > TC_MAX_KERNEL_SIZES)
+        return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "%s: %d symbolic sizes, more than TC_MAX_KERNEL_SIZES (%d)", f->name, f->nsizes,
+                        TC_MAX_KERNEL_SIZES);
     for (j = 0; j < f->nparams + f->ntemps; j++) {
         l->bufs[j] = j < f->nparams ? args[j] : temps[j - f->nparams];
         l->ptrs[n++] = &l->bufs[j];

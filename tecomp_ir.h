@@ -1,5 +1,5 @@
 /* tecomp_ir.h - tecomp's core: context, arena, dtypes, expressions, tensors,
-   loop-nest statement IR, simplifier, printers.                     v0.1
+   loop-nest statement IR, simplifier, printers.                     v0.2
 
    Part of tecomp, a header-only toolkit that turns tensor expressions plus
    TVM-style schedules into CUDA kernels at run time. Most programs include the
@@ -49,6 +49,7 @@
 #define TECOMP_IR_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #if defined(TECOMP_STATIC)
@@ -61,9 +62,9 @@
    in too): records name it, and tc_version() gives the implementation's at
    run time, which differs from these when a program mixes headers. */
 #define TECOMP_VERSION_MAJOR 0
-#define TECOMP_VERSION_MINOR 1
-#define TECOMP_VERSION_PATCH 1
-#define TECOMP_VERSION_STRING "0.1.1"
+#define TECOMP_VERSION_MINOR 2
+#define TECOMP_VERSION_PATCH 0
+#define TECOMP_VERSION_STRING "0.2.0"
 
 #ifdef __cplusplus
 extern "C" {
@@ -111,13 +112,21 @@ typedef struct tc_context_desc {
 
 typedef struct tc_context tc_context;
 
+/* Make a context (desc NULL: defaults); destroy it with tc_context_destroy. */
 TECOMP_API tc_result tc_context_create(const tc_context_desc *desc, tc_context **out);
-TECOMP_API void tc_context_destroy(tc_context *ctx);
+TECOMP_API void tc_context_destroy(tc_context *ctx); /* Free everything the context made and still holds; NULL is ignored. */
 TECOMP_API const char *tc_result_string(tc_result r);
-TECOMP_API const char *tc_version(void); /* TECOMP_VERSION_STRING of the implementation compiled in: "0.1.1" */
+TECOMP_API const char *tc_version(void); /* TECOMP_VERSION_STRING of the implementation compiled in: "0.2.0" */
 TECOMP_API const char *tc_context_error(const tc_context *ctx); /* "" when none */
 TECOMP_API tc_result tc_context_result(const tc_context *ctx);
-TECOMP_API void tc_context_clear_error(tc_context *ctx);
+TECOMP_API void tc_context_clear_error(tc_context *ctx); /* Forget the last error: tc_context_error gives "" and tc_context_result TC_OK. */
+#define TC_LOG_BIT(level) (1u << (unsigned)(level))
+/* Everything tecomp says goes to the context's logger: errors, warnings,
+   tuning progress (TC_LOG_INFO), the IR after each pass (TC_LOG_DEBUG).
+   tc_log_to_file makes the logger write each message of the levels in
+   `levels` (TC_LOG_BIT(TC_LOG_INFO) | ...; 0: every level) as a line to
+   file, flushed; NULL file: no logger. Contexts the tuner makes inherit it. */
+TECOMP_API void tc_log_to_file(tc_context *ctx, FILE *file, unsigned levels);
 
 /* Bounding a long-running context's memory. Everything tecomp makes
    (expressions, tensors, schedules, lowered functions, spaces, records)
@@ -140,26 +149,34 @@ TECOMP_API void tc_context_clear_error(tc_context *ctx);
    Rewinds nest: rewinding to an older mark also frees what newer marks
    covered; a mark that was freed by an earlier rewind is refused. */
 typedef struct tc_mark {
-    const void *block;   /* internal: the newest arena block at the mark (NULL: none), */
+    const void *block;   /* opaque, as the mark is: the newest arena block at the mark (NULL: none), */
     uint64_t serial;     /* which block that was (an address can be reused), */
     size_t used;         /* how much of it was in use, */
     uint32_t next_id, next_node_id; /* and the counters then */
     int ntensors;
 } tc_mark;
-TECOMP_API tc_mark tc_context_mark(const tc_context *ctx);
+TECOMP_API tc_mark tc_context_mark(const tc_context *ctx); /* Remember this point of the context's memory (see above). */
 TECOMP_API tc_result tc_context_rewind(tc_context *ctx, tc_mark mark);
 /* Bytes the context holds now: its arena and tables (not the CUDA driver's). */
 TECOMP_API size_t tc_context_memory(const tc_context *ctx);
 
 // >>api-dtype
 
-/* Values are stored in records and tests: a new dtype goes at the end.
+/* Zero is TC_FLOAT32, the default type of every description (0.1 began
+   with TC_BOOL). Records never hold these numbers: they hold
+   tc_dtype_code's, which do not change. A new dtype goes at the end.
    TC_BFLOAT16 is bfloat16 (8 significant bits, float32's exponent range). */
-typedef enum tc_dtype { TC_BOOL, TC_INT32, TC_INT64, TC_FLOAT16, TC_FLOAT32, TC_BFLOAT16, TC_DTYPE_COUNT } tc_dtype;
+typedef enum tc_dtype { TC_FLOAT32, TC_FLOAT16, TC_BFLOAT16, TC_INT32, TC_INT64, TC_BOOL, TC_DTYPE_COUNT } tc_dtype;
 
 TECOMP_API const char *tc_dtype_name(tc_dtype t);   /* "float32", ... */
-TECOMP_API int tc_dtype_bytes(tc_dtype t);
-TECOMP_API int tc_dtype_is_float(tc_dtype t);
+/* The dtype's number in records, their index and task arguments
+   (tc_conv2d_task_args), as tecomp 0.1 numbered its enum: bool 0, int32 1,
+   int64 2, float16 3, float32 4, bfloat16 5; a new dtype takes the next.
+   Stable across releases, so that records written by any version match;
+   -1 for a value that is no tc_dtype. */
+TECOMP_API int tc_dtype_code(tc_dtype t);
+TECOMP_API int tc_dtype_bytes(tc_dtype t);  /* bytes of one element; 0 for a value that is no tc_dtype */
+TECOMP_API int tc_dtype_is_float(tc_dtype t); /* 1 for float16, float32 and bfloat16. */
 
 // >>api-expr
 
@@ -217,8 +234,6 @@ struct tc_expr {
     const tc_expr *const *axes;
     const tc_expr *const *args;
     tc_context *ctx;
-    const tc_expr *simplified;        /* internal: tc_simplify's answer, once known (it depends on e alone) */
-    int depth;                        /* internal: levels of nodes from here down, at most TC_MAX_EXPR_DEPTH */
 };
 
 /* How deeply expressions may nest. Every pass walks expressions
@@ -234,54 +249,62 @@ TECOMP_API const tc_expr *tc_imm(tc_context *ctx, tc_dtype t, double value);
 TECOMP_API const tc_expr *tc_float(tc_context *ctx, double value);      /* float32 literal */
 TECOMP_API const tc_expr *tc_var(tc_context *ctx, const char *name);    /* int32 symbolic value */
 TECOMP_API const tc_expr *tc_var_typed(tc_context *ctx, const char *name, tc_dtype t);
+/* A data-parallel axis over [0, extent), for tc_compute. */
 TECOMP_API const tc_expr *tc_axis(tc_context *ctx, const char *name, const tc_expr *extent);
-TECOMP_API const tc_expr *tc_axisi(tc_context *ctx, const char *name, int64_t extent);
+TECOMP_API const tc_expr *tc_axisi(tc_context *ctx, const char *name, int64_t extent); /* tc_axis with a constant extent. */
 TECOMP_API const tc_expr *tc_reduce_axis(tc_context *ctx, const char *name, const tc_expr *extent);
-TECOMP_API const tc_expr *tc_reduce_axisi(tc_context *ctx, const char *name, int64_t extent);
+TECOMP_API const tc_expr *tc_reduce_axisi(tc_context *ctx, const char *name, int64_t extent); /* tc_reduce_axis with a constant extent. */
 
 /* Arithmetic. Integer operands of different widths promote to the wider one;
    mixing a float and an integer converts the integer. The context comes from
    the operands. */
 TECOMP_API const tc_expr *tc_binary(tc_expr_kind kind, const tc_expr *a, const tc_expr *b);
-TECOMP_API const tc_expr *tc_add(const tc_expr *a, const tc_expr *b);
+TECOMP_API const tc_expr *tc_add(const tc_expr *a, const tc_expr *b); /* a + b */
 TECOMP_API const tc_expr *tc_sub(const tc_expr *a, const tc_expr *b);
-TECOMP_API const tc_expr *tc_mul(const tc_expr *a, const tc_expr *b);
+TECOMP_API const tc_expr *tc_mul(const tc_expr *a, const tc_expr *b); /* a * b */
 TECOMP_API const tc_expr *tc_div(const tc_expr *a, const tc_expr *b);
-TECOMP_API const tc_expr *tc_mod(const tc_expr *a, const tc_expr *b);
+TECOMP_API const tc_expr *tc_mod(const tc_expr *a, const tc_expr *b); /* a % b (floor modulo for integers) */
 TECOMP_API const tc_expr *tc_min(const tc_expr *a, const tc_expr *b);
-TECOMP_API const tc_expr *tc_max(const tc_expr *a, const tc_expr *b);
+TECOMP_API const tc_expr *tc_max(const tc_expr *a, const tc_expr *b); /* max(a, b) */
 TECOMP_API const tc_expr *tc_xor(const tc_expr *a, const tc_expr *b); /* integers only */
 TECOMP_API const tc_expr *tc_eq(const tc_expr *a, const tc_expr *b);
-TECOMP_API const tc_expr *tc_ne(const tc_expr *a, const tc_expr *b);
+TECOMP_API const tc_expr *tc_ne(const tc_expr *a, const tc_expr *b); /* a != b */
 TECOMP_API const tc_expr *tc_lt(const tc_expr *a, const tc_expr *b);
-TECOMP_API const tc_expr *tc_le(const tc_expr *a, const tc_expr *b);
+TECOMP_API const tc_expr *tc_le(const tc_expr *a, const tc_expr *b); /* a <= b */
 TECOMP_API const tc_expr *tc_gt(const tc_expr *a, const tc_expr *b);
-TECOMP_API const tc_expr *tc_ge(const tc_expr *a, const tc_expr *b);
+TECOMP_API const tc_expr *tc_ge(const tc_expr *a, const tc_expr *b); /* a >= b */
 TECOMP_API const tc_expr *tc_and(const tc_expr *a, const tc_expr *b);
-TECOMP_API const tc_expr *tc_or(const tc_expr *a, const tc_expr *b);
+TECOMP_API const tc_expr *tc_or(const tc_expr *a, const tc_expr *b); /* a || b (bools) */
 TECOMP_API const tc_expr *tc_not(const tc_expr *a);
 /* Same with an integer literal on the right: tc_addi(i, 3) is i + 3. */
 TECOMP_API const tc_expr *tc_addi(const tc_expr *a, int64_t b);
-TECOMP_API const tc_expr *tc_subi(const tc_expr *a, int64_t b);
+TECOMP_API const tc_expr *tc_subi(const tc_expr *a, int64_t b); /* a - b */
 TECOMP_API const tc_expr *tc_muli(const tc_expr *a, int64_t b);
-TECOMP_API const tc_expr *tc_divi(const tc_expr *a, int64_t b);
+TECOMP_API const tc_expr *tc_divi(const tc_expr *a, int64_t b); /* a / b */
 TECOMP_API const tc_expr *tc_modi(const tc_expr *a, int64_t b);
-TECOMP_API const tc_expr *tc_lti(const tc_expr *a, int64_t b);
+TECOMP_API const tc_expr *tc_lti(const tc_expr *a, int64_t b); /* a < b */
 TECOMP_API const tc_expr *tc_gei(const tc_expr *a, int64_t b);
-TECOMP_API const tc_expr *tc_select(const tc_expr *cond, const tc_expr *a, const tc_expr *b);
+TECOMP_API const tc_expr *tc_select(const tc_expr *cond, const tc_expr *a, const tc_expr *b); /* cond ? a : b, only the taken side evaluated */
 TECOMP_API const tc_expr *tc_cast(tc_dtype t, const tc_expr *a);
 /* Math call by name; known: exp, log, sqrt, rsqrt, fabs, tanh, sigmoid, pow, floor, ceil. */
 TECOMP_API const tc_expr *tc_call(const char *name, int nargs, const tc_expr *const *args);
-TECOMP_API const tc_expr *tc_call1(const char *name, const tc_expr *a);
+TECOMP_API const tc_expr *tc_call1(const char *name, const tc_expr *a); /* tc_call with one argument: tc_call1("exp", x) */
 
 /* Reductions over reduce axes (made by tc_reduce_axis). */
 TECOMP_API const tc_expr *tc_reduce(tc_reduce_op op, const tc_expr *body, int naxes, const tc_expr *const *axes);
+/* sum of body over axes (tc_reduce with TC_REDUCE_SUM) */
 TECOMP_API const tc_expr *tc_sum(const tc_expr *body, int naxes, const tc_expr *const *axes);
 
+/* The most dimensions a tensor has (tc_placeholder, tc_compute) and so the
+   most indices of a read: more is TC_ERROR_INVALID_ARGUMENT naming the
+   limit. The argument-list macros (tc_at, TC_DIMS) count up to 16
+   arguments: a 17th does not compile (it lands where the count goes). */
+#define TC_MAX_DIMS 16
+
 /* Tensor reads: tc_access with an array, tc_at with the indices as arguments
-   (tc_at(A, b, c, i, j); up to 16 indices, as for every argument-list macro). */
+   (tc_at(A, b, c, i, j); up to TC_MAX_DIMS indices). */
 TECOMP_API const tc_expr *tc_access(tc_tensor *t, int nidx, const tc_expr *const *idx);
-TECOMP_API const tc_expr *tc_access_va(tc_tensor *t, int nidx, ...);
+TECOMP_API const tc_expr *tc_access_va(tc_tensor *t, int nidx, ...); /* tc_access with the indices as arguments (tc_at calls it) */
 #define TC__NARGS(...) TC__NARGS_(__VA_ARGS__, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0)
 #define TC__NARGS_(a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, n, ...) n
 #define tc_at(t, ...) tc_access_va((t), TC__NARGS(__VA_ARGS__), __VA_ARGS__)
@@ -294,7 +317,7 @@ TECOMP_API const tc_expr *tc_simplify(const tc_expr *e);
 /* Print in C-like syntax into buf (always NUL-terminated); returns the length
    the full text needs. */
 TECOMP_API size_t tc_expr_print(const tc_expr *e, char *buf, size_t cap);
-TECOMP_API int tc_expr_is_const(const tc_expr *e, int64_t *value);
+TECOMP_API int tc_expr_is_const(const tc_expr *e, int64_t *value); /* 1 and *value when e is an integer literal */
 
 // >>api-tensor
 
@@ -315,6 +338,7 @@ struct tc_tensor {
     tc_context *ctx;
 };
 
+/* An input tensor of ndim dims of the given shape. */
 TECOMP_API tc_tensor *tc_placeholder(tc_context *ctx, const char *name, tc_dtype t, int ndim, const tc_expr *const *shape);
 /* Placeholder with constant dims: tc_placeholderi(ctx, "A", TC_FLOAT32, TC_DIMS(3, 4, 16)). */
 TECOMP_API tc_tensor *tc_placeholderi(tc_context *ctx, const char *name, tc_dtype t, int ndim, ...);
@@ -548,26 +572,29 @@ struct tc_stmt {
     tc_buffer *source; /* TC_S_TMA_LOAD: the global buffer its tensor map describes */
 };
 
+/* for (var = min; var < min + extent; var++) body, of a kind and thread tag */
 TECOMP_API const tc_stmt *tc_stmt_for(tc_context *ctx, const tc_expr *var, const tc_expr *min, const tc_expr *extent,
                                        tc_for_kind kind, tc_thread_tag thread, const tc_stmt *body);
-TECOMP_API const tc_stmt *tc_stmt_let(tc_context *ctx, const tc_expr *var, const tc_expr *value, const tc_stmt *body);
+TECOMP_API const tc_stmt *tc_stmt_let(tc_context *ctx, const tc_expr *var, const tc_expr *value, const tc_stmt *body); /* let var = value in body */
 TECOMP_API const tc_stmt *tc_stmt_provide(tc_context *ctx, tc_tensor *t, int nargs, const tc_expr *const *args, const tc_expr *value);
+/* b[index] = value (after storage flattening) */
 TECOMP_API const tc_stmt *tc_stmt_store(tc_context *ctx, tc_buffer *b, const tc_expr *index, const tc_expr *value);
-TECOMP_API const tc_stmt *tc_stmt_allocate(tc_context *ctx, tc_buffer *b, const tc_stmt *body);
+TECOMP_API const tc_stmt *tc_stmt_allocate(tc_context *ctx, tc_buffer *b, const tc_stmt *body); /* b allocated in its scope around body */
 TECOMP_API const tc_stmt *tc_stmt_if(tc_context *ctx, const tc_expr *cond, const tc_stmt *then_case, const tc_stmt *else_case);
 TECOMP_API const tc_stmt *tc_stmt_seq(tc_context *ctx, int n, const tc_stmt *const *stmts); /* NULLs dropped */
 TECOMP_API const tc_stmt *tc_stmt_barrier(tc_context *ctx);
+/* one tensor intrinsic (tc_intrin_*) on its operands */
 TECOMP_API const tc_stmt *tc_stmt_tensor_op(tc_context *ctx, const tc_intrin *in, const tc_expr *const *args);
 /* An asynchronous copy of count elements from the load src (its buffer,
    from its index on) to dst[index..]; fill_cond NULL, or where false the
    elements are zeros and the source is not read (cp.async's source size 0). */
 TECOMP_API const tc_stmt *tc_stmt_async_copy(tc_context *ctx, tc_buffer *dst, const tc_expr *index, const tc_expr *src, int count,
                                              const tc_expr *fill_cond);
-TECOMP_API const tc_stmt *tc_stmt_async_commit(tc_context *ctx);
+TECOMP_API const tc_stmt *tc_stmt_async_commit(tc_context *ctx); /* cp.async.commit_group */
 TECOMP_API const tc_stmt *tc_stmt_async_wait(tc_context *ctx, int groups_in_flight);
-TECOMP_API const tc_stmt *tc_stmt_wgmma_fence(tc_context *ctx);
+TECOMP_API const tc_stmt *tc_stmt_wgmma_fence(tc_context *ctx); /* wgmma.fence */
 TECOMP_API const tc_stmt *tc_stmt_wgmma_commit(tc_context *ctx);
-TECOMP_API const tc_stmt *tc_stmt_wgmma_wait(tc_context *ctx, int groups_in_flight);
+TECOMP_API const tc_stmt *tc_stmt_wgmma_wait(tc_context *ctx, int groups_in_flight); /* wgmma.wait_group groups_in_flight */
 /* A bulk tensor copy (TMA) of a box of source into dst[index ..], tensor map number map of the kernel; coords, box and
    dims rank each (the box's first element, its extents, source's extents; outermost first); barrier a load of the
    mbarrier it completes on (NULL until the pipeline that waits for it gives one). */
@@ -585,6 +612,7 @@ TECOMP_API const tc_stmt *tc_stmt_tma_load(tc_context *ctx, tc_buffer *dst, cons
    (2), then as integer constants lower (h, w), upper (h, w), strides (h,
    w), pixels and channels. */
 #define TC_TMA_IM2COL_NARGS 18
+/* A TMA im2col load of one tile into dst, completing on bar (see above). */
 TECOMP_API const tc_stmt *tc_stmt_tma_load_im2col(tc_context *ctx, tc_buffer *dst, const tc_expr *index, tc_buffer *source, int map,
                                                   const tc_expr *const coords[4], const tc_expr *const dims[4], const tc_expr *const offsets[2],
                                                   const int64_t lower[2], const int64_t upper[2], const int64_t strides[2], int64_t pixels,
@@ -594,8 +622,11 @@ TECOMP_API int tc_stmt_is_tma_im2col(const tc_stmt *s);
 /* mbarrier bar[index]: initialise for `arrivals` arrivals a phase; arrive (expecting expect_bytes more bytes of copies,
    NULL none); wait for the phase of parity (0 or 1) to complete. bar is a shared buffer with mbarrier set. */
 TECOMP_API const tc_stmt *tc_stmt_mbarrier_init(tc_context *ctx, tc_buffer *bar, const tc_expr *index, int arrivals);
+/* arrive on bar[index], expecting expect_bytes of TMA copies (NULL: none) */
 TECOMP_API const tc_stmt *tc_stmt_mbarrier_arrive(tc_context *ctx, tc_buffer *bar, const tc_expr *index, const tc_expr *expect_bytes);
+/* wait on bar[index] for the phase of parity */
 TECOMP_API const tc_stmt *tc_stmt_mbarrier_wait(tc_context *ctx, tc_buffer *bar, const tc_expr *index, const tc_expr *parity);
+/* A flat buffer of size elements of type t in scope (the context's arena). */
 TECOMP_API tc_buffer *tc_buffer_create(tc_context *ctx, const char *name, tc_dtype t, tc_scope scope, const tc_expr *size);
 TECOMP_API const char *tc_thread_tag_name(tc_thread_tag tag); /* "blockIdx.x", ... */
 
@@ -609,16 +640,15 @@ typedef struct tc_str {
     size_t len, cap;
     tc_context *ctx;
     int failed; /* an allocation failed; data holds what fit */
-    struct _tc_idents *idents; /* the CUDA emitter's identifiers for names (>>print); NULL elsewhere */
 } tc_str;
-TECOMP_API void tc_str_init(tc_str *s, tc_context *ctx);
+TECOMP_API void tc_str_init(tc_str *s, tc_context *ctx); /* An empty string whose memory comes from ctx's allocator. */
 TECOMP_API void tc_str_free(tc_str *s);
 #if defined(__GNUC__) || defined(__clang__)
-TECOMP_API void tc_str_printf(tc_str *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+TECOMP_API void tc_str_printf(tc_str *s, const char *fmt, ...) __attribute__((format(printf, 2, 3))); /* Append printf-formatted text. */
 #else
-TECOMP_API void tc_str_printf(tc_str *s, const char *fmt, ...);
+TECOMP_API void tc_str_printf(tc_str *s, const char *fmt, ...); /* Append printf-formatted text. */
 #endif
-TECOMP_API void tc_str_expr(tc_str *s, const tc_expr *e);
+TECOMP_API void tc_str_expr(tc_str *s, const tc_expr *e); /* Append e in C-like syntax. */
 
 #ifdef __cplusplus
 } /* extern "C" */
@@ -652,6 +682,11 @@ typedef struct _tc_arena_block {
 } _tc_arena_block;
 
 struct tc_context {
+    /* The CUDA emitter's identifiers for names (>>print), while it writes
+       the strings it binds them to (_tc_idents_bind); other strings print
+       names as they are. */
+    struct _tc_idents *idents;
+    const tc_str *ident_strs[2];
     tc_allocator allocator;
     tc_logger logger;
     size_t arena_block;
@@ -674,19 +709,41 @@ struct tc_context {
     void *cuda;
     void (*cuda_release)(tc_context *ctx);
     unsigned oom_count; /* allocations that failed (>>oom) */
+    FILE *log_file;     /* tc_log_to_file's file and levels, for _tc_log_file */
+    unsigned log_levels;
 };
 
 static void *_tc_default_alloc(size_t size, void *user) { (void)user; return malloc(size); }
 static void _tc_default_free(void *ptr, void *user) { (void)user; free(ptr); }
 
+/* A message of any length: a line per trial quotes its whole configuration. */
 static void _tc_log(tc_context *ctx, tc_log_level level, const char *fmt, ...) {
     char msg[1024];
+    char *big;
+    int need;
     va_list ap;
     if (!ctx || !ctx->logger.log_fn) return;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    need = vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    ctx->logger.log_fn(level, msg, ctx->logger.user_data);
+    if (need < (int)sizeof msg || !(big = (char *)ctx->allocator.alloc_fn((size_t)need + 1, ctx->allocator.user_data))) {
+        ctx->logger.log_fn(level, msg, ctx->logger.user_data); /* short, or cut to fit when memory is short */
+        return;
+    }
+    va_start(ap, fmt);
+    vsnprintf(big, (size_t)need + 1, fmt, ap);
+    va_end(ap);
+    ctx->logger.log_fn(level, big, ctx->logger.user_data);
+    ctx->allocator.free_fn(big, ctx->allocator.user_data);
+}
+
+/* tc_log_to_file's logger: user_data is the context. */
+static void _tc_log_file(tc_log_level level, const char *message, void *user_data) {
+    const tc_context *ctx = (const tc_context *)user_data;
+    size_t len = strlen(message);
+    if (!ctx->log_file || !(ctx->log_levels & TC_LOG_BIT(level))) return;
+    fprintf(ctx->log_file, len && message[len - 1] == '\n' ? "%s" : "%s\n", message);
+    fflush(ctx->log_file);
 }
 
 /* Record an error in the context and return its code: `return _tc_fail(...)`. */
@@ -829,6 +886,14 @@ TECOMP_API void tc_context_clear_error(tc_context *ctx) {
     ctx->message[0] = 0;
 }
 
+TECOMP_API void tc_log_to_file(tc_context *ctx, FILE *file, unsigned levels) {
+    if (!ctx) return;
+    ctx->log_file = file;
+    ctx->log_levels = levels ? levels : ~0u;
+    ctx->logger.log_fn = file ? _tc_log_file : NULL;
+    ctx->logger.user_data = file ? ctx : NULL;
+}
+
 // >>oom
 
 /* A public call inside which any allocation failed returns
@@ -873,11 +938,16 @@ static tc_result _tc_scratch_context(tc_context *parent, tc_context **out) {
 // >>dtype
 
 TECOMP_API const char *tc_dtype_name(tc_dtype t) {
-    static const char *names[TC_DTYPE_COUNT] = {"bool", "int32", "int64", "float16", "float32", "bfloat16"};
+    static const char *names[TC_DTYPE_COUNT] = {"float32", "float16", "bfloat16", "int32", "int64", "bool"};
     return (t >= 0 && t < TC_DTYPE_COUNT) ? names[t] : "invalid";
 }
+TECOMP_API int tc_dtype_code(tc_dtype t) {
+    /* 0.1's enum order, frozen: the records of every version key on it */
+    static const int codes[TC_DTYPE_COUNT] = {4, 3, 5, 1, 2, 0};
+    return (t >= 0 && t < TC_DTYPE_COUNT) ? codes[t] : -1;
+}
 TECOMP_API int tc_dtype_bytes(tc_dtype t) {
-    static const int bytes[TC_DTYPE_COUNT] = {1, 4, 8, 2, 4, 2};
+    static const int bytes[TC_DTYPE_COUNT] = {4, 2, 2, 4, 8, 1};
     return (t >= 0 && t < TC_DTYPE_COUNT) ? bytes[t] : 0;
 }
 TECOMP_API int tc_dtype_is_float(tc_dtype t) { return t == TC_FLOAT16 || t == TC_FLOAT32 || t == TC_BFLOAT16; }
@@ -950,6 +1020,19 @@ static int64_t _tc_double_to_int_sat(tc_dtype t, double v) {
 }
 
 // >>expr-nodes
+
+/* A node as the arena holds it: the public tc_expr first (so that a
+   tc_expr * is a pointer to its node), then what only the implementation
+   keeps per node. Every expression is made by _tc_intern, as one of these. */
+typedef struct _tc_expr_node {
+    tc_expr e;
+    const tc_expr *simplified;        /* tc_simplify's answer, once known (it depends on e alone) */
+    int depth;                        /* levels of nodes from here down, at most TC_MAX_EXPR_DEPTH */
+} _tc_expr_node;
+
+/* e's node; nodes live in the arena and are not const there. */
+static _tc_expr_node *_tc_node(const tc_expr *e) { return (_tc_expr_node *)(void *)(uintptr_t)e; }
+static int _tc_expr_depth(const tc_expr *e) { return _tc_node(e)->depth; }
 
 static uint32_t _tc_hash_mix(uint32_t h, uint64_t v) {
     h ^= (uint32_t)v + 0x9e3779b9u + (h << 6) + (h >> 2);
@@ -1025,13 +1108,14 @@ static int _tc_expr_table_grow(tc_context *ctx) {
    table, or copied into the arena and added. Variables are never merged. */
 static const tc_expr *_tc_intern(tc_context *ctx, tc_expr *proto) {
     size_t j = 0;
+    _tc_expr_node *node;
     tc_expr *e;
-    int k;
+    int k, depth;
     proto->ctx = ctx;
-    proto->depth = proto->extent ? proto->extent->depth + 1 : 1;
+    depth = proto->extent ? _tc_expr_depth(proto->extent) + 1 : 1;
     for (k = 0; k < proto->nargs; k++)
-        if (proto->args[k]->depth + 1 > proto->depth) proto->depth = proto->args[k]->depth + 1;
-    if (proto->depth > TC_MAX_EXPR_DEPTH) {
+        if (_tc_expr_depth(proto->args[k]) + 1 > depth) depth = _tc_expr_depth(proto->args[k]) + 1;
+    if (depth > TC_MAX_EXPR_DEPTH) {
         _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "an expression nests deeper than %d levels (TC_MAX_EXPR_DEPTH)", TC_MAX_EXPR_DEPTH);
         return NULL;
     }
@@ -1041,10 +1125,12 @@ static const tc_expr *_tc_intern(tc_context *ctx, tc_expr *proto) {
         for (j = proto->hash & (ctx->expr_cap - 1); ctx->exprs[j]; j = (j + 1) & (ctx->expr_cap - 1))
             if (_tc_expr_same(ctx->exprs[j], proto)) return ctx->exprs[j];
     }
-    e = (tc_expr *)_tc_alloc(ctx, sizeof *e);
-    if (!e) return NULL;
+    node = (_tc_expr_node *)_tc_alloc(ctx, sizeof *node);
+    if (!node) return NULL;
+    e = &node->e;
     *e = *proto;
-    e->simplified = NULL; /* a proto copied from another node must not bring its answer along */
+    node->simplified = NULL;
+    node->depth = depth;
     if (proto->nargs) {
         const tc_expr **args = (const tc_expr **)_tc_alloc(ctx, sizeof(tc_expr *) * (size_t)proto->nargs);
         if (!args) return NULL;
@@ -1201,8 +1287,8 @@ static void _tc_expr_table_rewind(tc_context *ctx, const tc_mark *m) {
         }
     }
     for (k = 0; k < ctx->expr_cap; k++) {
-        tc_expr *e = (tc_expr *)ctx->exprs[k];
-        if (e && e->simplified && _tc_made_after(e->simplified, m)) e->simplified = NULL;
+        const tc_expr *e = ctx->exprs[k];
+        if (e && _tc_node(e)->simplified && _tc_made_after(_tc_node(e)->simplified, m)) _tc_node(e)->simplified = NULL;
     }
     /* a table that grew for what went is given back; kept, rehashed in place, when there is no memory for a smaller one */
     if (ctx->expr_cap > _tc_expr_table_cap_for(ctx->expr_count) && _tc_expr_table_resize(ctx, _tc_expr_table_cap_for(ctx->expr_count))) return;
@@ -1576,12 +1662,12 @@ TECOMP_API const tc_expr *tc_access(tc_tensor *t, int nidx, const tc_expr *const
     return _tc_intern(t->ctx, &p);
 }
 TECOMP_API const tc_expr *tc_access_va(tc_tensor *t, int nidx, ...) {
-    const tc_expr *idx[16];
+    const tc_expr *idx[TC_MAX_DIMS];
     va_list ap;
     int k, bad = 0;
     if (!t) return NULL;
-    if (nidx < 0 || nidx > 16) {
-        _tc_fail(t->ctx, TC_ERROR_INVALID_ARGUMENT, "tensor %s: %d indices (at most 16)", t->name, nidx);
+    if (nidx < 0 || nidx > TC_MAX_DIMS) {
+        _tc_fail(t->ctx, TC_ERROR_INVALID_ARGUMENT, "tensor %s: %d indices, more than TC_MAX_DIMS (%d)", t->name, nidx, TC_MAX_DIMS);
         return NULL;
     }
     va_start(ap, nidx);
@@ -1673,8 +1759,8 @@ static tc_tensor *_tc_tensor_new(tc_context *ctx, const char *name, tc_dtype t, 
         _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tensor %s: invalid dtype %d", name, (int)t);
         return NULL;
     }
-    if (ndim < 1 || ndim > 16) {
-        _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tensor %s: %d dimensions (1 to 16 supported)", name, ndim);
+    if (ndim < 1 || ndim > TC_MAX_DIMS) {
+        _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tensor %s: %d dimensions, not 1 to TC_MAX_DIMS (%d)", name, ndim, TC_MAX_DIMS);
         return NULL;
     }
     x = (tc_tensor *)_tc_alloc(ctx, sizeof *x);
@@ -1713,12 +1799,13 @@ TECOMP_API tc_tensor *tc_placeholder(tc_context *ctx, const char *name, tc_dtype
 }
 
 TECOMP_API tc_tensor *tc_placeholderi(tc_context *ctx, const char *name, tc_dtype t, int ndim, ...) {
-    const tc_expr *shape[16];
+    const tc_expr *shape[TC_MAX_DIMS];
     va_list ap;
     int k;
     if (!ctx) return NULL;
-    if (ndim < 1 || ndim > 16) {
-        _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "placeholder %s: %d dimensions (1 to 16 supported)", name ? name : "?", ndim);
+    if (ndim < 1 || ndim > TC_MAX_DIMS) {
+        _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "placeholder %s: %d dimensions, not 1 to TC_MAX_DIMS (%d)", name ? name : "?", ndim,
+                 TC_MAX_DIMS);
         return NULL;
     }
     va_start(ap, ndim);
@@ -2414,18 +2501,18 @@ TECOMP_API const tc_expr *tc_simplify(const tc_expr *e) {
     const tc_expr *first = e, *prev = NULL;
     int rounds = 0;
     if (!e) return NULL;
-    if (e->simplified) return e->simplified; /* nodes are shared: each is simplified once */
+    if (_tc_node(e)->simplified) return _tc_node(e)->simplified; /* nodes are shared: each is simplified once */
     /* While e is being simplified it answers itself: a rewrite that comes
        back to e (two forms rewriting into each other) stops there instead
        of recursing without end. The node lives in the arena and is not
        const there. */
-    ((tc_expr *)first)->simplified = first;
+    _tc_node(first)->simplified = first;
     /* rules can expose more work for each other; a few rounds reach a fixed point */
     while (e && e != prev && rounds++ < 4) {
         prev = e;
         e = _tc_simplify_node(e);
     }
-    ((tc_expr *)first)->simplified = e;
+    _tc_node(first)->simplified = e;
     return e;
 }
 
@@ -2672,14 +2759,28 @@ static void _tc_print_plain_name(tc_str *s, const char *name) {
     }
 }
 
+/* Bind idents to the strings a and b of ctx until _tc_idents_bind(ctx, NULL, NULL, NULL). */
+static void _tc_idents_bind(tc_context *ctx, _tc_idents *idents, const tc_str *a, const tc_str *b) {
+    ctx->idents = idents;
+    ctx->ident_strs[0] = a;
+    ctx->ident_strs[1] = b;
+}
+/* The identifiers bound to s; NULL when s prints names as they are. */
+static _tc_idents *_tc_idents_of(const tc_str *s) {
+    tc_context *ctx = s->ctx;
+    if (!ctx || !ctx->idents) return NULL;
+    return s == ctx->ident_strs[0] || s == ctx->ident_strs[1] ? ctx->idents : NULL;
+}
+
 static void _tc_print_name(tc_str *s, const char *name, int is_buffer, _tc_style style) {
+    _tc_idents *idents;
     const char *id;
     int tag;
     if (style == _TC_STYLE_IR) { tc_str_printf(s, "%s", name); return; }
     for (tag = TC_BLOCK_X; tag <= TC_THREAD_Z && !is_buffer; tag++) /* thread variables are named after their tag */
         if (strcmp(name, tc_thread_tag_name((tc_thread_tag)tag)) == 0) { tc_str_printf(s, "%s", _tc_thread_alias((tc_thread_tag)tag)); return; }
-    if (!s->idents) { _tc_print_plain_name(s, name); return; }
-    if ((id = _tc_ident_of(s->idents, name, is_buffer)) != NULL) tc_str_printf(s, "%s", id);
+    if (!(idents = _tc_idents_of(s))) { _tc_print_plain_name(s, name); return; }
+    if ((id = _tc_ident_of(idents, name, is_buffer)) != NULL) tc_str_printf(s, "%s", id);
     else s->failed = 1; /* out of memory: the emitter's caller reports it */
 }
 static void _tc_print_var_name(tc_str *s, const char *name, _tc_style style) { _tc_print_name(s, name, 0, style); }
@@ -4050,7 +4151,7 @@ static const tc_expr *_tc_parse_binary(_tc_parser *p, int min_prec) {
         if (!(rhs = _tc_parse_binary(p, op->prec + 1))) return NULL;
         lhs = tc_binary(op->kind, lhs, rhs);
         if (!_tc_parse_check(p, lhs, col)) return NULL;
-        if (lhs->depth > _TC_PARSE_MAX_DEPTH) { /* a long chain nests nothing in the text */
+        if (_tc_expr_depth(lhs) > _TC_PARSE_MAX_DEPTH) { /* a long chain nests nothing in the text */
             _tc_parse_too_tall(p);
             return NULL;
         }
@@ -4317,7 +4418,7 @@ static tc_tensor *_tc_parse_statement(_tc_parser *p) {
     if (!_tc_parse_output(p) || !_tc_parse_assign(p)) return NULL;
     p->body_col = p->tok.col;
     if (!(body = _tc_parse_expr(p))) return NULL;
-    if (body->depth > _TC_PARSE_MAX_DEPTH) {
+    if (_tc_expr_depth(body) > _TC_PARSE_MAX_DEPTH) {
         _tc_parse_too_tall(p);
         return NULL;
     }

@@ -1,4 +1,4 @@
-/* tecomp_measure.h - building and timing tuning candidates.              v0.1
+/* tecomp_measure.h - building and timing tuning candidates.              v0.2
 
    Part of tecomp (see tecomp.h). Include "tecomp.h"; define
    TECOMP_IMPLEMENTATION in one file as for every module.
@@ -77,6 +77,10 @@ extern "C" {
 
 /* The most devices one measurer times on at once. */
 #define TC_MAX_DEVICES 16
+/* The most kernels a tuned function has (its buffers are at most
+   TC_MAX_KERNEL_BUFFERS): a candidate with more is TC_ERROR_INVALID_ARGUMENT
+   naming the limit, recorded as a failed trial. */
+#define TC_MAX_TUNED_KERNELS 8
 
 typedef enum tc_measure_where {
     TC_MEASURE_AUTO = 0, /* the GPU when there is one, else the host executor */
@@ -88,9 +92,10 @@ typedef enum tc_measure_where {
 typedef struct tc_measure_desc {
     tc_measure_where where;
     int device;               /* CUDA device ordinal */
-    int build_threads;        /* parallel builders, each with its compiler process; 0: the machine's cores, at most 64 */
+    int build_threads;        /* parallel builders, each with its compiler process; 0: the machine's cores; more than 64 run as 64
+                                 (a count of threads, not a result: nothing is lost) */
     int number;               /* launches per measurement; 0: 1, grown to last min_repeat_ms */
-    int repeat;               /* measurements; 0: 3 */
+    int repeat;               /* measurements; 0: 3; at most TC_MAX_COSTS */
     double min_repeat_ms;     /* 0: 1 ms on the GPU */
     double timeout_s;         /* a run past this is stopped and recorded as TC_ERROR_TIMEOUT; 0: 5 s (host: 60 s) */
     int flush_l2;             /* flush the L2 before each measurement (then one launch each) */
@@ -117,9 +122,9 @@ typedef struct tc_measure_result {
        executor caught a fault), TC_ERROR_TIMEOUT (the run or the compile
        ran past its timeout: the message says which). */
     tc_result error;
-    char message[256];
-    int ncosts;
-    double costs[16];         /* seconds per run of the kernel(s) */
+    char message[256];        /* the first 255 bytes of the error's message (the context's logger has it whole) */
+    int ncosts;               /* 0 to TC_MAX_COSTS */
+    double costs[TC_MAX_COSTS]; /* seconds per run of the kernel(s) */
     double gflops;            /* the template's flops / mean cost; 0 without a time or a flop count */
     double build_s;           /* instantiating, lowering and compiling, in its builder */
     double run_s;             /* loading and timing */
@@ -136,7 +141,7 @@ TECOMP_API tc_result tc_measurer_create(tc_context *ctx, const tc_config_space *
                                         tc_measurer **out);
 /* Waits for the builds in progress (a compile cannot be stopped), drops
    what is still queued. */
-TECOMP_API void tc_measurer_destroy(tc_measurer *m);
+TECOMP_API void tc_measurer_destroy(tc_context *ctx, tc_measurer *m); /* NULL is ignored; ends its workers and threads */
 
 /* Streaming, for a caller that proposes while others are measured: queue n
    configurations behind those already queued and return at once; the
@@ -167,7 +172,7 @@ TECOMP_API tc_result tc_measurer_batch(tc_measurer *m, int n, const int64_t *con
 
 /* "cuda -arch=sm_90 -model=NVIDIA_H100_80GB_HBM3", or "host" (records key on it). */
 TECOMP_API const char *tc_measurer_target(const tc_measurer *m);
-TECOMP_API int tc_measurer_on_gpu(const tc_measurer *m);
+TECOMP_API int tc_measurer_on_gpu(const tc_measurer *m); /* 1 when candidates run on a GPU, 0 on the host executor. */
 /* The device candidates are built for and timed on (an H100's numbers on the host). */
 TECOMP_API const tc_device_info *tc_measurer_device(const tc_measurer *m);
 /* CUDA device `device`'s arch (90 on an H100), 0 when there is no usable
@@ -219,13 +224,14 @@ TECOMP_API int tc_measurer_device_ordinal(const tc_measurer *m, int k);
 
 // >>measure-plan
 
-#define _TC_PLAN_KERNELS 8
-#define _TC_PLAN_BUFFERS 64
+#define _TC_PLAN_KERNELS TC_MAX_TUNED_KERNELS
+#define _TC_PLAN_BUFFERS TC_MAX_KERNEL_BUFFERS
+#define _TC_KERNEL_NAME_CAP 256 /* tc_lower's longest name (TC_MAX_NAME) and "_kernel" and its number */
 
 /* What running a built candidate needs, with no IR: what the worker
    process gets over its socket. */
 typedef struct _tc_plan_kernel {
-    char name[128];
+    char name[_TC_KERNEL_NAME_CAP];
     unsigned grid[3], block[3];
     unsigned shared;          /* dynamic shared memory bytes; 0: its shared buffers are static */
     int nmaps;                /* its TMA tensor maps, parameters after the buffers (encoded for the run's buffers) */
@@ -365,8 +371,12 @@ static tc_result _tc_plan_of(tc_context *ctx, const tc_func *f, _tc_plan *plan) 
     int64_t v;
     tc_result r;
     if (f->nsizes) return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "%s: a tuning task needs fixed sizes (it has %d symbolic ones)", f->name, f->nsizes);
-    if (f->nkernels > _TC_PLAN_KERNELS || f->nparams + f->ntemps > _TC_PLAN_BUFFERS)
-        return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "%s: more than %d kernels or %d buffers", f->name, _TC_PLAN_KERNELS, _TC_PLAN_BUFFERS);
+    if (f->nkernels > TC_MAX_TUNED_KERNELS)
+        return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "%s: %d kernels, more than TC_MAX_TUNED_KERNELS (%d)", f->name, f->nkernels,
+                        TC_MAX_TUNED_KERNELS);
+    if (f->nparams + f->ntemps > TC_MAX_KERNEL_BUFFERS)
+        return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "%s: %d buffers (params and global temporaries), more than TC_MAX_KERNEL_BUFFERS (%d)",
+                        f->name, f->nparams + f->ntemps, TC_MAX_KERNEL_BUFFERS);
     plan->nkernels = f->nkernels;
     plan->nbufs = f->nparams + f->ntemps;
     for (k = 0; k < f->nkernels; k++) {
@@ -510,7 +520,7 @@ static tc_result _tc_host_run_timed(tc_context *ctx, const tc_func *f, int repea
         if (!(args[k] = _tc_malloc(ctx, (size_t)(n ? n : 1) * (size_t)tc_dtype_bytes(f->params[k]->dtype)))) r = TC_ERROR_OUT_OF_MEMORY;
         else _tc_fill_host(args[k], f->params[k]->dtype, n);
     }
-    for (k = 0; k < repeat && k < 16 && r == TC_OK; k++) {
+    for (k = 0; k < repeat && k < TC_MAX_COSTS && r == TC_OK; k++) {
         double t0 = _tc_now_s();
         if ((r = tc_host_run(ctx, f, args, NULL)) == TC_OK) res->costs[res->ncosts++] = _tc_now_s() - t0;
     }
@@ -593,7 +603,7 @@ typedef struct _tc_reply {
     tc_result error;
     char message[256];
     int ncosts;
-    double costs[16];
+    double costs[TC_MAX_COSTS];
     int workers;              /* from the supervisor: CUDA workers it has started */
 } _tc_reply;
 
@@ -1593,6 +1603,9 @@ TECOMP_API tc_result tc_measurer_create(tc_context *ctx, const tc_config_space *
     if (desc && (desc->number < 0 || desc->repeat < 0 || desc->min_repeat_ms < 0 || desc->timeout_s < 0 || desc->build_threads < 0 ||
                  desc->build_timeout_s < 0 || desc->device < 0))
         return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_measure_desc: negative field");
+    if (desc && desc->repeat > TC_MAX_COSTS)
+        return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_measure_desc: repeat is %d, more than TC_MAX_COSTS (%d), the costs a record keeps",
+                        desc->repeat, TC_MAX_COSTS);
     if (desc && _tc_bad_device_list(ctx, desc) != TC_OK) return tc_context_result(ctx);
     if (!(m = (tc_measurer *)_tc_malloc(ctx, sizeof *m))) return TC_ERROR_OUT_OF_MEMORY;
     memset(m, 0, sizeof *m);
@@ -1610,10 +1623,9 @@ TECOMP_API tc_result tc_measurer_create(tc_context *ctx, const tc_config_space *
     if (!m->desc.build_threads) m->desc.build_threads = _tc_cores();
     if (m->desc.build_threads > 64) m->desc.build_threads = 64;
     if (!m->desc.repeat) m->desc.repeat = 3;
-    if (m->desc.repeat > 16) m->desc.repeat = 16;
     if (!m->desc.number) m->desc.number = 1;
     if ((r = _tc_measurer_open(m)) != TC_OK) {
-        tc_measurer_destroy(m);
+        tc_measurer_destroy(ctx, m);
         return r;
     }
     if (!m->desc.min_repeat_ms && m->on_gpu) m->desc.min_repeat_ms = 1;
@@ -1623,7 +1635,8 @@ TECOMP_API tc_result tc_measurer_create(tc_context *ctx, const tc_config_space *
     return TC_OK;
 }
 
-TECOMP_API void tc_measurer_destroy(tc_measurer *m) {
+TECOMP_API void tc_measurer_destroy(tc_context *ctx, tc_measurer *m) {
+    (void)ctx; /* the measurer keeps the context it was made with */
 #if _TC_HAVE_FORK
     _tc_candidate *c;
 #endif

@@ -1,4 +1,4 @@
-/* tecomp_sched.h - schedules, lowering to loop nests, and the host executor.  v0.1
+/* tecomp_sched.h - schedules, lowering to loop nests, and the host executor.  v0.2
 
    Part of tecomp (see tecomp.h). Include "tecomp.h", or this file after
    tecomp_ir.h; define TECOMP_IMPLEMENTATION in one file as for every module.
@@ -24,7 +24,7 @@
    shared memory, barriers - and reports out-of-bounds accesses as errors.
    It is slow (an interpreter) and meant for checking numerics.
 
-   WHAT THIS MODULE DOES NOT DO (yet): tensorize, cross-thread reductions.
+   WHAT THIS MODULE DOES NOT DO (yet): cross-thread reductions (rfactor, allreduce).
 */
 #ifndef TECOMP_SCHED_H
 #define TECOMP_SCHED_H
@@ -53,6 +53,7 @@ struct tc_iter {
     int unroll_explicit;   /* pragma unroll_explicit; -1: none */
 };
 
+/* s = te.create_schedule(outputs): a stage per tensor, in the context's arena */
 TECOMP_API tc_schedule *tc_schedule_create(tc_context *ctx, int noutputs, tc_tensor *const *outputs);
 TECOMP_API tc_stage *tc_stage_of(tc_schedule *s, tc_tensor *t);  /* s[t]; NULL (error set) if t is not in s */
 TECOMP_API tc_iter *tc_axis_of(tc_stage *st, int k);             /* s[t].op.axis[k] */
@@ -60,19 +61,23 @@ TECOMP_API tc_iter *tc_reduce_axis_of(tc_stage *st, int k);      /* s[t].op.redu
 TECOMP_API int tc_stage_leaf_count(const tc_stage *st);
 TECOMP_API tc_iter *tc_stage_leaf(tc_stage *st, int k);          /* loops from outermost to innermost */
 
-TECOMP_API tc_result tc_split(tc_stage *st, tc_iter *parent, int64_t factor, tc_iter **outer, tc_iter **inner);
+/* The most loops a stage makes, counting those split or fused away: a
+   split, fuse or tile past it is TC_ERROR_SCHEDULE naming the limit. */
+#define TC_MAX_LOOPS 64
+TECOMP_API tc_result tc_split(tc_stage *st, tc_iter *parent, int64_t factor, tc_iter **outer, tc_iter **inner); /* s[t].split(parent, factor) */
 TECOMP_API tc_result tc_split_nparts(tc_stage *st, tc_iter *parent, int64_t nparts, tc_iter **outer, tc_iter **inner);
+/* s[t].tile(x, y, x_factor, y_factor) */
 TECOMP_API tc_result tc_tile(tc_stage *st, tc_iter *x, tc_iter *y, int64_t x_factor, int64_t y_factor,
                              tc_iter **x_outer, tc_iter **y_outer, tc_iter **x_inner, tc_iter **y_inner);
-TECOMP_API tc_result tc_fuse(tc_stage *st, tc_iter *outer, tc_iter *inner, tc_iter **fused);
+TECOMP_API tc_result tc_fuse(tc_stage *st, tc_iter *outer, tc_iter *inner, tc_iter **fused); /* s[t].fuse(outer, inner) */
 TECOMP_API tc_result tc_reorder(tc_stage *st, int n, tc_iter *const *order);
-TECOMP_API tc_result tc_reorder_va(tc_stage *st, int n, ...);
+TECOMP_API tc_result tc_reorder_va(tc_stage *st, int n, ...); /* s[t].reorder with the loops as arguments (tc_reorder_args calls it) */
 #define tc_reorder_args(st, ...) tc_reorder_va((st), TC__NARGS(__VA_ARGS__), __VA_ARGS__)
-TECOMP_API tc_result tc_bind(tc_stage *st, tc_iter *it, tc_thread_tag tag);
+TECOMP_API tc_result tc_bind(tc_stage *st, tc_iter *it, tc_thread_tag tag); /* s[t].bind(it, te.thread_axis(tag)) */
 TECOMP_API tc_result tc_compute_inline(tc_stage *st);
-TECOMP_API tc_result tc_compute_root(tc_stage *st);
+TECOMP_API tc_result tc_compute_root(tc_stage *st); /* s[t].compute_root() */
 TECOMP_API tc_result tc_unroll(tc_stage *st, tc_iter *it);
-TECOMP_API tc_result tc_vectorize(tc_stage *st, tc_iter *it);
+TECOMP_API tc_result tc_vectorize(tc_stage *st, tc_iter *it); /* s[t].vectorize(it) */
 
 /* s[st].compute_at(s[parent], at): compute st inside loop `at` of parent,
    just the region of it that the loops inside `at` need (bound inference). */
@@ -219,27 +224,31 @@ typedef struct tc_gpu_limits {
 } tc_gpu_limits;
 
 typedef struct tc_lower_desc {
-    int print_passes;              /* print the IR after each pass to stdout (also: env TECOMP_PRINT_IR=1) */
+    int print_passes;              /* log the IR after each pass (TC_LOG_DEBUG; also: env TECOMP_PRINT_IR=1); a context
+                                      without a logger gets tc_log_to_file(ctx, stdout, 0) for it */
     int allow_unbound;             /* allow stages with no thread binding: on the GPU they run in one thread */
     tc_gpu_limits limits;
 } tc_lower_desc;
 
+#define TC_MAX_NAME 200 /* the longest kernel name tc_lower takes, in bytes */
+
 /* tvm.lower(s, args): args are the placeholders and outputs the kernel takes.
    name (NULL or "": "default_function") goes into the generated source: a
    name that is not a C identifier, or is a keyword, a CUDA builtin or
-   reserved (containing "__"), is TC_ERROR_INVALID_ARGUMENT. Tensor names may
-   be any text: the CUDA emitter makes them valid, unique identifiers. */
+   reserved (containing "__"), is TC_ERROR_INVALID_ARGUMENT, and so is one
+   longer than TC_MAX_NAME bytes. Tensor names may be any text: the CUDA
+   emitter makes them valid, unique identifiers. */
 TECOMP_API tc_result tc_lower(tc_schedule *s, int nargs, tc_tensor *const *args, const char *name,
                               const tc_lower_desc *desc, const tc_func **out);
 /* The region of tensor t that its stage computes, as bound inference finds
    it (TVM's InferBound): per dimension, the first index (in the loop
    variables around the stage: names like blockIdx.x, k.outer) and the extent. */
 typedef struct tc_region {
-    int ndim;
-    const tc_expr *min[16];
-    const tc_expr *extent[16];
+    int ndim;                         /* the tensor's: at most TC_MAX_DIMS, so the arrays always hold it */
+    const tc_expr *min[TC_MAX_DIMS];
+    const tc_expr *extent[TC_MAX_DIMS];
 } tc_region;
-TECOMP_API tc_result tc_infer_region(tc_schedule *s, tc_tensor *t, tc_region *out);
+TECOMP_API tc_result tc_infer_region(tc_schedule *s, tc_tensor *t, tc_region *out); /* The region of t its consumers need, from bound inference. */
 
 /* The lowered IR as tvm.lower(..., simple_mode=True) prints it. */
 TECOMP_API const char *tc_func_to_string(const tc_func *f);
@@ -255,13 +264,13 @@ TECOMP_API tc_result tc_host_run(tc_context *ctx, const tc_func *f, void *const 
 /* IEEE half precision <-> float, rounding to nearest even (as the GPU
    converts): for preparing and reading float16 buffers. */
 TECOMP_API uint16_t tc_half_from_float(float x);
-TECOMP_API float tc_half_to_float(uint16_t h);
+TECOMP_API float tc_half_to_float(uint16_t h); /* exact */
 /* bfloat16 (a float's upper 16 bits) <-> float: to bfloat16 rounds to
    nearest even, infinity past the largest, and keeps a NaN a NaN (its sign
    and upper payload bits); to float is exact. Every 16-bit pattern comes
    back unchanged through float. For preparing and reading bfloat16 buffers. */
 TECOMP_API uint16_t tc_bfloat16_from_float(float x);
-TECOMP_API float tc_bfloat16_to_float(uint16_t h);
+TECOMP_API float tc_bfloat16_to_float(uint16_t h); /* exact */
 /* Evaluate an integer expression of the function's symbolic sizes. */
 TECOMP_API tc_result tc_func_eval(const tc_func *f, const tc_expr *e, const int64_t *sizes, int64_t *out);
 
@@ -276,7 +285,7 @@ TECOMP_API tc_result tc_func_eval(const tc_func *f, const tc_expr *e, const int6
 #if defined(TECOMP_IMPLEMENTATION) && !defined(TECOMP_SCHED_IMPL_DONE)
 #define TECOMP_SCHED_IMPL_DONE
 
-#define _TC_MAX_ITERS 64 /* loops per stage, counting those split or fused away */
+#define _TC_MAX_ITERS TC_MAX_LOOPS /* loops per stage, counting those split or fused away */
 
 // >>schedule
 
@@ -343,7 +352,7 @@ static tc_iter *_tc_iter_add(tc_stage *st, const tc_expr *var) {
     tc_iter *it;
     if (!var) return NULL;
     if (st->niters == _TC_MAX_ITERS) {
-        _tc_fail(ctx, TC_ERROR_SCHEDULE, "stage %s: more than %d loops", st->tensor->name, _TC_MAX_ITERS);
+        _tc_fail(ctx, TC_ERROR_SCHEDULE, "stage %s: more than TC_MAX_LOOPS (%d) loops", st->tensor->name, TC_MAX_LOOPS);
         return NULL;
     }
     if (!(it = (tc_iter *)_tc_alloc(ctx, sizeof *it))) return NULL;
@@ -3506,7 +3515,7 @@ static int _tc_kernel_name_ok(const char *name) {
         if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_')) return 0;
         if (p[0] == '_' && p[1] == '_') return 0;
     }
-    return p - name <= 200 && !_tc_ident_reserved(name);
+    return !_tc_ident_reserved(name);
 }
 
 /* name quoted for a message: control bytes and quotes escaped, cut at 80 bytes. */
@@ -3531,6 +3540,9 @@ TECOMP_API tc_result tc_lower(tc_schedule *s, int nargs, tc_tensor *const *args,
     *out = NULL;
     if (!s) return TC_ERROR_INVALID_ARGUMENT;
     if (nargs < 1 || !args) return _tc_fail(s->ctx, TC_ERROR_INVALID_ARGUMENT, "tc_lower: give the tensors the kernel takes");
+    if (name && strlen(name) > TC_MAX_NAME)
+        return _tc_fail(s->ctx, TC_ERROR_INVALID_ARGUMENT, "tc_lower: the kernel name is %zu bytes, more than TC_MAX_NAME (%d)", strlen(name),
+                        TC_MAX_NAME);
     if (name && *name && !_tc_kernel_name_ok(name)) {
         char quoted[400];
         _tc_quote(quoted, sizeof quoted, name);
@@ -3548,12 +3560,13 @@ TECOMP_API tc_result tc_lower(tc_schedule *s, int nargs, tc_tensor *const *args,
     if (desc) L.desc = *desc;
     env = getenv("TECOMP_PRINT_IR");
     if (env && *env && strcmp(env, "0") != 0) L.desc.print_passes = 1;
+    if (L.desc.print_passes && !s->ctx->logger.log_fn) tc_log_to_file(s->ctx, stdout, 0); /* asked for IR, and no logger to say it */
     if (!L.name || !(L.sl = (_tc_stage_lower *)_tc_alloc(s->ctx, sizeof(_tc_stage_lower) * (size_t)s->nstages))) return TC_ERROR_OUT_OF_MEMORY;
     for (k = 0, r = TC_OK; k < sizeof _tc_passes / sizeof _tc_passes[0] && r == TC_OK; k++) {
         r = _tc_passes[k].run(&L);
         if (r == TC_OK && L.desc.print_passes && L.nkernels) { /* once there is IR to print */
             const tc_func *f = _tc_make_func(&L);
-            printf("// ---- after %s ----\n%s", _tc_passes[k].name, f ? tc_func_to_string(f) : "(out of memory)\n");
+            _tc_log(s->ctx, TC_LOG_DEBUG, "// ---- after %s ----\n%s", _tc_passes[k].name, f ? tc_func_to_string(f) : "(out of memory)\n");
         }
     }
     _tc_free(s->ctx, L.threads);

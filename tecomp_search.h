@@ -1,5 +1,5 @@
 /* tecomp_search.h - tuners: which configurations of a space to measure next
-   (a cost model searched by simulated annealing, random, grid, genetic).   v0.1
+   (a cost model searched by simulated annealing, random, grid, genetic).   v0.2
 
    Part of tecomp (see tecomp.h, which includes it); on its own it needs
    tecomp_space.h, which it includes. Define TECOMP_IMPLEMENTATION in one
@@ -21,7 +21,7 @@
            ...measure each: its GFLOPS, or 0 for a failed or invalid one...
            tc_tuner_update(t, n, batch, gflops);
        }
-       tc_tuner_destroy(t);
+       tc_tuner_destroy(ctx, t);
 
    THE TUNERS
        model    (default) boosted regression trees predict each
@@ -97,7 +97,7 @@ typedef struct tc_tuner tc_tuner;
 
 /* A tuner for `space` (which must outlive it); errors go to ctx. */
 TECOMP_API tc_result tc_tuner_create(tc_context *ctx, const tc_config_space *space, const tc_tuner_desc *desc, tc_tuner **out);
-TECOMP_API void tc_tuner_destroy(tc_tuner *t); /* NULL is fine; frees everything the tuner allocated */
+TECOMP_API void tc_tuner_destroy(tc_context *ctx, tc_tuner *t); /* NULL is ignored; frees everything the tuner allocated */
 /* Configurations neither proposed nor told about: 0 when the space is exhausted. */
 TECOMP_API int64_t tc_tuner_remaining(const tc_tuner *t);
 /* Up to max configuration indices never proposed before (nor passed to
@@ -763,18 +763,17 @@ TECOMP_API tc_result tc_tuner_create(tc_context *ctx, const tc_config_space *spa
     }
     if ((r = _tc_tuner_feature_tables(t)) != TC_OK || !(t->scratch = (float *)_tc_malloc(ctx, sizeof(float) * (size_t)t->nfeat + 1)) ||
         (d.kind == TC_TUNER_MODEL && !(t->plan = (int64_t *)_tc_malloc(ctx, sizeof(int64_t) * (size_t)d.plan_size)))) {
-        tc_tuner_destroy(t);
+        tc_tuner_destroy(ctx, t);
         return TC_ERROR_OUT_OF_MEMORY;
     }
     *out = t;
     return TC_OK;
 }
 
-TECOMP_API void tc_tuner_destroy(tc_tuner *t) {
-    tc_context *ctx;
+TECOMP_API void tc_tuner_destroy(tc_context *ctx, tc_tuner *t) {
     int k;
     if (!t) return;
-    ctx = t->ctx;
+    ctx = t->ctx; /* free with the context it was made with */
     _tc_imap_free(ctx, &t->visited);
     _tc_imap_free(ctx, &t->shuffle);
     _tc_imap_free(ctx, &t->measured);
@@ -1332,7 +1331,7 @@ static double _tc_record_seconds(const tc_record *r) {
     double sum = 0;
     int k;
     if (r->error != TC_OK || r->ncosts < 1) return 0;
-    for (k = 0; k < r->ncosts && k < 16; k++) sum += r->costs[k];
+    for (k = 0; k < r->ncosts && k < TC_MAX_COSTS; k++) sum += r->costs[k];
     return sum > 0 ? sum / k : 0;
 }
 

@@ -1,4 +1,4 @@
-/* tecomp_space.h - tuning templates, their configuration spaces, trial records.       v0.1
+/* tecomp_space.h - tuning templates, their configuration spaces, trial records.       v0.2
 
    Part of tecomp (see tecomp.h). Include "tecomp.h"; define
    TECOMP_IMPLEMENTATION in one file as for every module.
@@ -55,7 +55,7 @@ typedef enum tc_split_policy {
 /* Zero means: policy factors, 4 outputs, no max factor. */
 typedef struct tc_split_desc {
     tc_split_policy policy;
-    int num_outputs;          /* 2 to 8; 0: 4 */
+    int num_outputs;          /* 2 to TC_MAX_SPLIT_PARTS (8); 0: 4 */
     int64_t max_factor;       /* inner sizes at most this; 0: no limit */
     int ncandidates;          /* TC_SPLIT_CANDIDATES: lists of num_outputs sizes, the first -1 or the rest */
     const int64_t *candidates;
@@ -110,22 +110,39 @@ typedef enum tc_annotation {
 typedef struct tc_cfg tc_cfg;                   /* what a template asks for knob values */
 typedef struct tc_config_space tc_config_space; /* the knobs a template defines */
 
+/* The most tensors a kernel of a template takes: a template that returns
+   more fails its run with TC_ERROR_SCHEDULE naming the limit (it must not
+   write past args[TC_MAX_INSTANCE_ARGS - 1]). */
+#define TC_MAX_INSTANCE_ARGS 16
+
 /* What a template returns: its schedule and the tensors the kernel takes. */
 typedef struct tc_instance {
     tc_schedule *schedule;
-    int nargs;
-    tc_tensor *args[16];
+    int nargs;                /* 1 to TC_MAX_INSTANCE_ARGS */
+    tc_tensor *args[TC_MAX_INSTANCE_ARGS];
     double flops;             /* for GFLOPS; 0 when unknown */
 } tc_instance;
 
 typedef tc_result (*tc_template_fn)(tc_cfg *cfg, const void *task, tc_instance *out);
 
+/* The most knobs a template defines, and the most parts a split knob has
+   (tc_split_desc.num_outputs): past them the template's run fails with
+   TC_ERROR_SCHEDULE (knobs) or TC_ERROR_INVALID_ARGUMENT (parts) naming the limit. */
+#define TC_MAX_KNOBS 32
+#define TC_MAX_SPLIT_PARTS 8
+
+/* cfg.define_split(name, extent, ...): a knob of ways to split extent */
 TECOMP_API tc_result tc_cfg_define_split(tc_cfg *cfg, const char *name, int64_t extent, const tc_split_desc *desc);
+/* cfg.define_knob(name, values): a knob of the given values */
 TECOMP_API tc_result tc_cfg_define_knob(tc_cfg *cfg, const char *name, int nvalues, const int64_t *values);
 /* This configuration's split sizes, outermost first, the first -1 (the rest);
    NULL (error set) for an unknown name. */
 TECOMP_API const int64_t *tc_cfg_split(tc_cfg *cfg, const char *name);
-TECOMP_API int64_t tc_cfg_knob_value(tc_cfg *cfg, const char *name); /* 0 (error set) for an unknown name */
+/* A knob's value for this configuration: TC_ERROR_SCHEDULE (nothing written) for an unknown name. */
+TECOMP_API tc_result tc_cfg_knob(tc_cfg *cfg, const char *name, int64_t *out);
+/* The same as a value, for schedules written inline: an unknown name makes it 0 and fails the
+   template's run (tc_space_create, tc_space_instantiate) with its message, so the 0 builds nothing. */
+TECOMP_API int64_t tc_cfg_knob_value(tc_cfg *cfg, const char *name);
 /* Split `axis` of `st` by the knob's sizes from the inside out, as AutoTVM's
    cfg[name].apply(s, op, axis) does; outs gets num_outputs loops, outermost first. */
 TECOMP_API tc_result tc_cfg_apply_split(tc_cfg *cfg, tc_stage *st, tc_iter *axis, const char *name, tc_iter **outs);
@@ -140,6 +157,7 @@ TECOMP_API tc_result tc_cfg_define_annotate(tc_cfg *cfg, const char *name, int n
 /* This configuration's order (axis positions) or annotations (tc_annotation
    values), one per axis; NULL (error set) for an unknown name. */
 TECOMP_API const int64_t *tc_cfg_reorder(tc_cfg *cfg, const char *name);
+/* The annotate knob's choices in this configuration (NULL, error set: unknown name). */
 TECOMP_API const int64_t *tc_cfg_annotate(tc_cfg *cfg, const char *name);
 /* Reorder st's loops to axes[order[0]], axes[order[1]], ..., as AutoTVM's
    cfg[name].apply(s, op, axes) (fewer axes than the knob's: the positions
@@ -152,10 +170,11 @@ TECOMP_API tc_result tc_cfg_apply_reorder(tc_cfg *cfg, tc_stage *st, const char 
 TECOMP_API tc_result tc_cfg_apply_annotate(tc_cfg *cfg, tc_stage *st, const char *name, int naxes, tc_iter *const *axes);
 /* "none", "vec", "unroll", "blockIdx.x", ..., "fuse" (AutoTVM's spelling); "?" for none. */
 TECOMP_API const char *tc_annotation_name(tc_annotation a);
-TECOMP_API tc_context *tc_cfg_context(tc_cfg *cfg);
+TECOMP_API tc_context *tc_cfg_context(tc_cfg *cfg); /* The context the template builds in (the space's, or a builder thread's). */
 
+/* Run the template once to collect its knobs into a space (the context's arena). */
 TECOMP_API tc_result tc_space_create(tc_context *ctx, tc_template_fn fn, const void *task, tc_config_space **out);
-TECOMP_API int64_t tc_space_size(const tc_config_space *space);
+TECOMP_API int64_t tc_space_size(const tc_config_space *space); /* How many configurations the space has. */
 /* ConfigSpace (len=10454400, space_map=\n   0 tile_f: Split(policy=factors, product=512, num_outputs=4) len=220\n ...) */
 TECOMP_API const char *tc_space_to_string(const tc_config_space *space);
 /* [('tile_f', [-1, 2, 64, 1]), ..., ('unroll_explicit', 0)],None,5318342 */
@@ -163,6 +182,7 @@ TECOMP_API const char *tc_space_config_string(const tc_config_space *space, int6
 /* The index of the configuration given by each knob's choice (-1 when a
    value is not in its knob), for applying a configuration by hand. */
 TECOMP_API int64_t tc_space_index_of(const tc_config_space *space, int nknobs, const char *const *names, const int64_t *const *values);
+/* The template's schedule and arguments for configuration index. */
 TECOMP_API tc_result tc_space_instantiate(const tc_config_space *space, int64_t index, tc_instance *out);
 /* The same, building in another context: a thread's own (errors live in a
    context, so threads never share one). The space is only read. */
@@ -179,15 +199,16 @@ typedef struct tc_knob_info {
     const int64_t *choices;   /* nchoices * width numbers */
     tc_knob_kind kind;        /* is_split says TC_KNOB_SPLIT; reorders and annotations are `width` numbers too */
 } tc_knob_info;
-TECOMP_API int tc_space_nknobs(const tc_config_space *space);
+TECOMP_API int tc_space_nknobs(const tc_config_space *space); /* How many knobs the space has. */
 TECOMP_API tc_result tc_space_knob(const tc_config_space *space, int k, tc_knob_info *out);
 /* Which choice knob k takes in configuration `index`, and back: the index
    of the configuration taking choices[k] for every knob k (-1 when one is
    out of range). Configuration indices are mixed-radix numbers, the first
    knob's digit varying fastest (AutoTVM's numbering). */
 TECOMP_API int64_t tc_space_choice(const tc_config_space *space, int k, int64_t index);
+/* The index of the configuration with choice choices[k] for knob k; -1 if out of range. */
 TECOMP_API int64_t tc_space_index_from_choices(const tc_config_space *space, const int64_t *choices);
-TECOMP_API const void *tc_space_task(const tc_config_space *space);
+TECOMP_API const void *tc_space_task(const tc_config_space *space); /* The task the space was made with. */
 TECOMP_API tc_context *tc_space_context(const tc_config_space *space);
 
 // >>api-records
@@ -198,7 +219,7 @@ TECOMP_API tc_context *tc_space_context(const tc_config_space *space);
         "config": {"index": N, "code_hash": null, "entity": [[name, "sp", [-1, 2, 64, 1]],
                    [name, "ot", 0], [name, "re", [0, 2, 1]], [name, "an", ["none", "unroll"]]]},
         "result": [[costs], error_no, all_cost, timestamp], "version": 0.2,
-        "tvm_version": "tecomp 0.1.1", "tecomp_error": "gpu_limit"}
+        "tvm_version": "tecomp 0.2.0", "tecomp_error": "gpu_limit"}
    error_no is TVM's MeasureErrorNo (below); a failed trial's costs are
    [1e9], as AutoTVM writes them; tecomp_error (failed trials only, a key
    AutoTVM ignores) keeps tecomp's own reason. The target is one TVM's
@@ -211,6 +232,10 @@ TECOMP_API tc_context *tc_space_context(const tc_config_space *space);
 /* The most arguments a task has in records (a convolution has 16, 17 with
    TF32 allowed); room to spare so that a task may grow without a new format. */
 #define TC_MAX_TASK_ARGS 24
+/* The most costs (seconds per run) a record keeps, and so the most
+   measurements a trial takes (tc_measure_desc.repeat): a record line with
+   more is skipped with that reason, and tc_record_append refuses one. */
+#define TC_MAX_COSTS 16
 
 /* TVM's MeasureErrorNo, the error field of AutoTVM's records. */
 typedef enum tc_measure_error_no {
@@ -239,11 +264,11 @@ TECOMP_API tc_result tc_result_of_error_no(tc_measure_error_no error_no);
 typedef struct tc_record {
     const char *target;   /* e.g. "cuda -arch=sm_90 -model=NVIDIA_H100_80GB_HBM3", "host", or AutoTVM's */
     const char *task;     /* the template's name */
-    int nargs;
+    int nargs;            /* 0 to TC_MAX_TASK_ARGS */
     int64_t args[TC_MAX_TASK_ARGS]; /* the task's arguments (shape, stride, ...) */
     int64_t config;       /* index in the task's configuration space */
-    int ncosts;
-    double costs[16];     /* seconds per run of the kernel; none for a failed trial */
+    int ncosts;           /* 0 to TC_MAX_COSTS */
+    double costs[TC_MAX_COSTS]; /* seconds per run of the kernel; none for a failed trial */
     tc_result error;      /* TC_OK, or why the trial has no costs */
     double all_cost;      /* seconds the whole trial took */
     double timestamp;     /* seconds since 1970 */
@@ -293,7 +318,7 @@ typedef struct tc_records_load_info {
     int lines;                /* non-blank lines read */
     int skipped;              /* of them, lines that are not a whole, valid record */
     int first_skipped_line;   /* 1-based line number; 0 when none was skipped */
-    char first_reason[160];   /* e.g. "error_no 1e+300 is not an integer in [0, 13]" */
+    char first_reason[160];   /* e.g. "error_no 1e+300 is not an integer in [0, 13]"; its first 159 bytes */
     int autotvm;              /* records loaded from lines AutoTVM wrote (not tecomp) */
 } tc_records_load_info;
 
@@ -356,8 +381,8 @@ TECOMP_API tc_result tc_record_reindex(const tc_config_space *space, tc_record *
 
 // >>space
 
-#define _TC_MAX_KNOBS 32
-#define _TC_MAX_SPLIT 8
+#define _TC_MAX_KNOBS TC_MAX_KNOBS
+#define _TC_MAX_SPLIT TC_MAX_SPLIT_PARTS
 /* The most choices a reorder or annotate knob may list: 10 axes in every
    order are 3.6 million, which no tuner searches and memory would feel. */
 #define _TC_MAX_CHOICES (1 << 20)
@@ -387,6 +412,7 @@ struct tc_cfg {
     int collecting;           /* defining knobs (first choice everywhere) or applying `index` */
     int64_t index;
     int next;                 /* knobs defined so far in this run */
+    tc_result lookup;         /* a failed tc_cfg_knob_value: the run fails with it whatever the template returns */
 };
 
 static const char *_tc_policy_name(tc_split_policy p) {
@@ -470,7 +496,7 @@ static int _tc_knob_define(tc_cfg *cfg, const char *name, tc_knob_kind kind, _tc
         return 0;
     }
     if (k) return _tc_fail(space->ctx, TC_ERROR_SCHEDULE, "knob '%s' is defined twice", name), -1;
-    if (space->nknobs == _TC_MAX_KNOBS) return _tc_fail(space->ctx, TC_ERROR_SCHEDULE, "more than %d knobs", _TC_MAX_KNOBS), -1;
+    if (space->nknobs == TC_MAX_KNOBS) return _tc_fail(space->ctx, TC_ERROR_SCHEDULE, "more than TC_MAX_KNOBS (%d) knobs", TC_MAX_KNOBS), -1;
     k = &space->knobs[space->nknobs];
     memset(k, 0, sizeof *k);
     if (!(k->name = _tc_strdup(space->ctx, name))) return -1;
@@ -503,7 +529,7 @@ TECOMP_API tc_result tc_cfg_define_split(tc_cfg *cfg, const char *name, int64_t 
     if (desc) d = *desc;
     if (!d.num_outputs) d.num_outputs = 4;
     if (d.num_outputs < 2 || d.num_outputs > _TC_MAX_SPLIT || extent < 1)
-        return _tc_fail(cfg->ctx, TC_ERROR_INVALID_ARGUMENT, "define_split '%s': needs 2 to %d outputs and a positive extent (got %d, %lld)",
+        return _tc_fail(cfg->ctx, TC_ERROR_INVALID_ARGUMENT, "define_split '%s': needs 2 to TC_MAX_SPLIT_PARTS (%d) outputs and a positive extent (got %d, %lld)",
                         name ? name : "?", _TC_MAX_SPLIT, d.num_outputs, (long long)extent);
     switch (_tc_knob_define(cfg, name, TC_KNOB_SPLIT, &k)) {
     case 0: return TC_OK;
@@ -737,9 +763,18 @@ static const int64_t *_tc_cfg_choice(tc_cfg *cfg, const char *name, tc_knob_kind
 
 TECOMP_API const int64_t *tc_cfg_split(tc_cfg *cfg, const char *name) { return cfg ? _tc_cfg_choice(cfg, name, TC_KNOB_SPLIT) : NULL; }
 
+TECOMP_API tc_result tc_cfg_knob(tc_cfg *cfg, const char *name, int64_t *out) {
+    const int64_t *v;
+    if (!cfg || !out) return cfg ? _tc_fail(cfg->ctx, TC_ERROR_INVALID_ARGUMENT, "tc_cfg_knob: NULL argument") : TC_ERROR_INVALID_ARGUMENT;
+    if (!(v = _tc_cfg_choice(cfg, name, TC_KNOB_OTHER))) return cfg->ctx->result;
+    *out = v[0];
+    return TC_OK;
+}
+
 TECOMP_API int64_t tc_cfg_knob_value(tc_cfg *cfg, const char *name) {
-    const int64_t *v = cfg ? _tc_cfg_choice(cfg, name, TC_KNOB_OTHER) : NULL;
-    return v ? v[0] : 0;
+    int64_t v = 0;
+    if (cfg && tc_cfg_knob(cfg, name, &v) != TC_OK) cfg->lookup = cfg->ctx->result; /* the template's run fails with it */
+    return v;
 }
 
 TECOMP_API const int64_t *tc_cfg_reorder(tc_cfg *cfg, const char *name) { return cfg ? _tc_cfg_choice(cfg, name, TC_KNOB_REORDER) : NULL; }
@@ -825,6 +860,7 @@ static tc_result _tc_space_run(tc_config_space *space, tc_context *ctx, int coll
     cfg.collecting = collecting;
     cfg.index = index;
     r = space->fn(&cfg, space->task, out);
+    if (r == TC_OK && cfg.lookup != TC_OK) r = cfg.lookup; /* the message is still the context's */
     /* a template builds with what the builders gave it: a schedule missing a
        split that could not be allocated is not this configuration */
     r = _tc_oom_check(ctx, mark, r, collecting ? "tc_space_create" : "tc_space_instantiate");
@@ -837,6 +873,9 @@ static tc_result _tc_space_run(tc_config_space *space, tc_context *ctx, int coll
                         space->nknobs);
     if (!out->schedule || out->nargs < 1)
         return _tc_fail(ctx, TC_ERROR_SCHEDULE, "the template returned no schedule or no arguments");
+    if (out->nargs > TC_MAX_INSTANCE_ARGS)
+        return _tc_fail(ctx, TC_ERROR_SCHEDULE, "the template returned %d arguments, more than TC_MAX_INSTANCE_ARGS (%d)", out->nargs,
+                        TC_MAX_INSTANCE_ARGS);
     return TC_OK;
 }
 
@@ -1251,7 +1290,7 @@ static int _tc_record_write_input(tc_str *s, const tc_record *rec, const char *t
         return ok;
     }
     tc_str_printf(s, ", [");
-    for (k = 0; k < rec->nargs && k < TC_MAX_TASK_ARGS; k++) tc_str_printf(s, "%s%lld", k ? ", " : "", (long long)rec->args[k]);
+    for (k = 0; k < rec->nargs; k++) tc_str_printf(s, "%s%lld", k ? ", " : "", (long long)rec->args[k]);
     tc_str_printf(s, "], {}], ");
     return ok;
 }
@@ -1291,7 +1330,7 @@ static void _tc_record_write_result(tc_str *s, const tc_record *rec) {
     else if (rec->error_no > TC_MEASURE_NO_ERROR && rec->error_no < TC_MEASURE_ERROR_NO_COUNT) error_no = rec->error_no;
     tc_str_printf(s, "\"result\": [[");
     if (rec->error != TC_OK) tc_str_printf(s, "1e+09");
-    for (k = 0; rec->error == TC_OK && k < rec->ncosts && k < 16; k++) tc_str_printf(s, "%s%.9g", k ? ", " : "", rec->costs[k]);
+    for (k = 0; rec->error == TC_OK && k < rec->ncosts; k++) tc_str_printf(s, "%s%.9g", k ? ", " : "", rec->costs[k]);
     tc_str_printf(s, "], %d, %.6g, %.3f], \"version\": 0.2, \"tvm_version\": \"tecomp %s\"", (int)error_no, rec->all_cost, rec->timestamp,
                   tc_version());
     if (rec->error != TC_OK) tc_str_printf(s, ", \"tecomp_error\": \"%s\"", _tc_result_word(rec->error));
@@ -1304,6 +1343,11 @@ TECOMP_API tc_result tc_record_append(tc_context *ctx, const char *path, const t
     int ok;
     if (!ctx || !path || !rec) return ctx ? _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_record_append: NULL argument") : TC_ERROR_INVALID_ARGUMENT;
     if (!rec->target || !rec->task) return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_record_append: the record has no target or task");
+    if (rec->nargs < 0 || rec->nargs > TC_MAX_TASK_ARGS)
+        return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_record_append: nargs is %d, not 0 to TC_MAX_TASK_ARGS (%d)", rec->nargs,
+                        TC_MAX_TASK_ARGS);
+    if (rec->ncosts < 0 || rec->ncosts > TC_MAX_COSTS)
+        return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_record_append: ncosts is %d, not 0 to TC_MAX_COSTS (%d)", rec->ncosts, TC_MAX_COSTS);
     if (!(target = _tc_target_canonical(ctx, rec->target))) return TC_ERROR_OUT_OF_MEMORY;
     if (rec->args_json && (ok = _tc_json_valid(ctx, rec->args_json)) != 1)
         return ok < 0 ? _tc_fail(ctx, TC_ERROR_OUT_OF_MEMORY, "out of memory checking a record's args_json")
@@ -1828,8 +1872,8 @@ static void _tc_record_parse_result(_tc_json *j, tc_record *r, _tc_record_result
         } else {
             double v = _tc_json_num(j);
             if (!isfinite(v) && !res->costs_bad++) snprintf(res->cost_why, sizeof res->cost_why, "a cost %g is not finite", v);
-            if (r->ncosts < 16) r->costs[r->ncosts++] = v;
-            else if (!res->costs_bad++) snprintf(res->cost_why, sizeof res->cost_why, "more than 16 costs");
+            if (r->ncosts < TC_MAX_COSTS) r->costs[r->ncosts++] = v;
+            else if (!res->costs_bad++) snprintf(res->cost_why, sizeof res->cost_why, "more than TC_MAX_COSTS (%d) costs", TC_MAX_COSTS);
         }
         if (!_tc_json_more(j, ']')) break;
     }

@@ -1,4 +1,4 @@
-/* tecomp_tune.h - the tuning loop: tuner, measurer and records together.  v0.1
+/* tecomp_tune.h - the tuning loop: tuner, measurer and records together.  v0.2
 
    Part of tecomp (see tecomp.h). Include "tecomp.h"; define
    TECOMP_IMPLEMENTATION in one file as for every module.
@@ -14,7 +14,7 @@
        td.nargs = 9; memcpy(td.args, shape, sizeof shape);
        td.n_trial = 200;
        td.records = "conv2d.jsonl";     // appended per trial; a rerun resumes from it
-       td.log = stdout;                 // progress bar on a terminal, a line per tenth elsewhere
+       tc_log_to_file(ctx, stdout, TC_LOG_BIT(TC_LOG_INFO)); // a line per tenth of the trials
                                         // (td.log_trials = 1: a line per trial)
        tc_tune(ctx, space, &td, &best);
 
@@ -56,8 +56,8 @@ typedef struct tc_tune_desc {
     const char *transfer;     /* records of other tasks of this template, to warm a model-based tuner */
     const char *plot_svg;     /* best GFLOPS over trials; NULL: the records path + ".svg" when there is one;
                                  the numbers also go to a CSV beside it (".svg" replaced by ".csv") */
-    FILE *log;                /* a progress bar, or a line per trial; NULL: quiet */
-    int log_trials;           /* 1: AutoTVM's "No: 1  GFLOPS: 456.68/456.68  result: ..." per trial */
+    int log_trials;           /* progress goes to the context's logger (TC_LOG_INFO): a line per tenth;
+                                 1: AutoTVM's "No: 1  GFLOPS: 456.68/456.68  result: ..." per trial */
     tc_tuner_desc tuner;
     tc_measure_desc measure;
 } tc_tune_desc;
@@ -71,10 +71,11 @@ typedef struct tc_tune_result {
     int invalid;              /* rejected by the verifier (never compiled) */
     int failed;               /* failed to compile, faulted or timed out */
     double seconds;           /* wall time of this call */
-    char target[320];         /* where they ran ("cuda -arch=sm_90 -model=...", or "host") */
+    char target[320];         /* where they ran ("cuda -arch=sm_90 -model=...", or "host"); always whole: the device's name is under 256 bytes */
     int devices;              /* devices that timed them at once (GPUs of that model, or host workers) */
 } tc_tune_result;
 
+/* Tune the space: measure configurations as desc says, write records, return the best. */
 TECOMP_API tc_result tc_tune(tc_context *ctx, const tc_config_space *space, const tc_tune_desc *desc, tc_tune_result *out);
 
 /* This machine's target as records spell it: "cuda -arch=sm_XX -model=NAME"
@@ -151,6 +152,7 @@ TECOMP_API tc_result tc_tuned_kernel_launch(tc_context *ctx, const tc_tuned_kern
 /* Time its launches (all its kernels, each launch) as tc_cuda_time_call does. */
 TECOMP_API tc_result tc_tuned_kernel_time(tc_context *ctx, const tc_tuned_kernel *k, const tc_devptr *args, const tc_time_desc *desc,
                                           tc_time_result *out);
+/* What the kernel is: its config, GFLOPS and launch shape. */
 TECOMP_API void tc_tuned_kernel_info_get(const tc_tuned_kernel *k, tc_tuned_kernel_info *out);
 TECOMP_API void tc_tuned_kernel_destroy(tc_context *ctx, tc_tuned_kernel *k); /* NULL is ignored */
 
@@ -195,8 +197,7 @@ typedef struct _tc_tuning {
     int since_best;           /* trials since the best improved, for early stopping */
     double *curve;            /* best GFLOPS after each trial (resumed ones first), for the plot */
     int ncurve, curve_cap;
-    int log_is_terminal;      /* whether d.log is a terminal (the bar redraws); -1 until asked */
-    int logged_tenth;         /* off a terminal: the last tenth of the trials a line was printed at ... */
+    int logged_tenth;         /* the last tenth of the trials a line was printed at ... */
     int logged_done;          /* ... and the trials done then */
 } _tc_tuning;
 
@@ -299,44 +300,21 @@ static void _tc_log_trial(_tc_tuning *t, const tc_measure_result *res) {
         tc_str_printf(&s, "MeasureResult(error_no=%d %s: %.120s, all_cost=%.3f)\t", (int)tc_measure_error_no_of(res->error, res->device >= 0),
                       tc_result_string(res->error), res->message, res->build_s + res->run_s);
     _tc_space_print_config(&s, t->space, res->config);
-    if (!s.failed) fprintf(t->d.log, "%s\n", s.data);
+    if (!s.failed) _tc_log(t->ctx, TC_LOG_INFO, "%s", s.data);
     tc_str_free(&s);
 }
 
-/* Whether a log stream is a terminal: only there does the progress bar
-   redraw itself with carriage returns; a file or a pipe gets plain lines. */
-static int _tc_is_terminal(FILE *f) {
-#ifdef _WIN32
-    return _isatty(_fileno(f));
-#else
-    return isatty(fileno(f));
-#endif
-}
-
-/* A bar redrawn in place on a terminal; elsewhere (a log file, CI) a plain
-   line at each tenth of the trials and at the end, so the log stays short
-   and free of carriage returns.
-   [=========>          ] 412/1000  best 1234.56 GFLOPS  23.1 trials/s  18 s */
+/* A line at each tenth of the trials and at the end, so that the log
+   stays short:
+   412/1000 trials  best 1234.56 GFLOPS  23.1 trials/s  18 s */
 static void _tc_log_progress(_tc_tuning *t, int final) {
-    char bar[41];
-    int done = t->out->resumed + t->out->trials, total = t->d.n_trial, k, fill, tenth;
+    int done = t->out->resumed + t->out->trials, total = t->d.n_trial, tenth;
     double elapsed = _tc_now_s() - t->started, rate = elapsed > 0 ? t->out->trials / elapsed : 0.0;
-    if (t->log_is_terminal < 0) t->log_is_terminal = _tc_is_terminal(t->d.log);
-    if (!t->log_is_terminal) {
-        tenth = total > 0 ? (int)((double)done / total * 10) : 10;
-        if (final ? done == t->logged_done : tenth <= t->logged_tenth) return;
-        t->logged_tenth = tenth;
-        t->logged_done = done;
-        fprintf(t->d.log, "%d/%d trials  best %.4g GFLOPS  %.1f trials/s  %.0f s\n", done, total, t->out->best_gflops, rate, elapsed);
-        fflush(t->d.log);
-        return;
-    }
-    fill = total > 0 ? (int)((double)done / total * 40) : 40;
-    for (k = 0; k < 40; k++) bar[k] = k < fill ? '=' : (k == fill ? '>' : ' ');
-    bar[40] = 0;
-    fprintf(t->d.log, "\r[%s] %d/%d  best %.4g GFLOPS  %.1f trials/s  %.0f s%s", bar, done, total, t->out->best_gflops, rate, elapsed,
-            final ? "\n" : "");
-    fflush(t->d.log);
+    tenth = total > 0 ? (int)((double)done / total * 10) : 10;
+    if (final ? done == t->logged_done : tenth <= t->logged_tenth) return;
+    t->logged_tenth = tenth;
+    t->logged_done = done;
+    _tc_log(t->ctx, TC_LOG_INFO, "%d/%d trials  best %.4g GFLOPS  %.1f trials/s  %.0f s", done, total, t->out->best_gflops, rate, elapsed);
 }
 
 /* Text for SVG: XML's specials escaped (a task name is the caller's text). */
@@ -480,8 +458,8 @@ static tc_result _tc_tuning_absorb(_tc_tuning *t, tc_tuner *tuner, const tc_meas
     if (res->error == TC_ERROR_SCHEDULE || res->error == TC_ERROR_LOWER || res->error == TC_ERROR_GPU_LIMIT) t->out->invalid++;
     else if (res->error != TC_OK) t->out->failed++;
     _tc_tuning_count(t, res->config, res->error, res->error == TC_OK ? _tc_mean_cost(res->costs, res->ncosts) : 0, gflops);
-    if (t->d.log && t->d.log_trials) _tc_log_trial(t, res);
-    else if (t->d.log) _tc_log_progress(t, 0);
+    if (t->ctx->logger.log_fn && t->d.log_trials) _tc_log_trial(t, res);
+    else if (t->ctx->logger.log_fn) _tc_log_progress(t, 0);
     if (_tc_now_s() - t->plotted >= 1) _tc_write_plot(t); /* the whole curve each time: once a second is enough */
     if (r == TC_OK) r = tc_tuner_update(tuner, 1, &res->config, &gflops);
     return r;
@@ -515,7 +493,7 @@ static tc_result _tc_tuning_run(_tc_tuning *t, tc_tuner *tuner, tc_measurer *m) 
     t->proposing = 1;
     while (r == TC_OK && (r = _tc_tuning_propose(t, tuner, m, configs)) == TC_OK && tc_measurer_next(m, &res))
         r = _tc_tuning_absorb(t, tuner, &res);
-    if (t->d.log && !t->d.log_trials) _tc_log_progress(t, 1);
+    if (t->ctx->logger.log_fn && !t->d.log_trials) _tc_log_progress(t, 1);
     _tc_write_plot(t);
     _tc_free(t->ctx, configs);
     return r;
@@ -549,7 +527,6 @@ static tc_result _tc_tune(tc_context *ctx, const tc_config_space *space, const t
     memset(out, 0, sizeof *out);
     out->best_config = -1;
     t.ctx = ctx, t.space = space, t.d = *desc, t.out = out;
-    t.log_is_terminal = -1;
     t.logged_tenth = t.logged_done = -1;
     if (!t.d.n_trial) t.d.n_trial = 1000;
     t.started = _tc_now_s();
@@ -563,8 +540,8 @@ static tc_result _tc_tune(tc_context *ctx, const tc_config_space *space, const t
         r = tc_tuner_create(ctx, space, &t.d.tuner, &tuner);
     }
     if (r == TC_OK) r = _tc_tuning_run(&t, tuner, m);
-    tc_tuner_destroy(tuner);
-    tc_measurer_destroy(m);
+    tc_tuner_destroy(ctx, tuner);
+    tc_measurer_destroy(ctx, m);
     _tc_free(ctx, t.curve);
     out->seconds = _tc_now_s() - t.started;
     return r;
@@ -915,10 +892,10 @@ static int _tc_parse_int_in(const char *s, int64_t lo, int64_t hi, int64_t *out)
    as 64-bit numbers and range-checked (sscanf's %u on a larger number is
    undefined); the launch checks shared against the device's limit. */
 static int _tc_index_parse_kernel(const char *s, _tc_plan_kernel *pk, int *used) {
-    char name[128];
+    char name[_TC_KERNEL_NAME_CAP];
     long long v[6], shared = 0;
     int j, more = 0;
-    if (sscanf(s, "%127s %lld %lld %lld %lld %lld %lld%n", name, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], used) != 7) return 0;
+    if (sscanf(s, "%255s %lld %lld %lld %lld %lld %lld%n", name, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], used) != 7) return 0;
     for (j = 0; j < 6; j++)
         if (v[j] < 1 || v[j] > 0x7fffffffLL) return 0;
     if (s[*used] == ' ') { /* the dynamic shared bytes, in indexes that have them */

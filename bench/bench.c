@@ -79,7 +79,7 @@
 #include "../samples/sample_run.h"
 #include "../samples/sample_tune.h"
 #include "bench_workload.h"
-#include "cudnn_graph.h"
+#include "../support/cudnn_graph.h"
 #include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -410,7 +410,7 @@ static tc_result bench_tune(tc_context *ctx, bench_row *row, const bench_opts *o
     td.n_trial = o->trials;
     td.records = o->records;
     td.plot_svg = plot;
-    td.log = stdout;
+    tc_log_to_file(ctx, stdout, TC_LOG_BIT(TC_LOG_INFO)); /* tuning progress */
     td.tuner.kind = o->tuner;
     td.measure.where = TC_MEASURE_GPU; /* tuning on the host executor would take hours at these sizes */
     printf("== %s: tuning %s (%s %s%s), %.4g GFLOP, %d trials ==\n", row->name, row->task, row->layout, row->dtype, bench_row_tf32(row) ? ", TF32" : "",

@@ -81,7 +81,7 @@ int main(int argc, char **argv) {
     td.args[3] = d.dtype;
     td.n_trial = trials;
     td.records = argc > 6 ? argv[6] : NULL;
-    td.log = stderr;
+    tc_log_to_file(ctx, stderr, TC_LOG_BIT(TC_LOG_INFO));
     if ((r = tc_tune(ctx, space, &td, &tr)) != TC_OK) goto done;
     if (tr.best_config < 0) {
         fprintf(stderr, "gemm-bench: none of %d trials ran (%d invalid, %d failed): give it more trials\n", tr.trials, tr.invalid, tr.failed);

@@ -272,7 +272,7 @@ int main(int argc, char **argv) {
     nd.count = LAYERS;
     nd.trials = trials;                    /* shared: split by each shape's flops, 8 at least each */
     nd.records = records;                  /* a rerun measures only what these lack */
-    nd.log = stdout;                       /* a line per distinct shape */
+    tc_log_to_file(ctx, stdout, TC_LOG_BIT(TC_LOG_INFO)); /* a line per distinct shape */
     tc_conv2d_kernel *kernels[LAYERS];
     tc_conv2d_network_info info;
     if (tc_conv2d_network_tune(ctx, &nd, kernels, &info) != TC_OK) {

@@ -83,7 +83,7 @@ int main(int argc, char **argv) {
     kd.conv.k = channels, kd.conv.r = kd.conv.s = 3, kd.conv.pad_h = kd.conv.pad_w = 1;
     kd.records = records;                  /* NULL: conv2d.jsonl in tecomp's cache folder */
     kd.tune_trials = trials;               /* 0: never tune (then the records must hold the shape) */
-    kd.log = stdout;                       /* tuning progress */
+    tc_log_to_file(ctx, stdout, TC_LOG_BIT(TC_LOG_INFO)); /* tuning progress */
     tc_conv2d_kernel *conv;
     if (tc_conv2d_kernel_create(ctx, &kd, &conv) != TC_OK) {
         fprintf(stderr, "%s\n", tc_context_error(ctx));

@@ -47,7 +47,7 @@ int main(int argc, char **argv) {
     td.nargs = tc_conv2d_task_args(&conv, td.args);
     td.n_trial = trials;                   /* trials already in the records count: a rerun resumes */
     td.records = records;                  /* one JSON line per trial, flushed; beside it .svg and .csv: the curve */
-    td.log = stdout;                       /* a progress bar */
+    tc_log_to_file(ctx, stdout, TC_LOG_BIT(TC_LOG_INFO)); /* tuning progress */
     td.measure.where = TC_MEASURE_GPU;     /* the default, TC_MEASURE_AUTO, tunes on the host executor without a GPU */
     tc_tune_result res;
     tc_result r = tc_tune(ctx, space, &td, &res);   /* compiles in builder processes, times in a worker process */

@@ -4,7 +4,7 @@
    convolution the same way. Include after tecomp.h. */
 #ifndef SAMPLE_RUN_H
 #define SAMPLE_RUN_H
-#include "../bench/cudnn_conv.h"
+#include "../support/cudnn_conv.h" /* shared with bench/: support/ is below both */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -348,7 +348,7 @@ static inline int sample_task_make(tc_context *ctx, const tc_conv2d_desc *in, co
     t->td.n_trial = o->trials;
     t->td.records = o->records;
     t->td.plot_svg = o->plot_svg;
-    t->td.log = o->quiet ? NULL : stdout;
+    if (!o->quiet) tc_log_to_file(ctx, stdout, TC_LOG_BIT(TC_LOG_INFO));
     t->td.log_trials = o->per_trial_lines;
     t->td.tuner.kind = o->tuner;
     t->td.measure.where = o->where ? o->where : TC_MEASURE_GPU;

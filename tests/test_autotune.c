@@ -87,11 +87,12 @@ TC_TEST(planted_faults_on_the_gpu_do_not_end_the_run) {
     temp_path(records, sizeof records, "gpu_faults");
     TC_CHECK_EQ_INT(tc_space_create(ctx, row_sum, &task, &space), TC_OK);
     tune_desc_for(&td, records, 100, 8, TC_MEASURE_GPU);
-    td.log = stderr; /* what each planted candidate got, in the test's log */
+    tc_log_to_file(ctx, stderr, TC_LOG_BIT(TC_LOG_INFO)); /* what each planted candidate got, in the test's log */
     td.log_trials = 1;
     /* The worker process opens the GPU: this process never initialises CUDA
        here, so the later tests can still fork workers that use it. */
     r = tc_tune(ctx, space, &td, &res);
+    tc_log_to_file(ctx, NULL, 0); /* the tests after this one log nothing */
     if (r == TC_ERROR_NO_CUDA || r == TC_ERROR_NO_DEVICE) {
         TC_SKIP("no GPU here: the planted faults run on the host executor in the next test");
         return;
@@ -252,7 +253,7 @@ TC_TEST(results_stream_out_as_they_finish) {
     TC_CHECK_EQ_INT(tc_measurer_batch(m, 2, configs + 4, results), TC_OK);
     TC_CHECK_EQ_INT(results[0].error, TC_OK);
     TC_CHECK_EQ_INT(results[1].error, TC_ERROR_LOWER);
-    tc_measurer_destroy(m);
+    tc_measurer_destroy(ctx, m);
 }
 
 /* Submitted configurations come back one by one from tc_measurer_next;
@@ -284,7 +285,7 @@ TC_TEST(submitted_configurations_come_back_or_are_cancelled) {
     TC_CHECK_EQ_INT(back, 6 - dropped);
     TC_CHECK_EQ_INT(tc_measurer_outstanding(m), 0);
     TC_CHECK_EQ_INT(tc_measurer_submit(m, 3, configs), TC_OK); /* left outstanding: destroy drops them */
-    tc_measurer_destroy(m);
+    tc_measurer_destroy(ctx, m);
 }
 
 /* B[i] = sum_k A[i, k] * A[i, 7k mod K], its k loop unrolled (#pragma
@@ -339,7 +340,7 @@ TC_TEST(a_compile_past_the_build_timeout_is_stopped) {
     TC_CHECK_CONTAINS(results[0].message, "build timeout");
     TC_CHECK_EQ_INT(results[1].error, TC_OK);
     TC_CHECK(results[1].ncosts > 0);
-    tc_measurer_destroy(m);
+    tc_measurer_destroy(ctx, m);
 }
 
 TC_TEST(bad_tuning_requests_are_errors) {
@@ -438,8 +439,9 @@ TC_TEST(the_tuning_curve_and_the_log_read_well) {
     TC_CHECK_EQ_INT(tc_space_create(ctx, row_sum, &task, &space), TC_OK);
     tune_desc_for(&td, records, 7, 4, TC_MEASURE_HOST);
     td.task_name = "row_sum <&> \"x\"";
-    td.log = logf;
+    tc_log_to_file(ctx, logf, TC_LOG_BIT(TC_LOG_INFO));
     TC_CHECK_EQ_INT(tc_tune(ctx, space, &td, &res), TC_OK);
+    tc_log_to_file(ctx, NULL, 0); /* the file closes below; the context goes on */
     rewind(logf);
     log[fread(log, 1, sizeof log - 1, logf)] = 0;
     fclose(logf);

@@ -123,7 +123,7 @@ TC_TEST(resolve_names_what_is_wrong) {
 TC_TEST(flops_and_task_args) {
     tc_conv2d_desc d = conv(2, 8, 9, 9, 6, 3, 3, 2, 1, 0, 2);
     int64_t args[TC_MAX_TASK_ARGS];
-    static const int64_t want[16] = {2, 8, 9, 9, 6, 3, 3, 2, 2, 1, 1, 1, 1, 2, TC_LAYOUT_NCHW, TC_FLOAT32};
+    static const int64_t want[16] = {2, 8, 9, 9, 6, 3, 3, 2, 2, 1, 1, 1, 1, 2, TC_LAYOUT_NCHW, 4}; /* float32 as records number it (tc_dtype_code) */
     int j;
     TC_CHECK(tc_conv2d_flops(&d) == 2.0 * 2 * 6 * 5 * 5 * 4 * 3 * 3);
     TC_CHECK_EQ_INT(tc_conv2d_task_args(&d, args), 16);
@@ -656,7 +656,7 @@ TC_TEST(bfloat16_convolutions_are_described_and_referenced) {
     TC_CHECK_EQ_INT(tc_conv2d_resolve(ctx, &d, &r), TC_OK);
     TC_CHECK_EQ_INT(r.dtype, TC_BFLOAT16);
     TC_CHECK_EQ_INT(tc_conv2d_task_args(&d, args), 16);
-    TC_CHECK_EQ_INT(args[15], TC_BFLOAT16);
+    TC_CHECK_EQ_INT(args[15], tc_dtype_code(TC_BFLOAT16));
     /* the reference: bfloat16 data, widened to float, summed as float32's are */
     ni = input_count(&d), nw = weight_count(&d), no = output_count(&d);
     x = (float *)malloc(ni * 4), w = (float *)malloc(nw * 4), ref = (float *)malloc(no * 4), ref32 = (float *)malloc(no * 4), out = (float *)malloc(no * 4);
@@ -842,6 +842,53 @@ TC_TEST(a_conv2d_kernel_is_tuned_then_loaded) {
     remove("/tmp/tecomp_test_conv_kernel.jsonl.svg"), remove("/tmp/tecomp_test_conv_kernel.jsonl.csv"); /* the curve, when it tuned on a GPU */
 }
 
+/* Records keep their dtype numbers across releases: args[15] is
+   tc_dtype_code's number (0.1's enum), not the enum's. A line tecomp 0.1
+   wrote (float32 as 4) is found by 0.2's task arguments and names the
+   kernel it named then. */
+TC_TEST(a_0_1_record_still_names_its_kernel) {
+    static const char *line =
+        "{\"input\": [\"cuda -model=tecomp_host\", \"conv2d_gemm\", [1, 8, 9, 9, 12, 3, 3, 2, 2, 1, 1, 1, 1, 1, 0, 4], {}], "
+        "\"config\": {\"index\": 12, \"code_hash\": null, \"entity\": []}, \"result\": [[1.2e-05], 0, 0.5, 1763800000.0], "
+        "\"version\": 0.2, \"tvm_version\": \"tecomp 0.1\"}\n";
+    static const int codes[TC_DTYPE_COUNT][2] = {{TC_BOOL, 0}, {TC_INT32, 1}, {TC_INT64, 2}, {TC_FLOAT16, 3}, {TC_FLOAT32, 4}, {TC_BFLOAT16, 5}};
+    const char *records = "/tmp/tecomp_test_conv_0_1.jsonl", *index = "/tmp/tecomp_test_conv_0_1.jsonl.best";
+    tc_conv2d_desc d = conv(1, 8, 9, 9, 12, 3, 3, 2, 1, 1, 1);
+    tc_conv2d_kernel_desc kd;
+    tc_conv2d_kernel *k = NULL;
+    tc_conv2d_kernel_info info;
+    int64_t args[TC_MAX_TASK_ARGS];
+    tc_record *recs = NULL;
+    int n = 0, nargs, j;
+    FILE *f;
+    for (j = 0; j < TC_DTYPE_COUNT; j++) TC_CHECK_EQ_INT(tc_dtype_code((tc_dtype)codes[j][0]), codes[j][1]);
+    TC_CHECK_EQ_INT(tc_dtype_code(TC_DTYPE_COUNT), -1);
+    remove(records), remove(index);
+    TC_CHECK((f = fopen(records, "w")) != NULL);
+    if (!f) return;
+    fputs(line, f);
+    fclose(f);
+    TC_CHECK_EQ_INT(tc_records_load(ctx, records, &recs, &n), TC_OK);
+    TC_CHECK_EQ_INT(n, 1);
+    nargs = tc_conv2d_task_args(&d, args);
+    TC_CHECK_EQ_INT(tc_records_best(recs, n, "conv2d_gemm", nargs, args, NULL), 0);
+    if (!tc_cuda_available(ctx)) { /* on the host executor: the best record of any device, the one 0.1 wrote */
+        memset(&kd, 0, sizeof kd);
+        kd.conv = d;
+        kd.records = records;
+        TC_CHECK_EQ_INT(tc_conv2d_kernel_create(ctx, &kd, &k), TC_OK);
+        if (k) {
+            tc_conv2d_kernel_info_get(k, &info);
+            TC_CHECK_STR(info.task, "conv2d_gemm");
+            TC_CHECK_EQ_INT(info.config, 12);
+        } else {
+            fprintf(stderr, "  %s\n", tc_context_error(ctx));
+        }
+        tc_conv2d_kernel_destroy(ctx, k);
+    }
+    remove(records), remove(index);
+}
+
 /* What no template builds, or no convolution is, is refused with a message. */
 TC_TEST(a_conv2d_kernel_refuses_bad_descriptions) {
     tc_conv2d_kernel_desc kd;
@@ -875,6 +922,7 @@ int main(void) {
     if (tc_context_create(NULL, &ctx) != TC_OK) return 1;
     TC_RUN(a_conv2d_kernel_is_tuned_then_loaded);
     TC_RUN(a_conv2d_kernel_refuses_bad_descriptions);
+    TC_RUN(a_0_1_record_still_names_its_kernel);
     TC_RUN(resolve_fills_the_defaults);
     TC_RUN(resolve_names_what_is_wrong);
     TC_RUN(flops_and_task_args);

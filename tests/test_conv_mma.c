@@ -394,7 +394,7 @@ TC_TEST(math_mode_is_checked_and_keys_tf32_tasks) {
     d.dtype = TC_FLOAT16, d.math = TC_CONV_MATH_TF32; /* no float32 in it: TF32 changes nothing, nor the key */
     nhalf = tc_conv2d_task_args(&d, half);
     TC_CHECK_EQ_INT(nhalf, 16);
-    TC_CHECK_EQ_INT(half[15], TC_FLOAT16);
+    TC_CHECK_EQ_INT(half[15], tc_dtype_code(TC_FLOAT16));
 }
 
 /* One record line, as records written before the math mode were: task, arguments, configuration 3. */

@@ -114,7 +114,7 @@ TC_TEST(two_workers_run_side_by_side_and_fault_alone) {
         TC_CHECK(second_started < back.at[first]);
     }
     TC_CHECK(tc_measurer_workers_started(m) >= 6); /* a child per run */
-    tc_measurer_destroy(m);
+    tc_measurer_destroy(ctx, m);
 }
 
 /* A tuning run on two host workers: every trial recorded once. */

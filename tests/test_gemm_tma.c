@@ -343,6 +343,20 @@ TC_TEST(refuses_what_it_cannot_build) {
                                           "(a cache_read); the stage computes something else");
 }
 
+/* A zero dtype is TC_FLOAT32 (TF32), as zero is the default type of every
+   description: k = 20 floats are whole 16-byte rows (20 halves would not be). */
+TC_TEST(a_zero_dtype_is_float32) {
+    tc_gemm_desc d = gemm((tc_dtype)0, 64, 64, 20);
+    tc_config_space *space = NULL;
+    tc_instance inst;
+    TC_CHECK_EQ_INT(TC_FLOAT32, 0);
+    TC_CHECK_EQ_INT(tc_space_create(ctx, tc_gemm_wgmma_template, &d, &space), TC_OK);
+    if (!space) return;
+    TC_CHECK_EQ_INT(tc_space_instantiate(space, 0, &inst), TC_OK);
+    if (inst.nargs < 1) return;
+    TC_CHECK_EQ_INT(inst.args[0]->dtype, TC_FLOAT32);
+}
+
 /* A product at full size on an H100 against the reference. */
 static void check_on_gpu(tc_dtype dtype, int m, int n, int k, const tiles *t, double bound) {
     tc_gemm_desc d = gemm(dtype, m, n, k);
@@ -399,6 +413,7 @@ int main(int argc, char **argv) {
     TC_RUN(host_executor_reports_deadlocks_and_races);
     TC_RUN(cuda_compiles_for_sm_90_and_is_refused_before);
     TC_RUN(refuses_what_it_cannot_build);
+    TC_RUN(a_zero_dtype_is_float32);
     TC_RUN(gpu_matches_the_reference);
     tc_context_destroy(ctx);
     return tc_test_summary();

@@ -198,7 +198,7 @@ TC_TEST(a_network_is_tuned_in_one_call_and_resumed) {
     nd.trials = 20;
     nd.min_trials = 4;
     nd.records = records;
-    nd.log = stdout;
+    tc_log_to_file(ctx, stdout, TC_LOG_BIT(TC_LOG_INFO));
     for (round = 0; round < 2; round++) {
         TC_CHECK_EQ_INT(tc_conv2d_network_tune(ctx, &nd, kernels, &info), TC_OK);
         if (!kernels[0]) {

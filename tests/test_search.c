@@ -242,7 +242,7 @@ TC_TEST(grid_goes_in_order_skipping_told) {
     }
     TC_CHECK_EQ_INT(tc_tuner_next_batch(t, 16, out), 0);
     TC_CHECK_EQ_INT(tc_tuner_remaining(t), 0);
-    tc_tuner_destroy(t);
+    tc_tuner_destroy(ctx, t);
 }
 
 TC_TEST(random_never_repeats_and_exhausts_a_small_space) {
@@ -267,7 +267,7 @@ TC_TEST(random_never_repeats_and_exhausts_a_small_space) {
     for (i = 0; i < 12; i++) TC_CHECK_EQ_INT(seen[i], 1);
     TC_CHECK_EQ_INT(tc_tuner_next_batch(t, 5, out), 0);
     TC_CHECK_EQ_INT(tc_tuner_remaining(t), 0);
-    tc_tuner_destroy(t);
+    tc_tuner_destroy(ctx, t);
     /* the same seed, the same order; another seed, another */
     t = make_tuner(space, TC_TUNER_RANDOM, 7), again = make_tuner(space, TC_TUNER_RANDOM, 7), other = make_tuner(space, TC_TUNER_RANDOM, 8);
     if (t && again && other) {
@@ -278,9 +278,9 @@ TC_TEST(random_never_repeats_and_exhausts_a_small_space) {
         for (i = 0; i < 12; i++) differs |= a[i] != b[i];
         TC_CHECK(differs);
     }
-    tc_tuner_destroy(t);
-    tc_tuner_destroy(again);
-    tc_tuner_destroy(other);
+    tc_tuner_destroy(ctx, t);
+    tc_tuner_destroy(ctx, again);
+    tc_tuner_destroy(ctx, other);
 }
 
 /* Every kind covers a small space exactly once, never proposing what it was
@@ -320,7 +320,7 @@ TC_TEST(every_tuner_covers_a_small_space_once) {
         for (i = 0; i < 12; i++) TC_CHECK_EQ_INT(seen[i], i == 3 || i == 9 ? 0 : 1);
         TC_CHECK_EQ_INT(tc_tuner_remaining(t), 0);
         if (tc_test_current_failed) printf("  failed for the %s tuner\n", tc_tuner_kind_name((tc_tuner_kind)kind));
-        tc_tuner_destroy(t);
+        tc_tuner_destroy(ctx, t);
     }
 }
 
@@ -371,8 +371,8 @@ TC_TEST(bad_arguments_are_errors) {
     TC_CHECK_STR(tc_tuner_kind_name(TC_TUNER_GENETIC), "genetic");
     TC_CHECK_STR(tc_tuner_kind_name(TC_TUNER_MODEL), "model");
     TC_CHECK_STR(tc_tuner_kind_name((tc_tuner_kind)9), "?");
-    tc_tuner_destroy(t);
-    tc_tuner_destroy(NULL);
+    tc_tuner_destroy(ctx, t);
+    tc_tuner_destroy(ctx, NULL);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -405,13 +405,13 @@ TC_TEST(synthetic_space_is_realistic) {
     n = tc_tuner_next_batch(t, 1000, out);
     TC_CHECK_EQ_INT(n, 1000);
     for (i = 0; i < n; i++) zeros += gpu_gflops(&tutorial_gpu, out[i]) == 0;
-    tc_tuner_destroy(t);
+    tc_tuner_destroy(ctx, t);
     printf("  %d of 1000 random configurations fail; best of 1000 random trials:", zeros);
     for (i = 0; i < 5; i++) {
         if (!(t = make_tuner(tutorial_space, TC_TUNER_RANDOM, (uint64_t)i + 1))) return;
         tune(t, &tutorial_gpu, 1000, 64, 1e30, 0, &best[i]);
         printf(" %.0f", best[i]);
-        tc_tuner_destroy(t);
+        tc_tuner_destroy(ctx, t);
     }
     qsort(best, 5, sizeof best[0], cmp_double);
     target = 0.9 * best[2];
@@ -435,8 +435,8 @@ TC_TEST(model_reaches_the_target_within_200_trials) {
         printf("  seed %d: the model tuner reaches %.0f GFLOPS after %d trials; random search %s %d (best %.0f)\n", s + 1, target, reached[s],
                rreached > 200 ? "not within" : "after", rreached > 200 ? 200 : rreached, rbest);
         within += reached[s] <= 200;
-        tc_tuner_destroy(t);
-        tc_tuner_destroy(r);
+        tc_tuner_destroy(ctx, t);
+        tc_tuner_destroy(ctx, r);
     }
     qsort(reached, 5, sizeof reached[0], cmp_int);
     printf("  model: %d of 5 seeds within 200 trials, median %d\n", within, reached[2]);
@@ -455,8 +455,8 @@ TC_TEST(genetic_beats_random_at_equal_budget) {
         tune(r, &tutorial_gpu, 500, BATCH, 1e30, 0, &random_best);
         printf("  seed %d, 500 trials: genetic %.0f, random %.0f GFLOPS\n", s + 1, ga_best, random_best);
         ga_sum += ga_best, random_sum += random_best;
-        tc_tuner_destroy(ga);
-        tc_tuner_destroy(r);
+        tc_tuner_destroy(ctx, ga);
+        tc_tuner_destroy(ctx, r);
     }
     printf("  mean best: genetic %.0f, random %.0f\n", ga_sum / NSEEDS, random_sum / NSEEDS);
     TC_CHECK(ga_sum > 1.2 * random_sum);
@@ -475,7 +475,7 @@ static tc_record *other_task_records(int count, uint64_t seed, tc_record_knob **
     *knobs_out = knobs;
     if (!recs || !knobs || !t || !configs || tc_tuner_next_batch(t, count, configs) != count) {
         free(configs);
-        tc_tuner_destroy(t);
+        tc_tuner_destroy(ctx, t);
         return recs;
     }
     for (i = 0; i < count; i++) {
@@ -502,7 +502,7 @@ static tc_record *other_task_records(int count, uint64_t seed, tc_record_knob **
         }
     }
     free(configs);
-    tc_tuner_destroy(t);
+    tc_tuner_destroy(ctx, t);
     return recs;
 }
 
@@ -525,7 +525,7 @@ TC_TEST(transfer_from_another_shape_reaches_the_target_sooner) {
             printf("  seed %d: trials to the target: cold %d, warmed by 1000 records of another shape %d\n", s + 1, c, w);
             cold_sum += c, warm_sum += w;
         }
-        tc_tuner_destroy(warm);
+        tc_tuner_destroy(ctx, warm);
         free(recs);
         free(knobs);
     }
@@ -553,8 +553,8 @@ TC_TEST(transfer_matches_knobs_by_name) {
         TC_CHECK(pred[0] != pred[1]); /* something learned */
         TC_CHECK_EQ_INT(tc_tuner_transfer(ga, recs, 200), TC_OK);
     }
-    tc_tuner_destroy(t);
-    tc_tuner_destroy(ga);
+    tc_tuner_destroy(ctx, t);
+    tc_tuner_destroy(ctx, ga);
     free(recs);
     free(knobs);
 }
@@ -575,8 +575,8 @@ TC_TEST(the_same_seed_gives_the_same_proposals) {
             tc_tuner_update(b, 16, ca, g);
         }
         TC_CHECK(same);
-        tc_tuner_destroy(a);
-        tc_tuner_destroy(b);
+        tc_tuner_destroy(ctx, a);
+        tc_tuner_destroy(ctx, b);
     }
 }
 
@@ -600,8 +600,8 @@ TC_TEST(a_model_proposal_with_1000_results_is_fast) {
     }
     printf("  a batch of 64 with 1000 results (refit, anneal, propose): %.1f ms; with 1064: %.1f ms (one core, 10,454,400 configurations)\n", ms[0],
            ms[1]);
-    tc_tuner_destroy(t);
-    tc_tuner_destroy(r);
+    tc_tuner_destroy(ctx, t);
+    tc_tuner_destroy(ctx, r);
 }
 
 int main(void) {

@@ -475,7 +475,7 @@ static int tune_network(const tune_args *a) {
     nd.records = a->o.records;
     nd.tuner = a->o.tuner;
     nd.where = a->o.where == TC_MEASURE_HOST ? TC_MEASURE_HOST : TC_MEASURE_GPU;
-    nd.log = stdout;
+    tc_log_to_file(ctx, stdout, TC_LOG_BIT(TC_LOG_INFO));
     printf("%d rows, %d trials in all\n", n, nd.trials);
     r = tc_conv2d_network_tune(ctx, &nd, kernels, &info);
     if (r != TC_OK) {
