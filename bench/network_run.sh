@@ -35,14 +35,14 @@ network)
     per_row=${3:-300}
     grep -E '^(C[0-9]+|D[0-9]),' bench/suite.csv > "$out/network.csv"
     cd build-gpu
-    start=$(date +%s.%N)
+    start=$(date +%s)
     timeout 280 ./tools/tecomp-tune --suite "$out/network.csv" --network --trials "$budget" --records network.jsonl --fresh \
         > "$out/network.log" 2>&1
-    echo "network exit $? wall $(echo "$(date +%s.%N) - $start" | bc) s" | tee -a "$out/network.log"
+    echo "network exit $? wall $(($(date +%s) - start)) s" | tee -a "$out/network.log"
     grep -E "distinct shapes|MISMATCH" "$out/network.log"
-    start=$(date +%s.%N)
+    start=$(date +%s)
     timeout 300 ./tools/tecomp-tune --suite "$out/network.csv" --trials "$per_row" --records rows.jsonl --fresh > "$out/rows.log" 2>&1
-    echo "per-row exit $? wall $(echo "$(date +%s.%N) - $start" | bc) s" | tee -a "$out/rows.log"
+    echo "per-row exit $? wall $(($(date +%s) - start)) s" | tee -a "$out/rows.log"
     cp network.jsonl rows.jsonl "$out/"
     python3 "$here/network_compare.py" network.jsonl rows.jsonl | tee "$out/compare.txt"
     ;;
