@@ -11,7 +11,8 @@
    checked against the reference; the epilogue alone over an output; the
    engine's call with an epilogue's tensors; the tensor-core templates' CUDA
    with an epilogue compiled through NVRTC; on a GPU, each template's fused
-   kernel against the reference. */
+   kernel with every built-in epilogue and the user-written one against the
+   reference. */
 #include "tecomp.h"
 #include "tecomp_conv.h"
 #include "tc_test.h"
@@ -712,51 +713,70 @@ TC_TEST(fused_kernels_compile_through_nvrtc) {
 
 // >>gpu
 
-/* On the GPU: each template's fused kernel (gelu and a residual, or the
-   MobileNet block with a half output) against the reference. */
-TC_TEST(fused_kernels_on_the_gpu) {
+/* Epilogue e fused into case c's kernel (a configuration lowered as
+   run_case picks it), run on the GPU and compared with the reference; 1
+   when it matched (said on stderr if not). */
+static int run_case_on_gpu(const template_case *c, const tc_conv2d_epilogue *e, int variant, const char *label) {
+    static tc_conv2d_desc task; /* the space keeps its task */
+    tc_config_space *space = NULL;
+    const tc_func *f = NULL;
+    tc_cuda_func *cf = NULL;
+    tc_devptr dev[3 + TC_CONV2D_MAX_EPILOGUE_TENSORS];
+    size_t bytes[3 + TC_CONV2D_MAX_EPILOGUE_TENSORS];
+    case_data cd;
+    tc_result r;
+    int j, n, ok;
+    task = c->d;
+    task.epilogue = *e;
+    if (tc_space_create(ctx, c->fn, &task, &space) != TC_OK || pick_config(c, space, variant, &f) < 0 || !data_make(&task, &cd)) {
+        fprintf(stderr, "  %s, %s: %s\n", c->what, label, tc_context_error(ctx));
+        return 0;
+    }
+    n = 3 + cd.ntensors;
+    memset(dev, 0, sizeof dev);
+    bytes[0] = cd.nx * (task.dtype == TC_FLOAT32 ? 4 : 2);
+    bytes[1] = cd.nw * (task.dtype == TC_FLOAT32 ? 4 : 2);
+    bytes[2] = cd.ny * (task.epilogue.out_dtype == TC_FLOAT32 ? 4 : 2);
+    for (j = 0; j < cd.ntensors; j++) bytes[3 + j] = (size_t)cd.info[j].elements * (cd.info[j].dtype == TC_FLOAT32 ? 4 : 2);
+    output_clear(&cd);
+    r = tc_cuda_build(ctx, f, &cf);
+    for (j = 0; r == TC_OK && j < n; j++) r = tc_cuda_malloc(ctx, bytes[j], &dev[j]);
+    for (j = 0; r == TC_OK && j < n; j++) r = tc_cuda_upload(ctx, dev[j], cd.args[j], bytes[j]); /* the output NaN */
+    if (r == TC_OK) r = tc_cuda_run(ctx, cf, dev, NULL, NULL);
+    if (r == TC_OK) r = tc_cuda_synchronize(ctx);
+    if (r == TC_OK) r = tc_cuda_download(ctx, cd.args[2], dev[2], bytes[2]);
+    ok = r == TC_OK && output_error(&cd) <= tolerance(&task);
+    if (!ok) fprintf(stderr, "  %s, %s: %s\n", c->what, label, r != TC_OK ? tc_context_error(ctx) : "wrong output");
+    for (j = 0; j < n; j++) tc_cuda_free(ctx, dev[j]);
+    if (cf) tc_cuda_func_destroy(ctx, cf);
+    data_free(&cd);
+    return ok;
+}
+
+/* On the GPU: each template's fused kernel with every built-in epilogue,
+   then with the user-written step, against the reference. */
+TC_TEST(every_template_fuses_every_epilogue_on_the_gpu) {
     int c, failed = 0;
     if (!tc_cuda_available(ctx)) TC_SKIP("no GPU here");
     make_cases();
     for (c = 0; c < ncases; c++) {
-        static tc_conv2d_desc task;
-        tc_config_space *space = NULL;
-        const tc_func *f = NULL;
-        tc_cuda_func *cf = NULL;
-        tc_devptr dev[3 + TC_CONV2D_MAX_EPILOGUE_TENSORS];
-        size_t bytes[3 + TC_CONV2D_MAX_EPILOGUE_TENSORS];
-        case_data cd;
-        tc_result r;
-        int j, n;
-        task = cases[c].d;
-        task.epilogue = builtin(c % 2 ? 5 : 1);
-        if (c % 3 == 0) user_step(&task.epilogue);
+        tc_conv2d_epilogue e;
+        int j, passed = 0;
         if (cases[c].fn == tc_conv2d_wgmma_template && tc_cuda_arch(ctx) != 90) continue;
-        if (tc_space_create(ctx, cases[c].fn, &task, &space) != TC_OK || pick_config(&cases[c], space, c, &f) < 0 || !data_make(&task, &cd)) {
-            fprintf(stderr, "  %s: %s\n", cases[c].what, tc_context_error(ctx));
-            failed++;
-            continue;
+        for (j = 0; j < NBUILTIN; j++) {
+            char label[64];
+            e = builtin(j);
+            snprintf(label, sizeof label, "epilogue %d (%s)", j, tc_activation_name(e.act));
+            passed += run_case_on_gpu(&cases[c], &e, c + j, label);
         }
-        n = 3 + cd.ntensors;
-        memset(dev, 0, sizeof dev);
-        bytes[0] = cd.nx * (task.dtype == TC_FLOAT32 ? 4 : 2);
-        bytes[1] = cd.nw * (task.dtype == TC_FLOAT32 ? 4 : 2);
-        bytes[2] = cd.ny * (task.epilogue.out_dtype == TC_FLOAT32 ? 4 : 2);
-        for (j = 0; j < cd.ntensors; j++) bytes[3 + j] = (size_t)cd.info[j].elements * (cd.info[j].dtype == TC_FLOAT32 ? 4 : 2);
-        output_clear(&cd);
-        r = tc_cuda_build(ctx, f, &cf);
-        for (j = 0; r == TC_OK && j < n; j++) r = tc_cuda_malloc(ctx, bytes[j], &dev[j]);
-        for (j = 0; r == TC_OK && j < n; j++) r = tc_cuda_upload(ctx, dev[j], cd.args[j], bytes[j]); /* the output NaN */
-        if (r == TC_OK) r = tc_cuda_run(ctx, cf, dev, NULL, NULL);
-        if (r == TC_OK) r = tc_cuda_synchronize(ctx);
-        if (r == TC_OK) r = tc_cuda_download(ctx, cd.args[2], dev[2], bytes[2]);
-        if (r != TC_OK || !(output_error(&cd) <= tolerance(&task))) {
-            fprintf(stderr, "  %s: %s\n", cases[c].what, r != TC_OK ? tc_context_error(ctx) : "wrong output");
-            failed++;
-        }
-        for (j = 0; j < n; j++) tc_cuda_free(ctx, dev[j]);
-        if (cf) tc_cuda_func_destroy(ctx, cf);
-        data_free(&cd);
+        memset(&e, 0, sizeof e);
+        e.bias = 1;
+        e.act = c % 2 ? TC_ACT_GELU_TANH : TC_ACT_NONE;
+        e.out_dtype = c % 3 == 2 ? TC_FLOAT16 : TC_FLOAT32;
+        user_step(&e);
+        passed += run_case_on_gpu(&cases[c], &e, 2 * c + 1, "user-written hard-swish gate");
+        printf("  %-48s %d of %d epilogues match on the GPU\n", cases[c].what, passed, NBUILTIN + 1);
+        failed += NBUILTIN + 1 - passed;
     }
     TC_CHECK_EQ_INT(failed, 0);
 }
@@ -771,7 +791,7 @@ int main(void) {
     TC_RUN(the_epilogue_alone_follows_a_bare_convolution);
     TC_RUN(the_engines_call_takes_the_epilogues_tensors);
     TC_RUN(fused_kernels_compile_through_nvrtc);
-    TC_RUN(fused_kernels_on_the_gpu);
+    TC_RUN(every_template_fuses_every_epilogue_on_the_gpu);
     tc_context_destroy(ctx);
     return tc_test_summary();
 }
