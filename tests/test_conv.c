@@ -303,12 +303,13 @@ TC_TEST(direct_space_is_the_tutorials) {
 }
 
 /* The blog's v4 schedule as a configuration of the depthwise template: a
-   thread per output in 16 x 16 tiles, one channel per block, no unrolling. */
+   thread per output in 16 x 16 tiles, one channel per block, no unrolling
+   (the window outside the tile, nothing annotated). */
 static int64_t blog_v4(const tc_config_space *space) {
-    static const int64_t c[] = {-1, 1}, y[] = {-1, 16, 1}, x[] = {-1, 16, 1}, unroll[] = {0};
-    static const char *names[] = {"tile_c", "tile_y", "tile_x", "auto_unroll_max_step"};
-    const int64_t *values[] = {c, y, x, unroll};
-    return tc_space_index_of(space, 4, names, values);
+    static const int64_t c[] = {-1, 1}, y[] = {-1, 16, 1}, x[] = {-1, 16, 1}, unroll[] = {0}, order[] = {0, 1, 2, 3}, ann[] = {0, 0};
+    static const char *names[] = {"tile_c", "tile_y", "tile_x", "auto_unroll_max_step", "reorder_inner", "ann_reduce"};
+    const int64_t *values[] = {c, y, x, unroll, order, ann};
+    return tc_space_index_of(space, 6, names, values);
 }
 
 TC_TEST(depthwise_space_on_the_blog_shape) {
@@ -317,18 +318,20 @@ TC_TEST(depthwise_space_on_the_blog_shape) {
     TC_CHECK_EQ_INT(tc_space_create(ctx, tc_conv2d_depthwise_template, &task, &space), TC_OK);
     if (!space) return;
     printf("  conv2d_depthwise on seed1 (3x4x16x32, 7x7, pad 3): len=%lld\n", (long long)tc_space_size(space));
-    TC_CHECK_EQ_INT(tc_space_size(space), 2835);
+    TC_CHECK_EQ_INT(tc_space_size(space), 2835 * 12); /* 2835 before reorder_inner (3) and ann_reduce (4) */
     TC_CHECK_STR(tc_space_to_string(space),
-                 "ConfigSpace (len=2835, space_map=\n"
+                 "ConfigSpace (len=34020, space_map=\n"
                  "   0 tile_c: Split(policy=factors, product=4, num_outputs=2) len=3\n"
                  "   1 tile_y: Split(policy=factors, product=16, num_outputs=3) len=15\n"
                  "   2 tile_x: Split(policy=factors, product=32, num_outputs=3) len=21\n"
                  "   3 auto_unroll_max_step: OtherOption([0, 256, 1500]) len=3\n"
+                 "   4 reorder_inner: Reorder(policy=candidate) len=3\n"
+                 "   5 ann_reduce: Annotate(policy=try_unroll) len=4\n"
                  ")");
     TC_CHECK(blog_v4(space) >= 0); /* the blog's v4 is one of its configurations */
     task = conv(1, 256, 28, 28, 256, 3, 3, 2, 1, 1, 256); /* D6: threadIdx.z takes at most 64 channels */
     TC_CHECK_EQ_INT(tc_space_create(ctx, tc_conv2d_depthwise_template, &task, &space), TC_OK);
-    if (space) TC_CHECK_EQ_INT(tc_space_size(space), 7 * 9 * 9 * 3); /* 7 channel splits, 14 = 2 * 7 into 3 twice */
+    if (space) TC_CHECK_EQ_INT(tc_space_size(space), 7 * 9 * 9 * 3 * 12); /* 7 channel splits, 14 = 2 * 7 into 3 twice */
 }
 
 /* A Winograd configuration for tile size m: a 64 x 16 block tile of the
