@@ -1978,6 +1978,46 @@ TECOMP_API tc_result tc_conv2d_gemm_template(tc_cfg *cfg, const void *task, tc_i
 
 // >>conv-depthwise
 
+/* The orders reorder_inner offers for a thread's loops (ry, rx, y, x):
+   the window outside the tile (v4's: each weight read once for the whole
+   tile, the tile's sums all live), the tile outside the window (one sum
+   live at a time, the weights read again for each output), rows then
+   columns (a row of weights for a row of outputs). */
+static const int _tc_depthwise_orders[3][4] = {{0, 1, 2, 3}, {2, 3, 0, 1}, {0, 2, 1, 3}};
+
+/* The knobs of a thread's own loops, last so that a configuration of the
+   earlier knobs with their first choices here is v4's schedule as before
+   (its order, nothing annotated): reorder_inner over (ry, rx, y, x), and
+   AutoTVM's ann_reduce, whether ry and rx are each unrolled (the weights'
+   offsets constant, the window's loads scheduled together) whatever
+   auto_unroll_max_step leaves as loops. The tile's loops get no
+   annotation of their own: auto_unroll_max_step already decides them (a
+   fourfold larger space for a choice it covers). */
+static tc_result _tc_depthwise_inner_knobs(tc_cfg *cfg) {
+    tc_reorder_desc orders;
+    memset(&orders, 0, sizeof orders);
+    orders.policy = TC_REORDER_CANDIDATE;
+    orders.ncandidates = 3;
+    orders.candidates = &_tc_depthwise_orders[0][0];
+    _TC_CONV_TRY(tc_cfg_define_reorder(cfg, "reorder_inner", 4, &orders));
+    return tc_cfg_define_annotate(cfg, "ann_reduce", 2, TC_ANNOTATE_TRY_UNROLL);
+}
+
+/* A thread's loops of sl (its tile of outputs in registers): the two of
+   one iteration (the image and the channel, axes na and nc) outermost,
+   then the window's and the tile's (axes ya and xa: rows and columns) in
+   reorder_inner's order, the window's annotated by ann_reduce. */
+static tc_result _tc_depthwise_inner(tc_cfg *cfg, tc_stage *sl, int na, int nc, int ya, int xa) {
+    tc_iter *loops[4];
+    loops[0] = tc_reduce_axis_of(sl, 0);
+    loops[1] = tc_reduce_axis_of(sl, 1);
+    loops[2] = tc_axis_of(sl, ya);
+    loops[3] = tc_axis_of(sl, xa);
+    _TC_CONV_TRY(tc_reorder_args(sl, tc_axis_of(sl, na), tc_axis_of(sl, nc), loops[0], loops[1], loops[2], loops[3]));
+    _TC_CONV_TRY(tc_cfg_apply_reorder(cfg, sl, "reorder_inner", 4, loops, NULL));
+    return tc_cfg_apply_annotate(cfg, sl, "ann_reduce", 2, loops);
+}
+
 /* The blog's v4, tunable: channels into blocks and threadIdx.z (at most
    64 there, the limit of every CUDA GPU), rows and columns each into
    blocks, threads and a tile of outputs per thread; how far the unroller
@@ -1993,7 +2033,8 @@ static tc_result _tc_depthwise_knobs(tc_cfg *cfg, const tc_conv2d_desc *d, int p
     _TC_CONV_TRY(tc_cfg_define_split(cfg, "tile_c", d->c, &two));
     _TC_CONV_TRY(tc_cfg_define_split(cfg, "tile_y", p, &three));
     _TC_CONV_TRY(tc_cfg_define_split(cfg, "tile_x", q, &three));
-    return tc_cfg_define_knob(cfg, "auto_unroll_max_step", 3, unroll_steps);
+    _TC_CONV_TRY(tc_cfg_define_knob(cfg, "auto_unroll_max_step", 3, unroll_steps));
+    return _tc_depthwise_inner_knobs(cfg);
 }
 
 /* As v4: blocks over channel tiles on blockIdx.y and over (image, row
@@ -2021,8 +2062,7 @@ static tc_result _tc_depthwise_schedule(tc_cfg *cfg, tc_schedule *s, const _tc_c
     _TC_CONV_TRY(tc_bind(so, y[1], TC_THREAD_Y));
     _TC_CONV_TRY(tc_bind(so, x[1], TC_THREAD_X));
     _TC_CONV_TRY(tc_compute_at(sl, so, x[1]));
-    _TC_CONV_TRY(tc_reorder_args(sl, tc_axis_of(sl, 0), tc_axis_of(sl, 1), tc_reduce_axis_of(sl, 0), tc_reduce_axis_of(sl, 1),
-                                 tc_axis_of(sl, 2), tc_axis_of(sl, 3)));
+    _TC_CONV_TRY(_tc_depthwise_inner(cfg, sl, 0, 1, 2, 3));
     return tc_pragma(so, c[0], "auto_unroll_max_step", (int)tc_cfg_knob_value(cfg, "auto_unroll_max_step"));
 }
 
@@ -2052,8 +2092,7 @@ static tc_result _tc_depthwise_schedule_nhwc(tc_cfg *cfg, tc_schedule *s, const 
     _TC_CONV_TRY(tc_bind(so, x[1], TC_THREAD_Y));
     _TC_CONV_TRY(tc_bind(so, c[1], TC_THREAD_X));
     _TC_CONV_TRY(tc_compute_at(sl, so, c[1]));
-    _TC_CONV_TRY(tc_reorder_args(sl, tc_axis_of(sl, 0), tc_axis_of(sl, 3), tc_reduce_axis_of(sl, 0), tc_reduce_axis_of(sl, 1),
-                                 tc_axis_of(sl, 1), tc_axis_of(sl, 2)));
+    _TC_CONV_TRY(_tc_depthwise_inner(cfg, sl, 0, 3, 1, 2));
     return tc_pragma(so, c[0], "auto_unroll_max_step", (int)tc_cfg_knob_value(cfg, "auto_unroll_max_step"));
 }
 

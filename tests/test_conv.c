@@ -303,12 +303,13 @@ TC_TEST(direct_space_is_the_tutorials) {
 }
 
 /* The blog's v4 schedule as a configuration of the depthwise template: a
-   thread per output in 16 x 16 tiles, one channel per block, no unrolling. */
+   thread per output in 16 x 16 tiles, one channel per block, no unrolling
+   (the window outside the tile, nothing annotated). */
 static int64_t blog_v4(const tc_config_space *space) {
-    static const int64_t c[] = {-1, 1}, y[] = {-1, 16, 1}, x[] = {-1, 16, 1}, unroll[] = {0};
-    static const char *names[] = {"tile_c", "tile_y", "tile_x", "auto_unroll_max_step"};
-    const int64_t *values[] = {c, y, x, unroll};
-    return tc_space_index_of(space, 4, names, values);
+    static const int64_t c[] = {-1, 1}, y[] = {-1, 16, 1}, x[] = {-1, 16, 1}, unroll[] = {0}, order[] = {0, 1, 2, 3}, ann[] = {0, 0};
+    static const char *names[] = {"tile_c", "tile_y", "tile_x", "auto_unroll_max_step", "reorder_inner", "ann_reduce"};
+    const int64_t *values[] = {c, y, x, unroll, order, ann};
+    return tc_space_index_of(space, 6, names, values);
 }
 
 TC_TEST(depthwise_space_on_the_blog_shape) {
@@ -317,18 +318,20 @@ TC_TEST(depthwise_space_on_the_blog_shape) {
     TC_CHECK_EQ_INT(tc_space_create(ctx, tc_conv2d_depthwise_template, &task, &space), TC_OK);
     if (!space) return;
     printf("  conv2d_depthwise on seed1 (3x4x16x32, 7x7, pad 3): len=%lld\n", (long long)tc_space_size(space));
-    TC_CHECK_EQ_INT(tc_space_size(space), 2835);
+    TC_CHECK_EQ_INT(tc_space_size(space), 2835 * 12); /* 2835 before reorder_inner (3) and ann_reduce (4) */
     TC_CHECK_STR(tc_space_to_string(space),
-                 "ConfigSpace (len=2835, space_map=\n"
+                 "ConfigSpace (len=34020, space_map=\n"
                  "   0 tile_c: Split(policy=factors, product=4, num_outputs=2) len=3\n"
                  "   1 tile_y: Split(policy=factors, product=16, num_outputs=3) len=15\n"
                  "   2 tile_x: Split(policy=factors, product=32, num_outputs=3) len=21\n"
                  "   3 auto_unroll_max_step: OtherOption([0, 256, 1500]) len=3\n"
+                 "   4 reorder_inner: Reorder(policy=candidate) len=3\n"
+                 "   5 ann_reduce: Annotate(policy=try_unroll) len=4\n"
                  ")");
     TC_CHECK(blog_v4(space) >= 0); /* the blog's v4 is one of its configurations */
     task = conv(1, 256, 28, 28, 256, 3, 3, 2, 1, 1, 256); /* D6: threadIdx.z takes at most 64 channels */
     TC_CHECK_EQ_INT(tc_space_create(ctx, tc_conv2d_depthwise_template, &task, &space), TC_OK);
-    if (space) TC_CHECK_EQ_INT(tc_space_size(space), 7 * 9 * 9 * 3); /* 7 channel splits, 14 = 2 * 7 into 3 twice */
+    if (space) TC_CHECK_EQ_INT(tc_space_size(space), 7 * 9 * 9 * 3 * 12); /* 7 channel splits, 14 = 2 * 7 into 3 twice */
 }
 
 /* A Winograd configuration for tile size m: a 64 x 16 block tile of the
@@ -539,6 +542,80 @@ TC_TEST(the_blogs_v4_computes_the_blogs_shape) {
     TC_CHECK_EQ_INT(tc_conv2d_reference(ctx, &task, in, wt, ref), TC_OK);
     mem[0] = in, mem[1] = wt, mem[2] = out;
     TC_CHECK_EQ_INT(run_config(space, index, mem, out, ref, sizeof out / sizeof out[0]), 1);
+}
+
+/* Where loop `var` of a kernel last opens before its first sum step: its
+   place among the thread's loops (the outputs' zeroing loops come earlier
+   when the window is outside the tile); NULL when it was unrolled away. */
+static const char *loop_before_sum(const char *src, const char *var) {
+    char want[32];
+    const char *sum = strstr(src, " += "), *at, *last = NULL;
+    snprintf(want, sizeof want, "for (int %s = ", var);
+    for (at = strstr(src, want); at && sum && at < sum; at = strstr(at + 1, want)) last = at;
+    return last;
+}
+
+/* Each of reorder_inner's orders with each of ann_reduce's choices, NCHW
+   and NHWC, a 2 x 2 tile of outputs a thread and auto_unroll_max_step 0
+   (so that only the annotations unroll): the host executor agrees with
+   the reference; the CUDA has ry and rx as loops exactly where they are
+   not annotated unroll, the loops in the knob's order; NVRTC compiles it. */
+TC_TEST(depthwise_inner_knobs_compute_every_choice) {
+    static const int64_t c[] = {-1, 2}, y[] = {-1, 2, 2}, x[] = {-1, 2, 2}, unroll[] = {0};
+    static const int64_t orders[3][4] = {{0, 1, 2, 3}, {2, 3, 0, 1}, {0, 2, 1, 3}};
+    static const char *names[] = {"tile_c", "tile_y", "tile_x", "auto_unroll_max_step", "reorder_inner", "ann_reduce"};
+    static const char *vars[4] = {"ry", "rx", "y_c", "x_c"};
+    static tc_conv2d_desc task[2]; /* the spaces keep them */
+    static float in[4 * 8 * 8], wt[4 * 9], out[4 * 8 * 8], ref[4 * 8 * 8];
+    int nvrtc = tc_nvrtc_init(ctx, NULL) == TC_OK, layout, o, a, k, compiled = 0;
+    void *mem[3];
+    fill(in, sizeof in / sizeof in[0], 11);
+    fill(wt, sizeof wt / sizeof wt[0], 12);
+    mem[0] = in, mem[1] = wt, mem[2] = out;
+    for (layout = 0; layout < 2; layout++) {
+        tc_config_space *space;
+        task[layout] = conv(1, 4, 8, 8, 4, 3, 3, 1, 1, 1, 4);
+        if (layout) task[layout].layout = TC_LAYOUT_NHWC;
+        TC_CHECK_EQ_INT(tc_space_create(ctx, tc_conv2d_depthwise_template, &task[layout], &space), TC_OK);
+        TC_CHECK_EQ_INT(tc_conv2d_reference(ctx, &task[layout], in, wt, ref), TC_OK);
+        if (!space) continue;
+        for (o = 0; o < 3; o++)
+            for (a = 0; a < 4; a++) {
+                /* AutoTVM's depth-first order: ry's choice varies slowest */
+                int64_t ann[2];
+                const int64_t *values[6];
+                const char *src, *at[4];
+                tc_instance inst;
+                const tc_func *f = NULL;
+                int64_t index;
+                ann[0] = a / 2 ? TC_ANN_UNROLL : TC_ANN_NONE;
+                ann[1] = a % 2 ? TC_ANN_UNROLL : TC_ANN_NONE;
+                values[0] = c, values[1] = y, values[2] = x, values[3] = unroll, values[4] = orders[o], values[5] = ann;
+                index = tc_space_index_of(space, 6, names, values);
+                TC_CHECK(index >= 0);
+                if (index < 0) continue;
+                TC_CHECK_EQ_INT(run_config(space, index, mem, out, ref, sizeof out / sizeof out[0]), 1);
+                TC_CHECK_EQ_INT(tc_space_instantiate(space, index, &inst), TC_OK);
+                TC_CHECK_EQ_INT(tc_lower(inst.schedule, inst.nargs, inst.args, "dw_inner", NULL, &f), TC_OK);
+                if (!f || !(src = tc_cuda_source(f))) continue;
+                for (k = 0; k < 4; k++) at[k] = loop_before_sum(src, vars[k]);
+                TC_CHECK((at[0] == NULL) == (ann[0] == TC_ANN_UNROLL));
+                TC_CHECK((at[1] == NULL) == (ann[1] == TC_ANN_UNROLL));
+                TC_CHECK(at[2] != NULL && at[3] != NULL);
+                for (k = 1; k < 4; k++) { /* the loops still there, in the order's places */
+                    int j;
+                    for (j = 0; j < k; j++)
+                        if (at[orders[o][j]] && at[orders[o][k]]) TC_CHECK(at[orders[o][j]] < at[orders[o][k]]);
+                }
+                if (nvrtc && (o == 0 || a == 3)) { /* every order, every annotation: the compiler takes each */
+                    tc_cubin bin;
+                    TC_CHECK_EQ_INT(tc_cuda_compile(ctx, src, f->name, 90, 0, NULL, &bin), TC_OK);
+                    if (bin.data) tc_cubin_destroy(ctx, &bin);
+                    compiled++;
+                }
+            }
+    }
+    printf("  24 configurations computed and matched; %d compiled through NVRTC%s\n", compiled, nvrtc ? "" : " (NVRTC is not installed here)");
 }
 
 /* Tuners build configurations in threads, each in a context of its own: the
@@ -936,6 +1013,7 @@ int main(void) {
     TC_RUN(templates_compute_every_shape);
     TC_RUN(winograd_tiles_of_2_and_4_are_accurate);
     TC_RUN(the_blogs_v4_computes_the_blogs_shape);
+    TC_RUN(depthwise_inner_knobs_compute_every_choice);
     TC_RUN(a_configuration_builds_in_another_context);
     TC_RUN(a_configuration_prints_the_same_cuda_in_every_context);
     TC_RUN(templates_refuse_tasks_they_cannot_build);
