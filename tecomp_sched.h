@@ -13,6 +13,7 @@
        bx, tx = s[C].split(C.op.axis[0], 64)       tc_stage *sc = tc_stage_of(s, C);
                                                    tc_split(sc, tc_axis_of(sc, 0), 64, &bx, &tx);
        s[C].bind(bx, te.thread_axis("blockIdx.x")) tc_bind(sc, bx, TC_BLOCK_X);
+       AA = s.cache_read(A, "shared", [C])         tc_cache_read(s, A, TC_SCOPE_SHARED, 1, &C, &AA);
        tvm.lower(s, [A, B, C], simple_mode=True)   tc_lower(s, 3, args, "vecadd", NULL, &f);
                                                    puts(tc_func_to_string(f));
 
@@ -83,12 +84,18 @@ TECOMP_API tc_result tc_vectorize(tc_stage *st, tc_iter *it); /* s[t].vectorize(
    just the region of it that the loops inside `at` need (bound inference). */
 TECOMP_API tc_result tc_compute_at(tc_stage *st, tc_stage *parent, tc_iter *at);
 /* s.cache_read(t, scope, readers): a new stage copying t into `scope`
-   ("t.shared", "t.local"); the readers read the copy. Returns the copy. */
-TECOMP_API tc_tensor *tc_cache_read(tc_schedule *s, tc_tensor *t, tc_scope scope, int nreaders, tc_tensor *const *readers);
+   ("t.shared", "t.local"); the readers read the copy, and *out is set to
+   it (out may be NULL). On an error *out is set to NULL, after the
+   arguments are read (out may point into readers), and the message is in
+   tc_context_error; a NULL s is TC_ERROR_INVALID_ARGUMENT with no message
+   (there is no context to keep one). */
+TECOMP_API tc_result tc_cache_read(tc_schedule *s, tc_tensor *t, tc_scope scope, int nreaders, tc_tensor *const *readers,
+                                   tc_tensor **out);
 /* s.cache_write(t, scope): t's computation moves to a new stage in `scope`
    ("t.local"), and t's stage copies the result out. Call it before
-   scheduling t. Returns the cache. */
-TECOMP_API tc_tensor *tc_cache_write(tc_schedule *s, tc_tensor *t, tc_scope scope);
+   scheduling t. *out is set to the cache, or to NULL on an error (a NULL s
+   as for tc_cache_read). */
+TECOMP_API tc_result tc_cache_write(tc_schedule *s, tc_tensor *t, tc_scope scope, tc_tensor **out);
 /* Pad the stride of dimension `axis` (a root axis) of st's buffer so that
    stride % factor == offset: spreads shared-memory rows over banks. */
 TECOMP_API tc_result tc_storage_align(tc_stage *st, tc_iter *axis, int factor, int offset);
@@ -747,11 +754,11 @@ static tc_tensor *_tc_copy_tensor(tc_context *ctx, tc_tensor *t, const char *suf
     return tc_compute(ctx, name, t->ndim, axes, tc_access(t, t->ndim, axes));
 }
 
-TECOMP_API tc_tensor *tc_cache_read(tc_schedule *s, tc_tensor *t, tc_scope scope, int nreaders, tc_tensor *const *readers) {
+/* The cache_read stage itself: the copy, or NULL with the error set. */
+static tc_tensor *_tc_cache_read_stage(tc_schedule *s, tc_tensor *t, tc_scope scope, int nreaders, tc_tensor *const *readers) {
     tc_stage *cache, *rs[16];
     tc_tensor *c;
     int k, first = -1;
-    if (!s) return NULL;
     if (!t || !readers || nreaders < 1 || nreaders > 16) {
         _tc_fail(s->ctx, TC_ERROR_INVALID_ARGUMENT, "cache_read: give the tensor and 1 to 16 readers");
         return NULL;
@@ -781,6 +788,24 @@ TECOMP_API tc_tensor *tc_cache_read(tc_schedule *s, tc_tensor *t, tc_scope scope
     return _tc_insert_stage(s, cache, first) ? c : NULL; /* before its first reader: producers stay first */
 }
 
+/* The error a builder or lookup that returned NULL left in the context;
+   out of memory where it left none (an allocation failed). */
+static tc_result _tc_sched_failure(tc_context *ctx) {
+    return ctx->result != TC_OK ? ctx->result : TC_ERROR_OUT_OF_MEMORY;
+}
+
+TECOMP_API tc_result tc_cache_read(tc_schedule *s, tc_tensor *t, tc_scope scope, int nreaders, tc_tensor *const *readers,
+                                   tc_tensor **out) {
+    tc_tensor *c;
+    if (!s) {
+        if (out) *out = NULL;
+        return TC_ERROR_INVALID_ARGUMENT;
+    }
+    c = _tc_cache_read_stage(s, t, scope, nreaders, readers);
+    if (out) *out = c; /* only now: out may point into readers */
+    return c ? TC_OK : _tc_sched_failure(s->ctx);
+}
+
 /* Whether st's loops are still its axes in their order, none of them bound
    or annotated: what cache_write can move into the cache (a reorder or a
    binding would leave its leaves naming loops the stage no longer has). */
@@ -796,13 +821,14 @@ static const tc_scope _tc_write_scopes[] = {TC_SCOPE_SHARED, TC_SCOPE_LOCAL, TC_
                                             TC_SCOPE_WGMMA_ACCUMULATOR};
 #define _TC_COUNT(a) ((int)(sizeof(a) / sizeof((a)[0]))) /* elements of an array */
 
-TECOMP_API tc_tensor *tc_cache_write(tc_schedule *s, tc_tensor *t, tc_scope scope) {
+/* The cache_write stage itself: the cache, or NULL with the error set. */
+static tc_tensor *_tc_cache_write_stage(tc_schedule *s, tc_tensor *t, tc_scope scope) {
     tc_stage *st, *cache;
     tc_tensor *c;
     const tc_expr *axes[16];
     char name[256];
     int k;
-    if (!s || !(st = tc_stage_of(s, t))) return NULL;
+    if (!(st = tc_stage_of(s, t))) return NULL;
     for (k = 0; k < _TC_COUNT(_tc_write_scopes) && _tc_write_scopes[k] != scope; k++) {}
     if (k == _TC_COUNT(_tc_write_scopes)) {
         char list[160];
@@ -830,6 +856,17 @@ TECOMP_API tc_tensor *tc_cache_write(tc_schedule *s, tc_tensor *t, tc_scope scop
     if (!(st->body = tc_access(c, t->ndim, t->axes))) return NULL;
     st->niters = st->nroots = st->nleaves = t->ndim; /* the reduce loops went to the cache */
     return _tc_insert_stage(s, cache, _tc_stage_index(s, t)) ? c : NULL;
+}
+
+TECOMP_API tc_result tc_cache_write(tc_schedule *s, tc_tensor *t, tc_scope scope, tc_tensor **out) {
+    tc_tensor *c;
+    if (!s) {
+        if (out) *out = NULL;
+        return TC_ERROR_INVALID_ARGUMENT;
+    }
+    c = _tc_cache_write_stage(s, t, scope);
+    if (out) *out = c;
+    return c ? TC_OK : _tc_sched_failure(s->ctx);
 }
 
 TECOMP_API tc_result tc_storage_align(tc_stage *st, tc_iter *axis, int factor, int offset) {
