@@ -73,7 +73,9 @@
    MODULES (each includes the ones it needs; the umbrella includes all)
        tecomp_ir.h       context, arena, expressions, tensors, statement IR,
                          simplifier, printers, text front-end
-       tecomp_sched.h    schedules, bound inference, lowering passes, host executor
+       tecomp_sched.h    schedules, bound inference, lowering passes
+       tecomp_vm.h       host executor: lowered functions run on the CPU with
+                         CUDA semantics (checks numerics without a GPU)
        tecomp_cuda.h     CUDA emitter, NVRTC + driver loader, cubin cache, timing
        tecomp_space.h    tuning templates, configuration spaces, trial records
        tecomp_search.h   tuners: model-based (boosted trees + annealing), random,
@@ -138,6 +140,7 @@
 
 #include "tecomp_ir.h"
 #include "tecomp_sched.h"
+#include "tecomp_vm.h"
 #include "tecomp_cuda.h"
 #include "tecomp_space.h"
 #include "tecomp_search.h"

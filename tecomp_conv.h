@@ -1427,10 +1427,11 @@ static tc_result _tc_unroll_pragmas(tc_cfg *cfg, tc_stage *st, tc_iter *at) {
 static tc_result _tc_direct_caches(tc_context *ctx, tc_schedule *s, const _tc_conv_graph *g, _tc_direct_stages *st) {
     tc_tensor *OL, *AA, *WW, *AL, *WL;
     _TC_CONV_TRY(tc_compute_inline(tc_stage_of(s, g->pad)));
-    if (!(OL = tc_cache_write(s, g->out, TC_SCOPE_LOCAL)) || !(AA = tc_cache_read(s, g->pad, TC_SCOPE_SHARED, 1, &OL)) ||
-        !(WW = tc_cache_read(s, g->kernel, TC_SCOPE_SHARED, 1, &OL)) || !(AL = tc_cache_read(s, AA, TC_SCOPE_LOCAL, 1, &OL)) ||
-        !(WL = tc_cache_read(s, WW, TC_SCOPE_LOCAL, 1, &OL)))
-        return _tc_conv_error(ctx);
+    _TC_CONV_TRY(tc_cache_write(s, g->out, TC_SCOPE_LOCAL, &OL));
+    _TC_CONV_TRY(tc_cache_read(s, g->pad, TC_SCOPE_SHARED, 1, &OL, &AA));
+    _TC_CONV_TRY(tc_cache_read(s, g->kernel, TC_SCOPE_SHARED, 1, &OL, &WW));
+    _TC_CONV_TRY(tc_cache_read(s, AA, TC_SCOPE_LOCAL, 1, &OL, &AL));
+    _TC_CONV_TRY(tc_cache_read(s, WW, TC_SCOPE_LOCAL, 1, &OL, &WL));
     _TC_CONV_TRY(_tc_conv_output_stage(ctx, s, g, &st->out));
     st->OL = tc_stage_of(s, OL);
     st->AA = tc_stage_of(s, AA);
@@ -1669,7 +1670,7 @@ static tc_result _tc_conv_final_sum(tc_context *ctx, tc_schedule *s, const _tc_c
     tc_stage *so;
     tc_iter *tx;
     if (!g->epi.out) return _tc_conv_sum_schedule(tc_stage_of(s, g->out), naxes);
-    if (!(sum = tc_cache_write(s, g->out, TC_SCOPE_LOCAL))) return _tc_conv_error(ctx);
+    _TC_CONV_TRY(tc_cache_write(s, g->out, TC_SCOPE_LOCAL, &sum));
     _TC_CONV_TRY(_tc_conv_output_stage(ctx, s, g, &so));
     _TC_CONV_TRY(_tc_conv_sum_threads(so, naxes, &tx));
     return tc_compute_at(tc_stage_of(s, sum), so, tx);
@@ -1922,11 +1923,12 @@ static tc_result _tc_gemm_schedule_product(tc_cfg *cfg, const tc_conv2d_desc *d,
     _TC_CONV_TRY(tc_compute_inline(tc_stage_of(s, g->conv.pad)));
     _TC_CONV_TRY(tc_compute_inline(tc_stage_of(s, g->col)));
     _TC_CONV_TRY(tc_compute_inline(tc_stage_of(s, g->wmat)));
-    if (!(OL = tc_cache_write(s, product, TC_SCOPE_LOCAL)) || !(AA = tc_cache_read(s, g->col, TC_SCOPE_SHARED, 1, &OL)) ||
-        !(WW = tc_cache_read(s, g->wmat, TC_SCOPE_SHARED, 1, &OL)) || !(AL = tc_cache_read(s, AA, TC_SCOPE_LOCAL, 1, &OL)) ||
-        !(WL = tc_cache_read(s, WW, TC_SCOPE_LOCAL, 1, &OL)) || !(sl = tc_stage_of(s, OL)) ||
-        !(aa = tc_stage_of(s, AA)) || !(ww = tc_stage_of(s, WW)))
-        return _tc_conv_error(ctx);
+    _TC_CONV_TRY(tc_cache_write(s, product, TC_SCOPE_LOCAL, &OL));
+    _TC_CONV_TRY(tc_cache_read(s, g->col, TC_SCOPE_SHARED, 1, &OL, &AA));
+    _TC_CONV_TRY(tc_cache_read(s, g->wmat, TC_SCOPE_SHARED, 1, &OL, &WW));
+    _TC_CONV_TRY(tc_cache_read(s, AA, TC_SCOPE_LOCAL, 1, &OL, &AL));
+    _TC_CONV_TRY(tc_cache_read(s, WW, TC_SCOPE_LOCAL, 1, &OL, &WL));
+    if (!(sl = tc_stage_of(s, OL)) || !(aa = tc_stage_of(s, AA)) || !(ww = tc_stage_of(s, WW))) return _tc_conv_error(ctx);
     if (chunks > 1) { /* the product is the parts' sums; an epilogue goes with their sum */
         if (!(so = tc_stage_of(s, product))) return _tc_conv_error(ctx);
     } else {
@@ -2048,7 +2050,8 @@ static tc_result _tc_depthwise_schedule(tc_cfg *cfg, tc_schedule *s, const _tc_c
     tc_stage *so, *sl;
     tc_iter *c[2], *y[3], *x[3], *blocks;
     _TC_CONV_TRY(tc_compute_inline(tc_stage_of(s, g->pad)));
-    if (!(OL = tc_cache_write(s, g->out, TC_SCOPE_LOCAL)) || !(sl = tc_stage_of(s, OL))) return _tc_conv_error(ctx);
+    _TC_CONV_TRY(tc_cache_write(s, g->out, TC_SCOPE_LOCAL, &OL));
+    if (!(sl = tc_stage_of(s, OL))) return _tc_conv_error(ctx);
     _TC_CONV_TRY(_tc_conv_output_stage(ctx, s, g, &so));
     _TC_CONV_TRY(tc_cfg_apply_split(cfg, so, tc_axis_of(so, 1), "tile_c", c));
     _TC_CONV_TRY(tc_cfg_apply_split(cfg, so, tc_axis_of(so, 2), "tile_y", y));
@@ -2078,7 +2081,8 @@ static tc_result _tc_depthwise_schedule_nhwc(tc_cfg *cfg, tc_schedule *s, const 
     tc_stage *so, *sl;
     tc_iter *c[2], *y[3], *x[3], *blocks;
     _TC_CONV_TRY(tc_compute_inline(tc_stage_of(s, g->pad)));
-    if (!(OL = tc_cache_write(s, g->out, TC_SCOPE_LOCAL)) || !(sl = tc_stage_of(s, OL))) return _tc_conv_error(ctx);
+    _TC_CONV_TRY(tc_cache_write(s, g->out, TC_SCOPE_LOCAL, &OL));
+    if (!(sl = tc_stage_of(s, OL))) return _tc_conv_error(ctx);
     _TC_CONV_TRY(_tc_conv_output_stage(ctx, s, g, &so));
     _TC_CONV_TRY(tc_cfg_apply_split(cfg, so, tc_axis_of(so, 3), "tile_c", c));
     _TC_CONV_TRY(tc_cfg_apply_split(cfg, so, tc_axis_of(so, 1), "tile_y", y));
@@ -2369,9 +2373,9 @@ static tc_result _tc_wino_transform_schedule(tc_context *ctx, tc_schedule *s, tc
     tc_tensor *OL, *IL;
     tc_stage *so, *sl, *si;
     tc_iter *tx;
-    if (!(OL = tc_cache_write(s, out, TC_SCOPE_LOCAL)) || !(IL = tc_cache_read(s, in, TC_SCOPE_LOCAL, 1, &OL)) ||
-        !(so = tc_stage_of(s, out)) || !(sl = tc_stage_of(s, OL)) || !(si = tc_stage_of(s, IL)))
-        return _tc_conv_error(ctx);
+    _TC_CONV_TRY(tc_cache_write(s, out, TC_SCOPE_LOCAL, &OL));
+    _TC_CONV_TRY(tc_cache_read(s, in, TC_SCOPE_LOCAL, 1, &OL, &IL));
+    if (!(so = tc_stage_of(s, out)) || !(sl = tc_stage_of(s, OL)) || !(si = tc_stage_of(s, IL))) return _tc_conv_error(ctx);
     _TC_CONV_TRY(_tc_wino_transform_threads(so, 2, 3, 0, 1, &tx));
     _TC_CONV_TRY(tc_compute_at(sl, so, tx));
     _TC_CONV_TRY(tc_compute_at(si, so, tx));
@@ -2406,9 +2410,9 @@ static tc_result _tc_wino_output_schedule(tc_context *ctx, tc_schedule *s, const
     tc_iter *yo, *yi, *xo, *xi, *fused, *bx, *tx, *order[6];
     const int *memory = _tc_layout_order[g->layout];
     int j, y = 0, x = 0;
-    if (!(OL = tc_cache_write(s, g->conv.out, TC_SCOPE_LOCAL)) || !(ML = tc_cache_read(s, g->M, TC_SCOPE_LOCAL, 1, &OL)) ||
-        !(sl = tc_stage_of(s, OL)) || !(sm = tc_stage_of(s, ML)))
-        return _tc_conv_error(ctx);
+    _TC_CONV_TRY(tc_cache_write(s, g->conv.out, TC_SCOPE_LOCAL, &OL));
+    _TC_CONV_TRY(tc_cache_read(s, g->M, TC_SCOPE_LOCAL, 1, &OL, &ML));
+    if (!(sl = tc_stage_of(s, OL)) || !(sm = tc_stage_of(s, ML))) return _tc_conv_error(ctx);
     _TC_CONV_TRY(_tc_conv_output_stage(ctx, s, &g->conv, &so)); /* the epilogue in the inverse transform's threads */
     for (j = 0; j < 4; j++) { /* where the rows (logical index 2) and columns (3) are */
         if (memory[j] == 2) y = j;
@@ -2480,10 +2484,11 @@ static tc_result _tc_wino_gemm_schedule(tc_cfg *cfg, tc_schedule *s, const _tc_w
     tc_tensor *ML, *UU, *VV, *UL, *VL;
     tc_stage *sm, *sl, *suu, *svv, *sul, *svl;
     tc_iter *pair, *k[4], *t[4], *rc[2];
-    if (!(ML = tc_cache_write(s, g->M, TC_SCOPE_LOCAL)) || !(UU = tc_cache_read(s, g->U, TC_SCOPE_SHARED, 1, &ML)) ||
-        !(VV = tc_cache_read(s, g->V, TC_SCOPE_SHARED, 1, &ML)) || !(UL = tc_cache_read(s, UU, TC_SCOPE_LOCAL, 1, &ML)) ||
-        !(VL = tc_cache_read(s, VV, TC_SCOPE_LOCAL, 1, &ML)))
-        return _tc_conv_error(ctx);
+    _TC_CONV_TRY(tc_cache_write(s, g->M, TC_SCOPE_LOCAL, &ML));
+    _TC_CONV_TRY(tc_cache_read(s, g->U, TC_SCOPE_SHARED, 1, &ML, &UU));
+    _TC_CONV_TRY(tc_cache_read(s, g->V, TC_SCOPE_SHARED, 1, &ML, &VV));
+    _TC_CONV_TRY(tc_cache_read(s, UU, TC_SCOPE_LOCAL, 1, &ML, &UL));
+    _TC_CONV_TRY(tc_cache_read(s, VV, TC_SCOPE_LOCAL, 1, &ML, &VL));
     if (!(sm = tc_stage_of(s, g->M)) || !(sl = tc_stage_of(s, ML)) || !(suu = tc_stage_of(s, UU)) || !(svv = tc_stage_of(s, VV)) ||
         !(sul = tc_stage_of(s, UL)) || !(svl = tc_stage_of(s, VL)))
         return _tc_conv_error(ctx);
@@ -2655,11 +2660,15 @@ static tc_result _tc_tensorcore_schedule(tc_cfg *cfg, tc_schedule *s, const _tc_
     tc_iter *pix, *nc, *nci, *bi, *oc, *oci, *bj, *ko, *ki;
     int64_t brw = tc_cfg_knob_value(cfg, "block_row_warps"), bcw = tc_cfg_knob_value(cfg, "block_col_warps");
     _TC_CONV_TRY(tc_compute_inline(tc_stage_of(s, g->pad)));
-    if (!(AS = tc_cache_read(s, g->pad, TC_SCOPE_SHARED, 1, &out)) || !(WS = tc_cache_read(s, g->kernel, TC_SCOPE_SHARED, 1, &out)) ||
-        !(AF = tc_cache_read(s, AS, TC_SCOPE_WMMA_MATRIX_A, 1, &out)) || !(WF = tc_cache_read(s, WS, TC_SCOPE_WMMA_MATRIX_B, 1, &out)) ||
-        !(OF = tc_cache_write(s, out, TC_SCOPE_WMMA_ACCUMULATOR)))
-        return _tc_conv_error(ctx);
-    if (g->epi.out && (!(CS = tc_cache_write(s, out, TC_SCOPE_SHARED)) || !(sc = tc_stage_of(s, CS)))) return _tc_conv_error(ctx);
+    _TC_CONV_TRY(tc_cache_read(s, g->pad, TC_SCOPE_SHARED, 1, &out, &AS));
+    _TC_CONV_TRY(tc_cache_read(s, g->kernel, TC_SCOPE_SHARED, 1, &out, &WS));
+    _TC_CONV_TRY(tc_cache_read(s, AS, TC_SCOPE_WMMA_MATRIX_A, 1, &out, &AF));
+    _TC_CONV_TRY(tc_cache_read(s, WS, TC_SCOPE_WMMA_MATRIX_B, 1, &out, &WF));
+    _TC_CONV_TRY(tc_cache_write(s, out, TC_SCOPE_WMMA_ACCUMULATOR, &OF));
+    if (g->epi.out) {
+        _TC_CONV_TRY(tc_cache_write(s, out, TC_SCOPE_SHARED, &CS));
+        if (!(sc = tc_stage_of(s, CS))) return _tc_conv_error(ctx);
+    }
     _TC_CONV_TRY(_tc_conv_output_stage(ctx, s, g, &so));
     sf = tc_stage_of(s, OF);
     sas = tc_stage_of(s, AS);
@@ -3035,16 +3044,17 @@ static tc_result _tc_mma_caches(tc_context *ctx, tc_schedule *s, const _tc_mma_g
     int split = t->split > 1;
     _TC_CONV_TRY(tc_compute_inline(tc_stage_of(s, g->col)));
     _TC_CONV_TRY(tc_compute_inline(tc_stage_of(s, g->wt)));
-    if (!(AS = tc_cache_read(s, g->a, TC_SCOPE_SHARED, 1, &gemm)) || !(BS = tc_cache_read(s, g->b, TC_SCOPE_SHARED, 1, &gemm)))
-        return _tc_conv_error(ctx);
-    if (!t->wgmma && /* wgmma reads the shared tiles where they are */
-        (!(AF = tc_cache_read(s, AS, TC_SCOPE_MMA_MATRIX_A, 1, &gemm)) || !(BF = tc_cache_read(s, BS, TC_SCOPE_MMA_MATRIX_B, 1, &gemm))))
-        return _tc_conv_error(ctx);
-    if (!(ACC = tc_cache_write(s, gemm, t->wgmma ? TC_SCOPE_WGMMA_ACCUMULATOR : TC_SCOPE_MMA_ACCUMULATOR))) return _tc_conv_error(ctx);
+    _TC_CONV_TRY(tc_cache_read(s, g->a, TC_SCOPE_SHARED, 1, &gemm, &AS));
+    _TC_CONV_TRY(tc_cache_read(s, g->b, TC_SCOPE_SHARED, 1, &gemm, &BS));
+    if (!t->wgmma) { /* wgmma reads the shared tiles where they are */
+        _TC_CONV_TRY(tc_cache_read(s, AS, TC_SCOPE_MMA_MATRIX_A, 1, &gemm, &AF));
+        _TC_CONV_TRY(tc_cache_read(s, BS, TC_SCOPE_MMA_MATRIX_B, 1, &gemm, &BF));
+    }
+    _TC_CONV_TRY(tc_cache_write(s, gemm, t->wgmma ? TC_SCOPE_WGMMA_ACCUMULATOR : TC_SCOPE_MMA_ACCUMULATOR, &ACC));
     /* an epilogue's elements are not in any thread's registers alone (the
        fragments' layout is the instruction's): the tiles go through shared
        memory, stored there as they would be to the output */
-    if (!split && g->conv.epi.out && !(GS = tc_cache_write(s, gemm, TC_SCOPE_SHARED))) return _tc_conv_error(ctx);
+    if (!split && g->conv.epi.out) _TC_CONV_TRY(tc_cache_write(s, gemm, TC_SCOPE_SHARED, &GS));
     if (!split) _TC_CONV_TRY(tc_compute_inline(tc_stage_of(s, gemm)));
     if (GS) {
         _TC_CONV_TRY(_tc_conv_output_stage(ctx, s, &g->conv, &st->out));
@@ -3547,9 +3557,9 @@ static tc_result _tc_nchw_cuda_schedule(tc_cfg *cfg, tc_schedule *s, const _tc_c
     tc_stage *so, *sl;
     tc_iter *scope, *tx, *rc[2], *ry[2], *rx[2];
     _TC_CONV_TRY(tc_compute_inline(tc_stage_of(s, g->pad)));
-    if (!(OL = tc_cache_write(s, g->out, TC_SCOPE_LOCAL)) || !(AA = tc_cache_read(s, g->pad, TC_SCOPE_SHARED, 1, &OL)) ||
-        !(WW = tc_cache_read(s, g->kernel, TC_SCOPE_SHARED, 1, &OL)))
-        return _tc_conv_error(ctx);
+    _TC_CONV_TRY(tc_cache_write(s, g->out, TC_SCOPE_LOCAL, &OL));
+    _TC_CONV_TRY(tc_cache_read(s, g->pad, TC_SCOPE_SHARED, 1, &OL, &AA));
+    _TC_CONV_TRY(tc_cache_read(s, g->kernel, TC_SCOPE_SHARED, 1, &OL, &WW));
     _TC_CONV_TRY(_tc_conv_output_stage(ctx, s, g, &so)); /* the epilogue's stage, when there is one, writes the output */
     sl = tc_stage_of(s, OL);
     _TC_CONV_TRY(_tc_nchw_cuda_tile_output(cfg, so, &scope, &tx));

@@ -17,8 +17,8 @@
        TECOMP_ASSERT(c)       (implementation) internal invariant check; default assert()
 
    WHAT THIS MODULE DOES NOT DO
-       It does not schedule, lower, compile or run anything: see tecomp_sched.h
-       and tecomp_cuda.h. Expressions are immutable and live as long as their
+       It does not schedule, lower, compile or run anything: see tecomp_sched.h,
+       tecomp_vm.h and tecomp_cuda.h. Expressions are immutable and live as long as their
        context; there is no reference counting.
 
    WALKTHROUGH

@@ -68,6 +68,7 @@
 
 #include "tecomp_space.h"
 #include "tecomp_cuda.h"
+#include "tecomp_vm.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -96,11 +96,11 @@ static tc_result schedule(tc_context *ctx, const conv *cv, tc_schedule **out) {
        AA = s.cache_read(Apad, "shared", [B]); WW = s.cache_read(W, "shared", [B])
        AL = s.cache_read(AA, "local", [B]);    WL = s.cache_read(WW, "local", [B])
        BL = s.cache_write(B, "local") */
-    GET(AA, tc_cache_read(s, cv->Apad, TC_SCOPE_SHARED, 1, &B));
-    GET(WW, tc_cache_read(s, cv->W, TC_SCOPE_SHARED, 1, &B));
-    GET(AL, tc_cache_read(s, AA, TC_SCOPE_LOCAL, 1, &B));
-    GET(WL, tc_cache_read(s, WW, TC_SCOPE_LOCAL, 1, &B));
-    GET(BL, tc_cache_write(s, B, TC_SCOPE_LOCAL));
+    TRY(tc_cache_read(s, cv->Apad, TC_SCOPE_SHARED, 1, &B, &AA));
+    TRY(tc_cache_read(s, cv->W, TC_SCOPE_SHARED, 1, &B, &WW));
+    TRY(tc_cache_read(s, AA, TC_SCOPE_LOCAL, 1, &B, &AL));
+    TRY(tc_cache_read(s, WW, TC_SCOPE_LOCAL, 1, &B, &WL));
+    TRY(tc_cache_write(s, B, TC_SCOPE_LOCAL, &BL));
     GET(sB, tc_stage_of(s, B));
     GET(sBL, tc_stage_of(s, BL));
     GET(sAA, tc_stage_of(s, AA));

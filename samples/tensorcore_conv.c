@@ -120,11 +120,11 @@ static tc_result schedule(tc_context *ctx, const conv *cv, tc_schedule **out, st
     /* AS = s.cache_read(Apad, "shared", [Conv]); WS = s.cache_read(W, "shared", [Conv])
        AF = s.cache_read(AS, "wmma.matrix_a", [Conv]); WF = s.cache_read(WS, "wmma.matrix_b", [Conv])
        ConvF = s.cache_write(Conv, "wmma.accumulator") */
-    GET(AS, tc_cache_read(s, cv->Apad, TC_SCOPE_SHARED, 1, &Conv));
-    GET(WS, tc_cache_read(s, cv->W, TC_SCOPE_SHARED, 1, &Conv));
-    GET(AF, tc_cache_read(s, AS, TC_SCOPE_WMMA_MATRIX_A, 1, &Conv));
-    GET(WF, tc_cache_read(s, WS, TC_SCOPE_WMMA_MATRIX_B, 1, &Conv));
-    GET(ConvF, tc_cache_write(s, Conv, TC_SCOPE_WMMA_ACCUMULATOR));
+    TRY(tc_cache_read(s, cv->Apad, TC_SCOPE_SHARED, 1, &Conv, &AS));
+    TRY(tc_cache_read(s, cv->W, TC_SCOPE_SHARED, 1, &Conv, &WS));
+    TRY(tc_cache_read(s, AS, TC_SCOPE_WMMA_MATRIX_A, 1, &Conv, &AF));
+    TRY(tc_cache_read(s, WS, TC_SCOPE_WMMA_MATRIX_B, 1, &Conv, &WF));
+    TRY(tc_cache_write(s, Conv, TC_SCOPE_WMMA_ACCUMULATOR, &ConvF));
     GET(st->Conv, tc_stage_of(s, Conv));
     GET(st->ConvF, tc_stage_of(s, ConvF));
     GET(st->AF, tc_stage_of(s, AF));

@@ -35,7 +35,7 @@ static inline mm matmul_tiles(int vthreads) {
     ax[0] = tc_axisi(ctx, "i", M), ax[1] = tc_axisi(ctx, "j", N), k = tc_reduce_axisi(ctx, "k", K);
     m.C = tc_compute(ctx, "C", 2, ax, tc_sum(tc_mul(tc_at(m.A, ax[0], k), tc_at(m.B, k, ax[1])), 1, &k));
     m.s = tc_schedule_create(ctx, 1, &m.C);
-    m.CL = tc_cache_write(m.s, m.C, TC_SCOPE_LOCAL);
+    TC_CHECK_EQ_INT(tc_cache_write(m.s, m.C, TC_SCOPE_LOCAL, &m.CL), TC_OK);
     m.sc = tc_stage_of(m.s, m.C), m.scl = tc_stage_of(m.s, m.CL);
     tc_tile(m.sc, tc_axis_of(m.sc, 0), tc_axis_of(m.sc, 1), 16, 16, &m.io, &m.jo, &m.ii, &m.ji);
     tc_bind(m.sc, m.io, TC_BLOCK_Y);
@@ -58,8 +58,8 @@ static inline mm matmul_vec(int step, int attach_inner, int vec) {
     mm m = matmul_tiles(1);
     tc_iter *f = NULL, *t1 = NULL, *t2 = NULL, *rest = NULL, *lanes = NULL;
     int q;
-    m.AA = tc_cache_read(m.s, m.A, TC_SCOPE_SHARED, 1, &m.CL);
-    m.BB = tc_cache_read(m.s, m.B, TC_SCOPE_SHARED, 1, &m.CL);
+    TC_CHECK_EQ_INT(tc_cache_read(m.s, m.A, TC_SCOPE_SHARED, 1, &m.CL, &m.AA), TC_OK);
+    TC_CHECK_EQ_INT(tc_cache_read(m.s, m.B, TC_SCOPE_SHARED, 1, &m.CL, &m.BB), TC_OK);
     m.sa = tc_stage_of(m.s, m.AA), m.sb = tc_stage_of(m.s, m.BB);
     tc_split(m.scl, tc_reduce_axis_of(m.scl, 0), step, &m.ko, &m.ki);
     tc_compute_at(m.sa, m.scl, attach_inner ? m.ki : m.ko);

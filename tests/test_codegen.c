@@ -59,7 +59,7 @@ static const tc_func *constant_weights(void) {
                                     tc_select(tc_eq(k, tc_int(ctx, 2)), a, tc_float(ctx, 0))),
                           1, &k));
     s = tc_schedule_create(ctx, 1, &O);
-    OL = tc_cache_write(s, O, TC_SCOPE_LOCAL);
+    TC_CHECK_EQ_INT(tc_cache_write(s, O, TC_SCOPE_LOCAL, &OL), TC_OK);
     so = tc_stage_of(s, O), sl = tc_stage_of(s, OL);
     tc_bind(so, tc_axis_of(so, 0), TC_THREAD_X);
     tc_compute_at(sl, so, tc_axis_of(so, 0));
@@ -243,7 +243,7 @@ static const tc_func *half_dot(tc_dtype t) {
     const tc_func *f = NULL;
     R = tc_compute(ctx, "R", 1, &i, tc_sum(tc_mul(tc_at(A, i, k), tc_at(B, i, k)), 1, &k));
     s = tc_schedule_create(ctx, 1, &R);
-    RL = tc_cache_write(s, R, TC_SCOPE_LOCAL);
+    TC_CHECK_EQ_INT(tc_cache_write(s, R, TC_SCOPE_LOCAL, &RL), TC_OK);
     sr = tc_stage_of(s, R), sl = tc_stage_of(s, RL);
     tc_split(sr, tc_axis_of(sr, 0), 64, &bx, &tx);
     tc_bind(sr, bx, TC_BLOCK_X);
@@ -305,8 +305,8 @@ static const tc_func *half_conv(tc_dtype t) {
                           3, red));
     s = tc_schedule_create(ctx, 1, &O);
     tc_compute_inline(tc_stage_of(s, pad));
-    OL = tc_cache_write(s, O, TC_SCOPE_LOCAL);
-    IS = tc_cache_read(s, pad, TC_SCOPE_SHARED, 1, &OL);
+    TC_CHECK_EQ_INT(tc_cache_write(s, O, TC_SCOPE_LOCAL, &OL), TC_OK);
+    TC_CHECK_EQ_INT(tc_cache_read(s, pad, TC_SCOPE_SHARED, 1, &OL, &IS), TC_OK);
     so = tc_stage_of(s, O), sl = tc_stage_of(s, OL), ss = tc_stage_of(s, IS);
     tc_bind(so, tc_axis_of(so, 0), TC_BLOCK_X);
     tc_bind(so, tc_axis_of(so, 1), TC_THREAD_Y);

@@ -41,9 +41,9 @@ static mm matmul(mm_shape sh) {
     ax[0] = tc_axisi(ctx, "i", sh.m), ax[1] = tc_axisi(ctx, "j", sh.n), k = tc_reduce_axisi(ctx, "k", sh.k);
     r.C = tc_compute(ctx, "C", 2, ax, tc_sum(tc_mul(tc_at(r.A, ax[0], k), tc_at(r.B, k, ax[1])), 1, &k));
     r.s = tc_schedule_create(ctx, 1, &r.C);
-    CL = tc_cache_write(r.s, r.C, TC_SCOPE_LOCAL);
-    AA = tc_cache_read(r.s, r.A, TC_SCOPE_SHARED, 1, &CL);
-    BB = tc_cache_read(r.s, r.B, TC_SCOPE_SHARED, 1, &CL);
+    TC_CHECK_EQ_INT(tc_cache_write(r.s, r.C, TC_SCOPE_LOCAL, &CL), TC_OK);
+    TC_CHECK_EQ_INT(tc_cache_read(r.s, r.A, TC_SCOPE_SHARED, 1, &CL, &AA), TC_OK);
+    TC_CHECK_EQ_INT(tc_cache_read(r.s, r.B, TC_SCOPE_SHARED, 1, &CL, &BB), TC_OK);
     sc = tc_stage_of(r.s, r.C), scl = tc_stage_of(r.s, CL), sa = tc_stage_of(r.s, AA), sb = tc_stage_of(r.s, BB);
     tc_tile(sc, tc_axis_of(sc, 0), tc_axis_of(sc, 1), sh.tm, sh.tn, &io, &jo, &ii, &ji);
     tc_split_nparts(sc, ii, 16, &ty, &iin);

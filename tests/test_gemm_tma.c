@@ -307,7 +307,7 @@ static tc_result tma_schedule(int computed) {
     c = tc_compute(ctx, "c", 2, ax, tc_at(b, ax[0], ax[1]));
     s = tc_schedule_create(ctx, 1, &c);
     if (computed) TC_CHECK_EQ_INT(tc_compute_inline(tc_stage_of(s, b)), TC_OK);
-    cached = tc_cache_read(s, b, TC_SCOPE_SHARED, 1, &c);
+    TC_CHECK_EQ_INT(tc_cache_read(s, b, TC_SCOPE_SHARED, 1, &c, &cached), TC_OK);
     sc = tc_stage_of(s, c);
     sb = tc_stage_of(s, cached);
     TC_CHECK_EQ_INT(tc_tma_copy(sc), TC_ERROR_SCHEDULE);

@@ -66,7 +66,7 @@ TC_TEST(bound_inference_of_a_sliding_window_and_virtual_threads) {
     r[0] = tc_reduce_axisi(ctx, "ry", 3), r[1] = tc_reduce_axisi(ctx, "rx", 3);
     O = tc_compute(ctx, "O", 2, ax, tc_sum(tc_at(I, tc_add(ax[0], r[0]), tc_add(ax[1], r[1])), 2, r));
     s = tc_schedule_create(ctx, 1, &O);
-    IS = tc_cache_read(s, I, TC_SCOPE_SHARED, 1, &O);
+    TC_CHECK_EQ_INT(tc_cache_read(s, I, TC_SCOPE_SHARED, 1, &O, &IS), TC_OK);
     so = tc_stage_of(s, O), si = tc_stage_of(s, IS);
     tc_tile(so, tc_axis_of(so, 0), tc_axis_of(so, 1), 8, 16, &yo, &xo, &yi, &xi);
     tc_split_nparts(so, yi, 2, &vy, &ty);
@@ -81,7 +81,7 @@ TC_TEST(bound_inference_of_a_sliding_window_and_virtual_threads) {
     TC_CHECK_STR(str(g.extent[0]), "10");
     TC_CHECK_STR(str(g.min[1]), "blockIdx.x*16");
     TC_CHECK_STR(str(g.extent[1]), "18");
-    IL = tc_cache_read(s, IS, TC_SCOPE_LOCAL, 1, &O);
+    TC_CHECK_EQ_INT(tc_cache_read(s, IS, TC_SCOPE_LOCAL, 1, &O, &IL), TC_OK);
     TC_CHECK_EQ_INT(tc_compute_at(tc_stage_of(s, IL), so, xi), TC_OK);
     TC_CHECK_EQ_INT(tc_infer_region(s, IL, &g), TC_OK);
     TC_CHECK_STR(str(g.min[0]), "blockIdx.y*8 + y.inner.outer*4 + threadIdx.y");
@@ -181,8 +181,8 @@ TC_TEST(vectorized_cooperative_fetch_uses_float4) {
     const tc_func *fn;
     const char *cuda;
     /* B.shared's 8 x 16 floats: 32 threads (16 x 2 of the 16 x 16), 4 consecutive floats each */
-    m.AA = tc_cache_read(m.s, m.A, TC_SCOPE_SHARED, 1, &m.CL);
-    m.BB = tc_cache_read(m.s, m.B, TC_SCOPE_SHARED, 1, &m.CL);
+    TC_CHECK_EQ_INT(tc_cache_read(m.s, m.A, TC_SCOPE_SHARED, 1, &m.CL, &m.AA), TC_OK);
+    TC_CHECK_EQ_INT(tc_cache_read(m.s, m.B, TC_SCOPE_SHARED, 1, &m.CL, &m.BB), TC_OK);
     m.sa = tc_stage_of(m.s, m.AA), m.sb = tc_stage_of(m.s, m.BB);
     tc_split(m.scl, tc_reduce_axis_of(m.scl, 0), 8, &m.ko, &m.ki);
     tc_compute_at(m.sa, m.scl, m.ko);
@@ -280,7 +280,7 @@ TC_TEST(schedule_misuse_is_an_error) {
     TC_CHECK_CONTAINS(tc_context_error(ctx), "compute_at: stage A.shared is itself computed inside C.local");
     TC_CHECK_EQ_INT(tc_compute_at(m.sa, m.scl, tc_axis_of(m.sc, 0)), TC_ERROR_SCHEDULE);
     TC_CHECK_CONTAINS(tc_context_error(ctx), "compute_at on stage C.local: axis 'i' belongs to stage C");
-    TC_CHECK(tc_cache_write(m.s, m.C, TC_SCOPE_LOCAL) == NULL);
+    TC_CHECK_EQ_INT(tc_cache_write(m.s, m.C, TC_SCOPE_LOCAL, NULL), TC_ERROR_SCHEDULE);
     TC_CHECK_CONTAINS(tc_context_error(ctx), "cache_write of C: call it before scheduling stage C");
     { /* a reorder (or a binding) alone also schedules the stage: its leaves would name loops the cache took (found by fuzz_parse) */
         tc_tensor *A = tc_placeholderi(ctx, "A", TC_FLOAT32, TC_DIMS(8, 8));
@@ -289,12 +289,12 @@ TC_TEST(schedule_misuse_is_an_error) {
         tc_schedule *s = tc_schedule_create(ctx, 1, &R);
         tc_stage *sr = tc_stage_of(s, R);
         TC_CHECK_EQ_INT(tc_reorder_va(sr, 2, tc_stage_leaf(sr, 1), tc_stage_leaf(sr, 0)), TC_OK);
-        TC_CHECK(tc_cache_write(s, R, TC_SCOPE_LOCAL) == NULL);
+        TC_CHECK_EQ_INT(tc_cache_write(s, R, TC_SCOPE_LOCAL, NULL), TC_ERROR_SCHEDULE);
         TC_CHECK_CONTAINS(tc_context_error(ctx), "cache_write of R: call it before scheduling stage R");
     }
-    TC_CHECK(tc_cache_read(m.s, m.C, TC_SCOPE_SHARED, 1, &m.AA) == NULL);
+    TC_CHECK_EQ_INT(tc_cache_read(m.s, m.C, TC_SCOPE_SHARED, 1, &m.AA, NULL), TC_ERROR_SCHEDULE);
     TC_CHECK_CONTAINS(tc_context_error(ctx), "cache_read: stage A.shared does not read C");
-    TC_CHECK(tc_cache_read(m.s, m.A, TC_SCOPE_GLOBAL, 1, &m.CL) == NULL);
+    TC_CHECK_EQ_INT(tc_cache_read(m.s, m.A, TC_SCOPE_GLOBAL, 1, &m.CL, NULL), TC_ERROR_SCHEDULE);
     TC_CHECK_CONTAINS(tc_context_error(ctx), "the scope must be shared, local");
     TC_CHECK_EQ_INT(tc_storage_align(m.sa, tc_axis_of(m.sa, 0), 8, 9), TC_ERROR_SCHEDULE);
     TC_CHECK_CONTAINS(tc_context_error(ctx), "needs factor >= 1 and 0 <= offset < factor (got 8, 9)");

@@ -61,12 +61,13 @@ static mm build_in(tc_dtype dtype, int tile, tc_scope a_scope, int a_shared) {
                                : tc_mul(tc_at(m.A, ax[0], k), tc_at(m.B, k, ax[1]));
     m.C = tc_compute(ctx, "C", 2, ax, tc_sum(prod, 1, &k));
     m.s = tc_schedule_create(ctx, 1, &m.C);
-    m.AS = a_shared ? tc_cache_read(m.s, m.A, TC_SCOPE_SHARED, 1, &m.C) : m.A;
-    BS = tc_cache_read(m.s, m.B, TC_SCOPE_SHARED, 1, &m.C);
+    m.AS = m.A;
+    if (a_shared) TC_CHECK_EQ_INT(tc_cache_read(m.s, m.A, TC_SCOPE_SHARED, 1, &m.C, &m.AS), TC_OK);
+    TC_CHECK_EQ_INT(tc_cache_read(m.s, m.B, TC_SCOPE_SHARED, 1, &m.C, &BS), TC_OK);
     m.BS = BS;
-    AF = tc_cache_read(m.s, m.AS, a_scope, 1, &m.C);
-    BF = tc_cache_read(m.s, BS, TC_SCOPE_MMA_MATRIX_B, 1, &m.C);
-    CF = tc_cache_write(m.s, m.C, TC_SCOPE_MMA_ACCUMULATOR);
+    TC_CHECK_EQ_INT(tc_cache_read(m.s, m.AS, a_scope, 1, &m.C, &AF), TC_OK);
+    TC_CHECK_EQ_INT(tc_cache_read(m.s, BS, TC_SCOPE_MMA_MATRIX_B, 1, &m.C, &BF), TC_OK);
+    TC_CHECK_EQ_INT(tc_cache_write(m.s, m.C, TC_SCOPE_MMA_ACCUMULATOR, &CF), TC_OK);
     TC_CHECK(AF && BF && CF);
     m.sC = tc_stage_of(m.s, m.C), m.CF = tc_stage_of(m.s, CF), m.AF = tc_stage_of(m.s, AF), m.BF = tc_stage_of(m.s, BF);
     /* C: a warp per 16 x 8 output tile */
@@ -412,8 +413,8 @@ TC_TEST(mismatches_are_errors_not_wrong_code) {
     TC_CHECK_EQ_INT(tc_tensorize(m.CF, m.CF_at, tc_intrin_mma(ctx, TC_INTRIN_MMA_FILL, TC_FLOAT16)), TC_ERROR_SCHEDULE);
     TC_CHECK_CONTAINS(tc_context_error(ctx), "mma.fill is the mma's initialisation");
     /* fragments only where they can be; intrinsics only of their family and types */
-    TC_CHECK(tc_cache_read(m.s, m.A, TC_SCOPE_MMA_ACCUMULATOR, 1, &m.C) == NULL);
-    TC_CHECK(tc_cache_write(m.s, m.C, TC_SCOPE_MMA_MATRIX_B) == NULL);
+    TC_CHECK_EQ_INT(tc_cache_read(m.s, m.A, TC_SCOPE_MMA_ACCUMULATOR, 1, &m.C, NULL), TC_ERROR_SCHEDULE);
+    TC_CHECK_EQ_INT(tc_cache_write(m.s, m.C, TC_SCOPE_MMA_MATRIX_B, NULL), TC_ERROR_SCHEDULE);
     TC_CHECK(tc_intrin_mma(ctx, TC_INTRIN_MMA_SYNC, TC_INT32) == NULL);
     TC_CHECK_CONTAINS(tc_context_error(ctx), "tc_intrin_mma: kind");
     TC_CHECK(tc_intrin_mma(ctx, TC_INTRIN_WMMA_MMA, TC_FLOAT16) == NULL);

@@ -209,8 +209,8 @@ TC_TEST(vectorized_fetches_copy_16_bytes) {
     tc_iter *f = NULL, *ty = NULL, *tx = NULL, *rest = NULL, *vec = NULL, *t1 = NULL, *t2 = NULL;
     const tc_func *fn;
     const char *cuda;
-    m.AA = tc_cache_read(m.s, m.A, TC_SCOPE_SHARED, 1, &m.CL);
-    m.BB = tc_cache_read(m.s, m.B, TC_SCOPE_SHARED, 1, &m.CL);
+    TC_CHECK_EQ_INT(tc_cache_read(m.s, m.A, TC_SCOPE_SHARED, 1, &m.CL, &m.AA), TC_OK);
+    TC_CHECK_EQ_INT(tc_cache_read(m.s, m.B, TC_SCOPE_SHARED, 1, &m.CL, &m.BB), TC_OK);
     m.sa = tc_stage_of(m.s, m.AA), m.sb = tc_stage_of(m.s, m.BB);
     tc_split(m.scl, tc_reduce_axis_of(m.scl, 0), 8, &m.ko, &m.ki);
     tc_compute_at(m.sa, m.scl, m.ko);
@@ -266,7 +266,7 @@ TC_TEST(zero_fill_replaces_the_padding_select) {
     static float x[PN], w[PR], y[PN];
     void *mem[3];
     int k, q, bad = 0;
-    PS = tc_cache_read(s, P, TC_SCOPE_SHARED, 1, &Y);
+    TC_CHECK_EQ_INT(tc_cache_read(s, P, TC_SCOPE_SHARED, 1, &Y, &PS), TC_OK);
     sps = tc_stage_of(s, PS);
     TC_CHECK_EQ_INT(tc_compute_inline(tc_stage_of(s, P)), TC_OK);
     tc_split(sy, tc_axis_of(sy, 0), 32, &bo, &ti);

@@ -254,8 +254,8 @@ TC_TEST(guards_stay_off_barriers) {
     int j, q, bad = 0;
     C = tc_compute(ctx, "C", 1, &i, tc_sum(tc_at(A, k, i), 1, &k));
     s = tc_schedule_create(ctx, 1, &C);
-    CL = tc_cache_write(s, C, TC_SCOPE_LOCAL);
-    AA = tc_cache_read(s, A, TC_SCOPE_SHARED, 1, &CL);
+    TC_CHECK_EQ_INT(tc_cache_write(s, C, TC_SCOPE_LOCAL, &CL), TC_OK);
+    TC_CHECK_EQ_INT(tc_cache_read(s, A, TC_SCOPE_SHARED, 1, &CL, &AA), TC_OK);
     sc = tc_stage_of(s, C), sl = tc_stage_of(s, CL), sa = tc_stage_of(s, AA);
     tc_split(sc, tc_axis_of(sc, 0), 16, &io, &ii);
     tc_bind(sc, io, TC_BLOCK_X);
@@ -372,6 +372,65 @@ TC_TEST(misuse_is_an_error_naming_stage_and_axis) {
     }
 }
 
+/* cache_read and cache_write fail like every primitive: a result code, a
+   message in the context, and *out NULL (it is set on entry, so a stale
+   pointer cannot pass for the cache). A NULL schedule has no context to
+   keep a message in. */
+TC_TEST(cache_primitives_fail_with_a_result) {
+    tc_stage *st, *other_st;
+    tc_schedule *s = scale2d(&st);
+    tc_tensor *A = A2, *B = B2, *other_B, *out;
+    scale2d(&other_st); /* a second A, B pair in a schedule of its own */
+    other_B = B2;
+    out = B;
+    TC_CHECK_EQ_INT(tc_cache_read(NULL, A, TC_SCOPE_SHARED, 1, &B, &out), TC_ERROR_INVALID_ARGUMENT);
+    TC_CHECK(out == NULL);
+    out = B;
+    TC_CHECK_EQ_INT(tc_cache_write(NULL, B, TC_SCOPE_LOCAL, &out), TC_ERROR_INVALID_ARGUMENT);
+    TC_CHECK(out == NULL);
+    /* a tensor with no stage in the schedule: a placeholder, or another schedule's tensor */
+    out = B;
+    tc_context_clear_error(ctx);
+    TC_CHECK_EQ_INT(tc_cache_write(s, A, TC_SCOPE_LOCAL, &out), TC_ERROR_SCHEDULE);
+    TC_CHECK(out == NULL);
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "tensor A has no stage in this schedule (it is a placeholder)");
+    out = B;
+    tc_context_clear_error(ctx);
+    TC_CHECK_EQ_INT(tc_cache_write(s, other_B, TC_SCOPE_LOCAL, &out), TC_ERROR_SCHEDULE);
+    TC_CHECK(out == NULL);
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "tensor B has no stage in this schedule (no output reads it)");
+    out = B;
+    tc_context_clear_error(ctx);
+    TC_CHECK_EQ_INT(tc_cache_read(s, A, TC_SCOPE_SHARED, 1, &other_B, &out), TC_ERROR_SCHEDULE);
+    TC_CHECK(out == NULL);
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "tensor B has no stage in this schedule");
+    /* bad scopes */
+    out = B;
+    tc_context_clear_error(ctx);
+    TC_CHECK_EQ_INT(tc_cache_read(s, A, TC_SCOPE_GLOBAL, 1, &B, &out), TC_ERROR_SCHEDULE);
+    TC_CHECK(out == NULL);
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "cache_read of A: the scope must be shared, local, wmma.matrix_a");
+    out = B;
+    tc_context_clear_error(ctx);
+    TC_CHECK_EQ_INT(tc_cache_write(s, B, TC_SCOPE_WMMA_MATRIX_A, &out), TC_ERROR_SCHEDULE);
+    TC_CHECK(out == NULL);
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "cache_write of B: the scope must be shared, local");
+    /* no tensor, no readers */
+    out = B;
+    tc_context_clear_error(ctx);
+    TC_CHECK_EQ_INT(tc_cache_read(s, NULL, TC_SCOPE_SHARED, 1, &B, &out), TC_ERROR_INVALID_ARGUMENT);
+    TC_CHECK(out == NULL);
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "cache_read: give the tensor and 1 to 16 readers");
+    TC_CHECK_EQ_INT(tc_cache_read(s, A, TC_SCOPE_SHARED, 0, &B, &out), TC_ERROR_INVALID_ARGUMENT);
+    /* the failures left the schedule usable: the same calls done right succeed */
+    TC_CHECK_EQ_INT(tc_cache_write(s, B, TC_SCOPE_LOCAL, &out), TC_OK);
+    TC_CHECK(out != NULL && strcmp(out->name, "B.local") == 0);
+    TC_CHECK_EQ_INT(tc_cache_read(s, A, TC_SCOPE_SHARED, 1, &out, &out), TC_OK);
+    TC_CHECK(out != NULL && strcmp(out->name, "A.shared") == 0);
+    TC_CHECK_EQ_INT(tc_cache_read(s, out, TC_SCOPE_LOCAL, 1, &B, NULL), TC_ERROR_SCHEDULE); /* B reads B.local now, not A.shared */
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "cache_read: stage B does not read A.shared");
+}
+
 TC_TEST(thread_limits_are_checked) {
     tc_tensor *A = tc_placeholderi(ctx, "A", TC_FLOAT32, TC_DIMS(4096));
     const tc_expr *i = tc_axisi(ctx, "i", 4096);
@@ -409,6 +468,7 @@ int main(int argc, char **argv) {
     TC_RUN(reduction_init_sits_outside_the_first_reduce_loop);
     TC_RUN(guards_stay_off_barriers);
     TC_RUN(misuse_is_an_error_naming_stage_and_axis);
+    TC_RUN(cache_primitives_fail_with_a_result);
     TC_RUN(thread_limits_are_checked);
     tc_context_destroy(ctx);
     return tc_test_summary();

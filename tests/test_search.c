@@ -81,11 +81,11 @@ static tc_result conv2d_no_batching(tc_cfg *cfg, const void *task_ptr, tc_instan
     CHECK_OK(tc_cfg_define_knob(cfg, "auto_unroll_max_step", 3, unroll_steps));
     CHECK_OK(tc_cfg_define_knob(cfg, "unroll_explicit", 2, explicit_values));
     CHECK_OK(tc_compute_inline(tc_stage_of(s, pad)));
-    OL = tc_cache_write(s, conv, TC_SCOPE_LOCAL);
-    AA = tc_cache_read(s, pad, TC_SCOPE_SHARED, 1, &OL);
-    WW = tc_cache_read(s, kernel, TC_SCOPE_SHARED, 1, &OL);
-    AL = tc_cache_read(s, AA, TC_SCOPE_LOCAL, 1, &OL);
-    WL = tc_cache_read(s, WW, TC_SCOPE_LOCAL, 1, &OL);
+    TC_CHECK_EQ_INT(tc_cache_write(s, conv, TC_SCOPE_LOCAL, &OL), TC_OK);
+    TC_CHECK_EQ_INT(tc_cache_read(s, pad, TC_SCOPE_SHARED, 1, &OL, &AA), TC_OK);
+    TC_CHECK_EQ_INT(tc_cache_read(s, kernel, TC_SCOPE_SHARED, 1, &OL, &WW), TC_OK);
+    TC_CHECK_EQ_INT(tc_cache_read(s, AA, TC_SCOPE_LOCAL, 1, &OL, &AL), TC_OK);
+    TC_CHECK_EQ_INT(tc_cache_read(s, WW, TC_SCOPE_LOCAL, 1, &OL, &WL), TC_OK);
     if (!OL || !AA || !WW || !AL || !WL) return tc_context_result(c);
     so = tc_stage_of(s, conv);
     CHECK_OK(tc_cfg_apply_split(cfg, so, tc_axis_of(so, 1), "tile_f", f));

@@ -266,7 +266,8 @@ TC_TEST(a_one_dimensional_stage_is_not_swizzled) {
     const tc_expr *i = tc_axisi(ctx, "i", 256);
     tc_tensor *Y = tc_compute(ctx, "Y", 1, &i, tc_mul(tc_at(X, i), tc_float(ctx, 2.0)));
     tc_schedule *s = tc_schedule_create(ctx, 1, &Y);
-    tc_tensor *XS = tc_cache_read(s, X, TC_SCOPE_SHARED, 1, &Y);
+    tc_tensor *XS = NULL;
+    TC_CHECK_EQ_INT(tc_cache_read(s, X, TC_SCOPE_SHARED, 1, &Y, &XS), TC_OK);
     TC_CHECK_EQ_INT(tc_storage_swizzle(tc_stage_of(s, XS), 1), TC_ERROR_SCHEDULE);
     TC_CHECK_CONTAINS(tc_context_error(ctx), "storage_swizzle on stage X.shared: it has 1 dimension; the swizzle permutes the chunks of a row");
 }

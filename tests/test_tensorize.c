@@ -59,11 +59,11 @@ static mm build(tc_dtype dtype, int tile) {
                                : tc_mul(tc_at(m.A, ax[0], k), tc_at(m.B, k, ax[1]));
     m.C = tc_compute(ctx, "C", 2, ax, tc_sum(prod, 1, &k));
     m.s = tc_schedule_create(ctx, 1, &m.C);
-    AS = tc_cache_read(m.s, m.A, TC_SCOPE_SHARED, 1, &m.C);
-    BS = tc_cache_read(m.s, m.B, TC_SCOPE_SHARED, 1, &m.C);
-    AF = tc_cache_read(m.s, AS, TC_SCOPE_WMMA_MATRIX_A, 1, &m.C);
-    BF = tc_cache_read(m.s, BS, TC_SCOPE_WMMA_MATRIX_B, 1, &m.C);
-    CF = tc_cache_write(m.s, m.C, TC_SCOPE_WMMA_ACCUMULATOR);
+    TC_CHECK_EQ_INT(tc_cache_read(m.s, m.A, TC_SCOPE_SHARED, 1, &m.C, &AS), TC_OK);
+    TC_CHECK_EQ_INT(tc_cache_read(m.s, m.B, TC_SCOPE_SHARED, 1, &m.C, &BS), TC_OK);
+    TC_CHECK_EQ_INT(tc_cache_read(m.s, AS, TC_SCOPE_WMMA_MATRIX_A, 1, &m.C, &AF), TC_OK);
+    TC_CHECK_EQ_INT(tc_cache_read(m.s, BS, TC_SCOPE_WMMA_MATRIX_B, 1, &m.C, &BF), TC_OK);
+    TC_CHECK_EQ_INT(tc_cache_write(m.s, m.C, TC_SCOPE_WMMA_ACCUMULATOR, &CF), TC_OK);
     TC_CHECK(AF && BF && CF);
     m.sC = tc_stage_of(m.s, m.C), m.CF = tc_stage_of(m.s, CF), m.AF = tc_stage_of(m.s, AF), m.BF = tc_stage_of(m.s, BF);
     /* C: a warp per output tile */
@@ -274,8 +274,8 @@ TC_TEST(mismatches_are_errors_not_wrong_code) {
     TC_CHECK_EQ_INT(tc_lower(m.s, 3, args, "mm", NULL, &f), TC_ERROR_LOWER);
     TC_CHECK_CONTAINS(tc_context_error(ctx), "loops from the tensorized one in");
     /* fragments only where they can be */
-    TC_CHECK(tc_cache_read(m.s, m.A, TC_SCOPE_WMMA_ACCUMULATOR, 1, &m.C) == NULL);
-    TC_CHECK(tc_cache_write(m.s, m.C, TC_SCOPE_WMMA_MATRIX_A) == NULL);
+    TC_CHECK_EQ_INT(tc_cache_read(m.s, m.A, TC_SCOPE_WMMA_ACCUMULATOR, 1, &m.C, NULL), TC_ERROR_SCHEDULE);
+    TC_CHECK_EQ_INT(tc_cache_write(m.s, m.C, TC_SCOPE_WMMA_MATRIX_A, NULL), TC_ERROR_SCHEDULE);
     TC_CHECK(tc_intrin_wmma(ctx, TC_INTRIN_WMMA_MMA, TC_INT32) == NULL);
     /* bfloat16: no wmma intrinsic (its tensor cores come with mma.sync), refused by name */
     for (k = 0; k < TC_INTRIN_KIND_COUNT; k++) {

@@ -126,13 +126,16 @@ static tc_iter *fz_leaf(tc_stage *s, unsigned k) {
     return n > 0 ? tc_stage_leaf(s, (int)(k % (unsigned)n)) : NULL;
 }
 
-/* Remember a tensor a cache primitive made, for later primitives. */
-static void fz_keep(fz_state *st, tc_tensor *t, const char *what) {
-    if (!t) {
-        fz_check_failure(st, tc_context_result(st->ctx), what);
+/* Remember a tensor a cache primitive made, for later primitives; a
+   failure must leave no tensor and a message. */
+static void fz_keep(fz_state *st, tc_result r, tc_tensor *t, const char *what) {
+    if (r != TC_OK) {
+        fz_require(t == NULL, what, st);
+        fz_check_failure(st, r, what);
         return;
     }
-    if (st->ntensors < FZ_MAX_TENSORS) st->tensors[st->ntensors++] = t;
+    fz_require(t != NULL, what, st);
+    if (t && st->ntensors < FZ_MAX_TENSORS) st->tensors[st->ntensors++] = t;
 }
 
 /* s[t].split and s[t].split(nparts=): both loops come back, as leaves. */
@@ -183,6 +186,8 @@ static void fz_apply(fz_state *st, const uint8_t *b) {
     tc_stage *s = fz_stage(st, b[1]), *parent;
     tc_iter *x, *y;
     tc_tensor *reader;
+    tc_tensor *made; /* what a cache primitive made */
+    tc_result r;
     int64_t num = 1 + b[4] % 16;
     if (!s) return;
     x = fz_leaf(s, b[2]);
@@ -203,9 +208,13 @@ static void fz_apply(fz_state *st, const uint8_t *b) {
     case 9: if (x) fz_check_failure(st, tc_vectorize(s, x), "vectorize"); break;
     case 10:
         reader = st->tensors[b[1] % (unsigned)st->ntensors];
-        fz_keep(st, tc_cache_read(st->sched, fz_any_tensor(st, b[2]), cache_scopes[b[4] % 6], 1, &reader), "cache_read");
+        r = tc_cache_read(st->sched, fz_any_tensor(st, b[2]), cache_scopes[b[4] % 6], 1, &reader, &made);
+        fz_keep(st, r, made, "cache_read");
         break;
-    case 11: fz_keep(st, tc_cache_write(st->sched, st->tensors[b[1] % (unsigned)st->ntensors], cache_scopes[b[4] % 6]), "cache_write"); break;
+    case 11:
+        r = tc_cache_write(st->sched, st->tensors[b[1] % (unsigned)st->ntensors], cache_scopes[b[4] % 6], &made);
+        fz_keep(st, r, made, "cache_write");
+        break;
     case 12:
         if (x) fz_check_failure(st, tc_pragma(s, x, b[4] & 1 ? "unroll_explicit" : "auto_unroll_max_step", b[4] >> 1), "pragma");
         break;

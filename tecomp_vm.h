@@ -1,0 +1,1325 @@
+/* tecomp_vm.h - the host executor: lowered functions run on the CPU.       v0.2
+
+   Part of tecomp (see tecomp.h). Include "tecomp.h", or this file after
+   tecomp_sched.h (it includes it); define TECOMP_IMPLEMENTATION in one file
+   as for every module.
+
+   The host executor (tc_host_run) runs a lowered function on the CPU with
+   CUDA semantics - every block, every thread, per-thread locals, per-block
+   shared memory, barriers, asynchronous copies, mbarriers, TMA copies and
+   wgmma groups - and reports out-of-bounds accesses, shared-memory races
+   between barriers and deadlocks as errors naming the kernel, buffer,
+   index, block and thread. It is how the tests check numerics on machines
+   without a GPU, and the tuner's fallback without one. It is slow (an
+   interpreter: each kernel compiled to a small register machine, so that
+   every thread of a block can stop at a barrier and resume later) and
+   meant for checking numerics.
+
+   It depends on tecomp_sched.h (lowered functions, tc_func_eval, float16
+   and bfloat16 conversions) and nothing depends on it but the tuner's
+   measurement (tecomp_measure.h) and what includes that.
+*/
+#ifndef TECOMP_VM_H
+#define TECOMP_VM_H
+
+#include "tecomp_sched.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+// >>api-host
+
+/* Run a lowered function on the CPU. args[k] points at the data of param k
+   (dtype and size as the param buffer says); sizes[k] gives the value of
+   the symbolic size f->sizes[k]. Out-of-bounds accesses and division by
+   zero stop the run with TC_ERROR_EXECUTION and a message naming the kernel,
+   buffer, index, block and thread. */
+TECOMP_API tc_result tc_host_run(tc_context *ctx, const tc_func *f, void *const *args, const int64_t *sizes);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+#endif /* TECOMP_VM_H */
+
+/* ======================================================================== */
+/* IMPLEMENTATION                                                           */
+/* ======================================================================== */
+#if defined(TECOMP_IMPLEMENTATION) && !defined(TECOMP_VM_IMPL_DONE)
+#define TECOMP_VM_IMPL_DONE
+
+// >>host-compile
+
+/* The host executor compiles each kernel into a small register machine, so
+   that every thread of a block can stop at a barrier and resume later. */
+typedef enum _tc_opcode {
+    _TC_OP_CONST,   /* r[dst] = imm */
+    _TC_OP_MOV,     /* r[dst] = r[a] */
+    _TC_OP_BIN,     /* r[dst] = r[a] <sub> r[b]; sub is a tc_expr_kind, t the operands' dtype */
+    _TC_OP_NOT,     /* r[dst] = !r[a] */
+    _TC_OP_CAST,    /* r[dst] = (t) r[a], from dtype st */
+    _TC_OP_CALL,    /* r[dst] = fn[sub](r[a], r[b]) */
+    _TC_OP_LOAD,    /* r[dst] = buf[r[a]] */
+    _TC_OP_STORE,   /* buf[r[a]] = r[b] */
+    _TC_OP_JMP,     /* pc = target */
+    _TC_OP_JZ,      /* if (!r[a]) pc = target */
+    _TC_OP_JNZ,     /* if (r[a]) pc = target */
+    _TC_OP_BARRIER, /* wait for the block's other threads */
+    _TC_OP_TENSOR,  /* tensor op number target, its operands in registers */
+    _TC_OP_ASYNC_COPY, /* buf[r[a] ..] = slot target[r[b] ..], imm.i elements, in flight; zeros unless r[dst] (dst -1: always) */
+    _TC_OP_ASYNC_COMMIT, /* the thread's copies in flight since the last commit form a group */
+    _TC_OP_ASYNC_WAIT,   /* the thread's copies land but those of its imm.i newest groups */
+    _TC_OP_WGMMA_FENCE,  /* the warpgroup's next wgmma may read its accumulators */
+    _TC_OP_WGMMA_COMMIT, /* the warpgroup's wgmma since the last commit form a group */
+    _TC_OP_WGMMA_WAIT,   /* the warpgroup's wgmma groups complete but its imm.i newest */
+    _TC_OP_TMA_LOAD,     /* TMA copy number target: its box lands in shared memory, complete when its mbarrier's phase is */
+    _TC_OP_MBAR_INIT,    /* mbarrier buf[r[a]] expects imm.i arrivals a phase; phase 0 begins */
+    _TC_OP_MBAR_ARRIVE,  /* an arrival on mbarrier buf[r[a]], with r[b] more bytes expected (b -1: none) */
+    _TC_OP_MBAR_WAIT,    /* wait until mbarrier buf[r[a]] has completed its phase of parity r[b] */
+    _TC_OP_END
+} _tc_opcode;
+
+typedef union _tc_val { int64_t i; double f; } _tc_val;
+
+typedef struct _tc_ins {
+    uint8_t op, sub, t, st;
+    int dst, a, b, target, buf;
+    _tc_val imm;
+} _tc_ins;
+
+typedef struct _tc_vm_buf {
+    tc_buffer *buffer;
+    int slot_param; /* index among params then temps; -1 for an allocation */
+} _tc_vm_buf;
+
+/* A tensor op as the register machine runs it: per operand its buffer slot
+   and the registers holding its first element and row stride. */
+typedef struct _tc_vm_tensor_op {
+    const tc_stmt *s;
+    int buf[3], first[3], ldm[3];
+    int keep[2]; /* a cut store: the registers of the rows and columns it keeps; -1: the whole tile */
+} _tc_vm_tensor_op;
+
+/* A TMA copy as the register machine runs it: its buffer slots and the
+   registers of its destination index, mbarrier index, and its box's
+   coordinates, extents and tensor's extents (rank each). */
+typedef struct _tc_vm_tma_op {
+    int dst, src, bar;
+    int index, bar_index;
+    int rank;
+    int im2col;                      /* tc_stmt_tma_load_im2col's copy: regs hold its args in their order */
+    int regs[TC_TMA_IM2COL_NARGS];
+} _tc_vm_tma_op;
+
+typedef struct _tc_vm {
+    tc_context *ctx;
+    const tc_func *f;
+    _tc_ins *code;
+    int ncode, code_cap;
+    const tc_expr *vars[256]; /* variable of each fixed register */
+    int nvars, ntemps, max_regs;
+    int thread_reg[TC_THREAD_TAG_COUNT]; /* the register set to each thread index at the start; -1: none */
+    _tc_vm_buf bufs[64];
+    int nbufs;
+    int size_reg[32];         /* register of each symbolic size the kernel uses; -1 when unused */
+    int has_async;            /* the kernel issues asynchronous copies */
+    int has_wgmma;            /* the kernel issues warpgroup tensor ops */
+    _tc_vm_tensor_op *ops;    /* the kernel's tensor ops */
+    int nops, ops_cap;
+    _tc_vm_tma_op *tmas;      /* the kernel's TMA copies */
+    int ntmas, tmas_cap;
+    int failed;
+} _tc_vm;
+
+static int _tc_vm_emit(_tc_vm *vm, _tc_opcode op, int dst, int a, int b) {
+    _tc_ins *in;
+    if (!_tc_grow(vm->ctx, (void **)&vm->code, &vm->code_cap, vm->ncode + 1, sizeof(_tc_ins))) { vm->failed = 1; return 0; }
+    in = &vm->code[vm->ncode];
+    memset(in, 0, sizeof *in);
+    in->op = (uint8_t)op, in->dst = dst, in->a = a, in->b = b;
+    return vm->ncode++;
+}
+
+static int _tc_vm_temp(_tc_vm *vm) {
+    int r = 256 + vm->ntemps++;
+    if (r + 1 > vm->max_regs) vm->max_regs = r + 1;
+    return r;
+}
+
+static int _tc_vm_var_reg(_tc_vm *vm, const tc_expr *v, int create) {
+    int k;
+    for (k = 0; k < vm->nvars; k++) if (vm->vars[k] == v) return k;
+    if (!create) return -1;
+    if (vm->nvars == 256) { vm->failed = 1; _tc_fail(vm->ctx, TC_ERROR_EXECUTION, "kernel uses more than 256 variables"); return 0; }
+    vm->vars[vm->nvars] = v;
+    return vm->nvars++;
+}
+
+static int _tc_vm_buffer_slot(_tc_vm *vm, tc_buffer *b) {
+    int k;
+    for (k = 0; k < vm->nbufs; k++) if (vm->bufs[k].buffer == b) return k;
+    if (vm->nbufs == 64) { vm->failed = 1; _tc_fail(vm->ctx, TC_ERROR_EXECUTION, "kernel uses more than 64 buffers"); return 0; }
+    vm->bufs[vm->nbufs].buffer = b;
+    vm->bufs[vm->nbufs].slot_param = -1;
+    for (k = 0; k < vm->f->nparams + vm->f->ntemps; k++)
+        if ((k < vm->f->nparams ? vm->f->params[k] : vm->f->temps[k - vm->f->nparams]) == b) vm->bufs[vm->nbufs].slot_param = k;
+    return vm->nbufs++;
+}
+
+static int _tc_vm_call_index(const char *name) {
+    int k;
+    for (k = 0; _tc_math_names[k]; k++) if (strcmp(_tc_math_names[k], name) == 0) return k;
+    return 0;
+}
+
+/* Compile e; its value ends up in the returned register. */
+static int _tc_vm_expr(_tc_vm *vm, const tc_expr *e) {
+    int a, b, dst, j1, j2;
+    if (vm->failed) return 0;
+    switch (e->kind) {
+    case TC_INT_IMM: case TC_FLOAT_IMM:
+        dst = _tc_vm_temp(vm);
+        j1 = _tc_vm_emit(vm, _TC_OP_CONST, dst, 0, 0);
+        if (!vm->failed) memcpy(&vm->code[j1].imm, &e->v, sizeof e->v);
+        return dst;
+    case TC_VAR:
+        a = _tc_vm_var_reg(vm, e, 0);
+        if (a < 0) {
+            int k;
+            for (k = 0; k < vm->f->nsizes; k++)
+                if (vm->f->sizes[k] == e) return _tc_vm_var_reg(vm, e, 1); /* filled from the sizes at launch */
+            vm->failed = 1;
+            _tc_fail(vm->ctx, TC_ERROR_EXECUTION, "variable '%s' is used outside the loop that defines it", e->name);
+            return 0;
+        }
+        return a;
+    case TC_AND: case TC_OR: /* short-circuit, as in C */
+        dst = _tc_vm_temp(vm);
+        a = _tc_vm_expr(vm, e->args[0]);
+        _tc_vm_emit(vm, _TC_OP_MOV, dst, a, 0);
+        j1 = _tc_vm_emit(vm, e->kind == TC_AND ? _TC_OP_JZ : _TC_OP_JNZ, 0, dst, 0);
+        b = _tc_vm_expr(vm, e->args[1]);
+        _tc_vm_emit(vm, _TC_OP_MOV, dst, b, 0);
+        if (!vm->failed) vm->code[j1].target = vm->ncode;
+        return dst;
+    case TC_SELECT: /* only the taken side runs: guarded reads must not fault */
+        dst = _tc_vm_temp(vm);
+        a = _tc_vm_expr(vm, e->args[0]);
+        j1 = _tc_vm_emit(vm, _TC_OP_JZ, 0, a, 0);
+        b = _tc_vm_expr(vm, e->args[1]);
+        _tc_vm_emit(vm, _TC_OP_MOV, dst, b, 0);
+        j2 = _tc_vm_emit(vm, _TC_OP_JMP, 0, 0, 0);
+        if (!vm->failed) vm->code[j1].target = vm->ncode;
+        b = _tc_vm_expr(vm, e->args[2]);
+        _tc_vm_emit(vm, _TC_OP_MOV, dst, b, 0);
+        if (!vm->failed) vm->code[j2].target = vm->ncode;
+        return dst;
+    case TC_NOT: case TC_CAST: case TC_LOAD:
+        a = _tc_vm_expr(vm, e->args[0]);
+        dst = _tc_vm_temp(vm);
+        j1 = _tc_vm_emit(vm, e->kind == TC_NOT ? _TC_OP_NOT : e->kind == TC_CAST ? _TC_OP_CAST : _TC_OP_LOAD, dst, a, 0);
+        if (!vm->failed) {
+            vm->code[j1].t = (uint8_t)e->dtype;
+            vm->code[j1].st = (uint8_t)e->args[0]->dtype;
+            if (e->kind == TC_LOAD) vm->code[j1].buf = _tc_vm_buffer_slot(vm, e->buffer);
+        }
+        return dst;
+    case TC_CALL:
+        a = _tc_vm_expr(vm, e->args[0]);
+        b = e->nargs > 1 ? _tc_vm_expr(vm, e->args[1]) : a;
+        dst = _tc_vm_temp(vm);
+        j1 = _tc_vm_emit(vm, _TC_OP_CALL, dst, a, b);
+        if (!vm->failed) vm->code[j1].sub = (uint8_t)_tc_vm_call_index(e->name), vm->code[j1].t = (uint8_t)e->dtype;
+        return dst;
+    case TC_ACCESS: case TC_REDUCE:
+        vm->failed = 1;
+        _tc_fail(vm->ctx, TC_ERROR_EXECUTION, "the host executor needs flattened storage (found a %s)", _tc_kind_name(e->kind));
+        return 0;
+    default:
+        a = _tc_vm_expr(vm, e->args[0]);
+        b = _tc_vm_expr(vm, e->args[1]);
+        dst = _tc_vm_temp(vm);
+        j1 = _tc_vm_emit(vm, _TC_OP_BIN, dst, a, b);
+        if (!vm->failed) vm->code[j1].sub = (uint8_t)e->kind, vm->code[j1].t = (uint8_t)e->args[0]->dtype;
+        return dst;
+    }
+}
+
+static void _tc_vm_stmt(_tc_vm *vm, const tc_stmt *s) {
+    int k, var, lim, cond, one, top, j1, loop;
+    if (!s || vm->failed) return;
+    top = vm->ntemps; /* temporaries of one statement are free after it */
+    switch (s->kind) {
+    case TC_S_FOR:
+        var = _tc_vm_var_reg(vm, s->var, 1);
+        if (s->for_kind == TC_FOR_THREAD) {
+            /* the first loop of a tag holds its index; every later one (an
+               unrolled fetch has one per step) copies it from there */
+            if (vm->thread_reg[s->thread] < 0) vm->thread_reg[s->thread] = var;
+            else if (vm->thread_reg[s->thread] != var) _tc_vm_emit(vm, _TC_OP_MOV, var, vm->thread_reg[s->thread], 0);
+            _tc_vm_stmt(vm, s->body);
+            break;
+        }
+        _tc_vm_emit(vm, _TC_OP_MOV, var, _tc_vm_expr(vm, s->min), 0);
+        lim = _tc_vm_temp(vm); /* min + extent, held for the whole loop */
+        j1 = _tc_vm_emit(vm, _TC_OP_BIN, lim, var, _tc_vm_expr(vm, s->extent));
+        if (!vm->failed) vm->code[j1].sub = TC_ADD, vm->code[j1].t = (uint8_t)s->var->dtype;
+        one = _tc_vm_expr(vm, tc_int(vm->ctx, 1));
+        loop = vm->ncode;
+        cond = _tc_vm_temp(vm);
+        j1 = _tc_vm_emit(vm, _TC_OP_BIN, cond, var, lim);
+        if (!vm->failed) vm->code[j1].sub = TC_LT, vm->code[j1].t = (uint8_t)s->var->dtype;
+        j1 = _tc_vm_emit(vm, _TC_OP_JZ, 0, cond, 0);
+        _tc_vm_stmt(vm, s->body);
+        k = _tc_vm_emit(vm, _TC_OP_BIN, var, var, one);
+        if (!vm->failed) vm->code[k].sub = TC_ADD, vm->code[k].t = (uint8_t)s->var->dtype;
+        k = _tc_vm_emit(vm, _TC_OP_JMP, 0, 0, 0);
+        if (!vm->failed) vm->code[k].target = loop, vm->code[j1].target = vm->ncode;
+        break;
+    case TC_S_LET:
+        var = _tc_vm_var_reg(vm, s->var, 1);
+        _tc_vm_emit(vm, _TC_OP_MOV, var, _tc_vm_expr(vm, s->value), 0);
+        _tc_vm_stmt(vm, s->body);
+        break;
+    case TC_S_STORE:
+        k = _tc_vm_emit(vm, _TC_OP_STORE, 0, _tc_vm_expr(vm, s->index), _tc_vm_expr(vm, s->value));
+        if (!vm->failed) vm->code[k].buf = _tc_vm_buffer_slot(vm, s->buffer), vm->code[k].t = (uint8_t)s->buffer->dtype;
+        break;
+    case TC_S_ALLOCATE:
+        _tc_vm_buffer_slot(vm, s->buffer);
+        _tc_vm_stmt(vm, s->body);
+        break;
+    case TC_S_IF:
+        cond = _tc_vm_expr(vm, s->cond);
+        j1 = _tc_vm_emit(vm, _TC_OP_JZ, 0, cond, 0);
+        _tc_vm_stmt(vm, s->then_case);
+        if (s->else_case) {
+            k = _tc_vm_emit(vm, _TC_OP_JMP, 0, 0, 0);
+            if (!vm->failed) vm->code[j1].target = vm->ncode;
+            _tc_vm_stmt(vm, s->else_case);
+            if (!vm->failed) vm->code[k].target = vm->ncode;
+        } else if (!vm->failed) {
+            vm->code[j1].target = vm->ncode;
+        }
+        break;
+    case TC_S_SEQ:
+        for (k = 0; k < s->nstmts; k++) _tc_vm_stmt(vm, s->stmts[k]);
+        break;
+    case TC_S_BARRIER: _tc_vm_emit(vm, _TC_OP_BARRIER, 0, 0, 0); break;
+    case TC_S_ASYNC_COPY:
+        cond = s->cond ? _tc_vm_expr(vm, s->cond) : -1;
+        k = _tc_vm_emit(vm, _TC_OP_ASYNC_COPY, cond, _tc_vm_expr(vm, s->index), _tc_vm_expr(vm, s->value->args[0]));
+        if (!vm->failed) {
+            vm->code[k].buf = _tc_vm_buffer_slot(vm, s->buffer);
+            vm->code[k].target = _tc_vm_buffer_slot(vm, s->value->buffer);
+            vm->code[k].imm.i = s->count;
+            vm->has_async = 1;
+        }
+        break;
+    case TC_S_ASYNC_COMMIT: /* a commit or wait needs the queues even where no copy became asynchronous */
+        _tc_vm_emit(vm, _TC_OP_ASYNC_COMMIT, 0, 0, 0);
+        vm->has_async = 1;
+        break;
+    case TC_S_ASYNC_WAIT:
+        k = _tc_vm_emit(vm, _TC_OP_ASYNC_WAIT, 0, 0, 0);
+        if (!vm->failed) vm->code[k].imm.i = s->count;
+        vm->has_async = 1;
+        break;
+    case TC_S_WGMMA_FENCE: _tc_vm_emit(vm, _TC_OP_WGMMA_FENCE, 0, 0, 0); break;
+    case TC_S_WGMMA_COMMIT: _tc_vm_emit(vm, _TC_OP_WGMMA_COMMIT, 0, 0, 0); break;
+    case TC_S_WGMMA_WAIT:
+        k = _tc_vm_emit(vm, _TC_OP_WGMMA_WAIT, 0, 0, 0);
+        if (!vm->failed) vm->code[k].imm.i = s->count;
+        break;
+    case TC_S_TENSOR_OP: {
+        _tc_vm_tensor_op *op;
+        if (_tc_intrin_is_wgmma(s->intrin)) vm->has_wgmma = 1;
+        if (!_tc_grow(vm->ctx, (void **)&vm->ops, &vm->ops_cap, vm->nops + 1, sizeof *op)) { vm->failed = 1; break; }
+        op = &vm->ops[vm->nops];
+        op->s = s;
+        for (k = 0; k < s->intrin->nops; k++) {
+            op->buf[k] = _tc_vm_buffer_slot(vm, s->args[2 * k]->buffer);
+            op->first[k] = _tc_vm_expr(vm, s->args[2 * k]->args[0]);
+            op->ldm[k] = _tc_vm_expr(vm, s->args[2 * k + 1]);
+        }
+        op->keep[0] = s->nargs > 2 * s->intrin->nops ? _tc_vm_expr(vm, s->args[2 * s->intrin->nops]) : -1;
+        op->keep[1] = s->nargs > 2 * s->intrin->nops ? _tc_vm_expr(vm, s->args[2 * s->intrin->nops + 1]) : -1;
+        k = _tc_vm_emit(vm, _TC_OP_TENSOR, 0, 0, 0);
+        if (!vm->failed) vm->code[k].target = vm->nops++;
+        break;
+    }
+    case TC_S_TMA_LOAD: {
+        _tc_vm_tma_op *op;
+        if (!s->value) {
+            vm->failed = 1;
+            _tc_fail(vm->ctx, TC_ERROR_EXECUTION, "a TMA copy into %s completes on no mbarrier (tc_tma_copy's stage is not pipelined)", s->buffer->name);
+            break;
+        }
+        if (!_tc_grow(vm->ctx, (void **)&vm->tmas, &vm->tmas_cap, vm->ntmas + 1, sizeof *op)) { vm->failed = 1; break; }
+        op = &vm->tmas[vm->ntmas];
+        op->dst = _tc_vm_buffer_slot(vm, s->buffer);
+        op->src = _tc_vm_buffer_slot(vm, s->source);
+        op->bar = _tc_vm_buffer_slot(vm, s->value->buffer);
+        op->index = _tc_vm_expr(vm, s->index);
+        op->bar_index = _tc_vm_expr(vm, s->value->args[0]);
+        op->im2col = tc_stmt_is_tma_im2col(s);
+        op->rank = op->im2col ? 4 : s->nargs / 3;
+        for (k = 0; k < s->nargs; k++) op->regs[k] = _tc_vm_expr(vm, s->args[k]);
+        k = _tc_vm_emit(vm, _TC_OP_TMA_LOAD, 0, 0, 0);
+        if (!vm->failed) vm->code[k].target = vm->ntmas++;
+        break;
+    }
+    case TC_S_MBARRIER_INIT: case TC_S_MBARRIER_ARRIVE: case TC_S_MBARRIER_WAIT: {
+        int index = _tc_vm_expr(vm, s->index), value = s->value ? _tc_vm_expr(vm, s->value) : -1;
+        _tc_opcode op = s->kind == TC_S_MBARRIER_INIT ? _TC_OP_MBAR_INIT : s->kind == TC_S_MBARRIER_ARRIVE ? _TC_OP_MBAR_ARRIVE : _TC_OP_MBAR_WAIT;
+        k = _tc_vm_emit(vm, op, 0, index, value);
+        if (!vm->failed) {
+            vm->code[k].buf = _tc_vm_buffer_slot(vm, s->buffer);
+            vm->code[k].imm.i = s->count;
+        }
+        break;
+    }
+    case TC_S_PROVIDE:
+        vm->failed = 1;
+        _tc_fail(vm->ctx, TC_ERROR_EXECUTION, "the host executor needs flattened storage (found a provide)");
+        break;
+    default: break;
+    }
+    vm->ntemps = top;
+}
+
+// >>host-run
+
+static double _tc_vm_read(const void *base, tc_dtype t, int64_t i, int64_t *iv) {
+    switch (t) {
+    case TC_FLOAT32: return ((const float *)base)[i];
+    case TC_FLOAT16: return _tc_half_to_double(((const uint16_t *)base)[i]);
+    case TC_BFLOAT16: return tc_bfloat16_to_float(((const uint16_t *)base)[i]);
+    case TC_INT32: *iv = ((const int32_t *)base)[i]; return 0;
+    case TC_INT64: *iv = ((const int64_t *)base)[i]; return 0;
+    default: *iv = ((const uint8_t *)base)[i]; return 0;
+    }
+}
+static void _tc_vm_write(void *base, tc_dtype t, int64_t i, _tc_val v) {
+    switch (t) {
+    case TC_FLOAT32: ((float *)base)[i] = (float)v.f; break;
+    case TC_FLOAT16: ((uint16_t *)base)[i] = _tc_double_to_half(v.f); break;
+    case TC_BFLOAT16: ((uint16_t *)base)[i] = _tc_double_to_bfloat16(v.f); break;
+    case TC_INT32: ((int32_t *)base)[i] = (int32_t)v.i; break;
+    case TC_INT64: ((int64_t *)base)[i] = v.i; break;
+    default: ((uint8_t *)base)[i] = (uint8_t)(v.i != 0); break;
+    }
+}
+
+
+static double _tc_vm_math(int fn, double x, double y) {
+    switch (fn) {
+    case 0: return exp(x);
+    case 1: return log(x);
+    case 2: return sqrt(x);
+    case 3: return 1.0 / sqrt(x);
+    case 4: return fabs(x);
+    case 5: return tanh(x);
+    case 6: return 1.0 / (1.0 + exp(-x));
+    case 7: return pow(x, y);
+    case 8: return floor(x);
+    default: return ceil(x);
+    }
+}
+
+/* Who last touched a shared-memory element, for the race check: a location
+   written by one thread and read or written by another between two barriers. */
+typedef struct _tc_touch {
+    int64_t write_epoch, read_epoch;
+    int64_t writer, reader; /* thread ids; reader -2: several */
+    int64_t in_flight;      /* an asynchronous copy into it has not landed: its thread id + 1; 0: none */
+    int64_t wgmma_reader;   /* a wgmma reads it asynchronously: its warpgroup + 1; 0: none */
+    int64_t wgmma_group;    /* ... in that warpgroup's group of this number (0, 1, ... in commit order) */
+    int tma_bar;            /* a TMA copy wrote it: the vm buffer of its mbarrier + 1; 0: none */
+    int64_t tma_bar_index;  /* ... that mbarrier's element */
+    int64_t tma_phase;      /* ... the phases it must have completed, as a thread saw them, before the thread may touch it */
+} _tc_touch;
+
+/* An mbarrier as the host executor keeps it: arrivals expected a phase,
+   arrivals still missing and bytes of copies still expected in the
+   current phase, and the phases completed. The host executor lands a TMA
+   copy when issued; a thread may touch its elements once it has seen
+   (waited on, or met at a barrier a thread that has seen) the phase it
+   completes, and a wait that no thread can complete is a deadlock. */
+typedef struct _tc_mbar {
+    int init;
+    int64_t arrivals, pending, tx, phase;
+    int64_t init_epoch, init_thread; /* when and by whom it was initialised: two threads between barriers race */
+} _tc_mbar;
+
+/* What a thread waiting on an mbarrier waits for. */
+typedef struct _tc_mbar_wait {
+    int buf;
+    int64_t index, parity;
+} _tc_mbar_wait;
+
+/* An asynchronous copy in flight: its source read when issued (the values
+   it will write), its destination written at the wait that covers its group. */
+typedef struct _tc_async_rec {
+    int buf, count;
+    int64_t index, group;
+    _tc_val vals[16];
+} _tc_async_rec;
+
+/* A warpgroup's wgmma: whether a fence allows the next one to read its
+   accumulators, how many it issued since its last commit, and how many
+   committed groups are still in flight. The host executor runs each wgmma
+   when issued, so the order is what it checks: a wgmma before its fence,
+   the accumulators touched by other code while a wgmma is in flight, and
+   (through the shared elements' records) a write to a tile a wgmma group
+   still reads. */
+typedef struct _tc_wgmma_state {
+    int fenced;
+    int64_t uncommitted, groups;
+    int64_t committed; /* groups committed since the block began: the next group's number */
+} _tc_wgmma_state;
+
+/* A thread's copies in flight, oldest first, and its open group's number. */
+typedef struct _tc_async_queue {
+    _tc_async_rec *recs;
+    int head, n, cap;
+    int64_t group;
+} _tc_async_queue;
+
+typedef struct _tc_block_run {
+    const _tc_vm *vm;
+    const tc_kernel_ir *kern;
+    void **mem;        /* per vm buffer: base (locals: one copy per thread) */
+    int64_t *size;     /* per vm buffer: elements */
+    _tc_touch **touch; /* per vm buffer: shared memory's race record, else NULL */
+    int64_t epoch;     /* advances at every barrier and every block */
+    int64_t nthreads;
+    int64_t block[3], block_idx[3];
+    _tc_async_queue *async; /* per thread: its asynchronous copies (NULL: the kernel issues none) */
+    _tc_wgmma_state *wgmma; /* per warpgroup: its wgmma in flight (NULL: the kernel issues none) */
+    int64_t *op_count;  /* per thread: tensor ops reached, and a hash of their operands (a warp must agree) */
+    uint64_t *op_hash;
+    _tc_mbar **mbar;    /* per vm buffer: its mbarriers' state (NULL: not mbarriers) */
+    int64_t **seen;     /* per mbarrier buffer: per element, per thread, the phases the thread has seen completed */
+    _tc_mbar_wait *waiting; /* per thread: the mbarrier phase it waits for (NULL: the kernel waits on none) */
+} _tc_block_run;
+
+static void _tc_thread_xyz(const _tc_block_run *br, int64_t tid, long long xyz[3]) {
+    xyz[0] = (long long)(tid % br->block[0]);
+    xyz[1] = (long long)(tid / br->block[0] % br->block[1]);
+    xyz[2] = (long long)(tid / (br->block[0] * br->block[1]));
+}
+
+/* Record an access to shared element i by thread tid; 0 (error set) on a race. */
+static int _tc_check_race(_tc_block_run *br, int buf, int64_t i, int64_t tid, int is_write) {
+    _tc_touch *t = &br->touch[buf][i];
+    int64_t other;
+    const char *prior;
+    long long a[3], b[3];
+    char who[96];
+    if (is_write && t->wgmma_reader) { /* the tensor cores read it until a wait retires the wgmma's group */
+        const _tc_wgmma_state *w = &br->wgmma[t->wgmma_reader - 1];
+        if (w->committed - w->groups <= t->wgmma_group) {
+            _tc_thread_xyz(br, tid, a);
+            return _tc_fail(br->vm->ctx, TC_ERROR_EXECUTION,
+                            "kernel %s: race on shared %s[%lld] in block (%lld, %lld, %lld): thread (%lld, %lld, %lld) writes it while "
+                            "warpgroup %lld's wgmma group %lld still reads it (no wgmma_wait has retired the group)", br->kern->name,
+                            br->vm->bufs[buf].buffer->name, (long long)i, (long long)br->block_idx[0], (long long)br->block_idx[1],
+                            (long long)br->block_idx[2], a[0], a[1], a[2], (long long)(t->wgmma_reader - 1), (long long)t->wgmma_group), 0;
+        }
+        t->wgmma_reader = 0;
+    }
+    if (t->tma_bar) { /* a TMA copy wrote it: a thread touches it once it has seen the copy's phase complete */
+        int64_t seen = br->seen[t->tma_bar - 1][t->tma_bar_index * br->nthreads + tid];
+        if (seen < t->tma_phase) {
+            _tc_thread_xyz(br, tid, a);
+            return _tc_fail(br->vm->ctx, TC_ERROR_EXECUTION,
+                            "kernel %s: race on shared %s[%lld] in block (%lld, %lld, %lld): thread (%lld, %lld, %lld) %s it before the TMA copy "
+                            "into it is complete for it (it has seen mbarrier %s[%lld] complete %lld phases; the copy completes phase %lld: "
+                            "no mbarrier_wait for it)", br->kern->name, br->vm->bufs[buf].buffer->name, (long long)i, (long long)br->block_idx[0],
+                            (long long)br->block_idx[1], (long long)br->block_idx[2], a[0], a[1], a[2], is_write ? "writes" : "reads",
+                            br->vm->bufs[t->tma_bar - 1].buffer->name, (long long)t->tma_bar_index, (long long)seen, (long long)(t->tma_phase - 1)), 0;
+        }
+        if (is_write) t->tma_bar = 0;
+    }
+    if (t->in_flight) { /* the copy lands at a wait of its own thread: nothing may touch the element before */
+        long long c[3];
+        _tc_thread_xyz(br, tid, a);
+        _tc_thread_xyz(br, t->in_flight - 1, c);
+        return _tc_fail(br->vm->ctx, TC_ERROR_EXECUTION,
+                        "kernel %s: race on shared %s[%lld] in block (%lld, %lld, %lld): thread (%lld, %lld, %lld) %s it while the asynchronous copy "
+                        "of thread (%lld, %lld, %lld) into it is in flight (no async_wait covers the copy's group yet)",
+                        br->kern->name, br->vm->bufs[buf].buffer->name, (long long)i, (long long)br->block_idx[0], (long long)br->block_idx[1],
+                        (long long)br->block_idx[2], a[0], a[1], a[2], is_write ? "writes" : "reads", c[0], c[1], c[2]), 0;
+    }
+    if (t->write_epoch == br->epoch && t->writer != tid) other = t->writer, prior = "wrote";
+    else if (is_write && t->read_epoch == br->epoch && t->reader != tid) other = t->reader, prior = "read";
+    else {
+        if (is_write) t->write_epoch = br->epoch, t->writer = tid;
+        else if (t->read_epoch == br->epoch && t->reader != tid) t->reader = -2;
+        else t->read_epoch = br->epoch, t->reader = tid;
+        return 1;
+    }
+    _tc_thread_xyz(br, tid, a);
+    if (other >= 0) {
+        _tc_thread_xyz(br, other, b);
+        snprintf(who, sizeof who, "thread (%lld, %lld, %lld)", b[0], b[1], b[2]);
+    } else {
+        snprintf(who, sizeof who, "other threads");
+    }
+    _tc_fail(br->vm->ctx, TC_ERROR_EXECUTION,
+             "kernel %s: race on shared %s[%lld] in block (%lld, %lld, %lld): thread (%lld, %lld, %lld) %s it after %s %s it, with no barrier between",
+             br->kern->name, br->vm->bufs[buf].buffer->name, (long long)i, (long long)br->block_idx[0], (long long)br->block_idx[1],
+             (long long)br->block_idx[2], a[0], a[1], a[2], is_write ? "writes" : "reads", who, prior);
+    return 0;
+}
+
+/* Float32 as TF32 keeps 10 mantissa bits, rounded to nearest with ties away
+   from zero (cvt.rna.tf32.f32, which the CUDA side applies to its fragments). */
+static double _tc_round_tf32(double x) {
+    float f = (float)x;
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    if ((u & 0x7f800000u) != 0x7f800000u) u = (u + 0x1000u) & 0xffffe000u;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+
+/* x as wgmma's TF32 reads a float from shared memory: its low 13 mantissa
+   bits ignored (truncated, where mma.sync's fragments were rounded). */
+static double _tc_truncate_tf32(double x) {
+    float f = (float)x;
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    if ((u & 0x7f800000u) != 0x7f800000u) u &= 0xffffe000u;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+
+/* Element (i, x) of operand q of a wgmma (B's tile is its transpose: read
+   at (x, i)), as its tensor cores read it. */
+#define _TC_WGMMA_READ(q, i, x) \
+    (in->in_dtype == TC_FLOAT32 ? _tc_truncate_tf32(_tc_vm_read(base[q], b[q]->dtype, _TC_AT(q, i, x), &iv)) \
+                                : _tc_vm_read(base[q], b[q]->dtype, _TC_AT(q, i, x), &iv))
+
+/* The order of a warpgroup's wgmma work, for its first thread tid about to
+   run tensor op `in`: a wgmma needs a fence since its accumulators were
+   last touched by other code, and nothing else may touch them while a wgmma
+   is in flight (issued, not yet waited for). 0 (error set) when broken. */
+static int _tc_vm_wgmma_order(_tc_block_run *br, const tc_intrin *in, int64_t tid) {
+    _tc_wgmma_state *w = &br->wgmma[tid / 128];
+    if (in->kind == TC_INTRIN_WGMMA) {
+        if (!w->fenced)
+            return _tc_fail(br->vm->ctx, TC_ERROR_EXECUTION, "kernel %s: %s in block (%lld, %lld, %lld), warpgroup %lld, reads its accumulators "
+                            "with no wgmma_fence since other code last wrote them", br->kern->name, in->name, (long long)br->block_idx[0],
+                            (long long)br->block_idx[1], (long long)br->block_idx[2], (long long)(tid / 128)), 0;
+        w->uncommitted++;
+        return 1;
+    }
+    if (w->uncommitted || w->groups)
+        return _tc_fail(br->vm->ctx, TC_ERROR_EXECUTION, "kernel %s: %s in block (%lld, %lld, %lld), warpgroup %lld, touches the accumulators "
+                        "while %lld wgmma group%s still in flight (%s; no wgmma_wait(0) since)", br->kern->name, in->name,
+                        (long long)br->block_idx[0], (long long)br->block_idx[1], (long long)br->block_idx[2], (long long)(tid / 128),
+                        (long long)(w->groups + (w->uncommitted > 0)), w->groups + (w->uncommitted > 0) == 1 ? " is" : "s are",
+                        w->uncommitted ? "one not even committed" : "committed"), 0;
+    w->fenced = 0; /* a fill or a store: the next wgmma needs a fence again */
+    return 1;
+}
+
+/* The warpgroup of thread tid: fence, commit, wait (its first thread keeps
+   the count for all). */
+static void _tc_vm_wgmma_sync(_tc_block_run *br, const _tc_ins *in, int64_t tid) {
+    _tc_wgmma_state *w = &br->wgmma[tid / 128];
+    if (tid % 128) return;
+    if (in->op == _TC_OP_WGMMA_FENCE) w->fenced = 1;
+    else if (in->op == _TC_OP_WGMMA_COMMIT) {
+        if (!w->uncommitted) return; /* an empty group */
+        w->groups++;
+        w->committed++;
+        w->uncommitted = 0;
+    } else if (w->groups > in->imm.i) w->groups = in->imm.i;
+}
+
+/* Run a tensor op the way the GPU's warp (wgmma: warpgroup) does, by its
+   defining computation: its first thread does the whole tile (fragments
+   live in its private copy); every lane records that it got here and with which operands, so
+   that the block's end can check the warp agreed. Element (i, j) of
+   operand q is at first[q] + i ldm[q] + j (fragments: ldm is their width),
+   through its buffer's swizzle; a transposed load reads its source at
+   (j, i); a cut store writes the rows and columns it keeps only. 0 (error
+   set) on a fault. */
+static int _tc_vm_tensor(_tc_block_run *br, const _tc_val *r, const _tc_vm_tensor_op *op, int64_t tid) {
+    const _tc_vm *vm = br->vm;
+    const tc_intrin *in = op->s->intrin;
+    const tc_buffer *b[3];
+    char *base[3];
+    int64_t first[3], ldm[3], i, j, x, q, rows, cols, iv, keep_rows, keep_cols;
+#define _TC_LOGICAL(q, i, j) (first[q] + (i) * ldm[q] + (j))
+#define _TC_AT(q, i, j) _tc_swizzle_index(b[q], _TC_LOGICAL(q, i, j))
+    br->op_count[tid]++;
+    for (q = 0; q < in->nops; q++)
+        br->op_hash[tid] = (br->op_hash[tid] ^ (uint64_t)(r[op->first[q]].i * 31 + r[op->ldm[q]].i)) * 1099511628211ull;
+    if (tid % _tc_intrin_threads(in)) return 1;
+    if (_tc_intrin_is_wgmma(in) && !_tc_vm_wgmma_order(br, in, tid)) return 0;
+    _tc_intrin_operand_dims(in, 0, &keep_rows, &keep_cols);
+    if (op->keep[0] >= 0 && r[op->keep[0]].i < keep_rows) keep_rows = r[op->keep[0]].i;
+    if (op->keep[1] >= 0 && r[op->keep[1]].i < keep_cols) keep_cols = r[op->keep[1]].i;
+    if (keep_rows <= 0 || keep_cols <= 0) return 1; /* a cut store with nothing of its tile left */
+    for (q = 0; q < in->nops; q++) {
+        int bytes;
+        b[q] = vm->bufs[op->buf[q]].buffer, bytes = tc_dtype_bytes(b[q]->dtype);
+        _tc_intrin_operand_dims(in, (int)q, &rows, &cols);
+        if (q == 0) {
+            rows = keep_rows;
+            cols = keep_cols;
+        }
+        first[q] = r[op->first[q]].i, ldm[q] = r[op->ldm[q]].i;
+        base[q] = (char *)br->mem[op->buf[q]];
+        if (_tc_scope_private(b[q]->scope)) base[q] += (size_t)tid * (size_t)br->size[op->buf[q]] * (size_t)bytes;
+        if (first[q] < 0 || _TC_LOGICAL(q, rows - 1, cols - 1) >= br->size[op->buf[q]]) /* a swizzle keeps every element in its row */
+            return _tc_fail(vm->ctx, TC_ERROR_EXECUTION, "kernel %s: %s reaches %s[%lld..%lld], out of bounds (%lld elements) in block (%lld, %lld, %lld)",
+                            br->kern->name, in->name, b[q]->name, (long long)first[q], (long long)_TC_LOGICAL(q, rows - 1, cols - 1),
+                            (long long)br->size[op->buf[q]], (long long)br->block_idx[0], (long long)br->block_idx[1],
+                            (long long)br->block_idx[2]), 0;
+        if (in->scopes[q] == TC_SCOPE_SHARED && ((first[q] * bytes) % 16 || (ldm[q] * bytes) % 16))
+            return _tc_fail(vm->ctx, TC_ERROR_EXECUTION, "kernel %s: %s on %s[%lld] with rows %lld apart: ldmatrix needs every row 16-byte "
+                            "aligned", br->kern->name, in->name, b[q]->name, (long long)first[q], (long long)ldm[q]), 0;
+        if (in->kind == TC_INTRIN_WGMMA && q && ldm[q] > 0 && first[q] / ldm[q] % 8)
+            return _tc_fail(vm->ctx, TC_ERROR_EXECUTION, "kernel %s: %s on %s[%lld]: the tile starts at row %lld; wgmma's descriptors read "
+                            "8-row groups of the swizzle pattern, so a tile starts at a multiple of 8 rows", br->kern->name, in->name,
+                            b[q]->name, (long long)first[q], (long long)(first[q] / ldm[q])), 0;
+        if (_tc_intrin_is_wmma(in) && in->scopes[q] == TC_SCOPE_GLOBAL && ((first[q] * bytes) % 32 || (ldm[q] * bytes) % 16))
+            return _tc_fail(vm->ctx, TC_ERROR_EXECUTION, "kernel %s: %s on %s[%lld] with rows %lld apart: the GPU needs a 32-byte aligned tile "
+                            "and rows a multiple of 16 bytes apart", br->kern->name, in->name, b[q]->name, (long long)first[q], (long long)ldm[q]), 0;
+        if (br->touch[op->buf[q]])
+            for (i = 0; i < rows; i++)
+                for (j = 0; j < cols; j++) {
+                    _tc_touch *t = &br->touch[op->buf[q]][_TC_AT(q, i, j)];
+                    if (!_tc_check_race(br, op->buf[q], _TC_AT(q, i, j), tid, q == 0)) return 0;
+                    if (in->kind == TC_INTRIN_WGMMA && q) { /* read until its group is retired */
+                        t->wgmma_reader = tid / 128 + 1;
+                        t->wgmma_group = br->wgmma[tid / 128].committed;
+                    }
+                }
+    }
+    /* the output tile's elements kept, each what the intrinsic's computation
+       makes of its inputs (no operand is also the output: each element reads
+       only its own old value) */
+    for (i = 0; i < keep_rows; i++)
+        for (j = 0; j < keep_cols; j++) {
+            _tc_val v;
+            v.f = 0;
+            if (in->kind == TC_INTRIN_WGMMA) {
+                v.f = _tc_vm_read(base[0], TC_FLOAT32, _TC_AT(0, i, j), &iv);
+                for (x = 0; x < in->k; x++) v.f += _TC_WGMMA_READ(1, i, x) * _TC_WGMMA_READ(2, j, x);
+            } else if (_tc_intrin_is_mma(in)) {
+                v.f = _tc_vm_read(base[0], TC_FLOAT32, _TC_AT(0, i, j), &iv);
+                for (x = 0; x < in->k; x++)
+                    v.f += _tc_vm_read(base[1], b[1]->dtype, _TC_AT(1, i, x), &iv) * _tc_vm_read(base[2], b[2]->dtype, _TC_AT(2, x, j), &iv);
+            } else if (!_tc_intrin_is_fill(in)) { /* a load or a store: a copy */
+                v.f = _tc_vm_read(base[1], b[1]->dtype, _tc_intrin_reads_transposed(in) ? _TC_AT(1, j, i) : _TC_AT(1, i, j), &iv);
+                if (!_tc_intrin_is_store(in) && in->in_dtype == TC_FLOAT32) v.f = _tc_round_tf32(v.f);
+            }
+            _tc_vm_write(base[0], b[0]->dtype, _TC_AT(0, i, j), v);
+        }
+#undef _TC_AT
+#undef _TC_LOGICAL
+#undef _TC_WGMMA_READ
+    return 1;
+}
+
+/* Whether element i of vm buffer slot buf is in bounds; else 0, the error set. */
+static int _tc_vm_in_bounds(_tc_block_run *br, int buf, int64_t i, int64_t tid, const char *what) {
+    if (i >= 0 && i < br->size[buf]) return 1;
+    return _tc_fail(br->vm->ctx, TC_ERROR_EXECUTION,
+                    "kernel %s: %s of %s[%lld] is out of bounds (%lld elements) in block (%lld, %lld, %lld) thread (%lld, %lld, %lld)",
+                    br->kern->name, what, br->vm->bufs[buf].buffer->name, (long long)i, (long long)br->size[buf], (long long)br->block_idx[0],
+                    (long long)br->block_idx[1], (long long)br->block_idx[2], (long long)(tid % br->block[0]),
+                    (long long)(tid / br->block[0] % br->block[1]), (long long)(tid / (br->block[0] * br->block[1]))), 0;
+}
+
+/* Issue an asynchronous copy: read its source now (none where it zero-fills),
+   mark its destination in flight until a wait lands it. 0 (error set) on a fault. */
+static int _tc_vm_async_copy(_tc_block_run *br, const _tc_val *r, const _tc_ins *in, int64_t tid) {
+    _tc_async_queue *q = &br->async[tid];
+    const tc_buffer *src = br->vm->bufs[in->target].buffer;
+    _tc_async_rec *rec;
+    int64_t dst = r[in->a].i, from = r[in->b].i, iv = 0;
+    int k, count = (int)in->imm.i, fill = in->dst >= 0 && !r[in->dst].i;
+    if (q->n == q->cap) {
+        if (q->head) { /* landed records go: keep the array short */
+            memmove(q->recs, q->recs + q->head, sizeof *q->recs * (size_t)(q->n - q->head));
+            q->n -= q->head, q->head = 0;
+        }
+        if (q->n == q->cap && !_tc_grow(br->vm->ctx, (void **)&q->recs, &q->cap, q->n + 1, sizeof *q->recs)) return 0;
+    }
+    rec = &q->recs[q->n];
+    rec->buf = in->buf, rec->count = count, rec->index = dst, rec->group = q->group;
+    for (k = 0; k < count; k++) {
+        if (!_tc_vm_in_bounds(br, in->buf, dst + k, tid, "asynchronous copy")) return 0;
+        if (!fill && !_tc_vm_in_bounds(br, in->target, from + k, tid, "asynchronous copy's read")) return 0;
+        if (fill) rec->vals[k].i = 0; /* all bits zero: 0 and 0.0 alike */
+        else {
+            double f = _tc_vm_read(br->mem[in->target], src->dtype, from + k, &iv);
+            if (tc_dtype_is_float(src->dtype)) rec->vals[k].f = f;
+            else rec->vals[k].i = iv;
+        }
+        if (br->touch[in->buf]) {
+            if (!_tc_check_race(br, in->buf, dst + k, tid, 1)) return 0;
+            br->touch[in->buf][dst + k].in_flight = tid + 1;
+        }
+    }
+    q->n++;
+    return 1;
+}
+
+/* cp.async.wait_group n: the thread's copies of all but its n newest
+   committed groups land (the open group's stay in flight). */
+static int _tc_vm_async_wait(_tc_block_run *br, int64_t tid, int64_t n) {
+    _tc_async_queue *q = &br->async[tid];
+    int k;
+    while (q->head < q->n && q->recs[q->head].group < q->group - n) {
+        const _tc_async_rec *rec = &q->recs[q->head++];
+        const tc_buffer *b = br->vm->bufs[rec->buf].buffer;
+        for (k = 0; k < rec->count; k++) {
+            if (br->touch[rec->buf]) {
+                br->touch[rec->buf][rec->index + k].in_flight = 0;
+                if (!_tc_check_race(br, rec->buf, rec->index + k, tid, 1)) return 0;
+            }
+            _tc_vm_write(br->mem[rec->buf], b->dtype, rec->index + k, rec->vals[k]);
+        }
+    }
+    return 1;
+}
+
+/* mbarrier index of buffer buf for thread tid's `what`: NULL (error set)
+   when out of bounds or not initialised. */
+static _tc_mbar *_tc_vm_mbar(_tc_block_run *br, int buf, int64_t index, int64_t tid, const char *what) {
+    _tc_mbar *m;
+    long long a[3];
+    if (!_tc_vm_in_bounds(br, buf, index, tid, what)) return NULL;
+    m = &br->mbar[buf][index];
+    if (m->init) return m;
+    _tc_thread_xyz(br, tid, a);
+    return _tc_fail(br->vm->ctx, TC_ERROR_EXECUTION, "kernel %s: thread (%lld, %lld, %lld) of block (%lld, %lld, %lld): %s on mbarrier %s[%lld] "
+                    "before its mbarrier_init", br->kern->name, a[0], a[1], a[2], (long long)br->block_idx[0], (long long)br->block_idx[1],
+                    (long long)br->block_idx[2], what, br->vm->bufs[buf].buffer->name, (long long)index), (_tc_mbar *)NULL;
+}
+
+/* The phase completes when its arrivals are in and its bytes landed. */
+static void _tc_vm_mbar_progress(_tc_mbar *m) {
+    if (m->pending > 0 || m->tx != 0) return;
+    m->phase++;
+    m->pending = m->arrivals;
+}
+
+/* A TMA copy: its box read from the tensor (zeros outside it) and written
+   into the destination tile (through its swizzle) now, its bytes counted
+   on its mbarrier; each element marked with the phase that makes it
+   visible. 0 (error set) on a fault. */
+/* Element e of a tiled copy's box: its index in the tensor (row-major) in
+   *g; 0 when it lies outside the tensor (the zero fill). */
+static int _tc_vm_tma_tile_at(const _tc_val *r, const _tc_vm_tma_op *op, int64_t e, int64_t *g) {
+    int64_t rest = e, at[5];
+    int d, inside = 1, rank = op->rank;
+    for (d = rank - 1; d >= 0; d--) { /* e's place in the box, innermost fastest */
+        int64_t extent = r[op->regs[rank + d]].i;
+        at[d] = r[op->regs[d]].i + rest % extent;
+        rest /= extent;
+    }
+    *g = 0;
+    for (d = 0; d < rank; d++) {
+        int64_t dim = r[op->regs[2 * rank + d]].i;
+        inside = inside && at[d] >= 0 && at[d] < dim;
+        *g = *g * dim + at[d];
+    }
+    return inside;
+}
+
+/* An im2col copy as the tensor memory accelerator walks it: the pixels'
+   grid positions in the box [lower, extent + upper) of h and w, w fastest,
+   then h, then the image, from the first pixel's on; each element at its
+   position plus the offsets. Prepared once a copy (_tc_vm_im2col_start). */
+typedef struct _tc_vm_im2col_walk {
+    int64_t v[TC_TMA_IM2COL_NARGS]; /* the copy's args, in tc_stmt_tma_load_im2col's order */
+    int64_t count[2];               /* grid positions along h and w */
+    int64_t first;                  /* the first pixel's place in the walk */
+} _tc_vm_im2col_walk;
+
+/* 0 when the first pixel is off the box's grid (no such copy exists). */
+static int _tc_vm_im2col_start(const _tc_val *r, const _tc_vm_tma_op *op, _tc_vm_im2col_walk *w) {
+    int64_t start[2];
+    int k;
+    for (k = 0; k < TC_TMA_IM2COL_NARGS; k++) w->v[k] = r[op->regs[k]].i;
+    for (k = 0; k < 2; k++) { /* along h, then w: v[1 + k] the first pixel's place, v[5 + k] the extent */
+        int64_t span = w->v[5 + k] + w->v[12 + k] - w->v[10 + k], stride = w->v[14 + k];
+        w->count[k] = span > 0 ? (span + stride - 1) / stride : 0;
+        start[k] = (w->v[1 + k] - w->v[10 + k]) / stride;
+        if ((w->v[1 + k] - w->v[10 + k]) % stride || start[k] < 0 || start[k] >= w->count[k]) return 0;
+    }
+    w->first = (w->v[0] * w->count[0] + start[0]) * w->count[1] + start[1];
+    return 1;
+}
+
+/* Element e (pixel e / channels, channel e % channels): its index in the
+   tensor in *g; 0 when it lies outside (the zero fill). */
+static int _tc_vm_im2col_at(const _tc_vm_im2col_walk *w, int64_t e, int64_t *g) {
+    const int64_t *v = w->v;
+    int64_t walk = w->first + e / v[17];
+    int64_t image = walk / (w->count[0] * w->count[1]);
+    int64_t h = v[10] + (walk / w->count[1] % w->count[0]) * v[14] + v[8];
+    int64_t x = v[11] + (walk % w->count[1]) * v[15] + v[9];
+    int64_t c = v[3] + e % v[17];
+    *g = ((image * v[5] + h) * v[6] + x) * v[7] + c;
+    return image >= 0 && image < v[4] && h >= 0 && h < v[5] && x >= 0 && x < v[6] && c >= 0 && c < v[7];
+}
+
+static int _tc_vm_tma(_tc_block_run *br, const _tc_val *r, const _tc_vm_tma_op *op, int64_t tid) {
+    const tc_buffer *dst = br->vm->bufs[op->dst].buffer, *src = br->vm->bufs[op->src].buffer;
+    int64_t bar_index = r[op->bar_index].i, first = r[op->index].i, count = 1, e, g, iv = 0;
+    int d, inside, rank = op->rank;
+    _tc_vm_im2col_walk walk;
+    _tc_mbar *m = _tc_vm_mbar(br, op->bar, bar_index, tid, "tma_load");
+    if (!m) return 0;
+    memset(&walk, 0, sizeof walk);
+    if (op->im2col && !_tc_vm_im2col_start(r, op, &walk))
+        return _tc_fail(br->vm->ctx, TC_ERROR_EXECUTION, "kernel %s: an im2col TMA copy into %s starts at a pixel off its box's grid",
+                        br->kern->name, dst->name), 0;
+    if (op->im2col) count = walk.v[16] * walk.v[17];
+    for (d = 0; !op->im2col && d < rank; d++) count *= r[op->regs[rank + d]].i;
+    for (e = 0; e < count; e++) {
+        int64_t i = _tc_swizzle_index(dst, first + e);
+        _tc_val v;
+        inside = op->im2col ? _tc_vm_im2col_at(&walk, e, &g) : _tc_vm_tma_tile_at(r, op, e, &g);
+        if (!_tc_vm_in_bounds(br, op->dst, i, tid, "TMA copy")) return 0;
+        if (inside && !_tc_vm_in_bounds(br, op->src, g, tid, "TMA copy's read")) return 0;
+        v.i = 0;
+        if (inside) {
+            double f = _tc_vm_read(br->mem[op->src], src->dtype, g, &iv);
+            if (tc_dtype_is_float(src->dtype)) v.f = f;
+            else v.i = iv;
+        }
+        if (br->touch[op->dst]) {
+            _tc_touch *t = &br->touch[op->dst][i];
+            t->tma_bar = 0; /* an earlier copy's phase no longer guards it */
+            if (!_tc_check_race(br, op->dst, i, tid, 1)) return 0;
+            t->write_epoch = -1; /* ordered by the mbarrier, not by barriers */
+            t->tma_bar = op->bar + 1;
+            t->tma_bar_index = bar_index;
+            t->tma_phase = m->phase + 1;
+        }
+        _tc_vm_write(br->mem[op->dst], dst->dtype, i, v);
+    }
+    m->tx -= count * tc_dtype_bytes(dst->dtype);
+    _tc_vm_mbar_progress(m);
+    return 1;
+}
+
+/* mbarrier init, arrive and wait; wait returns 2 when the thread must wait
+   (its pc back on the wait), 1 to go on, 0 (error set) on a fault. */
+static int _tc_vm_mbar_op(_tc_block_run *br, const _tc_val *r, const _tc_ins *in, int64_t tid) {
+    int64_t index = r[in->a].i;
+    _tc_mbar *m;
+    if (in->op == _TC_OP_MBAR_INIT) {
+        if (!_tc_vm_in_bounds(br, in->buf, index, tid, "mbarrier_init")) return 0;
+        m = &br->mbar[in->buf][index];
+        if (m->init && m->init_epoch == br->epoch && m->init_thread != tid) {
+            long long a[3], b[3];
+            _tc_thread_xyz(br, tid, a);
+            _tc_thread_xyz(br, m->init_thread, b);
+            return _tc_fail(br->vm->ctx, TC_ERROR_EXECUTION, "kernel %s: race on mbarrier %s[%lld] in block (%lld, %lld, %lld): threads (%lld, %lld, "
+                            "%lld) and (%lld, %lld, %lld) both initialise it with no barrier between (one thread initialises an mbarrier)",
+                            br->kern->name, br->vm->bufs[in->buf].buffer->name, (long long)index, (long long)br->block_idx[0],
+                            (long long)br->block_idx[1], (long long)br->block_idx[2], b[0], b[1], b[2], a[0], a[1], a[2]), 0;
+        }
+        m->init = 1;
+        m->init_epoch = br->epoch;
+        m->init_thread = tid;
+        m->arrivals = in->imm.i;
+        m->pending = in->imm.i;
+        m->tx = 0;
+        m->phase = 0;
+        return 1;
+    }
+    if (!(m = _tc_vm_mbar(br, in->buf, index, tid, in->op == _TC_OP_MBAR_ARRIVE ? "mbarrier_arrive" : "mbarrier_wait"))) return 0;
+    if (in->op == _TC_OP_MBAR_ARRIVE) {
+        m->pending--;
+        if (in->b >= 0) m->tx += r[in->b].i;
+        _tc_vm_mbar_progress(m);
+        return 1;
+    }
+    if ((m->phase & 1) == (r[in->b].i & 1)) { /* the phase of that parity is the one still running */
+        br->waiting[tid].buf = in->buf;
+        br->waiting[tid].index = index;
+        br->waiting[tid].parity = r[in->b].i & 1;
+        return 2;
+    }
+    if (br->seen[in->buf][index * br->nthreads + tid] < m->phase) br->seen[in->buf][index * br->nthreads + tid] = m->phase;
+    return 1;
+}
+
+/* Run one thread from its pc until a barrier, an mbarrier wait or the end: 1 barrier, 2 mbarrier, 0 end, -1 fault. */
+static int _tc_vm_thread(_tc_block_run *br, _tc_val *r, int *pc, int64_t tid) {
+    const _tc_vm *vm = br->vm;
+    tc_context *ctx = vm->ctx;
+    for (;;) {
+        const _tc_ins *in = &vm->code[*pc];
+        (*pc)++;
+        switch ((_tc_opcode)in->op) {
+        case _TC_OP_CONST: r[in->dst] = in->imm; break;
+        case _TC_OP_MOV: r[in->dst] = r[in->a]; break;
+        case _TC_OP_NOT: r[in->dst].i = !r[in->a].i; break;
+        case _TC_OP_JMP: *pc = in->target; break;
+        case _TC_OP_JZ: if (!r[in->a].i) *pc = in->target; break;
+        case _TC_OP_JNZ: if (r[in->a].i) *pc = in->target; break;
+        case _TC_OP_BARRIER: return 1;
+        case _TC_OP_END: return 0;
+        case _TC_OP_TENSOR: if (!_tc_vm_tensor(br, r, &vm->ops[in->target], tid)) return -1; break;
+        case _TC_OP_ASYNC_COPY: if (!_tc_vm_async_copy(br, r, in, tid)) return -1; break;
+        case _TC_OP_ASYNC_COMMIT: br->async[tid].group++; break;
+        case _TC_OP_ASYNC_WAIT: if (!_tc_vm_async_wait(br, tid, in->imm.i)) return -1; break;
+        case _TC_OP_WGMMA_FENCE: case _TC_OP_WGMMA_COMMIT: case _TC_OP_WGMMA_WAIT: _tc_vm_wgmma_sync(br, in, tid); break;
+        case _TC_OP_TMA_LOAD: if (!_tc_vm_tma(br, r, &vm->tmas[in->target], tid)) return -1; break;
+        case _TC_OP_MBAR_INIT: case _TC_OP_MBAR_ARRIVE: case _TC_OP_MBAR_WAIT: {
+            int st = _tc_vm_mbar_op(br, r, in, tid);
+            if (!st) return -1;
+            if (st == 2) {
+                (*pc)--; /* the wait runs again when the thread resumes */
+                return 2;
+            }
+            break;
+        }
+        case _TC_OP_CAST: {
+            _tc_val v = r[in->a];
+            int from_f = tc_dtype_is_float((tc_dtype)in->st), to_f = tc_dtype_is_float((tc_dtype)in->t);
+            if (from_f && to_f) r[in->dst].f = _tc_round_to((tc_dtype)in->t, v.f);
+            else if (from_f) r[in->dst].i = in->t == TC_BOOL ? v.f != 0 : _tc_double_to_int_sat((tc_dtype)in->t, v.f);
+            else if (to_f) r[in->dst].f = _tc_round_to((tc_dtype)in->t, (double)v.i);
+            else r[in->dst].i = in->t == TC_BOOL ? v.i != 0 : _tc_wrap((tc_dtype)in->t, (uint64_t)v.i);
+            break;
+        }
+        case _TC_OP_CALL: r[in->dst].f = _tc_round_to((tc_dtype)in->t, _tc_vm_math(in->sub, r[in->a].f, r[in->b].f)); break;
+        case _TC_OP_LOAD: case _TC_OP_STORE: {
+            int64_t i = r[in->a].i, iv = 0;
+            const _tc_vm_buf *b = &vm->bufs[in->buf];
+            char *base = (char *)br->mem[in->buf];
+            if (i < 0 || i >= br->size[in->buf]) {
+                _tc_fail(ctx, TC_ERROR_EXECUTION,
+                         "kernel %s: %s of %s[%lld] is out of bounds (%lld elements) in block (%lld, %lld, %lld) thread (%lld, %lld, %lld)",
+                         br->kern->name, in->op == _TC_OP_LOAD ? "read" : "write", b->buffer->name, (long long)i,
+                         (long long)br->size[in->buf], (long long)br->block_idx[0], (long long)br->block_idx[1],
+                         (long long)br->block_idx[2], (long long)(tid % br->block[0]), (long long)(tid / br->block[0] % br->block[1]),
+                         (long long)(tid / (br->block[0] * br->block[1])));
+                return -1;
+            }
+            if (_tc_scope_private(b->buffer->scope)) base += (size_t)tid * (size_t)br->size[in->buf] * (size_t)tc_dtype_bytes(b->buffer->dtype);
+            if (br->touch[in->buf] && !_tc_check_race(br, in->buf, i, tid, in->op == _TC_OP_STORE)) return -1;
+            if (in->op == _TC_OP_LOAD) {
+                double f = _tc_vm_read(base, b->buffer->dtype, i, &iv);
+                if (tc_dtype_is_float(b->buffer->dtype)) r[in->dst].f = f;
+                else r[in->dst].i = iv;
+            } else {
+                _tc_vm_write(base, b->buffer->dtype, i, r[in->b]);
+            }
+            break;
+        }
+        case _TC_OP_BIN: {
+            _tc_val a = r[in->a], b = r[in->b], v;
+            tc_dtype t = (tc_dtype)in->t;
+            if (tc_dtype_is_float(t)) {
+                switch (in->sub) {
+                case TC_ADD: v.f = a.f + b.f; break;
+                case TC_SUB: v.f = a.f - b.f; break;
+                case TC_MUL: v.f = a.f * b.f; break;
+                case TC_DIV: v.f = a.f / b.f; break;
+                case TC_MIN: v.f = a.f < b.f ? a.f : b.f; break;
+                case TC_MAX: v.f = a.f > b.f ? a.f : b.f; break;
+                case TC_EQ: v.i = a.f == b.f; break;
+                case TC_NE: v.i = a.f != b.f; break;
+                case TC_LT: v.i = a.f < b.f; break;
+                case TC_LE: v.i = a.f <= b.f; break;
+                case TC_GT: v.i = a.f > b.f; break;
+                default: v.i = a.f >= b.f; break;
+                }
+                if (in->sub < TC_EQ) v.f = _tc_round_to(t, v.f); /* arithmetic rounds to the dtype, as the GPU does */
+            } else {
+                if ((in->sub == TC_DIV || in->sub == TC_MOD) && b.i == 0) {
+                    _tc_fail(ctx, TC_ERROR_EXECUTION, "kernel %s: integer division by zero", br->kern->name);
+                    return -1;
+                }
+                switch (in->sub) {
+                case TC_ADD: v.i = _tc_wrap(t, (uint64_t)a.i + (uint64_t)b.i); break;
+                case TC_SUB: v.i = _tc_wrap(t, (uint64_t)a.i - (uint64_t)b.i); break;
+                case TC_MUL: v.i = _tc_wrap(t, (uint64_t)a.i * (uint64_t)b.i); break;
+                case TC_DIV: v.i = _tc_wrap(t, (uint64_t)_tc_floordiv(a.i, b.i)); break;
+                case TC_MOD: v.i = _tc_floormod(a.i, b.i); break;
+                case TC_MIN: v.i = a.i < b.i ? a.i : b.i; break;
+                case TC_MAX: v.i = a.i > b.i ? a.i : b.i; break;
+                case TC_EQ: v.i = a.i == b.i; break;
+                case TC_NE: v.i = a.i != b.i; break;
+                case TC_LT: v.i = a.i < b.i; break;
+                case TC_LE: v.i = a.i <= b.i; break;
+                case TC_GT: v.i = a.i > b.i; break;
+                case TC_GE: v.i = a.i >= b.i; break;
+                case TC_AND: v.i = a.i && b.i; break;
+                case TC_XOR: v.i = _tc_wrap(t, (uint64_t)(a.i ^ b.i)); break;
+                default: v.i = a.i || b.i; break;
+                }
+            }
+            r[in->dst] = v;
+            break;
+        }
+        }
+    }
+}
+
+/* No thread can go on: some wait on an mbarrier phase that nothing will
+   complete (the others wait on it too, at a barrier, or have ended). */
+static tc_result _tc_vm_deadlock(_tc_block_run *br, const int *state) {
+    int64_t t, at_barrier = 0, ended = 0, waiting = 0, first = -1;
+    const _tc_mbar *m;
+    long long a[3];
+    for (t = 0; t < br->nthreads; t++) {
+        at_barrier += state[t] == 2;
+        ended += state[t] == 0;
+        waiting += state[t] == 3;
+        if (state[t] == 3 && first < 0) first = t;
+    }
+    m = &br->mbar[br->waiting[first].buf][br->waiting[first].index];
+    _tc_thread_xyz(br, first, a);
+    return _tc_fail(br->vm->ctx, TC_ERROR_EXECUTION,
+                    "kernel %s: deadlock in block (%lld, %lld, %lld): %lld threads wait on mbarriers that nothing completes, first thread "
+                    "(%lld, %lld, %lld) on %s[%lld] for its phase of parity %lld (phase %lld: %lld of %lld arrivals and %lld bytes of copies "
+                    "still missing); %lld threads wait at a barrier, %lld have ended", br->kern->name, (long long)br->block_idx[0],
+                    (long long)br->block_idx[1], (long long)br->block_idx[2], (long long)waiting, a[0], a[1], a[2],
+                    br->vm->bufs[br->waiting[first].buf].buffer->name, (long long)br->waiting[first].index, (long long)br->waiting[first].parity,
+                    (long long)m->phase, (long long)m->pending, (long long)m->arrivals, (long long)m->tx, (long long)at_barrier, (long long)ended);
+}
+
+/* At a barrier every thread sees what any thread saw of the mbarriers. */
+static void _tc_vm_share_seen(_tc_block_run *br) {
+    int k;
+    int64_t e, t;
+    for (k = 0; k < br->vm->nbufs; k++)
+        for (e = 0; br->seen[k] && e < br->size[k]; e++) {
+            int64_t *row = br->seen[k] + e * br->nthreads, most = 0;
+            for (t = 0; t < br->nthreads; t++) most = row[t] > most ? row[t] : most;
+            for (t = 0; t < br->nthreads; t++) row[t] = most;
+        }
+}
+
+/* Run every thread of one block; threads meet at each barrier. */
+static tc_result _tc_vm_block(_tc_block_run *br, _tc_val *regs, int *pcs, int *state, const int64_t *sizes) {
+    const _tc_vm *vm = br->vm;
+    int64_t t, running;
+    int k, tag;
+    br->epoch++;
+    for (k = 0; k < vm->nbufs; k++) /* shared memory starts each block as garbage (NaN), as on the GPU */
+        if (br->touch[k]) {
+            int64_t e;
+            memset(br->mem[k], 0xff, (size_t)br->size[k] * (size_t)tc_dtype_bytes(vm->bufs[k].buffer->dtype));
+            for (e = 0; br->wgmma && e < br->size[k]; e++) br->touch[k][e].wgmma_reader = 0; /* the last block's groups are gone */
+        }
+    for (t = 0; t < br->nthreads; t++) {
+        _tc_val *r = regs + t * vm->max_regs;
+        int64_t idx[TC_THREAD_TAG_COUNT] = {0};
+        idx[TC_BLOCK_X] = br->block_idx[0], idx[TC_BLOCK_Y] = br->block_idx[1], idx[TC_BLOCK_Z] = br->block_idx[2];
+        idx[TC_THREAD_X] = t % br->block[0];
+        idx[TC_THREAD_Y] = t / br->block[0] % br->block[1];
+        idx[TC_THREAD_Z] = t / (br->block[0] * br->block[1]);
+        for (tag = 0; tag < TC_THREAD_TAG_COUNT; tag++)
+            if (vm->thread_reg[tag] >= 0) r[vm->thread_reg[tag]].i = idx[tag];
+        for (k = 0; k < vm->f->nsizes; k++)
+            if (vm->size_reg[k] >= 0) r[vm->size_reg[k]].i = sizes[k];
+        pcs[t] = 0;
+        state[t] = 1;
+        if (vm->nops) br->op_count[t] = 0, br->op_hash[t] = 0;
+        if (br->async) br->async[t].head = br->async[t].n = 0, br->async[t].group = 0;
+        if (br->wgmma && t % 128 == 0) memset(&br->wgmma[t / 128], 0, sizeof *br->wgmma);
+    }
+    for (k = 0; k < vm->nbufs; k++) /* no mbarrier is initialised, nor any phase seen, when a block begins */
+        if (br->mbar[k]) {
+            memset(br->mbar[k], 0, sizeof(_tc_mbar) * (size_t)br->size[k]);
+            memset(br->seen[k], 0, sizeof(int64_t) * (size_t)(br->size[k] * br->nthreads));
+        }
+    for (running = br->nthreads; running > 0;) {
+        int64_t at_barrier = 0, waiting = 0, woken = 0;
+        for (t = 0; t < br->nthreads; t++) {
+            int st;
+            if (state[t] != 1) continue;
+            st = _tc_vm_thread(br, regs + t * vm->max_regs, &pcs[t], t);
+            if (st < 0) return TC_ERROR_EXECUTION;
+            state[t] = st == 2 ? 3 : st ? 2 : 0;
+        }
+        for (running = 0, t = 0; t < br->nthreads; t++) {
+            at_barrier += state[t] == 2;
+            waiting += state[t] == 3;
+            running += state[t] != 0;
+        }
+        for (t = 0; waiting && t < br->nthreads; t++) /* a wait whose phase has completed since goes on */
+            if (state[t] == 3 && (br->mbar[br->waiting[t].buf][br->waiting[t].index].phase & 1) != br->waiting[t].parity) {
+                state[t] = 1;
+                woken++;
+            }
+        if (woken) continue;
+        if (waiting) return _tc_vm_deadlock(br, state);
+        if (at_barrier && at_barrier != br->nthreads)
+            return _tc_fail(vm->ctx, TC_ERROR_EXECUTION, "kernel %s: %lld of %lld threads of block (%lld, %lld, %lld) wait at a barrier the others never reach",
+                            br->kern->name, (long long)at_barrier, (long long)br->nthreads, (long long)br->block_idx[0],
+                            (long long)br->block_idx[1], (long long)br->block_idx[2]);
+        for (t = 0; t < br->nthreads; t++) if (state[t] == 2) state[t] = 1;
+        br->epoch++; /* a barrier: accesses before it cannot race with those after */
+        _tc_vm_share_seen(br);
+    }
+    for (t = 0; vm->nops && t < br->nthreads; t++) /* tensor ops are warp-wide: every lane must run each with the same operands */
+        if (br->op_count[t] != br->op_count[t - t % 32] || br->op_hash[t] != br->op_hash[t - t % 32])
+            return _tc_fail(vm->ctx, TC_ERROR_EXECUTION, "kernel %s: in block (%lld, %lld, %lld), thread %lld ran %lld tensor ops and lane 0 of its "
+                            "warp %lld%s; wmma operations need the whole warp, with the same operands", br->kern->name,
+                            (long long)br->block_idx[0], (long long)br->block_idx[1], (long long)br->block_idx[2], (long long)t,
+                            (long long)br->op_count[t], (long long)br->op_count[t - t % 32],
+                            br->op_count[t] == br->op_count[t - t % 32] ? " (on other operands)" : "");
+    return TC_OK;
+}
+
+static tc_result _tc_vm_kernel(tc_context *ctx, const tc_func *f, const tc_kernel_ir *kern, void *const *mem_params, const int64_t *sizes) {
+    _tc_vm vm;
+    _tc_block_run br;
+    int64_t grid[3], total = 1;
+    _tc_val *regs = NULL;
+    int *pcs = NULL, *state = NULL, k;
+    void *mem[64];
+    int64_t size[64];
+    _tc_touch *touch[64];
+    _tc_mbar *mbar[64];
+    int64_t *seen[64];
+    tc_result r = TC_OK;
+    memset(&vm, 0, sizeof vm);
+    memset(&br, 0, sizeof br);
+    memset(mem, 0, sizeof mem);
+    memset(touch, 0, sizeof touch);
+    memset(mbar, 0, sizeof mbar);
+    memset(seen, 0, sizeof seen);
+    vm.ctx = ctx, vm.f = f, vm.max_regs = 256;
+    for (k = 0; k < TC_THREAD_TAG_COUNT; k++) vm.thread_reg[k] = -1;
+    _tc_vm_stmt(&vm, kern->body);
+    _tc_vm_emit(&vm, _TC_OP_END, 0, 0, 0);
+    for (k = 0; k < f->nsizes && k < 32; k++) vm.size_reg[k] = _tc_vm_var_reg(&vm, f->sizes[k], 0);
+    if (vm.failed) {
+        _tc_free(ctx, vm.code);
+        _tc_free(ctx, vm.ops);
+        _tc_free(ctx, vm.tmas);
+        return ctx->result ? ctx->result : TC_ERROR_OUT_OF_MEMORY;
+    }
+    for (k = 0; k < 3; k++) {
+        if ((r = tc_func_eval(f, kern->grid[k], sizes, &grid[k])) != TC_OK) goto done;
+        if ((r = tc_func_eval(f, kern->block[k], sizes, &br.block[k])) != TC_OK) goto done;
+        total *= br.block[k];
+    }
+    br.vm = &vm, br.kern = kern, br.nthreads = total, br.mem = mem, br.size = size, br.touch = touch;
+    br.mbar = mbar;
+    br.seen = seen;
+    /* buffers: params and temps come from the caller; allocations are made here */
+    for (k = 0; k < vm.nbufs; k++) {
+        tc_buffer *b = vm.bufs[k].buffer;
+        if ((r = tc_func_eval(f, b->size, sizes, &size[k])) != TC_OK) goto done;
+        if (vm.bufs[k].slot_param >= 0) mem[k] = mem_params[vm.bufs[k].slot_param];
+        else {
+            size_t copies = _tc_scope_private(b->scope) ? (size_t)total : 1;
+            if (!(mem[k] = _tc_malloc(ctx, copies * (size_t)size[k] * (size_t)tc_dtype_bytes(b->dtype)))) { r = TC_ERROR_OUT_OF_MEMORY; goto done; }
+            if (b->scope == TC_SCOPE_SHARED) {
+                if (!(touch[k] = (_tc_touch *)_tc_malloc(ctx, sizeof(_tc_touch) * (size_t)size[k]))) { r = TC_ERROR_OUT_OF_MEMORY; goto done; }
+                memset(touch[k], 0, sizeof(_tc_touch) * (size_t)size[k]);
+            }
+            if (b->mbarrier) {
+                mbar[k] = (_tc_mbar *)_tc_malloc(ctx, sizeof(_tc_mbar) * (size_t)size[k]);
+                seen[k] = (int64_t *)_tc_malloc(ctx, sizeof(int64_t) * (size_t)(size[k] * total));
+                if (!mbar[k] || !seen[k]) { r = TC_ERROR_OUT_OF_MEMORY; goto done; }
+                if (!br.waiting && !(br.waiting = (_tc_mbar_wait *)_tc_malloc(ctx, sizeof *br.waiting * (size_t)total))) {
+                    r = TC_ERROR_OUT_OF_MEMORY;
+                    goto done;
+                }
+            }
+        }
+    }
+    if (vm.nops) {
+        if (total % 32) {
+            r = _tc_fail(ctx, TC_ERROR_EXECUTION, "kernel %s: %lld threads per block; its tensor ops are warp-wide, so blocks must be whole "
+                         "warps (a multiple of 32 threads)", kern->name, (long long)total);
+            goto done;
+        }
+        br.op_count = (int64_t *)_tc_malloc(ctx, sizeof(int64_t) * (size_t)total);
+        br.op_hash = (uint64_t *)_tc_malloc(ctx, sizeof(uint64_t) * (size_t)total);
+        if (!br.op_count || !br.op_hash) { r = TC_ERROR_OUT_OF_MEMORY; goto done; }
+    }
+    if (vm.has_wgmma) {
+        if (total % 128) {
+            r = _tc_fail(ctx, TC_ERROR_EXECUTION, "kernel %s: %lld threads per block; its wgmma are warpgroup-wide, so blocks must be whole "
+                         "warpgroups (a multiple of 128 threads)", kern->name, (long long)total);
+            goto done;
+        }
+        if (!(br.wgmma = (_tc_wgmma_state *)_tc_malloc(ctx, sizeof *br.wgmma * (size_t)(total / 128)))) { r = TC_ERROR_OUT_OF_MEMORY; goto done; }
+        memset(br.wgmma, 0, sizeof *br.wgmma * (size_t)(total / 128));
+    }
+    if (vm.has_async) {
+        if (!(br.async = (_tc_async_queue *)_tc_malloc(ctx, sizeof *br.async * (size_t)total))) { r = TC_ERROR_OUT_OF_MEMORY; goto done; }
+        memset(br.async, 0, sizeof *br.async * (size_t)total);
+    }
+    regs = (_tc_val *)_tc_malloc(ctx, sizeof(_tc_val) * (size_t)vm.max_regs * (size_t)total);
+    pcs = (int *)_tc_malloc(ctx, sizeof(int) * (size_t)total);
+    state = (int *)_tc_malloc(ctx, sizeof(int) * (size_t)total);
+    if (!regs || !pcs || !state) { r = TC_ERROR_OUT_OF_MEMORY; goto done; }
+    memset(regs, 0, sizeof(_tc_val) * (size_t)vm.max_regs * (size_t)total);
+    for (br.block_idx[2] = 0; br.block_idx[2] < grid[2] && r == TC_OK; br.block_idx[2]++)
+        for (br.block_idx[1] = 0; br.block_idx[1] < grid[1] && r == TC_OK; br.block_idx[1]++)
+            for (br.block_idx[0] = 0; br.block_idx[0] < grid[0] && r == TC_OK; br.block_idx[0]++)
+                r = _tc_vm_block(&br, regs, pcs, state, sizes);
+done:
+    for (k = 0; k < vm.nbufs; k++) {
+        if (vm.bufs[k].slot_param < 0) _tc_free(ctx, mem[k]);
+        _tc_free(ctx, touch[k]);
+        _tc_free(ctx, mbar[k]);
+        _tc_free(ctx, seen[k]);
+    }
+    _tc_free(ctx, br.waiting);
+    _tc_free(ctx, vm.tmas);
+    _tc_free(ctx, regs);
+    _tc_free(ctx, pcs);
+    _tc_free(ctx, state);
+    _tc_free(ctx, br.op_count);
+    _tc_free(ctx, br.op_hash);
+    for (k = 0; br.async && k < total; k++) _tc_free(ctx, br.async[k].recs);
+    _tc_free(ctx, br.async);
+    _tc_free(ctx, br.wgmma);
+    _tc_free(ctx, vm.ops);
+    _tc_free(ctx, vm.code);
+    return r;
+}
+
+TECOMP_API tc_result tc_host_run(tc_context *ctx, const tc_func *f, void *const *args, const int64_t *sizes) {
+    void **mem;
+    int k, n;
+    unsigned mark;
+    tc_result r = TC_OK;
+    if (!ctx || !f || (!args && f->nparams)) return ctx ? _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_host_run: NULL function or arguments") : TC_ERROR_INVALID_ARGUMENT;
+    if (f->nsizes && !sizes)
+        return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_host_run: %s has %d symbolic sizes (first: %s) but no values were given", f->name,
+                        f->nsizes, f->sizes[0]->name);
+    for (k = 0; k < f->nparams; k++)
+        if (!args[k]) return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_host_run: argument %d (%s) is NULL", k, f->params[k]->name);
+    n = f->nparams + f->ntemps;
+    mark = _tc_oom_mark(ctx);
+    if (!(mem = (void **)_tc_malloc(ctx, sizeof(void *) * (size_t)(n ? n : 1)))) return TC_ERROR_OUT_OF_MEMORY;
+    memset(mem, 0, sizeof(void *) * (size_t)(n ? n : 1));
+    for (k = 0; k < f->nparams; k++) mem[k] = args[k];
+    for (k = 0; k < f->ntemps && r == TC_OK; k++) {
+        int64_t elems;
+        if ((r = tc_func_eval(f, f->temps[k]->size, sizes, &elems)) != TC_OK) break;
+        if (!(mem[f->nparams + k] = _tc_malloc(ctx, (size_t)elems * (size_t)tc_dtype_bytes(f->temps[k]->dtype)))) r = TC_ERROR_OUT_OF_MEMORY;
+    }
+    for (k = 0; k < f->nkernels && r == TC_OK; k++) r = _tc_vm_kernel(ctx, f, &f->kernels[k], mem, sizes);
+    for (k = 0; k < f->ntemps; k++) _tc_free(ctx, mem[f->nparams + k]);
+    _tc_free(ctx, mem);
+    return _tc_oom_check(ctx, mark, r, "tc_host_run");
+}
+
+#endif /* TECOMP_IMPLEMENTATION */
