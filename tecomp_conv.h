@@ -2030,7 +2030,7 @@ static tc_result _tc_depthwise_knobs(tc_cfg *cfg, const tc_conv2d_desc *d, int p
     memset(&two, 0, sizeof two);
     memset(&three, 0, sizeof three);
     two.num_outputs = 2;
-    two.max_factor = d->layout == TC_LAYOUT_NHWC ? 256 : 64; /* NHWC's channels are on threadIdx.x (_tc_depthwise_schedule_nhwc) */
+    two.max_factor = d->layout == TC_LAYOUT_NHWC ? 256 : 64; /* NHWC's channels are on threadIdx.x (_tc_depthwise_nhwc) */
     three.num_outputs = 3;
     _TC_CONV_TRY(tc_cfg_define_split(cfg, "tile_c", d->c, &two));
     _TC_CONV_TRY(tc_cfg_define_split(cfg, "tile_y", p, &three));
@@ -2039,64 +2039,55 @@ static tc_result _tc_depthwise_knobs(tc_cfg *cfg, const tc_conv2d_desc *d, int p
     return _tc_depthwise_inner_knobs(cfg);
 }
 
+/* Where a layout keeps the output's channel, row and column axes, which
+   of them (0 channels, 1 rows, 2 columns) go on threadIdx.z, .y and .x,
+   and the image, channel, row and column axes of a thread's own stage. */
+typedef struct _tc_depthwise_layout {
+    int axis[3];
+    int thread[3];
+    int inner[4];
+} _tc_depthwise_layout;
+
+/* NCHW, as v4: channels on threadIdx.z (at most 64), rows, then columns
+   on threadIdx.x. NHWC: the channels on threadIdx.x, so that a warp reads
+   32 consecutive channels of a pixel (one coalesced 128-byte line a tap;
+   the taps' overlap hits in L1) and stores 32 consecutive outputs;
+   columns on threadIdx.y, rows on threadIdx.z (at most 64). */
+static const _tc_depthwise_layout _tc_depthwise_nchw = {{1, 2, 3}, {0, 1, 2}, {0, 1, 2, 3}};
+static const _tc_depthwise_layout _tc_depthwise_nhwc = {{3, 1, 2}, {1, 2, 0}, {0, 3, 1, 2}};
+
 /* As v4: blocks over channel tiles on blockIdx.y and over (image, row
    tile, column tile) on blockIdx.x (the images there, as its grid limit is
-   2^31 - 1, not 65535), threads over channels, rows and columns; past v4,
-   each thread accumulates its tile of outputs in registers, taking each
-   weight once for the whole tile (the window loops outside the tile's). */
-static tc_result _tc_depthwise_schedule(tc_cfg *cfg, tc_schedule *s, const _tc_conv_graph *g) {
+   2^31 - 1, not 65535), threads over channels, rows and columns as the
+   layout says; past v4, each thread accumulates its tile of outputs in
+   registers, taking each weight once for the whole tile (the window loops
+   outside the tile's, unless reorder_inner says otherwise). */
+static tc_result _tc_depthwise_schedule(tc_cfg *cfg, tc_schedule *s, const _tc_conv_graph *g, const _tc_depthwise_layout *lay) {
+    static const tc_thread_tag tags[3] = {TC_THREAD_Z, TC_THREAD_Y, TC_THREAD_X};
     tc_context *ctx = tc_cfg_context(cfg);
     tc_tensor *OL;
     tc_stage *so, *sl;
-    tc_iter *c[2], *y[3], *x[3], *blocks;
+    tc_iter *c[2], *y[3], *x[3], *threads[3], *blocks;
+    int k;
     _TC_CONV_TRY(tc_compute_inline(tc_stage_of(s, g->pad)));
     _TC_CONV_TRY(tc_cache_write(s, g->out, TC_SCOPE_LOCAL, &OL));
     if (!(sl = tc_stage_of(s, OL))) return _tc_conv_error(ctx);
     _TC_CONV_TRY(_tc_conv_output_stage(ctx, s, g, &so));
-    _TC_CONV_TRY(tc_cfg_apply_split(cfg, so, tc_axis_of(so, 1), "tile_c", c));
-    _TC_CONV_TRY(tc_cfg_apply_split(cfg, so, tc_axis_of(so, 2), "tile_y", y));
-    _TC_CONV_TRY(tc_cfg_apply_split(cfg, so, tc_axis_of(so, 3), "tile_x", x));
-    _TC_CONV_TRY(tc_reorder_args(so, c[0], tc_axis_of(so, 0), y[0], x[0], c[1], y[1], x[1], y[2], x[2]));
+    _TC_CONV_TRY(tc_cfg_apply_split(cfg, so, tc_axis_of(so, lay->axis[0]), "tile_c", c));
+    _TC_CONV_TRY(tc_cfg_apply_split(cfg, so, tc_axis_of(so, lay->axis[1]), "tile_y", y));
+    _TC_CONV_TRY(tc_cfg_apply_split(cfg, so, tc_axis_of(so, lay->axis[2]), "tile_x", x));
+    for (k = 0; k < 3; k++) {
+        int which = lay->thread[k];
+        threads[k] = which == 0 ? c[1] : which == 1 ? y[1] : x[1];
+    }
+    _TC_CONV_TRY(tc_reorder_args(so, c[0], tc_axis_of(so, 0), y[0], x[0], threads[0], threads[1], threads[2], y[2], x[2]));
     _TC_CONV_TRY(tc_fuse(so, tc_axis_of(so, 0), y[0], &blocks));
     _TC_CONV_TRY(tc_fuse(so, blocks, x[0], &blocks));
     _TC_CONV_TRY(tc_bind(so, c[0], TC_BLOCK_Y));
     _TC_CONV_TRY(tc_bind(so, blocks, TC_BLOCK_X));
-    _TC_CONV_TRY(tc_bind(so, c[1], TC_THREAD_Z));
-    _TC_CONV_TRY(tc_bind(so, y[1], TC_THREAD_Y));
-    _TC_CONV_TRY(tc_bind(so, x[1], TC_THREAD_X));
-    _TC_CONV_TRY(tc_compute_at(sl, so, x[1]));
-    _TC_CONV_TRY(_tc_depthwise_inner(cfg, sl, 0, 1, 2, 3));
-    return tc_pragma(so, c[0], "auto_unroll_max_step", (int)tc_cfg_knob_value(cfg, "auto_unroll_max_step"));
-}
-
-/* v4 turned channels-last (NHWC, weights [c][r][s][1]): the channels on
-   threadIdx.x, so that a warp reads 32 consecutive channels of a pixel
-   (one coalesced 128-byte line a tap; the taps' overlap hits in L1) and
-   stores 32 consecutive outputs; columns on threadIdx.y, rows on
-   threadIdx.z (at most 64); blocks as v4's. Each thread keeps its tile of
-   outputs, rows then columns, in registers, the window loops outside it. */
-static tc_result _tc_depthwise_schedule_nhwc(tc_cfg *cfg, tc_schedule *s, const _tc_conv_graph *g) {
-    tc_context *ctx = tc_cfg_context(cfg);
-    tc_tensor *OL;
-    tc_stage *so, *sl;
-    tc_iter *c[2], *y[3], *x[3], *blocks;
-    _TC_CONV_TRY(tc_compute_inline(tc_stage_of(s, g->pad)));
-    _TC_CONV_TRY(tc_cache_write(s, g->out, TC_SCOPE_LOCAL, &OL));
-    if (!(sl = tc_stage_of(s, OL))) return _tc_conv_error(ctx);
-    _TC_CONV_TRY(_tc_conv_output_stage(ctx, s, g, &so));
-    _TC_CONV_TRY(tc_cfg_apply_split(cfg, so, tc_axis_of(so, 3), "tile_c", c));
-    _TC_CONV_TRY(tc_cfg_apply_split(cfg, so, tc_axis_of(so, 1), "tile_y", y));
-    _TC_CONV_TRY(tc_cfg_apply_split(cfg, so, tc_axis_of(so, 2), "tile_x", x));
-    _TC_CONV_TRY(tc_reorder_args(so, c[0], tc_axis_of(so, 0), y[0], x[0], y[1], x[1], c[1], y[2], x[2]));
-    _TC_CONV_TRY(tc_fuse(so, tc_axis_of(so, 0), y[0], &blocks));
-    _TC_CONV_TRY(tc_fuse(so, blocks, x[0], &blocks));
-    _TC_CONV_TRY(tc_bind(so, c[0], TC_BLOCK_Y));
-    _TC_CONV_TRY(tc_bind(so, blocks, TC_BLOCK_X));
-    _TC_CONV_TRY(tc_bind(so, y[1], TC_THREAD_Z));
-    _TC_CONV_TRY(tc_bind(so, x[1], TC_THREAD_Y));
-    _TC_CONV_TRY(tc_bind(so, c[1], TC_THREAD_X));
-    _TC_CONV_TRY(tc_compute_at(sl, so, c[1]));
-    _TC_CONV_TRY(_tc_depthwise_inner(cfg, sl, 0, 3, 1, 2));
+    for (k = 0; k < 3; k++) _TC_CONV_TRY(tc_bind(so, threads[k], tags[k]));
+    _TC_CONV_TRY(tc_compute_at(sl, so, threads[2]));
+    _TC_CONV_TRY(_tc_depthwise_inner(cfg, sl, lay->inner[0], lay->inner[1], lay->inner[2], lay->inner[3]));
     return tc_pragma(so, c[0], "auto_unroll_max_step", (int)tc_cfg_knob_value(cfg, "auto_unroll_max_step"));
 }
 
@@ -2118,8 +2109,7 @@ TECOMP_API tc_result tc_conv2d_depthwise_template(tc_cfg *cfg, const void *task,
     final = _tc_conv_final(&g);
     if (!(s = tc_schedule_create(ctx, 1, &final))) return _tc_conv_error(ctx);
     _TC_CONV_TRY(_tc_depthwise_knobs(cfg, &d, p, q));
-    if (d.layout == TC_LAYOUT_NHWC) _TC_CONV_TRY(_tc_depthwise_schedule_nhwc(cfg, s, &g));
-    else _TC_CONV_TRY(_tc_depthwise_schedule(cfg, s, &g));
+    _TC_CONV_TRY(_tc_depthwise_schedule(cfg, s, &g, d.layout == TC_LAYOUT_NHWC ? &_tc_depthwise_nhwc : &_tc_depthwise_nchw));
     return _tc_conv_instance(&d, s, &g, out);
 }
 
