@@ -6,8 +6,9 @@ template had before the knobs: identity order, no annotation), and the knob
 values of the overall best.
 Usage: knob_pays.py RECORDS.jsonl [REORDER_KNOB [ANNOTATE_KNOB]]
 (defaults: reorder_inner, ann_reduce)"""
-import json
 import sys
+
+import records_lib
 
 
 def is_default(entity, reorder, annotate):
@@ -24,19 +25,10 @@ def main():
     reorder = sys.argv[2] if len(sys.argv) > 2 else "reorder_inner"
     annotate = sys.argv[3] if len(sys.argv) > 3 else "ann_reduce"
     tasks = {}
-    for line in open(path):
-        try:
-            rec = json.loads(line)
-        except ValueError:
-            continue
-        costs, error_no = rec["result"][0], rec["result"][1]
-        if error_no != 0 or not costs:
-            continue
+    for rec, cost, key in records_lib.successful(path):
         entity = rec["config"]["entity"]
         if not any(e[0] in (reorder, annotate) for e in entity):
             continue
-        key = json.dumps(rec["input"][2])
-        cost = sum(costs) / len(costs)
         t = tasks.setdefault(key, {"best": None, "default": None, "n": 0, "n_default": 0})
         t["n"] += 1
         if t["best"] is None or cost < t["best"][0]:

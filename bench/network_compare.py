@@ -3,23 +3,15 @@
 one-by-one run (two records files): the ratio network/one-by-one, the
 geometric mean, and how many shapes lie within 10%.
 Usage: network_compare.py NETWORK.jsonl ROWS.jsonl"""
-import json
 import math
 import sys
+
+import records_lib
 
 
 def best_costs(path):
     best = {}
-    for line in open(path):
-        try:
-            rec = json.loads(line)
-        except ValueError:
-            continue
-        costs, error_no = rec["result"][0], rec["result"][1]
-        if error_no != 0 or not costs:
-            continue
-        key = json.dumps(rec["input"][2])
-        cost = sum(costs) / len(costs)
+    for rec, cost, key in records_lib.successful(path):
         if key not in best or cost < best[key][0]:
             best[key] = (cost, rec["input"][1])
     return best

@@ -9,26 +9,12 @@
 #       tuned one by one with per_row trials each; both from empty records.
 #       network_compare.py prints the per-row ratio of the best costs.
 set -u
-out=${OUT:-gpu-logs}
-mkdir -p "$out" && out=$(cd "$out" && pwd)
 here=$(cd "$(dirname "$0")" && pwd)
-cudnn=$(python3 -c 'import nvidia.cudnn as m, os; print(os.path.join(list(m.__path__)[0], "lib"))' 2>/dev/null)
-[ -n "$cudnn" ] && export LD_LIBRARY_PATH="$cudnn:${LD_LIBRARY_PATH:-}"
-export TECOMP_CACHE_DIR="$PWD/build-gpu/cubin-cache"
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu --format=csv > "$out/gpu.txt" 2>&1
-meson setup build-gpu -Dwerror=false > "$out/build.log" 2>&1 && meson compile -C build-gpu >> "$out/build.log" 2>&1 ||
-    { tail -30 "$out/build.log"; exit 1; }
+. "$here/gpu_common.sh"
+gpu_setup
 case ${1:-test} in
 test)
-    meson test -C build-gpu --num-processes 4 --print-errorlogs > "$out/tests.log" 2>&1
-    echo "meson test exit $?" >> "$out/tests.log"
-    tail -25 "$out/tests.log"
-    : > "$out/san.log"
-    for tool in memcheck racecheck synccheck; do
-        timeout 100 compute-sanitizer --tool $tool --error-exitcode 9 build-gpu/tests/test_streams > "$out/san_$tool.log" 2>&1
-        echo "$tool exit $?: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/san_$tool.log" | tail -1)" >> "$out/san.log"
-    done
-    cat "$out/san.log"
+    gpu_tests test_streams 100
     ;;
 network)
     budget=${2:-4000}

@@ -1,0 +1,27 @@
+# Shared by the GPU-machine scripts (sourced): gpu_setup makes $out, finds
+# PyTorch's cuDNN, keeps the cubin cache in the build, records the GPU's
+# clocks and builds everything into build-gpu; gpu_tests runs the whole
+# meson test suite, then one test under compute-sanitizer's memcheck,
+# racecheck and synccheck. Logs in $out.
+gpu_setup() {
+    out=${OUT:-gpu-logs}
+    mkdir -p "$out" && out=$(cd "$out" && pwd)
+    cudnn=$(python3 -c 'import nvidia.cudnn as m, os; print(os.path.join(list(m.__path__)[0], "lib"))' 2>/dev/null)
+    [ -n "$cudnn" ] && export LD_LIBRARY_PATH="$cudnn:${LD_LIBRARY_PATH:-}"
+    export TECOMP_CACHE_DIR="$PWD/build-gpu/cubin-cache"
+    nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu --format=csv > "$out/gpu.txt" 2>&1
+    meson setup build-gpu -Dwerror=false > "$out/build.log" 2>&1 && meson compile -C build-gpu >> "$out/build.log" 2>&1 ||
+        { tail -30 "$out/build.log"; exit 1; }
+}
+
+gpu_tests() { # the test to run under the sanitizers, its time limit in seconds
+    meson test -C build-gpu --num-processes 4 --print-errorlogs > "$out/tests.log" 2>&1
+    echo "meson test exit $?" >> "$out/tests.log"
+    tail -25 "$out/tests.log"
+    : > "$out/san.log"
+    for tool in memcheck racecheck synccheck; do
+        timeout "$2" compute-sanitizer --tool $tool --error-exitcode 9 "build-gpu/tests/$1" > "$out/san_$tool.log" 2>&1
+        echo "$tool exit $?: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/san_$tool.log" | tail -1)" >> "$out/san.log"
+    done
+    cat "$out/san.log"
+}
