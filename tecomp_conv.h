@@ -2819,18 +2819,24 @@ typedef struct _tc_mma_tiles {
     int tma;        /* the shared tiles come by TMA (tc_tma_copy), not cp.async */
 } _tc_mma_tiles;
 
-static tc_result _tc_mma_tiles_of(tc_cfg *cfg, const tc_conv2d_desc *d, _tc_mma_tiles *t) {
-    int nchw = d->layout == TC_LAYOUT_NCHW;
-    int64_t threads, cols = (int64_t)d->c * d->r * d->s;
+/* The knobs conv2d_mma and conv2d_wgmma share: the block's and a warp's
+   (warpgroup's) tile, the k tile, the pipeline's stages and split-K. */
+static void _tc_mma_block_knobs(tc_cfg *cfg, _tc_mma_tiles *t) {
     t->bm = tc_cfg_knob_value(cfg, "block_m");
     t->bn = tc_cfg_knob_value(cfg, "block_n");
     t->wm = tc_cfg_knob_value(cfg, "warp_m");
     t->wn = tc_cfg_knob_value(cfg, "warp_n");
     t->bk = tc_cfg_knob_value(cfg, "k_tile");
     t->stages = tc_cfg_knob_value(cfg, "stages");
+    t->split = tc_cfg_knob_value(cfg, "split_k");
+}
+
+static tc_result _tc_mma_tiles_of(tc_cfg *cfg, const tc_conv2d_desc *d, _tc_mma_tiles *t) {
+    int nchw = d->layout == TC_LAYOUT_NCHW;
+    int64_t threads, cols = (int64_t)d->c * d->r * d->s;
+    _tc_mma_block_knobs(cfg, t);
     t->vec = tc_cfg_knob_value(cfg, "vec");
     t->swizzle = tc_cfg_knob_value(cfg, "swizzle");
-    t->split = tc_cfg_knob_value(cfg, "split_k");
     t->vec_b = nchw ? 1 : t->vec;
     t->col_along_m = nchw && tc_cfg_knob_value(cfg, "col_order");
     t->wgmma = 0;
@@ -3330,13 +3336,7 @@ static tc_result _tc_wgmma_knobs(tc_cfg *cfg, tc_dtype dtype) {
 static tc_result _tc_wgmma_tiles_of(tc_cfg *cfg, const tc_conv2d_desc *d, _tc_mma_tiles *t) {
     tc_context *ctx = tc_cfg_context(cfg);
     int64_t warpgroups, bytes = tc_dtype_bytes(d->dtype);
-    t->bm = tc_cfg_knob_value(cfg, "block_m");
-    t->bn = tc_cfg_knob_value(cfg, "block_n");
-    t->wm = tc_cfg_knob_value(cfg, "warp_m");
-    t->wn = tc_cfg_knob_value(cfg, "warp_n");
-    t->bk = tc_cfg_knob_value(cfg, "k_tile");
-    t->stages = tc_cfg_knob_value(cfg, "stages");
-    t->split = tc_cfg_knob_value(cfg, "split_k");
+    _tc_mma_block_knobs(cfg, t);
     t->in_flight = tc_cfg_knob_value(cfg, "in_flight");
     t->vec = _tc_mma_copy_lanes(d->dtype);
     t->vec_b = t->vec;
@@ -4368,13 +4368,21 @@ TECOMP_API tc_result tc_conv2d_network_plan(tc_context *ctx, const tc_conv2d_net
    configurations' knob values scored relative to their own task's
    fastest, which train the base of its cost model; records of other
    templates, and of this very task (resumed instead), are not
-   transferred, nor is anything to the random, grid and genetic tuners. */
+   transferred, nor is anything to the random, grid and genetic tuners.
+   A share that found no kernel that runs (every trial invalid, failed or
+   too big for this GPU: small shares of large spaces do) goes on, a round
+   of min_trials more at a time, at most _TC_NETWORK_EXTRA_ROUNDS rounds,
+   since every description needs a kernel; res counts every round's trials
+   (past the budget), and what the records held before the first. */
+#define _TC_NETWORK_EXTRA_ROUNDS 8
 static tc_result _tc_network_tune_task(tc_context *ctx, const tc_conv2d_network_desc *desc, const tc_conv2d_network_task *task,
-                                       int trials, const char *records, tc_tune_result *res) {
+                                       const char *records, tc_tune_result *res) {
     tc_conv2d_desc bare;      /* the space keeps a pointer to it: it lives until tc_tune is done */
     tc_config_space *space = NULL;
     tc_tune_desc td;
+    tc_tune_result round;
     tc_result r;
+    int k;
     memset(res, 0, sizeof *res);
     res->best_config = -1;
     if ((r = tc_conv2d_resolve(ctx, &desc->convs[task->first], &bare)) != TC_OK) return r;
@@ -4384,35 +4392,23 @@ static tc_result _tc_network_tune_task(tc_context *ctx, const tc_conv2d_network_
     memset(&td, 0, sizeof td);
     td.task_name = task->template_name;
     td.nargs = tc_conv2d_task_args(&bare, td.args);
-    td.n_trial = trials;
+    td.n_trial = task->trials;
     td.records = records;
     td.transfer = records;
     td.tuner.kind = desc->tuner;
     td.measure.where = desc->where;
-    return tc_tune(ctx, space, &td, res);
-}
-
-/* A task's share, and more where it found no kernel that runs (every trial
-   invalid, failed or too big for this GPU: small shares of large spaces
-   do): a round of min_trials more at a time, at most
-   _TC_NETWORK_EXTRA_ROUNDS rounds, since every description needs a
-   kernel. The extra trials overrun the budget; res counts them all. */
-#define _TC_NETWORK_EXTRA_ROUNDS 8
-static tc_result _tc_network_tune_task_until_valid(tc_context *ctx, const tc_conv2d_network_desc *desc, const tc_conv2d_network_task *task,
-                                                   const char *records, tc_tune_result *res) {
-    int round_trials = desc->min_trials > 0 ? desc->min_trials : 8;
-    int trials = task->trials;
-    int measured = 0;
-    int round;
-    tc_result r = TC_OK;
-    for (round = 0; round <= _TC_NETWORK_EXTRA_ROUNDS; round++) {
-        r = _tc_network_tune_task(ctx, desc, task, trials, records, res);
-        measured += res->trials;
-        if (r != TC_OK || res->best_config >= 0) break;
-        trials = res->resumed + res->trials + round_trials; /* tc_tune's n_trial counts what the records hold */
+    for (k = 0; k <= _TC_NETWORK_EXTRA_ROUNDS; k++) {
+        if ((r = tc_tune(ctx, space, &td, &round)) != TC_OK) return r;
+        if (k) { /* the earlier rounds' trials are in the records now: count them as measured, not resumed */
+            round.trials += res->trials;
+            round.resumed = res->resumed;
+            round.seconds += res->seconds;
+        }
+        *res = round;
+        if (res->best_config >= 0) break;
+        td.n_trial = res->resumed + res->trials + (desc->min_trials > 0 ? desc->min_trials : 8); /* n_trial counts what the records hold */
     }
-    res->trials = measured;
-    return r;
+    return TC_OK;
 }
 
 /* The task's line in the log: what was tuned, for how many descriptions, and how it went. */
@@ -4450,7 +4446,7 @@ static tc_result _tc_network_tune_tasks(tc_context *ctx, const tc_conv2d_network
         const tc_conv2d_network_task *task = &tasks[order[k]];
         tc_tune_result res;
         if (!task->trials) continue; /* tc_tune would take 0 for its default */
-        r = _tc_network_tune_task_until_valid(ctx, desc, task, records, &res);
+        r = _tc_network_tune_task(ctx, desc, task, records, &res);
         if ((r == TC_ERROR_NO_CUDA || r == TC_ERROR_NO_DEVICE) && desc->where == TC_MEASURE_GPU) {
             _tc_log(ctx, TC_LOG_INFO, "no GPU here: nothing tuned (%s)", tc_context_error(ctx));
             tc_context_clear_error(ctx);
