@@ -6,18 +6,11 @@
 #ifndef TC_CONV_DATA_H
 #define TC_CONV_DATA_H
 #include "tecomp.h"
+#include "tc_conv_case.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static void fill(float *x, size_t n, unsigned seed) {
-    size_t j;
-    for (j = 0; j < n; j++) {
-        seed = seed * 1664525u + 1013904223u;
-        x[j] = (float)((seed >> 8) & 0xffff) / 65536.0f * 2.0f - 1.0f;
-    }
-}
 
 /* Relative L2 error; NaN (an element nobody wrote) gives NaN, which fails every bound. */
 static double rel_l2(const float *out, const float *ref, size_t n) {

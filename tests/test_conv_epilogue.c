@@ -15,40 +15,13 @@
    reference. */
 #include "tecomp.h"
 #include "tecomp_conv.h"
+#include "tc_conv_case.h"
 #include "tc_test.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 static tc_context *ctx;
-
-static tc_conv2d_desc conv(tc_layout layout, tc_dtype dtype, int n, int c, int h, int w, int k, int r, int stride, int pad, int groups) {
-    tc_conv2d_desc d;
-    memset(&d, 0, sizeof d);
-    d.layout = layout;
-    d.dtype = dtype;
-    d.n = n;
-    d.c = c;
-    d.h = h;
-    d.w = w;
-    d.k = k;
-    d.r = r;
-    d.s = r;
-    d.stride_h = stride;
-    d.stride_w = stride;
-    d.pad_h = pad;
-    d.pad_w = pad;
-    d.groups = groups;
-    return d;
-}
-
-static void fill(float *x, size_t n, unsigned seed) {
-    size_t j;
-    for (j = 0; j < n; j++) {
-        seed = seed * 1664525u + 1013904223u;
-        x[j] = (float)((seed >> 8) & 0xffff) / 65536.0f * 2.0f - 1.0f;
-    }
-}
 
 static uint16_t to16(tc_dtype t, float x) { return t == TC_BFLOAT16 ? tc_bfloat16_from_float(x) : tc_half_from_float(x); }
 static float from16(tc_dtype t, uint16_t h) { return t == TC_BFLOAT16 ? tc_bfloat16_to_float(h) : tc_half_to_float(h); }
@@ -96,7 +69,7 @@ TC_TEST(epilogue_is_resolved_and_refused) {
                                       "epilogue.nextra must be 0 to 4, got 5", "epilogue.nextra is 1 but there is no epilogue.fn to read them",
                                       "epilogue.extra[0] 3 is not a tc_conv2d_extra"};
     tc_conv2d_epilogue bad[9];
-    tc_conv2d_desc d = conv(TC_LAYOUT_NCHW, TC_FLOAT32, 2, 4, 5, 5, 6, 3, 1, 1, 1), r, out;
+    tc_conv2d_desc d = conv_desc(TC_LAYOUT_NCHW, TC_FLOAT32, 2, 4, 5, 5, 6, 3, 1, 1, 1), r, out;
     tc_conv2d_tensor_info info[TC_CONV2D_MAX_EPILOGUE_TENSORS];
     int64_t bare[TC_MAX_TASK_ARGS], fused[TC_MAX_TASK_ARGS];
     int j;
@@ -175,7 +148,7 @@ static double act_at(tc_activation act, double v) {
    epilogue's steps on inputs from -8 to 7.5 against act_at, for every
    activation, with scale, bias and a residual before and after it. */
 TC_TEST(reference_applies_each_step_in_order) {
-    tc_conv2d_desc d = conv(TC_LAYOUT_NCHW, TC_FLOAT32, 1, 1, 4, 8, 2, 1, 1, 0, 1);
+    tc_conv2d_desc d = conv_desc(TC_LAYOUT_NCHW, TC_FLOAT32, 1, 1, 4, 8, 2, 1, 1, 0, 1);
     float in[32], wt[2] = {1.0f, -1.0f}, out[64], scale[2] = {0.5f, 2.0f}, bias[2] = {0.25f, -1.0f}, res[64];
     const float *tensors[3];
     int act, where, j, k, bad = 0;
@@ -235,7 +208,7 @@ TC_TEST(reference_applies_each_step_in_order) {
 
 /* The user-written step in the reference (run on the host executor) against hswish_gate_at. */
 TC_TEST(reference_applies_a_user_written_step) {
-    tc_conv2d_desc d = conv(TC_LAYOUT_NHWC, TC_FLOAT32, 1, 1, 3, 8, 2, 1, 1, 0, 1);
+    tc_conv2d_desc d = conv_desc(TC_LAYOUT_NHWC, TC_FLOAT32, 1, 1, 3, 8, 2, 1, 1, 0, 1);
     float in[24], wt[2] = {1.0f, 0.5f}, out[48], bias[2] = {0.5f, -0.5f}, gate[2] = {2.0f, -1.0f}, shift[48];
     const float *tensors[3];
     int j, k, bad = 0;
@@ -293,30 +266,30 @@ static void add_case(const char *what, tc_template_fn fn, tc_conv2d_desc d, cons
 static void make_cases(void) {
     tc_conv2d_desc d;
     ncases = 0;
-    add_case("direct, 2x5x7x6 -> 7, 3x3 pad 1", tc_conv2d_direct_template, conv(TC_LAYOUT_NCHW, TC_FLOAT32, 2, 5, 7, 6, 7, 3, 1, 1, 1), NULL);
-    add_case("split-K, 1x6x5x5 -> 5, 3x3 pad 1", tc_conv2d_splitk_template, conv(TC_LAYOUT_NCHW, TC_FLOAT32, 1, 6, 5, 5, 5, 3, 1, 1, 1), "tile_rc");
-    add_case("gemm, 2x5x7x5 -> 6, 3x3 stride 2 pad 1", tc_conv2d_gemm_template, conv(TC_LAYOUT_NCHW, TC_FLOAT32, 2, 5, 7, 5, 6, 3, 2, 1, 1), "tile_j");
-    add_case("gemm HWCN, 3x4x5x6 -> 6, 1x1 groups 2", tc_conv2d_gemm_template, conv(TC_LAYOUT_HWCN, TC_FLOAT32, 3, 4, 5, 6, 6, 1, 1, 0, 2),
+    add_case("direct, 2x5x7x6 -> 7, 3x3 pad 1", tc_conv2d_direct_template, conv_desc(TC_LAYOUT_NCHW, TC_FLOAT32, 2, 5, 7, 6, 7, 3, 1, 1, 1), NULL);
+    add_case("split-K, 1x6x5x5 -> 5, 3x3 pad 1", tc_conv2d_splitk_template, conv_desc(TC_LAYOUT_NCHW, TC_FLOAT32, 1, 6, 5, 5, 5, 3, 1, 1, 1), "tile_rc");
+    add_case("gemm, 2x5x7x5 -> 6, 3x3 stride 2 pad 1", tc_conv2d_gemm_template, conv_desc(TC_LAYOUT_NCHW, TC_FLOAT32, 2, 5, 7, 5, 6, 3, 2, 1, 1), "tile_j");
+    add_case("gemm HWCN, 3x4x5x6 -> 6, 1x1 groups 2", tc_conv2d_gemm_template, conv_desc(TC_LAYOUT_HWCN, TC_FLOAT32, 3, 4, 5, 6, 6, 1, 1, 0, 2),
              "tile_j");
-    add_case("depthwise, 2x5x9x7, 3x3 stride 2 pad 1", tc_conv2d_depthwise_template, conv(TC_LAYOUT_NCHW, TC_FLOAT32, 2, 5, 9, 7, 5, 3, 2, 1, 5),
+    add_case("depthwise, 2x5x9x7, 3x3 stride 2 pad 1", tc_conv2d_depthwise_template, conv_desc(TC_LAYOUT_NCHW, TC_FLOAT32, 2, 5, 9, 7, 5, 3, 2, 1, 5),
              NULL);
-    add_case("direct NHWC, 2x5x7x6 -> 7, 3x3 pad 1", tc_conv2d_direct_template, conv(TC_LAYOUT_NHWC, TC_FLOAT32, 2, 5, 7, 6, 7, 3, 1, 1, 1), NULL);
-    add_case("gemm NHWC, 2x8x7x5 -> 6, 3x3 stride 2 pad 1", tc_conv2d_gemm_template, conv(TC_LAYOUT_NHWC, TC_FLOAT32, 2, 8, 7, 5, 6, 3, 2, 1, 1),
+    add_case("direct NHWC, 2x5x7x6 -> 7, 3x3 pad 1", tc_conv2d_direct_template, conv_desc(TC_LAYOUT_NHWC, TC_FLOAT32, 2, 5, 7, 6, 7, 3, 1, 1, 1), NULL);
+    add_case("gemm NHWC, 2x8x7x5 -> 6, 3x3 stride 2 pad 1", tc_conv2d_gemm_template, conv_desc(TC_LAYOUT_NHWC, TC_FLOAT32, 2, 8, 7, 5, 6, 3, 2, 1, 1),
              "tile_j");
     add_case("depthwise NHWC, 2x5x9x7, 3x3 stride 2 pad 1", tc_conv2d_depthwise_template,
-             conv(TC_LAYOUT_NHWC, TC_FLOAT32, 2, 5, 9, 7, 5, 3, 2, 1, 5), NULL);
+             conv_desc(TC_LAYOUT_NHWC, TC_FLOAT32, 2, 5, 9, 7, 5, 3, 2, 1, 5), NULL);
     add_case("conv2d_nchw.cuda (AutoTVM's), 2x5x7x6 -> 7, 3x3 pad 1", tc_conv2d_nchw_cuda_template,
-             conv(TC_LAYOUT_NCHW, TC_FLOAT32, 2, 5, 7, 6, 7, 3, 1, 1, 1), "tile_rc");
-    add_case("winograd, 1x4x7x7 -> 5", tc_conv2d_winograd_template, conv(TC_LAYOUT_NCHW, TC_FLOAT32, 1, 4, 7, 7, 5, 3, 1, 1, 1), NULL);
-    add_case("winograd HWCN, 3x3x5x6 -> 4", tc_conv2d_winograd_template, conv(TC_LAYOUT_HWCN, TC_FLOAT32, 3, 3, 5, 6, 4, 3, 1, 1, 1), NULL);
+             conv_desc(TC_LAYOUT_NCHW, TC_FLOAT32, 2, 5, 7, 6, 7, 3, 1, 1, 1), "tile_rc");
+    add_case("winograd, 1x4x7x7 -> 5", tc_conv2d_winograd_template, conv_desc(TC_LAYOUT_NCHW, TC_FLOAT32, 1, 4, 7, 7, 5, 3, 1, 1, 1), NULL);
+    add_case("winograd HWCN, 3x3x5x6 -> 4", tc_conv2d_winograd_template, conv_desc(TC_LAYOUT_HWCN, TC_FLOAT32, 3, 3, 5, 6, 4, 3, 1, 1, 1), NULL);
     add_case("tensorcore NHWCnc float16, 16x16x3x3 -> 32", tc_conv2d_tensorcore_template,
-             conv(TC_LAYOUT_NHWCnc, TC_FLOAT16, 16, 16, 3, 3, 32, 3, 1, 1, 1), NULL);
-    add_case("mma NHWC float16, 2x8x5x5 -> 20", tc_conv2d_mma_template, conv(TC_LAYOUT_NHWC, TC_FLOAT16, 2, 8, 5, 5, 20, 3, 1, 1, 1), "split_k");
-    add_case("mma NCHW bfloat16, 2x3x5x4 -> 20", tc_conv2d_mma_template, conv(TC_LAYOUT_NCHW, TC_BFLOAT16, 2, 3, 5, 4, 20, 3, 1, 1, 1), "split_k");
-    d = conv(TC_LAYOUT_NHWC, TC_FLOAT32, 1, 4, 6, 5, 12, 3, 1, 1, 1);
+             conv_desc(TC_LAYOUT_NHWCnc, TC_FLOAT16, 16, 16, 3, 3, 32, 3, 1, 1, 1), NULL);
+    add_case("mma NHWC float16, 2x8x5x5 -> 20", tc_conv2d_mma_template, conv_desc(TC_LAYOUT_NHWC, TC_FLOAT16, 2, 8, 5, 5, 20, 3, 1, 1, 1), "split_k");
+    add_case("mma NCHW bfloat16, 2x3x5x4 -> 20", tc_conv2d_mma_template, conv_desc(TC_LAYOUT_NCHW, TC_BFLOAT16, 2, 3, 5, 4, 20, 3, 1, 1, 1), "split_k");
+    d = conv_desc(TC_LAYOUT_NHWC, TC_FLOAT32, 1, 4, 6, 5, 12, 3, 1, 1, 1);
     d.math = TC_CONV_MATH_TF32;
     add_case("mma NHWC TF32, 1x4x6x5 -> 12", tc_conv2d_mma_template, d, "split_k");
-    add_case("wgmma NHWC float16, 1x16x5x3 -> 24", tc_conv2d_wgmma_template, conv(TC_LAYOUT_NHWC, TC_FLOAT16, 1, 16, 5, 3, 24, 3, 1, 1, 1),
+    add_case("wgmma NHWC float16, 1x16x5x3 -> 24", tc_conv2d_wgmma_template, conv_desc(TC_LAYOUT_NHWC, TC_FLOAT16, 1, 16, 5, 3, 24, 3, 1, 1, 1),
              "split_k");
 }
 
@@ -570,7 +543,7 @@ TC_TEST(every_template_fuses_a_user_written_epilogue) {
    through it (on the host, and as a kernel) matches the fused reference;
    and a 16-bit input. */
 TC_TEST(the_epilogue_alone_follows_a_bare_convolution) {
-    tc_conv2d_desc d = conv(TC_LAYOUT_NHWC, TC_FLOAT32, 2, 3, 5, 4, 6, 3, 1, 1, 1), bare;
+    tc_conv2d_desc d = conv_desc(TC_LAYOUT_NHWC, TC_FLOAT32, 2, 3, 5, 4, 6, 3, 1, 1, 1), bare;
     tc_instance inst;
     const tc_func *f = NULL;
     case_data cd;
@@ -630,7 +603,7 @@ TC_TEST(the_engines_call_takes_the_epilogues_tensors) {
     tc_conv2d_kernel_info info;
     case_data cd;
     memset(&kd, 0, sizeof kd);
-    kd.conv = conv(TC_LAYOUT_NCHW, TC_FLOAT32, 1, 5, 6, 7, 6, 3, 1, 1, 1);
+    kd.conv = conv_desc(TC_LAYOUT_NCHW, TC_FLOAT32, 1, 5, 6, 7, 6, 3, 1, 1, 1);
     kd.conv.epilogue.scale = kd.conv.epilogue.bias = 1;
     kd.conv.epilogue.act = TC_ACT_RELU6;
     kd.conv.epilogue.residual = TC_RESIDUAL_BEFORE_ACT;
@@ -696,7 +669,7 @@ TC_TEST(fused_kernels_compile_through_nvrtc) {
         tc_cubin_destroy(ctx, &bin);
     }
     {
-        tc_conv2d_desc d = conv(TC_LAYOUT_NCHW, TC_FLOAT32, 1, 8, 5, 5, 8, 3, 1, 1, 1);
+        tc_conv2d_desc d = conv_desc(TC_LAYOUT_NCHW, TC_FLOAT32, 1, 8, 5, 5, 8, 3, 1, 1, 1);
         tc_instance inst;
         const tc_func *f = NULL;
         tc_cubin bin;

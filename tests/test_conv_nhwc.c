@@ -9,39 +9,13 @@
    kernels compiled through NVRTC; on a GPU, each against the reference. */
 #include "tecomp.h"
 #include "tecomp_conv.h"
+#include "tc_conv_case.h"
 #include "tc_test.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 static tc_context *ctx;
-
-static tc_conv2d_desc nhwc(int n, int c, int h, int w, int k, int r, int stride, int pad, int groups) {
-    tc_conv2d_desc d;
-    memset(&d, 0, sizeof d);
-    d.layout = TC_LAYOUT_NHWC;
-    d.n = n;
-    d.c = c;
-    d.h = h;
-    d.w = w;
-    d.k = k;
-    d.r = r;
-    d.s = r;
-    d.stride_h = stride;
-    d.stride_w = stride;
-    d.pad_h = pad;
-    d.pad_w = pad;
-    d.groups = groups;
-    return d;
-}
-
-static void fill(float *x, size_t n, unsigned seed) {
-    size_t j;
-    for (j = 0; j < n; j++) {
-        seed = seed * 1664525u + 1013904223u;
-        x[j] = (float)((seed >> 8) & 0xffff) / 65536.0f * 2.0f - 1.0f;
-    }
-}
 
 // >>cases
 
@@ -68,26 +42,26 @@ static void add_case(const char *what, tc_template_fn fn, tc_conv2d_desc d, cons
 static void make_cases(void) {
     tc_conv2d_desc d;
     ncases = 0;
-    add_case("gemm, 2x5x7x6 -> 7, 3x3 pad 1", tc_conv2d_gemm_template, nhwc(2, 5, 7, 6, 7, 3, 1, 1, 1), "tile_j");
-    add_case("gemm, 1x8x9x9 -> 12, 3x3 stride 2 pad 1", tc_conv2d_gemm_template, nhwc(1, 8, 9, 9, 12, 3, 2, 1, 1), "tile_j");
-    add_case("gemm, 1x12x6x5 -> 10, 3x3 pad 0", tc_conv2d_gemm_template, nhwc(1, 12, 6, 5, 10, 3, 1, 0, 1), "tile_j");
-    add_case("gemm, C1-like 1x3x15x15 -> 8, 7x7 stride 2 pad 3", tc_conv2d_gemm_template, nhwc(1, 3, 15, 15, 8, 7, 2, 3, 1), "tile_j");
-    add_case("gemm, 2x16x5x5 -> 6, 1x1", tc_conv2d_gemm_template, nhwc(2, 16, 5, 5, 6, 1, 1, 0, 1), "tile_j");
-    add_case("gemm, 1x8x7x7 -> 9, 1x1 stride 2", tc_conv2d_gemm_template, nhwc(1, 8, 7, 7, 9, 1, 2, 0, 1), "tile_j");
-    add_case("gemm, 1x12x5x6 -> 6, 3x3 pad 1 groups 3", tc_conv2d_gemm_template, nhwc(1, 12, 5, 6, 6, 3, 1, 1, 3), "tile_j");
-    d = nhwc(1, 4, 9, 8, 6, 3, 1, 2, 1);
+    add_case("gemm, 2x5x7x6 -> 7, 3x3 pad 1", tc_conv2d_gemm_template, conv_desc(TC_LAYOUT_NHWC, TC_FLOAT32, 2, 5, 7, 6, 7, 3, 1, 1, 1), "tile_j");
+    add_case("gemm, 1x8x9x9 -> 12, 3x3 stride 2 pad 1", tc_conv2d_gemm_template, conv_desc(TC_LAYOUT_NHWC, TC_FLOAT32, 1, 8, 9, 9, 12, 3, 2, 1, 1), "tile_j");
+    add_case("gemm, 1x12x6x5 -> 10, 3x3 pad 0", tc_conv2d_gemm_template, conv_desc(TC_LAYOUT_NHWC, TC_FLOAT32, 1, 12, 6, 5, 10, 3, 1, 0, 1), "tile_j");
+    add_case("gemm, C1-like 1x3x15x15 -> 8, 7x7 stride 2 pad 3", tc_conv2d_gemm_template, conv_desc(TC_LAYOUT_NHWC, TC_FLOAT32, 1, 3, 15, 15, 8, 7, 2, 3, 1), "tile_j");
+    add_case("gemm, 2x16x5x5 -> 6, 1x1", tc_conv2d_gemm_template, conv_desc(TC_LAYOUT_NHWC, TC_FLOAT32, 2, 16, 5, 5, 6, 1, 1, 0, 1), "tile_j");
+    add_case("gemm, 1x8x7x7 -> 9, 1x1 stride 2", tc_conv2d_gemm_template, conv_desc(TC_LAYOUT_NHWC, TC_FLOAT32, 1, 8, 7, 7, 9, 1, 2, 0, 1), "tile_j");
+    add_case("gemm, 1x12x5x6 -> 6, 3x3 pad 1 groups 3", tc_conv2d_gemm_template, conv_desc(TC_LAYOUT_NHWC, TC_FLOAT32, 1, 12, 5, 6, 6, 3, 1, 1, 3), "tile_j");
+    d = conv_desc(TC_LAYOUT_NHWC, TC_FLOAT32, 1, 4, 9, 8, 6, 3, 1, 2, 1);
     d.dilation_h = d.dilation_w = 2;
     add_case("gemm, 1x4x9x8 -> 6, 3x3 dilation 2 pad 2", tc_conv2d_gemm_template, d, "tile_j");
-    add_case("direct, 2x5x7x6 -> 7, 3x3 pad 1", tc_conv2d_direct_template, nhwc(2, 5, 7, 6, 7, 3, 1, 1, 1), NULL);
-    add_case("direct, 1x8x9x9 -> 12, 3x3 stride 2 pad 1", tc_conv2d_direct_template, nhwc(1, 8, 9, 9, 12, 3, 2, 1, 1), NULL);
-    add_case("direct, 1x12x6x5 -> 10, 3x3 pad 0", tc_conv2d_direct_template, nhwc(1, 12, 6, 5, 10, 3, 1, 0, 1), NULL);
-    add_case("direct, C1-like 1x3x15x15 -> 8, 7x7 stride 2 pad 3", tc_conv2d_direct_template, nhwc(1, 3, 15, 15, 8, 7, 2, 3, 1), NULL);
-    add_case("direct, 1x16x5x5 -> 6, 1x1", tc_conv2d_direct_template, nhwc(1, 16, 5, 5, 6, 1, 1, 0, 1), NULL);
-    add_case("direct, 1x8x5x6 -> 6, 3x3 pad 1 groups 2", tc_conv2d_direct_template, nhwc(1, 8, 5, 6, 6, 3, 1, 1, 2), NULL);
-    add_case("depthwise, 2x5x9x7, 3x3 pad 1", tc_conv2d_depthwise_template, nhwc(2, 5, 9, 7, 5, 3, 1, 1, 5), NULL);
-    add_case("depthwise, 1x12x9x8, 3x3 stride 2 pad 1", tc_conv2d_depthwise_template, nhwc(1, 12, 9, 8, 12, 3, 2, 1, 12), NULL);
-    add_case("depthwise, 1x7x8x8, 3x3 stride 2 pad 0", tc_conv2d_depthwise_template, nhwc(1, 7, 8, 8, 7, 3, 2, 0, 7), NULL);
-    add_case("depthwise, 1x6x11x10, 5x5 pad 2", tc_conv2d_depthwise_template, nhwc(1, 6, 11, 10, 6, 5, 1, 2, 6), NULL);
+    add_case("direct, 2x5x7x6 -> 7, 3x3 pad 1", tc_conv2d_direct_template, conv_desc(TC_LAYOUT_NHWC, TC_FLOAT32, 2, 5, 7, 6, 7, 3, 1, 1, 1), NULL);
+    add_case("direct, 1x8x9x9 -> 12, 3x3 stride 2 pad 1", tc_conv2d_direct_template, conv_desc(TC_LAYOUT_NHWC, TC_FLOAT32, 1, 8, 9, 9, 12, 3, 2, 1, 1), NULL);
+    add_case("direct, 1x12x6x5 -> 10, 3x3 pad 0", tc_conv2d_direct_template, conv_desc(TC_LAYOUT_NHWC, TC_FLOAT32, 1, 12, 6, 5, 10, 3, 1, 0, 1), NULL);
+    add_case("direct, C1-like 1x3x15x15 -> 8, 7x7 stride 2 pad 3", tc_conv2d_direct_template, conv_desc(TC_LAYOUT_NHWC, TC_FLOAT32, 1, 3, 15, 15, 8, 7, 2, 3, 1), NULL);
+    add_case("direct, 1x16x5x5 -> 6, 1x1", tc_conv2d_direct_template, conv_desc(TC_LAYOUT_NHWC, TC_FLOAT32, 1, 16, 5, 5, 6, 1, 1, 0, 1), NULL);
+    add_case("direct, 1x8x5x6 -> 6, 3x3 pad 1 groups 2", tc_conv2d_direct_template, conv_desc(TC_LAYOUT_NHWC, TC_FLOAT32, 1, 8, 5, 6, 6, 3, 1, 1, 2), NULL);
+    add_case("depthwise, 2x5x9x7, 3x3 pad 1", tc_conv2d_depthwise_template, conv_desc(TC_LAYOUT_NHWC, TC_FLOAT32, 2, 5, 9, 7, 5, 3, 1, 1, 5), NULL);
+    add_case("depthwise, 1x12x9x8, 3x3 stride 2 pad 1", tc_conv2d_depthwise_template, conv_desc(TC_LAYOUT_NHWC, TC_FLOAT32, 1, 12, 9, 8, 12, 3, 2, 1, 12), NULL);
+    add_case("depthwise, 1x7x8x8, 3x3 stride 2 pad 0", tc_conv2d_depthwise_template, conv_desc(TC_LAYOUT_NHWC, TC_FLOAT32, 1, 7, 8, 8, 7, 3, 2, 0, 7), NULL);
+    add_case("depthwise, 1x6x11x10, 5x5 pad 2", tc_conv2d_depthwise_template, conv_desc(TC_LAYOUT_NHWC, TC_FLOAT32, 1, 6, 11, 10, 6, 5, 1, 2, 6), NULL);
 }
 
 // >>data
@@ -304,7 +278,7 @@ static int configs_containing(tc_template_fn fn, const tc_conv2d_desc *d, const 
    shared tiles, in some configurations at least (the tiles' channels must
    come in fours too); five channels never are. */
 TC_TEST(nhwc_copies_are_float4_where_channels_allow) {
-    tc_conv2d_desc four = nhwc(1, 8, 9, 9, 12, 3, 1, 1, 1), five = nhwc(1, 5, 9, 9, 12, 3, 1, 1, 1);
+    tc_conv2d_desc four = conv_desc(TC_LAYOUT_NHWC, TC_FLOAT32, 1, 8, 9, 9, 12, 3, 1, 1, 1), five = conv_desc(TC_LAYOUT_NHWC, TC_FLOAT32, 1, 5, 9, 9, 12, 3, 1, 1, 1);
     int gemm4 = configs_containing(tc_conv2d_gemm_template, &four, "*(float4 *)&");
     int gemm5 = configs_containing(tc_conv2d_gemm_template, &five, "float4");
     int direct4 = configs_containing(tc_conv2d_direct_template, &four, "*(float4 *)&");
@@ -317,33 +291,33 @@ TC_TEST(nhwc_copies_are_float4_where_channels_allow) {
 
 /* NHWC float32 with exact math goes to the FFMA templates; TF32 stays on the tensor cores. */
 TC_TEST(template_for_picks_nhwc_float32_exact) {
-    tc_conv2d_desc d = nhwc(1, 64, 56, 56, 64, 3, 1, 1, 1); /* C2: 3136 outputs a channel */
+    tc_conv2d_desc d = conv_desc(TC_LAYOUT_NHWC, TC_FLOAT32, 1, 64, 56, 56, 64, 3, 1, 1, 1); /* C2: 3136 outputs a channel */
     const char *name = NULL;
     TC_CHECK(tc_conv2d_template_for(&d, &name) == tc_conv2d_gemm_template);
     TC_CHECK_STR(name, "conv2d_gemm");
-    d = nhwc(1, 3, 224, 224, 64, 7, 2, 3, 1); /* C1: 112 x 112 outputs, the direct template's tiles */
+    d = conv_desc(TC_LAYOUT_NHWC, TC_FLOAT32, 1, 3, 224, 224, 64, 7, 2, 3, 1); /* C1: 112 x 112 outputs, the direct template's tiles */
     TC_CHECK(tc_conv2d_template_for(&d, &name) == tc_conv2d_direct_template);
     TC_CHECK_STR(name, "conv2d_direct");
-    d = nhwc(1, 64, 56, 56, 64, 3, 1, 1, 1);
+    d = conv_desc(TC_LAYOUT_NHWC, TC_FLOAT32, 1, 64, 56, 56, 64, 3, 1, 1, 1);
     d.math = TC_CONV_MATH_TF32;
     TC_CHECK(tc_conv2d_template_for(&d, &name) == tc_conv2d_mma_template);
     TC_CHECK_STR(name, "conv2d_mma");
     TC_CHECK(tc_conv2d_template_math(tc_conv2d_gemm_template, &d) == TC_CONV_MATH_EXACT);
-    d = nhwc(1, 32, 112, 112, 32, 3, 1, 1, 32); /* D1: depthwise */
+    d = conv_desc(TC_LAYOUT_NHWC, TC_FLOAT32, 1, 32, 112, 112, 32, 3, 1, 1, 32); /* D1: depthwise */
     TC_CHECK(tc_conv2d_template_for(&d, &name) == tc_conv2d_depthwise_template);
     TC_CHECK_STR(name, "conv2d_depthwise");
     d.k = 64; /* a channel multiplier of 2, 112 x 112 outputs: the direct template (any groups) */
     TC_CHECK(tc_conv2d_template_for(&d, &name) == tc_conv2d_direct_template);
     d.stride_h = d.stride_w = 2; /* 56 x 56: the implicit GEMM */
     TC_CHECK(tc_conv2d_template_for(&d, &name) == tc_conv2d_gemm_template);
-    d = nhwc(1, 32, 112, 112, 32, 3, 1, 1, 32);
+    d = conv_desc(TC_LAYOUT_NHWC, TC_FLOAT32, 1, 32, 112, 112, 32, 3, 1, 1, 32);
     d.dtype = TC_FLOAT16; /* half data: the tensor cores' template, as before */
     TC_CHECK(tc_conv2d_template_for(&d, &name) == tc_conv2d_mma_template);
 }
 
 /* What the NHWC templates cannot build is refused with a message. */
 TC_TEST(nhwc_templates_refuse_what_they_cannot_build) {
-    tc_conv2d_desc d = nhwc(1, 8, 5, 5, 8, 3, 1, 1, 1);
+    tc_conv2d_desc d = conv_desc(TC_LAYOUT_NHWC, TC_FLOAT32, 1, 8, 5, 5, 8, 3, 1, 1, 1);
     tc_config_space *space = NULL;
     d.dtype = TC_FLOAT16;
     TC_CHECK_EQ_INT(tc_space_create(ctx, tc_conv2d_gemm_template, &d, &space), TC_ERROR_INVALID_ARGUMENT);

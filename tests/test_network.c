@@ -7,6 +7,7 @@
    that matches tc_conv2d_reference_fused on the host executor; bad
    descriptions are refused naming their index. */
 #include "tecomp.h"
+#include "tc_conv_case.h"
 #include "tc_test.h"
 #include <math.h>
 #include <stdio.h>
@@ -16,29 +17,14 @@ static tc_context *ctx;
 
 static const char *records = "/tmp/tecomp_test_network.jsonl";
 
-static tc_conv2d_desc conv(int c, int hw, int k, int r, int pad) {
-    tc_conv2d_desc d;
-    memset(&d, 0, sizeof d);
-    d.n = 1;
-    d.c = c;
-    d.h = hw;
-    d.w = hw;
-    d.k = k;
-    d.r = r;
-    d.s = r;
-    d.pad_h = pad;
-    d.pad_w = pad;
-    return d;
-}
-
 /* Three descriptions, two tasks: A twice (bare, then with bias and relu),
    B once (a 1x1 with relu6). A spends 2 x 10368 flops, B 3200. */
 static void small_network(tc_conv2d_desc convs[3]) {
-    convs[0] = conv(4, 6, 4, 3, 1);
-    convs[1] = conv(4, 6, 4, 3, 1);
+    convs[0] = conv_desc(TC_LAYOUT_NCHW, TC_FLOAT32, 1, 4, 6, 6, 4, 3, 1, 1, 1);
+    convs[1] = conv_desc(TC_LAYOUT_NCHW, TC_FLOAT32, 1, 4, 6, 6, 4, 3, 1, 1, 1);
     convs[1].epilogue.bias = 1;
     convs[1].epilogue.act = TC_ACT_RELU;
-    convs[2] = conv(8, 5, 8, 1, 0);
+    convs[2] = conv_desc(TC_LAYOUT_NCHW, TC_FLOAT32, 1, 8, 5, 5, 8, 1, 1, 0, 1);
     convs[2].epilogue.act = TC_ACT_RELU6;
 }
 
@@ -47,11 +33,6 @@ static void remove_records(void) {
     remove("/tmp/tecomp_test_network.jsonl.best");
     remove("/tmp/tecomp_test_network.jsonl.svg");
     remove("/tmp/tecomp_test_network.jsonl.csv");
-}
-
-static void fill(float *v, size_t n, unsigned seed) {
-    size_t i;
-    for (i = 0; i < n; i++) v[i] = (float)((i * 2654435761u + seed * 40503u) % 1000u) / 500.0f - 1.0f;
 }
 
 // >>plan

@@ -5,6 +5,7 @@
    tc_conv2d_reference_fused; a driver without the graph entry points is
    refused with a message. Without a GPU the GPU tests skip. */
 #include "tecomp.h"
+#include "tc_conv_case.h"
 #include "tc_test.h"
 #include <dlfcn.h>
 #include <math.h>
@@ -32,11 +33,6 @@ static tc_conv2d_desc fused_conv(void) {
     d.epilogue.bias = 1;
     d.epilogue.act = TC_ACT_RELU;
     return d;
-}
-
-static void fill(float *v, size_t n, unsigned seed) {
-    size_t i;
-    for (i = 0; i < n; i++) v[i] = (float)((i * 2654435761u + seed * 40503u) % 1000u) / 500.0f - 1.0f;
 }
 
 static double max_rel_err(const float *got, const float *want, size_t n) {
