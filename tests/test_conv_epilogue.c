@@ -16,6 +16,7 @@
 #include "tecomp.h"
 #include "tecomp_conv.h"
 #include "tc_conv_case.h"
+#include "tc_template_cases.h"
 #include "tc_test.h"
 #include <math.h>
 #include <stdio.h>
@@ -241,27 +242,6 @@ TC_TEST(reference_applies_a_user_written_step) {
 
 // >>templates
 
-/* One template on one shape: which knob, when its last size or value is
-   above 1, takes the split path (a second kernel, or stage, summing parts),
-   which half of the configurations tried must take. */
-typedef struct template_case {
-    const char *what;
-    tc_template_fn fn;
-    tc_conv2d_desc d;
-    const char *split_knob;
-} template_case;
-
-static int ncases;
-static template_case cases[24];
-
-static void add_case(const char *what, tc_template_fn fn, tc_conv2d_desc d, const char *split_knob) {
-    cases[ncases].what = what;
-    cases[ncases].fn = fn;
-    cases[ncases].d = d;
-    cases[ncases].split_knob = split_knob;
-    ncases++;
-}
-
 /* Shapes that no tile divides: 5 or 7 channels, 7 x 6 outputs, k = 20 on the tensor cores. */
 static void make_cases(void) {
     tc_conv2d_desc d;
@@ -433,36 +413,6 @@ static double output_error(const case_data *cd) {
     return err / (scale > 0 ? scale : 1);
 }
 
-/* The last size of a split knob, or a value knob's value, in configuration index. */
-static int64_t knob_last(const tc_config_space *space, const char *name, int64_t index) {
-    tc_knob_info info;
-    int k;
-    for (k = 0; k < tc_space_nknobs(space); k++)
-        if (tc_space_knob(space, k, &info) == TC_OK && !strcmp(info.name, name))
-            return info.choices[tc_space_choice(space, k, index) * info.width + info.width - 1];
-    return 0;
-}
-
-/* A configuration of c's space, the variant-th picked, whose fused kernel
-   lowers: by an LCG from variant, every odd variant one whose split knob
-   is above 1 (when c has one); *f its function (NULL when none was found). */
-static int64_t pick_config(const template_case *c, const tc_config_space *space, int variant, const tc_func **f) {
-    uint64_t seed = 0x9e3779b97f4a7c15ull * (uint64_t)(variant + 1);
-    int64_t size = tc_space_size(space), index;
-    int tries;
-    *f = NULL;
-    for (tries = 0; tries < 400; tries++) {
-        tc_instance inst;
-        seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-        index = (int64_t)((seed >> 17) % (uint64_t)size);
-        if (c->split_knob && (knob_last(space, c->split_knob, index) > 1) != (variant % 2 == 1)) continue;
-        if (tc_space_instantiate(space, index, &inst) != TC_OK) continue; /* TC_ERROR_SCHEDULE: knobs that do not fit together */
-        if (tc_lower(inst.schedule, inst.nargs, inst.args, "fused", NULL, f) == TC_OK) return index;
-        tc_context_clear_error(ctx);
-    }
-    return -1;
-}
-
 /* Epilogue e on case c: a configuration lowered, run on the host executor,
    compared with the reference; 1 when it matched (said on stderr if not). */
 static int run_case(const template_case *c, const tc_conv2d_epilogue *e, int variant, const char *label) {
@@ -479,7 +429,7 @@ static int run_case(const template_case *c, const tc_conv2d_epilogue *e, int var
         fprintf(stderr, "  %s, %s: %s\n", c->what, label, tc_context_error(ctx));
         return 0;
     }
-    if ((index = pick_config(c, space, variant, &f)) < 0) {
+    if ((index = pick_config(ctx, c, space, variant, &f)) < 0) {
         fprintf(stderr, "  %s, %s: no configuration lowers\n", c->what, label);
         return 0;
     }
@@ -654,7 +604,7 @@ TC_TEST(fused_kernels_compile_through_nvrtc) {
         task.epilogue = builtin(c % 2 ? 5 : 6); /* gelu's tanhf; sigmoid's expf and a half output */
         if (!tensor_cores) user_step(&task.epilogue);
         TC_CHECK_EQ_INT(tc_space_create(ctx, cases[c].fn, &task, &space), TC_OK);
-        if (!space || pick_config(&cases[c], space, 0, &f) < 0 || !(src = tc_cuda_source(f))) {
+        if (!space || pick_config(ctx, &cases[c], space, 0, &f) < 0 || !(src = tc_cuda_source(f))) {
             fprintf(stderr, "  %s: %s\n", cases[c].what, tc_context_error(ctx));
             TC_CHECK(0);
             continue;
@@ -701,7 +651,7 @@ static int run_case_on_gpu(const template_case *c, const tc_conv2d_epilogue *e, 
     int j, n, ok;
     task = c->d;
     task.epilogue = *e;
-    if (tc_space_create(ctx, c->fn, &task, &space) != TC_OK || pick_config(c, space, variant, &f) < 0 || !data_make(&task, &cd)) {
+    if (tc_space_create(ctx, c->fn, &task, &space) != TC_OK || pick_config(ctx, c, space, variant, &f) < 0 || !data_make(&task, &cd)) {
         fprintf(stderr, "  %s, %s: %s\n", c->what, label, tc_context_error(ctx));
         return 0;
     }

@@ -10,6 +10,7 @@
 #include "tecomp.h"
 #include "tecomp_conv.h"
 #include "tc_conv_case.h"
+#include "tc_template_cases.h"
 #include "tc_test.h"
 #include <math.h>
 #include <stdio.h>
@@ -18,26 +19,6 @@
 static tc_context *ctx;
 
 // >>cases
-
-/* One template on one shape; split_knob: the knob whose last size above 1
-   takes a split path (half of the configurations tried take it), or NULL. */
-typedef struct nhwc_case {
-    const char *what;
-    tc_template_fn fn;
-    tc_conv2d_desc d;
-    const char *split_knob;
-} nhwc_case;
-
-static int ncases;
-static nhwc_case cases[24];
-
-static void add_case(const char *what, tc_template_fn fn, tc_conv2d_desc d, const char *split_knob) {
-    cases[ncases].what = what;
-    cases[ncases].fn = fn;
-    cases[ncases].d = d;
-    cases[ncases].split_knob = split_knob;
-    ncases++;
-}
 
 static void make_cases(void) {
     tc_conv2d_desc d;
@@ -168,42 +149,9 @@ static tc_conv2d_epilogue epilogue(int j) {
 
 // >>configs
 
-/* The last size of split knob name in configuration index (0 when there is no such knob). */
-static int64_t knob_last(const tc_config_space *space, const char *name, int64_t index) {
-    tc_knob_info info;
-    int k;
-    for (k = 0; k < tc_space_nknobs(space); k++)
-        if (tc_space_knob(space, k, &info) == TC_OK && !strcmp(info.name, name))
-            return info.choices[tc_space_choice(space, k, index) * info.width + info.width - 1];
-    return 0;
-}
-
-/* A configuration of c's space, the variant-th one picked (by an LCG),
-   that lowers; odd variants take the split path where c has one. *f its
-   function; -1 when none was found in 400 tries. */
-static int64_t pick_config(const nhwc_case *c, const tc_config_space *space, int variant, const tc_func **f) {
-    uint64_t seed = 0x9e3779b97f4a7c15ull * (uint64_t)(variant + 1);
-    int64_t size = tc_space_size(space), index;
-    int tries;
-    *f = NULL;
-    for (tries = 0; tries < 400; tries++) {
-        tc_instance inst;
-        seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-        index = (int64_t)((seed >> 17) % (uint64_t)size);
-        if (c->split_knob && (knob_last(space, c->split_knob, index) > 1) != (variant % 2 == 1)) continue;
-        if (tc_space_instantiate(space, index, &inst) != TC_OK) {
-            tc_context_clear_error(ctx); /* knobs that do not fit together */
-            continue;
-        }
-        if (tc_lower(inst.schedule, inst.nargs, inst.args, "conv_nhwc", NULL, f) == TC_OK) return index;
-        tc_context_clear_error(ctx);
-    }
-    return -1;
-}
-
 /* Case c with epilogue e in its variant-th configuration, on the host
    executor against the reference: 1 when it matched (said on stderr if not). */
-static int run_case(const nhwc_case *c, const tc_conv2d_epilogue *e, int variant) {
+static int run_case(const template_case *c, const tc_conv2d_epilogue *e, int variant) {
     static tc_conv2d_desc task; /* the space keeps its task */
     tc_config_space *space = NULL;
     const tc_func *f;
@@ -217,7 +165,7 @@ static int run_case(const nhwc_case *c, const tc_conv2d_epilogue *e, int variant
         fprintf(stderr, "  %s: %s\n", c->what, tc_context_error(ctx));
         return 0;
     }
-    if ((index = pick_config(c, space, variant, &f)) < 0) {
+    if ((index = pick_config(ctx, c, space, variant, &f)) < 0) {
         fprintf(stderr, "  %s, variant %d: no configuration lowers\n", c->what, variant);
         return 0;
     }
@@ -258,7 +206,7 @@ TC_TEST(nhwc_templates_match_the_reference) {
    containing what. */
 static int configs_containing(tc_template_fn fn, const tc_conv2d_desc *d, const char *what) {
     static tc_conv2d_desc task; /* the space keeps its task */
-    nhwc_case c;
+    template_case c;
     int v, found = 0;
     memset(&c, 0, sizeof c);
     c.fn = fn;
@@ -269,7 +217,7 @@ static int configs_containing(tc_template_fn fn, const tc_conv2d_desc *d, const 
         tc_config_space *space = NULL;
         const tc_func *f = NULL;
         TC_CHECK_EQ_INT(tc_space_create(ctx, fn, &task, &space), TC_OK);
-        if (space && pick_config(&c, space, 2 * v, &f) >= 0 && strstr(tc_cuda_source(f), what)) found++;
+        if (space && pick_config(ctx, &c, space, 2 * v, &f) >= 0 && strstr(tc_cuda_source(f), what)) found++;
     }
     return found;
 }
@@ -351,7 +299,7 @@ TC_TEST(nhwc_kernels_compile_through_nvrtc) {
         int a;
         task = cases[c].d;
         task.epilogue = epilogue(1 + c % 3);
-        if (tc_space_create(ctx, cases[c].fn, &task, &space) != TC_OK || pick_config(&cases[c], space, c, &f) < 0 || !(src = tc_cuda_source(f))) {
+        if (tc_space_create(ctx, cases[c].fn, &task, &space) != TC_OK || pick_config(ctx, &cases[c], space, c, &f) < 0 || !(src = tc_cuda_source(f))) {
             fprintf(stderr, "  %s: %s\n", cases[c].what, tc_context_error(ctx));
             TC_CHECK(0);
             continue;
@@ -389,7 +337,7 @@ TC_TEST(nhwc_kernels_on_the_gpu) {
         int j, n;
         task = cases[c].d;
         task.epilogue = epilogue(c % NEPILOGUES);
-        if (tc_space_create(ctx, cases[c].fn, &task, &space) != TC_OK || pick_config(&cases[c], space, c, &f) < 0 || !data_make(&task, &cd)) {
+        if (tc_space_create(ctx, cases[c].fn, &task, &space) != TC_OK || pick_config(ctx, &cases[c], space, c, &f) < 0 || !data_make(&task, &cd)) {
             fprintf(stderr, "  %s: %s\n", cases[c].what, tc_context_error(ctx));
             failed++;
             continue;
