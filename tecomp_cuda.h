@@ -303,7 +303,9 @@ TECOMP_API const char *tc_cuda_func_source(const tc_cuda_func *cf);
    captured into a graph: TC_ERROR_INVALID_ARGUMENT while its stream
    captures; a tc_tuned_kernel owns its temporaries and can be). */
 TECOMP_API tc_result tc_cuda_run(tc_context *ctx, tc_cuda_func *cf, const tc_devptr *args, const int64_t *sizes, tc_stream stream);
-/* Time a function of one kernel with tc_cuda_time. */
+/* Time a function with tc_cuda_time_call: all its kernels in order, as
+   one unit, on the default stream; its global temporaries allocated once
+   for all the timed calls. */
 TECOMP_API tc_result tc_cuda_time_func(tc_context *ctx, tc_cuda_func *cf, const tc_devptr *args, const int64_t *sizes,
                                        const tc_time_desc *desc, tc_time_result *out);
 
@@ -3088,6 +3090,25 @@ static tc_result _tc_check_run_args(tc_context *ctx, tc_cuda_func *cf, const tc_
     return TC_OK;
 }
 
+/* The function's global temporaries, allocated for one call (temps[k] 0
+   past those allocated when it fails). */
+static tc_result _tc_func_temps_alloc(tc_context *ctx, const tc_func *f, const int64_t *sizes, tc_devptr temps[64]) {
+    tc_result r = TC_OK;
+    int k;
+    memset(temps, 0, 64 * sizeof *temps);
+    for (k = 0; r == TC_OK && k < f->ntemps && k < 64; k++) {
+        int64_t elems;
+        if ((r = tc_func_eval(f, f->temps[k]->size, sizes, &elems)) == TC_OK)
+            r = tc_cuda_malloc(ctx, (size_t)elems * (size_t)tc_dtype_bytes(f->temps[k]->dtype), &temps[k]);
+    }
+    return r;
+}
+
+static void _tc_func_temps_free(tc_context *ctx, const tc_func *f, tc_devptr temps[64]) {
+    int k;
+    for (k = 0; k < f->ntemps && k < 64; k++) tc_cuda_free(ctx, temps[k]);
+}
+
 TECOMP_API tc_result tc_cuda_run(tc_context *ctx, tc_cuda_func *cf, const tc_devptr *args, const int64_t *sizes, tc_stream stream) {
     const tc_func *f;
     _tc_cuda_state *st;
@@ -3102,12 +3123,7 @@ TECOMP_API tc_result tc_cuda_run(tc_context *ctx, tc_cuda_func *cf, const tc_dev
     if (f->ntemps && _tc_stream_capturing(st, stream))
         return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_cuda_run: %s has %d global temporar%s, allocated and freed at each call: it cannot "
                         "be captured into a graph (a tc_tuned_kernel owns its temporaries and can be)", f->name, f->ntemps, f->ntemps == 1 ? "y" : "ies");
-    memset(temps, 0, sizeof temps);
-    for (k = 0; r == TC_OK && k < f->ntemps && k < 64; k++) {
-        int64_t elems;
-        if ((r = tc_func_eval(f, f->temps[k]->size, sizes, &elems)) == TC_OK)
-            r = tc_cuda_malloc(ctx, (size_t)elems * (size_t)tc_dtype_bytes(f->temps[k]->dtype), &temps[k]);
-    }
+    r = _tc_func_temps_alloc(ctx, f, sizes, temps);
     for (k = 0; r == TC_OK && k < f->nkernels; k++) {
         memset(&l, 0, sizeof l);
         if ((r = _tc_prepare_launch(ctx, cf, k, args, temps, sizes, &l)) == TC_OK)
@@ -3117,21 +3133,48 @@ TECOMP_API tc_result tc_cuda_run(tc_context *ctx, tc_cuda_func *cf, const tc_dev
         tc_result waited = _tc_stream_wait(ctx, st, stream); /* temporaries must outlive the kernels */
         if (r == TC_OK) r = waited;
     }
-    for (k = 0; k < f->ntemps && k < 64; k++) tc_cuda_free(ctx, temps[k]);
+    _tc_func_temps_free(ctx, f, temps);
+    return r;
+}
+
+/* Every kernel of a function, its launches prepared once: what
+   tc_cuda_time_func repeats. */
+typedef struct _tc_func_call {
+    tc_cuda_func *cf;
+    _tc_launch_args *launches; /* one per kernel */
+} _tc_func_call;
+
+static tc_result _tc_func_call_launch(tc_context *ctx, void *user) {
+    _tc_func_call *c = (_tc_func_call *)user;
+    tc_result r = TC_OK;
+    int k;
+    for (k = 0; r == TC_OK && k < c->cf->f->nkernels; k++) {
+        _tc_launch_args *l = &c->launches[k];
+        r = tc_cuda_launch(ctx, c->cf->kernels[k], l->grid, l->block, l->shared, l->ptrs, NULL);
+    }
     return r;
 }
 
 TECOMP_API tc_result tc_cuda_time_func(tc_context *ctx, tc_cuda_func *cf, const tc_devptr *args, const int64_t *sizes,
                                        const tc_time_desc *desc, tc_time_result *out) {
-    _tc_launch_args l;
+    _tc_func_call call;
+    tc_devptr temps[64];
     tc_result r;
+    int k;
     if ((r = _tc_check_run_args(ctx, cf, args, sizes)) != TC_OK) return r;
-    if (cf->f->nkernels != 1 || cf->f->ntemps)
-        return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_cuda_time_func: %s has %d kernels and %d temporaries; time functions of one kernel",
-                        cf->f->name, cf->f->nkernels, cf->f->ntemps);
-    memset(&l, 0, sizeof l);
-    if ((r = _tc_prepare_launch(ctx, cf, 0, args, NULL, sizes, &l)) != TC_OK) return r;
-    return tc_cuda_time(ctx, cf->kernels[0], l.grid, l.block, l.shared, l.ptrs, desc, out);
+    call.cf = cf;
+    call.launches = (_tc_launch_args *)_tc_malloc(ctx, (size_t)(cf->f->nkernels > 0 ? cf->f->nkernels : 1) * sizeof *call.launches);
+    if (!call.launches) return _tc_fail(ctx, TC_ERROR_OUT_OF_MEMORY, "tc_cuda_time_func: out of memory");
+    /* the temporaries live across the timed calls: every call reuses them */
+    r = _tc_func_temps_alloc(ctx, cf->f, sizes, temps);
+    for (k = 0; r == TC_OK && k < cf->f->nkernels; k++) {
+        memset(&call.launches[k], 0, sizeof call.launches[k]);
+        r = _tc_prepare_launch(ctx, cf, k, args, temps, sizes, &call.launches[k]);
+    }
+    if (r == TC_OK) r = tc_cuda_time_call(ctx, _tc_func_call_launch, &call, desc, out); /* synchronises before it returns */
+    _tc_func_temps_free(ctx, cf->f, temps);
+    _tc_free(ctx, call.launches);
+    return r;
 }
 
 #endif /* TECOMP_IMPLEMENTATION */

@@ -1417,13 +1417,54 @@ static void *_tc_builder(void *arg) {
 }
 #endif
 
-static int _tc_cores(void) {
+/* How many CPUs a list such as "0-3,8,10-11" names; 0 when it is not one. */
+static int _tc_cpu_list_count(const char *list) {
+    int count = 0;
+    while (*list && *list != '\n') {
+        char *end;
+        long first = strtol(list, &end, 10), last;
+        if (end == list || first < 0) return 0;
+        last = first;
+        list = end;
+        if (*list == '-') {
+            last = strtol(list + 1, &end, 10);
+            if (end == list + 1 || last < first) return 0;
+            list = end;
+        }
+        if (last - first >= 1 << 20) return 0;
+        count += (int)(last - first + 1);
+        if (*list == ',') list++;
+        else if (*list && *list != '\n') return 0;
+    }
+    return count;
+}
+
+/* The machine's online cores. */
+static int _tc_cores_online(void) {
 #if _TC_HAVE_FORK
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     return n > 0 ? (int)n : 1;
 #else
     return 1;
 #endif
+}
+
+/* The cores this process may run on: the online ones, fewer where it is
+   bound to some (Linux says which in /proc/self/status; mpirun binds each
+   rank to one core unless run with --bind-to none, and builder threads
+   past the bound cores only take turns on them). */
+static int _tc_cores_allowed(void) {
+    int online = _tc_cores_online(), allowed = 0;
+    char line[4096];
+    FILE *status = fopen("/proc/self/status", "r");
+    if (!status) return online;
+    while (fgets(line, sizeof line, status))
+        if (strncmp(line, "Cpus_allowed_list:", 18) == 0) {
+            allowed = _tc_cpu_list_count(line + 18 + strspn(line + 18, " \t"));
+            break;
+        }
+    fclose(status);
+    return allowed > 0 && allowed < online ? allowed : online;
 }
 
 /* Start the builder threads, once, at the first submission: after the
@@ -1621,7 +1662,14 @@ TECOMP_API tc_result tc_measurer_create(tc_context *ctx, const tc_config_space *
     pthread_cond_init(&m->pipe.work, NULL);
     pthread_cond_init(&m->pipe.progress, NULL);
 #endif
-    if (!m->desc.build_threads) m->desc.build_threads = _tc_cores();
+    {
+        int allowed = _tc_cores_allowed(), online = _tc_cores_online();
+        if (!m->desc.build_threads) m->desc.build_threads = allowed;
+        if (allowed < online)
+            _tc_log(ctx, TC_LOG_WARN, "this process may run on %d of the machine's %d cores: %d builder thread%s on them (under mpirun, "
+                    "which binds each rank to one core, run it with --bind-to none)", allowed, online, m->desc.build_threads,
+                    m->desc.build_threads == 1 ? "" : "s");
+    }
     if (m->desc.build_threads > 64) m->desc.build_threads = 64;
     if (!m->desc.repeat) m->desc.repeat = 3;
     if (!m->desc.number) m->desc.number = 1;

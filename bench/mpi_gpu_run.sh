@@ -50,7 +50,7 @@ timed() {
 
 timed plain "$tune" --suite rows.csv --trials 200 --tuner grid --fresh --records plain.jsonl
 if [ $mpi = yes ]; then
-    timed mpi1 mpirun $run_as_root -n 1 "$tune" --suite rows.csv --trials 200 --tuner grid --fresh --records mpi1.jsonl
+    timed mpi1 mpirun $run_as_root --bind-to none -n 1 "$tune" --suite rows.csv --trials 200 --tuner grid --fresh --records mpi1.jsonl
 else
     echo "no MPI here (meson found none, or no mpirun): the mpirun runs are skipped" | tee mpi1.log
 fi
@@ -58,7 +58,7 @@ if [ "$gpus" -ge 2 ]; then
     shape=1,512,7,7,512,3,3,1,1
     timed one_gpu "$tune" --shape $shape --trials 1000 --tuner random --fresh --records one_gpu.jsonl --devices 0
     timed two_gpus "$tune" --shape $shape --trials 1000 --tuner random --fresh --records two_gpus.jsonl --devices 0,1
-    [ $mpi = yes ] && timed mpi2 mpirun $run_as_root -n 2 "$tune" --suite rows.csv --trials 200 --tuner grid --fresh --records mpi2.jsonl
+    [ $mpi = yes ] && timed mpi2 mpirun $run_as_root --bind-to none -n 2 "$tune" --suite rows.csv --trials 200 --tuner grid --fresh --records mpi2.jsonl
 fi
 
 python3 - "$gpus" <<'PY' > mpi_gpu.md

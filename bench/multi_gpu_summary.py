@@ -2,7 +2,8 @@
 """Issue 20's table from bench/multi_gpu_run.sh's logs (one.*, two.*, mpi.*
 in DIR): per run the trials, the tuning seconds and the trials per second
 (all of a run's trials over its tuning wall time: under MPI the ranks tune
-at once, so the slower rank's sum), the speedup over one GPU, and per row
+at once, so the slower rank's sum), the speedup over one GPU, the share of
+the machine's CPU time the run kept busy (builds are CPU work), and per row
 the best kernel's time measured after tuning (L2 flushed, median of 100),
 with the geometric mean of each run's times over one GPU's.
 Usage: multi_gpu_summary.py DIR"""
@@ -21,7 +22,8 @@ TAG = re.compile(r"^\[\d+,(\d+)\]<std(?:out|err)>:(.*)$")
 
 def read_run(directory, name):
     """(rows {row: (template, trials, seconds, rank)}, times {row: ms},
-    wall seconds, exit line) or None when the run has no log."""
+    wall seconds, share of the machine's CPU kept busy, exit line) or None
+    when the run has no log."""
     path = os.path.join(directory, name + ".log")
     if not os.path.exists(path):
         return None
@@ -46,11 +48,12 @@ def read_run(directory, name):
         m = TIMED.search(line)
         if m and rank in checking:
             times[checking.pop(rank)] = float(m.group(1))
-    wall = None
-    seconds = os.path.join(directory, name + ".seconds")
-    if os.path.exists(seconds):
-        wall = float(open(seconds).read())
-    return rows, times, wall, exit_line
+    return rows, times, number(directory, name + ".seconds"), number(directory, name + ".cpu"), exit_line
+
+
+def number(directory, name):
+    path = os.path.join(directory, name)
+    return float(open(path).read()) if os.path.exists(path) else float("nan")
 
 
 def best_by_shape(path):
@@ -74,10 +77,10 @@ def main():
         run = read_run(directory, name)
         if run:
             runs[name] = (label,) + run
-    print("| run | trials | tuning s | trials/s | vs one GPU | whole command s | exit |")
-    print("|---|---|---|---|---|---|---|")
+    print("| run | trials | tuning s | trials/s | vs one GPU | whole command s | CPU busy | exit |")
+    print("|---|---|---|---|---|---|---|---|")
     rate_one = None
-    for name, (label, rows, _times, wall, exit_line) in runs.items():
+    for name, (label, rows, _times, wall, cpu, exit_line) in runs.items():
         trials = sum(r[1] for r in rows.values())
         per_rank = {}
         for _template, _n, seconds, rank in rows.values():
@@ -87,7 +90,7 @@ def main():
         if name == "one":
             rate_one = rate
         speedup = f"{rate / rate_one:.2f}x" if rate_one else "-"
-        print(f"| {label} | {trials} | {tuning:.1f} | {rate:.1f} | {speedup} | {wall:.1f} | {exit_line} |")
+        print(f"| {label} | {trials} | {tuning:.1f} | {rate:.1f} | {speedup} | {wall:.1f} | {cpu:.0%} | {exit_line} |")
     if "one" not in runs:
         return
     names = sorted(runs["one"][1], key=lambda r: int(r[1:]) if r[1:].isdigit() else 0)

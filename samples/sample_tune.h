@@ -24,6 +24,7 @@ typedef struct sample_tune_opts {
                                  TC_MEASURE_HOST for tiny convolutions, as the tests tune them */
     int ndevices;             /* the devices to time on at once, as tc_measure_desc has them (0: its default) */
     int devices[TC_MAX_DEVICES];
+    int build_threads;        /* builder threads, as tc_measure_desc has them (0: one per core this process may use) */
     const char *plot_svg;     /* NULL: beside the records */
     int quiet;                /* 1: no space, no progress: a line when done */
 } sample_tune_opts;
@@ -353,6 +354,7 @@ static inline int sample_task_make(tc_context *ctx, const tc_conv2d_desc *in, co
     t->td.tuner.kind = o->tuner;
     t->td.measure.where = o->where ? o->where : TC_MEASURE_GPU;
     t->td.measure.ndevices = o->ndevices;
+    t->td.measure.build_threads = o->build_threads;
     memcpy(t->td.measure.devices, o->devices, sizeof o->devices);
     return 0;
 }

@@ -24,7 +24,7 @@ rm -rf "$dir"
 mkdir -p "$dir"
 records=$dir/records.jsonl
 # Open MPI refuses root unless told; --oversubscribe: two ranks on any machine
-mpirun_args="--oversubscribe -n 2"
+mpirun_args="--oversubscribe --bind-to none -n 2"
 [ "$(id -u)" = 0 ] && mpirun_args="--allow-run-as-root $mpirun_args"
 # MPI's runtime keeps memory to the end of the process on purpose: leak
 # reports from it would fail the ranks (our code's leaks are checked by the

@@ -2,13 +2,16 @@
    candidates at once (host workers here; the GPUs of a host take the same
    path), each faulting alone; records that several processes append to at
    once, whole lines under a lock; record files merged line by line. */
-#define _POSIX_C_SOURCE 200809L /* mkstemp, fork, nanosleep */
+#define _GNU_SOURCE /* mkstemp, fork, nanosleep; sched_setaffinity */
 #include "tecomp.h"
 #include "tc_test.h"
 #include "tc_temp.h"
 #include "tc_planted.h"
 
 #include <fcntl.h>
+#ifdef __linux__
+#include <sched.h>
+#endif
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/wait.h>
@@ -350,6 +353,52 @@ TC_TEST(merged_records_keep_each_distinct_line_once) {
     remove(a), remove(b), remove(out);
 }
 
+static char warned[1024];
+static void keep_warning(tc_log_level level, const char *message, void *user) {
+    (void)user;
+    if (level == TC_LOG_WARN) snprintf(warned, sizeof warned, "%s", message);
+}
+
+/* A process bound to fewer cores than the machine has (mpirun binds each
+   rank to one core by default) builds on those it may run on, and says so:
+   32 builders taking turns on one core ran a two-GPU tuning run 5x slower,
+   builds timing out, on an H200 machine. */
+TC_TEST(builders_fit_the_cores_the_process_is_bound_to) {
+#ifdef __linux__
+    static const row_sum_task task = {1};
+    tc_context_desc cd;
+    tc_context *bound = NULL;
+    tc_config_space *space = NULL;
+    tc_measurer *m = NULL;
+    tc_measure_desc md;
+    cpu_set_t was, one;
+    if (sysconf(_SC_NPROCESSORS_ONLN) < 2) TC_SKIP("one online core: no binding to fewer");
+    if (sched_getaffinity(0, sizeof was, &was) != 0 || CPU_COUNT(&was) < 2) TC_SKIP("this process is already bound to one core");
+    memset(&cd, 0, sizeof cd);
+    cd.logger.log_fn = keep_warning;
+    TC_CHECK_EQ_INT(tc_context_create(&cd, &bound), TC_OK);
+    TC_CHECK_EQ_INT(tc_space_create(bound, row_sum, &task, &space), TC_OK);
+    host_workers(&md, 1);
+    md.build_threads = 0; /* the default: one per core this process may use */
+    CPU_ZERO(&one);
+    CPU_SET(sched_getcpu() >= 0 ? sched_getcpu() : 0, &one);
+    TC_CHECK_EQ_INT(sched_setaffinity(0, sizeof one, &one), 0);
+    warned[0] = 0;
+    TC_CHECK_EQ_INT(tc_measurer_create(bound, space, &md, &m), TC_OK);
+    sched_setaffinity(0, sizeof was, &was);
+    TC_CHECK_CONTAINS(warned, "this process may run on 1 of the machine's");
+    TC_CHECK_CONTAINS(warned, "1 builder thread (under mpirun, which binds each rank to one core, run it with --bind-to none)");
+    tc_measurer_destroy(bound, m);
+    warned[0] = 0; /* unbound again: no warning */
+    TC_CHECK_EQ_INT(tc_measurer_create(bound, space, &md, &m), TC_OK);
+    TC_CHECK_STR(warned, "");
+    tc_measurer_destroy(bound, m);
+    tc_context_destroy(bound);
+#else
+    TC_SKIP("binding a process to cores is Linux's sched_setaffinity here");
+#endif
+}
+
 int main(void) {
     if (tc_context_create(NULL, &ctx) != TC_OK) return 1;
     TC_RUN(two_workers_run_side_by_side_and_fault_alone);
@@ -359,6 +408,7 @@ int main(void) {
     TC_RUN(an_append_waits_for_the_lock);
     TC_RUN(a_torn_last_line_does_not_swallow_the_next_record);
     TC_RUN(merged_records_keep_each_distinct_line_once);
+    TC_RUN(builders_fit_the_cores_the_process_is_bound_to);
     tc_context_destroy(ctx);
     return tc_test_summary();
 }

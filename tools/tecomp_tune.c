@@ -6,7 +6,7 @@
        tecomp-tune --shape N,C,H,W,K,R,S[,stride[,pad[,groups[,dilation]]]] [options]
        tecomp-tune --suite bench/suite.csv --row C12 [options]
        tecomp-tune --suite bench/suite.csv [options]        every NCHW float32 row
-       mpirun -n 4 tecomp-tune --suite bench/suite.csv [options]
+       mpirun --bind-to none -n 4 tecomp-tune --suite bench/suite.csv [options]
        tecomp-tune --suite bench/suite.csv --network [options]  every row, one shared budget
        tecomp-tune --merge A.jsonl B.jsonl ... -o OUT.jsonl
    options (--help prints them with their defaults):
@@ -386,7 +386,10 @@ static int tune_suite(const tune_args *a, const tune_ranks *ranks) {
     static suite_task tasks[SUITE_MAX_ROWS];
     static suite_row rows[SUITE_MAX_ROWS];
     tc_context *ctx;
+    tc_context_desc cd;
     int n = 0, k, rc = 0;
+    memset(&cd, 0, sizeof cd);
+    cd.logger.log_fn = log_to_stderr; /* a rank bound to one core says so */
     if (a->have_shape) {
         memset(&tasks[0], 0, sizeof tasks[0]);
         snprintf(tasks[0].row.name, sizeof tasks[0].row.name, "shape");
@@ -404,7 +407,7 @@ static int tune_suite(const tune_args *a, const tune_ranks *ranks) {
     suite_plan(tasks, n, ranks->size);
     if (!a->o.resume && ranks->rank == 0) remove(a->o.records);
     ranks_barrier(ranks); /* no rank appends before the records are fresh */
-    if (rc == 0 && tc_context_create(NULL, &ctx) == TC_OK) {
+    if (rc == 0 && tc_context_create(&cd, &ctx) == TC_OK) {
         rc = tune_suite_tasks(ctx, a, ranks, tasks, n);
         tc_context_destroy(ctx);
     } else {
@@ -515,6 +518,7 @@ int main(int argc, char **argv) {
     if (launched_by_mpirun()) ranks_init(&argc, &argv, &ranks);
     /* one GPU per rank: the rank's place on its host, unless --devices says */
     if (ranks.size > 1 && !a.devices_given && a.o.where != TC_MEASURE_HOST) a.o.ndevices = 1, a.o.devices[0] = ranks.local_rank;
+    a.o.build_threads = ranks_build_threads(&ranks); /* the ranks of a host share its cores */
     if (a.suite && !a.row && a.have_shape) {
         fprintf(stderr, "%s: --shape or --suite, not both\n", argv[0]);
         rc = 2;

@@ -13,17 +13,23 @@
 
 #ifdef TECOMP_TUNE_MPI
 #include <mpi.h>
+#include <unistd.h>
 #endif
 
 typedef struct tune_ranks {
     int rank, size;           /* this process among all of them */
     int local_rank;           /* ... among those on this host: its GPU */
+    int local_size;           /* the ranks on this host, who share its cores */
     int mpi;                  /* 1 under MPI */
 } tune_ranks;
 
 /* Join the job (MPI_Init) and learn where this process stands in it. */
 static inline void ranks_init(int *argc, char ***argv, tune_ranks *r) {
-    r->rank = 0, r->size = 1, r->local_rank = 0, r->mpi = 0;
+    r->rank = 0;
+    r->size = 1;
+    r->local_rank = 0;
+    r->local_size = 1;
+    r->mpi = 0;
 #ifdef TECOMP_TUNE_MPI
     {
         MPI_Comm host;
@@ -34,6 +40,7 @@ static inline void ranks_init(int *argc, char ***argv, tune_ranks *r) {
         /* the ranks that share this host's memory: one GPU each */
         MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, r->rank, MPI_INFO_NULL, &host);
         MPI_Comm_rank(host, &r->local_rank);
+        MPI_Comm_size(host, &r->local_size);
         MPI_Comm_free(&host);
     }
 #else
@@ -60,6 +67,20 @@ static inline int ranks_max(const tune_ranks *r, int value) {
     (void)r;
     return value;
 #endif
+}
+
+/* The builder threads of this rank: the host's cores shared among the
+   ranks on it (0, tecomp's default of a thread per core, for one rank).
+   A thread per core in each rank would run the host's builds that many
+   times over its cores, the heavier builds nearer their time limit. */
+static inline int ranks_build_threads(const tune_ranks *r) {
+#ifdef TECOMP_TUNE_MPI
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    if (r->local_size > 1 && cores > 0) return cores / r->local_size > 1 ? (int)(cores / r->local_size) : 1;
+#else
+    (void)r;
+#endif
+    return 0;
 }
 
 /* Leave the job (MPI_Finalize). */
