@@ -900,12 +900,17 @@ TECOMP_API tc_result tc_storage_swizzle(tc_stage *st, int bits) {
     return TC_OK;
 }
 
+/* Copies of a pipelined buffer at most: each has a full and an empty
+   mbarrier in a TMA pipeline. */
+#define _TC_MAX_PIPELINE_STAGES 8
+
 TECOMP_API tc_result tc_pipeline(tc_stage *st, int nstages) {
     if (!st) return TC_ERROR_INVALID_ARGUMENT;
     if (st->scope != TC_SCOPE_SHARED)
         return _tc_fail(st->sch->ctx, TC_ERROR_SCHEDULE, "pipeline on stage %s: only shared-memory caches are pipelined", st->tensor->name);
-    if (nstages < 1 || nstages > 8)
-        return _tc_fail(st->sch->ctx, TC_ERROR_SCHEDULE, "pipeline on stage %s: %d stages; 1 to 8 are supported", st->tensor->name, nstages);
+    if (nstages < 1 || nstages > _TC_MAX_PIPELINE_STAGES)
+        return _tc_fail(st->sch->ctx, TC_ERROR_SCHEDULE, "pipeline on stage %s: %d stages; 1 to %d are supported", st->tensor->name, nstages,
+                        _TC_MAX_PIPELINE_STAGES);
     st->pipeline_stages = nstages;
     return TC_OK;
 }
@@ -1204,6 +1209,7 @@ typedef struct _tc_lower {
     _tc_pipe pipes[16];       /* the pipelined loops (tc_pipeline) */
     int npipes;
     int serial_depth;         /* inject_pipeline: serial loops around the statement it is at */
+    int64_t block_threads;    /* inject_pipeline: the threads of a block of the kernel it is in (0: not a constant) */
 } _tc_lower;
 
 #define _TC_LOWER_FAIL(L) ((L)->ctx->result ? (L)->ctx->result : TC_ERROR_OUT_OF_MEMORY)
@@ -2523,22 +2529,32 @@ static int _tc_flatten_seq(const tc_stmt *s, const tc_stmt **list, int n, int ca
    d = nstages - 1 - lag, so that the copy a fetch overwrites was last read
    lag + 1 iterations before. */
 /* A TMA pipeline's fetch as inject_pipeline rewrites it: each copy arms
-   the tile's mbarrier for its bytes and completes on it (the same thread
-   arrives and copies); with init, the first copy also initialises the
-   pipeline's mbarriers (ncopies arrivals a phase) before. */
+   the tile's full mbarrier for its bytes and completes on it (the same
+   thread arrives and copies); in the steady state (refill) the issuing
+   thread first waits on the slot's empty mbarrier until every thread has
+   let go of the tile the copy overwrites. With init, the first copy also
+   initialises the pipeline's mbarriers before: full ncopies arrivals a
+   phase, empty one a thread of the block. */
 typedef struct _tc_tma_fetch {
-    tc_buffer *bar;
-    const tc_expr *slot;  /* the tile's mbarrier: bar[slot] */
+    tc_buffer *bar;       /* full: the tile in a slot has landed */
+    tc_buffer *empty;     /* empty: every thread is done with the tile in a slot */
+    const tc_expr *slot;  /* the tile's slot: bar[slot], empty[slot] */
+    const tc_expr *empty_parity; /* refill: the empty phase to wait for (NULL: no wait) */
     int init, ncopies, nstages;
+    int64_t consumers;    /* arrivals a phase of an empty mbarrier */
 } _tc_tma_fetch;
 
 static int _tc_tma_fetch_stmt(_tc_mutator *m, const tc_stmt *s, const tc_stmt **out) {
     _tc_tma_fetch *f = (_tc_tma_fetch *)m->user;
-    const tc_stmt *parts[8];
+    const tc_stmt *parts[2 * _TC_MAX_PIPELINE_STAGES + 3];
     int n = 0, k;
     if (s->kind != TC_S_TMA_LOAD) return 0;
-    for (k = 0; f->init && k < f->nstages && k < 6; k++) parts[n++] = tc_stmt_mbarrier_init(m->ctx, f->bar, tc_int(m->ctx, k), f->ncopies);
+    for (k = 0; f->init && k < f->nstages && k < _TC_MAX_PIPELINE_STAGES; k++) {
+        parts[n++] = tc_stmt_mbarrier_init(m->ctx, f->bar, tc_int(m->ctx, k), f->ncopies);
+        parts[n++] = tc_stmt_mbarrier_init(m->ctx, f->empty, tc_int(m->ctx, k), (int)f->consumers);
+    }
     f->init = 0;
+    if (f->empty_parity) parts[n++] = tc_stmt_mbarrier_wait(m->ctx, f->empty, f->slot, f->empty_parity);
     parts[n++] = tc_stmt_mbarrier_arrive(m->ctx, f->bar, f->slot, tc_int(m->ctx, tc_dtype_bytes(s->buffer->dtype) * _tc_tma_elements(s)));
     parts[n++] = _tc_tma_load_as(m->ctx, s, s->args, s->index, _tc_load(f->bar, f->slot));
     for (k = 0; k < n; k++) if (!parts[k]) m->failed = 1;
@@ -2556,8 +2572,9 @@ static int _tc_tma_count(const tc_stmt *s) {
     return n;
 }
 
-/* The fetch with its mbarrier work (and, with init, the mbarriers' initialisation). */
-static const tc_stmt *_tc_tma_fetch_of(tc_context *ctx, const tc_stmt *fetch, _tc_tma_fetch *f, int init) {
+/* The fetch with its mbarrier work (with init, the mbarriers'
+   initialisation; with empty_parity, the refill's wait for its slot). */
+static const tc_stmt *_tc_tma_fetch_of(tc_context *ctx, const tc_stmt *fetch, _tc_tma_fetch *f, int init, const tc_expr *empty_parity) {
     _tc_mutator m;
     const tc_stmt *r;
     memset(&m, 0, sizeof m);
@@ -2565,66 +2582,84 @@ static const tc_stmt *_tc_tma_fetch_of(tc_context *ctx, const tc_stmt *fetch, _t
     m.stmt = _tc_tma_fetch_stmt;
     m.user = f;
     f->init = init;
+    f->empty_parity = empty_parity;
     r = _tc_mutate(&m, fetch);
     return m.failed ? NULL : r;
 }
 
 /* A TMA pipeline (every stage tc_tma_copy): as _tc_pipeline_loop's, with
-   an mbarrier per copy of the tiles in place of commit and wait. The
-   thread that issues a tile's copy (the first of its stage's threads)
-   arms copy k % nstages's mbarrier for the copy's bytes first; every
-   thread waits for that mbarrier's phase ((k - min) / nstages) % 2, the
-   number of earlier tiles in the copy. The first fetch initialises the
-   mbarriers (an arrival a copy a phase), a barrier before the loop making
-   that visible:
+   mbarriers in place of commit, wait and the barrier of each step. Copy
+   slot s = t % n of tile t has two: full[s] completes when the tile's
+   copies have landed (the issuing thread, the first of its stage's threads,
+   arms it for their bytes), empty[s] when every thread of the block has
+   let go of the tile (each arrives once after its last read of it: with a
+   lag, after the wgmma wait that retires the tile's group). A thread waits
+   for full[s]'s phase ((t - min) / n) % 2 (the earlier tiles in the slot);
+   the issuing thread waits for empty[s]'s phase ((t - min) / n + 1) % 2
+   before refilling it with tile t, the one that lets go of tile t - n (a
+   fresh mbarrier has that phase complete for t < n). No thread waits for
+   another at a barrier inside the loop, so warpgroups run apart up to the
+   pipeline's depth. The first fetch initialises the mbarriers, a barrier
+   before the loop making that visible:
 
-       allocate bar[nstages]
+       allocate full[n], empty[n]
        [barrier]
-       fetch 0 (first: init bar[0 .. nstages - 1]); .. fetch d - 1
-                                     each copy: arrive_expect_tx(bar[t % n], its bytes); tma_load(.., bar[t % n])
+       fetch 0 (first: init full[*] to the copies, empty[*] to the threads); .. fetch d - 1
+                                     each copy: arrive_expect_tx(full[t % n], its bytes); tma_load(.., full[t % n])
        barrier
        for (k) {
-           mbarrier_wait(bar[k % n], (k - min) / n % 2)
-           barrier                   copy (k - 1 - lag) % n is read by nobody
-           if (k + d < extent) fetch k + d
+           mbarrier_wait(full[k % n], (k - min) / n % 2)
+           if (k + d < extent) fetch k + d     (issuing thread: mbarrier_wait(empty[..], ..) first)
            compute on copy k % n
+           [if (k >= min + lag)] mbarrier_arrive(empty[(k - lag) % n])
        } */
 static const tc_stmt *_tc_tma_pipeline_loop(_tc_lower *L, const _tc_pipe *p, const tc_stmt *loop, const tc_stmt *fetch_seq,
                                             const tc_stmt *const *compute, int ncompute, int *failed) {
     tc_context *ctx = L->ctx;
-    const tc_expr *v = loop->var, *n = tc_int(ctx, p->nstages), *ahead;
-    const tc_stmt **outer, **steady, *fetch, *first_fetch, *next;
+    const tc_expr *v = loop->var, *n = tc_int(ctx, p->nstages), *ahead, *released, *fill_parity;
+    const tc_stmt **outer, **steady, *prologue_fetch, *refill, *first_fetch, *next, *arrive;
     _tc_tma_fetch f;
     char name[160];
     int no = 0, ns = 0, t, distance = p->nstages - 1 - p->lag;
-    snprintf(name, sizeof name, "%s_full", v->name);
+    if (L->block_threads <= 0)
+        return *failed = 1, _tc_fail(ctx, TC_ERROR_LOWER, "pipeline at %s: its TMA copies' empty mbarriers count an arrival a thread, and the "
+                                     "kernel's block has no constant thread count", v->name), (const tc_stmt *)NULL;
     memset(&f, 0, sizeof f);
+    snprintf(name, sizeof name, "%s_full", v->name);
     if (!(f.bar = tc_buffer_create(ctx, name, TC_INT64, TC_SCOPE_SHARED, n))) return *failed = 1, (const tc_stmt *)NULL;
+    snprintf(name, sizeof name, "%s_empty", v->name);
+    if (!(f.empty = tc_buffer_create(ctx, name, TC_INT64, TC_SCOPE_SHARED, n))) return *failed = 1, (const tc_stmt *)NULL;
     f.bar->mbarrier = 1;
+    f.empty->mbarrier = 1;
     f.slot = tc_mod(v, n);
     f.nstages = p->nstages;
     f.ncopies = _tc_tma_count(fetch_seq);
-    fetch = _tc_tma_fetch_of(ctx, fetch_seq, &f, 0);
-    first_fetch = _tc_tma_fetch_of(ctx, fetch_seq, &f, 1);
+    f.consumers = L->block_threads;
+    fill_parity = tc_mod(tc_add(tc_div(tc_sub(v, loop->min), n), tc_int(ctx, 1)), tc_int(ctx, 2));
+    prologue_fetch = _tc_tma_fetch_of(ctx, fetch_seq, &f, 0, NULL);
+    refill = _tc_tma_fetch_of(ctx, fetch_seq, &f, 0, fill_parity);
+    first_fetch = _tc_tma_fetch_of(ctx, fetch_seq, &f, 1, NULL);
     outer = (const tc_stmt **)_tc_alloc(ctx, sizeof *outer * (size_t)(p->nstages + 4));
     steady = (const tc_stmt **)_tc_alloc(ctx, sizeof *steady * (size_t)(ncompute + 4));
-    if (!fetch || !first_fetch || !outer || !steady) return *failed = 1, (const tc_stmt *)NULL;
+    if (!prologue_fetch || !refill || !first_fetch || !outer || !steady) return *failed = 1, (const tc_stmt *)NULL;
     if (L->serial_depth) outer[no++] = tc_stmt_barrier(ctx); /* the last run's computation may still read the copies */
     for (t = 0; t < distance; t++) {
         const tc_expr *at = tc_simplify(tc_add(loop->min, tc_int(ctx, t)));
-        const tc_stmt *ft = _tc_stmt_subst(ctx, t ? fetch : first_fetch, v, at, failed);
+        const tc_stmt *ft = _tc_stmt_subst(ctx, t ? prologue_fetch : first_fetch, v, at, failed);
         outer[no++] = ft ? tc_stmt_if(ctx, tc_simplify(tc_lt(tc_int(ctx, t), loop->extent)), ft, NULL) : NULL;
     }
     outer[no++] = tc_stmt_barrier(ctx); /* every thread sees the mbarriers initialised before it waits on one */
     steady[ns++] = tc_stmt_mbarrier_wait(ctx, f.bar, f.slot, tc_simplify(tc_mod(tc_div(tc_sub(v, loop->min), n), tc_int(ctx, 2))));
-    steady[ns++] = tc_stmt_barrier(ctx);
     ahead = tc_add(v, tc_int(ctx, distance));
-    next = _tc_stmt_subst(ctx, fetch, v, ahead, failed);
+    next = _tc_stmt_subst(ctx, refill, v, ahead, failed);
     steady[ns++] = next ? tc_stmt_if(ctx, tc_lt(ahead, tc_add(loop->min, loop->extent)), next, NULL) : NULL;
     for (t = 0; t < ncompute; t++) steady[ns++] = compute[t];
+    released = tc_sub(v, tc_int(ctx, p->lag)); /* the tile this step's wgmma wait retires the last read of */
+    arrive = tc_stmt_mbarrier_arrive(ctx, f.empty, tc_simplify(tc_mod(released, n)), NULL);
+    steady[ns++] = p->lag && arrive ? tc_stmt_if(ctx, tc_ge(released, loop->min), arrive, NULL) : arrive;
     outer[no++] = _tc_for_like(ctx, loop, loop->min, loop->extent, tc_stmt_seq(ctx, ns, steady));
     if (*failed || !outer[no - 1] || !steady[0]) return *failed = 1, (const tc_stmt *)NULL;
-    return tc_stmt_allocate(ctx, f.bar, tc_stmt_seq(ctx, no, outer));
+    return tc_stmt_allocate(ctx, f.bar, tc_stmt_allocate(ctx, f.empty, tc_stmt_seq(ctx, no, outer)));
 }
 
 static const tc_stmt *_tc_pipeline_loop(_tc_lower *L, const _tc_pipe *p, const tc_stmt *loop, const tc_stmt *body, int *failed) {
@@ -2688,15 +2723,49 @@ static int _tc_pipeline_stmt(_tc_mutator *m, const tc_stmt *s, const tc_stmt **o
     return 1;
 }
 
+/* The extents of threadIdx.x, y and z bound in s (NULL where unbound). */
+static void _tc_thread_extents(const tc_stmt *s, const tc_expr *ext[3]) {
+    int k;
+    if (!s) return;
+    if (s->kind == TC_S_FOR && s->for_kind == TC_FOR_THREAD && s->thread >= TC_THREAD_X && s->thread <= TC_THREAD_Z)
+        ext[s->thread - TC_THREAD_X] = s->extent;
+    _tc_thread_extents(s->body, ext);
+    _tc_thread_extents(s->then_case, ext);
+    _tc_thread_extents(s->else_case, ext);
+    for (k = 0; k < s->nstmts; k++) _tc_thread_extents(s->stmts[k], ext);
+}
+
+/* The threads of a block of a kernel whose body is s; 0 when not a constant. */
+static int64_t _tc_block_thread_count(const tc_stmt *s) {
+    const tc_expr *ext[3] = {NULL, NULL, NULL};
+    int64_t total = 1, e;
+    int d;
+    _tc_thread_extents(s, ext);
+    for (d = 0; d < 3; d++) {
+        if (!ext[d]) continue;
+        if (!tc_expr_is_const(ext[d], &e) || e <= 0) return 0;
+        total *= e;
+    }
+    return total;
+}
+
 /* Software pipelines (tc_pipeline): each pipelined loop fetches its tiles
    nstages - 1 iterations ahead into the buffer copies bound inference made. */
 static tc_result _tc_pass_inject_pipeline(_tc_lower *L) {
     _tc_mutator m;
+    int k;
     if (!L->npipes) return TC_OK;
     memset(&m, 0, sizeof m);
     m.ctx = L->ctx, m.stmt = _tc_pipeline_stmt, m.user = L;
-    L->serial_depth = 0;
-    return _tc_mutate_kernels(L, &m);
+    for (k = 0; k < L->nkernels; k++) {
+        const tc_stmt *body;
+        L->serial_depth = 0;
+        L->block_threads = _tc_block_thread_count(L->kernels[k].body);
+        body = _tc_mutate(&m, L->kernels[k].body);
+        if (m.failed) return _TC_LOWER_FAIL(L);
+        L->kernels[k].body = body ? body : tc_stmt_seq(L->ctx, 0, NULL);
+    }
+    return TC_OK;
 }
 
 /* Whether stores into b are to become asynchronous copies. */
@@ -3501,7 +3570,7 @@ static const _tc_pass _tc_passes[] = {
     {"infer_bounds", _tc_pass_infer_bounds},   /* the region of every stage computed at another; loop extents */
     {"build_loop_nests", _tc_pass_loop_nests}, /* one kernel per root stage, attached stages inside, split guards */
     {"flatten_storage", _tc_pass_flatten},     /* multi-dimensional accesses become flat loads and stores */
-    {"inject_pipeline", _tc_pass_inject_pipeline}, /* pipelined loops fetch tiles ahead: prologue, one barrier a step */
+    {"inject_pipeline", _tc_pass_inject_pipeline}, /* pipelined loops fetch tiles ahead: prologue, one barrier a step (TMA: full and empty mbarriers) */
     {"simplify", _tc_pass_simplify},           /* affine index arithmetic; proven guards and unit loops (but pragmas') vanish */
     {"inject_async_copies", _tc_pass_inject_async_copies}, /* copies into async shared stages become async_copy statements, with commit and wait */
     {"inject_wgmma_sync", _tc_pass_inject_wgmma_sync}, /* each k step's wgmma one group: fence, commit, wait (in a lagged pipeline for all but one) */

@@ -428,7 +428,11 @@ static double _tc_vm_math(int fn, double x, double y) {
 }
 
 /* Who last touched a shared-memory element, for the race check: a location
-   written by one thread and read or written by another between two barriers. */
+   written by one thread and read or written by another between two barriers
+   races unless mbarriers order the two (_tc_vm_ordered): the readers are
+   kept by name up to _TC_VM_READERS (warpgroups reading a tile by wgmma);
+   more readers than that must be ordered by a barrier. */
+#define _TC_VM_READERS 4
 typedef struct _tc_touch {
     int64_t write_epoch, read_epoch;
     int64_t writer, reader; /* thread ids; reader -2: several */
@@ -438,6 +442,9 @@ typedef struct _tc_touch {
     int tma_bar;            /* a TMA copy wrote it: the vm buffer of its mbarrier + 1; 0: none */
     int64_t tma_bar_index;  /* ... that mbarrier's element */
     int64_t tma_phase;      /* ... the phases it must have completed, as a thread saw them, before the thread may touch it */
+    int64_t write_time;     /* when its writer wrote it (_tc_block_run.tick) */
+    int64_t read_tid[_TC_VM_READERS], read_time[_TC_VM_READERS]; /* its readers since read_epoch began, and when each last read it */
+    int nreads;             /* ... how many (past _TC_VM_READERS: more than it keeps) */
 } _tc_touch;
 
 /* An mbarrier as the host executor keeps it: arrivals expected a phase,
@@ -479,6 +486,13 @@ typedef struct _tc_wgmma_state {
     int64_t committed; /* groups committed since the block began: the next group's number */
 } _tc_wgmma_state;
 
+/* When each of a warpgroup's wgmma groups was retired (by group number;
+   0: not yet), for the order of a later write into the tiles it read. */
+typedef struct _tc_wgmma_retired {
+    int64_t *at;
+    int64_t cap;
+} _tc_wgmma_retired;
+
 /* A thread's copies in flight, oldest first, and its open group's number. */
 typedef struct _tc_async_queue {
     _tc_async_rec *recs;
@@ -502,6 +516,15 @@ typedef struct _tc_block_run {
     _tc_mbar **mbar;    /* per vm buffer: its mbarriers' state (NULL: not mbarriers) */
     int64_t **seen;     /* per mbarrier buffer: per element, per thread, the phases the thread has seen completed */
     _tc_mbar_wait *waiting; /* per thread: the mbarrier phase it waits for (NULL: the kernel waits on none) */
+    /* Happens-before through mbarriers: time advances at every access,
+       arrival, retired wgmma group and barrier; a thread's accesses before
+       its arrival on a phase are ordered before another thread's accesses
+       after its wait for that phase completed. */
+    int64_t tick, epoch_tick; /* now; when the current epoch began */
+    int64_t **arrivals; /* per mbarrier buffer: per element, 3 rows of a time per thread: the running phase's
+                           arrivals, then the last completed phase's of parity 0 and of parity 1 */
+    int64_t *know;      /* per thread T, per thread r: the latest arrival of r that T has waited past */
+    _tc_wgmma_retired *retired; /* per warpgroup (NULL: the kernel issues no wgmma) */
 } _tc_block_run;
 
 static void _tc_thread_xyz(const _tc_block_run *br, int64_t tid, long long xyz[3]) {
@@ -510,22 +533,67 @@ static void _tc_thread_xyz(const _tc_block_run *br, int64_t tid, long long xyz[3
     xyz[2] = (long long)(tid / (br->block[0] * br->block[1]));
 }
 
+/* Whether thread tid's access now comes after thread r's at time `at`:
+   the same thread, a barrier since, or an arrival of r on an mbarrier
+   after `at` that tid has waited past. */
+static int _tc_vm_ordered(const _tc_block_run *br, int64_t r, int64_t at, int64_t tid) {
+    if (r == tid || at < br->epoch_tick) return 1;
+    return br->know && at < br->know[tid * br->nthreads + r];
+}
+
+/* Whether every read of the element is ordered before thread tid's write. */
+static int _tc_vm_reads_ordered(const _tc_block_run *br, const _tc_touch *t, int64_t tid) {
+    int k;
+    if (t->nreads > _TC_VM_READERS) return 0;
+    for (k = 0; k < t->nreads; k++)
+        if (!_tc_vm_ordered(br, t->read_tid[k], t->read_time[k], tid)) return 0;
+    return 1;
+}
+
+/* Record a read of the element by thread tid at time now. */
+static void _tc_vm_note_read(const _tc_block_run *br, _tc_touch *t, int64_t tid, int64_t now) {
+    int k;
+    if (t->read_epoch != br->epoch) {
+        t->read_epoch = br->epoch;
+        t->reader = tid;
+        t->nreads = 0;
+    } else if (t->reader != tid) {
+        t->reader = -2;
+    }
+    for (k = 0; k < t->nreads && k < _TC_VM_READERS && t->read_tid[k] != tid; k++) {}
+    if (k < t->nreads && k < _TC_VM_READERS) {
+        t->read_time[k] = now;
+    } else if (t->nreads < _TC_VM_READERS) {
+        t->read_tid[k] = tid;
+        t->read_time[k] = now;
+        t->nreads++;
+    } else {
+        t->nreads = _TC_VM_READERS + 1;
+    }
+}
+
 /* Record an access to shared element i by thread tid; 0 (error set) on a race. */
 static int _tc_check_race(_tc_block_run *br, int buf, int64_t i, int64_t tid, int is_write) {
     _tc_touch *t = &br->touch[buf][i];
-    int64_t other;
+    int64_t other, now = ++br->tick;
     const char *prior;
     long long a[3], b[3];
     char who[96];
     if (is_write && t->wgmma_reader) { /* the tensor cores read it until a wait retires the wgmma's group */
-        const _tc_wgmma_state *w = &br->wgmma[t->wgmma_reader - 1];
-        if (w->committed - w->groups <= t->wgmma_group) {
+        int64_t wg = t->wgmma_reader - 1, g = t->wgmma_group;
+        const _tc_wgmma_state *w = &br->wgmma[wg];
+        const _tc_wgmma_retired *done = &br->retired[wg];
+        int retired = w->committed - w->groups > g;
+        if (!retired || !_tc_vm_ordered(br, wg * 128, g < done->cap ? done->at[g] : 0, tid)) {
             _tc_thread_xyz(br, tid, a);
             return _tc_fail(br->vm->ctx, TC_ERROR_EXECUTION,
                             "kernel %s: race on shared %s[%lld] in block (%lld, %lld, %lld): thread (%lld, %lld, %lld) writes it while "
-                            "warpgroup %lld's wgmma group %lld still reads it (no wgmma_wait has retired the group)", br->kern->name,
+                            "warpgroup %lld's wgmma group %lld still reads it (%s)", br->kern->name,
                             br->vm->bufs[buf].buffer->name, (long long)i, (long long)br->block_idx[0], (long long)br->block_idx[1],
-                            (long long)br->block_idx[2], a[0], a[1], a[2], (long long)(t->wgmma_reader - 1), (long long)t->wgmma_group), 0;
+                            (long long)br->block_idx[2], a[0], a[1], a[2], (long long)wg, (long long)g,
+                            retired ? "its wgmma_wait retired the group, but no barrier, and no mbarrier the warpgroup arrived on after "
+                                      "that wait, orders the wait before this write"
+                                    : "no wgmma_wait has retired the group"), 0;
         }
         t->wgmma_reader = 0;
     }
@@ -552,12 +620,21 @@ static int _tc_check_race(_tc_block_run *br, int buf, int64_t i, int64_t tid, in
                         br->kern->name, br->vm->bufs[buf].buffer->name, (long long)i, (long long)br->block_idx[0], (long long)br->block_idx[1],
                         (long long)br->block_idx[2], a[0], a[1], a[2], is_write ? "writes" : "reads", c[0], c[1], c[2]), 0;
     }
-    if (t->write_epoch == br->epoch && t->writer != tid) other = t->writer, prior = "wrote";
-    else if (is_write && t->read_epoch == br->epoch && t->reader != tid) other = t->reader, prior = "read";
-    else {
-        if (is_write) t->write_epoch = br->epoch, t->writer = tid;
-        else if (t->read_epoch == br->epoch && t->reader != tid) t->reader = -2;
-        else t->read_epoch = br->epoch, t->reader = tid;
+    if (t->write_epoch == br->epoch && !_tc_vm_ordered(br, t->writer, t->write_time, tid)) {
+        other = t->writer;
+        prior = "wrote";
+    } else if (is_write && t->read_epoch == br->epoch && t->reader != tid && !_tc_vm_reads_ordered(br, t, tid)) {
+        other = t->reader;
+        prior = "read";
+    } else if (is_write) { /* the reads before are ordered before this write, and later accesses after it */
+        t->write_epoch = br->epoch;
+        t->writer = tid;
+        t->write_time = now;
+        t->read_epoch = -1;
+        t->nreads = 0;
+        return 1;
+    } else {
+        _tc_vm_note_read(br, t, tid, now);
         return 1;
     }
     _tc_thread_xyz(br, tid, a);
@@ -568,7 +645,8 @@ static int _tc_check_race(_tc_block_run *br, int buf, int64_t i, int64_t tid, in
         snprintf(who, sizeof who, "other threads");
     }
     _tc_fail(br->vm->ctx, TC_ERROR_EXECUTION,
-             "kernel %s: race on shared %s[%lld] in block (%lld, %lld, %lld): thread (%lld, %lld, %lld) %s it after %s %s it, with no barrier between",
+             "kernel %s: race on shared %s[%lld] in block (%lld, %lld, %lld): thread (%lld, %lld, %lld) %s it after %s %s it, with no barrier "
+             "between (nor an mbarrier phase that orders them)",
              br->kern->name, br->vm->bufs[buf].buffer->name, (long long)i, (long long)br->block_idx[0], (long long)br->block_idx[1],
              (long long)br->block_idx[2], a[0], a[1], a[2], is_write ? "writes" : "reads", who, prior);
     return 0;
@@ -626,18 +704,42 @@ static int _tc_vm_wgmma_order(_tc_block_run *br, const tc_intrin *in, int64_t ti
     return 1;
 }
 
+/* Warpgroup wg's group g retired now. 0 (error set) when out of memory. */
+static int _tc_vm_note_retired(_tc_block_run *br, int64_t wg, int64_t g) {
+    _tc_wgmma_retired *done = &br->retired[wg];
+    if (g >= done->cap) {
+        int64_t cap = done->cap ? 2 * done->cap : 64, *at;
+        while (cap <= g) cap *= 2;
+        if (!(at = (int64_t *)_tc_malloc(br->vm->ctx, sizeof *at * (size_t)cap))) return 0;
+        memset(at, 0, sizeof *at * (size_t)cap);
+        if (done->cap) memcpy(at, done->at, sizeof *at * (size_t)done->cap);
+        _tc_free(br->vm->ctx, done->at);
+        done->at = at;
+        done->cap = cap;
+    }
+    done->at[g] = ++br->tick;
+    return 1;
+}
+
 /* The warpgroup of thread tid: fence, commit, wait (its first thread keeps
-   the count for all). */
-static void _tc_vm_wgmma_sync(_tc_block_run *br, const _tc_ins *in, int64_t tid) {
+   the count for all). 0 (error set) when out of memory. */
+static int _tc_vm_wgmma_sync(_tc_block_run *br, const _tc_ins *in, int64_t tid) {
     _tc_wgmma_state *w = &br->wgmma[tid / 128];
-    if (tid % 128) return;
-    if (in->op == _TC_OP_WGMMA_FENCE) w->fenced = 1;
-    else if (in->op == _TC_OP_WGMMA_COMMIT) {
-        if (!w->uncommitted) return; /* an empty group */
+    int64_t g;
+    if (tid % 128) return 1;
+    if (in->op == _TC_OP_WGMMA_FENCE) {
+        w->fenced = 1;
+    } else if (in->op == _TC_OP_WGMMA_COMMIT) {
+        if (!w->uncommitted) return 1; /* an empty group */
         w->groups++;
         w->committed++;
         w->uncommitted = 0;
-    } else if (w->groups > in->imm.i) w->groups = in->imm.i;
+    } else if (w->groups > in->imm.i) {
+        for (g = w->committed - w->groups; g < w->committed - in->imm.i; g++)
+            if (!_tc_vm_note_retired(br, tid / 128, g)) return 0;
+        w->groups = in->imm.i;
+    }
+    return 1;
 }
 
 /* Run a tensor op the way the GPU's warp (wgmma: warpgroup) does, by its
@@ -806,9 +908,21 @@ static _tc_mbar *_tc_vm_mbar(_tc_block_run *br, int buf, int64_t index, int64_t 
                     (long long)br->block_idx[2], what, br->vm->bufs[buf].buffer->name, (long long)index), (_tc_mbar *)NULL;
 }
 
-/* The phase completes when its arrivals are in and its bytes landed. */
-static void _tc_vm_mbar_progress(_tc_mbar *m) {
+/* Mbarrier buf[index]'s arrival times: row 0 the running phase's, row
+   1 + p the last completed phase of parity p's. */
+static int64_t *_tc_vm_arrivals(const _tc_block_run *br, int buf, int64_t index, int row) {
+    return br->arrivals[buf] + (index * 3 + row) * br->nthreads;
+}
+
+/* Mbarrier buf[index]'s phase completes when its arrivals are in and its
+   bytes landed; its arrivals' times are kept as that phase's. */
+static void _tc_vm_mbar_progress(_tc_block_run *br, int buf, int64_t index) {
+    _tc_mbar *m = &br->mbar[buf][index];
+    int64_t *running;
     if (m->pending > 0 || m->tx != 0) return;
+    running = _tc_vm_arrivals(br, buf, index, 0);
+    memcpy(_tc_vm_arrivals(br, buf, index, 1 + (int)(m->phase & 1)), running, sizeof *running * (size_t)br->nthreads);
+    memset(running, 0, sizeof *running * (size_t)br->nthreads);
     m->phase++;
     m->pending = m->arrivals;
 }
@@ -911,7 +1025,7 @@ static int _tc_vm_tma(_tc_block_run *br, const _tc_val *r, const _tc_vm_tma_op *
         _tc_vm_write(br->mem[op->dst], dst->dtype, i, v);
     }
     m->tx -= count * tc_dtype_bytes(dst->dtype);
-    _tc_vm_mbar_progress(m);
+    _tc_vm_mbar_progress(br, op->bar, bar_index);
     return 1;
 }
 
@@ -939,13 +1053,15 @@ static int _tc_vm_mbar_op(_tc_block_run *br, const _tc_val *r, const _tc_ins *in
         m->pending = in->imm.i;
         m->tx = 0;
         m->phase = 0;
+        memset(_tc_vm_arrivals(br, in->buf, index, 0), 0, sizeof(int64_t) * (size_t)(3 * br->nthreads));
         return 1;
     }
     if (!(m = _tc_vm_mbar(br, in->buf, index, tid, in->op == _TC_OP_MBAR_ARRIVE ? "mbarrier_arrive" : "mbarrier_wait"))) return 0;
     if (in->op == _TC_OP_MBAR_ARRIVE) {
         m->pending--;
         if (in->b >= 0) m->tx += r[in->b].i;
-        _tc_vm_mbar_progress(m);
+        _tc_vm_arrivals(br, in->buf, index, 0)[tid] = ++br->tick; /* after the thread's accesses so far */
+        _tc_vm_mbar_progress(br, in->buf, index);
         return 1;
     }
     if ((m->phase & 1) == (r[in->b].i & 1)) { /* the phase of that parity is the one still running */
@@ -955,6 +1071,12 @@ static int _tc_vm_mbar_op(_tc_block_run *br, const _tc_val *r, const _tc_ins *in
         return 2;
     }
     if (br->seen[in->buf][index * br->nthreads + tid] < m->phase) br->seen[in->buf][index * br->nthreads + tid] = m->phase;
+    { /* past the wait, the thread comes after every arrival of the phase it waited for */
+        const int64_t *arrived = _tc_vm_arrivals(br, in->buf, index, 1 + (int)(r[in->b].i & 1));
+        int64_t *know = br->know + tid * br->nthreads, t;
+        for (t = 0; t < br->nthreads; t++)
+            if (know[t] < arrived[t]) know[t] = arrived[t];
+    }
     return 1;
 }
 
@@ -978,7 +1100,7 @@ static int _tc_vm_thread(_tc_block_run *br, _tc_val *r, int *pc, int64_t tid) {
         case _TC_OP_ASYNC_COPY: if (!_tc_vm_async_copy(br, r, in, tid)) return -1; break;
         case _TC_OP_ASYNC_COMMIT: br->async[tid].group++; break;
         case _TC_OP_ASYNC_WAIT: if (!_tc_vm_async_wait(br, tid, in->imm.i)) return -1; break;
-        case _TC_OP_WGMMA_FENCE: case _TC_OP_WGMMA_COMMIT: case _TC_OP_WGMMA_WAIT: _tc_vm_wgmma_sync(br, in, tid); break;
+        case _TC_OP_WGMMA_FENCE: case _TC_OP_WGMMA_COMMIT: case _TC_OP_WGMMA_WAIT: if (!_tc_vm_wgmma_sync(br, in, tid)) return -1; break;
         case _TC_OP_TMA_LOAD: if (!_tc_vm_tma(br, r, &vm->tmas[in->target], tid)) return -1; break;
         case _TC_OP_MBAR_INIT: case _TC_OP_MBAR_ARRIVE: case _TC_OP_MBAR_WAIT: {
             int st = _tc_vm_mbar_op(br, r, in, tid);
@@ -1114,6 +1236,7 @@ static tc_result _tc_vm_block(_tc_block_run *br, _tc_val *regs, int *pcs, int *s
     int64_t t, running;
     int k, tag;
     br->epoch++;
+    br->epoch_tick = ++br->tick;
     for (k = 0; k < vm->nbufs; k++) /* shared memory starts each block as garbage (NaN), as on the GPU */
         if (br->touch[k]) {
             int64_t e;
@@ -1141,7 +1264,11 @@ static tc_result _tc_vm_block(_tc_block_run *br, _tc_val *regs, int *pcs, int *s
         if (br->mbar[k]) {
             memset(br->mbar[k], 0, sizeof(_tc_mbar) * (size_t)br->size[k]);
             memset(br->seen[k], 0, sizeof(int64_t) * (size_t)(br->size[k] * br->nthreads));
+            memset(br->arrivals[k], 0, sizeof(int64_t) * (size_t)(3 * br->size[k] * br->nthreads));
         }
+    if (br->know) memset(br->know, 0, sizeof *br->know * (size_t)(br->nthreads * br->nthreads));
+    for (t = 0; br->retired && t < br->nthreads / 128; t++) /* group numbers start again */
+        if (br->retired[t].cap) memset(br->retired[t].at, 0, sizeof(int64_t) * (size_t)br->retired[t].cap);
     for (running = br->nthreads; running > 0;) {
         int64_t at_barrier = 0, waiting = 0, woken = 0;
         for (t = 0; t < br->nthreads; t++) {
@@ -1169,6 +1296,7 @@ static tc_result _tc_vm_block(_tc_block_run *br, _tc_val *regs, int *pcs, int *s
                             (long long)br->block_idx[1], (long long)br->block_idx[2]);
         for (t = 0; t < br->nthreads; t++) if (state[t] == 2) state[t] = 1;
         br->epoch++; /* a barrier: accesses before it cannot race with those after */
+        br->epoch_tick = ++br->tick;
         _tc_vm_share_seen(br);
     }
     for (t = 0; vm->nops && t < br->nthreads; t++) /* tensor ops are warp-wide: every lane must run each with the same operands */
@@ -1191,7 +1319,7 @@ static tc_result _tc_vm_kernel(tc_context *ctx, const tc_func *f, const tc_kerne
     int64_t size[64];
     _tc_touch *touch[64];
     _tc_mbar *mbar[64];
-    int64_t *seen[64];
+    int64_t *seen[64], *arrivals[64];
     tc_result r = TC_OK;
     memset(&vm, 0, sizeof vm);
     memset(&br, 0, sizeof br);
@@ -1199,6 +1327,7 @@ static tc_result _tc_vm_kernel(tc_context *ctx, const tc_func *f, const tc_kerne
     memset(touch, 0, sizeof touch);
     memset(mbar, 0, sizeof mbar);
     memset(seen, 0, sizeof seen);
+    memset(arrivals, 0, sizeof arrivals);
     vm.ctx = ctx, vm.f = f, vm.max_regs = 256;
     for (k = 0; k < TC_THREAD_TAG_COUNT; k++) vm.thread_reg[k] = -1;
     _tc_vm_stmt(&vm, kern->body);
@@ -1218,6 +1347,7 @@ static tc_result _tc_vm_kernel(tc_context *ctx, const tc_func *f, const tc_kerne
     br.vm = &vm, br.kern = kern, br.nthreads = total, br.mem = mem, br.size = size, br.touch = touch;
     br.mbar = mbar;
     br.seen = seen;
+    br.arrivals = arrivals;
     /* buffers: params and temps come from the caller; allocations are made here */
     for (k = 0; k < vm.nbufs; k++) {
         tc_buffer *b = vm.bufs[k].buffer;
@@ -1233,7 +1363,12 @@ static tc_result _tc_vm_kernel(tc_context *ctx, const tc_func *f, const tc_kerne
             if (b->mbarrier) {
                 mbar[k] = (_tc_mbar *)_tc_malloc(ctx, sizeof(_tc_mbar) * (size_t)size[k]);
                 seen[k] = (int64_t *)_tc_malloc(ctx, sizeof(int64_t) * (size_t)(size[k] * total));
-                if (!mbar[k] || !seen[k]) { r = TC_ERROR_OUT_OF_MEMORY; goto done; }
+                arrivals[k] = (int64_t *)_tc_malloc(ctx, sizeof(int64_t) * (size_t)(3 * size[k] * total));
+                if (!mbar[k] || !seen[k] || !arrivals[k]) { r = TC_ERROR_OUT_OF_MEMORY; goto done; }
+                if (!br.know && !(br.know = (int64_t *)_tc_malloc(ctx, sizeof *br.know * (size_t)(total * total)))) {
+                    r = TC_ERROR_OUT_OF_MEMORY;
+                    goto done;
+                }
                 if (!br.waiting && !(br.waiting = (_tc_mbar_wait *)_tc_malloc(ctx, sizeof *br.waiting * (size_t)total))) {
                     r = TC_ERROR_OUT_OF_MEMORY;
                     goto done;
@@ -1259,6 +1394,8 @@ static tc_result _tc_vm_kernel(tc_context *ctx, const tc_func *f, const tc_kerne
         }
         if (!(br.wgmma = (_tc_wgmma_state *)_tc_malloc(ctx, sizeof *br.wgmma * (size_t)(total / 128)))) { r = TC_ERROR_OUT_OF_MEMORY; goto done; }
         memset(br.wgmma, 0, sizeof *br.wgmma * (size_t)(total / 128));
+        if (!(br.retired = (_tc_wgmma_retired *)_tc_malloc(ctx, sizeof *br.retired * (size_t)(total / 128)))) { r = TC_ERROR_OUT_OF_MEMORY; goto done; }
+        memset(br.retired, 0, sizeof *br.retired * (size_t)(total / 128));
     }
     if (vm.has_async) {
         if (!(br.async = (_tc_async_queue *)_tc_malloc(ctx, sizeof *br.async * (size_t)total))) { r = TC_ERROR_OUT_OF_MEMORY; goto done; }
@@ -1279,8 +1416,12 @@ done:
         _tc_free(ctx, touch[k]);
         _tc_free(ctx, mbar[k]);
         _tc_free(ctx, seen[k]);
+        _tc_free(ctx, arrivals[k]);
     }
     _tc_free(ctx, br.waiting);
+    _tc_free(ctx, br.know);
+    for (k = 0; br.retired && k < total / 128; k++) _tc_free(ctx, br.retired[k].at);
+    _tc_free(ctx, br.retired);
     _tc_free(ctx, vm.tmas);
     _tc_free(ctx, regs);
     _tc_free(ctx, pcs);

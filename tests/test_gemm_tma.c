@@ -166,6 +166,8 @@ TC_TEST(small_products_match_the_reference) {
         {TC_BFLOAT16, 64, 128, 64, {{64, 128, 64, 64, 32, 4, 2, 1, 1}}},   /* split-K in two, two warpgroups */
         {TC_FLOAT32, 70, 64, 24, {{64, 64, 64, 64, 16, 3, 1, 0, 1}}},      /* TF32: 64-byte rows */
         {TC_FLOAT32, 64, 96, 40, {{64, 128, 64, 128, 32, 2, 1, 0, 1}}},    /* TF32: 128-byte rows */
+        {TC_FLOAT16, 128, 64, 320, {{128, 64, 64, 64, 32, 3, 1, 1, 1}}},   /* two warpgroups, ten k steps: slots refilled past */
+        {TC_FLOAT16, 128, 64, 320, {{128, 64, 64, 64, 32, 2, 1, 0, 1}}},   /*   their empty mbarriers, with and without a lag */
     };
     size_t k;
     for (k = 0; k < sizeof cases / sizeof cases[0]; k++) {
@@ -188,10 +190,46 @@ static tc_stmt *find_stmt(const tc_stmt *s, tc_stmt_kind kind) {
     return NULL;
 }
 
-/* The lowered kernel: the pipeline's mbarriers, initialised by the thread
-   that issues the first copies (an arrival a copy a phase), each copy
-   arming its tile's mbarrier for its bytes, the barrier that publishes the
-   initialisation, the loop waiting for the tile's phase; the CUDA's TMA and
+/* The first statement of kind `kind` on a buffer whose name ends in
+   `suffix` (an mbarrier's: "_full", "_empty"), NULL when none. */
+static tc_stmt *find_on(const tc_stmt *s, tc_stmt_kind kind, const char *suffix) {
+    int k;
+    tc_stmt *w;
+    if (!s) return NULL;
+    if (s->kind == kind && s->buffer && strlen(s->buffer->name) >= strlen(suffix) &&
+        strcmp(s->buffer->name + strlen(s->buffer->name) - strlen(suffix), suffix) == 0)
+        return (tc_stmt *)s;
+    if ((w = find_on(s->body, kind, suffix)) || (w = find_on(s->then_case, kind, suffix)) || (w = find_on(s->else_case, kind, suffix))) return w;
+    for (k = 0; k < s->nstmts; k++)
+        if ((w = find_on(s->stmts[k], kind, suffix))) return w;
+    return NULL;
+}
+
+/* The sequence in s that holds statement child (or an if around it), and
+   its place there in *at; NULL when none. */
+static tc_stmt *parent_seq(const tc_stmt *s, const tc_stmt *child, int *at) {
+    int k;
+    tc_stmt *w;
+    if (!s) return NULL;
+    for (k = 0; s->kind == TC_S_SEQ && k < s->nstmts; k++)
+        if (s->stmts[k] == child || (s->stmts[k]->kind == TC_S_IF && s->stmts[k]->then_case == child)) {
+            *at = k;
+            return (tc_stmt *)s;
+        }
+    if ((w = parent_seq(s->body, child, at)) || (w = parent_seq(s->then_case, child, at)) || (w = parent_seq(s->else_case, child, at))) return w;
+    for (k = 0; k < s->nstmts; k++)
+        if ((w = parent_seq(s->stmts[k], child, at))) return w;
+    return NULL;
+}
+
+/* The lowered kernel: the pipeline's full and empty mbarriers, initialised
+   by the thread that issues the first copies (full: an arrival a copy a
+   phase; empty: an arrival a thread), each copy arming its tile's full
+   mbarrier for its bytes, the barrier that publishes the initialisation,
+   the loop waiting for the tile's phase with no barrier of its own, each
+   refill waiting for its slot's empty phase (parity 1 on a fresh mbarrier:
+   complete), every thread arriving on the empty mbarrier of the tile its
+   wgmma wait retired (a lag of one: the tile before); the CUDA's TMA and
    mbarrier PTX and the tensor maps as kernel parameters. */
 TC_TEST(golden_ir_shows_the_tma_pipeline) {
     tc_gemm_desc d = gemm(TC_FLOAT16, 100, 72, 40);
@@ -200,15 +238,19 @@ TC_TEST(golden_ir_shows_the_tma_pipeline) {
     const char *ir = f ? tc_func_to_string(f) : NULL, *cuda = f ? tc_cuda_source(f) : NULL;
     TC_CHECK(ir != NULL && cuda != NULL);
     if (!ir || !cuda) return;
-    TC_CHECK_CONTAINS(ir, "// dynamic shared memory, 24600 bytes: a.shared at 0, b.shared at 12288, j.outer_full at 24576\n");
+    TC_CHECK_CONTAINS(ir, "// dynamic shared memory, 24728 bytes: a.shared at 0, b.shared at 12288, j.outer_full at 24576, j.outer_empty at 24704\n");
     TC_CHECK_CONTAINS(ir, "  allocate j.outer_full[mbarrier * 3], storage_scope = shared\n"
+                          "  allocate j.outer_empty[mbarrier * 3], storage_scope = shared\n"
                           "  // attr [iter_var(threadIdx.z, range(min=0, ext=1), threadIdx.z)] thread_extent = 1\n"
                           "  // attr [iter_var(threadIdx.y, range(min=0, ext=1), threadIdx.y)] thread_extent = 1\n"
                           "  // attr [iter_var(threadIdx.x, range(min=0, ext=128), threadIdx.x)] thread_extent = 128\n"
                           "  if (likely(threadIdx.x == 0)) {\n"
                           "    mbarrier_init(j.outer_full[0], 2)\n"
+                          "    mbarrier_init(j.outer_empty[0], 128)\n"
                           "    mbarrier_init(j.outer_full[1], 2)\n"
+                          "    mbarrier_init(j.outer_empty[1], 128)\n"
                           "    mbarrier_init(j.outer_full[2], 2)\n"
+                          "    mbarrier_init(j.outer_empty[2], 128)\n"
                           "    mbarrier_arrive_expect_tx(j.outer_full[0], 4096)\n"
                           "    tma_load(a.shared[0], A[blockIdx.x*64, 0] box [64, 32] of [100, 40], j.outer_full[0])\n"
                           "  }\n");
@@ -217,15 +259,26 @@ TC_TEST(golden_ir_shows_the_tma_pipeline) {
                           "  __syncthreads()\n"
                           "  for (j.outer, 0, 2) {\n"
                           "    mbarrier_wait(j.outer_full[j.outer], parity 0)\n"
-                          "    __syncthreads()\n"
                           "    if (likely(j.outer < 1)) {\n");
-    TC_CHECK_CONTAINS(ir, "        mbarrier_arrive_expect_tx(j.outer_full[j.outer + 1], 4096)\n"
+    TC_CHECK_CONTAINS(ir, "        mbarrier_wait(j.outer_empty[j.outer + 1], parity 1)\n"
+                          "        mbarrier_arrive_expect_tx(j.outer_full[j.outer + 1], 4096)\n"
                           "        tma_load(a.shared[j.outer*2048 + 2048], A[blockIdx.x*64, j.outer*32 + 32] box [64, 32] of [100, 40], "
                           "j.outer_full[j.outer + 1])\n");
     TC_CHECK_CONTAINS(cuda, "const __grid_constant__ tc_tensor_map tc_map0, const __grid_constant__ tc_tensor_map tc_map1) {");
     TC_CHECK_CONTAINS(cuda, "tc_tma_load_2d(a_shared + 0, &tc_map0, 0, bx * 64, &j_outer_full[0]);");
     TC_CHECK_CONTAINS(cuda, "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4}], [%2];");
+    TC_CHECK_CONTAINS(ir, "    wgmma_commit()\n"
+                          "    wgmma_wait(1)\n"
+                          "    if (likely(j.outer >= 1)) {\n"
+                          "      mbarrier_arrive(j.outer_empty[floormod(j.outer + 2, 3)])\n"
+                          "    }\n"
+                          "  }\n"
+                          "  wgmma_wait(0)\n");
     TC_CHECK_CONTAINS(cuda, "tc_mbarrier_wait(&j_outer_full[j_outer], 0);");
+    TC_CHECK_CONTAINS(cuda, "tc_mbarrier_init(&j_outer_empty[2], 128);");
+    TC_CHECK_CONTAINS(cuda, "tc_mbarrier_wait(&j_outer_empty[j_outer + 1], 1);");
+    TC_CHECK_CONTAINS(cuda, "tc_mbarrier_arrive(&j_outer_empty[(j_outer + 2) % 3]);");
+    TC_CHECK_CONTAINS(cuda, "asm volatile(\"mbarrier.arrive.shared::cta.b64 _, [%0];\"");
     TC_CHECK_CONTAINS(cuda, "unsigned long long *j_outer_full = (unsigned long long *)(tc_dyn_smem + 24576);");
     TC_CHECK_EQ_INT(f->kernels[0].ntensor_maps, 2);
     TC_CHECK(f->kernels[0].ntensor_maps == 2 && f->kernels[0].tensor_maps[0].box[0] == 64 && f->kernels[0].tensor_maps[0].box[1] == 32 &&
@@ -260,6 +313,61 @@ TC_TEST(host_executor_reports_deadlocks_and_races) {
     TC_CHECK_CONTAINS(tc_context_error(ctx), "before the TMA copy into it is complete for it (it has seen mbarrier j.outer_full[0] complete 0 phases; "
                                           "the copy completes phase 0: no mbarrier_wait for it)");
     wait->kind = TC_S_MBARRIER_WAIT;
+    TC_CHECK(host_error_of(&d, f) < 1e-5);
+}
+
+/* The empty mbarriers, on two warpgroups and ten k steps (slots refilled
+   past them, a lag of one): an arrival short leaves the refill waiting for
+   ever; a refill that waits on the wrong mbarrier (its slot's full one,
+   long complete) overwrites a tile the other warpgroup has not read yet;
+   threads that let go of a tile before their wgmma wait retires its group
+   (the arrival moved before the wait) are not ordered before the refill.
+   Each reported; put back, the product is right. */
+TC_TEST(host_executor_checks_the_empty_mbarriers) {
+    tc_gemm_desc d = gemm(TC_FLOAT16, 128, 64, 320);
+    tiles t = {{128, 64, 64, 64, 32, 3, 1, 1, 1}};
+    const tc_func *f = lower_config(&d, &t);
+    tc_stmt *init = f ? find_on(f->kernels[0].body, TC_S_MBARRIER_INIT, "_empty") : NULL;
+    tc_stmt *refill = f ? find_on(f->kernels[0].body, TC_S_MBARRIER_WAIT, "_empty") : NULL;
+    tc_stmt *arrive = f ? find_on(f->kernels[0].body, TC_S_MBARRIER_ARRIVE, "_empty") : NULL;
+    tc_stmt *wait_full = f ? find_on(f->kernels[0].body, TC_S_MBARRIER_WAIT, "_full") : NULL;
+    tc_stmt *step, *group;
+    const tc_stmt *retire, *release;
+    tc_buffer *empty;
+    int count, at = 0;
+    TC_CHECK(init && refill && arrive && wait_full);
+    if (!init || !refill || !arrive || !wait_full) return;
+    step = parent_seq(f->kernels[0].body, arrive, &at); /* the loop's step: ..., [fence, wgmma, commit, wait], if (..) arrive */
+    group = step && at > 0 ? (tc_stmt *)step->stmts[at - 1] : NULL;
+    TC_CHECK(group && group->kind == TC_S_SEQ && group->nstmts > 0 && group->stmts[group->nstmts - 1]->kind == TC_S_WGMMA_WAIT);
+    if (!group || group->kind != TC_S_SEQ || !group->nstmts || group->stmts[group->nstmts - 1]->kind != TC_S_WGMMA_WAIT) return;
+    retire = group->stmts[group->nstmts - 1];
+    release = step->stmts[at];
+    count = init->count;
+    empty = refill->buffer;
+    TC_CHECK_EQ_INT(count, 256);
+    TC_CHECK(host_error_of(&d, f) < 1e-5);
+    init->count = count + 1;
+    TC_CHECK(host_error_of(&d, f) == HUGE_VAL);
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "deadlock in block (0, 0, 0): 256 threads wait on mbarriers that nothing completes, first thread (0, 0, 0) "
+                                          "on j.outer_empty[0] for its phase of parity 0 (phase 0: 1 of 257 arrivals");
+    init->count = count;
+    refill->buffer = wait_full->buffer;
+    TC_CHECK(host_error_of(&d, f) == HUGE_VAL); /* thread 0 ran ahead: warpgroup 1 finds tile 0's slot holding tile 3 */
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "race on shared a.shared[2048] in block (0, 0, 0): thread (0, 0, 1) reads it before the TMA copy "
+                                          "into it is complete for it");
+    refill->buffer = empty;
+    ((const tc_stmt **)group->stmts)[group->nstmts - 1] = release; /* the arrival before the wait */
+    ((const tc_stmt **)step->stmts)[at] = retire;
+    TC_CHECK(host_error_of(&d, f) == HUGE_VAL);
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "thread (0, 0, 0) writes it while warpgroup 1's wgmma group 0 still reads it (its wgmma_wait retired "
+                                          "the group, but no barrier, and no mbarrier the warpgroup arrived on after that wait, orders the wait "
+                                          "before this write)");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "thread (0, 0, 0) writes it while warpgroup 1's wgmma group");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "its wgmma_wait retired the group, but no barrier, and no mbarrier the warpgroup arrived on after that "
+                                          "wait, orders the wait before this write");
+    ((const tc_stmt **)group->stmts)[group->nstmts - 1] = retire;
+    ((const tc_stmt **)step->stmts)[at] = release;
     TC_CHECK(host_error_of(&d, f) < 1e-5);
 }
 
@@ -428,6 +536,7 @@ int main(int argc, char **argv) {
     TC_RUN(small_products_match_the_reference);
     TC_RUN(golden_ir_shows_the_tma_pipeline);
     TC_RUN(host_executor_reports_deadlocks_and_races);
+    TC_RUN(host_executor_checks_the_empty_mbarriers);
     TC_RUN(cuda_compiles_for_sm_90_and_is_refused_before);
     TC_RUN(refuses_what_it_cannot_build);
     TC_RUN(a_zero_dtype_is_float32);
