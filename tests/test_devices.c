@@ -387,7 +387,7 @@ TC_TEST(builders_fit_the_cores_the_process_is_bound_to) {
     TC_CHECK_EQ_INT(tc_measurer_create(bound, space, &md, &m), TC_OK);
     sched_setaffinity(0, sizeof was, &was);
     TC_CHECK_CONTAINS(warned, "this process may run on 1 of the machine's");
-    TC_CHECK_CONTAINS(warned, "1 builder thread (under mpirun, which binds each rank to one core, run it with --bind-to none)");
+    TC_CHECK_CONTAINS(warned, "1 builder thread on them (under mpirun, which binds each rank to one core, run it with --bind-to none)");
     tc_measurer_destroy(bound, m);
     warned[0] = 0; /* unbound again: no warning */
     TC_CHECK_EQ_INT(tc_measurer_create(bound, space, &md, &m), TC_OK);
