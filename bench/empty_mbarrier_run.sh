@@ -20,12 +20,7 @@ test)
     echo "meson test exit $?" >> "$out/tests.log"
     grep -E "^ *[0-9]+/[0-9]+ |meson test exit" "$out/tests.log"
     grep -E "timed \(|relative L2" build-gpu/meson-logs/testlog.txt | head -12
-    : > "$out/san.log"
-    for tool in racecheck synccheck memcheck; do
-        timeout 100 compute-sanitizer --tool $tool --error-exitcode 9 build-gpu/tests/test_gemm_tma > "$out/san_$tool.log" 2>&1
-        echo "$tool exit $?: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/san_$tool.log" | tail -1)" >> "$out/san.log"
-    done
-    cat "$out/san.log"
+    gpu_sanitize build-gpu/tests/test_gemm_tma 100
     ;;
 bench)
     trials=${2:-150}

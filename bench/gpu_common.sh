@@ -1,8 +1,8 @@
 # Shared by the GPU-machine scripts (sourced): gpu_setup makes $out, finds
 # PyTorch's cuDNN, keeps the cubin cache in the build, records the GPU's
-# clocks and builds everything into build-gpu; gpu_tests runs the whole
-# meson test suite, then one test under compute-sanitizer's memcheck,
-# racecheck and synccheck. Logs in $out.
+# clocks and builds everything into build-gpu; gpu_sanitize runs a program
+# under compute-sanitizer's memcheck, racecheck and synccheck; gpu_tests
+# runs the whole meson test suite, then one test under them. Logs in $out.
 gpu_setup() {
     out=${OUT:-gpu-logs}
     mkdir -p "$out" && out=$(cd "$out" && pwd)
@@ -14,14 +14,18 @@ gpu_setup() {
         { tail -30 "$out/build.log"; exit 1; }
 }
 
+gpu_sanitize() { # the program to run under memcheck, racecheck and synccheck, its time limit in seconds
+    : > "$out/san.log"
+    for tool in memcheck racecheck synccheck; do
+        timeout "$2" compute-sanitizer --tool $tool --error-exitcode 9 "$1" > "$out/san_$tool.log" 2>&1
+        echo "$tool exit $?: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/san_$tool.log" | tail -1)" >> "$out/san.log"
+    done
+    cat "$out/san.log"
+}
+
 gpu_tests() { # the test to run under the sanitizers, its time limit in seconds
     meson test -C build-gpu --num-processes 4 --print-errorlogs > "$out/tests.log" 2>&1
     echo "meson test exit $?" >> "$out/tests.log"
     tail -25 "$out/tests.log"
-    : > "$out/san.log"
-    for tool in memcheck racecheck synccheck; do
-        timeout "$2" compute-sanitizer --tool $tool --error-exitcode 9 "build-gpu/tests/$1" > "$out/san_$tool.log" 2>&1
-        echo "$tool exit $?: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/san_$tool.log" | tail -1)" >> "$out/san.log"
-    done
-    cat "$out/san.log"
+    gpu_sanitize "build-gpu/tests/$1" "$2"
 }

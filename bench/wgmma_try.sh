@@ -3,6 +3,7 @@
 # harness beside cuDNN. Logs and records in $OUT.
 # Usage: sh bench/wgmma_try.sh [trials] [f16|tf32|all]   (default: 150 all)
 set -u
+. "$(cd "$(dirname "$0")" && pwd)/gpu_common.sh" # gpu_sanitize
 out=${OUT:-gpu-logs}
 trials=${1:-150}
 which=${2:-all}
@@ -15,12 +16,7 @@ meson compile -C build-gpu tests/test_conv_wgmma bench/tecomp-bench >> "$out/bui
 if [ "$which" != tf32 ]; then
     build-gpu/tests/test_conv_wgmma > "$out/test.log" 2>&1
     echo "test_conv_wgmma exit $?: $(tail -1 "$out/test.log")"
-    : > "$out/san.log"
-    for tool in memcheck racecheck synccheck; do
-        timeout 200 compute-sanitizer --tool $tool --error-exitcode 9 build-gpu/tests/test_conv_wgmma > "$out/san_$tool.log" 2>&1
-        echo "$tool exit $?: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/san_$tool.log" | tail -1)" >> "$out/san.log"
-    done
-    cat "$out/san.log"
+    gpu_sanitize build-gpu/tests/test_conv_wgmma 200
     rm -f "$out"/san_*.log
 fi
 cd build-gpu
