@@ -62,15 +62,19 @@ typedef struct cudnn_conv {
         }                                                                                                 \
     } while (0)
 
-static int cudnn_conv_load(cudnn_conv *c) {
+/* libcudnn, opened (NULL after writing why into error). */
+static inline void *cudnn_lib_open(char *error, size_t size) {
     static const char *names[] = {"libcudnn.so.9", "libcudnn.so"};
+    void *lib = NULL;
     size_t k;
+    for (k = 0; k < 2 && !lib; k++) lib = dlopen(names[k], RTLD_NOW | RTLD_LOCAL);
+    if (!lib) snprintf(error, size, "cannot load libcudnn.so.9 (put cuDNN's lib folder on LD_LIBRARY_PATH)");
+    return lib;
+}
+
+static int cudnn_conv_load(cudnn_conv *c) {
     memset(c, 0, sizeof *c);
-    for (k = 0; k < 2 && !c->lib; k++) c->lib = dlopen(names[k], RTLD_NOW | RTLD_LOCAL);
-    if (!c->lib) {
-        snprintf(c->error, sizeof c->error, "cannot load libcudnn.so.9 (put cuDNN's lib folder on LD_LIBRARY_PATH)");
-        return 0;
-    }
+    if (!(c->lib = cudnn_lib_open(c->error, sizeof c->error))) return 0;
 #define CUDNN_SYM(name)                                                                                   \
     if (!(*(void **)&c->name = dlsym(c->lib, "cudnn" #name))) {                                           \
         snprintf(c->error, sizeof c->error, "libcudnn has no cudnn" #name);                               \

@@ -189,14 +189,8 @@ static inline int cudnn_graph_load_backend(cudnn_graph *c) {
 
 /* libcudnn and every call this file makes; 0 after saying what is missing. */
 static inline int cudnn_graph_load(cudnn_graph *c) {
-    static const char *names[] = {"libcudnn.so.9", "libcudnn.so"};
-    size_t k;
     memset(c, 0, sizeof *c);
-    for (k = 0; k < 2 && !c->lib; k++) c->lib = dlopen(names[k], RTLD_NOW | RTLD_LOCAL);
-    if (!c->lib) {
-        snprintf(c->error, sizeof c->error, "cannot load libcudnn.so.9 (put cuDNN's lib folder on LD_LIBRARY_PATH)");
-        return 0;
-    }
+    if (!(c->lib = cudnn_lib_open(c->error, sizeof c->error))) return 0;
     if (!cudnn_graph_sym(c, c->lib, "cudnnGetErrorString", (void **)&c->GetErrorString)) return 0;
     if (!cudnn_graph_sym(c, c->lib, "cudnnCreate", (void **)&c->Create)) return 0;
     if (!cudnn_graph_sym(c, c->lib, "cudnnDestroy", (void **)&c->Destroy)) return 0;
