@@ -2723,27 +2723,20 @@ static int _tc_pipeline_stmt(_tc_mutator *m, const tc_stmt *s, const tc_stmt **o
     return 1;
 }
 
-/* The extents of threadIdx.x, y and z bound in s (NULL where unbound). */
-static void _tc_thread_extents(const tc_stmt *s, const tc_expr *ext[3]) {
-    int k;
-    if (!s) return;
-    if (s->kind == TC_S_FOR && s->for_kind == TC_FOR_THREAD && s->thread >= TC_THREAD_X && s->thread <= TC_THREAD_Z)
-        ext[s->thread - TC_THREAD_X] = s->extent;
-    _tc_thread_extents(s->body, ext);
-    _tc_thread_extents(s->then_case, ext);
-    _tc_thread_extents(s->else_case, ext);
-    for (k = 0; k < s->nstmts; k++) _tc_thread_extents(s->stmts[k], ext);
-}
+static tc_result _tc_collect_launch(_tc_lower *L, tc_kernel_ir *kern, const tc_stmt *s);
 
-/* The threads of a block of a kernel whose body is s; 0 when not a constant. */
-static int64_t _tc_block_thread_count(const tc_stmt *s) {
-    const tc_expr *ext[3] = {NULL, NULL, NULL};
+/* The threads of a block of kernel kern (launch_dims' count, ahead of it);
+   0 when not a constant or not consistent. */
+static int64_t _tc_block_thread_count(_tc_lower *L, const tc_kernel_ir *kern) {
+    tc_kernel_ir dims = *kern;
     int64_t total = 1, e;
     int d;
-    _tc_thread_extents(s, ext);
+    memset(dims.grid, 0, sizeof dims.grid);
+    memset(dims.block, 0, sizeof dims.block);
+    if (_tc_collect_launch(L, &dims, kern->body) != TC_OK) return 0;
     for (d = 0; d < 3; d++) {
-        if (!ext[d]) continue;
-        if (!tc_expr_is_const(ext[d], &e) || e <= 0) return 0;
+        if (!dims.block[d]) continue;
+        if (!tc_expr_is_const(dims.block[d], &e) || e <= 0) return 0;
         total *= e;
     }
     return total;
@@ -2760,7 +2753,7 @@ static tc_result _tc_pass_inject_pipeline(_tc_lower *L) {
     for (k = 0; k < L->nkernels; k++) {
         const tc_stmt *body;
         L->serial_depth = 0;
-        L->block_threads = _tc_block_thread_count(L->kernels[k].body);
+        L->block_threads = _tc_block_thread_count(L, &L->kernels[k]);
         body = _tc_mutate(&m, L->kernels[k].body);
         if (m.failed) return _TC_LOWER_FAIL(L);
         L->kernels[k].body = body ? body : tc_stmt_seq(L->ctx, 0, NULL);
@@ -3280,7 +3273,7 @@ static tc_result _tc_collect_launch(_tc_lower *L, tc_kernel_ir *kern, const tc_s
     if (!s) return TC_OK;
     switch (s->kind) {
     case TC_S_FOR:
-        if (s->for_kind == TC_FOR_THREAD) {
+        if (s->for_kind == TC_FOR_THREAD && s->thread != TC_VTHREAD) { /* virtual threads (before inject_virtual_threads) launch nothing */
             const tc_expr **slot = s->thread <= TC_BLOCK_Z ? &kern->grid[s->thread - TC_BLOCK_X] : &kern->block[s->thread - TC_THREAD_X];
             if (*slot && *slot != s->extent) {
                 char a[128], b[128];
