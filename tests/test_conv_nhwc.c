@@ -17,6 +17,7 @@
 #include <stdlib.h>
 
 static tc_context *ctx;
+#include "tc_case_run.h"
 
 // >>cases
 
@@ -43,76 +44,6 @@ static void make_cases(void) {
     add_case("depthwise, 1x12x9x8, 3x3 stride 2 pad 1", tc_conv2d_depthwise_template, conv_desc(TC_LAYOUT_NHWC, TC_FLOAT32, 1, 12, 9, 8, 12, 3, 2, 1, 12), NULL);
     add_case("depthwise, 1x7x8x8, 3x3 stride 2 pad 0", tc_conv2d_depthwise_template, conv_desc(TC_LAYOUT_NHWC, TC_FLOAT32, 1, 7, 8, 8, 7, 3, 2, 0, 7), NULL);
     add_case("depthwise, 1x6x11x10, 5x5 pad 2", tc_conv2d_depthwise_template, conv_desc(TC_LAYOUT_NHWC, TC_FLOAT32, 1, 6, 11, 10, 6, 5, 1, 2, 6), NULL);
-}
-
-// >>data
-
-/* A case's tensors, the epilogue's included, and the fused reference. */
-typedef struct case_data {
-    size_t nx, nw, ny;
-    int ntensors;
-    tc_conv2d_tensor_info info[TC_CONV2D_MAX_EPILOGUE_TENSORS];
-    float *x, *w, *y, *ref, *t[TC_CONV2D_MAX_EPILOGUE_TENSORS];
-    void *args[3 + TC_CONV2D_MAX_EPILOGUE_TENSORS];
-} case_data;
-
-static void data_free(case_data *cd) {
-    int j;
-    free(cd->x);
-    free(cd->w);
-    free(cd->y);
-    free(cd->ref);
-    for (j = 0; j < TC_CONV2D_MAX_EPILOGUE_TENSORS; j++) free(cd->t[j]);
-    memset(cd, 0, sizeof *cd);
-}
-
-static int data_make(const tc_conv2d_desc *d, case_data *cd) {
-    int p, q, j, groups = d->groups ? d->groups : 1;
-    memset(cd, 0, sizeof *cd);
-    tc_conv2d_output_size(d, &p, &q);
-    cd->nx = (size_t)d->n * d->c * d->h * d->w;
-    cd->nw = (size_t)d->k * (d->c / groups) * d->r * d->s;
-    cd->ny = (size_t)d->n * d->k * p * q;
-    cd->x = (float *)malloc(cd->nx * 4);
-    cd->w = (float *)malloc(cd->nw * 4);
-    cd->y = (float *)malloc(cd->ny * 4);
-    cd->ref = (float *)malloc(cd->ny * 4);
-    if (!cd->x || !cd->w || !cd->y || !cd->ref) return 0;
-    fill(cd->x, cd->nx, 3);
-    fill(cd->w, cd->nw, 5);
-    cd->args[0] = cd->x;
-    cd->args[1] = cd->w;
-    cd->args[2] = cd->y;
-    cd->ntensors = tc_conv2d_epilogue_tensors(d, cd->info);
-    for (j = 0; j < cd->ntensors; j++) {
-        size_t n = (size_t)cd->info[j].elements;
-        if (!(cd->t[j] = (float *)malloc(n * 4))) return 0;
-        fill(cd->t[j], n, 11 + (unsigned)j);
-        cd->args[3 + j] = cd->t[j];
-    }
-    if (tc_conv2d_reference_fused(ctx, d, cd->x, cd->w, (const float *const *)cd->t, cd->ref) != TC_OK) {
-        fprintf(stderr, "  reference: %s\n", tc_context_error(ctx));
-        return 0;
-    }
-    return 1;
-}
-
-/* NaN everywhere first: an element no thread writes shows. */
-static void output_clear(case_data *cd) {
-    size_t i;
-    for (i = 0; i < cd->ny; i++) cd->y[i] = NAN;
-}
-
-/* The largest error relative to the largest reference value. */
-static double output_error(const case_data *cd) {
-    double err = 0, scale = 0;
-    size_t i;
-    for (i = 0; i < cd->ny; i++) {
-        double e = fabs(cd->y[i] - cd->ref[i]);
-        if (!(e <= err)) err = e == e ? e : HUGE_VAL;
-        scale = fmax(scale, fabs(cd->ref[i]));
-    }
-    return err / (scale > 0 ? scale : 1);
 }
 
 // >>epilogues
@@ -149,39 +80,6 @@ static tc_conv2d_epilogue epilogue(int j) {
 
 // >>configs
 
-/* Case c with epilogue e in its variant-th configuration, on the host
-   executor against the reference: 1 when it matched (said on stderr if not). */
-static int run_case(const template_case *c, const tc_conv2d_epilogue *e, int variant) {
-    static tc_conv2d_desc task; /* the space keeps its task */
-    tc_config_space *space = NULL;
-    const tc_func *f;
-    case_data cd;
-    int64_t index;
-    double err;
-    int ok = 0;
-    task = c->d;
-    task.epilogue = *e;
-    if (tc_space_create(ctx, c->fn, &task, &space) != TC_OK) {
-        fprintf(stderr, "  %s: %s\n", c->what, tc_context_error(ctx));
-        return 0;
-    }
-    if ((index = pick_config(ctx, c, space, variant, &f)) < 0) {
-        fprintf(stderr, "  %s, variant %d: no configuration lowers\n", c->what, variant);
-        return 0;
-    }
-    if (!data_make(&task, &cd)) {
-        data_free(&cd);
-        return 0;
-    }
-    output_clear(&cd);
-    if (f->nparams != 3 + cd.ntensors) fprintf(stderr, "  %s: %d parameters, want %d\n", c->what, f->nparams, 3 + cd.ntensors);
-    else if (tc_host_run(ctx, f, cd.args, NULL) != TC_OK) fprintf(stderr, "  %s, %s: %s\n", c->what, tc_space_config_string(space, index), tc_context_error(ctx));
-    else if (!((err = output_error(&cd)) <= 1e-4)) fprintf(stderr, "  %s, %s: error %.3g\n", c->what, tc_space_config_string(space, index), err);
-    else ok = 1;
-    data_free(&cd);
-    return ok;
-}
-
 // >>host
 
 /* Every case, bare and with each epilogue, in two configurations each (one
@@ -194,7 +92,9 @@ TC_TEST(nhwc_templates_match_the_reference) {
         for (j = 0; j < NEPILOGUES; j++)
             for (v = 0; v < 2; v++) {
                 tc_conv2d_epilogue e = epilogue(j);
-                passed += run_case(&cases[c], &e, 2 * (c + j) + v);
+                char label[32];
+                snprintf(label, sizeof label, "epilogue %d", j);
+                passed += run_case(&cases[c], &e, 2 * (c + j) + v, label);
             }
         printf("  %-52s %d of %d runs match\n", cases[c].what, passed, 2 * NEPILOGUES);
         failed += 2 * NEPILOGUES - passed;
@@ -326,42 +226,8 @@ TC_TEST(nhwc_kernels_on_the_gpu) {
     if (!tc_cuda_available(ctx)) TC_SKIP("no GPU here (the host executor's test checks the numerics)");
     make_cases();
     for (c = 0; c < ncases; c++) {
-        static tc_conv2d_desc task;
-        tc_config_space *space = NULL;
-        const tc_func *f = NULL;
-        tc_cuda_func *cf = NULL;
-        tc_devptr dev[3 + TC_CONV2D_MAX_EPILOGUE_TENSORS];
-        size_t bytes[3 + TC_CONV2D_MAX_EPILOGUE_TENSORS];
-        case_data cd;
-        tc_result r;
-        int j, n;
-        task = cases[c].d;
-        task.epilogue = epilogue(c % NEPILOGUES);
-        if (tc_space_create(ctx, cases[c].fn, &task, &space) != TC_OK || pick_config(ctx, &cases[c], space, c, &f) < 0 || !data_make(&task, &cd)) {
-            fprintf(stderr, "  %s: %s\n", cases[c].what, tc_context_error(ctx));
-            failed++;
-            continue;
-        }
-        n = 3 + cd.ntensors;
-        memset(dev, 0, sizeof dev);
-        bytes[0] = cd.nx * 4;
-        bytes[1] = cd.nw * 4;
-        bytes[2] = cd.ny * 4;
-        for (j = 0; j < cd.ntensors; j++) bytes[3 + j] = (size_t)cd.info[j].elements * 4;
-        output_clear(&cd);
-        r = tc_cuda_build(ctx, f, &cf);
-        for (j = 0; r == TC_OK && j < n; j++) r = tc_cuda_malloc(ctx, bytes[j], &dev[j]);
-        for (j = 0; r == TC_OK && j < n; j++) r = tc_cuda_upload(ctx, dev[j], cd.args[j], bytes[j]); /* the output NaN */
-        if (r == TC_OK) r = tc_cuda_run(ctx, cf, dev, NULL, NULL);
-        if (r == TC_OK) r = tc_cuda_synchronize(ctx);
-        if (r == TC_OK) r = tc_cuda_download(ctx, cd.args[2], dev[2], bytes[2]);
-        if (r != TC_OK || !(output_error(&cd) <= 1e-4)) {
-            fprintf(stderr, "  %s: %s\n", cases[c].what, r != TC_OK ? tc_context_error(ctx) : "wrong output");
-            failed++;
-        }
-        for (j = 0; j < n; j++) tc_cuda_free(ctx, dev[j]);
-        if (cf) tc_cuda_func_destroy(ctx, cf);
-        data_free(&cd);
+        tc_conv2d_epilogue e = epilogue(c % NEPILOGUES);
+        failed += !run_case_on_gpu(&cases[c], &e, c, "the GPU");
     }
     TC_CHECK_EQ_INT(failed, 0);
 }
