@@ -7,14 +7,8 @@
 # only the trials that are missing.
 # Usage: sh bench/bench_run.sh [tecomp-bench options]   (default: --trials 200, the whole suite)
 set -u
-out=${OUT:-gpu-logs}
-mkdir -p "$out" && out=$(cd "$out" && pwd)
-cudnn=$(python3 -c 'import nvidia.cudnn as m, os; print(os.path.join(list(m.__path__)[0], "lib"))' 2>/dev/null)
-[ -n "$cudnn" ] && export LD_LIBRARY_PATH="$cudnn:${LD_LIBRARY_PATH:-}"
-export TECOMP_CACHE_DIR="$PWD/build-gpu/cubin-cache"
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu --format=csv > "$out/gpu.txt" 2>&1
-meson setup build-gpu -Dwerror=false > "$out/build.log" 2>&1 && meson compile -C build-gpu bench/tecomp-bench >> "$out/build.log" 2>&1 ||
-    { tail -30 "$out/build.log"; exit 1; }
+. "$(cd "$(dirname "$0")" && pwd)/gpu_common.sh"
+gpu_setup bench/tecomp-bench
 [ $# -gt 0 ] || set -- --trials 200
 cd build-gpu
 ./bench/tecomp-bench --records tecomp-bench.jsonl --csv "$out/bench-results.csv" --svg "$out/bench-results.svg" "$@" > "$out/bench.log" 2>&1

@@ -1,16 +1,17 @@
 # Shared by the GPU-machine scripts (sourced): gpu_setup makes $out, finds
 # PyTorch's cuDNN, keeps the cubin cache in the build, records the GPU's
-# clocks and builds everything into build-gpu; gpu_sanitize runs a program
-# under compute-sanitizer's memcheck, racecheck and synccheck; gpu_tests
-# runs the whole meson test suite, then one test under them. Logs in $out.
-gpu_setup() {
+# clocks and builds everything (or the targets it is given) into build-gpu;
+# gpu_sanitize runs a program under compute-sanitizer's memcheck, racecheck
+# and synccheck; gpu_tests runs the whole meson test suite, then one test
+# under them. Logs in $out.
+gpu_setup() { # the meson targets to build (none: every one)
     out=${OUT:-gpu-logs}
     mkdir -p "$out" && out=$(cd "$out" && pwd)
     cudnn=$(python3 -c 'import nvidia.cudnn as m, os; print(os.path.join(list(m.__path__)[0], "lib"))' 2>/dev/null)
     [ -n "$cudnn" ] && export LD_LIBRARY_PATH="$cudnn:${LD_LIBRARY_PATH:-}"
     export TECOMP_CACHE_DIR="$PWD/build-gpu/cubin-cache"
     nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu --format=csv > "$out/gpu.txt" 2>&1
-    meson setup build-gpu -Dwerror=false > "$out/build.log" 2>&1 && meson compile -C build-gpu >> "$out/build.log" 2>&1 ||
+    meson setup build-gpu -Dwerror=false > "$out/build.log" 2>&1 && meson compile -C build-gpu "$@" >> "$out/build.log" 2>&1 ||
         { tail -30 "$out/build.log"; exit 1; }
 }
 
