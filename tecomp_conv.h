@@ -2817,6 +2817,7 @@ typedef struct _tc_mma_tiles {
     int64_t in_flight; /* conv2d_wgmma: wgmma groups left running into the next k step */
     int64_t tm, tn; /* an accumulator tile: mma.sync's 16 x 8, wgmma's 64 x warp_n */
     int tma;        /* the shared tiles come by TMA (tc_tma_copy), not cp.async */
+    int producer;   /* ... issued by a producer warpgroup of their own (tc_warp_specialize) */
 } _tc_mma_tiles;
 
 /* The knobs conv2d_mma and conv2d_wgmma share: the block's and a warp's
@@ -2841,6 +2842,7 @@ static tc_result _tc_mma_tiles_of(tc_cfg *cfg, const tc_conv2d_desc *d, _tc_mma_
     t->col_along_m = nchw && tc_cfg_knob_value(cfg, "col_order");
     t->wgmma = 0;
     t->tma = 0;
+    t->producer = 0;
     t->in_flight = 0;
     t->tm = 16;
     t->tn = 8;
@@ -3238,7 +3240,9 @@ static tc_result _tc_mma_fetch(tc_dtype dtype, const _tc_mma_tiles *t, tc_stage 
     _TC_CONV_TRY(tc_pipeline(ld, (int)t->stages));
     if (t->in_flight) _TC_CONV_TRY(tc_pipeline_lag(ld, (int)t->in_flight));
     if (t->swizzle) _TC_CONV_TRY(tc_storage_swizzle(ld, bits));
-    return t->tma ? tc_tma_copy(ld) : tc_async_copy(ld);
+    if (!t->tma) return tc_async_copy(ld);
+    _TC_CONV_TRY(tc_tma_copy(ld));
+    return t->producer ? tc_warp_specialize(ld) : TC_OK;
 }
 
 /* The warpgroup's accumulators: each mma step a wgmma per 64 x warp_n
@@ -3344,6 +3348,7 @@ static tc_result _tc_wgmma_tiles_of(tc_cfg *cfg, const tc_conv2d_desc *d, _tc_mm
     t->col_along_m = 0;
     t->wgmma = 1;
     t->tma = 0;
+    t->producer = 0;
     t->tm = 64;
     t->tn = t->wn;
     if (t->wm > t->bm || t->wn > t->bn)
@@ -3366,10 +3371,17 @@ static tc_result _tc_wgmma_tiles_of(tc_cfg *cfg, const tc_conv2d_desc *d, _tc_mm
 }
 
 /* The copy knob's values: 0 the tiles come by cp.async, 1 by TMA (the
-   data's as im2col copies, the weights' as boxes of their r s c rows).
-   cp.async first: it builds every shape, and the space is collected with
-   the first values. */
-static const int64_t _tc_wgmma_copies[] = {0, 1};
+   data's as im2col copies, the weights' as boxes of their r s c rows), 2
+   by TMA from a producer warpgroup (tc_warp_specialize). cp.async first:
+   it builds every shape, and the space is collected with the first values. */
+static const int64_t _tc_wgmma_copies[] = {0, 1, 2};
+
+/* The tiles' copy as the copy knob says. */
+static void _tc_wgmma_copy_of(tc_cfg *cfg, _tc_mma_tiles *t) {
+    int64_t copy = tc_cfg_knob_value(cfg, "copy");
+    t->tma = copy != 0;
+    t->producer = copy == 2;
+}
 
 /* TMA's tiles: a k tile's channels within one tap (an im2col copy reads
    one tap's), and no columns past r s c (a copy there would read taps
@@ -3392,9 +3404,9 @@ TECOMP_API tc_result tc_conv2d_wgmma_template(tc_cfg *cfg, const void *task, tc_
         return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "conv2d_wgmma: builds NHWC kernels (KRSC weights, NHWK output); the task is %s "
                         "(conv2d_mma builds NCHW)", tc_layout_name(d.layout));
     _TC_CONV_TRY(_tc_wgmma_knobs(cfg, d.dtype));
-    _TC_CONV_TRY(tc_cfg_define_knob(cfg, "copy", 2, _tc_wgmma_copies));
+    _TC_CONV_TRY(tc_cfg_define_knob(cfg, "copy", 3, _tc_wgmma_copies));
     _TC_CONV_TRY(_tc_wgmma_tiles_of(cfg, &d, &t));
-    t.tma = (int)tc_cfg_knob_value(cfg, "copy");
+    _tc_wgmma_copy_of(cfg, &t);
     if (t.tma) _TC_CONV_TRY(_tc_wgmma_tma_fits(ctx, &d, &t));
     return _tc_mma_instance(ctx, &d, &t, out);
 }
@@ -3465,7 +3477,7 @@ static tc_result _tc_matmul_task(tc_context *ctx, const void *task, tc_gemm_desc
 }
 
 TECOMP_API tc_result tc_gemm_wgmma_template(tc_cfg *cfg, const void *task, tc_instance *out) {
-    static const int64_t copy[] = {1, 0};
+    static const int64_t copy[] = {1, 0, 2}; /* TMA first: the GEMM is the TMA path's ceiling */
     tc_context *ctx = tc_cfg_context(cfg);
     tc_gemm_desc d;
     tc_conv2d_desc as_conv;
@@ -3476,11 +3488,11 @@ TECOMP_API tc_result tc_gemm_wgmma_template(tc_cfg *cfg, const void *task, tc_in
     memset(&d, 0, sizeof d);
     _TC_CONV_TRY(_tc_matmul_task(ctx, task, &d));
     _TC_CONV_TRY(_tc_wgmma_knobs(cfg, d.dtype));
-    _TC_CONV_TRY(tc_cfg_define_knob(cfg, "copy", 2, copy));
+    _TC_CONV_TRY(tc_cfg_define_knob(cfg, "copy", 3, copy));
     memset(&as_conv, 0, sizeof as_conv);
     as_conv.dtype = d.dtype;
     _TC_CONV_TRY(_tc_wgmma_tiles_of(cfg, &as_conv, &t));
-    t.tma = (int)tc_cfg_knob_value(cfg, "copy");
+    _tc_wgmma_copy_of(cfg, &t);
     _TC_CONV_TRY(_tc_matmul_compute(ctx, &d, &t, &g, &as_conv));
     if (!(s = tc_schedule_create(ctx, 1, &g.conv.out))) return _tc_conv_error(ctx);
     _TC_CONV_TRY(_tc_mma_schedule(ctx, d.dtype, &t, s, &g));

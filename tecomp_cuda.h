@@ -1825,6 +1825,7 @@ typedef struct _tc_emitter {
     int any_wmma_ops;               /* some kernel has wmma ones: the source defines their fragment types */
     int async_proxy;                /* the kernel has wgmma or TMA: the async proxy reads or writes shared memory threads use */
     const tc_kernel_ir *kern;       /* the kernel being emitted: where its dynamic shared buffers lie */
+    int64_t thread_lo[3], thread_hi[3]; /* threadIdx.x/y/z the code being emitted runs on (role guards narrow them) */
     tc_str *helpers;                /* device functions the source uses, defined before the kernels */
     const char *helper_names[32];
     int nhelpers;
@@ -2578,6 +2579,43 @@ static void _tc_emit_dynamic_shared_buffer(_tc_emitter *em, const tc_buffer *b) 
     tc_str_printf(em->out, " = (%s *)(" _TC_DYNAMIC_SHARED_NAME " + %lld);\n", type, (long long)em->kern->shared_offsets[k]);
 }
 
+static void _tc_emit_stmt(_tc_emitter *em, const tc_stmt *s);
+
+/* A thread-bound loop: the launch runs it; one that runs on a part of the
+   block's threads (a role, tc_warp_specialize) is guarded, unless the code
+   around already runs on that part only. */
+static void _tc_emit_thread_loop(_tc_emitter *em, const tc_stmt *s) {
+    int d = s->thread - TC_THREAD_X;
+    int64_t min, extent, lo, hi;
+    if (!_tc_thread_loop_is_part(em->kern, s)) {
+        _tc_emit_stmt(em, s->body);
+        return;
+    }
+    if (!tc_expr_is_const(s->min, &min) || !tc_expr_is_const(s->extent, &extent)) {
+        em->failed = 1; /* lowering makes roles of constant ranges only */
+        return;
+    }
+    lo = em->thread_lo[d];
+    hi = em->thread_hi[d];
+    if (min <= lo && min + extent >= hi) {
+        _tc_emit_stmt(em, s->body);
+        return;
+    }
+    _tc_emit_line_start(em);
+    tc_str_printf(em->out, "if (");
+    _tc_emit_expr(em, _tc_thread_loop_guard(s));
+    tc_str_printf(em->out, ") {\n");
+    em->thread_lo[d] = min > lo ? min : lo;
+    em->thread_hi[d] = min + extent < hi ? min + extent : hi;
+    em->depth++;
+    _tc_emit_stmt(em, s->body);
+    em->depth--;
+    em->thread_lo[d] = lo;
+    em->thread_hi[d] = hi;
+    _tc_emit_line_start(em);
+    tc_str_printf(em->out, "}\n");
+}
+
 static void _tc_emit_stmt(_tc_emitter *em, const tc_stmt *s) {
     tc_str *o = em->out;
     int k;
@@ -2585,7 +2623,7 @@ static void _tc_emit_stmt(_tc_emitter *em, const tc_stmt *s) {
     switch (s->kind) {
     case TC_S_FOR:
         if (s->for_kind == TC_FOR_THREAD) { /* the launch shape runs this loop */
-            _tc_emit_stmt(em, s->body);
+            _tc_emit_thread_loop(em, s);
             return;
         }
         if (s->for_kind == TC_FOR_VECTORIZED && _tc_emit_vector_store(em, s)) return;
@@ -2671,6 +2709,10 @@ static void _tc_emit_stmt(_tc_emitter *em, const tc_stmt *s) {
         _tc_emit_line_start(em);
         tc_str_printf(o, "asm volatile(\"wgmma.wait_group.sync.aligned %d;\" ::: \"memory\");\n", s->count);
         return;
+    case TC_S_SETMAXNREG:
+        _tc_emit_line_start(em);
+        tc_str_printf(o, "asm volatile(\"setmaxnreg.%s.sync.aligned.u32 %d;\\n\");\n", s->increase ? "inc" : "dec", s->count);
+        return;
     case TC_S_ALLOCATE:
         if (_tc_scope_fragment(s->buffer->scope)) {
             _tc_emit_fragment_alloc(em, s->buffer);
@@ -2727,13 +2769,24 @@ static void _tc_emit_stmt(_tc_emitter *em, const tc_stmt *s) {
     }
 }
 
+static int _tc_has_setmaxnreg(const tc_stmt *s) {
+    int k;
+    if (!s) return 0;
+    if (s->kind == TC_S_SETMAXNREG) return 1;
+    if (_tc_has_setmaxnreg(s->body) || _tc_has_setmaxnreg(s->then_case) || _tc_has_setmaxnreg(s->else_case)) return 1;
+    for (k = 0; k < s->nstmts; k++) if (_tc_has_setmaxnreg(s->stmts[k])) return 1;
+    return 0;
+}
+
 /* Kernel parameters: every global buffer (params, then temps), then the sizes. */
 static void _tc_emit_signature(_tc_emitter *em, const tc_func *f, const tc_kernel_ir *kern) {
     int64_t threads = 1, n;
     int k, first = 1;
     for (k = 0; k < 3; k++) threads = tc_expr_is_const(kern->block[k], &n) && threads ? threads * n : 0;
     tc_str_printf(em->out, "extern \"C\" __global__ void ");
-    if (threads > 0) tc_str_printf(em->out, "__launch_bounds__(%lld) ", (long long)threads);
+    /* setmaxnreg moves registers within the block's pool: the launch bounds fix it (one block an SM, 65536 registers) */
+    if (threads > 0 && _tc_has_setmaxnreg(kern->body)) tc_str_printf(em->out, "__launch_bounds__(%lld, 1) ", (long long)threads);
+    else if (threads > 0) tc_str_printf(em->out, "__launch_bounds__(%lld) ", (long long)threads);
     tc_str_printf(em->out, "%s(", kern->name);
     for (k = 0; k < f->nparams + f->ntemps; k++) {
         const tc_buffer *b = k < f->nparams ? f->params[k] : f->temps[k - f->nparams];
@@ -2754,9 +2807,13 @@ static void _tc_emit_signature(_tc_emitter *em, const tc_func *f, const tc_kerne
 }
 
 static void _tc_emit_kernel(_tc_emitter *em, const tc_func *f, const tc_kernel_ir *kern) {
-    int tag, tensor_ops;
+    int tag, tensor_ops, d;
     memset(em->bound, 0, sizeof em->bound);
     em->kern = kern;
+    for (d = 0; d < 3; d++) {
+        em->thread_lo[d] = 0;
+        if (!tc_expr_is_const(kern->block[d], &em->thread_hi[d])) em->thread_hi[d] = INT64_MAX;
+    }
     _tc_collect_bound(em, kern->body);
     tensor_ops = _tc_has_tensor_op(kern->body);
     em->tensor_ops = tensor_ops != 0;

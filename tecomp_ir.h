@@ -418,6 +418,8 @@ typedef enum tc_stmt_kind {
     TC_S_MBARRIER_INIT,   /* mbarrier buffer[index] expects count arrivals a phase; its phase 0 begins */
     TC_S_MBARRIER_ARRIVE, /* an arrival on mbarrier buffer[index], with value more bytes of copies expected this phase (NULL: none) */
     TC_S_MBARRIER_WAIT,   /* wait until mbarrier buffer[index] has completed its phase of parity value (0 or 1) */
+    TC_S_SETMAXNREG,      /* the warpgroup's registers a thread become count: claimed from the block's pool (increase) or
+                             released to it (setmaxnreg, sm_90a; a warp-specialised pipeline's producer and consumers) */
     TC_STMT_KIND_COUNT
 } tc_stmt_kind;
 
@@ -570,6 +572,7 @@ struct tc_stmt {
        TC_S_TMA_LOAD: the kernel's tensor map; TC_S_MBARRIER_INIT: arrivals a phase */
     int count;
     tc_buffer *source; /* TC_S_TMA_LOAD: the global buffer its tensor map describes */
+    int increase;      /* TC_S_SETMAXNREG: 1 .inc (claim registers up to count), 0 .dec (release down to count) */
 };
 
 /* for (var = min; var < min + extent; var++) body, of a kind and thread tag */
@@ -595,6 +598,9 @@ TECOMP_API const tc_stmt *tc_stmt_async_wait(tc_context *ctx, int groups_in_flig
 TECOMP_API const tc_stmt *tc_stmt_wgmma_fence(tc_context *ctx); /* wgmma.fence */
 TECOMP_API const tc_stmt *tc_stmt_wgmma_commit(tc_context *ctx);
 TECOMP_API const tc_stmt *tc_stmt_wgmma_wait(tc_context *ctx, int groups_in_flight); /* wgmma.wait_group groups_in_flight */
+/* setmaxnreg: the executing warpgroup's registers a thread become `registers` (24 to 256, a multiple of 8), claimed
+   from the block's pool (increase 1; waits until the pool has them) or released to it (increase 0). */
+TECOMP_API const tc_stmt *tc_stmt_setmaxnreg(tc_context *ctx, int registers, int increase);
 /* A bulk tensor copy (TMA) of a box of source into dst[index ..], tensor map number map of the kernel; coords, box and
    dims rank each (the box's first element, its extents, source's extents; outermost first); barrier a load of the
    mbarrier it completes on (NULL until the pipeline that waits for it gives one). */
@@ -3042,6 +3048,13 @@ TECOMP_API const tc_stmt *tc_stmt_wgmma_wait(tc_context *ctx, int groups_in_flig
     s->count = groups_in_flight;
     return s;
 }
+TECOMP_API const tc_stmt *tc_stmt_setmaxnreg(tc_context *ctx, int registers, int increase) {
+    tc_stmt *s;
+    if (registers < 24 || registers > 256 || registers % 8 || !(s = _tc_stmt_new(ctx, TC_S_SETMAXNREG))) return NULL;
+    s->count = registers;
+    s->increase = increase != 0;
+    return s;
+}
 TECOMP_API const tc_stmt *tc_stmt_tma_load(tc_context *ctx, tc_buffer *dst, const tc_expr *index, tc_buffer *source, int map, int rank,
                                            const tc_expr *const *coords, const tc_expr *const *box, const tc_expr *const *dims,
                                            const tc_expr *barrier) {
@@ -3432,7 +3445,9 @@ static void _tc_print_stmt(tc_str *s, const tc_stmt *st, int depth) {
     case TC_S_FOR:
         _tc_indent(s, depth);
         if (st->for_kind == TC_FOR_THREAD) {
-            tc_str_printf(s, "// attr [iter_var(%s, range(min=0, ext=", tc_thread_tag_name(st->thread));
+            tc_str_printf(s, "// attr [iter_var(%s, range(min=", tc_thread_tag_name(st->thread));
+            _tc_print(s, st->min, _TC_STYLE_IR);
+            tc_str_printf(s, ", ext=");
             _tc_print(s, st->extent, _TC_STYLE_IR);
             tc_str_printf(s, "), %s)] thread_extent = ", st->var->name);
             _tc_print(s, st->extent, _TC_STYLE_IR);
@@ -3551,6 +3566,10 @@ static void _tc_print_stmt(tc_str *s, const tc_stmt *st, int depth) {
     case TC_S_WGMMA_WAIT:
         _tc_indent(s, depth);
         tc_str_printf(s, "wgmma_wait(%d)\n", st->count);
+        return;
+    case TC_S_SETMAXNREG:
+        _tc_indent(s, depth);
+        tc_str_printf(s, "setmaxnreg.%s(%d)\n", st->increase ? "inc" : "dec", st->count);
         return;
     case TC_S_TMA_LOAD: /* tma_load(dst[i], source[coords] box [extents] of [extents], barrier) */
         _tc_indent(s, depth);

@@ -155,6 +155,19 @@ TECOMP_API tc_result tc_async_copy(tc_stage *st);
    TMA applies for its 32-, 64- or 128-byte rows. The kernel takes a tensor
    map per such source: the launch builds it (cuTensorMapEncodeTiled). */
 TECOMP_API tc_result tc_tma_copy(tc_stage *st);
+/* Warp-specialise the TMA pipeline of stage st (CUTLASS's warp-specialised
+   mainloop): a producer warpgroup plane is added to the block (threadIdx.z
+   one past the block's, x and y as they are) whose first thread only
+   issues the pipeline's copies, each as soon as its slot's empty mbarrier
+   says the consumers let go of the tile before; the block's own threads
+   (the consumers) only wait for each tile's full mbarrier, compute, and
+   arrive on its empty one. Where the block is more than two warpgroups the
+   producer gives registers back (setmaxnreg.dec) and the consumers claim
+   them (setmaxnreg.inc). st must be TMA-copied (tc_tma_copy) and every
+   stage of its pipeline alike; the pipelined loop must run once a block
+   (no serial loop around it) and the kernel meet at no barrier besides the
+   pipeline's (the producer's threads are done early). */
+TECOMP_API tc_result tc_warp_specialize(tc_stage *st);
 /* s[st].pragma(it, name, value): "auto_unroll_max_step" unrolls every
    constant loop inside `it` whose steps (its extent times those of the loops
    inside it) are at most value; "unroll_explicit" 1 replicates the unrolled
@@ -319,6 +332,7 @@ struct tc_stage {
     int pipeline_lag;    /* tc_pipeline_lag: iterations its tiles stay read after their own */
     int async_copy;      /* tc_async_copy: fetched with cp.async */
     int tma_copy;        /* tc_tma_copy: fetched by the tensor memory accelerator */
+    int warp_specialize; /* tc_warp_specialize: its pipeline's copies are a producer warpgroup's */
     int is_output;
     tc_iter *tensorize_at;   /* tensorize: the loops from here in are one call of intrin */
     const tc_intrin *intrin;
@@ -949,6 +963,15 @@ TECOMP_API tc_result tc_tma_copy(tc_stage *st) {
     return TC_OK;
 }
 
+TECOMP_API tc_result tc_warp_specialize(tc_stage *st) {
+    if (!st) return TC_ERROR_INVALID_ARGUMENT;
+    if (st->scope != TC_SCOPE_SHARED || !st->tma_copy || st->pipeline_stages < 2)
+        return _tc_fail(st->sch->ctx, TC_ERROR_SCHEDULE, "warp_specialize on stage %s: a producer warpgroup issues a pipeline's TMA copies; "
+                        "make the stage a pipelined TMA copy first (tc_pipeline with 2 stages or more, tc_tma_copy)", st->tensor->name);
+    st->warp_specialize = 1;
+    return TC_OK;
+}
+
 TECOMP_API tc_result tc_pragma(tc_stage *st, tc_iter *it, const char *name, int value) {
     if (!st) return TC_ERROR_INVALID_ARGUMENT;
     if (!_tc_check_leaf(st, it, "pragma")) return st->sch->ctx->result;
@@ -1179,7 +1202,18 @@ typedef struct _tc_pipe {
     int nbuffers;
     int lag;                   /* tc_pipeline_lag: iterations the computation's reads stay in flight, its tiles kept that much longer */
     int tma, plain;            /* some of its stages are fetched by TMA (tc_tma_copy), some not */
+    int producer;              /* tc_warp_specialize: a producer warpgroup issues its copies */
 } _tc_pipe;
+
+/* A warp-specialised pipeline as inject_pipeline leaves it for the kernel's
+   roles (_tc_warp_roles): the producer's loop, the mbarriers and what
+   initialises them. */
+typedef struct _tc_producer {
+    const tc_stmt *loop;      /* for (k) { wait empty[k % n]; fetch k }, as one thread runs it; NULL: no producer */
+    tc_buffer *full, *empty;
+    int nstages, ncopies;
+    int64_t consumers;        /* the block's threads before the producer's plane: arrivals a phase of an empty mbarrier */
+} _tc_producer;
 
 /* A loop variable bound to a thread index, and which. */
 typedef struct _tc_thread_var {
@@ -1210,6 +1244,7 @@ typedef struct _tc_lower {
     int npipes;
     int serial_depth;         /* inject_pipeline: serial loops around the statement it is at */
     int64_t block_threads;    /* inject_pipeline: the threads of a block of the kernel it is in (0: not a constant) */
+    _tc_producer producer;    /* inject_pipeline: the kernel's warp-specialised pipeline, if any */
 } _tc_lower;
 
 #define _TC_LOWER_FAIL(L) ((L)->ctx->result ? (L)->ctx->result : TC_ERROR_OUT_OF_MEMORY)
@@ -1506,6 +1541,7 @@ static _tc_pipe *_tc_pipe_of(_tc_lower *L, int k) {
         if (L->npipes == 16) return _tc_fail(L->ctx, TC_ERROR_LOWER, "more than 16 pipelined loops"), (_tc_pipe *)NULL;
         L->pipes[L->npipes].var = var;
         L->pipes[L->npipes].lag = st->pipeline_lag;
+        L->pipes[L->npipes].producer = st->warp_specialize;
         L->pipes[L->npipes++].nstages = st->pipeline_stages;
     }
     p = &L->pipes[j];
@@ -1515,6 +1551,10 @@ static _tc_pipe *_tc_pipe_of(_tc_lower *L, int k) {
     if (p->lag != st->pipeline_lag)
         return _tc_fail(L->ctx, TC_ERROR_SCHEDULE, "pipeline on stage %s: a lag of %d, but another stage computed at %s has a lag of %d",
                         st->tensor->name, st->pipeline_lag, at->var->name, p->lag), (_tc_pipe *)NULL;
+    if (p->producer != st->warp_specialize)
+        return _tc_fail(L->ctx, TC_ERROR_SCHEDULE, "pipeline on stage %s: it is %swarp-specialised, but another stage computed at %s is%s; "
+                        "one producer issues all of a pipeline's copies or none", st->tensor->name, st->warp_specialize ? "" : "not ",
+                        at->var->name, p->producer ? "" : " not"), (_tc_pipe *)NULL;
     p->async |= st->async_copy;
     p->tma |= st->tma_copy;
     p->plain |= !st->tma_copy;
@@ -2587,20 +2627,81 @@ static const tc_stmt *_tc_tma_fetch_of(tc_context *ctx, const tc_stmt *fetch, _t
     return m.failed ? NULL : r;
 }
 
+/* The thread loops a producer's fetch is stripped of, and their variables. */
+typedef struct _tc_thread_strip {
+    const tc_expr *vars[8];
+    int n;
+} _tc_thread_strip;
+
+static int _tc_conjuncts(const tc_expr *c, const tc_expr **out, int n, int cap);
+static int _tc_stmt_uses(const tc_stmt *s, const tc_expr *v);
+
+/* Whether cond only picks the first thread of stripped loops (v == 0 terms). */
+static int _tc_picks_first_thread(const _tc_thread_strip *t, const tc_expr *cond) {
+    const tc_expr *terms[8];
+    int n = _tc_conjuncts(cond, terms, 0, 8), k, j;
+    if (n > 8) return 0;
+    for (k = 0; k < n; k++) {
+        int64_t zero;
+        if (terms[k]->kind != TC_EQ || !tc_expr_is_const(terms[k]->args[1], &zero) || zero) return 0;
+        for (j = 0; j < t->n && terms[k]->args[0] != t->vars[j]; j++) {}
+        if (j == t->n) return 0;
+    }
+    return 1;
+}
+
+static int _tc_strip_threads_stmt(_tc_mutator *m, const tc_stmt *s, const tc_stmt **out) {
+    _tc_thread_strip *t = (_tc_thread_strip *)m->user;
+    if (s->kind == TC_S_FOR && s->for_kind == TC_FOR_THREAD && s->thread >= TC_THREAD_X && s->thread <= TC_THREAD_Z) {
+        if (t->n == 8) return m->failed = 1;
+        t->vars[t->n++] = s->var;
+        *out = _tc_mutate(m, s->body);
+        return 1;
+    }
+    if (s->kind == TC_S_IF && !s->else_case && _tc_picks_first_thread(t, s->cond)) {
+        *out = _tc_mutate(m, s->then_case);
+        return 1;
+    }
+    return 0;
+}
+
+/* A TMA stage's fetch as one thread of its own issues it: its thread loops
+   (they size the consumers' block) and the guard picking their first
+   thread gone. NULL (error set) when the copies depend on those threads. */
+static const tc_stmt *_tc_fetch_for_one_thread(tc_context *ctx, const tc_stmt *fetch, const tc_expr *loop_var) {
+    _tc_thread_strip t;
+    _tc_mutator m;
+    const tc_stmt *r;
+    int k;
+    memset(&t, 0, sizeof t);
+    memset(&m, 0, sizeof m);
+    m.ctx = ctx;
+    m.stmt = _tc_strip_threads_stmt;
+    m.user = &t;
+    r = _tc_mutate(&m, fetch);
+    if (m.failed) return NULL;
+    for (k = 0; k < t.n; k++)
+        if (_tc_stmt_uses(r, t.vars[k]))
+            return _tc_fail(ctx, TC_ERROR_SCHEDULE, "warp_specialize: the copies of the pipeline at %s depend on %s, which the producer's "
+                            "one thread does not have", loop_var->name, t.vars[k]->name), (const tc_stmt *)NULL;
+    return r;
+}
+
 /* A TMA pipeline (every stage tc_tma_copy): as _tc_pipeline_loop's, with
    mbarriers in place of commit, wait and the barrier of each step. Copy
    slot s = t % n of tile t has two: full[s] completes when the tile's
-   copies have landed (the issuing thread, the first of its stage's threads,
-   arms it for their bytes), empty[s] when every thread of the block has
-   let go of the tile (each arrives once after its last read of it: with a
-   lag, after the wgmma wait that retires the tile's group). A thread waits
-   for full[s]'s phase ((t - min) / n) % 2 (the earlier tiles in the slot);
-   the issuing thread waits for empty[s]'s phase ((t - min) / n + 1) % 2
-   before refilling it with tile t, the one that lets go of tile t - n (a
-   fresh mbarrier has that phase complete for t < n). No thread waits for
-   another at a barrier inside the loop, so warpgroups run apart up to the
-   pipeline's depth. The first fetch initialises the mbarriers, a barrier
-   before the loop making that visible:
+   copies have landed (the issuing thread arms it for their bytes), empty[s]
+   when every consumer thread has let go of the tile (each arrives once
+   after its last read of it: with a lag, after the wgmma wait that retires
+   the tile's group). A thread waits for full[s]'s phase ((t - min) / n) % 2
+   (the earlier tiles in the slot); the issuing thread waits for empty[s]'s
+   phase ((t - min) / n + 1) % 2 before filling it with tile t, the one
+   that lets go of tile t - n (a fresh mbarrier has that phase complete for
+   t < n). No thread waits for another at a barrier inside the loop, so
+   warpgroups run apart up to the pipeline's depth. Without a producer the
+   block's first fetching thread issues the copies d = n - 1 - lag steps
+   ahead, the first fetch initialising the mbarriers, a barrier before the
+   loop making that visible:
 
        allocate full[n], empty[n]
        [barrier]
@@ -2612,7 +2713,13 @@ static const tc_stmt *_tc_tma_fetch_of(tc_context *ctx, const tc_stmt *fetch, _t
            if (k + d < extent) fetch k + d     (issuing thread: mbarrier_wait(empty[..], ..) first)
            compute on copy k % n
            [if (k >= min + lag)] mbarrier_arrive(empty[(k - lag) % n])
-       } */
+       }
+
+   With a producer (tc_warp_specialize) the loop is the consumers' alone,
+   without fetches, and L->producer gets the producer's loop, which fills
+   every slot as soon as it is empty (_tc_warp_roles places both):
+
+       for (k) { mbarrier_wait(empty[k % n], ((k - min) / n + 1) % 2); fetch k } */
 static const tc_stmt *_tc_tma_pipeline_loop(_tc_lower *L, const _tc_pipe *p, const tc_stmt *loop, const tc_stmt *fetch_seq,
                                             const tc_stmt *const *compute, int ncompute, int *failed) {
     tc_context *ctx = L->ctx;
@@ -2624,6 +2731,12 @@ static const tc_stmt *_tc_tma_pipeline_loop(_tc_lower *L, const _tc_pipe *p, con
     if (L->block_threads <= 0)
         return *failed = 1, _tc_fail(ctx, TC_ERROR_LOWER, "pipeline at %s: its TMA copies' empty mbarriers count an arrival a thread, and the "
                                      "kernel's block has no constant thread count", v->name), (const tc_stmt *)NULL;
+    if (p->producer && L->serial_depth)
+        return *failed = 1, _tc_fail(ctx, TC_ERROR_SCHEDULE, "warp_specialize: the pipelined loop %s runs more than once a block (a serial "
+                                     "loop is around it); its producer and consumers count mbarrier phases over one run", v->name), (const tc_stmt *)NULL;
+    if (p->producer && L->producer.loop)
+        return *failed = 1, _tc_fail(ctx, TC_ERROR_SCHEDULE, "warp_specialize: the pipelined loop %s is the kernel's second warp-specialised "
+                                     "pipeline; a kernel has one producer", v->name), (const tc_stmt *)NULL;
     memset(&f, 0, sizeof f);
     snprintf(name, sizeof name, "%s_full", v->name);
     if (!(f.bar = tc_buffer_create(ctx, name, TC_INT64, TC_SCOPE_SHARED, n))) return *failed = 1, (const tc_stmt *)NULL;
@@ -2636,12 +2749,40 @@ static const tc_stmt *_tc_tma_pipeline_loop(_tc_lower *L, const _tc_pipe *p, con
     f.ncopies = _tc_tma_count(fetch_seq);
     f.consumers = L->block_threads;
     fill_parity = tc_mod(tc_add(tc_div(tc_sub(v, loop->min), n), tc_int(ctx, 1)), tc_int(ctx, 2));
+    steady = (const tc_stmt **)_tc_alloc(ctx, sizeof *steady * (size_t)(ncompute + 4));
+    if (!steady) return *failed = 1, (const tc_stmt *)NULL;
+    steady[ns++] = tc_stmt_mbarrier_wait(ctx, f.bar, f.slot, tc_simplify(tc_mod(tc_div(tc_sub(v, loop->min), n), tc_int(ctx, 2))));
+    if (!p->producer) {
+        ahead = tc_add(v, tc_int(ctx, distance));
+        refill = _tc_tma_fetch_of(ctx, fetch_seq, &f, 0, fill_parity);
+        next = refill ? _tc_stmt_subst(ctx, refill, v, ahead, failed) : NULL;
+        steady[ns++] = next ? tc_stmt_if(ctx, tc_lt(ahead, tc_add(loop->min, loop->extent)), next, NULL) : NULL;
+    }
+    for (t = 0; t < ncompute; t++) steady[ns++] = compute[t];
+    released = tc_sub(v, tc_int(ctx, p->lag)); /* the tile this step's wgmma wait retires the last read of */
+    arrive = tc_stmt_mbarrier_arrive(ctx, f.empty, tc_simplify(tc_mod(released, n)), NULL);
+    steady[ns++] = p->lag && arrive ? tc_stmt_if(ctx, tc_ge(released, loop->min), arrive, NULL) : arrive;
+    for (t = 0; t < ns; t++) if (!steady[t]) return *failed = 1, (const tc_stmt *)NULL;
+    if (p->producer) {
+        const tc_stmt *fill[2];
+        fill[0] = tc_stmt_mbarrier_wait(ctx, f.empty, f.slot, fill_parity);
+        fill[1] = _tc_tma_fetch_of(ctx, fetch_seq, &f, 0, NULL);
+        if (fill[1]) fill[1] = _tc_fetch_for_one_thread(ctx, fill[1], v);
+        if (!fill[0] || !fill[1]) return *failed = 1, (const tc_stmt *)NULL;
+        L->producer.loop = _tc_for_like(ctx, loop, loop->min, loop->extent, tc_stmt_seq(ctx, 2, fill));
+        L->producer.full = f.bar;
+        L->producer.empty = f.empty;
+        L->producer.nstages = p->nstages;
+        L->producer.ncopies = f.ncopies;
+        L->producer.consumers = f.consumers;
+        next = _tc_for_like(ctx, loop, loop->min, loop->extent, tc_stmt_seq(ctx, ns, steady));
+        if (!L->producer.loop || !next) *failed = 1;
+        return next;
+    }
     prologue_fetch = _tc_tma_fetch_of(ctx, fetch_seq, &f, 0, NULL);
-    refill = _tc_tma_fetch_of(ctx, fetch_seq, &f, 0, fill_parity);
     first_fetch = _tc_tma_fetch_of(ctx, fetch_seq, &f, 1, NULL);
     outer = (const tc_stmt **)_tc_alloc(ctx, sizeof *outer * (size_t)(p->nstages + 4));
-    steady = (const tc_stmt **)_tc_alloc(ctx, sizeof *steady * (size_t)(ncompute + 4));
-    if (!prologue_fetch || !refill || !first_fetch || !outer || !steady) return *failed = 1, (const tc_stmt *)NULL;
+    if (!prologue_fetch || !first_fetch || !outer) return *failed = 1, (const tc_stmt *)NULL;
     if (L->serial_depth) outer[no++] = tc_stmt_barrier(ctx); /* the last run's computation may still read the copies */
     for (t = 0; t < distance; t++) {
         const tc_expr *at = tc_simplify(tc_add(loop->min, tc_int(ctx, t)));
@@ -2649,16 +2790,8 @@ static const tc_stmt *_tc_tma_pipeline_loop(_tc_lower *L, const _tc_pipe *p, con
         outer[no++] = ft ? tc_stmt_if(ctx, tc_simplify(tc_lt(tc_int(ctx, t), loop->extent)), ft, NULL) : NULL;
     }
     outer[no++] = tc_stmt_barrier(ctx); /* every thread sees the mbarriers initialised before it waits on one */
-    steady[ns++] = tc_stmt_mbarrier_wait(ctx, f.bar, f.slot, tc_simplify(tc_mod(tc_div(tc_sub(v, loop->min), n), tc_int(ctx, 2))));
-    ahead = tc_add(v, tc_int(ctx, distance));
-    next = _tc_stmt_subst(ctx, refill, v, ahead, failed);
-    steady[ns++] = next ? tc_stmt_if(ctx, tc_lt(ahead, tc_add(loop->min, loop->extent)), next, NULL) : NULL;
-    for (t = 0; t < ncompute; t++) steady[ns++] = compute[t];
-    released = tc_sub(v, tc_int(ctx, p->lag)); /* the tile this step's wgmma wait retires the last read of */
-    arrive = tc_stmt_mbarrier_arrive(ctx, f.empty, tc_simplify(tc_mod(released, n)), NULL);
-    steady[ns++] = p->lag && arrive ? tc_stmt_if(ctx, tc_ge(released, loop->min), arrive, NULL) : arrive;
     outer[no++] = _tc_for_like(ctx, loop, loop->min, loop->extent, tc_stmt_seq(ctx, ns, steady));
-    if (*failed || !outer[no - 1] || !steady[0]) return *failed = 1, (const tc_stmt *)NULL;
+    if (*failed || !outer[no - 1]) return *failed = 1, (const tc_stmt *)NULL;
     return tc_stmt_allocate(ctx, f.bar, tc_stmt_allocate(ctx, f.empty, tc_stmt_seq(ctx, no, outer)));
 }
 
@@ -2682,6 +2815,9 @@ static const tc_stmt *_tc_pipeline_loop(_tc_lower *L, const _tc_pipe *p, const t
         return *failed = 1, _tc_fail(ctx, TC_ERROR_SCHEDULE, "pipeline at %s: some of its stages are copied by TMA (tc_tma_copy) and some "
                                      "not; one pipeline waits on mbarriers or on copy groups, so copy them all alike", v->name), (const tc_stmt *)NULL;
     if (p->tma) return _tc_tma_pipeline_loop(L, p, loop, fetch_seq, items + j, n - j, failed);
+    if (p->producer)
+        return *failed = 1, _tc_fail(ctx, TC_ERROR_SCHEDULE, "warp_specialize: the pipeline at %s is not copied by TMA (tc_tma_copy); a "
+                                     "producer warpgroup issues TMA copies", v->name), (const tc_stmt *)NULL;
     steady = (const tc_stmt **)_tc_alloc(ctx, sizeof *steady * (size_t)(n + 4));
     outer = (const tc_stmt **)_tc_alloc(ctx, sizeof *outer * (size_t)(2 * p->nstages + 2));
     if (!steady || !outer) return *failed = 1, (const tc_stmt *)NULL;
@@ -2725,37 +2861,145 @@ static int _tc_pipeline_stmt(_tc_mutator *m, const tc_stmt *s, const tc_stmt **o
 
 static tc_result _tc_collect_launch(_tc_lower *L, tc_kernel_ir *kern, const tc_stmt *s);
 
-/* The threads of a block of kernel kern (launch_dims' count, ahead of it);
-   0 when not a constant or not consistent. */
-static int64_t _tc_block_thread_count(_tc_lower *L, const tc_kernel_ir *kern) {
+/* The block's threads along each dimension (launch_dims' count, ahead of
+   it; NULL where no loop binds it); TC_OK or the error. */
+static tc_result _tc_block_dims(_tc_lower *L, const tc_kernel_ir *kern, const tc_expr *block[3]) {
     tc_kernel_ir dims = *kern;
-    int64_t total = 1, e;
+    tc_result r;
     int d;
     memset(dims.grid, 0, sizeof dims.grid);
     memset(dims.block, 0, sizeof dims.block);
-    if (_tc_collect_launch(L, &dims, kern->body) != TC_OK) return 0;
+    r = _tc_collect_launch(L, &dims, kern->body);
+    for (d = 0; d < 3; d++) block[d] = dims.block[d];
+    return r;
+}
+
+/* The threads of a block of kernel kern; 0 when not a constant or not
+   consistent. */
+static int64_t _tc_block_thread_count(_tc_lower *L, const tc_kernel_ir *kern) {
+    const tc_expr *block[3];
+    int64_t total = 1, e;
+    int d;
+    if (_tc_block_dims(L, kern, block) != TC_OK) return 0;
     for (d = 0; d < 3; d++) {
-        if (!dims.block[d]) continue;
-        if (!tc_expr_is_const(dims.block[d], &e) || e <= 0) return 0;
+        if (!block[d]) continue;
+        if (!tc_expr_is_const(block[d], &e) || e <= 0) return 0;
         total *= e;
     }
     return total;
 }
 
+/* Registers a thread for a warp-specialised block of `threads`, `plane` of
+   them the producer's: its warpgroups give registers back down to *dec and
+   the consumers' claim them up to *inc (setmaxnreg, CUTLASS's 40 and 232
+   for three warpgroups). A block of 384 threads starts at 168 registers a
+   thread (65536 / 384, in steps of 8: the launch bounds say one block an SM);
+   the consumers may take what the producer gives back, no more (the pool is
+   the block's). 0 when there is nothing to move: the producer is not whole
+   warpgroups, or the block already gets the most (255) a thread can have. */
+static void _tc_register_split(int64_t threads, int64_t plane, int *dec, int *inc) {
+    int64_t entry = 65536 / threads / 8 * 8, consumers = threads - plane, up;
+    *dec = *inc = 0;
+    if (plane % 128 || entry >= 248 || entry <= 40) return;
+    up = (entry + plane * (entry - 40) / consumers) / 8 * 8;
+    *dec = 40;
+    *inc = (int)(up > 256 ? 256 : up);
+}
+
+/* A thread-bound loop over [min, min + extent) of tag with variable var. */
+static const tc_stmt *_tc_role_loop(tc_context *ctx, tc_thread_tag tag, const tc_expr *min, const tc_expr *extent, const tc_expr *var_extent,
+                                    const tc_stmt *body) {
+    const tc_expr *var = tc_axis(ctx, tc_thread_tag_name(tag), var_extent);
+    return var && body ? tc_stmt_for(ctx, var, min, extent, TC_FOR_THREAD, tag, body) : NULL;
+}
+
+/* The producer's plane (threadIdx.z = block[2], all x and y): all of it
+   runs `all`, its first thread `first`. */
+static const tc_stmt *_tc_producer_plane(tc_context *ctx, const tc_expr *const block[3], const tc_expr *z_end, const tc_stmt *all,
+                                         const tc_stmt *first) {
+    const tc_expr *x = tc_axis(ctx, tc_thread_tag_name(TC_THREAD_X), block[0]), *y = tc_axis(ctx, tc_thread_tag_name(TC_THREAD_Y), block[1]);
+    const tc_stmt *parts[2], *one;
+    if (!x || !y) return NULL;
+    one = tc_stmt_if(ctx, tc_and(tc_eq(x, tc_int(ctx, 0)), tc_eq(y, tc_int(ctx, 0))), first, NULL);
+    one = one ? tc_stmt_for(ctx, x, tc_int(ctx, 0), block[0], TC_FOR_THREAD, TC_THREAD_X, one) : NULL;
+    one = one ? tc_stmt_for(ctx, y, tc_int(ctx, 0), block[1], TC_FOR_THREAD, TC_THREAD_Y, one) : NULL;
+    parts[0] = all;
+    parts[1] = one;
+    return one ? _tc_role_loop(ctx, TC_THREAD_Z, block[2], tc_int(ctx, 1), z_end, tc_stmt_seq(ctx, 2, parts)) : NULL;
+}
+
+/* The kernel's work s split in roles around the warp-specialised pipeline
+   of L->producer, inside the allocations and block loops around it:
+
+       allocate full[n], empty[n]
+       producer plane, first thread: init full[*] to the copies, empty[*] to the consumers' threads
+       barrier                      every thread sees the mbarriers initialised
+       producer plane: [setmaxnreg.dec]; first thread: for (k) { wait empty[k % n]; fetch k }
+       consumers (threadIdx.z < block[2]): [setmaxnreg.inc]; s
+
+   The producer's plane is one more threadIdx.z (a thread-bound loop
+   starting there: the launch grows by it, codegen and the host executor
+   run its body on those threads only). */
+static const tc_stmt *_tc_warp_roles(_tc_lower *L, const tc_stmt *s, const tc_expr *const block[3]) {
+    tc_context *ctx = L->ctx;
+    const _tc_producer *p = &L->producer;
+    const tc_stmt *inits[2 * _TC_MAX_PIPELINE_STAGES], *parts[4], *consumer[2], *mine;
+    const tc_expr *z_end;
+    int64_t x, y, z;
+    int k, dec, inc;
+    switch (s->kind) { /* what every thread of the block is inside */
+    case TC_S_ALLOCATE: return (mine = _tc_warp_roles(L, s->body, block)) ? tc_stmt_allocate(ctx, s->buffer, mine) : NULL;
+    case TC_S_LET: return (mine = _tc_warp_roles(L, s->body, block)) ? tc_stmt_let(ctx, s->var, s->value, mine) : NULL;
+    case TC_S_FOR:
+        if (s->for_kind == TC_FOR_THREAD && s->thread >= TC_BLOCK_X && s->thread <= TC_BLOCK_Z)
+            return (mine = _tc_warp_roles(L, s->body, block)) ? _tc_for_like(ctx, s, s->min, s->extent, mine) : NULL;
+        break;
+    default: break;
+    }
+    if (!tc_expr_is_const(block[0], &x) || !tc_expr_is_const(block[1], &y) || !tc_expr_is_const(block[2], &z))
+        return _tc_fail(ctx, TC_ERROR_LOWER, "warp_specialize: the block's threads are not constants"), (const tc_stmt *)NULL;
+    if (_tc_has_barrier(s)) /* the producer's threads are done after the pipeline: a barrier of the whole block would wait for them */
+        return _tc_fail(ctx, TC_ERROR_SCHEDULE, "warp_specialize: the kernel's threads meet at a barrier besides the pipeline's (a shared "
+                        "stage written and read after it, such as an epilogue's); the producer's threads never reach it"), (const tc_stmt *)NULL;
+    z_end = tc_int(ctx, z + 1);
+    for (k = 0; k < p->nstages; k++) {
+        inits[2 * k] = tc_stmt_mbarrier_init(ctx, p->full, tc_int(ctx, k), p->ncopies);
+        inits[2 * k + 1] = tc_stmt_mbarrier_init(ctx, p->empty, tc_int(ctx, k), (int)p->consumers);
+    }
+    _tc_register_split(x * y * (z + 1), x * y, &dec, &inc);
+    parts[0] = _tc_producer_plane(ctx, block, z_end, NULL, tc_stmt_seq(ctx, 2 * p->nstages, inits));
+    parts[1] = tc_stmt_barrier(ctx);
+    parts[2] = _tc_producer_plane(ctx, block, z_end, dec ? tc_stmt_setmaxnreg(ctx, dec, 0) : NULL, p->loop);
+    consumer[0] = inc ? tc_stmt_setmaxnreg(ctx, inc, 1) : NULL;
+    consumer[1] = s;
+    /* its variable ranges over the whole launch: the guard it needs must not simplify away */
+    parts[3] = _tc_role_loop(ctx, TC_THREAD_Z, tc_int(ctx, 0), block[2], z_end, tc_stmt_seq(ctx, 2, consumer));
+    if (!parts[0] || !parts[1] || !parts[2] || !parts[3]) return NULL;
+    return tc_stmt_allocate(ctx, p->full, tc_stmt_allocate(ctx, p->empty, tc_stmt_seq(ctx, 4, parts)));
+}
+
 /* Software pipelines (tc_pipeline): each pipelined loop fetches its tiles
-   nstages - 1 iterations ahead into the buffer copies bound inference made. */
+   nstages - 1 iterations ahead into the buffer copies bound inference made;
+   a warp-specialised one's kernel is split in roles. */
 static tc_result _tc_pass_inject_pipeline(_tc_lower *L) {
     _tc_mutator m;
-    int k;
+    int k, d;
     if (!L->npipes) return TC_OK;
     memset(&m, 0, sizeof m);
     m.ctx = L->ctx, m.stmt = _tc_pipeline_stmt, m.user = L;
     for (k = 0; k < L->nkernels; k++) {
+        const tc_expr *block[3];
         const tc_stmt *body;
         L->serial_depth = 0;
         L->block_threads = _tc_block_thread_count(L, &L->kernels[k]);
+        memset(&L->producer, 0, sizeof L->producer);
+        if (_tc_block_dims(L, &L->kernels[k], block) != TC_OK) return _TC_LOWER_FAIL(L);
         body = _tc_mutate(&m, L->kernels[k].body);
         if (m.failed) return _TC_LOWER_FAIL(L);
+        if (body && L->producer.loop) {
+            for (d = 0; d < 3; d++) if (!block[d]) block[d] = tc_int(L->ctx, 1);
+            if (!(body = _tc_warp_roles(L, body, block))) return _TC_LOWER_FAIL(L);
+        }
         L->kernels[k].body = body ? body : tc_stmt_seq(L->ctx, 0, NULL);
     }
     return TC_OK;
@@ -3265,14 +3509,43 @@ static tc_result _tc_pass_unroll(_tc_lower *L) {
 
 // >>lower-launch
 
+/* Whether s is a thread-bound loop of a role (tc_warp_specialize's
+   producer plane): starting past 0, it adds threads to the launch rather
+   than binding the same ones again. */
+static int _tc_is_role_loop(const tc_stmt *s) {
+    int64_t min;
+    return s->kind == TC_S_FOR && s->for_kind == TC_FOR_THREAD && s->thread != TC_VTHREAD && !(tc_expr_is_const(s->min, &min) && min == 0);
+}
+
+/* Where the role loops of tag in s end at most (0: none). */
+static int64_t _tc_role_end(const tc_stmt *s, tc_thread_tag tag) {
+    int64_t end = 0, e, m;
+    int k;
+    if (!s) return 0;
+    if (_tc_is_role_loop(s) && s->thread == tag && tc_expr_is_const(s->min, &m) && tc_expr_is_const(s->extent, &e)) end = m + e;
+    e = _tc_role_end(s->body, tag);
+    end = e > end ? e : end;
+    e = _tc_role_end(s->then_case, tag);
+    end = e > end ? e : end;
+    e = _tc_role_end(s->else_case, tag);
+    end = e > end ? e : end;
+    for (k = 0; k < s->nstmts; k++) {
+        e = _tc_role_end(s->stmts[k], tag);
+        end = e > end ? e : end;
+    }
+    return end;
+}
+
 /* Collect the thread-bound loops of a kernel into its launch shape; a tag
-   bound twice must have the same extent each time. */
+   bound twice from 0 must have the same extent each time (role loops,
+   starting past 0, are _tc_launch_roles'). */
 static tc_result _tc_collect_launch(_tc_lower *L, tc_kernel_ir *kern, const tc_stmt *s) {
     int k;
     tc_result r;
     if (!s) return TC_OK;
     switch (s->kind) {
     case TC_S_FOR:
+        if (_tc_is_role_loop(s)) return _tc_collect_launch(L, kern, s->body);
         if (s->for_kind == TC_FOR_THREAD && s->thread != TC_VTHREAD) { /* virtual threads (before inject_virtual_threads) launch nothing */
             const tc_expr **slot = s->thread <= TC_BLOCK_Z ? &kern->grid[s->thread - TC_BLOCK_X] : &kern->block[s->thread - TC_THREAD_X];
             if (*slot && *slot != s->extent) {
@@ -3296,12 +3569,46 @@ static tc_result _tc_collect_launch(_tc_lower *L, tc_kernel_ir *kern, const tc_s
     }
 }
 
+/* The block grown by the kernel's role loops (a producer plane past the
+   threads the other loops bind). */
+static tc_result _tc_launch_roles(_tc_lower *L, tc_kernel_ir *kern) {
+    int64_t end, e;
+    int d;
+    for (d = 0; d < 3; d++) {
+        if (!(end = _tc_role_end(kern->body, (tc_thread_tag)(TC_THREAD_X + d)))) continue;
+        if (kern->block[d] && (!tc_expr_is_const(kern->block[d], &e) || e > end))
+            return _tc_fail(L->ctx, TC_ERROR_LOWER, "kernel %s: a role's threads along %s end at %lld, inside the threads the kernel's "
+                            "other loops bind", kern->name, tc_thread_tag_name((tc_thread_tag)(TC_THREAD_X + d)), (long long)end);
+        kern->block[d] = tc_int(L->ctx, end);
+    }
+    return TC_OK;
+}
+
+/* Whether the thread-bound loop s runs on a part of its index's threads in
+   kernel kern's block (a role: it starts past 0 or ends short of the
+   block), so that codegen and the host executor guard its body. */
+static int _tc_thread_loop_is_part(const tc_kernel_ir *kern, const tc_stmt *s) {
+    int64_t min, extent, block;
+    const tc_expr *dim;
+    if (s->thread < TC_THREAD_X || s->thread > TC_THREAD_Z) return 0;
+    dim = kern->block[s->thread - TC_THREAD_X];
+    if (!tc_expr_is_const(s->min, &min) || min) return 1;
+    if (s->extent == dim) return 0;
+    return !(dim && tc_expr_is_const(s->extent, &extent) && tc_expr_is_const(dim, &block) && extent == block);
+}
+
+/* The threads a role's loop runs on: min <= var < min + extent. */
+static const tc_expr *_tc_thread_loop_guard(const tc_stmt *s) {
+    return tc_simplify(tc_and(tc_ge(s->var, s->min), tc_lt(s->var, tc_add(s->min, s->extent))));
+}
+
 static tc_result _tc_pass_launch_dims(_tc_lower *L) {
     int k, d;
     tc_result r;
     for (k = 0; k < L->nkernels; k++) {
         tc_kernel_ir *kern = &L->kernels[k];
         if ((r = _tc_collect_launch(L, kern, kern->body)) != TC_OK) return r;
+        if ((r = _tc_launch_roles(L, kern)) != TC_OK) return r;
         for (d = 0; d < 3; d++) {
             if (!kern->grid[d]) kern->grid[d] = tc_int(L->ctx, 1);
             if (!kern->block[d]) kern->block[d] = tc_int(L->ctx, 1);

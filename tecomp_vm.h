@@ -114,6 +114,7 @@ typedef struct _tc_vm_tma_op {
 typedef struct _tc_vm {
     tc_context *ctx;
     const tc_func *f;
+    const tc_kernel_ir *kern;
     _tc_ins *code;
     int ncode, code_cap;
     const tc_expr *vars[256]; /* variable of each fixed register */
@@ -257,6 +258,12 @@ static void _tc_vm_stmt(_tc_vm *vm, const tc_stmt *s) {
                unrolled fetch has one per step) copies it from there */
             if (vm->thread_reg[s->thread] < 0) vm->thread_reg[s->thread] = var;
             else if (vm->thread_reg[s->thread] != var) _tc_vm_emit(vm, _TC_OP_MOV, var, vm->thread_reg[s->thread], 0);
+            if (_tc_thread_loop_is_part(vm->kern, s)) { /* a part of the block's threads runs it (a warp-specialised role) */
+                j1 = _tc_vm_emit(vm, _TC_OP_JZ, 0, _tc_vm_expr(vm, _tc_thread_loop_guard(s)), 0);
+                _tc_vm_stmt(vm, s->body);
+                if (!vm->failed) vm->code[j1].target = vm->ncode;
+                break;
+            }
             _tc_vm_stmt(vm, s->body);
             break;
         }
@@ -326,6 +333,7 @@ static void _tc_vm_stmt(_tc_vm *vm, const tc_stmt *s) {
         vm->has_async = 1;
         break;
     case TC_S_WGMMA_FENCE: _tc_vm_emit(vm, _TC_OP_WGMMA_FENCE, 0, 0, 0); break;
+    case TC_S_SETMAXNREG: break; /* the register file's split between warpgroups: nothing the results depend on */
     case TC_S_WGMMA_COMMIT: _tc_vm_emit(vm, _TC_OP_WGMMA_COMMIT, 0, 0, 0); break;
     case TC_S_WGMMA_WAIT:
         k = _tc_vm_emit(vm, _TC_OP_WGMMA_WAIT, 0, 0, 0);
@@ -1329,6 +1337,7 @@ static tc_result _tc_vm_kernel(tc_context *ctx, const tc_func *f, const tc_kerne
     memset(seen, 0, sizeof seen);
     memset(arrivals, 0, sizeof arrivals);
     vm.ctx = ctx, vm.f = f, vm.max_regs = 256;
+    vm.kern = kern;
     for (k = 0; k < TC_THREAD_TAG_COUNT; k++) vm.thread_reg[k] = -1;
     _tc_vm_stmt(&vm, kern->body);
     _tc_vm_emit(&vm, _TC_OP_END, 0, 0, 0);

@@ -123,6 +123,9 @@ TC_TEST(tma_im2col_shapes_match_the_reference) {
         {TC_FLOAT16, 1, 64, 6, 6, 128, 1, 1, 1, 0, 1, {{64, 128, 64, 128, 32, 2, 2, 0, 1}}}, /* split-K in two */
         {TC_FLOAT32, 1, 16, 9, 9, 64, 3, 3, 1, 1, 1, {{64, 64, 64, 64, 16, 3, 1, 1, 1}}},    /* TF32: 64-byte rows */
         {TC_FLOAT32, 1, 32, 5, 5, 96, 3, 3, 1, 1, 1, {{64, 256, 64, 256, 32, 2, 1, 0, 1}}},  /* TF32: 128-byte rows, n = 256 */
+        {TC_FLOAT16, 2, 32, 9, 9, 72, 3, 3, 1, 1, 1, {{128, 64, 64, 64, 32, 3, 1, 1, 2}}},   /* copy 2: a producer warpgroup, two consumers */
+        {TC_BFLOAT16, 1, 64, 8, 8, 64, 3, 3, 1, 2, 2, {{64, 128, 64, 64, 32, 2, 2, 0, 2}}},  /*   split-K, two consumers along y */
+        {TC_FLOAT32, 1, 16, 9, 9, 64, 3, 3, 1, 1, 1, {{64, 64, 64, 64, 16, 3, 1, 1, 2}}},    /*   TF32, one consumer */
     };
     check_host_cases(cases, sizeof cases / sizeof cases[0]);
 }
@@ -261,7 +264,8 @@ TC_TEST(cuda_compiles_for_sm_90a_only) {
     } configs[] = {{TC_FLOAT16, {{128, 256, 64, 256, 64, 4, 1, 1, 0}}}, {TC_BFLOAT16, {{128, 128, 128, 64, 32, 3, 2, 1, 0}}},
                    {TC_FLOAT32, {{128, 128, 64, 128, 32, 3, 1, 1, 0}}},
                    /* TMA's im2col copies */
-                   {TC_FLOAT16, {{128, 256, 64, 256, 64, 4, 1, 1, 1}}}, {TC_FLOAT32, {{128, 128, 64, 128, 32, 3, 1, 1, 1}}}};
+                   {TC_FLOAT16, {{128, 256, 64, 256, 64, 4, 1, 1, 1}}}, {TC_FLOAT32, {{128, 128, 64, 128, 32, 3, 1, 1, 1}}},
+                   {TC_FLOAT16, {{128, 256, 64, 256, 64, 4, 1, 1, 2}}}};
     size_t k;
     if (tc_nvrtc_init(ctx, NULL) != TC_OK) TC_SKIP("NVRTC is not installed here");
     for (k = 0; k < sizeof configs / sizeof configs[0]; k++) {
@@ -379,6 +383,13 @@ TC_TEST(gpu_matches_the_reference_at_c9_b32) {
     f16.v[8] = 1;
     split.v[8] = 1;
     tf32.v[8] = 1;
+    check_on_gpu(TC_FLOAT16, &f16, 1e-2);
+    check_on_gpu(TC_BFLOAT16, &split, 1e-2);
+    check_on_gpu(TC_FLOAT32, &tf32, 2e-3);
+    /* the same with a producer warpgroup issuing the copies */
+    f16.v[8] = 2;
+    split.v[8] = 2;
+    tf32.v[8] = 2;
     check_on_gpu(TC_FLOAT16, &f16, 1e-2);
     check_on_gpu(TC_BFLOAT16, &split, 1e-2);
     check_on_gpu(TC_FLOAT32, &tf32, 2e-3);

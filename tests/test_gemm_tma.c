@@ -168,6 +168,10 @@ TC_TEST(small_products_match_the_reference) {
         {TC_FLOAT32, 64, 96, 40, {{64, 128, 64, 128, 32, 2, 1, 0, 1}}},    /* TF32: 128-byte rows */
         {TC_FLOAT16, 128, 64, 320, {{128, 64, 64, 64, 32, 3, 1, 1, 1}}},   /* two warpgroups, ten k steps: slots refilled past */
         {TC_FLOAT16, 128, 64, 320, {{128, 64, 64, 64, 32, 2, 1, 0, 1}}},   /*   their empty mbarriers, with and without a lag */
+        {TC_FLOAT16, 128, 64, 320, {{128, 64, 64, 64, 32, 3, 1, 1, 2}}},   /* a producer warpgroup: two consumers, a lag */
+        {TC_FLOAT16, 100, 72, 40, {{64, 64, 64, 64, 32, 2, 1, 0, 2}}},     /*   one consumer, edges zero-filled, no lag */
+        {TC_BFLOAT16, 64, 128, 64, {{64, 128, 64, 64, 32, 4, 2, 1, 2}}},   /*   split-K, two consumers side by side (y) */
+        {TC_FLOAT32, 64, 96, 200, {{64, 128, 64, 128, 32, 2, 1, 0, 2}}},   /*   TF32, 128-byte rows, two stages refilled past */
     };
     size_t k;
     for (k = 0; k < sizeof cases / sizeof cases[0]; k++) {
@@ -378,7 +382,8 @@ TC_TEST(cuda_compiles_for_sm_90_and_is_refused_before) {
         tc_dtype dtype;
         tiles t;
     } configs[] = {{TC_FLOAT16, {{128, 256, 64, 256, 64, 4, 1, 1, 1}}}, {TC_BFLOAT16, {{128, 128, 128, 64, 32, 3, 2, 1, 1}}},
-                   {TC_FLOAT32, {{128, 128, 64, 128, 32, 3, 1, 0, 1}}}};
+                   {TC_FLOAT32, {{128, 128, 64, 128, 32, 3, 1, 0, 1}}}, {TC_FLOAT16, {{128, 256, 64, 256, 64, 4, 1, 1, 2}}},
+                   {TC_FLOAT32, {{128, 128, 64, 128, 32, 3, 1, 0, 2}}}};
     size_t k;
     if (tc_nvrtc_init(ctx, NULL) != TC_OK) TC_SKIP("NVRTC is not installed here");
     for (k = 0; k < sizeof configs / sizeof configs[0]; k++) {
@@ -524,7 +529,10 @@ static void check_on_gpu(tc_dtype dtype, int m, int n, int k, const tiles *t, do
 TC_TEST(gpu_matches_the_reference) {
     tiles f16 = {{128, 256, 64, 256, 64, 4, 1, 1, 1}}, bf16 = {{128, 128, 128, 64, 32, 3, 2, 1, 1}}, tf32 = {{128, 128, 64, 128, 32, 3, 1, 0, 1}};
     tiles async = {{128, 256, 64, 256, 64, 4, 1, 1, 0}};
+    tiles producer = {{128, 256, 64, 256, 64, 4, 1, 1, 2}}, producer_tf32 = {{128, 128, 64, 128, 32, 3, 1, 0, 2}};
     check_on_gpu(TC_FLOAT16, 1000, 1000, 1000, &f16, 1e-5);
+    check_on_gpu(TC_FLOAT16, 1000, 1000, 1000, &producer, 1e-5);
+    check_on_gpu(TC_FLOAT32, 600, 700, 512, &producer_tf32, 1e-5);
     check_on_gpu(TC_FLOAT16, 1024, 1024, 1024, &async, 1e-5);
     check_on_gpu(TC_BFLOAT16, 777, 520, 264, &bf16, 1e-5);
     check_on_gpu(TC_FLOAT32, 600, 700, 512, &tf32, 1e-5);
