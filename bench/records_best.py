@@ -17,7 +17,7 @@ def main():
         if not values:
             continue
         best = tasks.setdefault(key, {})
-        value = values[0]
+        value = str(values[0])
         if value not in best or cost < best[value][0]:
             best[value] = (cost, rec["config"]["entity"])
     for key, best in tasks.items():
@@ -25,7 +25,7 @@ def main():
         for value in sorted(best):
             cost, entity = best[value]
             knobs = " ".join("%s=%s" % (e[0], e[2]) for e in entity if e[0] != knob)
-            print("  %s=%s: %.2f us (%s), tried" % (knob, value, cost * 1e6, knobs))
+            print("  %s=%s: best %.2f us (%s)" % (knob, value, cost * 1e6, knobs))
 
 
 if __name__ == "__main__":
