@@ -27,10 +27,10 @@ test)
 bench)
     trials=${2:-300}
     gpu_setup bench/gemm-bench bench/tecomp-bench
-    timeout 240 build-gpu/bench/gemm-bench 8192 8192 8192 f16 "$trials" "$out/gemm-8192.jsonl" 2> "$out/gemm-8192.log" | tee -a "$out/bench.txt"
+    timeout 170 build-gpu/bench/gemm-bench 8192 8192 8192 f16 "$trials" "$out/gemm-8192.jsonl" 2> "$out/gemm-8192.log" | tee -a "$out/bench.txt"
     python3 "$here/records_best.py" "$out/gemm-8192.jsonl" | tee -a "$out/bench.txt"
     cd build-gpu
-    timeout 330 ./bench/tecomp-bench --template conv2d_wgmma --trials "$trials" --cudnn both --records "$out/conv.jsonl" --csv "$out/conv.csv" \
+    timeout 290 ./bench/tecomp-bench --template conv2d_wgmma --trials "$trials" --cudnn both --records "$out/conv.jsonl" --csv "$out/conv.csv" \
         --suite ../bench/suite-mma.csv --rows C9_b32_f16,seed2_nhwc > "$out/bench_conv.log" 2>&1
     tail -6 "$out/bench_conv.log" | tee -a "$out/bench.txt"
     python3 "$here/records_best.py" "$out/conv.jsonl" | tee -a "$out/bench.txt"
