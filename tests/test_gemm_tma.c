@@ -375,6 +375,81 @@ TC_TEST(host_executor_checks_the_empty_mbarriers) {
     TC_CHECK(host_error_of(&d, f) < 1e-5);
 }
 
+/* A producer warpgroup (copy 2, tc_warp_specialize): one more threadIdx.z
+   plane whose first thread initialises the mbarriers (empty: an arrival a
+   consumer thread), then, after the barrier that publishes them, gives
+   registers back and fills every slot once its empty mbarrier completes;
+   the consumers claim the registers and only wait, compute and arrive. In
+   the CUDA the roles are guards on threadIdx.z, and the launch bounds fix
+   one block an SM (setmaxnreg moves the block's own registers). */
+TC_TEST(golden_ir_shows_the_producer_warpgroup) {
+    tc_gemm_desc d = gemm(TC_FLOAT16, 128, 64, 320);
+    tiles t = {{128, 64, 64, 64, 32, 3, 1, 1, 2}};
+    const tc_func *f = lower_config(&d, &t);
+    const char *ir = f ? tc_func_to_string(f) : NULL, *cuda = f ? tc_cuda_source(f) : NULL;
+    TC_CHECK(ir != NULL && cuda != NULL);
+    if (!ir || !cuda) return;
+    TC_CHECK_CONTAINS(ir, "  // attr [iter_var(threadIdx.z, range(min=2, ext=1), threadIdx.z)] thread_extent = 1\n"
+                          "  // attr [iter_var(threadIdx.y, range(min=0, ext=1), threadIdx.y)] thread_extent = 1\n"
+                          "  // attr [iter_var(threadIdx.x, range(min=0, ext=128), threadIdx.x)] thread_extent = 128\n"
+                          "  if (likely(threadIdx.x == 0)) {\n"
+                          "    mbarrier_init(j.outer_full[0], 2)\n"
+                          "    mbarrier_init(j.outer_empty[0], 256)\n");
+    TC_CHECK_CONTAINS(ir, "  __syncthreads()\n"
+                          "  // attr [iter_var(threadIdx.z, range(min=2, ext=1), threadIdx.z)] thread_extent = 1\n"
+                          "  setmaxnreg.dec(40)\n");
+    TC_CHECK_CONTAINS(ir, "    for (j.outer, 0, 10) {\n"
+                          "      mbarrier_wait(j.outer_empty[floormod(j.outer, 3)], parity floormod(floordiv(j.outer, 3) + 1, 2))\n"
+                          "      mbarrier_arrive_expect_tx(j.outer_full[floormod(j.outer, 3)], 8192)\n"
+                          "      tma_load(a.shared[floormod(j.outer, 3)*4096], A[0, j.outer*32] box [128, 32] of [128, 320], "
+                          "j.outer_full[floormod(j.outer, 3)])\n");
+    TC_CHECK_CONTAINS(ir, "  // attr [iter_var(threadIdx.z, range(min=0, ext=2), threadIdx.z)] thread_extent = 2\n"
+                          "  setmaxnreg.inc(232)\n");
+    TC_CHECK_CONTAINS(ir, "  for (j.outer, 0, 10) {\n"
+                          "    mbarrier_wait(j.outer_full[floormod(j.outer, 3)], parity floormod(floordiv(j.outer, 3), 2))\n"
+                          "    wgmma_fence()\n");
+    TC_CHECK(!strstr(strstr(ir, "setmaxnreg.inc"), "tma_load")); /* the consumers copy nothing */
+    TC_CHECK_CONTAINS(cuda, "__launch_bounds__(384, 1) gemm_kernel(");
+    TC_CHECK_CONTAINS(cuda, "    if (tz >= 2) {\n        asm volatile(\"setmaxnreg.dec.sync.aligned.u32 40;\\n\");\n");
+    TC_CHECK_CONTAINS(cuda, "    if (tz < 2) {\n        asm volatile(\"setmaxnreg.inc.sync.aligned.u32 232;\\n\");\n");
+    TC_CHECK_EQ_INT((int)f->kernels[0].block[2]->v.i, 3);
+}
+
+/* The host executor on the producer's pipeline: an empty mbarrier counting
+   more arrivals than the consumers make leaves the producer waiting for
+   ever (a deadlock); a producer that fills its slots without waiting on
+   the empty mbarriers runs whole phases ahead of the consumers, whose wait
+   for phase 0's parity finds phase 4 running (a deadlock here; on the GPU a
+   hang, or a tile overwritten while read); put back, the product is right. A producer plane that never
+   issues its copies leaves the consumers waiting (a deadlock). */
+TC_TEST(host_executor_checks_the_producer) {
+    tc_gemm_desc d = gemm(TC_FLOAT16, 128, 64, 320);
+    tiles t = {{128, 64, 64, 64, 32, 3, 1, 1, 2}};
+    const tc_func *f = lower_config(&d, &t);
+    tc_stmt *init = f ? find_on(f->kernels[0].body, TC_S_MBARRIER_INIT, "_empty") : NULL;
+    tc_stmt *wait = f ? find_on(f->kernels[0].body, TC_S_MBARRIER_WAIT, "_empty") : NULL;
+    tc_stmt *copy = f ? find_stmt(f->kernels[0].body, TC_S_TMA_LOAD) : NULL;
+    TC_CHECK(init != NULL && wait != NULL && copy != NULL);
+    if (!init || !wait || !copy) return;
+    TC_CHECK(host_error_of(&d, f) < 1e-5);
+    init->count = 257;
+    TC_CHECK(host_error_of(&d, f) == HUGE_VAL);
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "deadlock in block (0, 0, 0): 257 threads wait on mbarriers that nothing completes");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "127 have ended"); /* the producer's plane but its first thread */
+    init->count = 256;
+    wait->kind = TC_S_SEQ; /* no wait: an empty sequence */
+    TC_CHECK(host_error_of(&d, f) == HUGE_VAL);
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "256 threads wait on mbarriers that nothing completes, first thread (0, 0, 0) on "
+                                          "j.outer_full[0] for its phase of parity 0 (phase 4: ");
+    wait->kind = TC_S_MBARRIER_WAIT;
+    TC_CHECK(host_error_of(&d, f) < 1e-5);
+    copy->kind = TC_S_WGMMA_FENCE; /* the producer's first copy gone: its bytes never arrive */
+    TC_CHECK(host_error_of(&d, f) == HUGE_VAL);
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "deadlock in block (0, 0, 0)");
+    copy->kind = TC_S_TMA_LOAD;
+    TC_CHECK(host_error_of(&d, f) < 1e-5);
+}
+
 /* NVRTC compiles TMA kernels (sm_90a with their wgmma); before sm_90 they
    are refused with a message. */
 TC_TEST(cuda_compiles_for_sm_90_and_is_refused_before) {
@@ -545,6 +620,8 @@ int main(int argc, char **argv) {
     TC_RUN(golden_ir_shows_the_tma_pipeline);
     TC_RUN(host_executor_reports_deadlocks_and_races);
     TC_RUN(host_executor_checks_the_empty_mbarriers);
+    TC_RUN(golden_ir_shows_the_producer_warpgroup);
+    TC_RUN(host_executor_checks_the_producer);
     TC_RUN(cuda_compiles_for_sm_90_and_is_refused_before);
     TC_RUN(refuses_what_it_cannot_build);
     TC_RUN(a_zero_dtype_is_float32);
