@@ -366,7 +366,7 @@ static void check_on_gpu(tc_dtype dtype, const tiles *t, double bound) {
         double err = rel_l2(cd.y, cd.ref, cd.ny);
         printf("  C9_b32 %s, %lldx%lld warpgroups %lldx%lld k %lld split %lld in flight %lld, %s: relative L2 error %.3g\n",
                tc_dtype_name(dtype), (long long)t->v[0], (long long)t->v[1], (long long)t->v[2], (long long)t->v[3], (long long)t->v[4],
-               (long long)t->v[6], (long long)t->v[7], t->v[8] ? "TMA" : "cp.async", err);
+               (long long)t->v[6], (long long)t->v[7], t->v[8] == 2 ? "TMA from a producer warpgroup" : t->v[8] ? "TMA" : "cp.async", err);
         TC_CHECK(err < bound);
     } else {
         TC_CHECK(0);

@@ -576,7 +576,7 @@ static void check_on_gpu(tc_dtype dtype, int m, int n, int k, const tiles *t, do
     TC_CHECK_EQ_INT(r, TC_OK);
     if (r == TC_OK) {
         double err = rel_l2(g.c, g.ref, g.nc);
-        printf("  %dx%dx%d %s, copy %s: relative L2 error %.3g\n", m, n, k, tc_dtype_name(dtype), t->v[8] ? "TMA" : "cp.async", err);
+        printf("  %dx%dx%d %s, copy %s: relative L2 error %.3g\n", m, n, k, tc_dtype_name(dtype), t->v[8] == 2 ? "TMA from a producer warpgroup" : t->v[8] ? "TMA" : "cp.async", err);
         TC_CHECK(err < bound);
     }
     if (r == TC_OK) { /* timed as one unit (split-K: two kernels and a temporary), each timed call writing the output */
