@@ -2769,15 +2769,6 @@ static void _tc_emit_stmt(_tc_emitter *em, const tc_stmt *s) {
     }
 }
 
-static int _tc_has_setmaxnreg(const tc_stmt *s) {
-    int k;
-    if (!s) return 0;
-    if (s->kind == TC_S_SETMAXNREG) return 1;
-    if (_tc_has_setmaxnreg(s->body) || _tc_has_setmaxnreg(s->then_case) || _tc_has_setmaxnreg(s->else_case)) return 1;
-    for (k = 0; k < s->nstmts; k++) if (_tc_has_setmaxnreg(s->stmts[k])) return 1;
-    return 0;
-}
-
 /* Kernel parameters: every global buffer (params, then temps), then the sizes. */
 static void _tc_emit_signature(_tc_emitter *em, const tc_func *f, const tc_kernel_ir *kern) {
     int64_t threads = 1, n;
@@ -2785,7 +2776,7 @@ static void _tc_emit_signature(_tc_emitter *em, const tc_func *f, const tc_kerne
     for (k = 0; k < 3; k++) threads = tc_expr_is_const(kern->block[k], &n) && threads ? threads * n : 0;
     tc_str_printf(em->out, "extern \"C\" __global__ void ");
     /* setmaxnreg moves registers within the block's pool: the launch bounds fix it (one block an SM, 65536 registers) */
-    if (threads > 0 && _tc_has_setmaxnreg(kern->body)) tc_str_printf(em->out, "__launch_bounds__(%lld, 1) ", (long long)threads);
+    if (threads > 0 && _tc_stmt_has_kind(kern->body, TC_S_SETMAXNREG)) tc_str_printf(em->out, "__launch_bounds__(%lld, 1) ", (long long)threads);
     else if (threads > 0) tc_str_printf(em->out, "__launch_bounds__(%lld) ", (long long)threads);
     tc_str_printf(em->out, "%s(", kern->name);
     for (k = 0; k < f->nparams + f->ntemps; k++) {

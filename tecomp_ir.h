@@ -3436,6 +3436,17 @@ TECOMP_API const char *tc_thread_tag_name(tc_thread_tag tag) {
     return (tag >= 0 && tag < TC_THREAD_TAG_COUNT) ? names[tag] : "?";
 }
 
+/* Whether s holds a statement of kind `kind` (a barrier every thread must
+   reach, a setmaxnreg that fixes the launch bounds, ...). */
+static int _tc_stmt_has_kind(const tc_stmt *s, tc_stmt_kind kind) {
+    int k;
+    if (!s) return 0;
+    if (s->kind == kind) return 1;
+    if (_tc_stmt_has_kind(s->body, kind) || _tc_stmt_has_kind(s->then_case, kind) || _tc_stmt_has_kind(s->else_case, kind)) return 1;
+    for (k = 0; k < s->nstmts; k++) if (_tc_stmt_has_kind(s->stmts[k], kind)) return 1;
+    return 0;
+}
+
 static void _tc_indent(tc_str *s, int depth) { tc_str_printf(s, "%*s", depth * 2, ""); }
 
 static void _tc_print_stmt(tc_str *s, const tc_stmt *st, int depth) {

@@ -1212,7 +1212,6 @@ typedef struct _tc_producer {
     const tc_stmt *loop;      /* for (k) { wait empty[k % n]; fetch k }, as one thread runs it; NULL: no producer */
     tc_buffer *full, *empty;
     int nstages, ncopies;
-    int64_t consumers;        /* the block's threads before the producer's plane: arrivals a phase of an empty mbarrier */
 } _tc_producer;
 
 /* A loop variable bound to a thread index, and which. */
@@ -1690,20 +1689,6 @@ static const tc_stmt *_tc_attached_at(_tc_lower *L, int k, int pos, int *failed)
     return tc_stmt_seq(L->ctx, n, list);
 }
 
-/* Whether a statement holds a barrier: every thread of the block must reach it. */
-static int _tc_has_barrier(const tc_stmt *s) {
-    int k;
-    if (!s) return 0;
-    switch (s->kind) {
-    case TC_S_BARRIER: return 1;
-    case TC_S_FOR: case TC_S_LET: case TC_S_ALLOCATE: return _tc_has_barrier(s->body);
-    case TC_S_IF: return _tc_has_barrier(s->then_case) || _tc_has_barrier(s->else_case);
-    case TC_S_SEQ:
-        for (k = 0; k < s->nstmts; k++) if (_tc_has_barrier(s->stmts[k])) return 1;
-        return 0;
-    default: return 0;
-    }
-}
 
 /* Wrap `body` in the loops at leaf positions idx[0..n) (outermost first),
    placing each guard right inside the innermost of those loops it uses, and
@@ -1721,7 +1706,7 @@ static const tc_stmt *_tc_make_loops(_tc_lower *L, int k, const int *idx, int n,
     for (j = 0; j < n; j++) {
         children[j] = with_children ? _tc_attached_at(L, k, idx[j], failed) : NULL;
         if (*failed) return NULL;
-        if (_tc_has_barrier(children[j])) below = j;
+        if (_tc_stmt_has_kind(children[j], TC_S_BARRIER)) below = j;
     }
     for (j = n - 1; j >= -1; j--) {
         const tc_expr *guard = NULL;
@@ -2774,7 +2759,6 @@ static const tc_stmt *_tc_tma_pipeline_loop(_tc_lower *L, const _tc_pipe *p, con
         L->producer.empty = f.empty;
         L->producer.nstages = p->nstages;
         L->producer.ncopies = f.ncopies;
-        L->producer.consumers = f.consumers;
         next = _tc_for_like(ctx, loop, loop->min, loop->extent, tc_stmt_seq(ctx, ns, steady));
         if (!L->producer.loop || !next) *failed = 1;
         return next;
@@ -2874,13 +2858,11 @@ static tc_result _tc_block_dims(_tc_lower *L, const tc_kernel_ir *kern, const tc
     return r;
 }
 
-/* The threads of a block of kernel kern; 0 when not a constant or not
-   consistent. */
-static int64_t _tc_block_thread_count(_tc_lower *L, const tc_kernel_ir *kern) {
-    const tc_expr *block[3];
+/* The threads of a block of the dims _tc_block_dims found; 0 when not a
+   constant. */
+static int64_t _tc_block_thread_count(const tc_expr *const block[3]) {
     int64_t total = 1, e;
     int d;
-    if (_tc_block_dims(L, kern, block) != TC_OK) return 0;
     for (d = 0; d < 3; d++) {
         if (!block[d]) continue;
         if (!tc_expr_is_const(block[d], &e) || e <= 0) return 0;
@@ -2932,7 +2914,7 @@ static const tc_stmt *_tc_producer_plane(tc_context *ctx, const tc_expr *const b
    of L->producer, inside the allocations and block loops around it:
 
        allocate full[n], empty[n]
-       producer plane, first thread: init full[*] to the copies, empty[*] to the consumers' threads
+       producer plane, first thread: init full[*] to the copies, empty[*] to the consumers' threads (L->block_threads)
        barrier                      every thread sees the mbarriers initialised
        producer plane: [setmaxnreg.dec]; first thread: for (k) { wait empty[k % n]; fetch k }
        consumers (threadIdx.z < block[2]): [setmaxnreg.inc]; s
@@ -2958,13 +2940,13 @@ static const tc_stmt *_tc_warp_roles(_tc_lower *L, const tc_stmt *s, const tc_ex
     }
     if (!tc_expr_is_const(block[0], &x) || !tc_expr_is_const(block[1], &y) || !tc_expr_is_const(block[2], &z))
         return _tc_fail(ctx, TC_ERROR_LOWER, "warp_specialize: the block's threads are not constants"), (const tc_stmt *)NULL;
-    if (_tc_has_barrier(s)) /* the producer's threads are done after the pipeline: a barrier of the whole block would wait for them */
+    if (_tc_stmt_has_kind(s, TC_S_BARRIER)) /* the producer's threads are done after the pipeline: a barrier of the whole block would wait for them */
         return _tc_fail(ctx, TC_ERROR_SCHEDULE, "warp_specialize: the kernel's threads meet at a barrier besides the pipeline's (a shared "
                         "stage written and read after it, such as an epilogue's); the producer's threads never reach it"), (const tc_stmt *)NULL;
     z_end = tc_int(ctx, z + 1);
     for (k = 0; k < p->nstages; k++) {
         inits[2 * k] = tc_stmt_mbarrier_init(ctx, p->full, tc_int(ctx, k), p->ncopies);
-        inits[2 * k + 1] = tc_stmt_mbarrier_init(ctx, p->empty, tc_int(ctx, k), (int)p->consumers);
+        inits[2 * k + 1] = tc_stmt_mbarrier_init(ctx, p->empty, tc_int(ctx, k), (int)L->block_threads);
     }
     _tc_register_split(x * y * (z + 1), x * y, &dec, &inc);
     parts[0] = _tc_producer_plane(ctx, block, z_end, NULL, tc_stmt_seq(ctx, 2 * p->nstages, inits));
@@ -2991,9 +2973,9 @@ static tc_result _tc_pass_inject_pipeline(_tc_lower *L) {
         const tc_expr *block[3];
         const tc_stmt *body;
         L->serial_depth = 0;
-        L->block_threads = _tc_block_thread_count(L, &L->kernels[k]);
-        memset(&L->producer, 0, sizeof L->producer);
         if (_tc_block_dims(L, &L->kernels[k], block) != TC_OK) return _TC_LOWER_FAIL(L);
+        L->block_threads = _tc_block_thread_count(block);
+        memset(&L->producer, 0, sizeof L->producer);
         body = _tc_mutate(&m, L->kernels[k].body);
         if (m.failed) return _TC_LOWER_FAIL(L);
         if (body && L->producer.loop) {
@@ -3517,23 +3499,19 @@ static int _tc_is_role_loop(const tc_stmt *s) {
     return s->kind == TC_S_FOR && s->for_kind == TC_FOR_THREAD && s->thread != TC_VTHREAD && !(tc_expr_is_const(s->min, &min) && min == 0);
 }
 
-/* Where the role loops of tag in s end at most (0: none). */
-static int64_t _tc_role_end(const tc_stmt *s, tc_thread_tag tag) {
-    int64_t end = 0, e, m;
+/* Where the role loops in s end at most along threadIdx.x, y, z (end[d]
+   kept where none ends further). */
+static void _tc_role_ends(const tc_stmt *s, int64_t end[3]) {
+    int64_t e, m;
     int k;
-    if (!s) return 0;
-    if (_tc_is_role_loop(s) && s->thread == tag && tc_expr_is_const(s->min, &m) && tc_expr_is_const(s->extent, &e)) end = m + e;
-    e = _tc_role_end(s->body, tag);
-    end = e > end ? e : end;
-    e = _tc_role_end(s->then_case, tag);
-    end = e > end ? e : end;
-    e = _tc_role_end(s->else_case, tag);
-    end = e > end ? e : end;
-    for (k = 0; k < s->nstmts; k++) {
-        e = _tc_role_end(s->stmts[k], tag);
-        end = e > end ? e : end;
-    }
-    return end;
+    if (!s) return;
+    if (_tc_is_role_loop(s) && s->thread >= TC_THREAD_X && s->thread <= TC_THREAD_Z && tc_expr_is_const(s->min, &m) &&
+        tc_expr_is_const(s->extent, &e) && m + e > end[s->thread - TC_THREAD_X])
+        end[s->thread - TC_THREAD_X] = m + e;
+    _tc_role_ends(s->body, end);
+    _tc_role_ends(s->then_case, end);
+    _tc_role_ends(s->else_case, end);
+    for (k = 0; k < s->nstmts; k++) _tc_role_ends(s->stmts[k], end);
 }
 
 /* Collect the thread-bound loops of a kernel into its launch shape; a tag
@@ -3572,14 +3550,15 @@ static tc_result _tc_collect_launch(_tc_lower *L, tc_kernel_ir *kern, const tc_s
 /* The block grown by the kernel's role loops (a producer plane past the
    threads the other loops bind). */
 static tc_result _tc_launch_roles(_tc_lower *L, tc_kernel_ir *kern) {
-    int64_t end, e;
+    int64_t end[3] = {0, 0, 0}, e;
     int d;
+    _tc_role_ends(kern->body, end);
     for (d = 0; d < 3; d++) {
-        if (!(end = _tc_role_end(kern->body, (tc_thread_tag)(TC_THREAD_X + d)))) continue;
-        if (kern->block[d] && (!tc_expr_is_const(kern->block[d], &e) || e > end))
+        if (!end[d]) continue;
+        if (kern->block[d] && (!tc_expr_is_const(kern->block[d], &e) || e > end[d]))
             return _tc_fail(L->ctx, TC_ERROR_LOWER, "kernel %s: a role's threads along %s end at %lld, inside the threads the kernel's "
-                            "other loops bind", kern->name, tc_thread_tag_name((tc_thread_tag)(TC_THREAD_X + d)), (long long)end);
-        kern->block[d] = tc_int(L->ctx, end);
+                            "other loops bind", kern->name, tc_thread_tag_name((tc_thread_tag)(TC_THREAD_X + d)), (long long)end[d]);
+        kern->block[d] = tc_int(L->ctx, end[d]);
     }
     return TC_OK;
 }
