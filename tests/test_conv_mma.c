@@ -27,11 +27,10 @@ static int dump;
 /* A description by its fields, zeros meaning the defaults. */
 static tc_conv2d_desc conv_in(tc_layout layout, tc_dtype dtype, int n, int c, int h, int w, int k, int r, int s, int stride, int pad,
                               int dilation) {
-    tc_conv2d_desc d;
-    memset(&d, 0, sizeof d);
-    d.layout = layout, d.dtype = dtype;
-    d.n = n, d.c = c, d.h = h, d.w = w, d.k = k, d.r = r, d.s = s;
-    d.stride_h = d.stride_w = stride, d.pad_h = d.pad_w = pad, d.dilation_h = d.dilation_w = dilation;
+    tc_conv2d_desc d = conv_desc(layout, dtype, n, c, h, w, k, r, stride, pad, 0);
+    d.s = s;
+    d.dilation_h = dilation;
+    d.dilation_w = dilation;
     return d;
 }
 

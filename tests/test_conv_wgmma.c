@@ -25,21 +25,11 @@ static tc_context *ctx;
 static int dump;
 
 static tc_conv2d_desc nhwc(tc_dtype dtype, int n, int c, int h, int w, int k, int r, int s, int stride, int pad, int dilation) {
-    tc_conv2d_desc d;
-    memset(&d, 0, sizeof d);
-    d.layout = TC_LAYOUT_NHWC;
-    d.dtype = dtype;
-    d.math = dtype == TC_FLOAT32 ? TC_CONV_MATH_TF32 : TC_CONV_MATH_EXACT;
-    d.n = n;
-    d.c = c;
-    d.h = h;
-    d.w = w;
-    d.k = k;
-    d.r = r;
+    tc_conv2d_desc d = conv_desc(TC_LAYOUT_NHWC, dtype, n, c, h, w, k, r, stride, pad, 0);
     d.s = s;
-    d.stride_h = d.stride_w = stride;
-    d.pad_h = d.pad_w = pad;
-    d.dilation_h = d.dilation_w = dilation;
+    d.math = dtype == TC_FLOAT32 ? TC_CONV_MATH_TF32 : TC_CONV_MATH_EXACT;
+    d.dilation_h = dilation;
+    d.dilation_w = dilation;
     return d;
 }
 
