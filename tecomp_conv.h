@@ -2818,6 +2818,7 @@ typedef struct _tc_mma_tiles {
     int64_t tm, tn; /* an accumulator tile: mma.sync's 16 x 8, wgmma's 64 x warp_n */
     int tma;        /* the shared tiles come by TMA (tc_tma_copy), not cp.async */
     int producer;   /* ... issued by a producer warpgroup of their own (tc_warp_specialize) */
+    int64_t tiles_per_block; /* the wgmma templates' persistent grid: output tiles a block walks (1: a block a tile) */
 } _tc_mma_tiles;
 
 /* The knobs conv2d_mma and conv2d_wgmma share: the block's and a warp's
@@ -2844,6 +2845,7 @@ static tc_result _tc_mma_tiles_of(tc_cfg *cfg, const tc_conv2d_desc *d, _tc_mma_
     t->tma = 0;
     t->producer = 0;
     t->in_flight = 0;
+    t->tiles_per_block = 1;
     t->tm = 16;
     t->tn = 8;
     if (t->wm > t->bm || t->wn > t->bn || (t->bm / t->wm) * (t->bn / t->wn) * 32 > 1024)
@@ -2861,6 +2863,23 @@ static tc_result _tc_mma_tiles_of(tc_cfg *cfg, const tc_conv2d_desc *d, _tc_mma_
 }
 
 static int64_t _tc_round_up(int64_t x, int64_t m) { return (x + m - 1) / m * m; }
+
+/* The blocks of a persistent grid over `tiles` block tiles, tiles_per_block
+   a block (the last may have fewer). */
+static int64_t _tc_persistent_grid(const _tc_mma_tiles *t, int64_t tiles) { return (tiles + t->tiles_per_block - 1) / t->tiles_per_block; }
+
+/* The product's rows (NHWC's pixels, a GEMM's m) padded to whole block
+   tiles, and on a persistent grid past them to every tile its blocks walk
+   (tiles_per_block of them each; a run past the output's tiles computes on
+   zeros and stores nothing): the accumulators' bounds then hold on every
+   run and simplify drops their guards (a guard on the thread around wgmma
+   makes ptxas serialise the pipeline, C7520). col_tiles: the block tiles
+   along the columns. */
+static int64_t _tc_mma_padded_rows(const _tc_mma_tiles *t, int64_t rows, int64_t col_tiles) {
+    rows = _tc_round_up(rows, t->bm);
+    if (t->tiles_per_block <= 1) return rows;
+    return (_tc_persistent_grid(t, rows / t->bm * col_tiles) * t->tiles_per_block + col_tiles - 1) / col_tiles * t->bm;
+}
 
 /* Elements in one 16-byte copy: 8 halves or 4 floats. */
 static int64_t _tc_mma_copy_lanes(tc_dtype dtype) { return dtype == TC_FLOAT32 ? 4 : 8; }
@@ -3008,8 +3027,8 @@ static tc_result _tc_mma_compute(tc_context *ctx, const tc_conv2d_desc *d, int p
     g->per_image = g->nchw ? _tc_round_up((int64_t)p * q, 8) : (int64_t)p * q;
     g->m = (int64_t)d->n * g->per_image;
     g->cols = (int64_t)d->c * d->r * d->s;
-    g->mpad = _tc_round_up(g->m, g->nchw ? t->bn : t->bm);
     g->jpad = _tc_round_up(d->k, g->nchw ? t->bm : t->bn);
+    g->mpad = g->nchw ? _tc_round_up(g->m, t->bn) : _tc_mma_padded_rows(t, g->m, g->jpad / t->bn);
     g->kpad = _tc_round_up(g->cols, t->bk * t->split);
     g->conv.pad = NULL;
     g->conv.data = _tc_conv_placeholder(ctx, "data", d->layout, d->dtype, data_sizes);
@@ -3085,6 +3104,31 @@ static const tc_intrin *_tc_mma_store_intrin(tc_context *ctx, const _tc_mma_tile
 
 static const tc_thread_tag _tc_mma_thread_tags[3] = {TC_THREAD_Z, TC_THREAD_Y, TC_THREAD_X};
 
+/* The block tiles' loops rows and cols as a persistent grid walks them
+   (tiles_per_block > 1): fused, and split so that tile = k G + blockIdx.x,
+   G = ceil(tiles / tiles_per_block) blocks each running its tiles in the
+   serial loop k inside the kernel (the split's guard skips a last k past the
+   tiles); consecutive blocks take consecutive tiles, the same rows of A.
+   *block: the loop bound to blockIdx.x; *run: k, where the block's tile
+   is. A count that gives the grid a smaller one does (its last k would be
+   past every tile) is an invalid configuration. */
+static tc_result _tc_mma_persistent(tc_context *ctx, const _tc_mma_tiles *t, tc_stage *st, tc_iter *rows, tc_iter *cols, tc_iter **block,
+                                    tc_iter **run) {
+    int64_t nrows = 0, ncols = 0, tiles, grid;
+    tc_iter *tile;
+    if (!tc_expr_is_const(rows->var->extent, &nrows) || !tc_expr_is_const(cols->var->extent, &ncols))
+        return _tc_fail(ctx, TC_ERROR_SCHEDULE, "persistent grid: the block tiles' count is not a constant");
+    tiles = nrows * ncols;
+    grid = _tc_persistent_grid(t, tiles);
+    if ((tiles + grid - 1) / grid != t->tiles_per_block)
+        return _tc_fail(ctx, TC_ERROR_SCHEDULE, "persistent grid: %lld tiles a block over %lld tiles is %lld blocks of %lld tiles",
+                        (long long)t->tiles_per_block, (long long)tiles, (long long)grid, (long long)((tiles + grid - 1) / grid));
+    _TC_CONV_TRY(tc_fuse(st, rows, cols, &tile));
+    _TC_CONV_TRY(tc_split(st, tile, grid, run, block));
+    _TC_CONV_TRY(tc_reorder_va(st, 2, *block, *run));
+    return tc_bind(st, *block, TC_BLOCK_X);
+}
+
 /* What the output's and the parts' schedules share: their loops in the
    order (part,) block rows, block columns, warp rows, warp columns, row
    tiles, column tiles, 16 tile rows, 8 tile columns (loops[0..8)), bound to
@@ -3093,13 +3137,14 @@ static const tc_thread_tag _tc_mma_thread_tags[3] = {TC_THREAD_Z, TC_THREAD_Y, T
    columns, where its accumulators are computed. */
 static tc_result _tc_mma_store_tiles(tc_context *ctx, const _tc_mma_tiles *t, tc_stage *st, tc_iter *part, tc_iter *const *loops, tc_iter **warp) {
     static const tc_thread_tag tags[4] = {TC_BLOCK_X, TC_BLOCK_Y, TC_THREAD_Z, TC_THREAD_Y};
-    tc_iter *order[9];
+    tc_iter *order[9], *block, *run;
     int n = 0, k;
     if (part) order[n++] = part;
     for (k = 0; k < 8; k++) order[n++] = loops[k];
     _TC_CONV_TRY(tc_reorder(st, n, order));
     if (part) _TC_CONV_TRY(tc_bind(st, part, TC_BLOCK_Z));
-    for (k = 0; k < 4; k++) _TC_CONV_TRY(tc_bind(st, loops[k], tags[k]));
+    if (t->tiles_per_block > 1) _TC_CONV_TRY(_tc_mma_persistent(ctx, t, st, loops[0], loops[1], &block, &run));
+    for (k = t->tiles_per_block > 1 ? 2 : 0; k < 4; k++) _TC_CONV_TRY(tc_bind(st, loops[k], tags[k]));
     if (t->wgmma) { /* the warpgroup's tiles by constant indices into its accumulator registers */
         _TC_CONV_TRY(tc_unroll(st, loops[4]));
         _TC_CONV_TRY(tc_unroll(st, loops[5]));
@@ -3152,8 +3197,12 @@ static tc_result _tc_mma_epilogue_schedule(tc_context *ctx, const _tc_mma_tiles 
     _TC_CONV_TRY(tc_split(so, cols, nchw ? t->bn / 8 : t->bn, &b1, &ni));
     if (l) _TC_CONV_TRY(tc_reorder_va(so, 5, b0, b1, mi, ni, l));
     else _TC_CONV_TRY(tc_reorder_va(so, 4, b0, b1, mi, ni));
-    _TC_CONV_TRY(tc_bind(so, b0, TC_BLOCK_X));
-    _TC_CONV_TRY(tc_bind(so, b1, TC_BLOCK_Y));
+    if (t->tiles_per_block > 1) { /* b1: the loop the block's tile is at */
+        _TC_CONV_TRY(_tc_mma_persistent(ctx, t, so, b0, b1, &b0, &b1));
+    } else {
+        _TC_CONV_TRY(tc_bind(so, b0, TC_BLOCK_X));
+        _TC_CONV_TRY(tc_bind(so, b1, TC_BLOCK_Y));
+    }
     _tc_mma_thread_counts(t, counts);
     _TC_CONV_TRY(_tc_epi_spread(ctx, so, b1, 3, counts, _tc_mma_thread_tags));
     _TC_CONV_TRY(tc_compute_at(sg, so, b1));
@@ -3333,13 +3382,24 @@ static tc_result _tc_wgmma_knobs(tc_cfg *cfg, tc_dtype dtype) {
     return tc_cfg_define_knob(cfg, "in_flight", 2, in_flight);
 }
 
+/* The registers a consumer thread of a block of warpgroups gets: its share
+   of the SM's 65536 (the block alone there; in steps of 8, at most 255), or
+   with a producer warpgroup what setmaxnreg moves to the consumers. */
+static int64_t _tc_wgmma_registers(int64_t warpgroups, int producer) {
+    int64_t threads = (warpgroups + (producer ? 1 : 0)) * 128, entry = 65536 / threads / 8 * 8;
+    int dec, inc;
+    _tc_register_split(threads, producer ? 128 : 0, &dec, &inc);
+    return producer && inc ? inc : entry > 255 ? 255 : entry;
+}
+
 /* The knobs' sizes, checked: warpgroups tile the block, at most 4 of them
    (512 threads), at most 128 accumulators a thread (warp_m warp_n / 128:
-   more would spill), the shared tiles within the H100's 227 KiB, and
-   whole rounds of the block's 16-byte copies. */
+   more would spill) and room beside them in a thread's registers, the
+   shared tiles within the H100's 227 KiB, and whole rounds of the block's
+   16-byte copies. */
 static tc_result _tc_wgmma_tiles_of(tc_cfg *cfg, const tc_conv2d_desc *d, _tc_mma_tiles *t) {
     tc_context *ctx = tc_cfg_context(cfg);
-    int64_t warpgroups, bytes = tc_dtype_bytes(d->dtype);
+    int64_t warpgroups, registers, bytes = tc_dtype_bytes(d->dtype);
     _tc_mma_block_knobs(cfg, t);
     t->in_flight = tc_cfg_knob_value(cfg, "in_flight");
     t->vec = _tc_mma_copy_lanes(d->dtype);
@@ -3347,8 +3407,6 @@ static tc_result _tc_wgmma_tiles_of(tc_cfg *cfg, const tc_conv2d_desc *d, _tc_mm
     t->swizzle = 1;
     t->col_along_m = 0;
     t->wgmma = 1;
-    t->tma = 0;
-    t->producer = 0;
     t->tm = 64;
     t->tn = t->wn;
     if (t->wm > t->bm || t->wn > t->bn)
@@ -3358,6 +3416,11 @@ static tc_result _tc_wgmma_tiles_of(tc_cfg *cfg, const tc_conv2d_desc *d, _tc_mm
     if (warpgroups > 4 || t->wm * t->wn > 128 * 128)
         return _tc_fail(ctx, TC_ERROR_SCHEDULE, "conv2d_wgmma: %lld warpgroups of %lld accumulators a thread (at most 4, and 128 a thread)",
                         (long long)warpgroups, (long long)(t->wm * t->wn / 128));
+    registers = _tc_wgmma_registers(warpgroups, t->producer);
+    if (t->wm * t->wn / 128 + 32 > registers) /* ptxas needs a few more than the accumulators: past them it refuses (C7602) */
+        return _tc_fail(ctx, TC_ERROR_SCHEDULE, "conv2d_wgmma: %lld accumulators a thread and the addresses beside them exceed the %lld "
+                        "registers a thread of %lld warpgroups%s gets", (long long)(t->wm * t->wn / 128), (long long)registers,
+                        (long long)warpgroups, t->producer ? " and a producer" : "");
     if (t->in_flight && t->stages < 3)
         return _tc_fail(ctx, TC_ERROR_SCHEDULE, "conv2d_wgmma: a wgmma group in flight across k steps needs 3 stages or more (%lld)",
                         (long long)t->stages);
@@ -3376,11 +3439,24 @@ static tc_result _tc_wgmma_tiles_of(tc_cfg *cfg, const tc_conv2d_desc *d, _tc_mm
    it builds every shape, and the space is collected with the first values. */
 static const int64_t _tc_wgmma_copies[] = {0, 1, 2};
 
-/* The tiles' copy as the copy knob says. */
-static void _tc_wgmma_copy_of(tc_cfg *cfg, _tc_mma_tiles *t) {
-    int64_t copy = tc_cfg_knob_value(cfg, "copy");
+/* The tiles_per_block knob's values: 1 a block a tile; more, a persistent
+   grid (_tc_mma_persistent), whose producer loads a block's next tile while
+   its consumers finish this one. Counts rather than a grid size: templates
+   know no device; the tuner finds the count whose grid fills its SMs. */
+static const int64_t _tc_wgmma_tiles_per_block[] = {1, 2, 4, 6, 8, 12, 16, 32};
+
+/* The copy and persistence knobs, defined after the rest (a knob defined
+   last keeps the indices of configurations recorded before it, its first
+   value being what they ran), and the tiles' copy and grid as they say. */
+static tc_result _tc_wgmma_copy_and_grid(tc_cfg *cfg, const int64_t *copies, _tc_mma_tiles *t) {
+    int64_t copy;
+    _TC_CONV_TRY(tc_cfg_define_knob(cfg, "copy", 3, copies));
+    _TC_CONV_TRY(tc_cfg_define_knob(cfg, "tiles_per_block", 8, _tc_wgmma_tiles_per_block));
+    copy = tc_cfg_knob_value(cfg, "copy");
     t->tma = copy != 0;
     t->producer = copy == 2;
+    t->tiles_per_block = tc_cfg_knob_value(cfg, "tiles_per_block");
+    return TC_OK;
 }
 
 /* TMA's tiles: a k tile's channels within one tap (an im2col copy reads
@@ -3404,9 +3480,8 @@ TECOMP_API tc_result tc_conv2d_wgmma_template(tc_cfg *cfg, const void *task, tc_
         return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "conv2d_wgmma: builds NHWC kernels (KRSC weights, NHWK output); the task is %s "
                         "(conv2d_mma builds NCHW)", tc_layout_name(d.layout));
     _TC_CONV_TRY(_tc_wgmma_knobs(cfg, d.dtype));
-    _TC_CONV_TRY(tc_cfg_define_knob(cfg, "copy", 3, _tc_wgmma_copies));
+    _TC_CONV_TRY(_tc_wgmma_copy_and_grid(cfg, _tc_wgmma_copies, &t));
     _TC_CONV_TRY(_tc_wgmma_tiles_of(cfg, &d, &t));
-    _tc_wgmma_copy_of(cfg, &t);
     if (t.tma) _TC_CONV_TRY(_tc_wgmma_tma_fits(ctx, &d, &t));
     return _tc_mma_instance(ctx, &d, &t, out);
 }
@@ -3443,8 +3518,8 @@ static tc_result _tc_matmul_compute(tc_context *ctx, const tc_gemm_desc *d, cons
     g->m = d->m;
     g->cols = d->k;
     g->per_image = d->m;
-    g->mpad = _tc_round_up(d->m, t->bm);
     g->jpad = _tc_round_up(d->n, t->bn);
+    g->mpad = _tc_mma_padded_rows(t, d->m, g->jpad / t->bn);
     g->kpad = _tc_round_up(d->k, t->bk * t->split);
     g->conv.data = tc_placeholderi(ctx, "A", d->dtype, TC_DIMS((int64_t)d->m, (int64_t)d->k));
     g->conv.kernel = tc_placeholderi(ctx, "B", d->dtype, TC_DIMS((int64_t)d->n, (int64_t)d->k));
@@ -3488,11 +3563,10 @@ TECOMP_API tc_result tc_gemm_wgmma_template(tc_cfg *cfg, const void *task, tc_in
     memset(&d, 0, sizeof d);
     _TC_CONV_TRY(_tc_matmul_task(ctx, task, &d));
     _TC_CONV_TRY(_tc_wgmma_knobs(cfg, d.dtype));
-    _TC_CONV_TRY(tc_cfg_define_knob(cfg, "copy", 3, copy));
     memset(&as_conv, 0, sizeof as_conv);
     as_conv.dtype = d.dtype;
+    _TC_CONV_TRY(_tc_wgmma_copy_and_grid(cfg, copy, &t));
     _TC_CONV_TRY(_tc_wgmma_tiles_of(cfg, &as_conv, &t));
-    _tc_wgmma_copy_of(cfg, &t);
     _TC_CONV_TRY(_tc_matmul_compute(ctx, &d, &t, &g, &as_conv));
     if (!(s = tc_schedule_create(ctx, 1, &g.conv.out))) return _tc_conv_error(ctx);
     _TC_CONV_TRY(_tc_mma_schedule(ctx, d.dtype, &t, s, &g));

@@ -1203,6 +1203,9 @@ typedef struct _tc_pipe {
     int lag;                   /* tc_pipeline_lag: iterations the computation's reads stay in flight, its tiles kept that much longer */
     int tma, plain;            /* some of its stages are fetched by TMA (tc_tma_copy), some not */
     int producer;              /* tc_warp_specialize: a producer warpgroup issues its copies */
+    const tc_expr *base;       /* the steps earlier runs of the loop took: its tiles are steps base + k (copy (base + k) % nstages).
+                                  0 (inject_pipeline substitutes it) but for a producer's pipeline inside a serial loop (a
+                                  persistent grid's tile loop), where the producer and the consumers count the loop's runs */
 } _tc_pipe;
 
 /* A warp-specialised pipeline as inject_pipeline leaves it for the kernel's
@@ -1210,7 +1213,9 @@ typedef struct _tc_pipe {
    initialises them. */
 typedef struct _tc_producer {
     const tc_stmt *loop;      /* for (k) { wait empty[k % n]; fetch k }, as one thread runs it; NULL: no producer */
+    const tc_stmt *consumer;  /* the consumers' statement in the kernel the producer's loop stands for in the producer's part */
     tc_buffer *full, *empty;
+    tc_buffer *runs;          /* a pipeline inside a serial loop: each thread's count of the loop's runs (local); else NULL */
     int nstages, ncopies;
 } _tc_producer;
 
@@ -1521,6 +1526,13 @@ static tc_result _tc_stage_loops(_tc_lower *L, int k) {
     return TC_OK;
 }
 
+/* The variable counting the steps a pipelined loop's earlier runs took. */
+static const tc_expr *_tc_pipe_base(tc_context *ctx, const tc_expr *var) {
+    char name[160];
+    snprintf(name, sizeof name, "%s.base", var->name);
+    return tc_var(ctx, name);
+}
+
 /* The pipeline of the loop pipelined stage k is computed at, made on first
    use; NULL (error set) when that loop cannot be pipelined. */
 static _tc_pipe *_tc_pipe_of(_tc_lower *L, int k) {
@@ -1541,7 +1553,9 @@ static _tc_pipe *_tc_pipe_of(_tc_lower *L, int k) {
         L->pipes[L->npipes].var = var;
         L->pipes[L->npipes].lag = st->pipeline_lag;
         L->pipes[L->npipes].producer = st->warp_specialize;
+        L->pipes[L->npipes].base = _tc_pipe_base(L->ctx, var);
         L->pipes[L->npipes++].nstages = st->pipeline_stages;
+        if (!L->pipes[L->npipes - 1].base) return (_tc_pipe *)NULL;
     }
     p = &L->pipes[j];
     if (p->nstages != st->pipeline_stages)
@@ -1620,8 +1634,8 @@ static tc_result _tc_stage_buffer(_tc_lower *L, int k) {
     v->offset = tc_int(L->ctx, 0);
     if (st->pipeline_stages > 1) {
         if (!(pipe = _tc_pipe_of(L, k))) return _TC_LOWER_FAIL(L);
-        /* tile k of the pipelined loop lives in copy k % nstages */
-        v->offset = tc_simplify(tc_mul(tc_modi(pipe->var, st->pipeline_stages), size));
+        /* step k of the pipelined loop lives in copy (base + k) % nstages */
+        v->offset = tc_simplify(tc_mul(tc_modi(tc_add(pipe->base, pipe->var), st->pipeline_stages), size));
         size = tc_muli(size, st->pipeline_stages);
     }
     if (!(v->buffer = tc_buffer_create(L->ctx, st->tensor->name, st->tensor->dtype, v->scope, tc_simplify(size)))) return TC_ERROR_OUT_OF_MEMORY;
@@ -2612,7 +2626,7 @@ static const tc_stmt *_tc_tma_fetch_of(tc_context *ctx, const tc_stmt *fetch, _t
     return m.failed ? NULL : r;
 }
 
-/* The thread loops a producer's fetch is stripped of, and their variables. */
+/* The thread loops a producer's part is stripped of, and their variables. */
 typedef struct _tc_thread_strip {
     const tc_expr *vars[8];
     int n;
@@ -2650,31 +2664,26 @@ static int _tc_strip_threads_stmt(_tc_mutator *m, const tc_stmt *s, const tc_stm
     return 0;
 }
 
-/* A TMA stage's fetch as one thread of its own issues it: its thread loops
-   (they size the consumers' block) and the guard picking their first
-   thread gone. NULL (error set) when the copies depend on those threads. */
-static const tc_stmt *_tc_fetch_for_one_thread(tc_context *ctx, const tc_stmt *fetch, const tc_expr *loop_var) {
-    _tc_thread_strip t;
+/* s as one thread of its own runs it (the producer's part): its thread
+   loops (they size the consumers' block; their variables go to t) and the
+   guards picking their first thread (a TMA stage's issuing thread) gone.
+   NULL past 8 thread loops. */
+static const tc_stmt *_tc_strip_threads(tc_context *ctx, const tc_stmt *s, _tc_thread_strip *t) {
     _tc_mutator m;
     const tc_stmt *r;
-    int k;
-    memset(&t, 0, sizeof t);
     memset(&m, 0, sizeof m);
     m.ctx = ctx;
     m.stmt = _tc_strip_threads_stmt;
-    m.user = &t;
-    r = _tc_mutate(&m, fetch);
-    if (m.failed) return NULL;
-    for (k = 0; k < t.n; k++)
-        if (_tc_stmt_uses(r, t.vars[k]))
-            return _tc_fail(ctx, TC_ERROR_SCHEDULE, "warp_specialize: the copies of the pipeline at %s depend on %s, which the producer's "
-                            "one thread does not have", loop_var->name, t.vars[k]->name), (const tc_stmt *)NULL;
-    return r;
+    m.user = t;
+    r = _tc_mutate(&m, s);
+    return m.failed ? NULL : r;
 }
 
 /* A TMA pipeline (every stage tc_tma_copy): as _tc_pipeline_loop's, with
-   mbarriers in place of commit, wait and the barrier of each step. Copy
-   slot s = t % n of tile t has two: full[s] completes when the tile's
+   mbarriers in place of commit, wait and the barrier of each step. Step k
+   of the loop is tile t = base + k of the pipeline (base: the steps of its
+   earlier runs, 0 but where a producer's pipeline runs again; min taken as
+   0 below for short). Copy slot s = t % n of tile t has two: full[s] completes when the tile's
    copies have landed (the issuing thread arms it for their bytes), empty[s]
    when every consumer thread has let go of the tile (each arrives once
    after its last read of it: with a lag, after the wgmma wait that retires
@@ -2705,10 +2714,13 @@ static const tc_stmt *_tc_fetch_for_one_thread(tc_context *ctx, const tc_stmt *f
    every slot as soon as it is empty (_tc_warp_roles places both):
 
        for (k) { mbarrier_wait(empty[k % n], ((k - min) / n + 1) % 2); fetch k } */
+static const tc_stmt *_tc_producer_pipeline(_tc_lower *L, const _tc_pipe *p, const tc_stmt *loop, const tc_stmt *fetch_seq, _tc_tma_fetch *f,
+                                            const tc_expr *fill_parity, const tc_stmt *steady, const tc_stmt *release, int *failed);
+
 static const tc_stmt *_tc_tma_pipeline_loop(_tc_lower *L, const _tc_pipe *p, const tc_stmt *loop, const tc_stmt *fetch_seq,
-                                            const tc_stmt *const *compute, int ncompute, int *failed) {
+                                            const tc_stmt *const *compute, int ncompute, const tc_expr *base, int *failed) {
     tc_context *ctx = L->ctx;
-    const tc_expr *v = loop->var, *n = tc_int(ctx, p->nstages), *ahead, *released, *fill_parity;
+    const tc_expr *v = loop->var, *n = tc_int(ctx, p->nstages), *ahead, *released, *fill_parity, *done;
     const tc_stmt **outer, **steady, *prologue_fetch, *refill, *first_fetch, *next, *arrive;
     _tc_tma_fetch f;
     char name[160];
@@ -2716,9 +2728,6 @@ static const tc_stmt *_tc_tma_pipeline_loop(_tc_lower *L, const _tc_pipe *p, con
     if (L->block_threads <= 0)
         return *failed = 1, _tc_fail(ctx, TC_ERROR_LOWER, "pipeline at %s: its TMA copies' empty mbarriers count an arrival a thread, and the "
                                      "kernel's block has no constant thread count", v->name), (const tc_stmt *)NULL;
-    if (p->producer && L->serial_depth)
-        return *failed = 1, _tc_fail(ctx, TC_ERROR_SCHEDULE, "warp_specialize: the pipelined loop %s runs more than once a block (a serial "
-                                     "loop is around it); its producer and consumers count mbarrier phases over one run", v->name), (const tc_stmt *)NULL;
     if (p->producer && L->producer.loop)
         return *failed = 1, _tc_fail(ctx, TC_ERROR_SCHEDULE, "warp_specialize: the pipelined loop %s is the kernel's second warp-specialised "
                                      "pipeline; a kernel has one producer", v->name), (const tc_stmt *)NULL;
@@ -2729,14 +2738,15 @@ static const tc_stmt *_tc_tma_pipeline_loop(_tc_lower *L, const _tc_pipe *p, con
     if (!(f.empty = tc_buffer_create(ctx, name, TC_INT64, TC_SCOPE_SHARED, n))) return *failed = 1, (const tc_stmt *)NULL;
     f.bar->mbarrier = 1;
     f.empty->mbarrier = 1;
-    f.slot = tc_mod(v, n);
+    f.slot = tc_mod(tc_add(base, v), n); /* step base + k */
     f.nstages = p->nstages;
     f.ncopies = _tc_tma_count(fetch_seq);
     f.consumers = L->block_threads;
-    fill_parity = tc_mod(tc_add(tc_div(tc_sub(v, loop->min), n), tc_int(ctx, 1)), tc_int(ctx, 2));
+    done = tc_add(base, tc_sub(v, loop->min)); /* the steps before this one: the slot's earlier phases are done / n */
+    fill_parity = tc_mod(tc_add(tc_div(done, n), tc_int(ctx, 1)), tc_int(ctx, 2));
     steady = (const tc_stmt **)_tc_alloc(ctx, sizeof *steady * (size_t)(ncompute + 4));
     if (!steady) return *failed = 1, (const tc_stmt *)NULL;
-    steady[ns++] = tc_stmt_mbarrier_wait(ctx, f.bar, f.slot, tc_simplify(tc_mod(tc_div(tc_sub(v, loop->min), n), tc_int(ctx, 2))));
+    steady[ns++] = tc_stmt_mbarrier_wait(ctx, f.bar, f.slot, tc_simplify(tc_mod(tc_div(done, n), tc_int(ctx, 2))));
     if (!p->producer) {
         ahead = tc_add(v, tc_int(ctx, distance));
         refill = _tc_tma_fetch_of(ctx, fetch_seq, &f, 0, fill_parity);
@@ -2745,24 +2755,10 @@ static const tc_stmt *_tc_tma_pipeline_loop(_tc_lower *L, const _tc_pipe *p, con
     }
     for (t = 0; t < ncompute; t++) steady[ns++] = compute[t];
     released = tc_sub(v, tc_int(ctx, p->lag)); /* the tile this step's wgmma wait retires the last read of */
-    arrive = tc_stmt_mbarrier_arrive(ctx, f.empty, tc_simplify(tc_mod(released, n)), NULL);
+    arrive = tc_stmt_mbarrier_arrive(ctx, f.empty, tc_simplify(tc_mod(tc_add(base, released), n)), NULL);
     steady[ns++] = p->lag && arrive ? tc_stmt_if(ctx, tc_ge(released, loop->min), arrive, NULL) : arrive;
     for (t = 0; t < ns; t++) if (!steady[t]) return *failed = 1, (const tc_stmt *)NULL;
-    if (p->producer) {
-        const tc_stmt *fill[2];
-        fill[0] = tc_stmt_mbarrier_wait(ctx, f.empty, f.slot, fill_parity);
-        fill[1] = _tc_tma_fetch_of(ctx, fetch_seq, &f, 0, NULL);
-        if (fill[1]) fill[1] = _tc_fetch_for_one_thread(ctx, fill[1], v);
-        if (!fill[0] || !fill[1]) return *failed = 1, (const tc_stmt *)NULL;
-        L->producer.loop = _tc_for_like(ctx, loop, loop->min, loop->extent, tc_stmt_seq(ctx, 2, fill));
-        L->producer.full = f.bar;
-        L->producer.empty = f.empty;
-        L->producer.nstages = p->nstages;
-        L->producer.ncopies = f.ncopies;
-        next = _tc_for_like(ctx, loop, loop->min, loop->extent, tc_stmt_seq(ctx, ns, steady));
-        if (!L->producer.loop || !next) *failed = 1;
-        return next;
-    }
+    if (p->producer) return _tc_producer_pipeline(L, p, loop, fetch_seq, &f, fill_parity, tc_stmt_seq(ctx, ns, steady), steady[ns - 1], failed);
     prologue_fetch = _tc_tma_fetch_of(ctx, fetch_seq, &f, 0, NULL);
     first_fetch = _tc_tma_fetch_of(ctx, fetch_seq, &f, 1, NULL);
     outer = (const tc_stmt **)_tc_alloc(ctx, sizeof *outer * (size_t)(p->nstages + 4));
@@ -2779,11 +2775,77 @@ static const tc_stmt *_tc_tma_pipeline_loop(_tc_lower *L, const _tc_pipe *p, con
     return tc_stmt_allocate(ctx, f.bar, tc_stmt_allocate(ctx, f.empty, tc_stmt_seq(ctx, no, outer)));
 }
 
+/* A warp-specialised pipeline inside a serial loop (a persistent grid's
+   loop over tiles): each role's part of a run with the pipeline's base
+   the steps of the runs before it, from the role's count of runs (each
+   thread's own, L->producer.runs), counted on after it:
+
+       let base = runs[0] * extent { part; runs[0] = runs[0] + 1 } */
+static const tc_stmt *_tc_pipeline_run(_tc_lower *L, const _tc_pipe *p, const tc_stmt *loop, const tc_stmt *part) {
+    tc_context *ctx = L->ctx;
+    const tc_expr *zero = tc_int(ctx, 0), *runs = _tc_load(L->producer.runs, zero);
+    const tc_stmt *parts[2];
+    parts[0] = part;
+    parts[1] = tc_stmt_store(ctx, L->producer.runs, zero, tc_add(runs, tc_int(ctx, 1)));
+    return part && parts[1] ? tc_stmt_let(ctx, p->base, tc_mul(runs, loop->extent), tc_stmt_seq(ctx, 2, parts)) : NULL;
+}
+
+/* The consumers' loop after a run inside a serial loop: with a lag, the
+   empty arrivals for the run's last lag tiles, which its steps left to the
+   next: the step's own release (`release`, on the loop's variable) as the
+   steps past the loop's end would make it (the wgmma wait that
+   inject_wgmma_sync puts after the loop retires their reads first). */
+static const tc_stmt *_tc_consumer_run(_tc_lower *L, const _tc_pipe *p, const tc_stmt *loop, const tc_stmt *consumer, const tc_stmt *release) {
+    tc_context *ctx = L->ctx;
+    const tc_stmt *parts[_TC_MAX_PIPELINE_STAGES + 1];
+    int k, failed = 0;
+    parts[0] = consumer;
+    for (k = 0; k < p->lag && k < _TC_MAX_PIPELINE_STAGES; k++) {
+        const tc_expr *past = tc_simplify(tc_add(tc_add(loop->min, loop->extent), tc_int(ctx, k)));
+        if (!(parts[k + 1] = _tc_stmt_subst(ctx, release, loop->var, past, &failed)) || failed) return NULL;
+    }
+    return tc_stmt_seq(ctx, k + 1, parts);
+}
+
+/* A warp-specialised TMA pipeline (_tc_tma_pipeline_loop's, steady its
+   consumers' step, release the step's empty arrival): the consumers' loop, returned; the producer's, which
+   fills every slot as soon as it is empty, and the mbarriers left in
+   L->producer for _tc_warp_roles. Inside a serial loop both count the
+   loop's runs (_tc_pipeline_run). */
+static const tc_stmt *_tc_producer_pipeline(_tc_lower *L, const _tc_pipe *p, const tc_stmt *loop, const tc_stmt *fetch_seq, _tc_tma_fetch *f,
+                                            const tc_expr *fill_parity, const tc_stmt *steady, const tc_stmt *release, int *failed) {
+    tc_context *ctx = L->ctx;
+    const tc_stmt *fill[2], *producer, *consumer;
+    char name[160];
+    fill[0] = tc_stmt_mbarrier_wait(ctx, f->empty, f->slot, fill_parity);
+    fill[1] = _tc_tma_fetch_of(ctx, fetch_seq, f, 0, NULL); /* with the stage's thread loops: _tc_producer_part strips them */
+    if (!fill[0] || !fill[1]) return *failed = 1, (const tc_stmt *)NULL;
+    producer = _tc_for_like(ctx, loop, loop->min, loop->extent, tc_stmt_seq(ctx, 2, fill));
+    consumer = _tc_for_like(ctx, loop, loop->min, loop->extent, steady);
+    if (L->serial_depth) {
+        snprintf(name, sizeof name, "%s.runs", loop->var->name);
+        if (!(L->producer.runs = tc_buffer_create(ctx, name, TC_INT32, TC_SCOPE_LOCAL, tc_int(ctx, 1)))) return *failed = 1, (const tc_stmt *)NULL;
+        producer = producer ? _tc_pipeline_run(L, p, loop, producer) : NULL;
+        consumer = consumer ? _tc_pipeline_run(L, p, loop, _tc_consumer_run(L, p, loop, consumer, release)) : NULL;
+    }
+    L->producer.loop = producer;
+    L->producer.consumer = consumer;
+    L->producer.full = f->bar;
+    L->producer.empty = f->empty;
+    L->producer.nstages = p->nstages;
+    L->producer.ncopies = f->ncopies;
+    if (!producer || !consumer) *failed = 1;
+    return consumer;
+}
+
 static const tc_stmt *_tc_pipeline_loop(_tc_lower *L, const _tc_pipe *p, const tc_stmt *loop, const tc_stmt *body, int *failed) {
     tc_context *ctx = L->ctx;
     const tc_stmt *items[128], *fetch[128], **steady, **outer, *fetch_seq, *next;
-    const tc_expr *v = loop->var, *ahead;
-    int n = _tc_flatten_seq(body, items, 0, 128), j = 0, nf = 0, ns = 0, no = 0, t, distance;
+    /* the steps of earlier runs: counted only where a producer's pipeline runs again (_tc_pipeline_run); else each run starts at copy 0 */
+    const tc_expr *v = loop->var, *ahead, *base = p->producer && L->serial_depth ? p->base : tc_int(ctx, 0);
+    int n, j = 0, nf = 0, ns = 0, no = 0, t, distance;
+    if (base != p->base && !(body = _tc_stmt_subst(ctx, body, p->base, base, failed))) return NULL;
+    n = _tc_flatten_seq(body, items, 0, 128);
     if (n > 128) return *failed = 1, _tc_fail(ctx, TC_ERROR_LOWER, "pipeline at %s: more than 128 statements in the loop", v->name), (const tc_stmt *)NULL;
     if (j < n && items[j]->kind == TC_S_BARRIER) j++; /* the leading barrier: the pipeline's own replaces it */
     while (j < n && items[j]->kind != TC_S_BARRIER && _tc_pipe_writes(p, items[j])) fetch[nf++] = items[j++];
@@ -2798,7 +2860,7 @@ static const tc_stmt *_tc_pipeline_loop(_tc_lower *L, const _tc_pipe *p, const t
     if (p->tma && p->plain)
         return *failed = 1, _tc_fail(ctx, TC_ERROR_SCHEDULE, "pipeline at %s: some of its stages are copied by TMA (tc_tma_copy) and some "
                                      "not; one pipeline waits on mbarriers or on copy groups, so copy them all alike", v->name), (const tc_stmt *)NULL;
-    if (p->tma) return _tc_tma_pipeline_loop(L, p, loop, fetch_seq, items + j, n - j, failed);
+    if (p->tma) return _tc_tma_pipeline_loop(L, p, loop, fetch_seq, items + j, n - j, base, failed);
     if (p->producer)
         return *failed = 1, _tc_fail(ctx, TC_ERROR_SCHEDULE, "warp_specialize: the pipeline at %s is not copied by TMA (tc_tma_copy); a "
                                      "producer warpgroup issues TMA copies", v->name), (const tc_stmt *)NULL;
@@ -2910,13 +2972,63 @@ static const tc_stmt *_tc_producer_plane(tc_context *ctx, const tc_expr *const b
     return one ? _tc_role_loop(ctx, TC_THREAD_Z, block[2], tc_int(ctx, 1), z_end, tc_stmt_seq(ctx, 2, parts)) : NULL;
 }
 
+/* The producer's slice of the consumers' work s: the loops, conditions
+   and values around their pipeline (L->producer.consumer) with the
+   producer's loop in its place, the rest (the computation, the stores)
+   dropped. NULL where s holds no pipeline. */
+static const tc_stmt *_tc_producer_slice(_tc_lower *L, const tc_stmt *s) {
+    tc_context *ctx = L->ctx;
+    const tc_stmt *r = NULL, *e;
+    int k;
+    if (!s) return NULL;
+    if (s == L->producer.consumer) return L->producer.loop;
+    switch (s->kind) {
+    case TC_S_FOR: return (r = _tc_producer_slice(L, s->body)) ? _tc_for_like(ctx, s, s->min, s->extent, r) : NULL;
+    case TC_S_IF:
+        r = _tc_producer_slice(L, s->then_case);
+        e = _tc_producer_slice(L, s->else_case);
+        if (!r && !e) return NULL;
+        return r ? tc_stmt_if(ctx, s->cond, r, e) : tc_stmt_if(ctx, tc_not(s->cond), e, NULL);
+    case TC_S_LET:
+        if (!(r = _tc_producer_slice(L, s->body))) return NULL;
+        return _tc_stmt_uses(r, s->var) ? tc_stmt_let(ctx, s->var, s->value, r) : r;
+    case TC_S_ALLOCATE: return (r = _tc_producer_slice(L, s->body)) ? tc_stmt_allocate(ctx, s->buffer, r) : NULL;
+    case TC_S_SEQ:
+        for (k = 0; k < s->nstmts; k++)
+            if ((e = _tc_producer_slice(L, s->stmts[k]))) r = e; /* one of them holds the pipeline */
+        return r;
+    default: return NULL;
+    }
+}
+
+/* The producer's part of s as its one thread runs it (its slice, thread
+   loops stripped); NULL (error set) when that depends on the threads it
+   does not have. */
+static const tc_stmt *_tc_producer_part(_tc_lower *L, const tc_stmt *s) {
+    _tc_thread_strip threads;
+    const tc_stmt *r;
+    int k;
+    memset(&threads, 0, sizeof threads);
+    if (!(r = _tc_producer_slice(L, s)))
+        return _tc_fail(L->ctx, TC_ERROR_LOWER, "warp_specialize: the consumers' pipeline is not in the kernel's work"), (const tc_stmt *)NULL;
+    if (!(r = _tc_strip_threads(L->ctx, r, &threads)))
+        return _tc_fail(L->ctx, TC_ERROR_LOWER, "warp_specialize: more than 8 thread loops in the producer's part"), (const tc_stmt *)NULL;
+    for (k = 0; k < threads.n; k++)
+        if (_tc_stmt_uses(r, threads.vars[k]))
+            return _tc_fail(L->ctx, TC_ERROR_SCHEDULE, "warp_specialize: the pipeline's copies, or a condition or loop around it, depend on %s, "
+                            "which the producer's one thread does not have", threads.vars[k]->name), (const tc_stmt *)NULL;
+    return r;
+}
+
 /* The kernel's work s split in roles around the warp-specialised pipeline
    of L->producer, inside the allocations and block loops around it:
 
        allocate full[n], empty[n]
+       [allocate runs[1]; runs[0] = 0]   a pipeline inside a serial loop: each thread counts its runs
        producer plane, first thread: init full[*] to the copies, empty[*] to the consumers' threads (L->block_threads)
        barrier                      every thread sees the mbarriers initialised
-       producer plane: [setmaxnreg.dec]; first thread: for (k) { wait empty[k % n]; fetch k }
+       producer plane: [setmaxnreg.dec]; first thread: s's loops and conditions around the pipeline, in it
+                                    for (k) { wait empty[k % n]; fetch k }
        consumers (threadIdx.z < block[2]): [setmaxnreg.inc]; s
 
    The producer's plane is one more threadIdx.z (a thread-bound loop
@@ -2925,7 +3037,7 @@ static const tc_stmt *_tc_producer_plane(tc_context *ctx, const tc_expr *const b
 static const tc_stmt *_tc_warp_roles(_tc_lower *L, const tc_stmt *s, const tc_expr *const block[3]) {
     tc_context *ctx = L->ctx;
     const _tc_producer *p = &L->producer;
-    const tc_stmt *inits[2 * _TC_MAX_PIPELINE_STAGES], *parts[4], *consumer[2], *mine;
+    const tc_stmt *inits[2 * _TC_MAX_PIPELINE_STAGES], *parts[5], *consumer[2], *mine, *producer;
     const tc_expr *z_end;
     int64_t x, y, z;
     int k, dec, inc;
@@ -2943,21 +3055,25 @@ static const tc_stmt *_tc_warp_roles(_tc_lower *L, const tc_stmt *s, const tc_ex
     if (_tc_stmt_has_kind(s, TC_S_BARRIER)) /* the producer's threads are done after the pipeline: a barrier of the whole block would wait for them */
         return _tc_fail(ctx, TC_ERROR_SCHEDULE, "warp_specialize: the kernel's threads meet at a barrier besides the pipeline's (a shared "
                         "stage written and read after it, such as an epilogue's); the producer's threads never reach it"), (const tc_stmt *)NULL;
+    if (!(producer = _tc_producer_part(L, s))) return NULL;
     z_end = tc_int(ctx, z + 1);
     for (k = 0; k < p->nstages; k++) {
         inits[2 * k] = tc_stmt_mbarrier_init(ctx, p->full, tc_int(ctx, k), p->ncopies);
         inits[2 * k + 1] = tc_stmt_mbarrier_init(ctx, p->empty, tc_int(ctx, k), (int)L->block_threads);
     }
     _tc_register_split(x * y * (z + 1), x * y, &dec, &inc);
-    parts[0] = _tc_producer_plane(ctx, block, z_end, NULL, tc_stmt_seq(ctx, 2 * p->nstages, inits));
-    parts[1] = tc_stmt_barrier(ctx);
-    parts[2] = _tc_producer_plane(ctx, block, z_end, dec ? tc_stmt_setmaxnreg(ctx, dec, 0) : NULL, p->loop);
+    parts[0] = p->runs ? tc_stmt_store(ctx, p->runs, tc_int(ctx, 0), tc_int(ctx, 0)) : NULL;
+    parts[1] = _tc_producer_plane(ctx, block, z_end, NULL, tc_stmt_seq(ctx, 2 * p->nstages, inits));
+    parts[2] = tc_stmt_barrier(ctx);
+    parts[3] = _tc_producer_plane(ctx, block, z_end, dec ? tc_stmt_setmaxnreg(ctx, dec, 0) : NULL, producer);
     consumer[0] = inc ? tc_stmt_setmaxnreg(ctx, inc, 1) : NULL;
     consumer[1] = s;
     /* its variable ranges over the whole launch: the guard it needs must not simplify away */
-    parts[3] = _tc_role_loop(ctx, TC_THREAD_Z, tc_int(ctx, 0), block[2], z_end, tc_stmt_seq(ctx, 2, consumer));
-    if (!parts[0] || !parts[1] || !parts[2] || !parts[3]) return NULL;
-    return tc_stmt_allocate(ctx, p->full, tc_stmt_allocate(ctx, p->empty, tc_stmt_seq(ctx, 4, parts)));
+    parts[4] = _tc_role_loop(ctx, TC_THREAD_Z, tc_int(ctx, 0), block[2], z_end, tc_stmt_seq(ctx, 2, consumer));
+    for (k = p->runs ? 0 : 1; k < 5; k++) if (!parts[k]) return NULL;
+    mine = tc_stmt_seq(ctx, 5, parts);
+    if (p->runs) mine = tc_stmt_allocate(ctx, p->runs, mine);
+    return mine ? tc_stmt_allocate(ctx, p->full, tc_stmt_allocate(ctx, p->empty, mine)) : NULL;
 }
 
 /* Software pipelines (tc_pipeline): each pipelined loop fetches its tiles

@@ -3,7 +3,8 @@
 # clocks and builds everything (or the targets it is given) into build-gpu;
 # gpu_sanitize runs a program under compute-sanitizer's memcheck, racecheck
 # and synccheck; gpu_tests runs the whole meson test suite, then one test
-# under them. Logs in $out.
+# under them; record writes a one-line tuning record of a chosen
+# configuration. Logs in $out.
 gpu_setup() { # the meson targets to build (none: every one)
     out=${OUT:-gpu-logs}
     mkdir -p "$out" && out=$(cd "$out" && pwd)
@@ -29,4 +30,16 @@ gpu_tests() { # the test to run under the sanitizers, its time limit in seconds
     echo "meson test exit $?" >> "$out/tests.log"
     tail -25 "$out/tests.log"
     gpu_sanitize "build-gpu/tests/$1" "$2"
+}
+
+record() { # template, task args (JSON), index:values:label, file: a one-line record of that configuration (the wgmma templates'
+    # knobs; its cost a placeholder), so that a harness resuming from it takes exactly that configuration and times it itself
+    python3 - "cuda -arch=sm_90 -model=NVIDIA_H100_80GB_HBM3" "$1" "$2" "$3" > "$4" <<'PY'
+import json, sys
+target, template, args, config = sys.argv[1], sys.argv[2], json.loads(sys.argv[3]), sys.argv[4].split(":")
+names = ["block_m", "block_n", "warp_m", "warp_n", "k_tile", "stages", "split_k", "in_flight", "copy", "tiles_per_block"]
+entity = [[n, "ot", int(v)] for n, v in zip(names, config[1].split(","))]
+print(json.dumps({"input": [target, template, args, {}], "config": {"index": int(config[0]), "code_hash": None, "entity": entity},
+                  "result": [[1.0], 0, 1.0, 0.0], "version": 0.2, "tvm_version": "tecomp 0.2.0"}))
+PY
 }

@@ -270,6 +270,9 @@ static void make_cases(void) {
     add_case("mma NHWC TF32, 1x4x6x5 -> 12", tc_conv2d_mma_template, d, "split_k");
     add_case("wgmma NHWC float16, 1x16x5x3 -> 24", tc_conv2d_wgmma_template, conv_desc(TC_LAYOUT_NHWC, TC_FLOAT16, 1, 16, 5, 3, 24, 3, 1, 1, 1),
              "split_k");
+    /* odd variants: a persistent grid (192 pixels: 2 or 3 row tiles; the epilogue's tile staged in shared memory each run) */
+    add_case("wgmma NHWC float16 persistent, 3x32x8x8 -> 24", tc_conv2d_wgmma_template,
+             conv_desc(TC_LAYOUT_NHWC, TC_FLOAT16, 3, 32, 8, 8, 24, 3, 1, 1, 1), "tiles_per_block");
 }
 
 /* The built-in epilogues each template runs: every activation, and scale,
@@ -455,6 +458,7 @@ TC_TEST(fused_kernels_compile_through_nvrtc) {
         const tc_func *f = NULL;
         tc_cubin bin;
         const char *src;
+        int persistent;
         int tensor_cores = cases[c].fn == tc_conv2d_tensorcore_template || cases[c].fn == tc_conv2d_mma_template ||
                            cases[c].fn == tc_conv2d_wgmma_template;
         if (!tensor_cores && cases[c].fn != tc_conv2d_direct_template) continue;
@@ -462,7 +466,9 @@ TC_TEST(fused_kernels_compile_through_nvrtc) {
         task.epilogue = builtin(c % 2 ? 5 : 6); /* gelu's tanhf; sigmoid's expf and a half output */
         if (!tensor_cores) user_step(&task.epilogue);
         TC_CHECK_EQ_INT(tc_space_create(ctx, cases[c].fn, &task, &space), TC_OK);
-        if (!space || pick_config(ctx, &cases[c], space, 0, &f) < 0 || !(src = tc_cuda_source(f))) {
+        /* the persistent case on its persistent grid (an odd variant), the others as they come first */
+        persistent = cases[c].split_knob && strcmp(cases[c].split_knob, "tiles_per_block") == 0;
+        if (!space || pick_config(ctx, &cases[c], space, persistent, &f) < 0 || !(src = tc_cuda_source(f))) {
             fprintf(stderr, "  %s: %s\n", cases[c].what, tc_context_error(ctx));
             TC_CHECK(0);
             continue;
@@ -489,7 +495,7 @@ TC_TEST(fused_kernels_compile_through_nvrtc) {
         tc_cubin_destroy(ctx, &bin);
     }
     printf("  %d kernels compiled\n", compiled);
-    TC_CHECK_EQ_INT(compiled, 8); /* the direct template twice (NCHW, NHWC), the five tensor-core cases, the epilogue alone */
+    TC_CHECK_EQ_INT(compiled, 9); /* the direct template twice (NCHW, NHWC), the six tensor-core cases, the epilogue alone */
 }
 
 // >>gpu

@@ -35,9 +35,9 @@ static tc_conv2d_desc nhwc(tc_dtype dtype, int n, int c, int h, int w, int k, in
 
 /* A configuration's knobs in the template's order: block_m, block_n,
    warp_m, warp_n, k_tile, stages, split_k, in_flight, copy (0: cp.async,
-   1: TMA). */
+   1: TMA, 2: TMA from a producer), tiles_per_block (0 or 1: a block a tile). */
 typedef struct tiles {
-    int64_t v[9];
+    int64_t v[10];
 } tiles;
 
 /* Configuration t of the shape, lowered (NULL with the message printed when it does not). */
@@ -116,6 +116,11 @@ TC_TEST(tma_im2col_shapes_match_the_reference) {
         {TC_FLOAT16, 2, 32, 9, 9, 72, 3, 3, 1, 1, 1, {{128, 64, 64, 64, 32, 3, 1, 1, 2}}},   /* copy 2: a producer warpgroup, two consumers */
         {TC_BFLOAT16, 1, 64, 8, 8, 64, 3, 3, 1, 2, 2, {{64, 128, 64, 64, 32, 2, 2, 0, 2}}},  /*   split-K, two consumers along y */
         {TC_FLOAT32, 1, 16, 9, 9, 64, 3, 3, 1, 1, 1, {{64, 64, 64, 64, 16, 3, 1, 1, 2}}},    /*   TF32, one consumer */
+        /* persistent grids: 6 tiles (3 x 2), 9 k steps a run, so that runs start mid-cycle of the stages */
+        {TC_FLOAT16, 2, 32, 9, 9, 72, 3, 3, 1, 1, 1, {{64, 64, 64, 64, 32, 2, 1, 0, 2, 2}}},    /*   a producer: 3 blocks of 2 tiles */
+        {TC_FLOAT16, 2, 32, 9, 9, 72, 3, 3, 1, 1, 1, {{64, 64, 64, 64, 32, 4, 1, 1, 2, 6}}},    /*   one block of 6, a lag */
+        {TC_BFLOAT16, 2, 32, 9, 9, 72, 3, 3, 1, 1, 1, {{64, 64, 64, 64, 32, 3, 1, 1, 1, 2}}},   /*   TMA issued by a consumer */
+        {TC_FLOAT16, 2, 32, 9, 9, 72, 3, 3, 1, 1, 1, {{64, 64, 64, 64, 32, 3, 1, 1, 0, 2}}},    /*   cp.async */
     };
     check_host_cases(cases, sizeof cases / sizeof cases[0]);
 }
@@ -285,7 +290,7 @@ TC_TEST(refuses_what_it_cannot_build) {
     tc_conv2d_desc d = nhwc(TC_FLOAT16, 1, 32, 9, 9, 72, 3, 3, 1, 1, 1);
     tc_config_space *space = NULL;
     tc_instance inst;
-    tiles t = {{256, 256, 128, 128, 64, 5, 1, 1}};
+    tiles t = {{128, 256, 64, 256, 64, 5, 1, 1}};
     d.layout = TC_LAYOUT_NCHW;
     TC_CHECK_EQ_INT(tc_space_create(ctx, tc_conv2d_wgmma_template, &d, &space), TC_ERROR_INVALID_ARGUMENT);
     TC_CHECK_CONTAINS(tc_context_error(ctx), "conv2d_wgmma: builds NHWC kernels");
@@ -300,9 +305,15 @@ TC_TEST(refuses_what_it_cannot_build) {
     t.v[3] = 64;
     t.v[5] = 2;
     TC_CHECK_EQ_INT(tc_space_instantiate(space, sample_wgmma_config(space, t.v), &inst), TC_ERROR_SCHEDULE);
-    TC_CHECK_CONTAINS(tc_context_error(ctx), "16 warpgroups of 32 accumulators a thread (at most 4, and 128 a thread)");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "8 warpgroups of 32 accumulators a thread (at most 4, and 128 a thread)");
+    t.v[0] = 256;
     t.v[2] = 128;
     t.v[3] = 128;
+    t.v[5] = 3; /* 4 warpgroups of 128 accumulators: 128 registers a thread (with a producer, 152) */
+    TC_CHECK_EQ_INT(tc_space_instantiate(space, sample_wgmma_config(space, t.v), &inst), TC_ERROR_SCHEDULE);
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "128 accumulators a thread and the addresses beside them exceed the 128 registers a thread of "
+                                             "4 warpgroups gets");
+    t.v[0] = 128;
     t.v[4] = 32;
     t.v[5] = 2; /* a group in flight, two stages */
     TC_CHECK_EQ_INT(tc_space_instantiate(space, sample_wgmma_config(space, t.v), &inst), TC_ERROR_SCHEDULE);
@@ -367,11 +378,15 @@ static void check_on_gpu(tc_dtype dtype, const tiles *t, double bound) {
 TC_TEST(gpu_matches_the_reference_at_c9_b32) {
     tiles f16 = {{128, 256, 64, 256, 64, 4, 1, 1}}, split = {{128, 128, 128, 64, 32, 3, 2, 1}}, tf32 = {{128, 128, 64, 128, 32, 3, 1, 0}};
     int64_t copy;
-    /* by cp.async; by TMA (im2col copies of the data, boxes of the weights); by TMA from a producer warpgroup */
-    for (copy = 0; copy < 3; copy++) {
-        f16.v[8] = copy;
-        split.v[8] = copy;
-        tf32.v[8] = copy;
+    /* by cp.async; by TMA (im2col copies of the data, boxes of the weights); by TMA from a producer warpgroup; the
+       last again on a persistent grid of 2 tiles a block (49 and 98 tiles: 25 and 49 blocks) */
+    for (copy = 0; copy < 4; copy++) {
+        f16.v[8] = copy < 3 ? copy : 2;
+        split.v[8] = f16.v[8];
+        tf32.v[8] = f16.v[8];
+        f16.v[9] = copy < 3 ? 1 : 2;
+        split.v[9] = f16.v[9];
+        tf32.v[9] = f16.v[9];
         check_on_gpu(TC_FLOAT16, &f16, 1e-2);
         check_on_gpu(TC_BFLOAT16, &split, 1e-2);
         check_on_gpu(TC_FLOAT32, &tf32, 2e-3);

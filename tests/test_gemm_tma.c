@@ -12,6 +12,7 @@
    with --dump to print IR and CUDA. */
 #include "tecomp.h"
 #include "tecomp_conv.h"
+#include "../samples/sample_run.h"
 #include "tc_test.h"
 #include <math.h>
 #include <stdio.h>
@@ -22,9 +23,10 @@ static tc_context *ctx;
 static int dump;
 
 /* A configuration: block_m, block_n, warp_m, warp_n, k_tile, stages,
-   split_k, in_flight, copy (1 TMA, 0 cp.async). */
+   split_k, in_flight, copy (1 TMA, 0 cp.async, 2 TMA from a producer),
+   tiles_per_block (0 or 1: a block a tile). */
 typedef struct tiles {
-    int64_t v[9];
+    int64_t v[10];
 } tiles;
 
 static tc_gemm_desc gemm(tc_dtype dtype, int m, int n, int k) {
@@ -39,27 +41,34 @@ static tc_gemm_desc gemm(tc_dtype dtype, int m, int n, int k) {
 
 /* Configuration t of d, lowered (NULL with the message printed when it does not). */
 static const tc_func *lower_config(const tc_gemm_desc *d, const tiles *t) {
-    static const char *const names[9] = {"block_m", "block_n", "warp_m", "warp_n", "k_tile", "stages", "split_k", "in_flight", "copy"};
-    const int64_t *vals[9];
     tc_config_space *space = NULL;
     tc_instance inst;
     const tc_func *f = NULL;
     int64_t index = -1;
-    int k;
-    for (k = 0; k < 9; k++) vals[k] = &t->v[k];
     if (tc_space_create(ctx, tc_gemm_wgmma_template, d, &space) != TC_OK) {
         printf("  space: %s\n", tc_context_error(ctx));
         return NULL;
     }
-    if ((index = tc_space_index_of(space, 9, names, vals)) < 0 || tc_space_instantiate(space, index, &inst) != TC_OK ||
+    if ((index = sample_wgmma_config(space, t->v)) < 0 || tc_space_instantiate(space, index, &inst) != TC_OK ||
         tc_lower(inst.schedule, inst.nargs, inst.args, "gemm", NULL, &f) != TC_OK) {
-        printf("  %lldx%lld warpgroups %lldx%lld k %lld stages %lld split %lld copy %lld: %s\n", (long long)t->v[0], (long long)t->v[1],
-               (long long)t->v[2], (long long)t->v[3], (long long)t->v[4], (long long)t->v[5], (long long)t->v[6], (long long)t->v[8],
-               index < 0 ? "not in the space" : tc_context_error(ctx));
+        printf("  %lldx%lld warpgroups %lldx%lld k %lld stages %lld split %lld copy %lld tiles a block %lld: %s\n", (long long)t->v[0],
+               (long long)t->v[1], (long long)t->v[2], (long long)t->v[3], (long long)t->v[4], (long long)t->v[5], (long long)t->v[6],
+               (long long)t->v[8], (long long)t->v[9], index < 0 ? "not in the space" : tc_context_error(ctx));
         return NULL;
     }
     if (dump) printf("%s\n%s\n", tc_func_to_string(f), tc_cuda_source(f));
     return f;
+}
+
+/* Configuration t of d, lowered, with its IR and CUDA (NULL, and both
+   texts NULL, when any of them fails). */
+static const tc_func *lower_texts(const tc_gemm_desc *d, const tiles *t, const char **ir, const char **cuda) {
+    const tc_func *f = lower_config(d, t);
+    *ir = f ? tc_func_to_string(f) : NULL;
+    *cuda = f ? tc_cuda_source(f) : NULL;
+    if (*ir && *cuda) return f;
+    *ir = *cuda = NULL;
+    return NULL;
 }
 
 /* A product's inputs in their type, the float64 reference (of the values
@@ -172,6 +181,14 @@ TC_TEST(small_products_match_the_reference) {
         {TC_FLOAT16, 100, 72, 40, {{64, 64, 64, 64, 32, 2, 1, 0, 2}}},     /*   one consumer, edges zero-filled, no lag */
         {TC_BFLOAT16, 64, 128, 64, {{64, 128, 64, 64, 32, 4, 2, 1, 2}}},   /*   split-K, two consumers side by side (y) */
         {TC_FLOAT32, 64, 96, 200, {{64, 128, 64, 128, 32, 2, 1, 0, 2}}},   /*   TF32, 128-byte rows, two stages refilled past */
+        /* persistent grids: 15 tiles (5 x 3), 4 a block: 4 blocks, the last block's last run past the tiles; 5 k steps a run, so
+           that runs start in the middle of the stages' cycle (the producer and the consumers count their runs) */
+        {TC_FLOAT16, 600, 192, 160, {{128, 64, 64, 64, 32, 3, 1, 1, 2, 4}}}, /* a producer, two consumers, a lag */
+        {TC_FLOAT16, 600, 192, 160, {{128, 64, 64, 64, 32, 2, 1, 0, 2, 4}}}, /*   two stages, no lag */
+        {TC_FLOAT16, 600, 192, 160, {{128, 64, 64, 64, 32, 3, 1, 1, 1, 4}}}, /* TMA issued by a consumer (mbarriers set up each run) */
+        {TC_FLOAT16, 600, 192, 160, {{128, 64, 64, 64, 32, 3, 1, 1, 0, 4}}}, /* cp.async */
+        {TC_BFLOAT16, 200, 128, 64, {{64, 128, 64, 64, 32, 4, 2, 1, 2, 2}}}, /* a producer, split-K (parts along z) */
+        {TC_FLOAT32, 130, 96, 200, {{64, 128, 64, 128, 32, 2, 1, 0, 2, 2}}}, /* TF32: 3 tiles, 2 a block */
     };
     size_t k;
     for (k = 0; k < sizeof cases / sizeof cases[0]; k++) {
@@ -194,20 +211,31 @@ static tc_stmt *find_stmt(const tc_stmt *s, tc_stmt_kind kind) {
     return NULL;
 }
 
-/* The first statement of kind `kind` on a buffer whose name ends in
-   `suffix` (an mbarrier's: "_full", "_empty"), NULL when none. */
-static tc_stmt *find_on(const tc_stmt *s, tc_stmt_kind kind, const char *suffix) {
+/* The statement of kind `kind` on a buffer whose name ends in `suffix` (an
+   mbarrier's: "_full", "_empty") that *skip (counted down) more of them
+   come before in program order; NULL when none. */
+static tc_stmt *find_next_on(const tc_stmt *s, tc_stmt_kind kind, const char *suffix, int *skip) {
     int k;
     tc_stmt *w;
     if (!s) return NULL;
     if (s->kind == kind && s->buffer && strlen(s->buffer->name) >= strlen(suffix) &&
-        strcmp(s->buffer->name + strlen(s->buffer->name) - strlen(suffix), suffix) == 0)
+        strcmp(s->buffer->name + strlen(s->buffer->name) - strlen(suffix), suffix) == 0 && (*skip)-- == 0)
         return (tc_stmt *)s;
-    if ((w = find_on(s->body, kind, suffix)) || (w = find_on(s->then_case, kind, suffix)) || (w = find_on(s->else_case, kind, suffix))) return w;
+    if ((w = find_next_on(s->body, kind, suffix, skip)) || (w = find_next_on(s->then_case, kind, suffix, skip)) ||
+        (w = find_next_on(s->else_case, kind, suffix, skip)))
+        return w;
     for (k = 0; k < s->nstmts; k++)
-        if ((w = find_on(s->stmts[k], kind, suffix))) return w;
+        if ((w = find_next_on(s->stmts[k], kind, suffix, skip))) return w;
     return NULL;
 }
+
+/* The n-th (from 0) statement of kind `kind` on a buffer whose name ends in
+   `suffix`, NULL when none. */
+static tc_stmt *find_nth_on(const tc_stmt *s, tc_stmt_kind kind, const char *suffix, int n) { return find_next_on(s, kind, suffix, &n); }
+
+/* The first statement of kind `kind` on a buffer whose name ends in
+   `suffix`, NULL when none. */
+static tc_stmt *find_on(const tc_stmt *s, tc_stmt_kind kind, const char *suffix) { return find_nth_on(s, kind, suffix, 0); }
 
 /* The sequence in s that holds statement child (or an if around it), and
    its place there in *at; NULL when none. */
@@ -238,10 +266,10 @@ static tc_stmt *parent_seq(const tc_stmt *s, const tc_stmt *child, int *at) {
 TC_TEST(golden_ir_shows_the_tma_pipeline) {
     tc_gemm_desc d = gemm(TC_FLOAT16, 100, 72, 40);
     tiles t = {{64, 64, 64, 64, 32, 3, 1, 1, 1}};
-    const tc_func *f = lower_config(&d, &t);
-    const char *ir = f ? tc_func_to_string(f) : NULL, *cuda = f ? tc_cuda_source(f) : NULL;
-    TC_CHECK(ir != NULL && cuda != NULL);
-    if (!ir || !cuda) return;
+    const char *ir, *cuda;
+    const tc_func *f = lower_texts(&d, &t, &ir, &cuda);
+    TC_CHECK(f != NULL);
+    if (!f) return;
     TC_CHECK_CONTAINS(ir, "// dynamic shared memory, 24728 bytes: a.shared at 0, b.shared at 12288, j.outer_full at 24576, j.outer_empty at 24704\n");
     TC_CHECK_CONTAINS(ir, "  allocate j.outer_full[mbarrier * 3], storage_scope = shared\n"
                           "  allocate j.outer_empty[mbarrier * 3], storage_scope = shared\n"
@@ -385,10 +413,10 @@ TC_TEST(host_executor_checks_the_empty_mbarriers) {
 TC_TEST(golden_ir_shows_the_producer_warpgroup) {
     tc_gemm_desc d = gemm(TC_FLOAT16, 128, 64, 320);
     tiles t = {{128, 64, 64, 64, 32, 3, 1, 1, 2}};
-    const tc_func *f = lower_config(&d, &t);
-    const char *ir = f ? tc_func_to_string(f) : NULL, *cuda = f ? tc_cuda_source(f) : NULL;
-    TC_CHECK(ir != NULL && cuda != NULL);
-    if (!ir || !cuda) return;
+    const char *ir, *cuda;
+    const tc_func *f = lower_texts(&d, &t, &ir, &cuda);
+    TC_CHECK(f != NULL);
+    if (!f) return;
     TC_CHECK_CONTAINS(ir, "  // attr [iter_var(threadIdx.z, range(min=2, ext=1), threadIdx.z)] thread_extent = 1\n"
                           "  // attr [iter_var(threadIdx.y, range(min=0, ext=1), threadIdx.y)] thread_extent = 1\n"
                           "  // attr [iter_var(threadIdx.x, range(min=0, ext=128), threadIdx.x)] thread_extent = 128\n"
@@ -450,6 +478,64 @@ TC_TEST(host_executor_checks_the_producer) {
     TC_CHECK(host_error_of(&d, f) < 1e-5);
 }
 
+/* A persistent grid whose producer loads ahead across tiles: 15 tiles of
+   600 x 192, 4 a block (4 blocks; the last block's last run is past the
+   tiles and stores nothing), 5 k steps a run on 3 stages, so that a run
+   starts mid-cycle: the producer and the consumers each count their runs
+   (a local counter; the pipeline's base, steps of earlier runs, from it),
+   and the consumers let go of a run's last tile after its wgmma wait. */
+TC_TEST(golden_ir_shows_the_persistent_grid) {
+    tc_gemm_desc d = gemm(TC_FLOAT16, 600, 192, 160);
+    tiles t = {{128, 64, 64, 64, 32, 3, 1, 1, 2, 4}};
+    const char *ir, *cuda;
+    const tc_func *f = lower_texts(&d, &t, &ir, &cuda);
+    TC_CHECK(f != NULL);
+    if (!f) return;
+    TC_CHECK_CONTAINS(ir, "  // attr [iter_var(blockIdx.x, range(min=0, ext=4), blockIdx.x)] thread_extent = 4\n"
+                          "  allocate j.outer_full[mbarrier * 3], storage_scope = shared\n"
+                          "  allocate j.outer_empty[mbarrier * 3], storage_scope = shared\n"
+                          "  allocate j.outer.runs[int32 * 1], storage_scope = local\n"
+                          "  j.outer.runs[0] = 0\n");
+    TC_CHECK_CONTAINS(ir, "    for (m.outer.f.outer.fused.outer, 0, 4) {\n"
+                          "      let j.outer.base = j.outer.runs[0]*5\n"
+                          "      for (j.outer, 0, 5) {\n"
+                          "        mbarrier_wait(j.outer_empty[floormod(j.outer + j.outer.base, 3)], parity floormod(floordiv(j.outer + "
+                          "j.outer.base, 3) + 1, 2))\n");
+    TC_CHECK_CONTAINS(ir, "      }\n      j.outer.runs[0] = j.outer.runs[0] + 1\n    }\n");
+    TC_CHECK_CONTAINS(ir, "      mbarrier_wait(j.outer_full[floormod(j.outer + j.outer.base, 3)], parity floormod(floordiv(j.outer + j.outer.base, 3), 2))\n");
+    TC_CHECK_CONTAINS(ir, "    wgmma_wait(0)\n"
+                          "    mbarrier_arrive(j.outer_empty[floormod(j.outer.base + 1, 3)])\n"
+                          "    j.outer.runs[0] = j.outer.runs[0] + 1\n"
+                          "    if (likely(m.outer.f.outer.fused.outer*4 + blockIdx.x < 15)) {\n");
+    TC_CHECK_CONTAINS(cuda, "            const int j_outer_base = j_outer_runs[0] * 5;\n");
+    TC_CHECK_EQ_INT((int)f->kernels[0].grid[0]->v.i, 4);
+}
+
+/* The host executor on the persistent grid: the consumers not letting go of
+   a run's last tile leave the producer waiting for its slot (a deadlock);
+   a producer that does not count its runs starts each at step 0, out of
+   step with the consumers (a deadlock); put back, the product is right. */
+TC_TEST(host_executor_checks_the_persistent_grid) {
+    tc_gemm_desc d = gemm(TC_FLOAT16, 600, 192, 160);
+    tiles t = {{128, 64, 64, 64, 32, 3, 1, 1, 2, 4}};
+    const tc_func *f = lower_config(&d, &t);
+    /* stores to runs: the zero, the producer's count, the consumers'; arrivals on empty: the step's, the run's last */
+    tc_stmt *count = f ? find_nth_on(f->kernels[0].body, TC_S_STORE, ".runs", 1) : NULL;
+    tc_stmt *last = f ? find_nth_on(f->kernels[0].body, TC_S_MBARRIER_ARRIVE, "_empty", 1) : NULL;
+    TC_CHECK(count != NULL && last != NULL);
+    if (!count || !last) return;
+    TC_CHECK(host_error_of(&d, f) < 1e-5);
+    last->kind = TC_S_SEQ; /* an empty sequence */
+    TC_CHECK(host_error_of(&d, f) == HUGE_VAL);
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "deadlock in block (0, 0, 0)");
+    last->kind = TC_S_MBARRIER_ARRIVE;
+    count->kind = TC_S_SEQ;
+    TC_CHECK(host_error_of(&d, f) == HUGE_VAL);
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "257 threads wait on mbarriers that nothing completes"); /* the consumers and the producer's */
+    count->kind = TC_S_STORE;
+    TC_CHECK(host_error_of(&d, f) < 1e-5);
+}
+
 /* NVRTC compiles TMA kernels (sm_90a with their wgmma); before sm_90 they
    are refused with a message. */
 TC_TEST(cuda_compiles_for_sm_90_and_is_refused_before) {
@@ -458,7 +544,8 @@ TC_TEST(cuda_compiles_for_sm_90_and_is_refused_before) {
         tiles t;
     } configs[] = {{TC_FLOAT16, {{128, 256, 64, 256, 64, 4, 1, 1, 1}}}, {TC_BFLOAT16, {{128, 128, 128, 64, 32, 3, 2, 1, 1}}},
                    {TC_FLOAT32, {{128, 128, 64, 128, 32, 3, 1, 0, 1}}}, {TC_FLOAT16, {{128, 256, 64, 256, 64, 4, 1, 1, 2}}},
-                   {TC_FLOAT32, {{128, 128, 64, 128, 32, 3, 1, 0, 2}}}};
+                   {TC_FLOAT32, {{128, 128, 64, 128, 32, 3, 1, 0, 2}}}, {TC_FLOAT16, {{128, 256, 64, 256, 64, 4, 1, 1, 2, 6}}},
+                   {TC_FLOAT32, {{128, 128, 64, 128, 32, 3, 1, 0, 2, 4}}}, {TC_FLOAT16, {{128, 256, 64, 256, 64, 4, 1, 1, 1, 6}}}};
     size_t k;
     if (tc_nvrtc_init(ctx, NULL) != TC_OK) TC_SKIP("NVRTC is not installed here");
     for (k = 0; k < sizeof configs / sizeof configs[0]; k++) {
@@ -605,9 +692,13 @@ TC_TEST(gpu_matches_the_reference) {
     tiles f16 = {{128, 256, 64, 256, 64, 4, 1, 1, 1}}, bf16 = {{128, 128, 128, 64, 32, 3, 2, 1, 1}}, tf32 = {{128, 128, 64, 128, 32, 3, 1, 0, 1}};
     tiles async = {{128, 256, 64, 256, 64, 4, 1, 1, 0}};
     tiles producer = {{128, 256, 64, 256, 64, 4, 1, 1, 2}}, producer_tf32 = {{128, 128, 64, 128, 32, 3, 1, 0, 2}};
+    /* persistent: 32 tiles, 6 a block (6 blocks, the last with 2); 30 tiles, 4 a block (8 blocks, the last with 2) */
+    tiles persistent = {{128, 256, 64, 256, 64, 4, 1, 1, 2, 6}}, persistent_tf32 = {{128, 128, 64, 128, 32, 3, 1, 0, 2, 4}};
     check_on_gpu(TC_FLOAT16, 1000, 1000, 1000, &f16, 1e-5);
     check_on_gpu(TC_FLOAT16, 1000, 1000, 1000, &producer, 1e-5);
     check_on_gpu(TC_FLOAT32, 600, 700, 512, &producer_tf32, 1e-5);
+    check_on_gpu(TC_FLOAT16, 1000, 1000, 1000, &persistent, 1e-5);
+    check_on_gpu(TC_FLOAT32, 600, 700, 512, &persistent_tf32, 1e-5);
     check_on_gpu(TC_FLOAT16, 1024, 1024, 1024, &async, 1e-5);
     check_on_gpu(TC_BFLOAT16, 777, 520, 264, &bf16, 1e-5);
     check_on_gpu(TC_FLOAT32, 600, 700, 512, &tf32, 1e-5);
@@ -622,6 +713,8 @@ int main(int argc, char **argv) {
     TC_RUN(host_executor_checks_the_empty_mbarriers);
     TC_RUN(golden_ir_shows_the_producer_warpgroup);
     TC_RUN(host_executor_checks_the_producer);
+    TC_RUN(golden_ir_shows_the_persistent_grid);
+    TC_RUN(host_executor_checks_the_persistent_grid);
     TC_RUN(cuda_compiles_for_sm_90_and_is_refused_before);
     TC_RUN(refuses_what_it_cannot_build);
     TC_RUN(a_zero_dtype_is_float32);

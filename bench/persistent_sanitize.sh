@@ -1,0 +1,21 @@
+#!/bin/sh
+# Issue 15 on the GPU machine: compute-sanitizer's memcheck, racecheck and
+# synccheck on seed2's convolution (NHWC float16, 256x256x14x14 -> 512, 3x3)
+# through conv2d_wgmma with a producer warpgroup on a persistent grid
+# (configuration 28825: 128x256, two consumers of 64x256, 4 stages, 6 tiles
+# a block), the kernel the harness loads from a one-line record; only
+# kernels whose names hold $KERNELS are instrumented (default _kernel:
+# tecomp's, the harness's ceilings included; conv2d_wgmma: the tuned kernel
+# alone), cuDNN's run as they are.
+#   [TOOLS="racecheck"] [KERNELS=conv2d_wgmma] [LIMIT=s] sh bench/persistent_sanitize.sh      Logs in $OUT.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/gpu_common.sh"
+gpu_setup bench/tecomp-bench
+record conv2d_wgmma '[256, 256, 14, 14, 512, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 3]' 28825:128,256,64,256,64,4,1,0,2,6:persistent "$out/seed2.jsonl"
+cd build-gpu
+for tool in ${TOOLS:-memcheck racecheck synccheck}; do
+    timeout "${LIMIT:-170}" compute-sanitizer --tool $tool --kernel-name "kns=${KERNELS:-_kernel}" --error-exitcode 9 ./bench/tecomp-bench --template conv2d_wgmma \
+        --trials 1 --repeat 3 --cudnn legacy --records "$out/seed2.jsonl" --suite ../bench/suite-mma.csv --rows seed2_nhwc > "$out/san_$tool.log" 2>&1
+    echo "$tool exit $?: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/san_$tool.log" | tail -1); $(grep '^seed2_nhwc ' "$out/san_$tool.log" | tail -1 | cut -c1-80)"
+done
