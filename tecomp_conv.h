@@ -2819,6 +2819,7 @@ typedef struct _tc_mma_tiles {
     int tma;        /* the shared tiles come by TMA (tc_tma_copy), not cp.async */
     int producer;   /* ... issued by a producer warpgroup of their own (tc_warp_specialize) */
     int64_t tiles_per_block; /* the wgmma templates' persistent grid: output tiles a block walks (1: a block a tile) */
+    int64_t tile_group;      /* ... walked in groups of this many row tiles, column by column (1: row by row) */
 } _tc_mma_tiles;
 
 /* The knobs conv2d_mma and conv2d_wgmma share: the block's and a warp's
@@ -2846,6 +2847,7 @@ static tc_result _tc_mma_tiles_of(tc_cfg *cfg, const tc_conv2d_desc *d, _tc_mma_
     t->producer = 0;
     t->in_flight = 0;
     t->tiles_per_block = 1;
+    t->tile_group = 1;
     t->tm = 16;
     t->tn = 8;
     if (t->wm > t->bm || t->wn > t->bn || (t->bm / t->wm) * (t->bn / t->wn) * 32 > 1024)
@@ -2864,21 +2866,32 @@ static tc_result _tc_mma_tiles_of(tc_cfg *cfg, const tc_conv2d_desc *d, _tc_mma_
 
 static int64_t _tc_round_up(int64_t x, int64_t m) { return (x + m - 1) / m * m; }
 
-/* The blocks of a persistent grid over `tiles` block tiles, tiles_per_block
-   a block (the last may have fewer). */
-static int64_t _tc_persistent_grid(const _tc_mma_tiles *t, int64_t tiles) { return (tiles + t->tiles_per_block - 1) / t->tiles_per_block; }
+/* The tiles a persistent grid's walk counts over row_tiles x col_tiles
+   block tiles: the rows in whole groups of tile_group (the last group's
+   rows past the output are walked and store nothing). */
+static int64_t _tc_persistent_walk(const _tc_mma_tiles *t, int64_t row_tiles, int64_t col_tiles) {
+    return _tc_round_up(row_tiles, t->tile_group) * col_tiles;
+}
+
+/* The blocks of a persistent grid over row_tiles x col_tiles block tiles,
+   tiles_per_block a block (the last may have fewer). */
+static int64_t _tc_persistent_grid(const _tc_mma_tiles *t, int64_t row_tiles, int64_t col_tiles) {
+    return (_tc_persistent_walk(t, row_tiles, col_tiles) + t->tiles_per_block - 1) / t->tiles_per_block;
+}
 
 /* The product's rows (NHWC's pixels, a GEMM's m) padded to whole block
    tiles, and on a persistent grid past them to every tile its blocks walk
-   (tiles_per_block of them each; a run past the output's tiles computes on
-   zeros and stores nothing): the accumulators' bounds then hold on every
-   run and simplify drops their guards (a guard on the thread around wgmma
-   makes ptxas serialise the pipeline, C7520). col_tiles: the block tiles
-   along the columns. */
+   (tiles_per_block of them each, in groups of tile_group rows; a run past
+   the output's tiles computes on zeros and stores nothing): the
+   accumulators' bounds then hold on every run and simplify drops their
+   guards (a guard on the thread around wgmma makes ptxas serialise the
+   pipeline, C7520). col_tiles: the block tiles along the columns. */
 static int64_t _tc_mma_padded_rows(const _tc_mma_tiles *t, int64_t rows, int64_t col_tiles) {
+    int64_t walked, group_tiles = col_tiles * t->tile_group;
     rows = _tc_round_up(rows, t->bm);
     if (t->tiles_per_block <= 1) return rows;
-    return (_tc_persistent_grid(t, rows / t->bm * col_tiles) * t->tiles_per_block + col_tiles - 1) / col_tiles * t->bm;
+    walked = _tc_persistent_grid(t, rows / t->bm, col_tiles) * t->tiles_per_block;
+    return (walked + group_tiles - 1) / group_tiles * t->tile_group * t->bm;
 }
 
 /* Elements in one 16-byte copy: 8 halves or 4 floats. */
@@ -3105,25 +3118,39 @@ static const tc_intrin *_tc_mma_store_intrin(tc_context *ctx, const _tc_mma_tile
 static const tc_thread_tag _tc_mma_thread_tags[3] = {TC_THREAD_Z, TC_THREAD_Y, TC_THREAD_X};
 
 /* The block tiles' loops rows and cols as a persistent grid walks them
-   (tiles_per_block > 1): fused, and split so that tile = k G + blockIdx.x,
-   G = ceil(tiles / tiles_per_block) blocks each running its tiles in the
-   serial loop k inside the kernel (the split's guard skips a last k past the
-   tiles); consecutive blocks take consecutive tiles, the same rows of A.
+   (tiles_per_block > 1): in groups of tile_group rows (rows split, the
+   group's rows inside its columns: the tiles a wave of blocks runs at once
+   share fewer rows of B, Triton's grouped order), fused, and split so that
+   tile = k G + blockIdx.x, G blocks (_tc_persistent_grid) each running its
+   tiles in the serial loop k inside the kernel (the split's guard skips a
+   last k past the tiles); consecutive blocks take consecutive tiles.
    *block: the loop bound to blockIdx.x; *run: k, where the block's tile
    is. A count that gives the grid a smaller one does (its last k would be
-   past every tile) is an invalid configuration. */
+   past every tile), and a group that walks as a smaller one does (one
+   column of tiles, or more rows than there are), are invalid
+   configurations. */
 static tc_result _tc_mma_persistent(tc_context *ctx, const _tc_mma_tiles *t, tc_stage *st, tc_iter *rows, tc_iter *cols, tc_iter **block,
                                     tc_iter **run) {
-    int64_t nrows = 0, ncols = 0, tiles, grid;
-    tc_iter *tile;
+    int64_t nrows = 0, ncols = 0, walk, grid;
+    tc_iter *tile, *group, *row;
     if (!tc_expr_is_const(rows->var->extent, &nrows) || !tc_expr_is_const(cols->var->extent, &ncols))
         return _tc_fail(ctx, TC_ERROR_SCHEDULE, "persistent grid: the block tiles' count is not a constant");
-    tiles = nrows * ncols;
-    grid = _tc_persistent_grid(t, tiles);
-    if ((tiles + grid - 1) / grid != t->tiles_per_block)
+    walk = _tc_persistent_walk(t, nrows, ncols);
+    grid = _tc_persistent_grid(t, nrows, ncols);
+    if ((walk + grid - 1) / grid != t->tiles_per_block)
         return _tc_fail(ctx, TC_ERROR_SCHEDULE, "persistent grid: %lld tiles a block over %lld tiles is %lld blocks of %lld tiles",
-                        (long long)t->tiles_per_block, (long long)tiles, (long long)grid, (long long)((tiles + grid - 1) / grid));
-    _TC_CONV_TRY(tc_fuse(st, rows, cols, &tile));
+                        (long long)t->tiles_per_block, (long long)walk, (long long)grid, (long long)((walk + grid - 1) / grid));
+    if (t->tile_group > 1 && (ncols == 1 || t->tile_group > nrows))
+        return _tc_fail(ctx, TC_ERROR_SCHEDULE, "persistent grid: groups of %lld row tiles over %lld x %lld tiles walk them as row by row "
+                        "or a smaller group does", (long long)t->tile_group, (long long)nrows, (long long)ncols);
+    if (t->tile_group > 1) {
+        _TC_CONV_TRY(tc_split(st, rows, t->tile_group, &group, &row));
+        _TC_CONV_TRY(tc_reorder_va(st, 3, group, cols, row));
+        _TC_CONV_TRY(tc_fuse(st, group, cols, &tile));
+        _TC_CONV_TRY(tc_fuse(st, tile, row, &tile));
+    } else {
+        _TC_CONV_TRY(tc_fuse(st, rows, cols, &tile));
+    }
     _TC_CONV_TRY(tc_split(st, tile, grid, run, block));
     _TC_CONV_TRY(tc_reorder_va(st, 2, *block, *run));
     return tc_bind(st, *block, TC_BLOCK_X);
@@ -3445,6 +3472,10 @@ static const int64_t _tc_wgmma_copies[] = {0, 1, 2};
    know no device; the tuner finds the count whose grid fills its SMs. */
 static const int64_t _tc_wgmma_tiles_per_block[] = {1, 2, 4, 6, 8, 12, 16, 32};
 
+/* The tile_group knob's values: a persistent grid's walk row by row, or in
+   groups of 8 row tiles column by column (Triton's GROUP_SIZE_M default). */
+static const int64_t _tc_wgmma_tile_groups[] = {1, 8};
+
 /* The copy and persistence knobs, defined after the rest (a knob defined
    last keeps the indices of configurations recorded before it, its first
    value being what they ran), and the tiles' copy and grid as they say. */
@@ -3452,10 +3483,15 @@ static tc_result _tc_wgmma_copy_and_grid(tc_cfg *cfg, const int64_t *copies, _tc
     int64_t copy;
     _TC_CONV_TRY(tc_cfg_define_knob(cfg, "copy", 3, copies));
     _TC_CONV_TRY(tc_cfg_define_knob(cfg, "tiles_per_block", 8, _tc_wgmma_tiles_per_block));
+    _TC_CONV_TRY(tc_cfg_define_knob(cfg, "tile_group", 2, _tc_wgmma_tile_groups));
     copy = tc_cfg_knob_value(cfg, "copy");
     t->tma = copy != 0;
     t->producer = copy == 2;
     t->tiles_per_block = tc_cfg_knob_value(cfg, "tiles_per_block");
+    t->tile_group = tc_cfg_knob_value(cfg, "tile_group");
+    if (t->tile_group > 1 && t->tiles_per_block == 1)
+        return _tc_fail(tc_cfg_context(cfg), TC_ERROR_SCHEDULE, "tile_group %lld: only a persistent grid (tiles_per_block > 1) walks its tiles "
+                        "in groups", (long long)t->tile_group);
     return TC_OK;
 }
 

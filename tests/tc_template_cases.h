@@ -49,13 +49,14 @@ static int64_t knob_last(const tc_config_space *space, const char *name, int64_t
 
 /* A configuration of c's space, the variant-th one picked (by an LCG from
    variant), that lowers; odd variants take the split path where c has
-   one. *f its function; -1 (and *f NULL) when none was found in 400 tries. */
+   one. *f its function; -1 (and *f NULL) when none was found in 1000 tries
+   (the wgmma spaces are mostly knobs that do not fit a small case). */
 static int64_t pick_config(tc_context *ctx, const template_case *c, const tc_config_space *space, int variant, const tc_func **f) {
     uint64_t seed = 0x9e3779b97f4a7c15ull * (uint64_t)(variant + 1);
     int64_t size = tc_space_size(space), index;
     int tries;
     *f = NULL;
-    for (tries = 0; tries < 400; tries++) {
+    for (tries = 0; tries < 1000; tries++) {
         tc_instance inst;
         seed = seed * 6364136223846793005ull + 1442695040888963407ull;
         index = (int64_t)((seed >> 17) % (uint64_t)size);

@@ -37,7 +37,7 @@ static tc_conv2d_desc nhwc(tc_dtype dtype, int n, int c, int h, int w, int k, in
    warp_m, warp_n, k_tile, stages, split_k, in_flight, copy (0: cp.async,
    1: TMA, 2: TMA from a producer), tiles_per_block (0 or 1: a block a tile). */
 typedef struct tiles {
-    int64_t v[10];
+    int64_t v[11];
 } tiles;
 
 /* Configuration t of the shape, lowered (NULL with the message printed when it does not). */
@@ -121,6 +121,7 @@ TC_TEST(tma_im2col_shapes_match_the_reference) {
         {TC_FLOAT16, 2, 32, 9, 9, 72, 3, 3, 1, 1, 1, {{64, 64, 64, 64, 32, 4, 1, 1, 2, 6}}},    /*   one block of 6, a lag */
         {TC_BFLOAT16, 2, 32, 9, 9, 72, 3, 3, 1, 1, 1, {{64, 64, 64, 64, 32, 3, 1, 1, 1, 2}}},   /*   TMA issued by a consumer */
         {TC_FLOAT16, 2, 32, 9, 9, 72, 3, 3, 1, 1, 1, {{64, 64, 64, 64, 32, 3, 1, 1, 0, 2}}},    /*   cp.async */
+        {TC_FLOAT16, 6, 32, 9, 9, 72, 3, 3, 1, 1, 1, {{64, 64, 64, 64, 32, 3, 1, 1, 2, 4, 8}}}, /*   8 x 2 tiles in a group of 8 rows: 4 blocks of 4 */
     };
     check_host_cases(cases, sizeof cases / sizeof cases[0]);
 }
@@ -391,6 +392,12 @@ TC_TEST(gpu_matches_the_reference_at_c9_b32) {
         check_on_gpu(TC_BFLOAT16, &split, 1e-2);
         check_on_gpu(TC_FLOAT32, &tf32, 2e-3);
     }
+    /* the persistent 128 x 128 tiles (49 x 2) walked in groups of 8 rows, column by column (the last group's 7 rows past
+       the output); 128 x 256's one column of tiles has no group to walk */
+    split.v[10] = 8;
+    tf32.v[10] = 8;
+    check_on_gpu(TC_BFLOAT16, &split, 1e-2);
+    check_on_gpu(TC_FLOAT32, &tf32, 2e-3);
 }
 
 /* The kernel of a TMA configuration as an engine gets it: from a record,

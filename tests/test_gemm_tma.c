@@ -26,7 +26,7 @@ static int dump;
    split_k, in_flight, copy (1 TMA, 0 cp.async, 2 TMA from a producer),
    tiles_per_block (0 or 1: a block a tile). */
 typedef struct tiles {
-    int64_t v[10];
+    int64_t v[11];
 } tiles;
 
 static tc_gemm_desc gemm(tc_dtype dtype, int m, int n, int k) {
@@ -536,6 +536,32 @@ TC_TEST(host_executor_checks_the_persistent_grid) {
     TC_CHECK(host_error_of(&d, f) < 1e-5);
 }
 
+/* A persistent grid walking its tiles in groups of 8 row tiles: 600 x 192
+   in 64 x 64 tiles is 10 x 3 tiles, walked as 16 x 3 (the second group's
+   last 6 rows past the output: computed on the padded rows, stored
+   nowhere), 4 a block: 12 blocks. The walk's tile is (group, column, row
+   in the group); the product is right; a group on a grid that is not
+   persistent, or over one column of tiles, is refused. */
+TC_TEST(grouped_tile_order) {
+    tc_gemm_desc d = gemm(TC_FLOAT16, 600, 192, 160), one_column = gemm(TC_FLOAT16, 600, 64, 160);
+    tiles t = {{64, 64, 64, 64, 32, 3, 1, 1, 2, 4, 8}}, not_persistent = {{64, 64, 64, 64, 32, 3, 1, 1, 2, 1, 8}};
+    const char *ir, *cuda;
+    const tc_func *f = lower_texts(&d, &t, &ir, &cuda);
+    TC_CHECK(f != NULL);
+    if (!f) return;
+    TC_CHECK_EQ_INT((int)f->kernels[0].grid[0]->v.i, 12);
+    /* k the block's run, F = 12 k + blockIdx.x its tile in the walk: group F / 24 (simplified to k / 2), row F % 8, column F / 8 % 3 */
+    TC_CHECK_CONTAINS(ir, "tma_load(a.shared[floormod(j.outer + j.outer.base, 3)*2048], A[floordiv(m.outer.outer.f.outer.fused.m.outer.inner."
+                          "fused.outer, 2)*512 + floormod(m.outer.outer.f.outer.fused.m.outer.inner.fused.outer*12 + blockIdx.x, 8)*64, j.outer*32]");
+    TC_CHECK_CONTAINS(ir, "tma_load(b.shared[floormod(j.outer + j.outer.base, 3)*2048], B[floormod(floordiv(m.outer.outer.f.outer.fused.m.outer."
+                          "inner.fused.outer*12 + blockIdx.x, 8), 3)*64, j.outer*32]");
+    TC_CHECK(host_error_of(&d, f) < 1e-5);
+    TC_CHECK(lower_config(&d, &not_persistent) == NULL);
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "only a persistent grid (tiles_per_block > 1) walks its tiles in groups");
+    TC_CHECK(lower_config(&one_column, &t) == NULL);
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "groups of 8 row tiles over 10 x 1 tiles walk them as row by row");
+}
+
 /* NVRTC compiles TMA kernels (sm_90a with their wgmma); before sm_90 they
    are refused with a message. */
 TC_TEST(cuda_compiles_for_sm_90_and_is_refused_before) {
@@ -545,7 +571,8 @@ TC_TEST(cuda_compiles_for_sm_90_and_is_refused_before) {
     } configs[] = {{TC_FLOAT16, {{128, 256, 64, 256, 64, 4, 1, 1, 1}}}, {TC_BFLOAT16, {{128, 128, 128, 64, 32, 3, 2, 1, 1}}},
                    {TC_FLOAT32, {{128, 128, 64, 128, 32, 3, 1, 0, 1}}}, {TC_FLOAT16, {{128, 256, 64, 256, 64, 4, 1, 1, 2}}},
                    {TC_FLOAT32, {{128, 128, 64, 128, 32, 3, 1, 0, 2}}}, {TC_FLOAT16, {{128, 256, 64, 256, 64, 4, 1, 1, 2, 6}}},
-                   {TC_FLOAT32, {{128, 128, 64, 128, 32, 3, 1, 0, 2, 4}}}, {TC_FLOAT16, {{128, 256, 64, 256, 64, 4, 1, 1, 1, 6}}}};
+                   {TC_FLOAT32, {{128, 128, 64, 128, 32, 3, 1, 0, 2, 4}}}, {TC_FLOAT16, {{128, 256, 64, 256, 64, 4, 1, 1, 1, 6}}},
+                   {TC_FLOAT16, {{128, 128, 64, 128, 64, 4, 1, 1, 2, 4, 8}}}};
     size_t k;
     if (tc_nvrtc_init(ctx, NULL) != TC_OK) TC_SKIP("NVRTC is not installed here");
     for (k = 0; k < sizeof configs / sizeof configs[0]; k++) {
@@ -694,11 +721,14 @@ TC_TEST(gpu_matches_the_reference) {
     tiles producer = {{128, 256, 64, 256, 64, 4, 1, 1, 2}}, producer_tf32 = {{128, 128, 64, 128, 32, 3, 1, 0, 2}};
     /* persistent: 32 tiles, 6 a block (6 blocks, the last with 2); 30 tiles, 4 a block (8 blocks, the last with 2) */
     tiles persistent = {{128, 256, 64, 256, 64, 4, 1, 1, 2, 6}}, persistent_tf32 = {{128, 128, 64, 128, 32, 3, 1, 0, 2, 4}};
+    /* grouped: 8 x 4 tiles walked in one group of 8 rows, column by column, 6 a block (6 blocks) */
+    tiles grouped = {{128, 256, 64, 256, 64, 4, 1, 1, 2, 6, 8}};
     check_on_gpu(TC_FLOAT16, 1000, 1000, 1000, &f16, 1e-5);
     check_on_gpu(TC_FLOAT16, 1000, 1000, 1000, &producer, 1e-5);
     check_on_gpu(TC_FLOAT32, 600, 700, 512, &producer_tf32, 1e-5);
     check_on_gpu(TC_FLOAT16, 1000, 1000, 1000, &persistent, 1e-5);
     check_on_gpu(TC_FLOAT32, 600, 700, 512, &persistent_tf32, 1e-5);
+    check_on_gpu(TC_FLOAT16, 1000, 1000, 1000, &grouped, 1e-5);
     check_on_gpu(TC_FLOAT16, 1024, 1024, 1024, &async, 1e-5);
     check_on_gpu(TC_BFLOAT16, 777, 520, 264, &bf16, 1e-5);
     check_on_gpu(TC_FLOAT32, 600, 700, 512, &tf32, 1e-5);
@@ -715,6 +745,7 @@ int main(int argc, char **argv) {
     TC_RUN(host_executor_checks_the_producer);
     TC_RUN(golden_ir_shows_the_persistent_grid);
     TC_RUN(host_executor_checks_the_persistent_grid);
+    TC_RUN(grouped_tile_order);
     TC_RUN(cuda_compiles_for_sm_90_and_is_refused_before);
     TC_RUN(refuses_what_it_cannot_build);
     TC_RUN(a_zero_dtype_is_float32);
