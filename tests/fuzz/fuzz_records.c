@@ -36,7 +36,8 @@ static void fz_check_records(const tc_record *recs, int n) {
         fz_require(r->task && r->target && r->config >= 0, "a record without a task, target or configuration");
         fz_require(r->nargs >= 0 && r->nargs <= TC_MAX_TASK_ARGS && r->ncosts >= 0 && r->ncosts <= 16, "a record with too many numbers");
         fz_require(r->nknobs >= 0 && (r->nknobs == 0 || r->knobs), "a record with knobs that are not there");
-        for (j = 0; j < r->nknobs; j++) fz_require(r->knobs[j].width >= 0 && r->knobs[j].width <= 8, "a knob wider than 8");
+        for (j = 0; j < r->nknobs; j++)
+            fz_require(r->knobs[j].width >= 0 && r->knobs[j].width <= TC_MAX_KNOB_WIDTH, "a knob wider than TC_MAX_KNOB_WIDTH");
     }
 }
 
