@@ -6,16 +6,20 @@
 # a block), the kernel the harness loads from a one-line record; only
 # kernels whose names hold $KERNELS are instrumented (default _kernel:
 # tecomp's, the harness's ceilings included; conv2d_wgmma: the tuned kernel
-# alone), cuDNN's run as they are.
-#   [TOOLS="racecheck"] [KERNELS=conv2d_wgmma] [LIMIT=s] sh bench/persistent_sanitize.sh      Logs in $OUT.
+# alone), cuDNN's run as they are; CUDNN=off leaves PyTorch's cuDNN off the
+# library path, so the harness runs tecomp's kernel alone (still checked
+# against its float64 reference).
+#   [TOOLS="racecheck"] [KERNELS=conv2d_wgmma] [LIMIT=s] [CUDNN=off] sh bench/persistent_sanitize.sh      Logs in $OUT.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/gpu_common.sh"
 gpu_setup bench/tecomp-bench
 record conv2d_wgmma '[256, 256, 14, 14, 512, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 3]' 28825:128,256,64,256,64,4,1,0,2,6:persistent "$out/seed2.jsonl"
 cd build-gpu
+[ "${CUDNN:-on}" = off ] && [ -n "$cudnn" ] && LD_LIBRARY_PATH=$(echo "$LD_LIBRARY_PATH" | sed "s|$cudnn:||") && export LD_LIBRARY_PATH
 for tool in ${TOOLS:-memcheck racecheck synccheck}; do
     timeout "${LIMIT:-170}" compute-sanitizer --tool $tool --kernel-name "kns=${KERNELS:-_kernel}" --error-exitcode 9 ./bench/tecomp-bench --template conv2d_wgmma \
         --trials 1 --repeat 3 --cudnn legacy --records "$out/seed2.jsonl" --suite ../bench/suite-mma.csv --rows seed2_nhwc > "$out/san_$tool.log" 2>&1
     echo "$tool exit $?: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/san_$tool.log" | tail -1); $(grep '^seed2_nhwc ' "$out/san_$tool.log" | tail -1 | cut -c1-80)"
+    grep -iE "cudnn|relative|error" "$out/san_$tool.log" | head -5
 done
