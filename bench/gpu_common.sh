@@ -4,7 +4,8 @@
 # gpu_sanitize runs a program under compute-sanitizer's memcheck, racecheck
 # and synccheck; gpu_tests runs the whole meson test suite, then one test
 # under them; record writes a one-line tuning record of a chosen
-# configuration. Logs in $out.
+# configuration, time_seed2 and time_gemm time one through the harnesses
+# (from build-gpu). Logs in $out.
 gpu_setup() { # the meson targets to build (none: every one)
     out=${OUT:-gpu-logs}
     mkdir -p "$out" && out=$(cd "$out" && pwd)
@@ -44,4 +45,22 @@ entity = [[n, "ot", v] for n, v in zip(names, values)]
 print(json.dumps({"input": [target, template, args, {}], "config": {"index": int(config[0]), "code_hash": None, "entity": entity},
                   "result": [[1.0], 0, 1.0, 0.0], "version": 0.2, "tvm_version": "tecomp 0.2.0"}))
 PY
+}
+
+seed2_args='[256, 256, 14, 14, 512, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 3]'
+gemm_args='[8192, 8192, 8192, 1]'
+
+time_seed2() { # index:values:label: seed2_nhwc through conv2d_wgmma in that configuration, beside cuDNN's best of both APIs
+    name=${1##*:}
+    record conv2d_wgmma "$seed2_args" "$1" "$out/seed2-$name.jsonl"
+    timeout 100 ./bench/tecomp-bench --template conv2d_wgmma --trials 1 --cudnn both --records "$out/seed2-$name.jsonl" \
+        --csv "$out/seed2-$name.csv" --suite ../bench/suite-mma.csv --rows seed2_nhwc > "$out/seed2-$name.log" 2>&1
+    echo "seed2 $name (config ${1%%:*}): $(grep '^seed2_nhwc ' "$out/seed2-$name.log" | tail -1)"
+}
+
+time_gemm() { # index:values:label: the float16 8192^3 GEMM through gemm_wgmma in that configuration
+    name=${1##*:}
+    record gemm_wgmma "$gemm_args" "$1" "$out/gemm-$name.jsonl"
+    timeout 100 ./bench/gemm-bench 8192 8192 8192 f16 1 "$out/gemm-$name.jsonl" > "$out/gemm-$name.log" 2>&1
+    echo "gemm $name (config ${1%%:*}): $(grep -E '^gemm 8192' "$out/gemm-$name.log" | tail -1)"
 }

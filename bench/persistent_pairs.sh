@@ -11,21 +11,13 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/gpu_common.sh"
 gpu_setup bench/gemm-bench bench/tecomp-bench
-seed2='[256, 256, 14, 14, 512, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 3]'
 cd build-gpu
 for c in 5497:128,256,64,256,64,4,1,0,2,1:128x256-producer 28825:128,256,64,256,64,4,1,0,2,6:128x256-producer-persistent6 \
          2797:128,256,64,256,64,3,1,0,1,1:128x256-tma 26125:128,256,64,256,64,3,1,0,1,6:128x256-tma-persistent6 \
          5584:128,128,64,128,64,5,1,0,2,1:128x128-producer 44464:128,128,64,128,64,5,1,0,2,12:128x128-producer-persistent12; do
-    name=${c##*:}
-    record conv2d_wgmma "$seed2" "$c" "$out/seed2-$name.jsonl"
-    timeout 100 ./bench/tecomp-bench --template conv2d_wgmma --trials 1 --cudnn both --records "$out/seed2-$name.jsonl" \
-        --csv "$out/seed2-$name.csv" --suite ../bench/suite-mma.csv --rows seed2_nhwc > "$out/seed2-$name.log" 2>&1
-    echo "seed2 $name (config ${c%%:*}): $(grep '^seed2_nhwc ' "$out/seed2-$name.log" | tail -1)"
+    time_seed2 "$c"
 done
 for c in 5497:128,256,64,256,64,4,1,0,2,1:128x256-producer 52153:128,256,64,256,64,4,1,0,2,16:128x256-producer-persistent16 \
          1598:256,128,128,128,64,4,1,1,1,1:256x128-tma 48254:256,128,128,128,64,4,1,1,1,16:256x128-tma-persistent16; do
-    name=${c##*:}
-    record gemm_wgmma '[8192, 8192, 8192, 1]' "$c" "$out/gemm-$name.jsonl"
-    timeout 100 ./bench/gemm-bench 8192 8192 8192 f16 1 "$out/gemm-$name.jsonl" > "$out/gemm-$name.log" 2>&1
-    echo "gemm $name (config ${c%%:*}): $(grep -E '^gemm 8192' "$out/gemm-$name.log" | tail -1)"
+    time_gemm "$c"
 done

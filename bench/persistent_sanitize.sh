@@ -14,7 +14,7 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/gpu_common.sh"
 gpu_setup bench/tecomp-bench
-record conv2d_wgmma '[256, 256, 14, 14, 512, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 3]' 28825:128,256,64,256,64,4,1,0,2,6:persistent "$out/seed2.jsonl"
+record conv2d_wgmma "$seed2_args" 28825:128,256,64,256,64,4,1,0,2,6:persistent "$out/seed2.jsonl"
 cd build-gpu
 [ "${CUDNN:-on}" = off ] && [ -n "$cudnn" ] && LD_LIBRARY_PATH=$(echo "$LD_LIBRARY_PATH" | sed "s|$cudnn:||") && export LD_LIBRARY_PATH
 for tool in ${TOOLS:-memcheck racecheck synccheck}; do

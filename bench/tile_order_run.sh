@@ -15,8 +15,6 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/gpu_common.sh"
 gpu_setup tests/test_gemm_tma tests/test_conv_wgmma bench/gemm-bench bench/tecomp-bench
-gemm='[8192, 8192, 8192, 1]'
-seed2='[256, 256, 14, 14, 512, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 3]'
 if [ "${1:-gemm}" = gemm ]; then
 for t in test_gemm_tma test_conv_wgmma; do
     timeout 200 "build-gpu/tests/$t" > "$out/$t.log" 2>&1
@@ -27,25 +25,18 @@ cd build-gpu
 for c in 5497:128,256,64,256,64,4,1,0,2,1:128x256-producer \
          52153:128,256,64,256,64,4,1,0,2,16,1:128x256-producer-p16 114361:128,256,64,256,64,4,1,0,2,16,8:128x256-producer-p16-group8 \
          48254:256,128,128,128,64,4,1,1,1,16,1:256x128-tma-p16 110462:256,128,128,128,64,4,1,1,1,16,8:256x128-tma-p16-group8; do
-    name=${c##*:}
-    record gemm_wgmma "$gemm" "$c" "$out/gemm-$name.jsonl"
-    timeout 60 ./bench/gemm-bench 8192 8192 8192 f16 1 "$out/gemm-$name.jsonl" > "$out/gemm-$name.log" 2>&1
-    echo "gemm $name (config ${c%%:*}): $(grep -E '^gemm 8192|cuBLAS' "$out/gemm-$name.log" | tail -2 | tr '\n' ' ')"
+    time_gemm "$c"
 done
 exit 0
 fi
 cd build-gpu
 for c in 28825:128,256,64,256,64,4,1,0,2,6,1:128x256-producer-p6 91033:128,256,64,256,64,4,1,0,2,6,8:128x256-producer-p6-group8; do
-    name=${c##*:}
-    record conv2d_wgmma "$seed2" "$c" "$out/seed2-$name.jsonl"
-    timeout 90 ./bench/tecomp-bench --template conv2d_wgmma --trials 1 --cudnn both --records "$out/seed2-$name.jsonl" \
-        --csv "$out/seed2-$name.csv" --suite ../bench/suite-mma.csv --rows seed2_nhwc > "$out/seed2-$name.log" 2>&1
-    echo "seed2 $name (config ${c%%:*}): $(grep '^seed2_nhwc ' "$out/seed2-$name.log" | tail -1)"
+    time_seed2 "$c"
 done
 for c in 5497:128,256,64,256,64,4,1,0,2,1:128x256-producer \
          52153:128,256,64,256,64,4,1,0,2,16,1:128x256-producer-p16 114361:128,256,64,256,64,4,1,0,2,16,8:128x256-producer-p16-group8; do
     name=${c##*:}
-    record gemm_wgmma "$gemm" "$c" "$out/gemm-$name.jsonl"
+    record gemm_wgmma "$gemm_args" "$c" "$out/gemm-$name.jsonl"
     timeout 60 ncu -k regex:^gemm_kernel --launch-skip 2 --launch-count 1 \
         --metrics gpu__time_duration.sum,lts__t_sector_hit_rate.pct,dram__bytes_read.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed \
         ./bench/gemm-bench 8192 8192 8192 f16 1 "$out/gemm-$name.jsonl" > "$out/ncu-gemm-$name.log" 2>&1
