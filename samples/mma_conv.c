@@ -5,7 +5,11 @@
    cp.async through a multi-stage pipeline and swizzled, fragments by
    ldmatrix, mma.sync m16n8k16, accumulators stored straight to the output.
    Beside tensorcore_conv.c (the wmma tutorial, untouched), which computes
-   the same convolution in the tutorial's NHWCnc layout.
+   the same convolution in the tutorial's NHWCnc layout. --template wgmma
+   runs it on Hopper's path instead (conv2d_wgmma: TMA im2col copies from a
+   producer warpgroup into mbarrier-synchronised stages, wgmma from shared
+   memory, a persistent grid), the kernel compute-sanitizer checks at
+   seed2's shape (bench/persistent_sanitize.sh).
 
    It lowers one configuration of the template (the knobs below, or
    --config), prints the lowered IR (and with --print the CUDA), runs it on
@@ -15,13 +19,17 @@
 
        mma_conv [--small] [--print] [--dtype f16|bf16|tf32] [--batch N]
                 [--layout nhwc|nchw] [--config BM,BN,WM,WN,BK,STAGES,VEC,SWIZZLE[,SPLIT_K[,COL_ORDER]]]
+                [--template mma|wgmma] [--repeat N]
 
    --dtype tf32 runs float32 tensors as TF32 (the math mode allows it);
    --batch sets the batch (32 is the suite's C9_b32 shape with 512 output
    channels); --layout nchw runs the same convolution in NCHW (KCRS weights,
    NKPQ output: the template's transposed product, rows the output
    channels; COL_ORDER 1, the default, copies col along its pixels).
-   --small: batch 2, 8x8, 32 -> 64 channels. */
+   --small: batch 2, 8x8, 32 -> 64 channels. With --template wgmma (an
+   sm_90 GPU, else the host executor at --small; NHWC) --config is
+   BM,BN,WM,WN,BK,STAGES,SPLIT_K,IN_FLIGHT,COPY[,TILES_PER_BLOCK[,TILE_GROUP]].
+   --repeat: the timed launches (default 100). */
 #define TECOMP_IMPLEMENTATION
 #include "tecomp.h"
 #include "sample_run.h"
@@ -32,16 +40,22 @@
 static const int64_t default_config[10] = {128, 128, 64, 64, 32, 3, 8, 1, 1, 1};
 /* On the host executor (--small): small tiles, so that a block is quick to run. */
 static const int64_t small_config[10] = {32, 32, 16, 16, 32, 2, 8, 1, 1, 1};
+/* conv2d_wgmma's: 128 x 256 block tiles, two consumer warpgroups of 64 x
+   256 and a producer warpgroup issuing the TMA copies, k steps of 64, 4
+   stages, 6 tiles a block (seed2's 392 x 2 tiles on 131 blocks), row by
+   row; on the host executor 64 x 64 tiles, 2 a block. */
+static const int64_t wgmma_config[11] = {128, 256, 64, 256, 64, 4, 1, 0, 2, 6, 1};
+static const int64_t wgmma_small_config[11] = {64, 64, 64, 64, 32, 3, 1, 1, 2, 2, 1};
 
 typedef struct options {
-    int small, print, batch, nchw;
+    int small, print, batch, nchw, wgmma, repeat, have_config;
     tc_dtype dtype;
-    int64_t config[10];
+    int64_t config[11];
 } options;
 
 static int usage(const char *argv0) {
     fprintf(stderr, "usage: %s [--small] [--print] [--dtype f16|bf16|tf32] [--batch N] [--layout nhwc|nchw] "
-                    "[--config BM,BN,WM,WN,BK,STAGES,VEC,SWIZZLE[,SPLIT_K[,COL_ORDER]]] [--help]\n", argv0);
+                    "[--config BM,BN,WM,WN,BK,STAGES,VEC,SWIZZLE[,SPLIT_K[,COL_ORDER]]] [--template mma|wgmma] [--repeat N] [--help]\n", argv0);
     return 0;
 }
 
@@ -58,6 +72,10 @@ static void help(const char *argv0) {
            "                     the template's knobs (default %lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld; --small: "
            "%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld;\n"
            "                     COL_ORDER, NCHW's only: 1 copies col along its pixels, 0 along j)\n"
+           "  --template mma|wgmma  conv2d_mma (default) or Hopper's conv2d_wgmma (an sm_90 GPU, else the host executor at\n"
+           "                     --small; NHWC); its --config: BM,BN,WM,WN,BK,STAGES,SPLIT_K,IN_FLIGHT,COPY[,TILES_PER_BLOCK[,TILE_GROUP]]\n"
+           "                     (default 128,256,64,256,64,4,1,0,2,6,1: a producer warpgroup, 6 tiles a block)\n"
+           "  --repeat N         timed launches on the GPU (default 100)\n"
            "  --help             this text\n",
            argv0, (long long)default_config[0], (long long)default_config[1], (long long)default_config[2], (long long)default_config[3],
            (long long)default_config[4], (long long)default_config[5], (long long)default_config[6], (long long)default_config[7],
@@ -67,18 +85,19 @@ static void help(const char *argv0) {
     exit(0);
 }
 
-/* Eight to ten comma-separated knob values into config (split_k and
-   col_order 1 when not given); 0 when it is not that. */
-static int parse_config(const char *s, int64_t *config) {
-    int k;
+/* Comma-separated knob values into config: conv2d_mma's eight to ten
+   (split_k and col_order 1 when not given), conv2d_wgmma's nine to eleven
+   (tiles_per_block and tile_group 1); 0 when it is not that. */
+static int parse_config(const char *s, int wgmma, int64_t *config) {
+    int k, most = wgmma ? 11 : 10, least = wgmma ? 9 : 8;
     char *end;
-    config[8] = 1;
-    config[9] = 1;
-    for (k = 0; k < 10; k++) {
+    for (k = least; k < most; k++) config[k] = 1;
+    for (k = 0; k < most; k++) {
         long long v = strtoll(s, &end, 10);
-        if (end == s || v < (k == 7 || k == 9 ? 0 : 1) || v > 4096) return 0; /* swizzle and col_order may be 0 */
+        int may_be_zero = wgmma ? k == 7 || k == 8 : k == 7 || k == 9; /* in_flight and copy; swizzle and col_order */
+        if (end == s || v < (may_be_zero ? 0 : 1) || v > 4096) return 0;
         config[k] = v;
-        if (!*end && k >= 7) return 1;
+        if (!*end && k + 1 >= least) return 1;
         if (*end != ',') return 0;
         s = end + 1;
     }
@@ -86,10 +105,11 @@ static int parse_config(const char *s, int64_t *config) {
 }
 
 static int parse_options(int argc, char **argv, options *o) {
+    const char *config = NULL;
     int k;
     memset(o, 0, sizeof *o);
     o->dtype = TC_FLOAT16;
-    memcpy(o->config, default_config, sizeof o->config);
+    o->repeat = 100;
     for (k = 1; k < argc; k++) {
         const char *a = argv[k], *v = k + 1 < argc ? argv[k + 1] : NULL;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) help(argv[0]);
@@ -104,12 +124,26 @@ static int parse_options(int argc, char **argv, options *o) {
         } else if (!strcmp(a, "--layout") && v && (!strcmp(v, "nhwc") || !strcmp(v, "nchw"))) {
             o->nchw = !strcmp(v, "nchw");
             k++;
-        } else if (!strcmp(a, "--config") && v && parse_config(v, o->config)) {
+        } else if (!strcmp(a, "--template") && v && (!strcmp(v, "mma") || !strcmp(v, "wgmma"))) {
+            o->wgmma = !strcmp(v, "wgmma");
+            k++;
+        } else if (!strcmp(a, "--repeat") && v && atoi(v) > 0 && atoi(v) <= 100000) {
+            o->repeat = atoi(v);
+            k++;
+        } else if (!strcmp(a, "--config") && v) {
+            config = v;
             k++;
         } else {
             return usage(argv[0]);
         }
     }
+    if (o->wgmma && o->nchw) {
+        fprintf(stderr, "%s: --template wgmma runs NHWC only\n", argv[0]);
+        return 0;
+    }
+    o->have_config = config != NULL;
+    if (config && !parse_config(config, o->wgmma, o->config)) return usage(argv[0]); /* after --template: it says which knobs */
+    if (!config) memcpy(o->config, o->wgmma ? wgmma_config : default_config, o->wgmma ? sizeof wgmma_config : sizeof default_config);
     return 1;
 }
 
@@ -152,17 +186,17 @@ static double reference_at(const tc_conv2d_desc *d, const float *x, const float 
     return s;
 }
 
-/* Lower configuration o->config of conv2d_mma for d; NULL after saying why. */
+/* Lower configuration o->config of conv2d_mma (or conv2d_wgmma) for d; NULL after saying why. */
 static const tc_func *lower(tc_context *ctx, const tc_conv2d_desc *d, const options *o) {
     tc_config_space *space = NULL;
     tc_instance inst;
     const tc_func *f = NULL;
     int64_t index;
-    if (tc_space_create(ctx, tc_conv2d_mma_template, d, &space) != TC_OK) {
+    if (tc_space_create(ctx, o->wgmma ? tc_conv2d_wgmma_template : tc_conv2d_mma_template, d, &space) != TC_OK) {
         fprintf(stderr, "mma_conv: %s\n", tc_context_error(ctx));
         return NULL;
     }
-    if ((index = sample_mma_config(space, o->config, o->nchw)) < 0) {
+    if ((index = o->wgmma ? sample_wgmma_config(space, o->config) : sample_mma_config(space, o->config, o->nchw)) < 0) {
         fprintf(stderr, "mma_conv: the configuration is not one of the template's knob values\n%s\n", tc_space_to_string(space));
         return NULL;
     }
@@ -186,7 +220,7 @@ int main(int argc, char **argv) {
     tc_result r;
     if (!parse_options(argc, argv, &o)) return 2;
     if (tc_context_create(NULL, &ctx) != TC_OK) return 1;
-    use_gpu = tc_cuda_available(ctx) && tc_cuda_arch(ctx) >= 80;
+    use_gpu = tc_cuda_available(ctx) && tc_cuda_arch(ctx) >= (o.wgmma ? 90 : 80);
     memset(&d, 0, sizeof d);
     d.layout = o.nchw ? TC_LAYOUT_NCHW : TC_LAYOUT_NHWC;
     d.dtype = o.dtype;
@@ -198,19 +232,26 @@ int main(int argc, char **argv) {
     d.r = d.s = 3;
     d.stride_h = d.stride_w = d.dilation_h = d.dilation_w = 1;
     d.pad_h = d.pad_w = 1;
-    if (!use_gpu && !memcmp(o.config, default_config, sizeof o.config)) memcpy(o.config, small_config, sizeof o.config);
-    if (o.dtype == TC_FLOAT32 && o.config[6] == 8) o.config[6] = 4; /* 16 bytes are 4 floats */
+    if (!use_gpu && !o.have_config) memcpy(o.config, o.wgmma ? wgmma_small_config : small_config, o.wgmma ? sizeof wgmma_small_config : sizeof small_config);
+    if (!o.wgmma && o.dtype == TC_FLOAT32 && o.config[6] == 8) o.config[6] = 4; /* 16 bytes are 4 floats */
     nx = (size_t)d.n * d.h * d.w * d.c;
     nw = (size_t)d.k * 9 * d.c;
     ny = (size_t)d.n * d.h * d.w * d.k;
     flops = 2.0 * (double)ny * 9 * d.c;
     printf("mma_conv: batch %d, %dx%d, %d -> %d channels, 3x3, pad 1, %s, %s in (%s), float32 out, %.2f GFLOP, on the %s\n", d.n, d.h, d.w,
            d.c, d.k, tc_layout_name(d.layout), tc_dtype_name(d.dtype), d.dtype == TC_FLOAT32 ? "TF32 on the tensor cores" : "float32 accumulation", flops * 1e-9,
-           use_gpu ? "GPU" : "host executor (no sm_80 GPU: the small size, numerics only, no timings)");
-    printf("configuration: block %lld x %lld, warps %lld x %lld, k_tile %lld, %lld stages, vec %lld, swizzle %lld, split_k %lld%s\n",
-           (long long)o.config[0], (long long)o.config[1], (long long)o.config[2], (long long)o.config[3], (long long)o.config[4],
-           (long long)o.config[5], (long long)o.config[6], (long long)o.config[7], (long long)o.config[8],
-           !o.nchw ? "" : o.config[9] ? ", col along its pixels" : ", col along j");
+           use_gpu ? "GPU" : o.wgmma ? "host executor (no sm_90 GPU: the small size, numerics only, no timings)"
+                           : "host executor (no sm_80 GPU: the small size, numerics only, no timings)");
+    if (o.wgmma)
+        printf("configuration (conv2d_wgmma): block %lld x %lld, warpgroups %lld x %lld, k_tile %lld, %lld stages, split_k %lld, in_flight %lld, "
+               "copy %lld, %lld tiles a block, groups of %lld rows\n", (long long)o.config[0], (long long)o.config[1], (long long)o.config[2],
+               (long long)o.config[3], (long long)o.config[4], (long long)o.config[5], (long long)o.config[6], (long long)o.config[7],
+               (long long)o.config[8], (long long)o.config[9], (long long)o.config[10]);
+    else
+        printf("configuration: block %lld x %lld, warps %lld x %lld, k_tile %lld, %lld stages, vec %lld, swizzle %lld, split_k %lld%s\n",
+               (long long)o.config[0], (long long)o.config[1], (long long)o.config[2], (long long)o.config[3], (long long)o.config[4],
+               (long long)o.config[5], (long long)o.config[6], (long long)o.config[7], (long long)o.config[8],
+               !o.nchw ? "" : o.config[9] ? ", col along its pixels" : ", col along j");
     if (!(f = lower(ctx, &d, &o))) return 1;
     printf("==== lowered IR ====\n%s\n", tc_func_to_string(f));
     if (o.print) {
@@ -233,7 +274,7 @@ int main(int argc, char **argv) {
     bytes[1] = nw * (d.dtype == TC_FLOAT32 ? 4 : 2);
     bytes[2] = ny * 4;
     for (k = 0; k < ny; k++) y[k] = NAN;
-    if ((r = sample_run_raw(ctx, f, host, bytes, use_gpu, 100, &ms)) != TC_OK) return sample_fail(ctx, "mma_conv", r);
+    if ((r = sample_run_raw(ctx, f, host, bytes, use_gpu, o.repeat, &ms)) != TC_OK) return sample_fail(ctx, "mma_conv", r);
     for (k = 0; k < ny; k++) unwritten += y[k] != y[k];
     step = ny > 4000000 ? 61 : 1; /* the full size: every 61st output (a prime: it turns through pixels and channels) */
     for (k = 0; k < ny; k += step) {
@@ -247,7 +288,7 @@ int main(int argc, char **argv) {
     ok = err < bound && !unwritten;
     if (unwritten) printf("%zu of %zu outputs were not written\n", unwritten, ny);
     printf("%-20s %12s %12s   relative L2 error vs float64 over %zu outputs (bound %.0e)\n", "", "time (ms)", "GFLOP/s", checked, bound);
-    sample_print_row("tecomp conv2d_mma", ms, ms > 0 ? flops / (ms * 1e6) : 0, ok ? "ok" : "MISMATCH");
+    sample_print_row(o.wgmma ? "tecomp conv2d_wgmma" : "tecomp conv2d_mma", ms, ms > 0 ? flops / (ms * 1e6) : 0, ok ? "ok" : "MISMATCH");
     printf("relative L2 error %.2e\n", err);
     if (host[0] != x) free(host[0]);
     if (host[1] != w) free(host[1]);
