@@ -667,7 +667,6 @@ int main(int argc, char **argv) {
     memset(&desc, 0, sizeof desc);
     desc.logger.log_fn = keep_log;
     if (tc_context_create(&desc, &ctx) != TC_OK) return 1;
-    (void)run_on_gpu; /* tc_conv_data.h's GPU run: these tests check on the host executor */
     if (argc == 3 && strcmp(argv[1], "--write-lines") == 0) {
         int rc = write_sample_lines(argv[2]);
         tc_context_destroy(ctx);

@@ -357,7 +357,7 @@ TC_TEST(the_epilogue_alone_follows_a_bare_convolution) {
     tc_conv2d_desc d = conv_desc(TC_LAYOUT_NHWC, TC_FLOAT32, 2, 3, 5, 4, 6, 3, 1, 1, 1), bare;
     tc_instance inst;
     const tc_func *f = NULL;
-    case_data cd;
+    conv_data cd;
     float *conv_out;
     uint16_t *conv16;
     void *args[3 + TC_CONV2D_MAX_EPILOGUE_TENSORS];
@@ -367,7 +367,7 @@ TC_TEST(the_epilogue_alone_follows_a_bare_convolution) {
     d.epilogue.act = TC_ACT_SILU;
     d.epilogue.residual = TC_RESIDUAL_AFTER_ACT;
     d.epilogue.out_dtype = TC_FLOAT16;
-    TC_CHECK(data_make(&d, &cd));
+    TC_CHECK(data_make(ctx, &d, &cd));
     bare = d;
     memset(&bare.epilogue, 0, sizeof bare.epilogue);
     conv_out = (float *)malloc(cd.ny * 4);
@@ -412,7 +412,7 @@ TC_TEST(the_engines_call_takes_the_epilogues_tensors) {
     tc_conv2d_kernel_desc kd;
     tc_conv2d_kernel *k = NULL;
     tc_conv2d_kernel_info info;
-    case_data cd;
+    conv_data cd;
     memset(&kd, 0, sizeof kd);
     kd.conv = conv_desc(TC_LAYOUT_NCHW, TC_FLOAT32, 1, 5, 6, 7, 6, 3, 1, 1, 1);
     kd.conv.epilogue.scale = kd.conv.epilogue.bias = 1;
@@ -423,7 +423,7 @@ TC_TEST(the_engines_call_takes_the_epilogues_tensors) {
     if (!k) return;
     tc_conv2d_kernel_info_get(k, &info);
     TC_CHECK_EQ_INT(info.nargs, 6);
-    TC_CHECK(data_make(&kd.conv, &cd));
+    TC_CHECK(data_make(ctx, &kd.conv, &cd));
     TC_CHECK_EQ_INT(tc_conv2d_kernel_run_host(ctx, k, cd.x, cd.w, cd.y), TC_ERROR_INVALID_ARGUMENT);
     TC_CHECK_CONTAINS(tc_context_error(ctx), "the kernel's epilogue reads 3 tensors after the output; give all 6 buffers to tc_conv2d_kernel_run_host_args");
     TC_CHECK_EQ_INT(tc_conv2d_kernel_launch(ctx, k, 0, 0, 0, NULL), TC_ERROR_INVALID_ARGUMENT);

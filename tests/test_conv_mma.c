@@ -451,7 +451,7 @@ static void check_on_gpu(tc_conv2d_desc d, const tiles *t, double bound) {
     if (!tc_cuda_available(ctx)) TC_SKIP("no CUDA device: tc_cuda_available is 0");
     if (tc_cuda_arch(ctx) < 80) TC_SKIP("the CUDA device is older than sm_80: no mma.sync m16n8k16");
     TC_CHECK(data_make(ctx, &d, &cd));
-    if (f && cd.y && run_on_gpu(ctx, f, dtype, &cd, cd.y) == TC_OK) {
+    if (f && cd.y && run_on_gpu(ctx, f, &cd, cd.y) == TC_OK) {
         err = rel_l2(cd.y, cd.ref, cd.ny);
         printf("  %s %s: relative L2 error %.3g\n", tc_layout_name(d.layout), tc_dtype_name(dtype), err);
         TC_CHECK(err < bound);

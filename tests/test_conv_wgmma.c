@@ -364,7 +364,7 @@ static void check_on_gpu(tc_dtype dtype, const tiles *t, double bound) {
     if (tc_cuda_arch(ctx) != 90) TC_SKIP("the CUDA device is not sm_90 (H100, H200): no wgmma");
     memset(&cd, 0, sizeof cd);
     TC_CHECK(data_make(ctx, &d, &cd));
-    if (f && cd.y && run_on_gpu(ctx, f, dtype, &cd, cd.y) == TC_OK) {
+    if (f && cd.y && run_on_gpu(ctx, f, &cd, cd.y) == TC_OK) {
         double err = rel_l2(cd.y, cd.ref, cd.ny);
         printf("  C9_b32 %s, %lldx%lld warpgroups %lldx%lld k %lld split %lld in flight %lld, %s: relative L2 error %.3g\n",
                tc_dtype_name(dtype), (long long)t->v[0], (long long)t->v[1], (long long)t->v[2], (long long)t->v[3], (long long)t->v[4],
