@@ -43,22 +43,7 @@ static void first_line(const char *path, char *line, size_t cap) {
 }
 
 /* An NCHW float32 convolution with padding 1 and 3x3 kernels. */
-static tc_conv2d_desc conv_of(int n, int c, int hw, int k, int stride) {
-    tc_conv2d_desc d;
-    memset(&d, 0, sizeof d);
-    d.n = n;
-    d.c = c;
-    d.h = hw;
-    d.w = hw;
-    d.k = k;
-    d.r = 3;
-    d.s = 3;
-    d.pad_h = 1;
-    d.pad_w = 1;
-    d.stride_h = stride;
-    d.stride_w = stride;
-    return d;
-}
+static tc_conv2d_desc conv_of(int n, int c, int hw, int k, int stride) { return conv_desc(TC_LAYOUT_NCHW, TC_FLOAT32, n, c, hw, hw, k, 3, stride, 1, 1); }
 
 /* AutoTVM's lines, as its log_to_file writes them. */
 #define TOPHUB_TARGET "cuda -keys=cuda,gpu -arch=sm_75 -max_num_threads=1024 -model=t4 -thread_warp_size=32"
