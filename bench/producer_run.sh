@@ -9,7 +9,7 @@
 #   sh bench/producer_run.sh bench [trials]   (default 300) gemm_wgmma f16
 #       8192^3 beside cuBLAS, conv2d_wgmma on C9_b32_f16 and seed2_nhwc
 #       beside cuDNN's best (both APIs); the best kernel of each copy kind
-#       and of each tiles_per_block from the tuning records (bench/records_best.py)
+#       and of each tiles_per_block and tile_group from the tuning records (bench/records_best.py)
 # Logs in $OUT (or ./gpu-logs).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -30,11 +30,11 @@ bench)
     trials=${2:-300}
     gpu_setup bench/gemm-bench bench/tecomp-bench
     timeout 170 build-gpu/bench/gemm-bench 8192 8192 8192 f16 "$trials" "$out/gemm-8192.jsonl" 2> "$out/gemm-8192.log" | tee -a "$out/bench.txt"
-    for knob in copy tiles_per_block; do python3 "$here/records_best.py" "$out/gemm-8192.jsonl" $knob | tee -a "$out/bench.txt"; done
+    for knob in copy tiles_per_block tile_group; do python3 "$here/records_best.py" "$out/gemm-8192.jsonl" $knob | tee -a "$out/bench.txt"; done
     cd build-gpu
     timeout 290 ./bench/tecomp-bench --template conv2d_wgmma --trials "$trials" --cudnn both --records "$out/conv.jsonl" --csv "$out/conv.csv" \
         --suite ../bench/suite-mma.csv --rows C9_b32_f16,seed2_nhwc > "$out/bench_conv.log" 2>&1
     tail -6 "$out/bench_conv.log" | tee -a "$out/bench.txt"
-    for knob in copy tiles_per_block; do python3 "$here/records_best.py" "$out/conv.jsonl" $knob | tee -a "$out/bench.txt"; done
+    for knob in copy tiles_per_block tile_group; do python3 "$here/records_best.py" "$out/conv.jsonl" $knob | tee -a "$out/bench.txt"; done
     ;;
 esac
