@@ -2761,7 +2761,8 @@ static void _tc_emit_stmt(_tc_emitter *em, const tc_stmt *s) {
             tc_str_printf(o, "asm volatile(\"fence.proxy.async.shared::cta;\" ::: \"memory\");\n");
             _tc_emit_line_start(em);
         }
-        tc_str_printf(o, "__syncthreads();\n");
+        if (s->barrier_id) tc_str_printf(o, "asm volatile(\"bar.sync %d, %d;\" ::: \"memory\");\n", s->barrier_id, s->count);
+        else tc_str_printf(o, "__syncthreads();\n");
         return;
     default:
         em->failed = 1;

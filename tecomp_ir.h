@@ -403,7 +403,7 @@ typedef enum tc_stmt_kind {
     TC_S_ALLOCATE, /* buffer of extent elements in its scope; body */
     TC_S_IF,       /* if (cond) then_case else else_case */
     TC_S_SEQ,      /* stmts[0]; stmts[1]; ... */
-    TC_S_BARRIER,  /* __syncthreads() */
+    TC_S_BARRIER,  /* __syncthreads(); with barrier_id > 0, named barrier barrier_id of count threads (bar.sync): only those meet */
     TC_S_TENSOR_OP, /* a tensor intrinsic over one tile (tensorize makes it): intrin, operands in args */
     TC_S_ASYNC_COPY,   /* buffer[index .. index + count) = value's elements, asynchronously (cp.async);
                           with cond, zeros where !cond (the source then is not read) */
@@ -573,6 +573,7 @@ struct tc_stmt {
     int count;
     tc_buffer *source; /* TC_S_TMA_LOAD: the global buffer its tensor map describes */
     int increase;      /* TC_S_SETMAXNREG: 1 .inc (claim registers up to count), 0 .dec (release down to count) */
+    int barrier_id;    /* TC_S_BARRIER: 0 the whole block's, else a named barrier (1 to 15) of count threads */
 };
 
 /* for (var = min; var < min + extent; var++) body, of a kind and thread tag */
@@ -586,6 +587,9 @@ TECOMP_API const tc_stmt *tc_stmt_allocate(tc_context *ctx, tc_buffer *b, const 
 TECOMP_API const tc_stmt *tc_stmt_if(tc_context *ctx, const tc_expr *cond, const tc_stmt *then_case, const tc_stmt *else_case);
 TECOMP_API const tc_stmt *tc_stmt_seq(tc_context *ctx, int n, const tc_stmt *const *stmts); /* NULLs dropped */
 TECOMP_API const tc_stmt *tc_stmt_barrier(tc_context *ctx);
+/* Named barrier id (1 to 15; 0 is __syncthreads's) of `threads` threads (whole warps): the first `threads` to reach it
+   meet there (bar.sync id, threads), the block's other threads go on; NULL (error set) for an id or count out of range. */
+TECOMP_API const tc_stmt *tc_stmt_barrier_named(tc_context *ctx, int id, int threads);
 /* one tensor intrinsic (tc_intrin_*) on its operands */
 TECOMP_API const tc_stmt *tc_stmt_tensor_op(tc_context *ctx, const tc_intrin *in, const tc_expr *const *args);
 /* An asynchronous copy of count elements from the load src (its buffer,
@@ -3025,6 +3029,16 @@ TECOMP_API const tc_stmt *tc_stmt_seq(tc_context *ctx, int n, const tc_stmt *con
     return s;
 }
 TECOMP_API const tc_stmt *tc_stmt_barrier(tc_context *ctx) { return _tc_stmt_new(ctx, TC_S_BARRIER); }
+TECOMP_API const tc_stmt *tc_stmt_barrier_named(tc_context *ctx, int id, int threads) {
+    tc_stmt *s;
+    if (id < 1 || id > 15 || threads < 32 || threads > 1024 || threads % 32)
+        return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_stmt_barrier_named: barrier %d of %d threads (ids 1 to 15, whole warps up to 1024)",
+                        id, threads), (const tc_stmt *)NULL;
+    if (!(s = _tc_stmt_new(ctx, TC_S_BARRIER))) return NULL;
+    s->barrier_id = id;
+    s->count = threads;
+    return s;
+}
 TECOMP_API const tc_stmt *tc_stmt_async_copy(tc_context *ctx, tc_buffer *dst, const tc_expr *index, const tc_expr *src, int count,
                                              const tc_expr *fill_cond) {
     tc_stmt *s;
@@ -3540,7 +3554,8 @@ static void _tc_print_stmt(tc_str *s, const tc_stmt *st, int depth) {
         return;
     case TC_S_BARRIER:
         _tc_indent(s, depth);
-        tc_str_printf(s, "__syncthreads()\n");
+        if (st->barrier_id) tc_str_printf(s, "named_barrier(%d, %d threads)\n", st->barrier_id, st->count);
+        else tc_str_printf(s, "__syncthreads()\n");
         return;
     case TC_S_ASYNC_COPY: { /* async_copy(dst[i], src[j], bytes[, src_bytes = cond ? bytes : 0]) */
         int bytes = st->count * tc_dtype_bytes(st->buffer->dtype);

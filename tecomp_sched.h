@@ -3020,6 +3020,27 @@ static const tc_stmt *_tc_producer_part(_tc_lower *L, const tc_stmt *s) {
     return r;
 }
 
+/* A barrier of the consumers' part as named barrier 1 of the consumers'
+   threads (user: their count): the producer's threads never reach it. */
+static int _tc_consumer_barrier_stmt(_tc_mutator *m, const tc_stmt *s, const tc_stmt **out) {
+    if (s->kind != TC_S_BARRIER) return 0;
+    if (!(*out = tc_stmt_barrier_named(m->ctx, 1, *(const int *)m->user))) m->failed = 1;
+    return 1;
+}
+
+/* s with its block-wide barriers (an epilogue's shared stage written and
+   read after the pipeline) meeting only the consumers' `threads`. */
+static const tc_stmt *_tc_consumer_barriers(tc_context *ctx, const tc_stmt *s, int threads) {
+    _tc_mutator m;
+    const tc_stmt *r;
+    memset(&m, 0, sizeof m);
+    m.ctx = ctx;
+    m.stmt = _tc_consumer_barrier_stmt;
+    m.user = &threads;
+    r = _tc_mutate(&m, s);
+    return m.failed ? NULL : r;
+}
+
 /* The kernel's work s split in roles around the warp-specialised pipeline
    of L->producer, inside the allocations and block loops around it:
 
@@ -3029,7 +3050,7 @@ static const tc_stmt *_tc_producer_part(_tc_lower *L, const tc_stmt *s) {
        barrier                      every thread sees the mbarriers initialised
        producer plane: [setmaxnreg.dec]; first thread: s's loops and conditions around the pipeline, in it
                                     for (k) { wait empty[k % n]; fetch k }
-       consumers (threadIdx.z < block[2]): [setmaxnreg.inc]; s
+       consumers (threadIdx.z < block[2]): [setmaxnreg.inc]; s, its barriers named barrier 1 of the consumers' threads
 
    The producer's plane is one more threadIdx.z (a thread-bound loop
    starting there: the launch grows by it, codegen and the host executor
@@ -3052,10 +3073,9 @@ static const tc_stmt *_tc_warp_roles(_tc_lower *L, const tc_stmt *s, const tc_ex
     }
     if (!tc_expr_is_const(block[0], &x) || !tc_expr_is_const(block[1], &y) || !tc_expr_is_const(block[2], &z))
         return _tc_fail(ctx, TC_ERROR_LOWER, "warp_specialize: the block's threads are not constants"), (const tc_stmt *)NULL;
-    if (_tc_stmt_has_kind(s, TC_S_BARRIER)) /* the producer's threads are done after the pipeline: a barrier of the whole block would wait for them */
-        return _tc_fail(ctx, TC_ERROR_SCHEDULE, "warp_specialize: the kernel's threads meet at a barrier besides the pipeline's (a shared "
-                        "stage written and read after it, such as an epilogue's); the producer's threads never reach it"), (const tc_stmt *)NULL;
     if (!(producer = _tc_producer_part(L, s))) return NULL;
+    /* the producer's threads are done after the pipeline: a barrier of the whole block would wait for them */
+    if (_tc_stmt_has_kind(s, TC_S_BARRIER) && !(s = _tc_consumer_barriers(ctx, s, (int)(x * y * z)))) return NULL;
     z_end = tc_int(ctx, z + 1);
     for (k = 0; k < p->nstages; k++) {
         inits[2 * k] = tc_stmt_mbarrier_init(ctx, p->full, tc_int(ctx, k), p->ncopies);

@@ -64,7 +64,7 @@ typedef enum _tc_opcode {
     _TC_OP_JMP,     /* pc = target */
     _TC_OP_JZ,      /* if (!r[a]) pc = target */
     _TC_OP_JNZ,     /* if (r[a]) pc = target */
-    _TC_OP_BARRIER, /* wait for the block's other threads */
+    _TC_OP_BARRIER, /* wait for the block's other threads; a > 0: for b threads at named barrier a */
     _TC_OP_TENSOR,  /* tensor op number target, its operands in registers */
     _TC_OP_ASYNC_COPY, /* buf[r[a] ..] = slot target[r[b] ..], imm.i elements, in flight; zeros unless r[dst] (dst -1: always) */
     _TC_OP_ASYNC_COMMIT, /* the thread's copies in flight since the last commit form a group */
@@ -125,6 +125,7 @@ typedef struct _tc_vm {
     int size_reg[32];         /* register of each symbolic size the kernel uses; -1 when unused */
     int has_async;            /* the kernel issues asynchronous copies */
     int has_wgmma;            /* the kernel issues warpgroup tensor ops */
+    int named_barriers;       /* the kernel has named barriers (bar.sync id, count) */
     _tc_vm_tensor_op *ops;    /* the kernel's tensor ops */
     int nops, ops_cap;
     _tc_vm_tma_op *tmas;      /* the kernel's TMA copies */
@@ -312,7 +313,10 @@ static void _tc_vm_stmt(_tc_vm *vm, const tc_stmt *s) {
     case TC_S_SEQ:
         for (k = 0; k < s->nstmts; k++) _tc_vm_stmt(vm, s->stmts[k]);
         break;
-    case TC_S_BARRIER: _tc_vm_emit(vm, _TC_OP_BARRIER, 0, 0, 0); break;
+    case TC_S_BARRIER:
+        _tc_vm_emit(vm, _TC_OP_BARRIER, 0, s->barrier_id, s->count);
+        vm->named_barriers |= s->barrier_id != 0;
+        break;
     case TC_S_ASYNC_COPY:
         cond = s->cond ? _tc_vm_expr(vm, s->cond) : -1;
         k = _tc_vm_emit(vm, _TC_OP_ASYNC_COPY, cond, _tc_vm_expr(vm, s->index), _tc_vm_expr(vm, s->value->args[0]));
@@ -1238,6 +1242,46 @@ static void _tc_vm_share_seen(_tc_block_run *br) {
         }
 }
 
+/* The named barrier (its id; 0 the block's) thread t waits at, in state 2. */
+static const _tc_ins *_tc_vm_barrier_at(const _tc_block_run *br, const int *pcs, int64_t t) { return &br->vm->code[pcs[t] - 1]; }
+
+/* Named barriers whose count of threads has arrived let them go on (state
+   1), each knowing what the others did before it (their accesses ordered
+   before its own after); *released: how many went on. A barrier with more
+   threads than its count, or two counts, is an error. */
+static tc_result _tc_vm_named_barriers(_tc_block_run *br, const int *pcs, int *state, int64_t *released) {
+    int64_t arrived[16] = {0}, count[16] = {0}, t, u, now;
+    int id;
+    *released = 0;
+    for (t = 0; t < br->nthreads; t++) {
+        const _tc_ins *in;
+        if (state[t] != 2 || !(in = _tc_vm_barrier_at(br, pcs, t))->a) continue;
+        if (arrived[in->a]++ && count[in->a] != in->b)
+            return _tc_fail(br->vm->ctx, TC_ERROR_EXECUTION, "kernel %s: named barrier %d is reached as one of %lld threads and of %d",
+                            br->kern->name, in->a, (long long)count[in->a], in->b);
+        count[in->a] = in->b;
+    }
+    for (id = 1; id < 16; id++) {
+        if (!arrived[id] || arrived[id] < count[id]) continue;
+        if (arrived[id] > count[id])
+            return _tc_fail(br->vm->ctx, TC_ERROR_EXECUTION, "kernel %s: in block (%lld, %lld, %lld), %lld threads wait at named barrier %d of %lld",
+                            br->kern->name, (long long)br->block_idx[0], (long long)br->block_idx[1], (long long)br->block_idx[2],
+                            (long long)arrived[id], id, (long long)count[id]);
+        now = ++br->tick;
+        for (t = 0; t < br->nthreads; t++) {
+            if (state[t] != 2 || _tc_vm_barrier_at(br, pcs, t)->a != id) continue;
+            for (u = 0; u < br->nthreads; u++) /* t has waited past every participant's accesses so far */
+                if (state[u] == 2 && _tc_vm_barrier_at(br, pcs, u)->a == id) br->know[t * br->nthreads + u] = now;
+        }
+        for (t = 0; t < br->nthreads; t++)
+            if (state[t] == 2 && _tc_vm_barrier_at(br, pcs, t)->a == id) {
+                state[t] = 1;
+                (*released)++;
+            }
+    }
+    return TC_OK;
+}
+
 /* Run every thread of one block; threads meet at each barrier. */
 static tc_result _tc_vm_block(_tc_block_run *br, _tc_val *regs, int *pcs, int *state, const int64_t *sizes) {
     const _tc_vm *vm = br->vm;
@@ -1278,7 +1322,8 @@ static tc_result _tc_vm_block(_tc_block_run *br, _tc_val *regs, int *pcs, int *s
     for (t = 0; br->retired && t < br->nthreads / 128; t++) /* group numbers start again */
         if (br->retired[t].cap) memset(br->retired[t].at, 0, sizeof(int64_t) * (size_t)br->retired[t].cap);
     for (running = br->nthreads; running > 0;) {
-        int64_t at_barrier = 0, waiting = 0, woken = 0;
+        int64_t at_barrier = 0, waiting = 0, woken = 0, released = 0, at_named = 0;
+        tc_result named;
         for (t = 0; t < br->nthreads; t++) {
             int st;
             if (state[t] != 1) continue;
@@ -1286,7 +1331,9 @@ static tc_result _tc_vm_block(_tc_block_run *br, _tc_val *regs, int *pcs, int *s
             if (st < 0) return TC_ERROR_EXECUTION;
             state[t] = st == 2 ? 3 : st ? 2 : 0;
         }
+        if (vm->named_barriers && (named = _tc_vm_named_barriers(br, pcs, state, &released)) != TC_OK) return named;
         for (running = 0, t = 0; t < br->nthreads; t++) {
+            at_named += state[t] == 2 && _tc_vm_barrier_at(br, pcs, t)->a;
             at_barrier += state[t] == 2;
             waiting += state[t] == 3;
             running += state[t] != 0;
@@ -1296,8 +1343,12 @@ static tc_result _tc_vm_block(_tc_block_run *br, _tc_val *regs, int *pcs, int *s
                 state[t] = 1;
                 woken++;
             }
-        if (woken) continue;
+        if (woken || released) continue;
         if (waiting) return _tc_vm_deadlock(br, state);
+        if (at_named)
+            return _tc_fail(vm->ctx, TC_ERROR_EXECUTION, "kernel %s: %lld threads of block (%lld, %lld, %lld) wait at named barriers the "
+                            "others never reach", br->kern->name, (long long)at_named, (long long)br->block_idx[0], (long long)br->block_idx[1],
+                            (long long)br->block_idx[2]);
         if (at_barrier && at_barrier != br->nthreads)
             return _tc_fail(vm->ctx, TC_ERROR_EXECUTION, "kernel %s: %lld of %lld threads of block (%lld, %lld, %lld) wait at a barrier the others never reach",
                             br->kern->name, (long long)at_barrier, (long long)br->nthreads, (long long)br->block_idx[0],
@@ -1384,6 +1435,10 @@ static tc_result _tc_vm_kernel(tc_context *ctx, const tc_func *f, const tc_kerne
                 }
             }
         }
+    }
+    if (vm.named_barriers && !br.know && !(br.know = (int64_t *)_tc_malloc(ctx, sizeof *br.know * (size_t)(total * total)))) {
+        r = TC_ERROR_OUT_OF_MEMORY; /* a named barrier orders its threads' accesses through what each has waited past */
+        goto done;
     }
     if (vm.nops) {
         if (total % 32) {

@@ -284,6 +284,48 @@ TC_TEST(cuda_compiles_for_sm_90a_only) {
     }
 }
 
+/* A producer warpgroup with a fused epilogue: the epilogue's shared stage
+   (the accumulators stored, then read back in memory order) meets the two
+   consumer warpgroups at named barrier 1 of their 256 threads (the
+   producer's never reach it, and a barrier of the whole block was refused);
+   right on the host executor, a block a tile and persistent, float32 and
+   float16 out; the CUDA's bar.sync compiles for sm_90a; a count the
+   consumers do not make, or one they exceed, is reported. */
+TC_TEST(producer_with_a_fused_epilogue) {
+    tc_conv2d_desc d = nhwc(TC_FLOAT16, 2, 32, 9, 9, 72, 3, 3, 1, 1, 1);
+    tiles t = {{128, 64, 64, 64, 32, 3, 1, 1, 2}}, persistent = {{128, 64, 64, 64, 32, 3, 1, 1, 2, 2}};
+    const tc_func *f;
+    const char *ir, *cuda;
+    tc_stmt *bar;
+    tc_cubin bin;
+    d.epilogue.bias = 1;
+    d.epilogue.act = TC_ACT_RELU;
+    f = lower_config(&d, &t);
+    ir = f ? tc_func_to_string(f) : NULL;
+    cuda = f ? tc_cuda_source(f) : NULL;
+    bar = f ? find_stmt(f->kernels[0].body, TC_S_BARRIER, 256) : NULL; /* the named barrier: 256 threads (the block's counts none) */
+    TC_CHECK(ir != NULL && cuda != NULL && bar != NULL);
+    if (!ir || !cuda || !bar) return;
+    TC_CHECK_CONTAINS(ir, "named_barrier(1, 256 threads)");
+    TC_CHECK_CONTAINS(cuda, "asm volatile(\"bar.sync 1, 256;\" ::: \"memory\");");
+    TC_CHECK(strstr(ir, "__syncthreads()") == NULL || strstr(ir, "__syncthreads()") < strstr(ir, "named_barrier(")); /* the block's own: before the roles */
+    TC_CHECK(host_error_of(ctx, &d, f) < 1e-2);
+    bar->count = 384; /* the producer's threads counted too: they never come */
+    TC_CHECK(host_error_of(ctx, &d, f) == HUGE_VAL);
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "256 threads of block (0, 0, 0) wait at named barriers the others never reach");
+    bar->count = 128;
+    TC_CHECK(host_error_of(ctx, &d, f) == HUGE_VAL);
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "256 threads wait at named barrier 1 of 128");
+    bar->count = 256;
+    TC_CHECK(host_error_of(ctx, &d, lower_config(&d, &persistent)) < 1e-2);
+    d.epilogue.out_dtype = TC_FLOAT16;
+    d.epilogue.residual = TC_RESIDUAL_AFTER_ACT;
+    TC_CHECK(host_error_of(ctx, &d, lower_config(&d, &persistent)) < 1e-2);
+    if (tc_nvrtc_init(ctx, NULL) != TC_OK) TC_SKIP("NVRTC is not installed here");
+    TC_CHECK_EQ_INT(tc_cuda_compile(ctx, cuda, "conv_wgmma", 90, 0, NULL, &bin), TC_OK);
+    tc_cubin_destroy(ctx, &bin);
+}
+
 /* What the template refuses: NCHW (conv2d_mma's), float32 without TF32,
    knobs that do not fit (too much shared memory, 16 warpgroups, a group in
    flight with two stages). */
@@ -483,6 +525,7 @@ int main(int argc, char **argv) {
     TC_RUN(golden_ir_shows_one_wgmma_group_a_k_tile);
     TC_RUN(host_executor_reports_a_missing_fence_and_a_missing_wait);
     TC_RUN(cuda_compiles_for_sm_90a_only);
+    TC_RUN(producer_with_a_fused_epilogue);
     TC_RUN(refuses_what_it_cannot_build);
     TC_RUN(template_for_arch_picks_wgmma_on_sm_90);
     TC_RUN(gpu_matches_the_reference_at_c9_b32);
