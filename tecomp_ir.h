@@ -416,7 +416,8 @@ typedef enum tc_stmt_kind {
                           args are the box's first coordinates, its extents and source's extents (rank each, outermost
                           first); zeros where the box leaves the tensor; completes on the mbarrier value (a load of it) */
     TC_S_MBARRIER_INIT,   /* mbarrier buffer[index] expects count arrivals a phase; its phase 0 begins */
-    TC_S_MBARRIER_ARRIVE, /* an arrival on mbarrier buffer[index], with value more bytes of copies expected this phase (NULL: none) */
+    TC_S_MBARRIER_ARRIVE, /* an arrival on mbarrier buffer[index], with value more bytes of copies expected this phase (NULL: none);
+                             count 128: one arrival for the warpgroup, by its first thread */
     TC_S_MBARRIER_WAIT,   /* wait until mbarrier buffer[index] has completed its phase of parity value (0 or 1) */
     TC_S_SETMAXNREG,      /* the warpgroup's registers a thread become count: claimed from the block's pool (increase) or
                              released to it (setmaxnreg, sm_90a; a warp-specialised pipeline's producer and consumers) */
@@ -634,6 +635,9 @@ TECOMP_API int tc_stmt_is_tma_im2col(const tc_stmt *s);
 TECOMP_API const tc_stmt *tc_stmt_mbarrier_init(tc_context *ctx, tc_buffer *bar, const tc_expr *index, int arrivals);
 /* arrive on bar[index], expecting expect_bytes of TMA copies (NULL: none) */
 TECOMP_API const tc_stmt *tc_stmt_mbarrier_arrive(tc_context *ctx, tc_buffer *bar, const tc_expr *index, const tc_expr *expect_bytes);
+/* One arrival on bar[index] for the executing warpgroup (128 threads of consecutive linear thread index), by its first
+   thread: after a wgmma wait the warpgroup's reads are retired for all of it (count 128 in the statement). */
+TECOMP_API const tc_stmt *tc_stmt_mbarrier_arrive_warpgroup(tc_context *ctx, tc_buffer *bar, const tc_expr *index);
 /* wait on bar[index] for the phase of parity */
 TECOMP_API const tc_stmt *tc_stmt_mbarrier_wait(tc_context *ctx, tc_buffer *bar, const tc_expr *index, const tc_expr *parity);
 /* A flat buffer of size elements of type t in scope (the context's arena). */
@@ -3145,6 +3149,11 @@ TECOMP_API const tc_stmt *tc_stmt_mbarrier_arrive(tc_context *ctx, tc_buffer *ba
     if (s) s->value = expect_bytes;
     return s;
 }
+TECOMP_API const tc_stmt *tc_stmt_mbarrier_arrive_warpgroup(tc_context *ctx, tc_buffer *bar, const tc_expr *index) {
+    tc_stmt *s = _tc_mbarrier_stmt(ctx, TC_S_MBARRIER_ARRIVE, bar, index);
+    if (s) s->count = 128;
+    return s;
+}
 TECOMP_API const tc_stmt *tc_stmt_mbarrier_wait(tc_context *ctx, tc_buffer *bar, const tc_expr *index, const tc_expr *parity) {
     tc_stmt *s = parity ? _tc_mbarrier_stmt(ctx, TC_S_MBARRIER_WAIT, bar, index) : NULL;
     if (s) s->value = parity;
@@ -3629,7 +3638,8 @@ static void _tc_print_stmt(tc_str *s, const tc_stmt *st, int depth) {
     case TC_S_MBARRIER_INIT: case TC_S_MBARRIER_ARRIVE: case TC_S_MBARRIER_WAIT:
         _tc_indent(s, depth);
         tc_str_printf(s, "%s(%s[", st->kind == TC_S_MBARRIER_INIT ? "mbarrier_init" : st->kind == TC_S_MBARRIER_WAIT ? "mbarrier_wait"
-                                  : st->value ? "mbarrier_arrive_expect_tx" : "mbarrier_arrive", st->buffer->name);
+                                  : st->value ? "mbarrier_arrive_expect_tx" : st->count == 128 ? "mbarrier_arrive_warpgroup" : "mbarrier_arrive",
+                      st->buffer->name);
         _tc_print(s, st->index, _TC_STYLE_IR);
         tc_str_printf(s, "]");
         if (st->kind == TC_S_MBARRIER_INIT) tc_str_printf(s, ", %d", st->count);

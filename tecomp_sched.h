@@ -1127,7 +1127,9 @@ static const tc_stmt *_tc_mutate(_tc_mutator *m, const tc_stmt *s) {
         return _tc_tma_load_as(ctx, s, args, _tc_mut_expr(m, s->index), _tc_mut_expr(m, s->value));
     }
     case TC_S_MBARRIER_INIT: return tc_stmt_mbarrier_init(ctx, s->buffer, _tc_mut_expr(m, s->index), s->count);
-    case TC_S_MBARRIER_ARRIVE: return tc_stmt_mbarrier_arrive(ctx, s->buffer, _tc_mut_expr(m, s->index), _tc_mut_expr(m, s->value));
+    case TC_S_MBARRIER_ARRIVE:
+        if (s->count == 128) return tc_stmt_mbarrier_arrive_warpgroup(ctx, s->buffer, _tc_mut_expr(m, s->index));
+        return tc_stmt_mbarrier_arrive(ctx, s->buffer, _tc_mut_expr(m, s->index), _tc_mut_expr(m, s->value));
     case TC_S_MBARRIER_WAIT: return tc_stmt_mbarrier_wait(ctx, s->buffer, _tc_mut_expr(m, s->index), _tc_mut_expr(m, s->value));
     case TC_S_ALLOCATE: {
         const tc_stmt *body = _tc_mutate(m, s->body);
@@ -1217,6 +1219,7 @@ typedef struct _tc_producer {
     tc_buffer *full, *empty;
     tc_buffer *runs;          /* a pipeline inside a serial loop: each thread's count of the loop's runs (local); else NULL */
     int nstages, ncopies;
+    int64_t consumers;        /* arrivals a phase of an empty mbarrier: the consumers' threads, or their warpgroups */
 } _tc_producer;
 
 /* A loop variable bound to a thread index, and which. */
@@ -2717,6 +2720,44 @@ static const tc_stmt *_tc_strip_threads(tc_context *ctx, const tc_stmt *s, _tc_t
 static const tc_stmt *_tc_producer_pipeline(_tc_lower *L, const _tc_pipe *p, const tc_stmt *loop, const tc_stmt *fetch_seq, _tc_tma_fetch *f,
                                             const tc_expr *fill_parity, const tc_stmt *steady, const tc_stmt *release, int *failed);
 
+/* Whether e loads one of the pipeline's buffers. */
+static int _tc_pipe_loaded_in(const _tc_pipe *p, const tc_expr *e) {
+    int k;
+    if (!e) return 0;
+    for (k = 0; e->kind == TC_LOAD && k < p->nbuffers; k++) if (e->buffer == p->buffers[k]) return 1;
+    for (k = 0; k < e->nargs; k++) if (_tc_pipe_loaded_in(p, e->args[k])) return 1;
+    return 0;
+}
+
+/* Whether threads read the pipeline's buffers in s other than as a
+   wgmma's operands (which the tensor cores read, retired for the whole
+   warpgroup by its wgmma_wait). */
+static int _tc_pipe_read_by_threads(const _tc_pipe *p, const tc_stmt *s) {
+    int k;
+    if (!s) return 0;
+    if (s->kind == TC_S_TENSOR_OP && s->intrin->kind == TC_INTRIN_WGMMA) return 0;
+    if (_tc_pipe_loaded_in(p, s->min) || _tc_pipe_loaded_in(p, s->extent) || _tc_pipe_loaded_in(p, s->value) ||
+        _tc_pipe_loaded_in(p, s->index) || _tc_pipe_loaded_in(p, s->cond))
+        return 1;
+    for (k = 0; k < s->nargs; k++) if (_tc_pipe_loaded_in(p, s->args[k])) return 1;
+    if (_tc_pipe_read_by_threads(p, s->body) || _tc_pipe_read_by_threads(p, s->then_case) || _tc_pipe_read_by_threads(p, s->else_case))
+        return 1;
+    for (k = 0; k < s->nstmts; k++) if (_tc_pipe_read_by_threads(p, s->stmts[k])) return 1;
+    return 0;
+}
+
+/* Whether the consumers let go of a tile with one arrival a warpgroup (by
+   its first thread, after the wgmma wait that retires the tile's reads for
+   the whole warpgroup, as CUTLASS's consumer_release does), not one a
+   thread: only wgmma read the tiles, and the block is whole warpgroups.
+   Two consumer warpgroups' 256 arrivals a step on one mbarrier become 2. */
+static int _tc_release_per_warpgroup(const _tc_lower *L, const _tc_pipe *p, const tc_stmt *const *compute, int ncompute) {
+    int t;
+    if (L->block_threads % 128) return 0;
+    for (t = 0; t < ncompute; t++) if (_tc_pipe_read_by_threads(p, compute[t])) return 0;
+    return 1;
+}
+
 static const tc_stmt *_tc_tma_pipeline_loop(_tc_lower *L, const _tc_pipe *p, const tc_stmt *loop, const tc_stmt *fetch_seq,
                                             const tc_stmt *const *compute, int ncompute, const tc_expr *base, int *failed) {
     tc_context *ctx = L->ctx;
@@ -2724,7 +2765,7 @@ static const tc_stmt *_tc_tma_pipeline_loop(_tc_lower *L, const _tc_pipe *p, con
     const tc_stmt **outer, **steady, *prologue_fetch, *refill, *first_fetch, *next, *arrive;
     _tc_tma_fetch f;
     char name[160];
-    int no = 0, ns = 0, t, distance = p->nstages - 1 - p->lag;
+    int no = 0, ns = 0, t, distance = p->nstages - 1 - p->lag, per_warpgroup;
     if (L->block_threads <= 0)
         return *failed = 1, _tc_fail(ctx, TC_ERROR_LOWER, "pipeline at %s: its TMA copies' empty mbarriers count an arrival a thread, and the "
                                      "kernel's block has no constant thread count", v->name), (const tc_stmt *)NULL;
@@ -2741,7 +2782,8 @@ static const tc_stmt *_tc_tma_pipeline_loop(_tc_lower *L, const _tc_pipe *p, con
     f.slot = tc_mod(tc_add(base, v), n); /* step base + k */
     f.nstages = p->nstages;
     f.ncopies = _tc_tma_count(fetch_seq);
-    f.consumers = L->block_threads;
+    per_warpgroup = _tc_release_per_warpgroup(L, p, compute, ncompute);
+    f.consumers = per_warpgroup ? L->block_threads / 128 : L->block_threads;
     done = tc_add(base, tc_sub(v, loop->min)); /* the steps before this one: the slot's earlier phases are done / n */
     fill_parity = tc_mod(tc_add(tc_div(done, n), tc_int(ctx, 1)), tc_int(ctx, 2));
     steady = (const tc_stmt **)_tc_alloc(ctx, sizeof *steady * (size_t)(ncompute + 4));
@@ -2755,7 +2797,8 @@ static const tc_stmt *_tc_tma_pipeline_loop(_tc_lower *L, const _tc_pipe *p, con
     }
     for (t = 0; t < ncompute; t++) steady[ns++] = compute[t];
     released = tc_sub(v, tc_int(ctx, p->lag)); /* the tile this step's wgmma wait retires the last read of */
-    arrive = tc_stmt_mbarrier_arrive(ctx, f.empty, tc_simplify(tc_mod(tc_add(base, released), n)), NULL);
+    arrive = per_warpgroup ? tc_stmt_mbarrier_arrive_warpgroup(ctx, f.empty, tc_simplify(tc_mod(tc_add(base, released), n)))
+                           : tc_stmt_mbarrier_arrive(ctx, f.empty, tc_simplify(tc_mod(tc_add(base, released), n)), NULL);
     steady[ns++] = p->lag && arrive ? tc_stmt_if(ctx, tc_ge(released, loop->min), arrive, NULL) : arrive;
     for (t = 0; t < ns; t++) if (!steady[t]) return *failed = 1, (const tc_stmt *)NULL;
     if (p->producer) return _tc_producer_pipeline(L, p, loop, fetch_seq, &f, fill_parity, tc_stmt_seq(ctx, ns, steady), steady[ns - 1], failed);
@@ -2834,6 +2877,7 @@ static const tc_stmt *_tc_producer_pipeline(_tc_lower *L, const _tc_pipe *p, con
     L->producer.empty = f->empty;
     L->producer.nstages = p->nstages;
     L->producer.ncopies = f->ncopies;
+    L->producer.consumers = f->consumers;
     if (!producer || !consumer) *failed = 1;
     return consumer;
 }
@@ -3046,7 +3090,7 @@ static const tc_stmt *_tc_consumer_barriers(tc_context *ctx, const tc_stmt *s, i
 
        allocate full[n], empty[n]
        [allocate runs[1]; runs[0] = 0]   a pipeline inside a serial loop: each thread counts its runs
-       producer plane, first thread: init full[*] to the copies, empty[*] to the consumers' threads (L->block_threads)
+       producer plane, first thread: init full[*] to the copies, empty[*] to the consumers' arrivals (p->consumers)
        barrier                      every thread sees the mbarriers initialised
        producer plane: [setmaxnreg.dec]; first thread: s's loops and conditions around the pipeline, in it
                                     for (k) { wait empty[k % n]; fetch k }
@@ -3079,7 +3123,7 @@ static const tc_stmt *_tc_warp_roles(_tc_lower *L, const tc_stmt *s, const tc_ex
     z_end = tc_int(ctx, z + 1);
     for (k = 0; k < p->nstages; k++) {
         inits[2 * k] = tc_stmt_mbarrier_init(ctx, p->full, tc_int(ctx, k), p->ncopies);
-        inits[2 * k + 1] = tc_stmt_mbarrier_init(ctx, p->empty, tc_int(ctx, k), (int)L->block_threads);
+        inits[2 * k + 1] = tc_stmt_mbarrier_init(ctx, p->empty, tc_int(ctx, k), (int)p->consumers);
     }
     _tc_register_split(x * y * (z + 1), x * y, &dec, &inc);
     parts[0] = p->runs ? tc_stmt_store(ctx, p->runs, tc_int(ctx, 0), tc_int(ctx, 0)) : NULL;

@@ -473,7 +473,7 @@ typedef struct _tc_mbar {
 
 /* What a thread waiting on an mbarrier waits for. */
 typedef struct _tc_mbar_wait {
-    int buf;
+    int buf;                 /* -1: a wgmma_wait, for its warpgroup's threads to have issued index commits */
     int64_t index, parity;
 } _tc_mbar_wait;
 
@@ -527,7 +527,8 @@ typedef struct _tc_block_run {
     uint64_t *op_hash;
     _tc_mbar **mbar;    /* per vm buffer: its mbarriers' state (NULL: not mbarriers) */
     int64_t **seen;     /* per mbarrier buffer: per element, per thread, the phases the thread has seen completed */
-    _tc_mbar_wait *waiting; /* per thread: the mbarrier phase it waits for (NULL: the kernel waits on none) */
+    _tc_mbar_wait *waiting; /* per thread: the mbarrier phase (or wgmma commits) it waits for (NULL: the kernel waits on none) */
+    int64_t *issued;        /* per thread: the wgmma commits it has issued (NULL: the kernel issues no wgmma) */
     /* Happens-before through mbarriers: time advances at every access,
        arrival, retired wgmma group and barrier; a thread's accesses before
        its arrival on a phase are ordered before another thread's accesses
@@ -733,11 +734,27 @@ static int _tc_vm_note_retired(_tc_block_run *br, int64_t wg, int64_t g) {
     return 1;
 }
 
+/* Whether every thread of tid's warpgroup has issued `commits` wgmma commits. */
+static int _tc_vm_warpgroup_issued(const _tc_block_run *br, int64_t tid, int64_t commits) {
+    int64_t u, first = tid - tid % 128;
+    for (u = first; u < first + 128; u++) if (br->issued[u] < commits) return 0;
+    return 1;
+}
+
 /* The warpgroup of thread tid: fence, commit, wait (its first thread keeps
-   the count for all). 0 (error set) when out of memory. */
+   the count for all). A wgmma is the whole warpgroup's: its group retires
+   once all 128 threads have issued it, so a wait returns 2 (the thread
+   waits, pc back on it) until they have issued the commits of the groups
+   it retires; 1 to go on, 0 (error set) when out of memory. */
 static int _tc_vm_wgmma_sync(_tc_block_run *br, const _tc_ins *in, int64_t tid) {
     _tc_wgmma_state *w = &br->wgmma[tid / 128];
     int64_t g;
+    if (in->op == _TC_OP_WGMMA_COMMIT) br->issued[tid]++;
+    if (in->op == _TC_OP_WGMMA_WAIT && !_tc_vm_warpgroup_issued(br, tid, br->issued[tid] - in->imm.i)) {
+        br->waiting[tid].buf = -1;
+        br->waiting[tid].index = br->issued[tid] - in->imm.i;
+        return 2;
+    }
     if (tid % 128) return 1;
     if (in->op == _TC_OP_WGMMA_FENCE) {
         w->fenced = 1;
@@ -1070,6 +1087,7 @@ static int _tc_vm_mbar_op(_tc_block_run *br, const _tc_val *r, const _tc_ins *in
     }
     if (!(m = _tc_vm_mbar(br, in->buf, index, tid, in->op == _TC_OP_MBAR_ARRIVE ? "mbarrier_arrive" : "mbarrier_wait"))) return 0;
     if (in->op == _TC_OP_MBAR_ARRIVE) {
+        if (in->imm.i == 128 && tid % 128) return 1; /* the warpgroup's arrival is its first thread's */
         m->pending--;
         if (in->b >= 0) m->tx += r[in->b].i;
         _tc_vm_arrivals(br, in->buf, index, 0)[tid] = ++br->tick; /* after the thread's accesses so far */
@@ -1092,7 +1110,7 @@ static int _tc_vm_mbar_op(_tc_block_run *br, const _tc_val *r, const _tc_ins *in
     return 1;
 }
 
-/* Run one thread from its pc until a barrier, an mbarrier wait or the end: 1 barrier, 2 mbarrier, 0 end, -1 fault. */
+/* Run one thread from its pc until a barrier, an mbarrier or wgmma wait or the end: 1 barrier, 2 a wait, 0 end, -1 fault. */
 static int _tc_vm_thread(_tc_block_run *br, _tc_val *r, int *pc, int64_t tid) {
     const _tc_vm *vm = br->vm;
     tc_context *ctx = vm->ctx;
@@ -1112,7 +1130,15 @@ static int _tc_vm_thread(_tc_block_run *br, _tc_val *r, int *pc, int64_t tid) {
         case _TC_OP_ASYNC_COPY: if (!_tc_vm_async_copy(br, r, in, tid)) return -1; break;
         case _TC_OP_ASYNC_COMMIT: br->async[tid].group++; break;
         case _TC_OP_ASYNC_WAIT: if (!_tc_vm_async_wait(br, tid, in->imm.i)) return -1; break;
-        case _TC_OP_WGMMA_FENCE: case _TC_OP_WGMMA_COMMIT: case _TC_OP_WGMMA_WAIT: if (!_tc_vm_wgmma_sync(br, in, tid)) return -1; break;
+        case _TC_OP_WGMMA_FENCE: case _TC_OP_WGMMA_COMMIT: case _TC_OP_WGMMA_WAIT: {
+            int st = _tc_vm_wgmma_sync(br, in, tid);
+            if (!st) return -1;
+            if (st == 2) {
+                (*pc)--; /* the wait runs again when the thread resumes */
+                return 2;
+            }
+            break;
+        }
         case _TC_OP_TMA_LOAD: if (!_tc_vm_tma(br, r, &vm->tmas[in->target], tid)) return -1; break;
         case _TC_OP_MBAR_INIT: case _TC_OP_MBAR_ARRIVE: case _TC_OP_MBAR_WAIT: {
             int st = _tc_vm_mbar_op(br, r, in, tid);
@@ -1210,24 +1236,36 @@ static int _tc_vm_thread(_tc_block_run *br, _tc_val *r, int *pc, int64_t tid) {
 /* No thread can go on: some wait on an mbarrier phase that nothing will
    complete (the others wait on it too, at a barrier, or have ended). */
 static tc_result _tc_vm_deadlock(_tc_block_run *br, const int *state) {
-    int64_t t, at_barrier = 0, ended = 0, waiting = 0, first = -1;
+    int64_t t, at_barrier = 0, ended = 0, waiting = 0, at_wgmma = 0, first = -1;
     const _tc_mbar *m;
     long long a[3];
     for (t = 0; t < br->nthreads; t++) {
+        int on_wgmma = state[t] == 3 && br->waiting[t].buf < 0;
         at_barrier += state[t] == 2;
         ended += state[t] == 0;
-        waiting += state[t] == 3;
-        if (state[t] == 3 && first < 0) first = t;
+        at_wgmma += on_wgmma;
+        waiting += state[t] == 3 && !on_wgmma;
+        if (state[t] == 3 && !on_wgmma && first < 0) first = t;
+    }
+    if (first < 0) { /* only wgmma waits: the warpgroup's other threads never issue the commits */
+        for (first = 0; state[first] != 3; first++) {}
+        _tc_thread_xyz(br, first, a);
+        return _tc_fail(br->vm->ctx, TC_ERROR_EXECUTION, "kernel %s: deadlock in block (%lld, %lld, %lld): %lld threads wait at wgmma_wait for "
+                        "their warpgroup's other threads to issue its wgmma, first thread (%lld, %lld, %lld) for %lld commits; %lld threads "
+                        "wait at a barrier, %lld have ended", br->kern->name, (long long)br->block_idx[0], (long long)br->block_idx[1],
+                        (long long)br->block_idx[2], (long long)at_wgmma, a[0], a[1], a[2], (long long)br->waiting[first].index,
+                        (long long)at_barrier, (long long)ended);
     }
     m = &br->mbar[br->waiting[first].buf][br->waiting[first].index];
     _tc_thread_xyz(br, first, a);
     return _tc_fail(br->vm->ctx, TC_ERROR_EXECUTION,
                     "kernel %s: deadlock in block (%lld, %lld, %lld): %lld threads wait on mbarriers that nothing completes, first thread "
                     "(%lld, %lld, %lld) on %s[%lld] for its phase of parity %lld (phase %lld: %lld of %lld arrivals and %lld bytes of copies "
-                    "still missing); %lld threads wait at a barrier, %lld have ended", br->kern->name, (long long)br->block_idx[0],
+                    "still missing); %lld threads wait at a barrier, %lld have ended%s", br->kern->name, (long long)br->block_idx[0],
                     (long long)br->block_idx[1], (long long)br->block_idx[2], (long long)waiting, a[0], a[1], a[2],
                     br->vm->bufs[br->waiting[first].buf].buffer->name, (long long)br->waiting[first].index, (long long)br->waiting[first].parity,
-                    (long long)m->phase, (long long)m->pending, (long long)m->arrivals, (long long)m->tx, (long long)at_barrier, (long long)ended);
+                    (long long)m->phase, (long long)m->pending, (long long)m->arrivals, (long long)m->tx, (long long)at_barrier, (long long)ended,
+                    at_wgmma ? ", the rest at wgmma_wait for their warpgroup" : "");
 }
 
 /* At a barrier every thread sees what any thread saw of the mbarriers. */
@@ -1311,6 +1349,7 @@ static tc_result _tc_vm_block(_tc_block_run *br, _tc_val *regs, int *pcs, int *s
         if (vm->nops) br->op_count[t] = 0, br->op_hash[t] = 0;
         if (br->async) br->async[t].head = br->async[t].n = 0, br->async[t].group = 0;
         if (br->wgmma && t % 128 == 0) memset(&br->wgmma[t / 128], 0, sizeof *br->wgmma);
+        if (br->issued) br->issued[t] = 0;
     }
     for (k = 0; k < vm->nbufs; k++) /* no mbarrier is initialised, nor any phase seen, when a block begins */
         if (br->mbar[k]) {
@@ -1338,8 +1377,9 @@ static tc_result _tc_vm_block(_tc_block_run *br, _tc_val *regs, int *pcs, int *s
             waiting += state[t] == 3;
             running += state[t] != 0;
         }
-        for (t = 0; waiting && t < br->nthreads; t++) /* a wait whose phase has completed since goes on */
-            if (state[t] == 3 && (br->mbar[br->waiting[t].buf][br->waiting[t].index].phase & 1) != br->waiting[t].parity) {
+        for (t = 0; waiting && t < br->nthreads; t++) /* a wait whose phase has completed (or whose commits are issued) since goes on */
+            if (state[t] == 3 && (br->waiting[t].buf < 0 ? _tc_vm_warpgroup_issued(br, t, br->waiting[t].index)
+                                                         : (br->mbar[br->waiting[t].buf][br->waiting[t].index].phase & 1) != br->waiting[t].parity)) {
                 state[t] = 1;
                 woken++;
             }
@@ -1460,6 +1500,8 @@ static tc_result _tc_vm_kernel(tc_context *ctx, const tc_func *f, const tc_kerne
         memset(br.wgmma, 0, sizeof *br.wgmma * (size_t)(total / 128));
         if (!(br.retired = (_tc_wgmma_retired *)_tc_malloc(ctx, sizeof *br.retired * (size_t)(total / 128)))) { r = TC_ERROR_OUT_OF_MEMORY; goto done; }
         memset(br.retired, 0, sizeof *br.retired * (size_t)(total / 128));
+        if (!(br.issued = (int64_t *)_tc_malloc(ctx, sizeof *br.issued * (size_t)total))) { r = TC_ERROR_OUT_OF_MEMORY; goto done; }
+        if (!br.waiting && !(br.waiting = (_tc_mbar_wait *)_tc_malloc(ctx, sizeof *br.waiting * (size_t)total))) { r = TC_ERROR_OUT_OF_MEMORY; goto done; }
     }
     if (vm.has_async) {
         if (!(br.async = (_tc_async_queue *)_tc_malloc(ctx, sizeof *br.async * (size_t)total))) { r = TC_ERROR_OUT_OF_MEMORY; goto done; }
@@ -1495,6 +1537,7 @@ done:
     for (k = 0; br.async && k < total; k++) _tc_free(ctx, br.async[k].recs);
     _tc_free(ctx, br.async);
     _tc_free(ctx, br.wgmma);
+    _tc_free(ctx, br.issued);
     _tc_free(ctx, vm.ops);
     _tc_free(ctx, vm.code);
     return r;

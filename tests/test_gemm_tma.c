@@ -256,12 +256,13 @@ static tc_stmt *parent_seq(const tc_stmt *s, const tc_stmt *child, int *at) {
 
 /* The lowered kernel: the pipeline's full and empty mbarriers, initialised
    by the thread that issues the first copies (full: an arrival a copy a
-   phase; empty: an arrival a thread), each copy arming its tile's full
+   phase; empty: an arrival a warpgroup), each copy arming its tile's full
    mbarrier for its bytes, the barrier that publishes the initialisation,
    the loop waiting for the tile's phase with no barrier of its own, each
    refill waiting for its slot's empty phase (parity 1 on a fresh mbarrier:
-   complete), every thread arriving on the empty mbarrier of the tile its
-   wgmma wait retired (a lag of one: the tile before); the CUDA's TMA and
+   complete), each warpgroup's first thread arriving on the empty mbarrier
+   of the tile its wgmma wait retired (a lag of one: the tile before) for
+   the whole warpgroup (only wgmma read the tiles); the CUDA's TMA and
    mbarrier PTX and the tensor maps as kernel parameters. */
 TC_TEST(golden_ir_shows_the_tma_pipeline) {
     tc_gemm_desc d = gemm(TC_FLOAT16, 100, 72, 40);
@@ -278,11 +279,11 @@ TC_TEST(golden_ir_shows_the_tma_pipeline) {
                           "  // attr [iter_var(threadIdx.x, range(min=0, ext=128), threadIdx.x)] thread_extent = 128\n"
                           "  if (likely(threadIdx.x == 0)) {\n"
                           "    mbarrier_init(j.outer_full[0], 2)\n"
-                          "    mbarrier_init(j.outer_empty[0], 128)\n"
+                          "    mbarrier_init(j.outer_empty[0], 1)\n"
                           "    mbarrier_init(j.outer_full[1], 2)\n"
-                          "    mbarrier_init(j.outer_empty[1], 128)\n"
+                          "    mbarrier_init(j.outer_empty[1], 1)\n"
                           "    mbarrier_init(j.outer_full[2], 2)\n"
-                          "    mbarrier_init(j.outer_empty[2], 128)\n"
+                          "    mbarrier_init(j.outer_empty[2], 1)\n"
                           "    mbarrier_arrive_expect_tx(j.outer_full[0], 4096)\n"
                           "    tma_load(a.shared[0], A[blockIdx.x*64, 0] box [64, 32] of [100, 40], j.outer_full[0])\n"
                           "  }\n");
@@ -302,14 +303,15 @@ TC_TEST(golden_ir_shows_the_tma_pipeline) {
     TC_CHECK_CONTAINS(ir, "    wgmma_commit()\n"
                           "    wgmma_wait(1)\n"
                           "    if (likely(j.outer >= 1)) {\n"
-                          "      mbarrier_arrive(j.outer_empty[floormod(j.outer + 2, 3)])\n"
+                          "      mbarrier_arrive_warpgroup(j.outer_empty[floormod(j.outer + 2, 3)])\n"
                           "    }\n"
                           "  }\n"
                           "  wgmma_wait(0)\n");
     TC_CHECK_CONTAINS(cuda, "tc_mbarrier_wait(&j_outer_full[j_outer], 0);");
-    TC_CHECK_CONTAINS(cuda, "tc_mbarrier_init(&j_outer_empty[2], 128);");
+    TC_CHECK_CONTAINS(cuda, "tc_mbarrier_init(&j_outer_empty[2], 1);");
     TC_CHECK_CONTAINS(cuda, "tc_mbarrier_wait(&j_outer_empty[j_outer + 1], 1);");
-    TC_CHECK_CONTAINS(cuda, "tc_mbarrier_arrive(&j_outer_empty[(j_outer + 2) % 3]);");
+    TC_CHECK_CONTAINS(cuda, "if ((threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) % 128 == 0) "
+                            "tc_mbarrier_arrive(&j_outer_empty[(j_outer + 2) % 3]);");
     TC_CHECK_CONTAINS(cuda, "asm volatile(\"mbarrier.arrive.shared::cta.b64 _, [%0];\"");
     TC_CHECK_CONTAINS(cuda, "unsigned long long *j_outer_full = (unsigned long long *)(tc_dyn_smem + 24576);");
     TC_CHECK_EQ_INT(f->kernels[0].ntensor_maps, 2);
@@ -377,27 +379,24 @@ TC_TEST(host_executor_checks_the_empty_mbarriers) {
     release = step->stmts[at];
     count = init->count;
     empty = refill->buffer;
-    TC_CHECK_EQ_INT(count, 256);
+    TC_CHECK_EQ_INT(count, 2); /* an arrival a warpgroup */
     TC_CHECK(host_error_of(&d, f) < 1e-5);
     init->count = count + 1;
     TC_CHECK(host_error_of(&d, f) == HUGE_VAL);
     TC_CHECK_CONTAINS(tc_context_error(ctx), "deadlock in block (0, 0, 0): 256 threads wait on mbarriers that nothing completes, first thread (0, 0, 0) "
-                                          "on j.outer_empty[0] for its phase of parity 0 (phase 0: 1 of 257 arrivals");
+                                          "on j.outer_empty[0] for its phase of parity 0 (phase 0: 1 of 3 arrivals");
     init->count = count;
     refill->buffer = wait_full->buffer;
-    TC_CHECK(host_error_of(&d, f) == HUGE_VAL); /* thread 0 ran ahead: warpgroup 1 finds tile 0's slot holding tile 3 */
-    TC_CHECK_CONTAINS(tc_context_error(ctx), "race on shared a.shared[2048] in block (0, 0, 0): thread (0, 0, 1) reads it before the TMA copy "
-                                          "into it is complete for it");
+    TC_CHECK(host_error_of(&d, f) == HUGE_VAL); /* thread 0 ran ahead: it refills tile 0's slot while warpgroup 1 reads it */
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "race on shared a.shared[2048] in block (0, 0, 0): thread (0, 0, 0) writes it while warpgroup 1's "
+                                          "wgmma group 0 still reads it (no wgmma_wait has retired the group)");
     refill->buffer = empty;
     ((const tc_stmt **)group->stmts)[group->nstmts - 1] = release; /* the arrival before the wait */
     ((const tc_stmt **)step->stmts)[at] = retire;
     TC_CHECK(host_error_of(&d, f) == HUGE_VAL);
-    TC_CHECK_CONTAINS(tc_context_error(ctx), "thread (0, 0, 0) writes it while warpgroup 1's wgmma group 0 still reads it (its wgmma_wait retired "
-                                          "the group, but no barrier, and no mbarrier the warpgroup arrived on after that wait, orders the wait "
-                                          "before this write)");
-    TC_CHECK_CONTAINS(tc_context_error(ctx), "thread (0, 0, 0) writes it while warpgroup 1's wgmma group");
-    TC_CHECK_CONTAINS(tc_context_error(ctx), "its wgmma_wait retired the group, but no barrier, and no mbarrier the warpgroup arrived on after that "
-                                          "wait, orders the wait before this write");
+    /* the warpgroup's wait retires its group only once all its threads issued it: thread 0 gets to the slot first */
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "thread (0, 0, 0) writes it while warpgroup 1's wgmma group 0 still reads it (no wgmma_wait has "
+                                          "retired the group)");
     ((const tc_stmt **)group->stmts)[group->nstmts - 1] = retire;
     ((const tc_stmt **)step->stmts)[at] = release;
     TC_CHECK(host_error_of(&d, f) < 1e-5);
@@ -405,7 +404,7 @@ TC_TEST(host_executor_checks_the_empty_mbarriers) {
 
 /* A producer warpgroup (copy 2, tc_warp_specialize): one more threadIdx.z
    plane whose first thread initialises the mbarriers (empty: an arrival a
-   consumer thread), then, after the barrier that publishes them, gives
+   consumer warpgroup), then, after the barrier that publishes them, gives
    registers back and fills every slot once its empty mbarrier completes;
    the consumers claim the registers and only wait, compute and arrive. In
    the CUDA the roles are guards on threadIdx.z, and the launch bounds fix
@@ -422,7 +421,7 @@ TC_TEST(golden_ir_shows_the_producer_warpgroup) {
                           "  // attr [iter_var(threadIdx.x, range(min=0, ext=128), threadIdx.x)] thread_extent = 128\n"
                           "  if (likely(threadIdx.x == 0)) {\n"
                           "    mbarrier_init(j.outer_full[0], 2)\n"
-                          "    mbarrier_init(j.outer_empty[0], 256)\n");
+                          "    mbarrier_init(j.outer_empty[0], 2)\n");
     TC_CHECK_CONTAINS(ir, "  __syncthreads()\n"
                           "  // attr [iter_var(threadIdx.z, range(min=2, ext=1), threadIdx.z)] thread_extent = 1\n"
                           "  setmaxnreg.dec(40)\n");
@@ -460,11 +459,12 @@ TC_TEST(host_executor_checks_the_producer) {
     TC_CHECK(init != NULL && wait != NULL && copy != NULL);
     if (!init || !wait || !copy) return;
     TC_CHECK(host_error_of(&d, f) < 1e-5);
-    init->count = 257;
+    TC_CHECK_EQ_INT(init->count, 2); /* an arrival a consumer warpgroup */
+    init->count = 3;
     TC_CHECK(host_error_of(&d, f) == HUGE_VAL);
     TC_CHECK_CONTAINS(tc_context_error(ctx), "deadlock in block (0, 0, 0): 257 threads wait on mbarriers that nothing completes");
     TC_CHECK_CONTAINS(tc_context_error(ctx), "127 have ended"); /* the producer's plane but its first thread */
-    init->count = 256;
+    init->count = 2;
     wait->kind = TC_S_SEQ; /* no wait: an empty sequence */
     TC_CHECK(host_error_of(&d, f) == HUGE_VAL);
     TC_CHECK_CONTAINS(tc_context_error(ctx), "256 threads wait on mbarriers that nothing completes, first thread (0, 0, 0) on "
@@ -475,6 +475,45 @@ TC_TEST(host_executor_checks_the_producer) {
     TC_CHECK(host_error_of(&d, f) == HUGE_VAL);
     TC_CHECK_CONTAINS(tc_context_error(ctx), "deadlock in block (0, 0, 0)");
     copy->kind = TC_S_TMA_LOAD;
+    TC_CHECK(host_error_of(&d, f) < 1e-5);
+}
+
+/* The first loop bound to threadIdx.x in s (NULL: none). */
+static const tc_stmt *thread_x_loop(const tc_stmt *s) {
+    const tc_stmt *w;
+    int k;
+    if (!s) return NULL;
+    if (s->kind == TC_S_FOR && s->for_kind == TC_FOR_THREAD && s->thread == TC_THREAD_X) return s;
+    if ((w = thread_x_loop(s->body)) || (w = thread_x_loop(s->then_case)) || (w = thread_x_loop(s->else_case))) return w;
+    for (k = 0; k < s->nstmts; k++)
+        if ((w = thread_x_loop(s->stmts[k]))) return w;
+    return NULL;
+}
+
+/* A warpgroup's wgmma is all its 128 threads': the host executor retires a
+   group at a wgmma_wait only once every thread of the warpgroup has issued
+   it (so the first thread's arrival after its wait, for the warpgroup,
+   comes after every thread has waited for the tile). With the commit
+   issued by half of each warpgroup, the first halves' waits never return,
+   the issuing thread's among them, and the rest wait for tiles it never
+   copies: a deadlock. */
+TC_TEST(host_executor_waits_for_the_whole_warpgroup) {
+    tc_gemm_desc d = gemm(TC_FLOAT16, 128, 64, 320);
+    tiles t = {{128, 64, 64, 64, 32, 3, 1, 1, 1}};
+    const tc_func *f = lower_config(&d, &t);
+    tc_stmt *commit = f ? find_stmt(f->kernels[0].body, TC_S_WGMMA_COMMIT) : NULL;
+    const tc_stmt *x = f ? thread_x_loop(f->kernels[0].body) : NULL;
+    tc_stmt *seq;
+    int at = 0;
+    seq = commit ? parent_seq(f->kernels[0].body, commit, &at) : NULL;
+    TC_CHECK(seq != NULL && x != NULL);
+    if (!seq || !x) return;
+    TC_CHECK(host_error_of(&d, f) < 1e-5);
+    ((const tc_stmt **)seq->stmts)[at] = tc_stmt_if(ctx, tc_lt(x->var, tc_int(ctx, 64)), commit, NULL);
+    TC_CHECK(host_error_of(&d, f) == HUGE_VAL);
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "deadlock in block (0, 0, 0): 128 threads wait on mbarriers that nothing completes");
+    TC_CHECK_CONTAINS(tc_context_error(ctx), ", the rest at wgmma_wait for their warpgroup"); /* the issuing thread among them */
+    ((const tc_stmt **)seq->stmts)[at] = commit;
     TC_CHECK(host_error_of(&d, f) < 1e-5);
 }
 
@@ -504,7 +543,7 @@ TC_TEST(golden_ir_shows_the_persistent_grid) {
     TC_CHECK_CONTAINS(ir, "      }\n      j.outer.runs[0] = j.outer.runs[0] + 1\n    }\n");
     TC_CHECK_CONTAINS(ir, "      mbarrier_wait(j.outer_full[floormod(j.outer + j.outer.base, 3)], parity floormod(floordiv(j.outer + j.outer.base, 3), 2))\n");
     TC_CHECK_CONTAINS(ir, "    wgmma_wait(0)\n"
-                          "    mbarrier_arrive(j.outer_empty[floormod(j.outer.base + 1, 3)])\n"
+                          "    mbarrier_arrive_warpgroup(j.outer_empty[floormod(j.outer.base + 1, 3)])\n"
                           "    j.outer.runs[0] = j.outer.runs[0] + 1\n"
                           "    if (likely(m.outer.f.outer.fused.outer*4 + blockIdx.x < 15)) {\n");
     TC_CHECK_CONTAINS(cuda, "            const int j_outer_base = j_outer_runs[0] * 5;\n");
@@ -743,6 +782,7 @@ int main(int argc, char **argv) {
     TC_RUN(host_executor_checks_the_empty_mbarriers);
     TC_RUN(golden_ir_shows_the_producer_warpgroup);
     TC_RUN(host_executor_checks_the_producer);
+    TC_RUN(host_executor_waits_for_the_whole_warpgroup);
     TC_RUN(golden_ir_shows_the_persistent_grid);
     TC_RUN(host_executor_checks_the_persistent_grid);
     TC_RUN(grouped_tile_order);
