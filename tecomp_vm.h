@@ -314,6 +314,11 @@ static void _tc_vm_stmt(_tc_vm *vm, const tc_stmt *s) {
         for (k = 0; k < s->nstmts; k++) _tc_vm_stmt(vm, s->stmts[k]);
         break;
     case TC_S_BARRIER:
+        if (s->barrier_id < 0 || s->barrier_id > 15 || (s->barrier_id && s->count < 1)) { /* tc_stmt_barrier_named makes 1 to 15, N > 0 */
+            _tc_fail(vm->ctx, TC_ERROR_EXECUTION, "named barrier %d of %d threads: ids are 1 to 15, of at least one thread", s->barrier_id, s->count);
+            vm->failed = 1;
+            break;
+        }
         _tc_vm_emit(vm, _TC_OP_BARRIER, 0, s->barrier_id, s->count);
         vm->named_barriers |= s->barrier_id != 0;
         break;

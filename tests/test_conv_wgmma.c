@@ -317,6 +317,11 @@ TC_TEST(producer_with_a_fused_epilogue) {
     TC_CHECK(host_error_of(ctx, &d, f) == HUGE_VAL);
     TC_CHECK_CONTAINS(tc_context_error(ctx), "256 threads wait at named barrier 1 of 128");
     bar->count = 256;
+    bar->barrier_id = 16; /* bar.sync has 16 barriers, 0 the block's */
+    TC_CHECK(host_error_of(ctx, &d, f) == HUGE_VAL);
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "named barrier 16 of 256 threads: ids are 1 to 15");
+    bar->barrier_id = 1;
+    TC_CHECK(host_error_of(ctx, &d, f) < 1e-2);
     TC_CHECK(host_error_of(ctx, &d, lower_config(&d, &persistent)) < 1e-2);
     d.epilogue.out_dtype = TC_FLOAT16;
     d.epilogue.residual = TC_RESIDUAL_AFTER_ACT;
