@@ -1024,6 +1024,26 @@ static int _tc_uses_var(const tc_expr *e, const tc_expr *v) {
     return 0;
 }
 
+/* Whether pred holds for an expression of s or of a statement inside it
+   (its bounds, values, indices, conditions and arguments), statements for
+   which skip holds left out with what is inside them (skip NULL: none). */
+static int _tc_stmt_any_expr(const tc_stmt *s, int (*pred)(const tc_expr *e, const void *user), const void *user,
+                             int (*skip)(const tc_stmt *s)) {
+    int k;
+    if (!s || (skip && skip(s))) return 0;
+    if (pred(s->min, user) || pred(s->extent, user) || pred(s->value, user) || pred(s->index, user) || pred(s->cond, user)) return 1;
+    for (k = 0; k < s->nargs; k++) if (pred(s->args[k], user)) return 1;
+    if (_tc_stmt_any_expr(s->body, pred, user, skip) || _tc_stmt_any_expr(s->then_case, pred, user, skip) ||
+        _tc_stmt_any_expr(s->else_case, pred, user, skip))
+        return 1;
+    for (k = 0; k < s->nstmts; k++) if (_tc_stmt_any_expr(s->stmts[k], pred, user, skip)) return 1;
+    return 0;
+}
+
+/* Whether s uses variable v anywhere. */
+static int _tc_uses_var_of(const tc_expr *e, const void *v) { return _tc_uses_var(e, (const tc_expr *)v); }
+static int _tc_stmt_uses(const tc_stmt *s, const tc_expr *v) { return _tc_stmt_any_expr(s, _tc_uses_var_of, v, NULL); }
+
 /* If index is base + var (the lowering's async copies and the emitter's
    vector loads and stores) with base a multiple of lanes (so the address
    is aligned for a vector of lanes elements: 16 bytes for four floats), the base. */
@@ -2636,7 +2656,6 @@ typedef struct _tc_thread_strip {
 } _tc_thread_strip;
 
 static int _tc_conjuncts(const tc_expr *c, const tc_expr **out, int n, int cap);
-static int _tc_stmt_uses(const tc_stmt *s, const tc_expr *v);
 
 /* Whether cond only picks the first thread of stripped loops (v == 0 terms). */
 static int _tc_picks_first_thread(const _tc_thread_strip *t, const tc_expr *cond) {
@@ -2720,31 +2739,18 @@ static const tc_stmt *_tc_strip_threads(tc_context *ctx, const tc_stmt *s, _tc_t
 static const tc_stmt *_tc_producer_pipeline(_tc_lower *L, const _tc_pipe *p, const tc_stmt *loop, const tc_stmt *fetch_seq, _tc_tma_fetch *f,
                                             const tc_expr *fill_parity, const tc_stmt *steady, const tc_stmt *release, int *failed);
 
-/* Whether e loads one of the pipeline's buffers. */
-static int _tc_pipe_loaded_in(const _tc_pipe *p, const tc_expr *e) {
+/* Whether e loads one of the pipeline's buffers (user: the _tc_pipe). */
+static int _tc_pipe_loaded_in(const tc_expr *e, const void *user) {
+    const _tc_pipe *p = (const _tc_pipe *)user;
     int k;
     if (!e) return 0;
     for (k = 0; e->kind == TC_LOAD && k < p->nbuffers; k++) if (e->buffer == p->buffers[k]) return 1;
-    for (k = 0; k < e->nargs; k++) if (_tc_pipe_loaded_in(p, e->args[k])) return 1;
+    for (k = 0; k < e->nargs; k++) if (_tc_pipe_loaded_in(e->args[k], user)) return 1;
     return 0;
 }
 
-/* Whether threads read the pipeline's buffers in s other than as a
-   wgmma's operands (which the tensor cores read, retired for the whole
-   warpgroup by its wgmma_wait). */
-static int _tc_pipe_read_by_threads(const _tc_pipe *p, const tc_stmt *s) {
-    int k;
-    if (!s) return 0;
-    if (s->kind == TC_S_TENSOR_OP && s->intrin->kind == TC_INTRIN_WGMMA) return 0;
-    if (_tc_pipe_loaded_in(p, s->min) || _tc_pipe_loaded_in(p, s->extent) || _tc_pipe_loaded_in(p, s->value) ||
-        _tc_pipe_loaded_in(p, s->index) || _tc_pipe_loaded_in(p, s->cond))
-        return 1;
-    for (k = 0; k < s->nargs; k++) if (_tc_pipe_loaded_in(p, s->args[k])) return 1;
-    if (_tc_pipe_read_by_threads(p, s->body) || _tc_pipe_read_by_threads(p, s->then_case) || _tc_pipe_read_by_threads(p, s->else_case))
-        return 1;
-    for (k = 0; k < s->nstmts; k++) if (_tc_pipe_read_by_threads(p, s->stmts[k])) return 1;
-    return 0;
-}
+/* A wgmma: its operands are read by the tensor cores, retired for the whole warpgroup by its wgmma_wait. */
+static int _tc_is_wgmma_op(const tc_stmt *s) { return s->kind == TC_S_TENSOR_OP && s->intrin->kind == TC_INTRIN_WGMMA; }
 
 /* Whether the consumers let go of a tile with one arrival a warpgroup (by
    its first thread, after the wgmma wait that retires the tile's reads for
@@ -2754,14 +2760,14 @@ static int _tc_pipe_read_by_threads(const _tc_pipe *p, const tc_stmt *s) {
 static int _tc_release_per_warpgroup(const _tc_lower *L, const _tc_pipe *p, const tc_stmt *const *compute, int ncompute) {
     int t;
     if (L->block_threads % 128) return 0;
-    for (t = 0; t < ncompute; t++) if (_tc_pipe_read_by_threads(p, compute[t])) return 0;
+    for (t = 0; t < ncompute; t++) if (_tc_stmt_any_expr(compute[t], _tc_pipe_loaded_in, p, _tc_is_wgmma_op)) return 0;
     return 1;
 }
 
 static const tc_stmt *_tc_tma_pipeline_loop(_tc_lower *L, const _tc_pipe *p, const tc_stmt *loop, const tc_stmt *fetch_seq,
                                             const tc_stmt *const *compute, int ncompute, const tc_expr *base, int *failed) {
     tc_context *ctx = L->ctx;
-    const tc_expr *v = loop->var, *n = tc_int(ctx, p->nstages), *ahead, *released, *fill_parity, *done;
+    const tc_expr *v = loop->var, *n = tc_int(ctx, p->nstages), *ahead, *released, *released_slot, *fill_parity, *done;
     const tc_stmt **outer, **steady, *prologue_fetch, *refill, *first_fetch, *next, *arrive;
     _tc_tma_fetch f;
     char name[160];
@@ -2797,8 +2803,8 @@ static const tc_stmt *_tc_tma_pipeline_loop(_tc_lower *L, const _tc_pipe *p, con
     }
     for (t = 0; t < ncompute; t++) steady[ns++] = compute[t];
     released = tc_sub(v, tc_int(ctx, p->lag)); /* the tile this step's wgmma wait retires the last read of */
-    arrive = per_warpgroup ? tc_stmt_mbarrier_arrive_warpgroup(ctx, f.empty, tc_simplify(tc_mod(tc_add(base, released), n)))
-                           : tc_stmt_mbarrier_arrive(ctx, f.empty, tc_simplify(tc_mod(tc_add(base, released), n)), NULL);
+    released_slot = tc_simplify(tc_mod(tc_add(base, released), n));
+    arrive = per_warpgroup ? tc_stmt_mbarrier_arrive_warpgroup(ctx, f.empty, released_slot) : tc_stmt_mbarrier_arrive(ctx, f.empty, released_slot, NULL);
     steady[ns++] = p->lag && arrive ? tc_stmt_if(ctx, tc_ge(released, loop->min), arrive, NULL) : arrive;
     for (t = 0; t < ns; t++) if (!steady[t]) return *failed = 1, (const tc_stmt *)NULL;
     if (p->producer) return _tc_producer_pipeline(L, p, loop, fetch_seq, &f, fill_parity, tc_stmt_seq(ctx, ns, steady), steady[ns - 1], failed);
@@ -3456,18 +3462,6 @@ static tc_result _tc_pass_simplify_final(_tc_lower *L) { return _tc_simplify_ker
    shared-memory loads all its iterations share, barriers), and only the
    statements that do are replicated, one copy per virtual thread, side by
    side. Local buffers used inside get one copy per virtual thread. */
-
-static int _tc_stmt_uses(const tc_stmt *s, const tc_expr *v) {
-    int k;
-    if (!s) return 0;
-    if (_tc_uses_var(s->min, v) || _tc_uses_var(s->extent, v) || _tc_uses_var(s->value, v) || _tc_uses_var(s->index, v) ||
-        _tc_uses_var(s->cond, v))
-        return 1;
-    for (k = 0; k < s->nargs; k++) if (_tc_uses_var(s->args[k], v)) return 1;
-    if (_tc_stmt_uses(s->body, v) || _tc_stmt_uses(s->then_case, v) || _tc_stmt_uses(s->else_case, v)) return 1;
-    for (k = 0; k < s->nstmts; k++) if (_tc_stmt_uses(s->stmts[k], v)) return 1;
-    return 0;
-}
 
 /* The local buffers a statement touches. */
 static void _tc_collect_locals_expr(const tc_expr *e, tc_buffer **out, int *n) {
