@@ -2538,8 +2538,11 @@ static void _tc_emit_tma(_tc_emitter *em, const tc_stmt *s) {
         tc_str_printf(em->out, ");\n");
         return;
     }
-    if (s->kind == TC_S_MBARRIER_ARRIVE && s->count == 128) /* the warpgroup's arrival: its first thread's */
-        tc_str_printf(em->out, "if ((threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) %% 128 == 0) ");
+    if (_tc_arrives_for_warpgroup(s)) { /* the warpgroup's arrival: its first thread's */
+        _tc_emit_helper(em, "tc_mma_types", "%s", _tc_mma_types); /* tc_shared_address, which tc_wgmma_common uses */
+        _tc_emit_helper(em, "tc_wgmma_common", "%s", _tc_wgmma_common);
+        tc_str_printf(em->out, "if (tc_warpgroup_thread() == 0) ");
+    }
     tc_str_printf(em->out, "%s(", s->kind == TC_S_MBARRIER_INIT ? "tc_mbarrier_init" : s->kind == TC_S_MBARRIER_WAIT ? "tc_mbarrier_wait"
                                   : s->value ? "tc_mbarrier_arrive_expect_tx" : "tc_mbarrier_arrive");
     _tc_emit_mbarrier_ref(em, s->buffer, s->index);

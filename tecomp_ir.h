@@ -3144,6 +3144,12 @@ TECOMP_API const tc_stmt *tc_stmt_mbarrier_init(tc_context *ctx, tc_buffer *bar,
     if (s) s->count = arrivals;
     return s;
 }
+/* A warpgroup's threads: wgmma's unit, and what one warpgroup arrival on an mbarrier stands for. */
+#define _TC_WARPGROUP_THREADS 128
+
+/* Whether s is a warpgroup's one arrival (tc_stmt_mbarrier_arrive_warpgroup). */
+static int _tc_arrives_for_warpgroup(const tc_stmt *s) { return s->kind == TC_S_MBARRIER_ARRIVE && s->count == _TC_WARPGROUP_THREADS; }
+
 TECOMP_API const tc_stmt *tc_stmt_mbarrier_arrive(tc_context *ctx, tc_buffer *bar, const tc_expr *index, const tc_expr *expect_bytes) {
     tc_stmt *s = _tc_mbarrier_stmt(ctx, TC_S_MBARRIER_ARRIVE, bar, index);
     if (s) s->value = expect_bytes;
@@ -3151,7 +3157,7 @@ TECOMP_API const tc_stmt *tc_stmt_mbarrier_arrive(tc_context *ctx, tc_buffer *ba
 }
 TECOMP_API const tc_stmt *tc_stmt_mbarrier_arrive_warpgroup(tc_context *ctx, tc_buffer *bar, const tc_expr *index) {
     tc_stmt *s = _tc_mbarrier_stmt(ctx, TC_S_MBARRIER_ARRIVE, bar, index);
-    if (s) s->count = 128;
+    if (s) s->count = _TC_WARPGROUP_THREADS;
     return s;
 }
 TECOMP_API const tc_stmt *tc_stmt_mbarrier_wait(tc_context *ctx, tc_buffer *bar, const tc_expr *index, const tc_expr *parity) {
@@ -3409,7 +3415,7 @@ static int _tc_intrin_is_store(const tc_intrin *in) {
 static int _tc_intrin_is_wmma(const tc_intrin *in) { return in->kind <= TC_INTRIN_WMMA_FILL; }
 static int _tc_intrin_is_wgmma(const tc_intrin *in) { return in->kind >= TC_INTRIN_WGMMA && in->kind <= TC_INTRIN_WGMMA_FILL; }
 /* The threads that run one tensor op together: a warp, or wgmma's warpgroup. */
-static int _tc_intrin_threads(const tc_intrin *in) { return _tc_intrin_is_wgmma(in) ? 128 : 32; }
+static int _tc_intrin_threads(const tc_intrin *in) { return _tc_intrin_is_wgmma(in) ? _TC_WARPGROUP_THREADS : 32; }
 /* A load whose source tile is its output's transpose (element (i, j) of the
    output is (j, i) of the source). */
 static int _tc_intrin_reads_transposed(const tc_intrin *in) { return in->kind == TC_INTRIN_MMA_LDMATRIX_BT; }
@@ -3638,7 +3644,7 @@ static void _tc_print_stmt(tc_str *s, const tc_stmt *st, int depth) {
     case TC_S_MBARRIER_INIT: case TC_S_MBARRIER_ARRIVE: case TC_S_MBARRIER_WAIT:
         _tc_indent(s, depth);
         tc_str_printf(s, "%s(%s[", st->kind == TC_S_MBARRIER_INIT ? "mbarrier_init" : st->kind == TC_S_MBARRIER_WAIT ? "mbarrier_wait"
-                                  : st->value ? "mbarrier_arrive_expect_tx" : st->count == 128 ? "mbarrier_arrive_warpgroup" : "mbarrier_arrive",
+                                  : st->value ? "mbarrier_arrive_expect_tx" : _tc_arrives_for_warpgroup(st) ? "mbarrier_arrive_warpgroup" : "mbarrier_arrive",
                       st->buffer->name);
         _tc_print(s, st->index, _TC_STYLE_IR);
         tc_str_printf(s, "]");

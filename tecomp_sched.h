@@ -1148,7 +1148,7 @@ static const tc_stmt *_tc_mutate(_tc_mutator *m, const tc_stmt *s) {
     }
     case TC_S_MBARRIER_INIT: return tc_stmt_mbarrier_init(ctx, s->buffer, _tc_mut_expr(m, s->index), s->count);
     case TC_S_MBARRIER_ARRIVE:
-        if (s->count == 128) return tc_stmt_mbarrier_arrive_warpgroup(ctx, s->buffer, _tc_mut_expr(m, s->index));
+        if (_tc_arrives_for_warpgroup(s)) return tc_stmt_mbarrier_arrive_warpgroup(ctx, s->buffer, _tc_mut_expr(m, s->index));
         return tc_stmt_mbarrier_arrive(ctx, s->buffer, _tc_mut_expr(m, s->index), _tc_mut_expr(m, s->value));
     case TC_S_MBARRIER_WAIT: return tc_stmt_mbarrier_wait(ctx, s->buffer, _tc_mut_expr(m, s->index), _tc_mut_expr(m, s->value));
     case TC_S_ALLOCATE: {

@@ -1092,7 +1092,7 @@ static int _tc_vm_mbar_op(_tc_block_run *br, const _tc_val *r, const _tc_ins *in
     }
     if (!(m = _tc_vm_mbar(br, in->buf, index, tid, in->op == _TC_OP_MBAR_ARRIVE ? "mbarrier_arrive" : "mbarrier_wait"))) return 0;
     if (in->op == _TC_OP_MBAR_ARRIVE) {
-        if (in->imm.i == 128 && tid % 128) return 1; /* the warpgroup's arrival is its first thread's */
+        if (in->imm.i == _TC_WARPGROUP_THREADS && tid % _TC_WARPGROUP_THREADS) return 1; /* the warpgroup's arrival is its first thread's */
         m->pending--;
         if (in->b >= 0) m->tx += r[in->b].i;
         _tc_vm_arrivals(br, in->buf, index, 0)[tid] = ++br->tick; /* after the thread's accesses so far */

@@ -310,8 +310,7 @@ TC_TEST(golden_ir_shows_the_tma_pipeline) {
     TC_CHECK_CONTAINS(cuda, "tc_mbarrier_wait(&j_outer_full[j_outer], 0);");
     TC_CHECK_CONTAINS(cuda, "tc_mbarrier_init(&j_outer_empty[2], 1);");
     TC_CHECK_CONTAINS(cuda, "tc_mbarrier_wait(&j_outer_empty[j_outer + 1], 1);");
-    TC_CHECK_CONTAINS(cuda, "if ((threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) % 128 == 0) "
-                            "tc_mbarrier_arrive(&j_outer_empty[(j_outer + 2) % 3]);");
+    TC_CHECK_CONTAINS(cuda, "if (tc_warpgroup_thread() == 0) tc_mbarrier_arrive(&j_outer_empty[(j_outer + 2) % 3]);");
     TC_CHECK_CONTAINS(cuda, "asm volatile(\"mbarrier.arrive.shared::cta.b64 _, [%0];\"");
     TC_CHECK_CONTAINS(cuda, "unsigned long long *j_outer_full = (unsigned long long *)(tc_dyn_smem + 24576);");
     TC_CHECK_EQ_INT(f->kernels[0].ntensor_maps, 2);
