@@ -1285,8 +1285,10 @@ static void _tc_vm_share_seen(_tc_block_run *br) {
         }
 }
 
-/* The named barrier (its id; 0 the block's) thread t waits at, in state 2. */
-static const _tc_ins *_tc_vm_barrier_at(const _tc_block_run *br, const int *pcs, int64_t t) { return &br->vm->code[pcs[t] - 1]; }
+/* The named barrier thread t waits at (its id), 0 when it waits at none. */
+static int _tc_vm_named_at(const _tc_block_run *br, const int *pcs, const int *state, int64_t t) {
+    return state[t] == 2 ? br->vm->code[pcs[t] - 1].a : 0;
+}
 
 /* Named barriers whose count of threads has arrived let them go on (state
    1), each knowing what the others did before it (their accesses ordered
@@ -1297,12 +1299,13 @@ static tc_result _tc_vm_named_barriers(_tc_block_run *br, const int *pcs, int *s
     int id;
     *released = 0;
     for (t = 0; t < br->nthreads; t++) {
-        const _tc_ins *in;
-        if (state[t] != 2 || !(in = _tc_vm_barrier_at(br, pcs, t))->a) continue;
-        if (arrived[in->a]++ && count[in->a] != in->b)
+        int threads;
+        if (!(id = _tc_vm_named_at(br, pcs, state, t))) continue;
+        threads = br->vm->code[pcs[t] - 1].b;
+        if (arrived[id]++ && count[id] != threads)
             return _tc_fail(br->vm->ctx, TC_ERROR_EXECUTION, "kernel %s: named barrier %d is reached as one of %lld threads and of %d",
-                            br->kern->name, in->a, (long long)count[in->a], in->b);
-        count[in->a] = in->b;
+                            br->kern->name, id, (long long)count[id], threads);
+        count[id] = threads;
     }
     for (id = 1; id < 16; id++) {
         if (!arrived[id] || arrived[id] < count[id]) continue;
@@ -1311,13 +1314,11 @@ static tc_result _tc_vm_named_barriers(_tc_block_run *br, const int *pcs, int *s
                             br->kern->name, (long long)br->block_idx[0], (long long)br->block_idx[1], (long long)br->block_idx[2],
                             (long long)arrived[id], id, (long long)count[id]);
         now = ++br->tick;
-        for (t = 0; t < br->nthreads; t++) {
-            if (state[t] != 2 || _tc_vm_barrier_at(br, pcs, t)->a != id) continue;
-            for (u = 0; u < br->nthreads; u++) /* t has waited past every participant's accesses so far */
-                if (state[u] == 2 && _tc_vm_barrier_at(br, pcs, u)->a == id) br->know[t * br->nthreads + u] = now;
-        }
+        for (t = 0; t < br->nthreads; t++) /* each has waited past every participant's accesses so far */
+            for (u = 0; _tc_vm_named_at(br, pcs, state, t) == id && u < br->nthreads; u++)
+                if (_tc_vm_named_at(br, pcs, state, u) == id) br->know[t * br->nthreads + u] = now;
         for (t = 0; t < br->nthreads; t++)
-            if (state[t] == 2 && _tc_vm_barrier_at(br, pcs, t)->a == id) {
+            if (_tc_vm_named_at(br, pcs, state, t) == id) {
                 state[t] = 1;
                 (*released)++;
             }
@@ -1377,7 +1378,7 @@ static tc_result _tc_vm_block(_tc_block_run *br, _tc_val *regs, int *pcs, int *s
         }
         if (vm->named_barriers && (named = _tc_vm_named_barriers(br, pcs, state, &released)) != TC_OK) return named;
         for (running = 0, t = 0; t < br->nthreads; t++) {
-            at_named += state[t] == 2 && _tc_vm_barrier_at(br, pcs, t)->a;
+            at_named += _tc_vm_named_at(br, pcs, state, t) != 0;
             at_barrier += state[t] == 2;
             waiting += state[t] == 3;
             running += state[t] != 0;
