@@ -113,21 +113,31 @@ static inline void *input_of(const conv_data *cd, int k) { return cd->args[k]; }
 
 static inline size_t input_bytes(const conv_data *cd, int k) { return (k ? cd->nw : cd->nx) * (cd->d.dtype == TC_FLOAT32 ? 4 : 2); }
 
+/* The output buffers poisoned (NaN) before a run: an element nobody writes fails. */
+static inline void output_clear(conv_data *cd) {
+    size_t i;
+    for (i = 0; i < cd->ny; i++) {
+        cd->y[i] = NAN;
+        cd->y16[i] = cd->d.epilogue.out_dtype == TC_BFLOAT16 ? 0x7fc0 : 0x7e00;
+    }
+}
+
+/* Output element i as a float, from the buffer of the output's type. */
+static inline float output_at(const conv_data *cd, size_t i) {
+    tc_dtype out = cd->d.epilogue.out_dtype;
+    return out == TC_FLOAT16 || out == TC_BFLOAT16 ? from16(out, cd->y16[i]) : cd->y[i];
+}
+
 /* f on the host executor over d's data (and its epilogue's tensors): the
    relative L2 error, or infinity when it does not run (the message printed). */
 static inline double host_error_of(tc_context *ctx, const tc_conv2d_desc *d, const tc_func *f) {
     conv_data cd;
     double err = HUGE_VAL;
-    tc_dtype out = d->epilogue.out_dtype;
-    int out16 = out == TC_FLOAT16 || out == TC_BFLOAT16;
     size_t j;
     if (f && data_make(ctx, d, &cd)) {
-        for (j = 0; j < cd.ny; j++) { /* NaN: an element nobody writes fails */
-            cd.y[j] = NAN;
-            cd.y16[j] = out == TC_BFLOAT16 ? 0x7fc0 : 0x7e00;
-        }
+        output_clear(&cd);
         if (tc_host_run(ctx, f, cd.args, NULL) == TC_OK) {
-            for (j = 0; out16 && j < cd.ny; j++) cd.y[j] = from16(out, cd.y16[j]);
+            for (j = 0; j < cd.ny; j++) cd.y[j] = output_at(&cd, j);
             err = rel_l2(cd.y, cd.ref, cd.ny);
         } else {
             printf("  host run: %s\n", tc_context_error(ctx));
