@@ -143,8 +143,14 @@ static int parse_options(int argc, char **argv, options *o) {
     }
     o->have_config = config != NULL;
     if (config && !parse_config(config, o->wgmma, o->config)) return usage(argv[0]); /* after --template: it says which knobs */
-    if (!config) memcpy(o->config, o->wgmma ? wgmma_config : default_config, o->wgmma ? sizeof wgmma_config : sizeof default_config);
     return 1;
+}
+
+/* The template's configuration when --config gives none: the GPU's, or on
+   the host executor (host) the small size's. */
+static void default_config_of(options *o, int host) {
+    const int64_t *c = o->wgmma ? (host ? wgmma_small_config : wgmma_config) : (host ? small_config : default_config);
+    memcpy(o->config, c, (size_t)(o->wgmma ? 11 : 10) * sizeof *c);
 }
 
 /* The input as the kernel reads it: 16-bit bits, or the floats themselves (TF32). */
@@ -232,7 +238,7 @@ int main(int argc, char **argv) {
     d.r = d.s = 3;
     d.stride_h = d.stride_w = d.dilation_h = d.dilation_w = 1;
     d.pad_h = d.pad_w = 1;
-    if (!use_gpu && !o.have_config) memcpy(o.config, o.wgmma ? wgmma_small_config : small_config, o.wgmma ? sizeof wgmma_small_config : sizeof small_config);
+    if (!o.have_config) default_config_of(&o, !use_gpu);
     if (!o.wgmma && o.dtype == TC_FLOAT32 && o.config[6] == 8) o.config[6] = 4; /* 16 bytes are 4 floats */
     nx = (size_t)d.n * d.h * d.w * d.c;
     nw = (size_t)d.k * 9 * d.c;
