@@ -2820,6 +2820,7 @@ typedef struct _tc_mma_tiles {
     int producer;   /* ... issued by a producer warpgroup of their own (tc_warp_specialize) */
     int64_t tiles_per_block; /* the wgmma templates' persistent grid: output tiles a block walks (1: a block a tile) */
     int64_t tile_group;      /* ... walked in groups of this many row tiles, column by column (1: row by row) */
+    int64_t turns;           /* ... by this many consumer warpgroups taking the tiles in turns (tc_consumer_turns; 1: none) */
 } _tc_mma_tiles;
 
 /* The knobs conv2d_mma and conv2d_wgmma share: the block's and a warp's
@@ -2848,6 +2849,7 @@ static tc_result _tc_mma_tiles_of(tc_cfg *cfg, const tc_conv2d_desc *d, _tc_mma_
     t->in_flight = 0;
     t->tiles_per_block = 1;
     t->tile_group = 1;
+    t->turns = 1;
     t->tm = 16;
     t->tn = 8;
     if (t->wm > t->bm || t->wn > t->bn || (t->bm / t->wm) * (t->bn / t->wn) * 32 > 1024)
@@ -3318,7 +3320,8 @@ static tc_result _tc_mma_fetch(tc_dtype dtype, const _tc_mma_tiles *t, tc_stage 
     if (t->swizzle) _TC_CONV_TRY(tc_storage_swizzle(ld, bits));
     if (!t->tma) return tc_async_copy(ld);
     _TC_CONV_TRY(tc_tma_copy(ld));
-    return t->producer ? tc_warp_specialize(ld) : TC_OK;
+    if (t->producer) _TC_CONV_TRY(tc_warp_specialize(ld));
+    return t->turns > 1 ? tc_consumer_turns(ld, (int)t->turns) : TC_OK;
 }
 
 /* The warpgroup's accumulators: each mma step a wgmma per 64 x warp_n
@@ -3443,7 +3446,10 @@ static tc_result _tc_wgmma_tiles_of(tc_cfg *cfg, const tc_conv2d_desc *d, _tc_mm
     if (warpgroups > 4 || t->wm * t->wn > 128 * 128)
         return _tc_fail(ctx, TC_ERROR_SCHEDULE, "conv2d_wgmma: %lld warpgroups of %lld accumulators a thread (at most 4, and 128 a thread)",
                         (long long)warpgroups, (long long)(t->wm * t->wn / 128));
-    registers = _tc_wgmma_registers(warpgroups, t->producer);
+    if (t->turns > 1 && warpgroups > 1)
+        return _tc_fail(ctx, TC_ERROR_SCHEDULE, "conv2d_wgmma: warpgroups in turns take a block tile each; warpgroup tile %lld x %lld is not "
+                        "block tile %lld x %lld", (long long)t->wm, (long long)t->wn, (long long)t->bm, (long long)t->bn);
+    registers = _tc_wgmma_registers(warpgroups * t->turns, t->producer);
     if (t->wm * t->wn / 128 + 32 > registers) /* ptxas needs a few more than the accumulators: past them it refuses (C7602) */
         return _tc_fail(ctx, TC_ERROR_SCHEDULE, "conv2d_wgmma: %lld accumulators a thread and the addresses beside them exceed the %lld "
                         "registers a thread of %lld warpgroups%s gets", (long long)(t->wm * t->wn / 128), (long long)registers,
@@ -3476,6 +3482,12 @@ static const int64_t _tc_wgmma_tiles_per_block[] = {1, 2, 4, 6, 8, 12, 16, 32};
    groups of 8 row tiles column by column (Triton's GROUP_SIZE_M default). */
 static const int64_t _tc_wgmma_tile_groups[] = {1, 8};
 
+/* The turns knob's values: a persistent grid's tiles taken by the block's
+   consumer warpgroups together, or by two warpgroups in turns, each a whole
+   block tile (tc_consumer_turns, CUTLASS's ping-pong: one's epilogue beside
+   the other's wgmma). */
+static const int64_t _tc_wgmma_turns[] = {1, 2};
+
 /* The copy and persistence knobs, defined after the rest (a knob defined
    last keeps the indices of configurations recorded before it, its first
    value being what they ran), and the tiles' copy and grid as they say. */
@@ -3484,6 +3496,7 @@ static tc_result _tc_wgmma_copy_and_grid(tc_cfg *cfg, const int64_t *copies, _tc
     _TC_CONV_TRY(tc_cfg_define_knob(cfg, "copy", 3, copies));
     _TC_CONV_TRY(tc_cfg_define_knob(cfg, "tiles_per_block", 8, _tc_wgmma_tiles_per_block));
     _TC_CONV_TRY(tc_cfg_define_knob(cfg, "tile_group", 2, _tc_wgmma_tile_groups));
+    _TC_CONV_TRY(tc_cfg_define_knob(cfg, "turns", 2, _tc_wgmma_turns));
     copy = tc_cfg_knob_value(cfg, "copy");
     t->tma = copy != 0;
     t->producer = copy == 2;
@@ -3492,6 +3505,11 @@ static tc_result _tc_wgmma_copy_and_grid(tc_cfg *cfg, const int64_t *copies, _tc
     if (t->tile_group > 1 && t->tiles_per_block == 1)
         return _tc_fail(tc_cfg_context(cfg), TC_ERROR_SCHEDULE, "tile_group %lld: only a persistent grid (tiles_per_block > 1) walks its tiles "
                         "in groups", (long long)t->tile_group);
+    t->turns = tc_cfg_knob_value(cfg, "turns");
+    if (t->turns > 1 && (!t->producer || t->tiles_per_block % t->turns))
+        return _tc_fail(tc_cfg_context(cfg), TC_ERROR_SCHEDULE, "turns %lld: consumer warpgroups take turns at a persistent grid's tiles "
+                        "(tiles_per_block a multiple of them, %lld) that a producer warpgroup loads (copy 2)", (long long)t->turns,
+                        (long long)t->tiles_per_block);
     return TC_OK;
 }
 

@@ -168,6 +168,18 @@ TECOMP_API tc_result tc_tma_copy(tc_stage *st);
    (no serial loop around it) and the kernel meet at no barrier besides the
    pipeline's (the producer's threads are done early). */
 TECOMP_API tc_result tc_warp_specialize(tc_stage *st);
+/* The consumers of st's warp-specialised pipeline (tc_warp_specialize) as
+   `warpgroups` copies of the block's threads (one more threadIdx.z plane
+   each; the block's own must be one warpgroup of one plane) that take the
+   runs of the serial loop around the pipeline (a persistent grid's loop
+   over tiles) in turns, CUTLASS's ping-pong: warpgroup z runs the runs z,
+   z + W, ..., each its own tile in its own accumulators, and its pipeline
+   waits until the warpgroup before it has run the pipeline of its run (a
+   turn mbarrier each), so that one warpgroup's epilogue runs while the next
+   one's tensor ops do. 1: no turns. The loop's runs must be a multiple of
+   the warpgroups, it the only serial loop around the pipeline, and the
+   consumers meet at no barrier. */
+TECOMP_API tc_result tc_consumer_turns(tc_stage *st, int warpgroups);
 /* s[st].pragma(it, name, value): "auto_unroll_max_step" unrolls every
    constant loop inside `it` whose steps (its extent times those of the loops
    inside it) are at most value; "unroll_explicit" 1 replicates the unrolled
@@ -333,6 +345,7 @@ struct tc_stage {
     int async_copy;      /* tc_async_copy: fetched with cp.async */
     int tma_copy;        /* tc_tma_copy: fetched by the tensor memory accelerator */
     int warp_specialize; /* tc_warp_specialize: its pipeline's copies are a producer warpgroup's */
+    int consumer_turns;  /* tc_consumer_turns: consumer warpgroups taking the runs around the pipeline in turns; 0 or 1: none */
     int is_output;
     tc_iter *tensorize_at;   /* tensorize: the loops from here in are one call of intrin */
     const tc_intrin *intrin;
@@ -972,6 +985,21 @@ TECOMP_API tc_result tc_warp_specialize(tc_stage *st) {
     return TC_OK;
 }
 
+/* At most as many consumer warpgroups as a block's 1024 threads hold beside the producer's. */
+#define _TC_MAX_CONSUMER_TURNS 7
+
+TECOMP_API tc_result tc_consumer_turns(tc_stage *st, int warpgroups) {
+    if (!st) return TC_ERROR_INVALID_ARGUMENT;
+    if (!st->warp_specialize)
+        return _tc_fail(st->sch->ctx, TC_ERROR_SCHEDULE, "consumer_turns on stage %s: the turns are a producer's consumers'; warp-specialise "
+                        "its pipeline first (tc_warp_specialize)", st->tensor->name);
+    if (warpgroups < 1 || warpgroups > _TC_MAX_CONSUMER_TURNS)
+        return _tc_fail(st->sch->ctx, TC_ERROR_SCHEDULE, "consumer_turns on stage %s: %d warpgroups; 1 to %d take turns", st->tensor->name,
+                        warpgroups, _TC_MAX_CONSUMER_TURNS);
+    st->consumer_turns = warpgroups;
+    return TC_OK;
+}
+
 TECOMP_API tc_result tc_pragma(tc_stage *st, tc_iter *it, const char *name, int value) {
     if (!st) return TC_ERROR_INVALID_ARGUMENT;
     if (!_tc_check_leaf(st, it, "pragma")) return st->sch->ctx->result;
@@ -1225,6 +1253,7 @@ typedef struct _tc_pipe {
     int lag;                   /* tc_pipeline_lag: iterations the computation's reads stay in flight, its tiles kept that much longer */
     int tma, plain;            /* some of its stages are fetched by TMA (tc_tma_copy), some not */
     int producer;              /* tc_warp_specialize: a producer warpgroup issues its copies */
+    int turns;                 /* tc_consumer_turns: consumer warpgroups taking the runs around it in turns (1: none) */
     const tc_expr *base;       /* the steps earlier runs of the loop took: its tiles are steps base + k (copy (base + k) % nstages).
                                   0 (inject_pipeline substitutes it) but for a producer's pipeline inside a serial loop (a
                                   persistent grid's tile loop), where the producer and the consumers count the loop's runs */
@@ -1240,6 +1269,7 @@ typedef struct _tc_producer {
     tc_buffer *runs;          /* a pipeline inside a serial loop: each thread's count of the loop's runs (local); else NULL */
     int nstages, ncopies;
     int64_t consumers;        /* arrivals a phase of an empty mbarrier: the consumers' threads, or their warpgroups */
+    int turns;                /* tc_consumer_turns: copies of the consumers taking the runs in turns (1: none) */
 } _tc_producer;
 
 /* A loop variable bound to a thread index, and which. */
@@ -1576,6 +1606,7 @@ static _tc_pipe *_tc_pipe_of(_tc_lower *L, int k) {
         L->pipes[L->npipes].var = var;
         L->pipes[L->npipes].lag = st->pipeline_lag;
         L->pipes[L->npipes].producer = st->warp_specialize;
+        L->pipes[L->npipes].turns = st->consumer_turns > 1 ? st->consumer_turns : 1;
         L->pipes[L->npipes].base = _tc_pipe_base(L->ctx, var);
         L->pipes[L->npipes++].nstages = st->pipeline_stages;
         if (!L->pipes[L->npipes - 1].base) return (_tc_pipe *)NULL;
@@ -1591,6 +1622,9 @@ static _tc_pipe *_tc_pipe_of(_tc_lower *L, int k) {
         return _tc_fail(L->ctx, TC_ERROR_SCHEDULE, "pipeline on stage %s: it is %swarp-specialised, but another stage computed at %s is%s; "
                         "one producer issues all of a pipeline's copies or none", st->tensor->name, st->warp_specialize ? "" : "not ",
                         at->var->name, p->producer ? "" : " not"), (_tc_pipe *)NULL;
+    if (p->turns != (st->consumer_turns > 1 ? st->consumer_turns : 1))
+        return _tc_fail(L->ctx, TC_ERROR_SCHEDULE, "pipeline on stage %s: its consumers take %d turns, but another stage computed at %s has %d",
+                        st->tensor->name, st->consumer_turns > 1 ? st->consumer_turns : 1, at->var->name, p->turns), (_tc_pipe *)NULL;
     p->async |= st->async_copy;
     p->tma |= st->tma_copy;
     p->plain |= !st->tma_copy;
@@ -2827,15 +2861,16 @@ static const tc_stmt *_tc_tma_pipeline_loop(_tc_lower *L, const _tc_pipe *p, con
 /* A warp-specialised pipeline inside a serial loop (a persistent grid's
    loop over tiles): each role's part of a run with the pipeline's base
    the steps of the runs before it, from the role's count of runs (each
-   thread's own, L->producer.runs), counted on after it:
+   thread's own, L->producer.runs), counted on after it by `step` (the
+   runs a role's run stands for: the consumers' turns, else 1):
 
-       let base = runs[0] * extent { part; runs[0] = runs[0] + 1 } */
-static const tc_stmt *_tc_pipeline_run(_tc_lower *L, const _tc_pipe *p, const tc_stmt *loop, const tc_stmt *part) {
+       let base = runs[0] * extent { part; runs[0] = runs[0] + step } */
+static const tc_stmt *_tc_pipeline_run(_tc_lower *L, const _tc_pipe *p, const tc_stmt *loop, const tc_stmt *part, int step) {
     tc_context *ctx = L->ctx;
     const tc_expr *zero = tc_int(ctx, 0), *runs = _tc_load(L->producer.runs, zero);
     const tc_stmt *parts[2];
     parts[0] = part;
-    parts[1] = tc_stmt_store(ctx, L->producer.runs, zero, tc_add(runs, tc_int(ctx, 1)));
+    parts[1] = tc_stmt_store(ctx, L->producer.runs, zero, tc_add(runs, tc_int(ctx, step)));
     return part && parts[1] ? tc_stmt_let(ctx, p->base, tc_mul(runs, loop->extent), tc_stmt_seq(ctx, 2, parts)) : NULL;
 }
 
@@ -2871,11 +2906,15 @@ static const tc_stmt *_tc_producer_pipeline(_tc_lower *L, const _tc_pipe *p, con
     if (!fill[0] || !fill[1]) return *failed = 1, (const tc_stmt *)NULL;
     producer = _tc_for_like(ctx, loop, loop->min, loop->extent, tc_stmt_seq(ctx, 2, fill));
     consumer = _tc_for_like(ctx, loop, loop->min, loop->extent, steady);
+    if (p->turns > 1 && L->serial_depth != 1)
+        return *failed = 1, _tc_fail(ctx, TC_ERROR_SCHEDULE, "consumer_turns: %d warpgroups take turns at the runs of the one serial loop "
+                                     "around the pipeline at %s (a persistent grid's); it is inside %d", p->turns, loop->var->name,
+                                     L->serial_depth), (const tc_stmt *)NULL;
     if (L->serial_depth) {
         snprintf(name, sizeof name, "%s.runs", loop->var->name);
         if (!(L->producer.runs = tc_buffer_create(ctx, name, TC_INT32, TC_SCOPE_LOCAL, tc_int(ctx, 1)))) return *failed = 1, (const tc_stmt *)NULL;
-        producer = producer ? _tc_pipeline_run(L, p, loop, producer) : NULL;
-        consumer = consumer ? _tc_pipeline_run(L, p, loop, _tc_consumer_run(L, p, loop, consumer, release)) : NULL;
+        producer = producer ? _tc_pipeline_run(L, p, loop, producer, 1) : NULL;
+        consumer = consumer ? _tc_pipeline_run(L, p, loop, _tc_consumer_run(L, p, loop, consumer, release), p->turns) : NULL;
     }
     L->producer.loop = producer;
     L->producer.consumer = consumer;
@@ -2884,6 +2923,7 @@ static const tc_stmt *_tc_producer_pipeline(_tc_lower *L, const _tc_pipe *p, con
     L->producer.nstages = p->nstages;
     L->producer.ncopies = f->ncopies;
     L->producer.consumers = f->consumers;
+    L->producer.turns = p->turns;
     if (!producer || !consumer) *failed = 1;
     return consumer;
 }
@@ -3001,10 +3041,14 @@ static void _tc_register_split(int64_t threads, int64_t plane, int *dec, int *in
 }
 
 /* A thread-bound loop over [min, min + extent) of tag with variable var. */
-static const tc_stmt *_tc_role_loop(tc_context *ctx, tc_thread_tag tag, const tc_expr *min, const tc_expr *extent, const tc_expr *var_extent,
+static const tc_stmt *_tc_role_loop(tc_context *ctx, tc_thread_tag tag, const tc_expr *var, const tc_expr *min, const tc_expr *extent,
                                     const tc_stmt *body) {
-    const tc_expr *var = tc_axis(ctx, tc_thread_tag_name(tag), var_extent);
     return var && body ? tc_stmt_for(ctx, var, min, extent, TC_FOR_THREAD, tag, body) : NULL;
+}
+
+/* A role loop's variable of tag: it ranges over the whole launch (var_extent), so the guard it needs does not simplify away. */
+static const tc_expr *_tc_role_var(tc_context *ctx, tc_thread_tag tag, const tc_expr *var_extent) {
+    return tc_axis(ctx, tc_thread_tag_name(tag), var_extent);
 }
 
 /* The producer's plane (threadIdx.z = block[2], all x and y): all of it
@@ -3019,7 +3063,7 @@ static const tc_stmt *_tc_producer_plane(tc_context *ctx, const tc_expr *const b
     one = one ? tc_stmt_for(ctx, y, tc_int(ctx, 0), block[1], TC_FOR_THREAD, TC_THREAD_Y, one) : NULL;
     parts[0] = all;
     parts[1] = one;
-    return one ? _tc_role_loop(ctx, TC_THREAD_Z, block[2], tc_int(ctx, 1), z_end, tc_stmt_seq(ctx, 2, parts)) : NULL;
+    return one ? _tc_role_loop(ctx, TC_THREAD_Z, _tc_role_var(ctx, TC_THREAD_Z, z_end), block[2], tc_int(ctx, 1), tc_stmt_seq(ctx, 2, parts)) : NULL;
 }
 
 /* The producer's slice of the consumers' work s: the loops, conditions
@@ -3091,27 +3135,174 @@ static const tc_stmt *_tc_consumer_barriers(tc_context *ctx, const tc_stmt *s, i
     return m.failed ? NULL : r;
 }
 
+/* Whether s holds the statement t (the same node). */
+static int _tc_stmt_holds(const tc_stmt *s, const tc_stmt *t) {
+    int k;
+    if (!s) return 0;
+    if (s == t) return 1;
+    switch (s->kind) {
+    case TC_S_FOR:
+    case TC_S_LET:
+    case TC_S_ALLOCATE: return _tc_stmt_holds(s->body, t);
+    case TC_S_IF: return _tc_stmt_holds(s->then_case, t) || _tc_stmt_holds(s->else_case, t);
+    case TC_S_SEQ:
+        for (k = 0; k < s->nstmts; k++) if (_tc_stmt_holds(s->stmts[k], t)) return 1;
+        return 0;
+    default: return 0;
+    }
+}
+
+/* The consumers taking turns (tc_consumer_turns): what rewriting their
+   part needs. */
+typedef struct _tc_turns {
+    int warpgroups;       /* W */
+    const tc_expr *z;     /* the consumer's warpgroup, 0 .. W - 1: the consumers' role variable (threadIdx.z) */
+    tc_buffer *order;     /* order[z]: warpgroup z's turn at the pipeline has come (an mbarrier of one arrival a phase) */
+    const tc_stmt *loop;  /* the serial loop whose runs they take in turns, once found */
+} _tc_turns;
+
+/* The consumers' pipeline `pipe` in warpgroup z's turn: it waits until the
+   warpgroup before it (warpgroup 0: the last, a run before) has run its
+   pipeline, then passes the turn on. Besides putting one warpgroup's tensor
+   ops beside the other's epilogue, this keeps every full mbarrier the
+   pipeline waits on within a phase of the step it waits for (a wait on a
+   parity cannot tell that phase from the one two before). Warpgroup z's
+   count of runs is z + W i in its turn i:
+
+       mbarrier_wait(order[z], parity ((runs + W - 1) / W + 1) % 2)    turn 0 of warpgroup 0: parity 1, which a new mbarrier has
+       pipe                                                             completed; the others': the phase their predecessor completes
+       mbarrier_arrive_warpgroup(order[(z + 1) % W]) */
+static const tc_stmt *_tc_turn_order(_tc_lower *L, const _tc_turns *t, const tc_stmt *pipe) {
+    tc_context *ctx = L->ctx;
+    const tc_expr *w = tc_int(ctx, t->warpgroups), *runs = _tc_load(L->producer.runs, tc_int(ctx, 0)), *parity;
+    const tc_stmt *parts[3];
+    parity = tc_mod(tc_add(tc_div(tc_add(runs, tc_sub(w, tc_int(ctx, 1))), w), tc_int(ctx, 1)), tc_int(ctx, 2));
+    parts[0] = tc_stmt_mbarrier_wait(ctx, t->order, t->z, parity);
+    parts[1] = pipe;
+    parts[2] = tc_stmt_mbarrier_arrive_warpgroup(ctx, t->order, tc_mod(tc_add(t->z, tc_int(ctx, 1)), w));
+    return parts[0] && parts[2] ? tc_stmt_seq(ctx, 3, parts) : NULL;
+}
+
+static const tc_stmt *_tc_turns_of(_tc_lower *L, _tc_turns *t, const tc_stmt *s);
+
+/* The serial loop around the consumers' pipeline, its runs taken in turns:
+
+       for (v, min, T) body  ->  for (v.turn, 0, T / W) { let v = min + v.turn * W + z; body } */
+static const tc_stmt *_tc_turn_loop(_tc_lower *L, _tc_turns *t, const tc_stmt *s) {
+    tc_context *ctx = L->ctx;
+    const tc_expr *turn, *run;
+    const tc_stmt *body;
+    char name[160];
+    int64_t extent = 0;
+    if (s->for_kind != TC_FOR_SERIAL || !tc_expr_is_const(s->extent, &extent) || extent % t->warpgroups)
+        return _tc_fail(ctx, TC_ERROR_SCHEDULE, "consumer_turns: %d warpgroups take turns at the runs of the serial loop %s around the "
+                        "pipeline, which must be a serial loop of a constant multiple of %d runs", t->warpgroups, s->var->name,
+                        t->warpgroups), (const tc_stmt *)NULL;
+    snprintf(name, sizeof name, "%s.turn", s->var->name);
+    t->loop = s;
+    if (!(turn = tc_axisi(ctx, name, extent / t->warpgroups)) || !(body = _tc_turns_of(L, t, s->body))) return NULL;
+    run = tc_add(s->min, tc_add(tc_mul(turn, tc_int(ctx, t->warpgroups)), t->z));
+    return tc_stmt_for(ctx, turn, tc_int(ctx, 0), tc_int(ctx, extent / t->warpgroups), TC_FOR_SERIAL, s->thread, tc_stmt_let(ctx, s->var, run, body));
+}
+
+/* The consumers' part s with the serial loop around their pipeline taken
+   in turns (_tc_turn_loop) and the pipeline ordered (_tc_turn_order); the
+   rest as it is. */
+static const tc_stmt *_tc_turns_of(_tc_lower *L, _tc_turns *t, const tc_stmt *s) {
+    tc_context *ctx = L->ctx;
+    const tc_stmt *r, **items;
+    int k;
+    if (!_tc_stmt_holds(s, L->producer.consumer)) return s;
+    if (s == L->producer.consumer)
+        return t->loop ? _tc_turn_order(L, t, s) : (_tc_fail(ctx, TC_ERROR_LOWER, "consumer_turns: no serial loop around the pipeline"), (const tc_stmt *)NULL);
+    switch (s->kind) {
+    case TC_S_FOR:
+        if (!t->loop && s->for_kind != TC_FOR_THREAD && !(s->extent->kind == TC_INT_IMM && s->extent->v.i == 1)) return _tc_turn_loop(L, t, s);
+        return (r = _tc_turns_of(L, t, s->body)) ? _tc_for_like(ctx, s, s->min, s->extent, r) : NULL;
+    case TC_S_LET: return (r = _tc_turns_of(L, t, s->body)) ? tc_stmt_let(ctx, s->var, s->value, r) : NULL;
+    case TC_S_ALLOCATE: return (r = _tc_turns_of(L, t, s->body)) ? tc_stmt_allocate(ctx, s->buffer, r) : NULL;
+    case TC_S_IF:
+        if (_tc_stmt_holds(s->then_case, L->producer.consumer))
+            return (r = _tc_turns_of(L, t, s->then_case)) ? tc_stmt_if(ctx, s->cond, r, s->else_case) : NULL;
+        return (r = _tc_turns_of(L, t, s->else_case)) ? tc_stmt_if(ctx, s->cond, s->then_case, r) : NULL;
+    case TC_S_SEQ:
+        if (!(items = (const tc_stmt **)_tc_alloc(ctx, sizeof *items * (size_t)s->nstmts))) return NULL;
+        for (k = 0; k < s->nstmts; k++)
+            if (!(items[k] = _tc_turns_of(L, t, s->stmts[k]))) return NULL;
+        return tc_stmt_seq(ctx, s->nstmts, items);
+    default: return s;
+    }
+}
+
+/* A threadIdx.z loop of the consumers' part (the schedule's one plane,
+   extent 1) as its body at threadIdx.z = 0: the consumers' role variable
+   says which turn's warpgroup a thread is in. */
+static int _tc_unit_z_loop_stmt(_tc_mutator *m, const tc_stmt *s, const tc_stmt **out) {
+    const tc_stmt *body;
+    int failed = 0;
+    if (s->kind != TC_S_FOR || s->for_kind != TC_FOR_THREAD || s->thread != TC_THREAD_Z) return 0;
+    body = _tc_mutate(m, s->body);
+    *out = body ? _tc_stmt_subst(m->ctx, body, s->var, s->min, &failed) : NULL;
+    if (failed || !*out) m->failed = 1;
+    return 1;
+}
+
+/* The consumers' part s as warpgroup t->z of t->warpgroups runs it (see
+   _tc_warp_roles): its count of runs starting at z, its turns, its
+   threadIdx.z loops (one plane) at 0. */
+static const tc_stmt *_tc_consumer_turns(_tc_lower *L, _tc_turns *t, const tc_stmt *s) {
+    _tc_mutator m;
+    const tc_stmt *parts[2];
+    if (_tc_stmt_has_kind(s, TC_S_BARRIER))
+        return _tc_fail(L->ctx, TC_ERROR_SCHEDULE, "consumer_turns: the consumers meet at a barrier (an epilogue through shared memory?); "
+                        "warpgroups in turns run apart"), (const tc_stmt *)NULL;
+    memset(&m, 0, sizeof m);
+    m.ctx = L->ctx;
+    m.stmt = _tc_unit_z_loop_stmt;
+    if (!(s = _tc_turns_of(L, t, s)) || !(s = _tc_mutate(&m, s)) || m.failed) return NULL;
+    parts[0] = tc_stmt_store(L->ctx, L->producer.runs, tc_int(L->ctx, 0), t->z);
+    parts[1] = s;
+    return parts[0] ? tc_stmt_seq(L->ctx, 2, parts) : NULL;
+}
+
+/* The turn mbarriers of the consumers of L->producer (tc_consumer_turns),
+   named after its full ones: order[z], one arrival a phase. */
+static tc_buffer *_tc_turn_mbarriers(_tc_lower *L, int warpgroups) {
+    const char *full = L->producer.full->name;
+    size_t n = strlen(full);
+    char name[160];
+    tc_buffer *b;
+    if (n > 5 && !strcmp(full + n - 5, "_full")) n -= 5;
+    snprintf(name, sizeof name, "%.*s_turn", (int)(n < 150 ? n : 150), full);
+    if ((b = tc_buffer_create(L->ctx, name, TC_INT64, TC_SCOPE_SHARED, tc_int(L->ctx, warpgroups)))) b->mbarrier = 1;
+    return b;
+}
+
 /* The kernel's work s split in roles around the warp-specialised pipeline
    of L->producer, inside the allocations and block loops around it:
 
-       allocate full[n], empty[n]
+       allocate full[n], empty[n], [turn[W]]
        [allocate runs[1]; runs[0] = 0]   a pipeline inside a serial loop: each thread counts its runs
-       producer plane, first thread: init full[*] to the copies, empty[*] to the consumers' arrivals (p->consumers)
+       producer plane, first thread: init full[*] to the copies, empty[*] to the consumers' arrivals (p->consumers),
+                                    [turn[*] to one]
        barrier                      every thread sees the mbarriers initialised
        producer plane: [setmaxnreg.dec]; first thread: s's loops and conditions around the pipeline, in it
                                     for (k) { wait empty[k % n]; fetch k }
-       consumers (threadIdx.z < block[2]): [setmaxnreg.inc]; s, its barriers named barrier 1 of the consumers' threads
+       consumers (threadIdx.z < planes): [setmaxnreg.inc]; s, its barriers named barrier 1 of the consumers' threads;
+                                    with W turns (tc_consumer_turns), s as warpgroup threadIdx.z runs it (_tc_consumer_turns)
 
-   The producer's plane is one more threadIdx.z (a thread-bound loop
-   starting there: the launch grows by it, codegen and the host executor
-   run its body on those threads only). */
+   The consumers are the block's block[2] planes of threadIdx.z, or with
+   turns W copies of its one plane; the producer's plane is one more
+   threadIdx.z (a thread-bound loop starting there: the launch grows by it,
+   codegen and the host executor run its body on those threads only). */
 static const tc_stmt *_tc_warp_roles(_tc_lower *L, const tc_stmt *s, const tc_expr *const block[3]) {
     tc_context *ctx = L->ctx;
     const _tc_producer *p = &L->producer;
-    const tc_stmt *inits[2 * _TC_MAX_PIPELINE_STAGES], *parts[5], *consumer[2], *mine, *producer;
-    const tc_expr *z_end;
-    int64_t x, y, z;
-    int k, dec, inc;
+    const tc_stmt *inits[2 * _TC_MAX_PIPELINE_STAGES + _TC_MAX_CONSUMER_TURNS], *parts[5], *consumer[2], *mine, *producer;
+    const tc_expr *z_end, *roles[3], *consumer_z;
+    _tc_turns turns;
+    int64_t x, y, z, planes;
+    int k, dec, inc, ninits = 0;
     switch (s->kind) { /* what every thread of the block is inside */
     case TC_S_ALLOCATE: return (mine = _tc_warp_roles(L, s->body, block)) ? tc_stmt_allocate(ctx, s->buffer, mine) : NULL;
     case TC_S_LET: return (mine = _tc_warp_roles(L, s->body, block)) ? tc_stmt_let(ctx, s->var, s->value, mine) : NULL;
@@ -3123,26 +3314,41 @@ static const tc_stmt *_tc_warp_roles(_tc_lower *L, const tc_stmt *s, const tc_ex
     }
     if (!tc_expr_is_const(block[0], &x) || !tc_expr_is_const(block[1], &y) || !tc_expr_is_const(block[2], &z))
         return _tc_fail(ctx, TC_ERROR_LOWER, "warp_specialize: the block's threads are not constants"), (const tc_stmt *)NULL;
+    if (p->turns > 1 && (z != 1 || x * y != 128))
+        return _tc_fail(ctx, TC_ERROR_SCHEDULE, "consumer_turns: the block's threads (%lld x %lld x %lld) take turns as copies of one "
+                        "warpgroup in one threadIdx.z plane", (long long)x, (long long)y, (long long)z), (const tc_stmt *)NULL;
     if (!(producer = _tc_producer_part(L, s))) return NULL;
-    /* the producer's threads are done after the pipeline: a barrier of the whole block would wait for them */
-    if (_tc_stmt_has_kind(s, TC_S_BARRIER) && !(s = _tc_consumer_barriers(ctx, s, (int)(x * y * z)))) return NULL;
-    z_end = tc_int(ctx, z + 1);
-    for (k = 0; k < p->nstages; k++) {
-        inits[2 * k] = tc_stmt_mbarrier_init(ctx, p->full, tc_int(ctx, k), p->ncopies);
-        inits[2 * k + 1] = tc_stmt_mbarrier_init(ctx, p->empty, tc_int(ctx, k), (int)p->consumers);
+    planes = z * p->turns;
+    z_end = tc_int(ctx, planes + 1);
+    roles[0] = block[0];
+    roles[1] = block[1];
+    roles[2] = tc_int(ctx, planes); /* the producer's plane */
+    consumer_z = _tc_role_var(ctx, TC_THREAD_Z, z_end);
+    memset(&turns, 0, sizeof turns);
+    if (p->turns > 1) {
+        turns.warpgroups = p->turns;
+        turns.z = consumer_z;
+        if (!(turns.order = _tc_turn_mbarriers(L, p->turns)) || !(s = _tc_consumer_turns(L, &turns, s))) return NULL;
+    } else if (_tc_stmt_has_kind(s, TC_S_BARRIER) && !(s = _tc_consumer_barriers(ctx, s, (int)(x * y * z)))) {
+        return NULL; /* the producer's threads are done after the pipeline: a barrier of the whole block would wait for them */
     }
-    _tc_register_split(x * y * (z + 1), x * y, &dec, &inc);
+    for (k = 0; k < p->nstages; k++) {
+        inits[ninits++] = tc_stmt_mbarrier_init(ctx, p->full, tc_int(ctx, k), p->ncopies);
+        inits[ninits++] = tc_stmt_mbarrier_init(ctx, p->empty, tc_int(ctx, k), (int)p->consumers);
+    }
+    for (k = 0; turns.order && k < p->turns; k++) inits[ninits++] = tc_stmt_mbarrier_init(ctx, turns.order, tc_int(ctx, k), 1);
+    _tc_register_split(x * y * (planes + 1), x * y, &dec, &inc);
     parts[0] = p->runs ? tc_stmt_store(ctx, p->runs, tc_int(ctx, 0), tc_int(ctx, 0)) : NULL;
-    parts[1] = _tc_producer_plane(ctx, block, z_end, NULL, tc_stmt_seq(ctx, 2 * p->nstages, inits));
+    parts[1] = _tc_producer_plane(ctx, roles, z_end, NULL, tc_stmt_seq(ctx, ninits, inits));
     parts[2] = tc_stmt_barrier(ctx);
-    parts[3] = _tc_producer_plane(ctx, block, z_end, dec ? tc_stmt_setmaxnreg(ctx, dec, 0) : NULL, producer);
+    parts[3] = _tc_producer_plane(ctx, roles, z_end, dec ? tc_stmt_setmaxnreg(ctx, dec, 0) : NULL, producer);
     consumer[0] = inc ? tc_stmt_setmaxnreg(ctx, inc, 1) : NULL;
     consumer[1] = s;
-    /* its variable ranges over the whole launch: the guard it needs must not simplify away */
-    parts[4] = _tc_role_loop(ctx, TC_THREAD_Z, tc_int(ctx, 0), block[2], z_end, tc_stmt_seq(ctx, 2, consumer));
+    parts[4] = _tc_role_loop(ctx, TC_THREAD_Z, consumer_z, tc_int(ctx, 0), roles[2], tc_stmt_seq(ctx, 2, consumer));
     for (k = p->runs ? 0 : 1; k < 5; k++) if (!parts[k]) return NULL;
     mine = tc_stmt_seq(ctx, 5, parts);
     if (p->runs) mine = tc_stmt_allocate(ctx, p->runs, mine);
+    if (turns.order) mine = tc_stmt_allocate(ctx, turns.order, mine);
     return mine ? tc_stmt_allocate(ctx, p->full, tc_stmt_allocate(ctx, p->empty, mine)) : NULL;
 }
 

@@ -44,13 +44,13 @@ static const int64_t small_config[10] = {32, 32, 16, 16, 32, 2, 8, 1, 1, 1};
    256 and a producer warpgroup issuing the TMA copies, k steps of 64, 4
    stages, 6 tiles a block (seed2's 392 x 2 tiles on 131 blocks), row by
    row; on the host executor 64 x 64 tiles, 2 a block. */
-static const int64_t wgmma_config[11] = {128, 256, 64, 256, 64, 4, 1, 0, 2, 6, 1};
-static const int64_t wgmma_small_config[11] = {64, 64, 64, 64, 32, 3, 1, 1, 2, 2, 1};
+static const int64_t wgmma_config[SAMPLE_WGMMA_KNOBS] = {128, 256, 64, 256, 64, 4, 1, 0, 2, 6, 1, 1};
+static const int64_t wgmma_small_config[SAMPLE_WGMMA_KNOBS] = {64, 64, 64, 64, 32, 3, 1, 1, 2, 2, 1, 1};
 
 typedef struct options {
     int small, print, batch, nchw, wgmma, repeat, have_config;
     tc_dtype dtype;
-    int64_t config[11];
+    int64_t config[SAMPLE_WGMMA_KNOBS];
 } options;
 
 static int usage(const char *argv0) {
@@ -73,8 +73,8 @@ static void help(const char *argv0) {
            "%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld;\n"
            "                     COL_ORDER, NCHW's only: 1 copies col along its pixels, 0 along j)\n"
            "  --template mma|wgmma  conv2d_mma (default) or Hopper's conv2d_wgmma (an sm_90 GPU, else the host executor at\n"
-           "                     --small; NHWC); its --config: BM,BN,WM,WN,BK,STAGES,SPLIT_K,IN_FLIGHT,COPY[,TILES_PER_BLOCK[,TILE_GROUP]]\n"
-           "                     (default 128,256,64,256,64,4,1,0,2,6,1: a producer warpgroup, 6 tiles a block)\n"
+           "                     --small; NHWC); its --config: BM,BN,WM,WN,BK,STAGES,SPLIT_K,IN_FLIGHT,COPY[,TILES_PER_BLOCK[,TILE_GROUP[,TURNS]]]\n"
+           "                     (default 128,256,64,256,64,4,1,0,2,6,1,1: a producer warpgroup, 6 tiles a block)\n"
            "  --repeat N         timed launches on the GPU (default 100)\n"
            "  --help             this text\n",
            argv0, (long long)default_config[0], (long long)default_config[1], (long long)default_config[2], (long long)default_config[3],
@@ -86,10 +86,10 @@ static void help(const char *argv0) {
 }
 
 /* Comma-separated knob values into config: conv2d_mma's eight to ten
-   (split_k and col_order 1 when not given), conv2d_wgmma's nine to eleven
-   (tiles_per_block and tile_group 1); 0 when it is not that. */
+   (split_k and col_order 1 when not given), conv2d_wgmma's nine to twelve
+   (tiles_per_block, tile_group and turns 1); 0 when it is not that. */
 static int parse_config(const char *s, int wgmma, int64_t *config) {
-    int k, most = wgmma ? 11 : 10, least = wgmma ? 9 : 8;
+    int k, most = wgmma ? SAMPLE_WGMMA_KNOBS : 10, least = wgmma ? 9 : 8;
     char *end;
     for (k = least; k < most; k++) config[k] = 1;
     for (k = 0; k < most; k++) {
@@ -150,7 +150,7 @@ static int parse_options(int argc, char **argv, options *o) {
    the host executor (host) the small size's. */
 static void default_config_of(options *o, int host) {
     const int64_t *c = o->wgmma ? (host ? wgmma_small_config : wgmma_config) : (host ? small_config : default_config);
-    memcpy(o->config, c, (size_t)(o->wgmma ? 11 : 10) * sizeof *c);
+    memcpy(o->config, c, (size_t)(o->wgmma ? SAMPLE_WGMMA_KNOBS : 10) * sizeof *c);
 }
 
 /* The input as the kernel reads it: 16-bit bits, or the floats themselves (TF32). */
@@ -250,9 +250,9 @@ int main(int argc, char **argv) {
                            : "host executor (no sm_80 GPU: the small size, numerics only, no timings)");
     if (o.wgmma)
         printf("configuration (conv2d_wgmma): block %lld x %lld, warpgroups %lld x %lld, k_tile %lld, %lld stages, split_k %lld, in_flight %lld, "
-               "copy %lld, %lld tiles a block, groups of %lld rows\n", (long long)o.config[0], (long long)o.config[1], (long long)o.config[2],
-               (long long)o.config[3], (long long)o.config[4], (long long)o.config[5], (long long)o.config[6], (long long)o.config[7],
-               (long long)o.config[8], (long long)o.config[9], (long long)o.config[10]);
+               "copy %lld, %lld tiles a block, groups of %lld rows, consumers in %lld turns\n", (long long)o.config[0], (long long)o.config[1],
+               (long long)o.config[2], (long long)o.config[3], (long long)o.config[4], (long long)o.config[5], (long long)o.config[6],
+               (long long)o.config[7], (long long)o.config[8], (long long)o.config[9], (long long)o.config[10], (long long)o.config[11]);
     else
         printf("configuration: block %lld x %lld, warps %lld x %lld, k_tile %lld, %lld stages, vec %lld, swizzle %lld, split_k %lld%s\n",
                (long long)o.config[0], (long long)o.config[1], (long long)o.config[2], (long long)o.config[3], (long long)o.config[4],

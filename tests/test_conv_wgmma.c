@@ -37,7 +37,7 @@ static tc_conv2d_desc nhwc(tc_dtype dtype, int n, int c, int h, int w, int k, in
    warp_m, warp_n, k_tile, stages, split_k, in_flight, copy (0: cp.async,
    1: TMA, 2: TMA from a producer), tiles_per_block (0 or 1: a block a tile). */
 typedef struct tiles {
-    int64_t v[11];
+    int64_t v[SAMPLE_WGMMA_KNOBS];
 } tiles;
 
 /* Configuration t of the shape, lowered (NULL with the message printed when it does not). */
@@ -122,6 +122,11 @@ TC_TEST(tma_im2col_shapes_match_the_reference) {
         {TC_BFLOAT16, 2, 32, 9, 9, 72, 3, 3, 1, 1, 1, {{64, 64, 64, 64, 32, 3, 1, 1, 1, 2}}},   /*   TMA issued by a consumer */
         {TC_FLOAT16, 2, 32, 9, 9, 72, 3, 3, 1, 1, 1, {{64, 64, 64, 64, 32, 3, 1, 1, 0, 2}}},    /*   cp.async */
         {TC_FLOAT16, 6, 32, 9, 9, 72, 3, 3, 1, 1, 1, {{64, 64, 64, 64, 32, 3, 1, 1, 2, 4, 8}}}, /*   8 x 2 tiles in a group of 8 rows: 4 blocks of 4 */
+        /* consumers in turns: two warpgroups, each a whole tile of its own, its pipeline after the other's */
+        {TC_FLOAT16, 2, 32, 9, 9, 72, 3, 3, 1, 1, 1, {{64, 64, 64, 64, 32, 4, 1, 1, 2, 6, 1, 2}}},   /*   one block: 3 turns each, a lag */
+        {TC_FLOAT16, 2, 32, 9, 9, 72, 3, 3, 1, 1, 1, {{64, 64, 64, 64, 32, 2, 1, 0, 2, 2, 1, 2}}},   /*   3 blocks: one turn each, 2 stages */
+        {TC_BFLOAT16, 6, 32, 9, 9, 72, 3, 3, 1, 1, 1, {{64, 64, 64, 64, 32, 3, 1, 1, 2, 4, 8, 2}}},  /*   in a group of 8 rows */
+        {TC_FLOAT32, 2, 16, 9, 9, 64, 3, 3, 1, 1, 1, {{64, 64, 64, 64, 16, 3, 1, 1, 2, 2, 1, 2}}},   /*   TF32: 3 tiles, 2 blocks of 2 */
     };
     check_host_cases(cases, sizeof cases / sizeof cases[0]);
 }
@@ -331,6 +336,89 @@ TC_TEST(producer_with_a_fused_epilogue) {
     tc_cubin_destroy(ctx, &bin);
 }
 
+/* The first wait on an mbarrier whose name ends in suffix, NULL when none. */
+static tc_stmt *find_wait_on(const tc_stmt *s, const char *suffix) {
+    size_t n = strlen(suffix), m;
+    tc_stmt *w;
+    int k;
+    if (!s) return NULL;
+    m = s->kind == TC_S_MBARRIER_WAIT ? strlen(s->buffer->name) : 0;
+    if (m >= n && !strcmp(s->buffer->name + m - n, suffix)) return (tc_stmt *)s;
+    if ((w = find_wait_on(s->body, suffix)) || (w = find_wait_on(s->then_case, suffix)) || (w = find_wait_on(s->else_case, suffix))) return w;
+    for (k = 0; k < s->nstmts; k++)
+        if ((w = find_wait_on(s->stmts[k], suffix))) return w;
+    return NULL;
+}
+
+/* Consumers in turns (tc_consumer_turns, the turns knob): two warpgroups
+   of the one-warpgroup block's threads (threadIdx.z 0 and 1, the producer
+   at 2), each taking every other run of the persistent loop with its count
+   of runs starting at its own index and stepping by 2; its pipeline waits
+   for its turn on its turn mbarrier (warpgroup 0's first at parity 1, which
+   a new mbarrier has completed) and passes it on; a tile's release is one
+   warpgroup's arrival. With the turn's wait made to pass at once, both
+   warpgroups' pipelines run at the same time, warpgroup 1's parity waits
+   on the full mbarriers pass on phases two behind and the releases come
+   out of order: the host executor reports the deadlock. Refused: turns without a producer, over a
+   tile count that is no multiple of them, over blocks of two warpgroups,
+   and with an epilogue through shared memory (a barrier of the consumers). */
+TC_TEST(consumers_take_turns) {
+    tc_conv2d_desc d = nhwc(TC_FLOAT16, 2, 32, 9, 9, 72, 3, 3, 1, 1, 1);
+    tiles t = {{64, 64, 64, 64, 32, 4, 1, 1, 2, 6, 1, 2}};
+    const tc_func *f = lower_config(&d, &t);
+    const char *ir = f ? tc_func_to_string(f) : NULL, *cuda = f ? tc_cuda_source(f) : NULL;
+    tc_config_space *space = NULL;
+    tc_instance inst;
+    tc_stmt *turn;
+    tc_cubin bin;
+    TC_CHECK(ir != NULL && cuda != NULL);
+    if (!ir || !cuda) return;
+    TC_CHECK_CONTAINS(ir, "allocate j.outer_turn[mbarrier * 2], storage_scope = shared");
+    TC_CHECK_CONTAINS(ir, "    mbarrier_init(j.outer_empty[0], 1)\n");
+    TC_CHECK_CONTAINS(ir, "    mbarrier_init(j.outer_turn[0], 1)\n    mbarrier_init(j.outer_turn[1], 1)\n");
+    TC_CHECK_CONTAINS(ir, "// attr [iter_var(threadIdx.z, range(min=0, ext=2), threadIdx.z)] thread_extent = 2\n"
+                          "  setmaxnreg.inc(232)\n"
+                          "  j.outer.runs[0] = threadIdx.z\n"
+                          "  for (m.outer.f.outer.fused.outer.turn, 0, 3) {\n"
+                          "    let m.outer.f.outer.fused.outer = m.outer.f.outer.fused.outer.turn*2 + threadIdx.z\n");
+    TC_CHECK_CONTAINS(ir, "    mbarrier_wait(j.outer_turn[threadIdx.z], parity floormod(floordiv(j.outer.runs[0] + 1, 2) + 1, 2))\n"
+                          "    let j.outer.base = j.outer.runs[0]*9\n");
+    TC_CHECK_CONTAINS(ir, "    j.outer.runs[0] = j.outer.runs[0] + 2\n"
+                          "    mbarrier_arrive_warpgroup(j.outer_turn[floormod(threadIdx.z + 1, 2)])\n"
+                          "    wgmma.store_m64n64(");
+    TC_CHECK_CONTAINS(cuda, "__launch_bounds__(384, 1)");
+    TC_CHECK(host_error_of(ctx, &d, f) < 1e-2);
+    turn = find_wait_on(f->kernels[0].body, "_turn");
+    TC_CHECK(turn != NULL);
+    if (turn) {
+        const tc_expr *parity = turn->value;
+        turn->value = tc_int(ctx, 1); /* every turn at once */
+        TC_CHECK(host_error_of(ctx, &d, f) == HUGE_VAL);
+        TC_CHECK_CONTAINS(tc_context_error(ctx), "deadlock in block (0, 0, 0)");
+        turn->value = parity;
+        TC_CHECK(host_error_of(ctx, &d, f) < 1e-2);
+    }
+    TC_CHECK_EQ_INT(tc_space_create(ctx, tc_conv2d_wgmma_template, &d, &space), TC_OK);
+    if (!space) return;
+    t.v[8] = 1; /* TMA from the consumers: no producer */
+    TC_CHECK_EQ_INT(tc_space_instantiate(space, sample_wgmma_config(space, t.v), &inst), TC_ERROR_SCHEDULE);
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "turns 2: consumer warpgroups take turns at a persistent grid's tiles");
+    t.v[8] = 2;
+    t.v[9] = 1; /* a block a tile */
+    TC_CHECK_EQ_INT(tc_space_instantiate(space, sample_wgmma_config(space, t.v), &inst), TC_ERROR_SCHEDULE);
+    t.v[9] = 2;
+    t.v[0] = 128; /* two warpgroups a block tile */
+    TC_CHECK_EQ_INT(tc_space_instantiate(space, sample_wgmma_config(space, t.v), &inst), TC_ERROR_SCHEDULE);
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "warpgroups in turns take a block tile each");
+    t.v[0] = 64;
+    d.epilogue.bias = 1;
+    TC_CHECK(lower_config(&d, &t) == NULL);
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "consumer_turns: the consumers meet at a barrier");
+    if (tc_nvrtc_init(ctx, NULL) != TC_OK) TC_SKIP("NVRTC is not installed here");
+    TC_CHECK_EQ_INT(tc_cuda_compile(ctx, cuda, "conv_wgmma", 90, 0, NULL, &bin), TC_OK);
+    tc_cubin_destroy(ctx, &bin);
+}
+
 /* What the template refuses: NCHW (conv2d_mma's), float32 without TF32,
    knobs that do not fit (too much shared memory, 16 warpgroups, a group in
    flight with two stages). */
@@ -531,6 +619,7 @@ int main(int argc, char **argv) {
     TC_RUN(host_executor_reports_a_missing_fence_and_a_missing_wait);
     TC_RUN(cuda_compiles_for_sm_90a_only);
     TC_RUN(producer_with_a_fused_epilogue);
+    TC_RUN(consumers_take_turns);
     TC_RUN(refuses_what_it_cannot_build);
     TC_RUN(template_for_arch_picks_wgmma_on_sm_90);
     TC_RUN(gpu_matches_the_reference_at_c9_b32);

@@ -26,7 +26,7 @@ static int dump;
    split_k, in_flight, copy (1 TMA, 0 cp.async, 2 TMA from a producer),
    tiles_per_block (0 or 1: a block a tile). */
 typedef struct tiles {
-    int64_t v[11];
+    int64_t v[SAMPLE_WGMMA_KNOBS];
 } tiles;
 
 static tc_gemm_desc gemm(tc_dtype dtype, int m, int n, int k) {
