@@ -501,9 +501,10 @@ static void check_on_gpu(tc_dtype dtype, const tiles *t, double bound) {
     TC_CHECK(data_make(ctx, &d, &cd));
     if (f && cd.y && run_on_gpu(ctx, f, &cd, cd.y) == TC_OK) {
         double err = rel_l2(cd.y, cd.ref, cd.ny);
-        printf("  C9_b32 %s, %lldx%lld warpgroups %lldx%lld k %lld split %lld in flight %lld, %s: relative L2 error %.3g\n",
-               tc_dtype_name(dtype), (long long)t->v[0], (long long)t->v[1], (long long)t->v[2], (long long)t->v[3], (long long)t->v[4],
-               (long long)t->v[6], (long long)t->v[7], t->v[8] == 2 ? "TMA from a producer warpgroup" : t->v[8] ? "TMA" : "cp.async", err);
+        printf("  C9_b32 %s, %lldx%lld warpgroups %lldx%lld k %lld split %lld in flight %lld, %s, %lld tiles a block, %lld turns: "
+               "relative L2 error %.3g\n", tc_dtype_name(dtype), (long long)t->v[0], (long long)t->v[1], (long long)t->v[2], (long long)t->v[3],
+               (long long)t->v[4], (long long)t->v[6], (long long)t->v[7], t->v[8] == 2 ? "TMA from a producer warpgroup" : t->v[8] ? "TMA" : "cp.async",
+               (long long)(t->v[9] ? t->v[9] : 1), (long long)(t->v[11] ? t->v[11] : 1), err);
         TC_CHECK(err < bound);
     } else {
         TC_CHECK(0);
@@ -513,6 +514,7 @@ static void check_on_gpu(tc_dtype dtype, const tiles *t, double bound) {
 
 TC_TEST(gpu_matches_the_reference_at_c9_b32) {
     tiles f16 = {{128, 256, 64, 256, 64, 4, 1, 1}}, split = {{128, 128, 128, 64, 32, 3, 2, 1}}, tf32 = {{128, 128, 64, 128, 32, 3, 1, 0}};
+    tiles turns64 = {{64, 256, 64, 256, 64, 4, 1, 1, 2, 2, 1, 2}}, turns128 = {{128, 128, 128, 128, 32, 3, 1, 1, 2, 4, 8, 2}};
     int64_t copy;
     /* by cp.async; by TMA (im2col copies of the data, boxes of the weights); by TMA from a producer warpgroup; the
        last again on a persistent grid of 2 tiles a block (49 and 98 tiles: 25 and 49 blocks) */
@@ -533,6 +535,9 @@ TC_TEST(gpu_matches_the_reference_at_c9_b32) {
     tf32.v[10] = 8;
     check_on_gpu(TC_BFLOAT16, &split, 1e-2);
     check_on_gpu(TC_FLOAT32, &tf32, 2e-3);
+    /* consumers in turns: 98 tiles of 64 x 256 (2 a block: one turn each), 49 x 2 of 128 x 128 (4 a block, in groups of 8) */
+    check_on_gpu(TC_FLOAT16, &turns64, 1e-2);
+    check_on_gpu(TC_FLOAT32, &turns128, 2e-3);
 }
 
 /* The kernel of a TMA configuration as an engine gets it: from a record,
