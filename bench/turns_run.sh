@@ -19,7 +19,7 @@ case ${1:-test} in
 test)
     gpu_setup tests/test_conv_wgmma tests/test_gemm_tma samples/mma_conv
     for t in test_conv_wgmma test_gemm_tma; do
-        timeout 200 "build-gpu/tests/$t" > "$out/$t.log" 2>&1
+        timeout 300 "build-gpu/tests/$t" > "$out/$t.log" 2>&1
         echo "$t exit $?: $(tail -1 "$out/$t.log")"
         grep -E "FAIL|failed:|turns:" "$out/$t.log" | head -8
     done
