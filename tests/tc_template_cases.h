@@ -47,27 +47,38 @@ static int64_t knob_last(const tc_config_space *space, const char *name, int64_t
     return 0;
 }
 
+/* Whether configuration index of c's space fits the variant (odd: the
+   split path where c has one) and lowers; *f its function. */
+static int config_lowers(tc_context *ctx, const template_case *c, const tc_config_space *space, int variant, int64_t index, const tc_func **f) {
+    tc_instance inst;
+    if (c->split_knob && (knob_last(space, c->split_knob, index) > 1) != (variant % 2 == 1)) return 0;
+    if (tc_space_instantiate(space, index, &inst) != TC_OK) {
+        tc_context_clear_error(ctx); /* knobs that do not fit together */
+        return 0;
+    }
+    if (tc_lower(inst.schedule, inst.nargs, inst.args, "conv_case", NULL, f) == TC_OK) return 1;
+    tc_context_clear_error(ctx);
+    return 0;
+}
+
 /* A configuration of c's space, the variant-th one picked (by an LCG from
    variant), that lowers; odd variants take the split path where c has
-   one. *f its function; -1 (and *f NULL) when none was found in 1000 tries
-   (the wgmma spaces are mostly knobs that do not fit a small case). */
+   one. After 1000 picks that do not (the wgmma spaces are mostly knobs
+   that do not fit a small case), the first that does from the last pick
+   on, in index order. *f its function; -1 (and *f NULL) when none does. */
 static int64_t pick_config(tc_context *ctx, const template_case *c, const tc_config_space *space, int variant, const tc_func **f) {
     uint64_t seed = 0x9e3779b97f4a7c15ull * (uint64_t)(variant + 1);
-    int64_t size = tc_space_size(space), index;
+    int64_t size = tc_space_size(space), index = 0, k;
     int tries;
     *f = NULL;
     for (tries = 0; tries < 1000; tries++) {
-        tc_instance inst;
         seed = seed * 6364136223846793005ull + 1442695040888963407ull;
         index = (int64_t)((seed >> 17) % (uint64_t)size);
-        if (c->split_knob && (knob_last(space, c->split_knob, index) > 1) != (variant % 2 == 1)) continue;
-        if (tc_space_instantiate(space, index, &inst) != TC_OK) {
-            tc_context_clear_error(ctx); /* knobs that do not fit together */
-            continue;
-        }
-        if (tc_lower(inst.schedule, inst.nargs, inst.args, "conv_case", NULL, f) == TC_OK) return index;
-        tc_context_clear_error(ctx);
+        if (config_lowers(ctx, c, space, variant, index, f)) return index;
     }
+    for (k = 1; k <= size; k++)
+        if (config_lowers(ctx, c, space, variant, (index + k) % size, f)) return (index + k) % size;
+    *f = NULL;
     return -1;
 }
 #endif
