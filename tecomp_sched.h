@@ -1270,6 +1270,7 @@ typedef struct _tc_producer {
     int nstages, ncopies;
     int64_t consumers;        /* arrivals a phase of an empty mbarrier: the consumers' threads, or their warpgroups */
     int turns;                /* tc_consumer_turns: copies of the consumers taking the runs in turns (1: none) */
+    const tc_expr *var;       /* the pipelined loop's variable, which its mbarriers are named after */
 } _tc_producer;
 
 /* A loop variable bound to a thread index, and which. */
@@ -2924,6 +2925,7 @@ static const tc_stmt *_tc_producer_pipeline(_tc_lower *L, const _tc_pipe *p, con
     L->producer.ncopies = f->ncopies;
     L->producer.consumers = f->consumers;
     L->producer.turns = p->turns;
+    L->producer.var = loop->var;
     if (!producer || !consumer) *failed = 1;
     return consumer;
 }
@@ -2977,14 +2979,19 @@ static const tc_stmt *_tc_pipeline_loop(_tc_lower *L, const _tc_pipe *p, const t
     return tc_stmt_seq(ctx, no, outer);
 }
 
+/* Whether loop s runs its body again: a serial, unrolled or vthread loop
+   (unit loops vanish in simplify). */
+static int _tc_loop_runs_again(const tc_stmt *s) {
+    return (s->for_kind != TC_FOR_THREAD || s->thread == TC_VTHREAD) && !(s->extent->kind == TC_INT_IMM && s->extent->v.i == 1);
+}
+
 static int _tc_pipeline_stmt(_tc_mutator *m, const tc_stmt *s, const tc_stmt **out) {
     _tc_lower *L = (_tc_lower *)m->user;
     const tc_stmt *body;
     int k, serial, failed = 0;
     if (s->kind != TC_S_FOR) return 0;
     for (k = 0; k < L->npipes && L->pipes[k].var != s->var; k++) {}
-    /* a loop that runs its body again (unit loops vanish in simplify) */
-    serial = (s->for_kind != TC_FOR_THREAD || s->thread == TC_VTHREAD) && !(s->extent->kind == TC_INT_IMM && s->extent->v.i == 1);
+    serial = _tc_loop_runs_again(s);
     L->serial_depth += serial;
     body = _tc_mutate(m, s->body);
     L->serial_depth -= serial;
@@ -3135,23 +3142,6 @@ static const tc_stmt *_tc_consumer_barriers(tc_context *ctx, const tc_stmt *s, i
     return m.failed ? NULL : r;
 }
 
-/* Whether s holds the statement t (the same node). */
-static int _tc_stmt_holds(const tc_stmt *s, const tc_stmt *t) {
-    int k;
-    if (!s) return 0;
-    if (s == t) return 1;
-    switch (s->kind) {
-    case TC_S_FOR:
-    case TC_S_LET:
-    case TC_S_ALLOCATE: return _tc_stmt_holds(s->body, t);
-    case TC_S_IF: return _tc_stmt_holds(s->then_case, t) || _tc_stmt_holds(s->else_case, t);
-    case TC_S_SEQ:
-        for (k = 0; k < s->nstmts; k++) if (_tc_stmt_holds(s->stmts[k], t)) return 1;
-        return 0;
-    default: return 0;
-    }
-}
-
 /* The consumers taking turns (tc_consumer_turns): what rewriting their
    part needs. */
 typedef struct _tc_turns {
@@ -3160,6 +3150,11 @@ typedef struct _tc_turns {
     tc_buffer *order;     /* order[z]: warpgroup z's turn at the pipeline has come (an mbarrier of one arrival a phase) */
     const tc_stmt *loop;  /* the serial loop whose runs they take in turns, once found */
 } _tc_turns;
+
+/* The consumers' part s with the loop around their pipeline taken in turns
+   (_tc_turn_loop) and the pipeline ordered (_tc_turn_order); the rest as it
+   is (the same node where the pipeline is not inside). */
+static const tc_stmt *_tc_turns_of(_tc_lower *L, _tc_turns *t, const tc_stmt *s);
 
 /* The consumers' pipeline `pipe` in warpgroup z's turn: it waits until the
    warpgroup before it (warpgroup 0: the last, a run before) has run its
@@ -3183,15 +3178,14 @@ static const tc_stmt *_tc_turn_order(_tc_lower *L, const _tc_turns *t, const tc_
     return parts[0] && parts[2] ? tc_stmt_seq(ctx, 3, parts) : NULL;
 }
 
-static const tc_stmt *_tc_turns_of(_tc_lower *L, _tc_turns *t, const tc_stmt *s);
-
-/* The serial loop around the consumers' pipeline, its runs taken in turns:
+/* The loop around the consumers' pipeline (the one that runs again:
+   _tc_pipeline_run allows no other), body its body as _tc_turns_of left it,
+   its runs taken in turns:
 
        for (v, min, T) body  ->  for (v.turn, 0, T / W) { let v = min + v.turn * W + z; body } */
-static const tc_stmt *_tc_turn_loop(_tc_lower *L, _tc_turns *t, const tc_stmt *s) {
+static const tc_stmt *_tc_turn_loop(_tc_lower *L, _tc_turns *t, const tc_stmt *s, const tc_stmt *body) {
     tc_context *ctx = L->ctx;
     const tc_expr *turn, *run;
-    const tc_stmt *body;
     char name[160];
     int64_t extent = 0;
     if (s->for_kind != TC_FOR_SERIAL || !tc_expr_is_const(s->extent, &extent) || extent % t->warpgroups)
@@ -3200,36 +3194,37 @@ static const tc_stmt *_tc_turn_loop(_tc_lower *L, _tc_turns *t, const tc_stmt *s
                         t->warpgroups), (const tc_stmt *)NULL;
     snprintf(name, sizeof name, "%s.turn", s->var->name);
     t->loop = s;
-    if (!(turn = tc_axisi(ctx, name, extent / t->warpgroups)) || !(body = _tc_turns_of(L, t, s->body))) return NULL;
+    if (!(turn = tc_axisi(ctx, name, extent / t->warpgroups))) return NULL;
     run = tc_add(s->min, tc_add(tc_mul(turn, tc_int(ctx, t->warpgroups)), t->z));
     return tc_stmt_for(ctx, turn, tc_int(ctx, 0), tc_int(ctx, extent / t->warpgroups), TC_FOR_SERIAL, s->thread, tc_stmt_let(ctx, s->var, run, body));
 }
 
-/* The consumers' part s with the serial loop around their pipeline taken
-   in turns (_tc_turn_loop) and the pipeline ordered (_tc_turn_order); the
-   rest as it is. */
 static const tc_stmt *_tc_turns_of(_tc_lower *L, _tc_turns *t, const tc_stmt *s) {
     tc_context *ctx = L->ctx;
-    const tc_stmt *r, **items;
-    int k;
-    if (!_tc_stmt_holds(s, L->producer.consumer)) return s;
-    if (s == L->producer.consumer)
-        return t->loop ? _tc_turn_order(L, t, s) : (_tc_fail(ctx, TC_ERROR_LOWER, "consumer_turns: no serial loop around the pipeline"), (const tc_stmt *)NULL);
+    const tc_stmt *r, *e, **items;
+    int k, changed = 0;
+    if (s == L->producer.consumer) return _tc_turn_order(L, t, s);
     switch (s->kind) {
     case TC_S_FOR:
-        if (!t->loop && s->for_kind != TC_FOR_THREAD && !(s->extent->kind == TC_INT_IMM && s->extent->v.i == 1)) return _tc_turn_loop(L, t, s);
-        return (r = _tc_turns_of(L, t, s->body)) ? _tc_for_like(ctx, s, s->min, s->extent, r) : NULL;
-    case TC_S_LET: return (r = _tc_turns_of(L, t, s->body)) ? tc_stmt_let(ctx, s->var, s->value, r) : NULL;
-    case TC_S_ALLOCATE: return (r = _tc_turns_of(L, t, s->body)) ? tc_stmt_allocate(ctx, s->buffer, r) : NULL;
+    case TC_S_LET:
+    case TC_S_ALLOCATE:
+        if (!(r = _tc_turns_of(L, t, s->body))) return NULL;
+        if (r == s->body) return s;
+        if (s->kind == TC_S_LET) return tc_stmt_let(ctx, s->var, s->value, r);
+        if (s->kind == TC_S_ALLOCATE) return tc_stmt_allocate(ctx, s->buffer, r);
+        return _tc_loop_runs_again(s) ? _tc_turn_loop(L, t, s, r) : _tc_for_like(ctx, s, s->min, s->extent, r);
     case TC_S_IF:
-        if (_tc_stmt_holds(s->then_case, L->producer.consumer))
-            return (r = _tc_turns_of(L, t, s->then_case)) ? tc_stmt_if(ctx, s->cond, r, s->else_case) : NULL;
-        return (r = _tc_turns_of(L, t, s->else_case)) ? tc_stmt_if(ctx, s->cond, s->then_case, r) : NULL;
+        r = _tc_turns_of(L, t, s->then_case);
+        e = s->else_case ? _tc_turns_of(L, t, s->else_case) : NULL;
+        if (!r || (s->else_case && !e)) return NULL;
+        return r == s->then_case && e == s->else_case ? s : tc_stmt_if(ctx, s->cond, r, e);
     case TC_S_SEQ:
         if (!(items = (const tc_stmt **)_tc_alloc(ctx, sizeof *items * (size_t)s->nstmts))) return NULL;
-        for (k = 0; k < s->nstmts; k++)
+        for (k = 0; k < s->nstmts; k++) {
             if (!(items[k] = _tc_turns_of(L, t, s->stmts[k]))) return NULL;
-        return tc_stmt_seq(ctx, s->nstmts, items);
+            changed |= items[k] != s->stmts[k];
+        }
+        return changed ? tc_stmt_seq(ctx, s->nstmts, items) : s;
     default: return s;
     }
 }
@@ -3259,21 +3254,21 @@ static const tc_stmt *_tc_consumer_turns(_tc_lower *L, _tc_turns *t, const tc_st
     memset(&m, 0, sizeof m);
     m.ctx = L->ctx;
     m.stmt = _tc_unit_z_loop_stmt;
-    if (!(s = _tc_turns_of(L, t, s)) || !(s = _tc_mutate(&m, s)) || m.failed) return NULL;
+    if (!(s = _tc_turns_of(L, t, s))) return NULL;
+    if (!t->loop) return _tc_fail(L->ctx, TC_ERROR_LOWER, "consumer_turns: no serial loop around the pipeline"), (const tc_stmt *)NULL;
+    if (!(s = _tc_mutate(&m, s)) || m.failed) return NULL;
     parts[0] = tc_stmt_store(L->ctx, L->producer.runs, tc_int(L->ctx, 0), t->z);
     parts[1] = s;
     return parts[0] ? tc_stmt_seq(L->ctx, 2, parts) : NULL;
 }
 
 /* The turn mbarriers of the consumers of L->producer (tc_consumer_turns),
-   named after its full ones: order[z], one arrival a phase. */
+   named after its loop as its full and empty ones are: order[z], one
+   arrival a phase. */
 static tc_buffer *_tc_turn_mbarriers(_tc_lower *L, int warpgroups) {
-    const char *full = L->producer.full->name;
-    size_t n = strlen(full);
     char name[160];
     tc_buffer *b;
-    if (n > 5 && !strcmp(full + n - 5, "_full")) n -= 5;
-    snprintf(name, sizeof name, "%.*s_turn", (int)(n < 150 ? n : 150), full);
+    snprintf(name, sizeof name, "%s_turn", L->producer.var->name);
     if ((b = tc_buffer_create(L->ctx, name, TC_INT64, TC_SCOPE_SHARED, tc_int(L->ctx, warpgroups)))) b->mbarrier = 1;
     return b;
 }

@@ -5,6 +5,7 @@
 #       full size on the GPU (C9_b32 in turns among them); mma_conv
 #       --template wgmma at seed2's shape in each configuration below, then
 #       memcheck, racecheck and synccheck on the first in turns
+#       (bench/persistent_sanitize.sh's VIA=sample)
 #   sh bench/turns_run.sh pairs   seed2 and the 8192^3 GEMM through the
 #       harnesses beside cuDNN and against the configurations of record
 #       (seed2 91033: 128x256, two consumers on one tile; gemm 114361)
@@ -28,12 +29,7 @@ test)
         timeout 60 build-gpu/samples/mma_conv --template wgmma --config "${v%%:*}" > "$out/mma_conv_${c##*:}.log" 2>&1
         echo "mma_conv ${c##*:}: exit $? $(grep -E 'tecomp conv2d_wgmma|relative L2 error [0-9]|FAILED|mma_conv: [a-z]' "$out/mma_conv_${c##*:}.log" | tr -s ' ' | tr '\n' ' ')"
     done
-    cd build-gpu
-    for tool in memcheck racecheck synccheck; do
-        timeout 120 compute-sanitizer --tool $tool --kernel-name kns=_kernel --error-exitcode 9 ./samples/mma_conv --template wgmma \
-            --config 64,256,64,256,64,4,1,1,2,12,1,2 --repeat 3 > "$out/san_$tool.log" 2>&1
-        echo "$tool exit $?: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/san_$tool.log" | tail -1) $(grep -E 'relative L2 error [0-9]' "$out/san_$tool.log")"
-    done
+    CONFIG=64,256,64,256,64,4,1,1,2,12,1,2 VIA=sample LIMIT=120 sh "$here/persistent_sanitize.sh"
     ;;
 pairs)
     gpu_setup bench/gemm-bench bench/tecomp-bench

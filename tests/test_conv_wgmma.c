@@ -212,18 +212,25 @@ TC_TEST(golden_ir_shows_one_wgmma_group_a_k_tile) {
                           "  wgmma.store_m64n64(");
 }
 
-/* The first statement of kind `kind` in s with that count (-1: any), NULL when none. */
-static tc_stmt *find_stmt(const tc_stmt *s, tc_stmt_kind kind, int count) {
-    int k;
+/* The first statement of kind `kind` in s with that count (-1: any) on a
+   buffer whose name ends in suffix (NULL: any), NULL when none. */
+static tc_stmt *find_stmt_on(const tc_stmt *s, tc_stmt_kind kind, int count, const char *suffix) {
+    size_t n = suffix ? strlen(suffix) : 0, m = s && s->buffer ? strlen(s->buffer->name) : 0;
     tc_stmt *w;
+    int k;
     if (!s) return NULL;
-    if (s->kind == kind && (count < 0 || s->count == count)) return (tc_stmt *)s;
-    if ((w = find_stmt(s->body, kind, count)) || (w = find_stmt(s->then_case, kind, count)) || (w = find_stmt(s->else_case, kind, count)))
+    if (s->kind == kind && (count < 0 || s->count == count) && (!suffix || (m >= n && !strcmp(s->buffer->name + m - n, suffix))))
+        return (tc_stmt *)s;
+    if ((w = find_stmt_on(s->body, kind, count, suffix)) || (w = find_stmt_on(s->then_case, kind, count, suffix)) ||
+        (w = find_stmt_on(s->else_case, kind, count, suffix)))
         return w;
     for (k = 0; k < s->nstmts; k++)
-        if ((w = find_stmt(s->stmts[k], kind, count))) return w;
+        if ((w = find_stmt_on(s->stmts[k], kind, count, suffix))) return w;
     return NULL;
 }
+
+/* The first statement of kind `kind` in s with that count (-1: any), NULL when none. */
+static tc_stmt *find_stmt(const tc_stmt *s, tc_stmt_kind kind, int count) { return find_stmt_on(s, kind, count, NULL); }
 
 /* The host executor checks the order of a warpgroup's wgmma work: with the
    fence gone (made a second commit) the first wgmma is refused; with the
@@ -336,20 +343,6 @@ TC_TEST(producer_with_a_fused_epilogue) {
     tc_cubin_destroy(ctx, &bin);
 }
 
-/* The first wait on an mbarrier whose name ends in suffix, NULL when none. */
-static tc_stmt *find_wait_on(const tc_stmt *s, const char *suffix) {
-    size_t n = strlen(suffix), m;
-    tc_stmt *w;
-    int k;
-    if (!s) return NULL;
-    m = s->kind == TC_S_MBARRIER_WAIT ? strlen(s->buffer->name) : 0;
-    if (m >= n && !strcmp(s->buffer->name + m - n, suffix)) return (tc_stmt *)s;
-    if ((w = find_wait_on(s->body, suffix)) || (w = find_wait_on(s->then_case, suffix)) || (w = find_wait_on(s->else_case, suffix))) return w;
-    for (k = 0; k < s->nstmts; k++)
-        if ((w = find_wait_on(s->stmts[k], suffix))) return w;
-    return NULL;
-}
-
 /* Consumers in turns (tc_consumer_turns, the turns knob): two warpgroups
    of the one-warpgroup block's threads (threadIdx.z 0 and 1, the producer
    at 2), each taking every other run of the persistent loop with its count
@@ -388,7 +381,7 @@ TC_TEST(consumers_take_turns) {
                           "    wgmma.store_m64n64(");
     TC_CHECK_CONTAINS(cuda, "__launch_bounds__(384, 1)");
     TC_CHECK(host_error_of(ctx, &d, f) < 1e-2);
-    turn = find_wait_on(f->kernels[0].body, "_turn");
+    turn = find_stmt_on(f->kernels[0].body, TC_S_MBARRIER_WAIT, -1, "_turn");
     TC_CHECK(turn != NULL);
     if (turn) {
         const tc_expr *parity = turn->value;
