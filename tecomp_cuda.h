@@ -2162,6 +2162,54 @@ static int _tc_tensor_op_swizzled(const tc_stmt *s) {
 }
 static int _tc_tensor_op_cut(const tc_stmt *s) { return s->nargs > 2 * s->intrin->nops; }
 
+/* Whether a tensor op's store of float32 accumulators (mma.sync's,
+   wgmma's) starts at an even element with its rows an even count apart:
+   then each thread's two neighbouring columns are 8-byte aligned (buffers
+   are allocated aligned, as vectorized accesses assume), one float2 store
+   where ptxas, not knowing the alignment, would store each float alone
+   (twice the store instructions, half-filled 32-byte sectors). */
+static int _tc_store_pairs(const tc_stmt *s) {
+    int64_t ldm = 0, parity = 1;
+    const tc_expr *first = s->args[0];
+    if (first->buffer->dtype != TC_FLOAT32 || !tc_expr_is_const(s->args[1], &ldm) || ldm % 2) return 0;
+    return tc_expr_is_const(tc_simplify(tc_mod(first->args[0], tc_int(first->ctx, 2))), &parity) && parity == 0;
+}
+
+/* The stores of a thread's four accumulators of a 16 x 8 tile into buf:
+   acc<k>end the k-th (acc "c.x[", end "]"), at the tile's column offset in
+   the thread's row (NULL: 0), x the column for cut's guards; pairs
+   (_tc_store_pairs): the two columns of a row one float2. */
+static const char *_tc_store_body(char *buf, size_t size, const char *indent, int cut, int pairs, const char *x, const char *at,
+                                  const char *acc, const char *end) {
+    char lo[64], hi[64], lo1[80], hi1[80];
+    size_t n = 0;
+    int half;
+    snprintf(lo, sizeof lo, "%s", at ? at : "0");
+    snprintf(hi, sizeof hi, "8 * ldm%s%s", at ? " + " : "", at ? at : "");
+    snprintf(lo1, sizeof lo1, "%s%s", at ? at : "", at ? " + 1" : "1");
+    snprintf(hi1, sizeof hi1, "%s + 1", hi);
+    buf[0] = 0;
+    for (half = 0; half < 2; half++) { /* row r, then r + 8 */
+        const char *row = half ? "r + 8 < rows" : "r < rows", *first = half ? hi : lo, *second = half ? hi1 : lo1;
+        int k = 2 * half;
+        if (pairs && cut)
+            n += (size_t)snprintf(buf + n, size - n, "%sif (%s && %s + 1 < cols) *(float2 *)&row[%s] = make_float2(%s%d%s, %s%d%s);\n"
+                                  "%selse if (%s && %s < cols) row[%s] = %s%d%s;\n", indent, row, x, first, acc, k, end, acc, k + 1, end,
+                                  indent, row, x, first, acc, k, end);
+        else if (pairs)
+            n += (size_t)snprintf(buf + n, size - n, "%s*(float2 *)&row[%s] = make_float2(%s%d%s, %s%d%s);\n", indent, first, acc, k, end,
+                                  acc, k + 1, end);
+        else if (cut)
+            n += (size_t)snprintf(buf + n, size - n, "%sif (%s && %s < cols) row[%s] = %s%d%s;\n%sif (%s && %s + 1 < cols) row[%s] = %s%d%s;\n",
+                                  indent, row, x, first, acc, k, end, indent, row, x, second, acc, k + 1, end);
+        else
+            n += (size_t)snprintf(buf + n, size - n, "%srow[%s] = %s%d%s;\n%srow[%s] = %s%d%s;\n", indent, first, acc, k, end, indent, second,
+                                  acc, k + 1, end);
+        if (n >= size) n = size - 1;
+    }
+    return buf;
+}
+
 /* The name of the helper for an mma tensor op, defined on first use: one
    per intrinsic and input type, with a `_swizzled` variant for loads from
    swizzled tiles and a `_cut` one for stores cut by the output's edge. */
@@ -2213,34 +2261,20 @@ static const char *_tc_mma_helper(_tc_emitter *em, const tc_stmt *s, char *name)
                         "}\n",
                         name, tf32 ? "m16n8k8" : "m16n8k16", type, type);
         return name;
-    case TC_INTRIN_MMA_STORE:
-        if (_tc_tensor_op_cut(s)) { /* each lane writes those of its four floats whose row and column are kept */
-            strcpy(name, "tc_mma_store_cut");
-            _tc_emit_helper(em, name,
-                            "__device__ __forceinline__ void %s(void *p, const tc_mma_acc &c, int ldm, int rows, int cols) {\n"
-                            "    unsigned lane = tc_lane_id();\n"
-                            "    int r = lane / 4, col = (lane %% 4) * 2;\n"
-                            "    float *row = (float *)p + r * ldm + col;\n"
-                            "    if (r < rows && col < cols) row[0] = c.x[0];\n"
-                            "    if (r < rows && col + 1 < cols) row[1] = c.x[1];\n"
-                            "    if (r + 8 < rows && col < cols) row[8 * ldm] = c.x[2];\n"
-                            "    if (r + 8 < rows && col + 1 < cols) row[8 * ldm + 1] = c.x[3];\n"
-                            "}\n",
-                            name);
-            return name;
-        }
-        strcpy(name, "tc_mma_store");
+    case TC_INTRIN_MMA_STORE: { /* each lane's four floats; cut: those whose row and column are kept */
+        int cut = _tc_tensor_op_cut(s), pairs = _tc_store_pairs(s);
+        char body[1024];
+        sprintf(name, "tc_mma_store%s%s", cut ? "_cut" : "", pairs ? "_pairs" : "");
         _tc_emit_helper(em, name,
-                        "__device__ __forceinline__ void %s(void *p, const tc_mma_acc &c, int ldm) {\n"
+                        "__device__ __forceinline__ void %s(void *p, const tc_mma_acc &c, int ldm%s) {\n"
                         "    unsigned lane = tc_lane_id();\n"
-                        "    float *row = (float *)p + (lane / 4) * ldm + (lane %% 4) * 2;\n"
-                        "    row[0] = c.x[0];\n"
-                        "    row[1] = c.x[1];\n"
-                        "    row[8 * ldm] = c.x[2];\n"
-                        "    row[8 * ldm + 1] = c.x[3];\n"
+                        "    int r = lane / 4, col = (lane %% 4) * 2;\n"
+                        "    float *row = (float *)p + r * ldm + col;\n"
+                        "%s"
                         "}\n",
-                        name);
+                        name, cut ? ", int rows, int cols" : "", _tc_store_body(body, sizeof body, "    ", cut, pairs, "col", NULL, "c.x[", "]"));
         return name;
+    }
     default: return strcpy(name, "tc_mma_fill"); /* defined with the fragment types */
     }
 }
@@ -2326,9 +2360,14 @@ static void _tc_wgmma_mma_helper(_tc_emitter *em, const tc_intrin *in, char *nam
 /* The store of a 64 x n accumulator tile: the thread's n / 8 groups of
    four floats, rows 16 warp + lane / 4 (and 8 below), columns 8 j + 2 (lane
    % 4) (and the next), as mma.sync's 16 x 8 tiles lie, one per warp; `cut`:
-   only the rows and columns kept. */
-static void _tc_wgmma_store_helper(_tc_emitter *em, const tc_intrin *in, int cut, char *name) {
-    sprintf(name, "tc_wgmma_store_n%d%s", in->n, cut ? "_cut" : "");
+   only the rows and columns kept. `pairs`: the tile's first element and its
+   rows' stride even (_tc_wgmma_store_pairs), so each thread's two columns
+   are one 8-byte store (half the store instructions, and whole 32-byte
+   sectors a warp's store: without it ptxas cannot know the alignment and
+   stores every float alone). */
+static void _tc_wgmma_store_helper(_tc_emitter *em, const tc_intrin *in, int cut, int pairs, char *name) {
+    char body[1024];
+    sprintf(name, "tc_wgmma_store_n%d%s%s", in->n, cut ? "_cut" : "", pairs ? "_pairs" : "");
     _tc_emit_helper(em, name,
                     "__device__ __forceinline__ void %s(void *p, const float *c, int ldm%s) {\n"
                     "    unsigned t = tc_warpgroup_thread();\n"
@@ -2336,19 +2375,11 @@ static void _tc_wgmma_store_helper(_tc_emitter *em, const tc_intrin *in, int cut
                     "    float *row = (float *)p + r * ldm + col;\n"
                     "#pragma unroll\n"
                     "    for (int j = 0; j < %d; ++j) {\n"
-                    "%s"
+                    "%s%s"
                     "    }\n"
                     "}\n",
-                    name, cut ? ", int rows, int cols" : "", in->n / 8,
-                    cut ? "        int x = 8 * j + col;\n"
-                          "        if (r < rows && x < cols) row[8 * j] = c[4 * j];\n"
-                          "        if (r < rows && x + 1 < cols) row[8 * j + 1] = c[4 * j + 1];\n"
-                          "        if (r + 8 < rows && x < cols) row[8 * ldm + 8 * j] = c[4 * j + 2];\n"
-                          "        if (r + 8 < rows && x + 1 < cols) row[8 * ldm + 8 * j + 1] = c[4 * j + 3];\n"
-                        : "        row[8 * j] = c[4 * j];\n"
-                          "        row[8 * j + 1] = c[4 * j + 1];\n"
-                          "        row[8 * ldm + 8 * j] = c[4 * j + 2];\n"
-                          "        row[8 * ldm + 8 * j + 1] = c[4 * j + 3];\n");
+                    name, cut ? ", int rows, int cols" : "", in->n / 8, cut ? "        int x = 8 * j + col;\n" : "",
+                    _tc_store_body(body, sizeof body, "        ", cut, pairs, "x", "8 * j", "c[4 * j + ", "]"));
 }
 
 /* A shared operand's matrix descriptor: its first element's address and
@@ -2370,7 +2401,7 @@ static void _tc_emit_wgmma_op(_tc_emitter *em, const tc_stmt *s) {
     _tc_emit_helper(em, "tc_mma_types", "%s", _tc_mma_types); /* tc_shared_address */
     _tc_emit_helper(em, "tc_wgmma_common", "%s", _tc_wgmma_common);
     if (in->kind == TC_INTRIN_WGMMA) _tc_wgmma_mma_helper(em, in, name);
-    else if (in->kind == TC_INTRIN_WGMMA_STORE) _tc_wgmma_store_helper(em, in, _tc_tensor_op_cut(s), name);
+    else if (in->kind == TC_INTRIN_WGMMA_STORE) _tc_wgmma_store_helper(em, in, _tc_tensor_op_cut(s), _tc_store_pairs(s), name);
     else strcpy(name, "tc_wgmma_fill");
     _tc_emit_line_start(em);
     tc_str_printf(em->out, "%s(", name);

@@ -3157,25 +3157,60 @@ typedef struct _tc_turns {
 static const tc_stmt *_tc_turns_of(_tc_lower *L, _tc_turns *t, const tc_stmt *s);
 
 /* The consumers' pipeline `pipe` in warpgroup z's turn: it waits until the
-   warpgroup before it (warpgroup 0: the last, a run before) has run its
-   pipeline, then passes the turn on. Besides putting one warpgroup's tensor
-   ops beside the other's epilogue, this keeps every full mbarrier the
-   pipeline waits on within a phase of the step it waits for (a wait on a
-   parity cannot tell that phase from the one two before). Warpgroup z's
-   count of runs is z + W i in its turn i:
+   warpgroup before it (warpgroup 0: the last, a run before) has issued its
+   pipeline's tensor ops, then passes the turn on in the pipeline's last
+   step, once that step's ops are issued (as CUTLASS's ping-pong consumers
+   do after their mainloop's last wgmma, before waiting for it to retire:
+   the next warpgroup's first ops queue behind them instead of after a
+   drained tensor pipe). Besides putting one warpgroup's tensor ops beside
+   the other's epilogue, this keeps every full mbarrier the pipeline waits
+   on within a phase of the step it waits for (a wait on a parity cannot
+   tell that phase from the one two before). Warpgroup z's count of runs is
+   z + W i in its turn i:
 
        mbarrier_wait(order[z], parity ((runs + W - 1) / W + 1) % 2)    turn 0 of warpgroup 0: parity 1, which a new mbarrier has
-       pipe                                                             completed; the others': the phase their predecessor completes
-       mbarrier_arrive_warpgroup(order[(z + 1) % W]) */
+       pipe, its loop for (k, min, n) { step; if (k == min + n - 1)     completed; the others': the phase their predecessor completes
+           mbarrier_arrive_warpgroup(order[(z + 1) % W]) } */
+typedef struct _tc_turn_pass {
+    const tc_expr *loop;   /* the pipelined loop's variable */
+    const tc_stmt *arrive; /* the arrival that passes the turn on */
+    int found;
+} _tc_turn_pass;
+
+static int _tc_turn_pass_stmt(_tc_mutator *m, const tc_stmt *s, const tc_stmt **out) {
+    _tc_turn_pass *pass = (_tc_turn_pass *)m->user;
+    const tc_expr *last;
+    const tc_stmt *parts[2];
+    if (s->kind != TC_S_FOR || s->var != pass->loop) return 0;
+    last = tc_sub(tc_add(s->min, s->extent), tc_int(m->ctx, 1));
+    parts[0] = s->body;
+    parts[1] = tc_stmt_if(m->ctx, tc_eq(s->var, last), pass->arrive, NULL);
+    *out = parts[1] ? _tc_for_like(m->ctx, s, s->min, s->extent, tc_stmt_seq(m->ctx, 2, parts)) : NULL;
+    if (!*out) m->failed = 1;
+    pass->found = 1;
+    return 1;
+}
+
 static const tc_stmt *_tc_turn_order(_tc_lower *L, const _tc_turns *t, const tc_stmt *pipe) {
     tc_context *ctx = L->ctx;
     const tc_expr *w = tc_int(ctx, t->warpgroups), *runs = _tc_load(L->producer.runs, tc_int(ctx, 0)), *parity;
-    const tc_stmt *parts[3];
+    const tc_stmt *parts[2];
+    _tc_turn_pass pass;
+    _tc_mutator m;
     parity = tc_mod(tc_add(tc_div(tc_add(runs, tc_sub(w, tc_int(ctx, 1))), w), tc_int(ctx, 1)), tc_int(ctx, 2));
+    memset(&pass, 0, sizeof pass);
+    pass.loop = L->producer.var;
+    if (!(pass.arrive = tc_stmt_mbarrier_arrive_warpgroup(ctx, t->order, tc_mod(tc_add(t->z, tc_int(ctx, 1)), w)))) return NULL;
+    memset(&m, 0, sizeof m);
+    m.ctx = ctx;
+    m.stmt = _tc_turn_pass_stmt;
+    m.user = &pass;
     parts[0] = tc_stmt_mbarrier_wait(ctx, t->order, t->z, parity);
-    parts[1] = pipe;
-    parts[2] = tc_stmt_mbarrier_arrive_warpgroup(ctx, t->order, tc_mod(tc_add(t->z, tc_int(ctx, 1)), w));
-    return parts[0] && parts[2] ? tc_stmt_seq(ctx, 3, parts) : NULL;
+    parts[1] = _tc_mutate(&m, pipe);
+    if (m.failed) return NULL;
+    if (!pass.found)
+        return _tc_fail(ctx, TC_ERROR_LOWER, "consumer_turns: no loop %s in the consumers' pipeline", L->producer.var->name), (const tc_stmt *)NULL;
+    return parts[0] && parts[1] ? tc_stmt_seq(ctx, 2, parts) : NULL;
 }
 
 /* The loop around the consumers' pipeline (the one that runs again:

@@ -177,7 +177,7 @@ TC_TEST(golden_ir_shows_swizzle_ldmatrix_bt_and_cut_stores) {
     TC_CHECK(strstr(ir, "produce wt") == NULL); /* no transpose kernel: the weights are read as they are */
     TC_CHECK_CONTAINS(cuda, "tc_mma_ldmatrix_bt_b16_swizzled(wt_shared_mma_matrix_b[ax0_outer], wt_shared, (j_outer % 2) * 512 + ty * 256 + "
                             "ax0_outer * 128, 16, 16, 4, 1);");
-    TC_CHECK_CONTAINS(cuda, "tc_mma_store_cut(&conv[bx * 512 + tz * 256 + ty * 16 + f_inner_inner_outer * 8], "
+    TC_CHECK_CONTAINS(cuda, "tc_mma_store_cut_pairs(&conv[bx * 512 + tz * 256 + ty * 16 + f_inner_inner_outer * 8], "
                             "gemm_mma_accumulator[f_inner_inner_outer], 16, 36 - bx * 32 - tz * 16, 16 - ty * 16 - f_inner_inner_outer * 8);");
 }
 
@@ -237,7 +237,7 @@ TC_TEST(cuda_compiles_through_nvrtc) {
         TC_CHECK_CONTAINS(cuda, "ldmatrix.sync.aligned.m8n8.x2.shared.b16"); /* B from the weights' own rows: no .trans */
         TC_CHECK_CONTAINS(cuda, configs[k].swizzle ? "tc_mma_ldmatrix_bt_b16_swizzled(" : "tc_mma_ldmatrix_bt_b16(");
         /* without split_k the accumulators go to the output, cut at its edge; with it, whole to the parts' sums */
-        TC_CHECK_CONTAINS(cuda, configs[k].split > 1 ? "tc_mma_store(&gemm[" : "tc_mma_store_cut(&conv[");
+        TC_CHECK_CONTAINS(cuda, configs[k].split > 1 ? "tc_mma_store_pairs(&gemm[" : "tc_mma_store_cut_pairs(&conv[");
         TC_CHECK_CONTAINS(cuda, configs[k].vec == 8 ? "cp.async.cg.shared.global [%0], [%1], 16" : "cp.async.ca.shared.global [%0], [%1], 8");
         compile_for_sm80_to_sm90(cuda, nvrtc);
     }

@@ -197,6 +197,10 @@ TC_TEST(golden_ir_shows_one_wgmma_group_a_k_tile) {
     TC_CHECK_CONTAINS(cuda, "asm volatile(\"fence.proxy.async.shared::cta;\" ::: \"memory\");\n        __syncthreads();");
     TC_CHECK_CONTAINS(cuda, "extern __shared__ __align__(1024) unsigned char tc_dyn_smem[];");
     TC_CHECK_CONTAINS(cuda, "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16");
+    /* the store: rows 72 apart from an even element, so a thread's two columns are one 8-byte store */
+    TC_CHECK_CONTAINS(cuda, "tc_wgmma_store_n64_cut_pairs(&conv[");
+    TC_CHECK_CONTAINS(cuda, "if (r < rows && x + 1 < cols) *(float2 *)&row[8 * j] = make_float2(c[4 * j + 0], c[4 * j + 1]);\n"
+                            "        else if (r < rows && x < cols) row[8 * j] = c[4 * j + 0];");
     /* in_flight 0: the pipeline fetches two tiles ahead and each k step's group is waited for in the step */
     t.v[7] = 0;
     f = lower_config(&d, &t);
@@ -210,6 +214,14 @@ TC_TEST(golden_ir_shows_one_wgmma_group_a_k_tile) {
                           "    wgmma_wait(0)\n"
                           "  }\n"
                           "  wgmma.store_m64n64(");
+    /* 65 channels out: rows an odd count apart, pairs unaligned, each float stored alone */
+    d = nhwc(TC_FLOAT16, 1, 32, 9, 9, 65, 3, 3, 1, 1, 1);
+    f = lower_config(&d, &t);
+    cuda = f ? tc_cuda_source(f) : NULL;
+    TC_CHECK(cuda != NULL);
+    if (!cuda) return;
+    TC_CHECK_CONTAINS(cuda, "tc_wgmma_store_n64_cut(&conv[");
+    TC_CHECK(strstr(cuda, "_pairs") == NULL);
 }
 
 /* The first statement of kind `kind` in s with that count (-1: any) on a
@@ -348,7 +360,8 @@ TC_TEST(producer_with_a_fused_epilogue) {
    at 2), each taking every other run of the persistent loop with its count
    of runs starting at its own index and stepping by 2; its pipeline waits
    for its turn on its turn mbarrier (warpgroup 0's first at parity 1, which
-   a new mbarrier has completed) and passes it on; a tile's release is one
+   a new mbarrier has completed) and passes it on in its last step, once
+   that step's wgmma are issued; a tile's release is one
    warpgroup's arrival. With the turn's wait made to pass at once, both
    warpgroups' pipelines run at the same time, warpgroup 1's parity waits
    on the full mbarriers pass on phases two behind and the releases come
@@ -376,8 +389,18 @@ TC_TEST(consumers_take_turns) {
                           "    let m.outer.f.outer.fused.outer = m.outer.f.outer.fused.outer.turn*2 + threadIdx.z\n");
     TC_CHECK_CONTAINS(ir, "    mbarrier_wait(j.outer_turn[threadIdx.z], parity floormod(floordiv(j.outer.runs[0] + 1, 2) + 1, 2))\n"
                           "    let j.outer.base = j.outer.runs[0]*9\n");
+    /* the turn passed on in the last step, its wgmma issued, before the wait that retires them */
+    TC_CHECK_CONTAINS(ir, "      wgmma_commit()\n"
+                          "      wgmma_wait(1)\n"
+                          "      if (likely(j.outer >= 1)) {\n"
+                          "        mbarrier_arrive_warpgroup(j.outer_empty[floormod(j.outer + j.outer.base + 3, 4)])\n"
+                          "      }\n"
+                          "      if (likely(j.outer == 8)) {\n"
+                          "        mbarrier_arrive_warpgroup(j.outer_turn[floormod(threadIdx.z + 1, 2)])\n"
+                          "      }\n"
+                          "    }\n"
+                          "    wgmma_wait(0)\n");
     TC_CHECK_CONTAINS(ir, "    j.outer.runs[0] = j.outer.runs[0] + 2\n"
-                          "    mbarrier_arrive_warpgroup(j.outer_turn[floormod(threadIdx.z + 1, 2)])\n"
                           "    wgmma.store_m64n64(");
     TC_CHECK_CONTAINS(cuda, "__launch_bounds__(384, 1)");
     TC_CHECK(host_error_of(ctx, &d, f) < 1e-2);
