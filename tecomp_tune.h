@@ -58,6 +58,10 @@ typedef struct tc_tune_desc {
                                  the numbers also go to a CSV beside it (".svg" replaced by ".csv") */
     int log_trials;           /* progress goes to the context's logger (TC_LOG_INFO): a line per tenth;
                                  1: AutoTVM's "No: 1  GFLOPS: 456.68/456.68  result: ..." per trial */
+    int valid_trials;         /* 0: every configuration proposed is a trial, as AutoTVM counts them; 1: only those that
+                                 pass the template and the verifier count toward n_trial (the tensor-core spaces are
+                                 mostly knobs that do not fit together): invalid ones are still recorded and told to
+                                 the tuner, and others proposed in their place, up to 10 n_trial proposals in all */
     tc_tuner_desc tuner;
     tc_measure_desc measure;
 } tc_tune_desc;
@@ -66,9 +70,9 @@ typedef struct tc_tune_result {
     int64_t best_config;      /* -1 when no trial succeeded */
     double best_gflops;
     double best_cost_s;       /* seconds per run of the best */
-    int trials;               /* measured now */
-    int resumed;              /* found in the records */
-    int invalid;              /* rejected by the verifier (never compiled) */
+    int trials;               /* measured now (with valid_trials, the invalid ones not among them) */
+    int resumed;              /* found in the records (with valid_trials, the invalid ones not among them) */
+    int invalid;              /* rejected by the template or the verifier (never compiled), measured now */
     int failed;               /* failed to compile, faulted or timed out */
     double seconds;           /* wall time of this call */
     char target[320];         /* where they ran ("cuda -arch=sm_90 -model=...", or "host"); always whole: the device's name is under 256 bytes */
@@ -194,6 +198,7 @@ typedef struct _tc_tuning {
     int refill_at;            /* the tuner proposes again once no more than this many trials are outstanding */
     int learns;               /* the tuner learns from results (model, genetic) */
     int proposing;            /* 0 once n_trial is proposed, the space exhausted or the run stopped early */
+    int proposed;             /* configurations handed to the measurer */
     int since_best;           /* trials since the best improved, for early stopping */
     double *curve;            /* best GFLOPS after each trial (resumed ones first), for the plot */
     int ncurve, curve_cap;
@@ -208,6 +213,12 @@ static int _tc_record_matches(const tc_record *r, const tc_tune_desc *d, const c
         if (r->args[k] != d->args[k]) return 0;
     return 1;
 }
+
+/* A configuration the template or the verifier rejected: never compiled. */
+static int _tc_error_invalid(tc_result e) { return e == TC_ERROR_SCHEDULE || e == TC_ERROR_LOWER || e == TC_ERROR_GPU_LIMIT; }
+
+/* Whether a result counts toward n_trial (valid_trials: not when invalid). */
+static int _tc_tuning_counts(const _tc_tuning *t, tc_result e) { return !t->d.valid_trials || !_tc_error_invalid(e); }
 
 /* Count one finished trial (measured now or read back) toward the best. */
 static void _tc_tuning_count(_tc_tuning *t, int64_t config, tc_result error, double cost, double gflops) {
@@ -240,7 +251,7 @@ static double _tc_task_flops(const tc_config_space *space) {
    never proposes them again and learns from them; they count toward n_trial. */
 static tc_result _tc_tuning_resume(_tc_tuning *t, tc_tuner *tuner, const char *target) {
     tc_record *recs = NULL;
-    int n = 0, k, used = 0;
+    int n = 0, k, used = 0, counted = 0;
     int64_t *configs;
     double *gflops;
     tc_result r;
@@ -263,11 +274,14 @@ static tc_result _tc_tuning_resume(_tc_tuning *t, tc_tuner *tuner, const char *t
         }
         configs[used] = rec->config;
         gflops[used] = rec->error == TC_OK && cost > 0 && t->flops > 0 ? t->flops / cost * 1e-9 : 0;
-        _tc_tuning_count(t, rec->config, rec->error, rec->error == TC_OK ? cost : 0, gflops[used]);
-        used++;
+        if (_tc_tuning_counts(t, rec->error)) {
+            _tc_tuning_count(t, rec->config, rec->error, rec->error == TC_OK ? cost : 0, gflops[used]);
+            counted++;
+        }
+        used++; /* the tuner learns from every one, counted or not */
     }
     r = used ? tc_tuner_update(tuner, used, configs, gflops) : TC_OK;
-    t->out->resumed = used;
+    t->out->resumed = counted;
     _tc_free(t->ctx, configs);
     _tc_free(t->ctx, gflops);
     return r;
@@ -454,10 +468,12 @@ static tc_result _tc_tuning_absorb(_tc_tuning *t, tc_tuner *tuner, const tc_meas
     rec.all_cost = res->build_s + res->run_s;
     rec.timestamp = (double)time(NULL);
     if (t->d.records) r = tc_record_append(t->ctx, t->d.records, &rec, t->space);
-    t->out->trials++;
-    if (res->error == TC_ERROR_SCHEDULE || res->error == TC_ERROR_LOWER || res->error == TC_ERROR_GPU_LIMIT) t->out->invalid++;
+    if (_tc_error_invalid(res->error)) t->out->invalid++;
     else if (res->error != TC_OK) t->out->failed++;
-    _tc_tuning_count(t, res->config, res->error, res->error == TC_OK ? _tc_mean_cost(res->costs, res->ncosts) : 0, gflops);
+    if (_tc_tuning_counts(t, res->error)) {
+        t->out->trials++;
+        _tc_tuning_count(t, res->config, res->error, res->error == TC_OK ? _tc_mean_cost(res->costs, res->ncosts) : 0, gflops);
+    }
     if (t->ctx->logger.log_fn && t->d.log_trials) _tc_log_trial(t, res);
     else if (t->ctx->logger.log_fn) _tc_log_progress(t, 0);
     if (_tc_now_s() - t->plotted >= 1) _tc_write_plot(t); /* the whole curve each time: once a second is enough */
@@ -477,9 +493,12 @@ static tc_result _tc_tuning_propose(_tc_tuning *t, tc_tuner *tuner, tc_measurer 
     }
     while (t->proposing && tc_measurer_outstanding(m) <= refill_at) {
         int left = t->d.n_trial - t->out->resumed - t->out->trials - tc_measurer_outstanding(m), n;
-        n = left > 0 ? tc_tuner_next_batch(tuner, left < t->d.batch ? left : t->d.batch, configs) : 0;
-        if (n <= 0) t->proposing = 0; /* all proposed, or the space is exhausted */
+        if (t->d.valid_trials && t->proposed >= 10 * t->d.n_trial) t->proposing = 0; /* a space of almost nothing valid ends too */
+        if (left <= 0 || !t->proposing) break; /* all asked for are out (valid_trials: an invalid one coming back asks for another) */
+        n = tc_tuner_next_batch(tuner, left < t->d.batch ? left : t->d.batch, configs);
+        if (n <= 0) t->proposing = 0; /* the space is exhausted */
         else if ((r = tc_measurer_submit(m, n, configs)) != TC_OK) return r;
+        else t->proposed += n;
     }
     return TC_OK;
 }

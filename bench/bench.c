@@ -5,7 +5,7 @@
 
        tecomp-bench [--suite FILE] [--rows NAME,NAME,... | --group C|D|seed|b32 |
                      --shape N,C,H,W,K,R,S[,stride[,pad[,groups[,dilation]]]]]
-                    [--trials N] [--tuner model|random|grid|genetic] [--template NAME]
+                    [--trials N] [--valid-trials] [--tuner model|random|grid|genetic] [--template NAME]
                     [--records FILE] [--fresh] [--repeat N] [--csv FILE] [--svg FILE]
                     [--cudnn legacy|backend|both] [--cudnn-layout both|nchw|nhwc] [--math exact|tf32]
                     [--layout nchw|nhwc] [--epilogue LIST] [--help]
@@ -18,6 +18,9 @@
    tecomp-bench.jsonl, 100 timed launches (L2 flushed before each, median),
    bench-results.csv and bench-results.svg. --template tunes every row with
    that template (conv2d_gemm, ...) instead of tc_conv2d_template_for_arch's choice for the GPU.
+   --valid-trials counts only the configurations that pass the template and
+   the verifier toward --trials (the tensor-core spaces are mostly knobs
+   that do not fit together).
 
    --math says how tecomp computes the float32 rows, and so which cuDNN
    figure their speedup divides (cuDNN runs every float32 row both ways, the
@@ -127,7 +130,7 @@ static int bench_cudnn_layout_named(const char *word, int *out) {
 static void bench_usage(const char *argv0) {
     fprintf(stderr,
             "usage: %s [--suite FILE] [--rows NAME,NAME,... | --group C|D|seed|b32 | --shape " CONV_SHAPE_GRAMMAR "]\n"
-            "       [--trials N] [--tuner model|random|grid|genetic] [--template NAME] [--records FILE] [--fresh] [--repeat N]\n"
+            "       [--trials N] [--valid-trials] [--tuner model|random|grid|genetic] [--template NAME] [--records FILE] [--fresh] [--repeat N]\n"
             "       [--csv FILE] [--svg FILE] [--cudnn legacy|backend|both] [--cudnn-layout both|nchw|nhwc] [--math exact|tf32]\n"
             "       [--layout nchw|nhwc] [--epilogue LIST] [--help]\n",
             argv0);
@@ -147,6 +150,9 @@ static void bench_help(const char *argv0, const bench_opts *o) {
            "                     one NCHW float32 convolution instead of the suite: " CONV_SHAPE_HELP "\n"
            "                     (cuDNN is not run on a dilated one)\n"
            "  --trials N         trials per workload, those already in the records included (default %d)\n"
+           "  --valid-trials     count toward --trials only the configurations that pass the template and the verifier, the\n"
+           "                     invalid ones recorded but proposed again in their place (tc_tune_desc.valid_trials; default:\n"
+           "                     every configuration proposed is a trial, as AutoTVM counts them)\n"
            "  --tuner NAME       model, random, grid or genetic (default %s)\n"
            "  --template NAME    tune every row with this template, e.g. conv2d_gemm (default: tc_conv2d_template_for_arch's choice for this GPU)\n"
            "  --records FILE     records to resume from and append to; each row's tuning curve goes beside them as\n"
@@ -203,6 +209,7 @@ static int bench_parse_args(int argc, char **argv, bench_opts *o) {
         else if (!strcmp(a, "--records") && v) o->records = v, k++;
         else if (!strcmp(a, "--template") && v && tc_conv2d_template_named(v)) o->template_name = v, k++;
         else if (!strcmp(a, "--fresh")) o->fresh = 1;
+        else if (!strcmp(a, "--valid-trials")) o->valid_trials = 1;
         else if (!strcmp(a, "--repeat") && v && atoi(v) > 0) o->repeat = atoi(v), k++;
         else if (!strcmp(a, "--csv") && v) o->csv = v, k++;
         else if (!strcmp(a, "--svg") && v) o->svg = v, k++;
@@ -408,6 +415,7 @@ static tc_result bench_tune(tc_context *ctx, bench_row *row, const bench_opts *o
     td.nargs = row->nargs;
     memcpy(td.args, row->args, sizeof td.args);
     td.n_trial = o->trials;
+    td.valid_trials = o->valid_trials;
     td.records = o->records;
     td.plot_svg = plot;
     tc_log_to_file(ctx, stdout, TC_LOG_BIT(TC_LOG_INFO)); /* tuning progress */

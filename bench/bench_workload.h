@@ -31,6 +31,7 @@ typedef struct bench_opts {
     tc_conv2d_desc shape;     /* --shape, when have_shape */
     int have_shape;
     int trials, repeat, fresh;
+    int valid_trials;         /* --valid-trials: only configurations that pass the template and the verifier count toward --trials */
     int cudnn_apis;           /* --cudnn: BENCH_CUDNN_LEGACY, _BACKEND or _BOTH */
     tc_tuner_kind tuner;
     tc_conv2d_math math;      /* --math: how float32 rows compute on tecomp's side (exact FFMA, or TF32 tensor cores) */

@@ -126,6 +126,40 @@ TC_TEST(planted_faults_on_the_host_do_not_end_the_run) {
     remove_tuning_files(records);
 }
 
+/* valid_trials: the invalid candidates do not count toward n_trial. Seven
+   trials asked of the planted space (grid order: its two invalid ones
+   last of eight) take all eight proposals, measure the six that pass the
+   verifier and record all eight; a rerun resumes those six and has nothing
+   left to propose. Without it, seven proposals are seven trials, an
+   invalid one among them. */
+TC_TEST(valid_trials_do_not_count_the_invalid) {
+    static const row_sum_task task = {MODE_COUNT};
+    tc_config_space *space;
+    tc_tune_desc td;
+    tc_tune_result res;
+    char records[256];
+    temp_path(records, sizeof records, "valid_trials");
+    TC_CHECK_EQ_INT(tc_space_create(ctx, row_sum, &task, &space), TC_OK);
+    tune_desc_for(&td, records, 7, 8, TC_MEASURE_HOST);
+    td.valid_trials = 1;
+    TC_CHECK_EQ_INT(tc_tune(ctx, space, &td, &res), TC_OK);
+    TC_CHECK_EQ_INT(res.trials, 6);
+    TC_CHECK_EQ_INT(res.invalid, 2);
+    TC_CHECK_EQ_INT(count_lines(records), 8);
+    TC_CHECK(res.best_config >= 0 && tc_space_choice(space, 1, res.best_config) == MODE_GOOD);
+    TC_CHECK_EQ_INT(tc_tune(ctx, space, &td, &res), TC_OK);
+    TC_CHECK_EQ_INT(res.resumed, 6);
+    TC_CHECK_EQ_INT(res.trials, 0);
+    TC_CHECK_EQ_INT(count_lines(records), 8);
+    remove_tuning_files(records);
+    td.valid_trials = 0;
+    TC_CHECK_EQ_INT(tc_tune(ctx, space, &td, &res), TC_OK);
+    TC_CHECK_EQ_INT(res.trials, 7);
+    TC_CHECK_EQ_INT(res.invalid, 1);
+    TC_CHECK_EQ_INT(count_lines(records), 7);
+    remove_tuning_files(records);
+}
+
 /* A run killed mid-way loses nothing it recorded, and the rerun measures
    only what is missing; batch as tc_tune_desc.batch. */
 static void killed_run_resumes(int batch) {
@@ -472,6 +506,7 @@ int main(void) {
     if (tc_context_create(NULL, &ctx) != TC_OK) return 1;
     TC_RUN(planted_faults_on_the_gpu_do_not_end_the_run);
     TC_RUN(planted_faults_on_the_host_do_not_end_the_run);
+    TC_RUN(valid_trials_do_not_count_the_invalid);
     TC_RUN(a_killed_run_resumes_from_its_records);
     TC_RUN(a_killed_run_keeps_what_finished_in_its_batch);
     TC_RUN(results_stream_out_as_they_finish);
