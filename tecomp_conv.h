@@ -371,6 +371,8 @@ typedef struct tc_conv2d_kernel_desc {
     int tune_trials;          /* tune now until the records hold this many trials of the shape on this GPU; 0: never */
     tc_tuner_kind tuner;      /* 0: model-based */
     const char *template_name; /* "conv2d_gemm", ...; NULL: tc_conv2d_template_for's choice */
+    int valid_trials;         /* 1: only configurations that pass the template and the verifier count toward tune_trials
+                                 (tc_tune_desc.valid_trials); 0: every one tried, as AutoTVM counts */
 } tc_conv2d_kernel_desc;
 
 typedef struct tc_conv2d_kernel tc_conv2d_kernel;
@@ -431,6 +433,8 @@ typedef struct tc_conv2d_network_desc {
     int min_trials;               /* each task's least share; 0: 8 (an equal share where the budget is smaller) */
     const char *records;          /* read and extended; NULL: conv2d.jsonl in the cubin cache's folder */
     tc_tuner_kind tuner;          /* 0: model-based, warmed by the records of the other tasks of its template */
+    int valid_trials;             /* 1: only configurations that pass the template and the verifier count toward the
+                                     budget and the shares (tc_tune_desc.valid_trials); 0: every one tried */
     tc_measure_where where;       /* 0 (TC_MEASURE_AUTO): the GPU, or without one the host executor, which suits
                                      tiny convolutions only (tests, samples); TC_MEASURE_GPU: without a GPU nothing
                                      is tuned and the kernels take what the records hold; TC_MEASURE_HOST: the host
@@ -4182,6 +4186,7 @@ static tc_result _tc_conv_kernel_tune(tc_context *ctx, tc_conv2d_kernel *k, cons
     td.nargs = k->nargs;
     memcpy(td.args, k->args, sizeof td.args);
     td.n_trial = desc->tune_trials;
+    td.valid_trials = desc->valid_trials;
     td.records = records;
     td.tuner.kind = desc->tuner;
     td.measure.where = TC_MEASURE_GPU;
@@ -4533,6 +4538,7 @@ static tc_result _tc_network_tune_task(tc_context *ctx, const tc_conv2d_network_
     td.task_name = task->template_name;
     td.nargs = tc_conv2d_task_args(&bare, td.args);
     td.n_trial = task->trials;
+    td.valid_trials = desc->valid_trials;
     td.records = records;
     td.transfer = records;
     td.tuner.kind = desc->tuner;

@@ -12,6 +12,7 @@
 
 typedef struct sample_tune_opts {
     int trials;
+    int valid_trials;         /* only configurations that pass the template and the verifier count (tc_tune_desc.valid_trials) */
     tc_tuner_kind tuner;
     const char *records;      /* the records file (the plot goes beside it) */
     int resume;               /* 0: start the records afresh */
@@ -347,6 +348,7 @@ static inline int sample_task_make(tc_context *ctx, const tc_conv2d_desc *in, co
     t->td.task_name = t->name;
     t->td.nargs = tc_conv2d_task_args(&t->c, t->td.args);
     t->td.n_trial = o->trials;
+    t->td.valid_trials = o->valid_trials;
     t->td.records = o->records;
     t->td.plot_svg = o->plot_svg;
     if (!o->quiet) tc_log_to_file(ctx, stdout, TC_LOG_BIT(TC_LOG_INFO));

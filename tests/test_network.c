@@ -202,11 +202,44 @@ TC_TEST(a_network_is_tuned_in_one_call_and_resumed) {
     remove_records();
 }
 
+/* valid_trials: the shared budget counts the configurations that build,
+   measured on the host executor here: the records hold 20 of them, and
+   beside them the invalid ones the tuners proposed (written, as AutoTVM
+   writes them, but not counted). */
+TC_TEST(a_network_counts_only_valid_trials_when_asked) {
+    tc_conv2d_desc convs[3];
+    tc_conv2d_network_desc nd;
+    tc_conv2d_network_info info;
+    tc_conv2d_kernel *kernels[3];
+    tc_record *recs = NULL;
+    int n = 0, valid = 0, k;
+    remove_records();
+    small_network(convs);
+    memset(&nd, 0, sizeof nd);
+    nd.convs = convs;
+    nd.count = 3;
+    nd.trials = 20;
+    nd.min_trials = 4;
+    nd.records = records;
+    nd.valid_trials = 1;
+    nd.where = TC_MEASURE_HOST;
+    TC_CHECK_EQ_INT(tc_conv2d_network_tune(ctx, &nd, kernels, &info), TC_OK);
+    TC_CHECK_EQ_INT(info.trials_run, 20);
+    TC_CHECK_EQ_INT(tc_records_load(ctx, records, &recs, &n), TC_OK);
+    for (k = 0; k < n; k++)
+        valid += recs[k].error != TC_ERROR_SCHEDULE && recs[k].error != TC_ERROR_LOWER && recs[k].error != TC_ERROR_GPU_LIMIT;
+    TC_CHECK_EQ_INT(valid, 20);
+    TC_CHECK(n > 20); /* the small spaces' tile knobs do not all fit: some proposals were refused */
+    for (k = 0; k < 3; k++) tc_conv2d_kernel_destroy(ctx, kernels[k]);
+    remove_records();
+}
+
 int main(void) {
     if (tc_context_create(NULL, &ctx) != TC_OK) return 1;
     TC_RUN(a_network_is_tuned_in_one_call_and_resumed); /* first: it tunes before CUDA starts here, where there is a GPU */
     TC_RUN(identical_convolutions_are_one_task_and_the_budget_follows_flops);
     TC_RUN(bad_networks_are_refused_naming_the_description);
+    TC_RUN(a_network_counts_only_valid_trials_when_asked);
     tc_context_destroy(ctx);
     return tc_test_summary();
 }

@@ -17,6 +17,8 @@
                          conv2d_no_batching), print its configuration and
                          CUDA, check it (the host executor without a GPU;
                          on the GPU, checked and timed)
+       --valid-trials    only configurations that pass the template and the
+                         verifier count toward --trials
        --tuner NAME      model (default), random, grid or genetic
        --records FILE    records to resume from and append to (default tecomp-tune.jsonl)
        --fresh           start the records afresh
@@ -86,7 +88,7 @@
 static void usage(const char *argv0) {
     fprintf(stderr,
             "usage: %s (--shape " CONV_SHAPE_GRAMMAR " | --suite FILE [--row NAME])\n"
-            "       [--trials N] [--tuner model|random|grid|genetic] [--records FILE] [--fresh] [--verbose]\n"
+            "       [--trials N] [--valid-trials] [--tuner model|random|grid|genetic] [--records FILE] [--fresh] [--verbose]\n"
             "       [--devices LIST] [--host] [--host-workers N] [--math exact|tf32] [--layout nchw|nhwc] [--network] [--help]\n"
             "   or: %s --merge FILE... -o OUT\n",
             argv0, argv0);
@@ -111,6 +113,8 @@ static void help(const char *argv0, const sample_tune_opts *o) {
            "  --trials N         trials per convolution in all (with --network: for all of them), those already in the\n"
            "                     records included (default %d);\n"
            "                     0: the shape's best record in --records (AutoTVM's lines too) printed with its CUDA and checked\n"
+           "  --valid-trials     count toward --trials only the configurations that pass the template and the verifier, the\n"
+           "                     invalid ones recorded but proposed again in their place (default: every one tried, as AutoTVM)\n"
            "  --tuner NAME       model, random, grid or genetic (default %s)\n"
            "  --records FILE     records to resume from and append to, shared by every rank; the tuning curve goes\n"
            "                     beside them as FILE.svg and FILE.csv (a suite: FILE.ROW.svg) (default %s)\n"
@@ -189,6 +193,7 @@ static int parse_args(int argc, char **argv, tune_args *a) {
         else if (strcmp(arg, "--tuner") == 0 && v && sample_tuner_kind(v, &o->tuner)) k++;
         else if (strcmp(arg, "--records") == 0 && v) o->records = v, k++;
         else if (strcmp(arg, "--fresh") == 0) o->resume = 0;
+        else if (strcmp(arg, "--valid-trials") == 0) o->valid_trials = 1;
         else if (strcmp(arg, "--network") == 0) a->network = 1;
         else if (strcmp(arg, "--verbose") == 0) o->per_trial_lines = 1;
         else if (strcmp(arg, "--math") == 0 && v && sample_math_named(v, &a->math)) k++;
@@ -475,6 +480,7 @@ static int tune_network(const tune_args *a) {
     nd.convs = convs;
     nd.count = n;
     nd.trials = a->o.trials;
+    nd.valid_trials = a->o.valid_trials;
     nd.records = a->o.records;
     nd.tuner = a->o.tuner;
     nd.where = a->o.where == TC_MEASURE_HOST ? TC_MEASURE_HOST : TC_MEASURE_GPU;
