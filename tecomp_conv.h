@@ -397,8 +397,9 @@ typedef struct tc_conv2d_kernel_info {
 TECOMP_API tc_result tc_conv2d_kernel_create(tc_context *ctx, const tc_conv2d_kernel_desc *desc, tc_conv2d_kernel **out);
 /* On the GPU, on a stream (NULL: the default stream), not synchronised:
    device buffers laid out as the description says (NCHW: KCRS weights,
-   NKPQ output; HWCN: RSCK weights, PQKN output). A launch allocates
-   nothing: it can be captured into a graph (tc_graph_capture_begin). */
+   NKPQ output; HWCN: RSCK weights, PQKN output), each 16-byte aligned
+   (TC_ERROR_INVALID_ARGUMENT otherwise; cudaMalloc's are). A launch
+   allocates nothing: it can be captured into a graph (tc_graph_capture_begin). */
 TECOMP_API tc_result tc_conv2d_kernel_launch(tc_context *ctx, const tc_conv2d_kernel *k, tc_devptr input, tc_devptr weight, tc_devptr output,
                                              tc_stream stream);
 /* The same kernel on the host executor, on host buffers (lowered on first use). */
@@ -4340,12 +4341,28 @@ static tc_result _tc_conv_kernel_check_args(tc_context *ctx, const char *who, co
     return args ? TC_OK : _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "%s: NULL argument", who);
 }
 
+/* The device buffers of a launch: none NULL, each 16-byte aligned (the
+   kernels load and store 8 and 16 bytes at a time: vectorized copies,
+   cp.async, TMA, the tensor ops' paired stores; a misaligned one would
+   fault on the GPU). */
+static tc_result _tc_conv_kernel_check_devptrs(tc_context *ctx, const char *who, const tc_conv2d_kernel *k, const tc_devptr *args) {
+    int j;
+    for (j = 0; j < k->info.nargs; j++) {
+        if (!args[j]) return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "%s: NULL device buffer (buffer %d of %d)", who, j, k->info.nargs);
+        if (args[j] % 16)
+            return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "%s: buffer %d of %d at 0x%llx is not 16-byte aligned (the kernels copy and store 8 "
+                            "and 16 bytes at a time; cudaMalloc's buffers are 256-byte aligned)", who, j, k->info.nargs, args[j]);
+    }
+    return TC_OK;
+}
+
 static tc_result _tc_conv_kernel_launch(tc_context *ctx, const char *who, const tc_conv2d_kernel *k, int given, const tc_devptr *args,
                                         tc_stream stream) {
     if (!k) return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "%s: NULL kernel", who);
     if (given < k->info.nargs) return _tc_conv_kernel_check_args(ctx, who, k, given, NULL);
     if (!args) return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "%s: NULL argument", who);
     if (!k->gpu) return _tc_fail(ctx, TC_ERROR_NO_DEVICE, "%s: the kernel was made without a GPU; use tc_conv2d_kernel_run_host", who);
+    _TC_CONV_TRY(_tc_conv_kernel_check_devptrs(ctx, who, k, args));
     return tc_tuned_kernel_launch(ctx, k->gpu, args, stream);
 }
 

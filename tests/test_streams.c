@@ -219,6 +219,15 @@ TC_TEST(a_tuned_kernel_runs_on_a_stream_and_replays_from_a_graph) {
     TC_CHECK_EQ_INT(buffers_next_input(&b, 21), TC_OK);
     TC_CHECK_EQ_INT(tc_conv2d_kernel_launch_args(ctx, k, b.dev, NULL), TC_OK);
     TC_CHECK(buffers_error(&b, NULL) < 1e-5);
+    /* a buffer that is not 16-byte aligned (the kernels store 8 and 16 bytes at a time) is refused, not run */
+    {
+        tc_devptr shifted[4];
+        memcpy(shifted, b.dev, sizeof shifted);
+        shifted[2] += 4;
+        TC_CHECK_EQ_INT(tc_conv2d_kernel_launch_args(ctx, k, shifted, NULL), TC_ERROR_INVALID_ARGUMENT);
+        TC_CHECK_CONTAINS(tc_context_error(ctx), "buffer 2 of 4 at 0x");
+        TC_CHECK_CONTAINS(tc_context_error(ctx), "is not 16-byte aligned");
+    }
     /* a capture whose launch fails is ended with the error, and the stream is usable again */
     TC_CHECK_EQ_INT(tc_graph_capture_begin(ctx, s), TC_OK);
     TC_CHECK_EQ_INT(tc_conv2d_kernel_launch(ctx, k, b.dev[0], b.dev[1], b.dev[2], s), TC_ERROR_INVALID_ARGUMENT);
