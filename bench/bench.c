@@ -1895,9 +1895,12 @@ static void bench_print_epilogue(const bench_row *rows, int n, const bench_opts 
 static void bench_print_report(const bench_row *rows, int n, const bench_opts *o, const bench_summary *s) {
     char version[32], comparison[256];
     double tune_s = 0;
-    int k, measured = 0, resumed = 0, failed = 0;
+    int k, measured = 0, resumed = 0, refused = 0, failed = 0;
     for (k = 0; k < n; k++) {
-        tune_s += rows[k].tune.seconds, measured += rows[k].tune.trials, resumed += rows[k].tune.resumed;
+        tune_s += rows[k].tune.seconds;
+        measured += rows[k].tune.trials;
+        resumed += rows[k].tune.resumed;
+        refused += rows[k].tune.invalid;
         failed += rows[k].failed;
     }
     printf("\n==== results ====\n");
@@ -1931,8 +1934,10 @@ static void bench_print_report(const bench_row *rows, int n, const bench_opts *o
         if (rows[k].tutorial_us > 0)
             printf("%s: the TVM tutorial's own schedule %.2f us%s%.2fx cuDNN; tuned %.2f us\n", rows[k].name, rows[k].tutorial_us,
                    rows[k].cudnn.us > 0 ? ", " : "", rows[k].cudnn.us > 0 ? rows[k].cudnn.us / rows[k].tutorial_us : 0, rows[k].tecomp_us);
-    printf("tuning: %d trials measured now, %d reused from %s, %.1f s in all (%d trials per workload)\n", measured, resumed, o->records,
+    printf("tuning: %d trials measured now, %d reused from %s, %.1f s in all (%d trials per workload", measured, resumed, o->records,
            tune_s, o->trials);
+    if (o->valid_trials) printf("; --valid-trials: %d refused configurations proposed beside them, not counted", refused);
+    printf(")\n");
     if (failed) printf("%d of %d workloads FAILED a check or a step (see the messages above)\n", failed, n);
     else printf("every check passed (%d workload%s)\n", n, n == 1 ? "" : "s");
 }
