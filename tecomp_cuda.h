@@ -2360,11 +2360,8 @@ static void _tc_wgmma_mma_helper(_tc_emitter *em, const tc_intrin *in, char *nam
 /* The store of a 64 x n accumulator tile: the thread's n / 8 groups of
    four floats, rows 16 warp + lane / 4 (and 8 below), columns 8 j + 2 (lane
    % 4) (and the next), as mma.sync's 16 x 8 tiles lie, one per warp; `cut`:
-   only the rows and columns kept. `pairs`: the tile's first element and its
-   rows' stride even (_tc_store_pairs), so each thread's two columns
-   are one 8-byte store (half the store instructions, and whole 32-byte
-   sectors a warp's store: without it ptxas cannot know the alignment and
-   stores every float alone). */
+   only the rows and columns kept; `pairs`: each thread's two columns one
+   float2 (_tc_store_pairs). */
 static void _tc_wgmma_store_helper(_tc_emitter *em, const tc_intrin *in, int cut, int pairs, char *name) {
     char body[1024];
     sprintf(name, "tc_wgmma_store_n%d%s%s", in->n, cut ? "_cut" : "", pairs ? "_pairs" : "");

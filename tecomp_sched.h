@@ -3156,21 +3156,8 @@ typedef struct _tc_turns {
    is (the same node where the pipeline is not inside). */
 static const tc_stmt *_tc_turns_of(_tc_lower *L, _tc_turns *t, const tc_stmt *s);
 
-/* The consumers' pipeline `pipe` in warpgroup z's turn: it waits until the
-   warpgroup before it (warpgroup 0: the last, a run before) has issued its
-   pipeline's tensor ops, then passes the turn on in the pipeline's last
-   step, once that step's ops are issued (as CUTLASS's ping-pong consumers
-   do after their mainloop's last wgmma, before waiting for it to retire:
-   the next warpgroup's first ops queue behind them instead of after a
-   drained tensor pipe). Besides putting one warpgroup's tensor ops beside
-   the other's epilogue, this keeps every full mbarrier the pipeline waits
-   on within a phase of the step it waits for (a wait on a parity cannot
-   tell that phase from the one two before). Warpgroup z's count of runs is
-   z + W i in its turn i:
-
-       mbarrier_wait(order[z], parity ((runs + W - 1) / W + 1) % 2)    turn 0 of warpgroup 0: parity 1, which a new mbarrier has
-       pipe, its loop for (k, min, n) { step; if (k == min + n - 1)     completed; the others': the phase their predecessor completes
-           mbarrier_arrive_warpgroup(order[(z + 1) % W]) } */
+/* The turn's passing on (_tc_turn_order): an arrival appended to the last
+   step of the consumers' pipelined loop. */
 typedef struct _tc_turn_pass {
     const tc_expr *loop;   /* the pipelined loop's variable */
     const tc_stmt *arrive; /* the arrival that passes the turn on */
@@ -3191,6 +3178,21 @@ static int _tc_turn_pass_stmt(_tc_mutator *m, const tc_stmt *s, const tc_stmt **
     return 1;
 }
 
+/* The consumers' pipeline `pipe` in warpgroup z's turn: it waits until the
+   warpgroup before it (warpgroup 0: the last, a run before) has issued its
+   pipeline's tensor ops, then passes the turn on in the pipeline's last
+   step, once that step's ops are issued (as CUTLASS's ping-pong consumers
+   do after their mainloop's last wgmma, before waiting for it to retire:
+   the next warpgroup's first ops queue behind them instead of after a
+   drained tensor pipe). Besides putting one warpgroup's tensor ops beside
+   the other's epilogue, this keeps every full mbarrier the pipeline waits
+   on within a phase of the step it waits for (a wait on a parity cannot
+   tell that phase from the one two before). Warpgroup z's count of runs is
+   z + W i in its turn i:
+
+       mbarrier_wait(order[z], parity ((runs + W - 1) / W + 1) % 2)    turn 0 of warpgroup 0: parity 1, which a new mbarrier has
+       pipe, its loop for (k, min, n) { step; if (k == min + n - 1)     completed; the others': the phase their predecessor completes
+           mbarrier_arrive_warpgroup(order[(z + 1) % W]) } */
 static const tc_stmt *_tc_turn_order(_tc_lower *L, const _tc_turns *t, const tc_stmt *pipe) {
     tc_context *ctx = L->ctx;
     const tc_expr *w = tc_int(ctx, t->warpgroups), *runs = _tc_load(L->producer.runs, tc_int(ctx, 0)), *parity;

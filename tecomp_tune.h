@@ -197,7 +197,7 @@ typedef struct _tc_tuning {
     double plotted;           /* when the plot was last written */
     int refill_at;            /* the tuner proposes again once no more than this many trials are outstanding */
     int learns;               /* the tuner learns from results (model, genetic) */
-    int proposing;            /* 0 once n_trial is proposed, the space exhausted or the run stopped early */
+    int proposing;            /* 0 once the space is exhausted, valid_trials' proposals are used up or the run stopped early */
     int proposed;             /* configurations handed to the measurer */
     int since_best;           /* trials since the best improved, for early stopping */
     double *curve;            /* best GFLOPS after each trial (resumed ones first), for the plot */
@@ -218,7 +218,7 @@ static int _tc_record_matches(const tc_record *r, const tc_tune_desc *d, const c
 static int _tc_error_invalid(tc_result e) { return e == TC_ERROR_SCHEDULE || e == TC_ERROR_LOWER || e == TC_ERROR_GPU_LIMIT; }
 
 /* Whether a result counts toward n_trial (valid_trials: not when invalid). */
-static int _tc_tuning_counts(const _tc_tuning *t, tc_result e) { return !t->d.valid_trials || !_tc_error_invalid(e); }
+static int _tc_counts_as_trial(const _tc_tuning *t, tc_result e) { return !t->d.valid_trials || !_tc_error_invalid(e); }
 
 /* Count one finished trial (measured now or read back) toward the best. */
 static void _tc_tuning_count(_tc_tuning *t, int64_t config, tc_result error, double cost, double gflops) {
@@ -248,7 +248,8 @@ static double _tc_task_flops(const tc_config_space *space) {
 // >>tune-resume
 
 /* Trials of this task on this target already in the records: the tuner
-   never proposes them again and learns from them; they count toward n_trial. */
+   never proposes them again and learns from them; they count toward n_trial
+   (with valid_trials, the invalid ones do not). */
 static tc_result _tc_tuning_resume(_tc_tuning *t, tc_tuner *tuner, const char *target) {
     tc_record *recs = NULL;
     int n = 0, k, used = 0, counted = 0;
@@ -274,7 +275,7 @@ static tc_result _tc_tuning_resume(_tc_tuning *t, tc_tuner *tuner, const char *t
         }
         configs[used] = rec->config;
         gflops[used] = rec->error == TC_OK && cost > 0 && t->flops > 0 ? t->flops / cost * 1e-9 : 0;
-        if (_tc_tuning_counts(t, rec->error)) {
+        if (_tc_counts_as_trial(t, rec->error)) {
             _tc_tuning_count(t, rec->config, rec->error, rec->error == TC_OK ? cost : 0, gflops[used]);
             counted++;
         }
@@ -470,7 +471,7 @@ static tc_result _tc_tuning_absorb(_tc_tuning *t, tc_tuner *tuner, const tc_meas
     if (t->d.records) r = tc_record_append(t->ctx, t->d.records, &rec, t->space);
     if (_tc_error_invalid(res->error)) t->out->invalid++;
     else if (res->error != TC_OK) t->out->failed++;
-    if (_tc_tuning_counts(t, res->error)) {
+    if (_tc_counts_as_trial(t, res->error)) {
         t->out->trials++;
         _tc_tuning_count(t, res->config, res->error, res->error == TC_OK ? _tc_mean_cost(res->costs, res->ncosts) : 0, gflops);
     }
@@ -493,8 +494,11 @@ static tc_result _tc_tuning_propose(_tc_tuning *t, tc_tuner *tuner, tc_measurer 
     }
     while (t->proposing && tc_measurer_outstanding(m) <= refill_at) {
         int left = t->d.n_trial - t->out->resumed - t->out->trials - tc_measurer_outstanding(m), n;
-        if (t->d.valid_trials && t->proposed >= 10 * t->d.n_trial) t->proposing = 0; /* a space of almost nothing valid ends too */
-        if (left <= 0 || !t->proposing) break; /* all asked for are out (valid_trials: an invalid one coming back asks for another) */
+        if (left <= 0) break; /* all asked for are out (valid_trials: an invalid one coming back asks for another) */
+        if (t->d.valid_trials && t->proposed >= 10 * t->d.n_trial) { /* a space of almost nothing valid ends too */
+            t->proposing = 0;
+            break;
+        }
         n = tc_tuner_next_batch(tuner, left < t->d.batch ? left : t->d.batch, configs);
         if (n <= 0) t->proposing = 0; /* the space is exhausted */
         else if ((r = tc_measurer_submit(m, n, configs)) != TC_OK) return r;

@@ -74,18 +74,25 @@ static void check_planted(const tc_config_space *space, const char *records, tc_
     for (k = 0; k < MODE_COUNT; k++) TC_CHECK_EQ_INT(seen[k], 2);
 }
 
+/* The row sum's space with the planted configurations (tc_planted.h): eight, two of them invalid. */
+static tc_config_space *planted_space(void) {
+    static const row_sum_task task = {MODE_COUNT};
+    tc_config_space *space = NULL;
+    TC_CHECK_EQ_INT(tc_space_create(ctx, row_sum, &task, &space), TC_OK);
+    return space;
+}
+
 /* Faulting, hanging and invalid candidates are recorded and the run goes on
    to the end, on the GPU: an illegal address kills the worker's context, a
    hang is killed at the timeout, and fresh workers take over. */
 TC_TEST(planted_faults_on_the_gpu_do_not_end_the_run) {
-    static const row_sum_task task = {MODE_COUNT};
     tc_config_space *space;
     tc_tune_desc td;
     tc_tune_result res;
     char records[256];
     tc_result r;
     temp_path(records, sizeof records, "gpu_faults");
-    TC_CHECK_EQ_INT(tc_space_create(ctx, row_sum, &task, &space), TC_OK);
+    if (!(space = planted_space())) return;
     tune_desc_for(&td, records, 100, 8, TC_MEASURE_GPU);
     tc_log_to_file(ctx, stderr, TC_LOG_BIT(TC_LOG_INFO)); /* what each planted candidate got, in the test's log */
     td.log_trials = 1;
@@ -107,13 +114,12 @@ TC_TEST(planted_faults_on_the_gpu_do_not_end_the_run) {
 }
 
 TC_TEST(planted_faults_on_the_host_do_not_end_the_run) {
-    static const row_sum_task task = {MODE_COUNT};
     tc_config_space *space;
     tc_tune_desc td;
     tc_tune_result res;
     char records[256];
     temp_path(records, sizeof records, "host_faults");
-    TC_CHECK_EQ_INT(tc_space_create(ctx, row_sum, &task, &space), TC_OK);
+    if (!(space = planted_space())) return;
     TC_CHECK_EQ_INT(tc_space_size(space), 8);
     tune_desc_for(&td, records, 100, 8, TC_MEASURE_HOST);
     TC_CHECK_EQ_INT(tc_tune(ctx, space, &td, &res), TC_OK);
@@ -133,13 +139,12 @@ TC_TEST(planted_faults_on_the_host_do_not_end_the_run) {
    left to propose. Without it, seven proposals are seven trials, an
    invalid one among them. */
 TC_TEST(valid_trials_do_not_count_the_invalid) {
-    static const row_sum_task task = {MODE_COUNT};
     tc_config_space *space;
     tc_tune_desc td;
     tc_tune_result res;
     char records[256];
     temp_path(records, sizeof records, "valid_trials");
-    TC_CHECK_EQ_INT(tc_space_create(ctx, row_sum, &task, &space), TC_OK);
+    if (!(space = planted_space())) return;
     tune_desc_for(&td, records, 7, 8, TC_MEASURE_HOST);
     td.valid_trials = 1;
     TC_CHECK_EQ_INT(tc_tune(ctx, space, &td, &res), TC_OK);
@@ -254,7 +259,6 @@ static void log_result(void *user, const tc_measure_result *res) {
    results[i] is configs[i]'s: duplicates, an invalid configuration and one
    outside the space included. */
 TC_TEST(results_stream_out_as_they_finish) {
-    static const row_sum_task task = {MODE_COUNT};
     static const tc_result expect[6] = {TC_OK, TC_ERROR_LOWER, TC_OK, TC_ERROR_INVALID_ARGUMENT, TC_OK, TC_ERROR_LOWER};
     tc_config_space *space;
     tc_measurer *m;
@@ -263,7 +267,7 @@ TC_TEST(results_stream_out_as_they_finish) {
     stream_log log;
     int64_t configs[6];
     int k, j, seen;
-    TC_CHECK_EQ_INT(tc_space_create(ctx, row_sum, &task, &space), TC_OK);
+    if (!(space = planted_space())) return;
     configs[0] = configs[2] = planted(space, MODE_GOOD, 0);
     configs[1] = planted(space, MODE_UNBOUND, 0);
     configs[3] = -1;

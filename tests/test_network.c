@@ -161,6 +161,18 @@ static double host_error(tc_conv2d_kernel *k, const tc_conv2d_desc *d) {
     return worst;
 }
 
+/* The small network tuned from empty records: 20 trials shared, 4 each at least. */
+static void small_network_tuning(tc_conv2d_desc convs[3], tc_conv2d_network_desc *nd) {
+    remove_records();
+    small_network(convs);
+    memset(nd, 0, sizeof *nd);
+    nd->convs = convs;
+    nd->count = 3;
+    nd->trials = 20;
+    nd->min_trials = 4;
+    nd->records = records;
+}
+
 /* Tuned in one call (the host executor without a GPU), then again: the
    second call resumes from the records and measures nothing; each
    description's kernel matches the fused reference. */
@@ -171,14 +183,7 @@ TC_TEST(a_network_is_tuned_in_one_call_and_resumed) {
     tc_conv2d_kernel *kernels[3];
     tc_conv2d_kernel_info ki;
     int round, i;
-    remove_records();
-    small_network(convs);
-    memset(&nd, 0, sizeof nd);
-    nd.convs = convs;
-    nd.count = 3;
-    nd.trials = 20;
-    nd.min_trials = 4;
-    nd.records = records;
+    small_network_tuning(convs, &nd);
     tc_log_to_file(ctx, stdout, TC_LOG_BIT(TC_LOG_INFO));
     for (round = 0; round < 2; round++) {
         TC_CHECK_EQ_INT(tc_conv2d_network_tune(ctx, &nd, kernels, &info), TC_OK);
@@ -213,14 +218,7 @@ TC_TEST(a_network_counts_only_valid_trials_when_asked) {
     tc_conv2d_kernel *kernels[3];
     tc_record *recs = NULL;
     int n = 0, valid = 0, k;
-    remove_records();
-    small_network(convs);
-    memset(&nd, 0, sizeof nd);
-    nd.convs = convs;
-    nd.count = 3;
-    nd.trials = 20;
-    nd.min_trials = 4;
-    nd.records = records;
+    small_network_tuning(convs, &nd);
     nd.valid_trials = 1;
     nd.where = TC_MEASURE_HOST;
     TC_CHECK_EQ_INT(tc_conv2d_network_tune(ctx, &nd, kernels, &info), TC_OK);
