@@ -964,6 +964,8 @@ typedef struct _tc_epi {
     tc_tensor *tensors[TC_CONV2D_MAX_EPILOGUE_TENSORS];
     int nkept;
     tc_tensor *kept[2]; /* values a step reads more than once, each a register of the output's thread (_tc_epi_place) */
+    tc_dtype round_only; /* float16 or bfloat16 when the epilogue is that output type and no step (0 otherwise): the
+                            tensor-core templates' stores round their accumulators to it on the way out */
 } _tc_epi;
 
 /* Where a template's output tensor keeps the output channel: axis `axis`,
@@ -1109,6 +1111,7 @@ static tc_result _tc_epi_build(tc_context *ctx, const tc_conv2d_desc *d, tc_tens
     if (ep->fn && x && !(x = _tc_epi_user(ctx, d, conv, ax, channel, x, e))) return _tc_conv_error(ctx);
     if (!user_only && ep->out_dtype != TC_FLOAT32) x = tc_cast(ep->out_dtype, x);
     if (!x || !(e->out = tc_compute(ctx, name, conv->ndim, ax, x))) return _tc_conv_error(ctx);
+    if (!user_only && !ep->scale && !ep->bias && ep->residual == TC_RESIDUAL_NONE && ep->act == TC_ACT_NONE && !ep->fn) e->round_only = ep->out_dtype;
     return TC_OK;
 }
 
@@ -3090,10 +3093,11 @@ static tc_result _tc_mma_caches(tc_context *ctx, tc_schedule *s, const _tc_mma_g
     _TC_CONV_TRY(tc_cache_write(s, gemm, t->wgmma ? TC_SCOPE_WGMMA_ACCUMULATOR : TC_SCOPE_MMA_ACCUMULATOR, &ACC));
     /* an epilogue's elements are not in any thread's registers alone (the
        fragments' layout is the instruction's): the tiles go through shared
-       memory, stored there as they would be to the output */
-    if (!split && g->conv.epi.out) _TC_CONV_TRY(tc_cache_write(s, gemm, TC_SCOPE_SHARED, &GS));
+       memory, stored there as they would be to the output; an output type
+       alone is the store's own rounding (tc_intrin_mma_store, _wgmma_store) */
+    if (!split && g->conv.epi.out && !g->conv.epi.round_only) _TC_CONV_TRY(tc_cache_write(s, gemm, TC_SCOPE_SHARED, &GS));
     if (!split) _TC_CONV_TRY(tc_compute_inline(tc_stage_of(s, gemm)));
-    if (GS) {
+    if (!split && g->conv.epi.out) {
         _TC_CONV_TRY(_tc_conv_output_stage(ctx, s, &g->conv, &st->out));
     } else {
         st->out = tc_stage_of(s, g->conv.out); /* with split_k and an epilogue, _tc_conv_final_sum takes the epilogue's */
@@ -3117,9 +3121,10 @@ static void _tc_mma_thread_counts(const _tc_mma_tiles *t, int64_t counts[3]) {
     counts[2] = t->wgmma ? 128 : 32;
 }
 
-/* The store of one accumulator tile to memory. */
-static const tc_intrin *_tc_mma_store_intrin(tc_context *ctx, const _tc_mma_tiles *t) {
-    return t->wgmma ? tc_intrin_wgmma(ctx, TC_INTRIN_WGMMA_STORE, TC_FLOAT32, (int)t->tn) : tc_intrin_mma(ctx, TC_INTRIN_MMA_STORE, TC_FLOAT32);
+/* The store of one accumulator tile to memory of that type (float32, or
+   a 16-bit output rounded on the way). */
+static const tc_intrin *_tc_mma_store_intrin(tc_context *ctx, const _tc_mma_tiles *t, tc_dtype memory) {
+    return t->wgmma ? tc_intrin_wgmma_store(ctx, (int)t->tn, memory) : tc_intrin_mma_store(ctx, memory);
 }
 
 static const tc_thread_tag _tc_mma_thread_tags[3] = {TC_THREAD_Z, TC_THREAD_Y, TC_THREAD_X};
@@ -3184,7 +3189,7 @@ static tc_result _tc_mma_store_tiles(tc_context *ctx, const _tc_mma_tiles *t, tc
         _TC_CONV_TRY(tc_unroll(st, loops[5]));
     }
     *warp = loops[3];
-    return tc_tensorize(st, loops[6], _tc_mma_store_intrin(ctx, t));
+    return tc_tensorize(st, loops[6], _tc_mma_store_intrin(ctx, t, st->tensor->dtype)); /* the parts' and the sum's float32, or the output's type */
 }
 
 /* NCHW's conv[n][f][pq] as the product's rows and columns: f, and the
@@ -3249,7 +3254,7 @@ static tc_result _tc_mma_epilogue_schedule(tc_context *ctx, const _tc_mma_tiles 
         _TC_CONV_TRY(tc_unroll(sg, r));
         _TC_CONV_TRY(tc_unroll(sg, c));
     }
-    return tc_tensorize(sg, tc_axis_of(sg, 2), _tc_mma_store_intrin(ctx, t));
+    return tc_tensorize(sg, tc_axis_of(sg, 2), _tc_mma_store_intrin(ctx, t, TC_FLOAT32));
 }
 
 /* With split_k: gemm[s][mt][ft][i][l], part s's sums, tiled as conv is

@@ -2164,23 +2164,67 @@ static int _tc_tensor_op_cut(const tc_stmt *s) { return s->nargs > 2 * s->intrin
 
 /* Whether a tensor op's store of float32 accumulators (mma.sync's,
    wgmma's) starts at an even element with its rows an even count apart:
-   then each thread's two neighbouring columns are 8-byte aligned (buffers
-   are allocated aligned, as vectorized accesses assume), one float2 store
-   where ptxas, not knowing the alignment, would store each float alone
-   (twice the store instructions, half-filled 32-byte sectors). */
+   then each thread's two neighbouring columns are aligned as a pair (8
+   bytes of float32, 4 of a 16-bit type; buffers are allocated aligned, as
+   vectorized accesses assume), one store where ptxas, not knowing the
+   alignment, would store each element alone (twice the store
+   instructions, half-filled 32-byte sectors). */
 static int _tc_store_pairs(const tc_stmt *s) {
     int64_t ldm = 0, parity = 1;
     const tc_expr *first = s->args[0];
-    if (first->buffer->dtype != TC_FLOAT32 || !tc_expr_is_const(s->args[1], &ldm) || ldm % 2) return 0;
+    if (!tc_expr_is_const(s->args[1], &ldm) || ldm % 2) return 0;
     return tc_expr_is_const(tc_simplify(tc_mod(first->args[0], tc_int(first->ctx, 2))), &parity) && parity == 0;
+}
+
+/* A store's memory type as the helpers write it: its C element type, the
+   suffix of the helper's name, and the helper that rounds a float (NULL:
+   float32, stored as it is; else `round`(v) one element and `round`x2(lo,
+   hi) a pair packed in 32 bits, whose text _tc_store_rounding defines). */
+typedef struct _tc_store_type {
+    const char *element, *suffix, *round;
+} _tc_store_type;
+
+static _tc_store_type _tc_store_type_of(tc_dtype memory) {
+    _tc_store_type t = {"float", "", NULL};
+    if (memory == TC_FLOAT16) {
+        t.element = "unsigned short";
+        t.suffix = "_f16";
+        t.round = "tc_round_f16";
+    } else if (memory == TC_BFLOAT16) {
+        t.element = "unsigned short";
+        t.suffix = "_bf16";
+        t.round = "tc_round_bf16";
+    }
+    return t;
+}
+
+/* The rounding helpers of a 16-bit store (cvt.rn, round to nearest even as
+   the host executor rounds): one float, and two packed as the pair's 32
+   bits (cvt's first source is the upper half: the second column). */
+static void _tc_store_rounding(_tc_emitter *em, const _tc_store_type *t) {
+    const char *ptx = strcmp(t->suffix, "_f16") ? "bf16" : "f16";
+    if (!t->round) return;
+    _tc_emit_helper(em, t->round,
+                    "__device__ __forceinline__ unsigned short %s(float f) {\n"
+                    "    unsigned short h;\n"
+                    "    asm(\"cvt.rn.%s.f32 %%0, %%1;\" : \"=h\"(h) : \"f\"(f));\n"
+                    "    return h;\n"
+                    "}\n"
+                    "__device__ __forceinline__ unsigned %sx2(float lo, float hi) {\n"
+                    "    unsigned h;\n"
+                    "    asm(\"cvt.rn.%sx2.f32 %%0, %%1, %%2;\" : \"=r\"(h) : \"f\"(hi), \"f\"(lo));\n"
+                    "    return h;\n"
+                    "}\n",
+                    t->round, ptx, t->round, ptx);
 }
 
 /* The stores of a thread's four accumulators of a 16 x 8 tile into buf:
    acc<k>end the k-th (acc "c.x[", end "]"), at the tile's column offset in
-   the thread's row (NULL: 0), x the column for cut's guards; pairs
-   (_tc_store_pairs): the two columns of a row one float2. */
-static const char *_tc_store_body(char *buf, size_t size, const char *indent, int cut, int pairs, const char *x, const char *at,
-                                  const char *acc, const char *end) {
+   the thread's row (NULL: 0), x the column for cut's guards, each rounded
+   to the memory's type t; pairs (_tc_store_pairs): the two columns of a
+   row one store (a float2, or two 16-bit values in 32 bits). */
+static const char *_tc_store_body(char *buf, size_t size, const char *indent, const _tc_store_type *t, int cut, int pairs, const char *x,
+                                  const char *at, const char *acc, const char *end) {
     char lo[64], hi[64], lo1[80], hi1[80];
     size_t n = 0;
     int half;
@@ -2191,20 +2235,24 @@ static const char *_tc_store_body(char *buf, size_t size, const char *indent, in
     buf[0] = 0;
     for (half = 0; half < 2; half++) { /* row r, then r + 8 */
         const char *row = half ? "r + 8 < rows" : "r < rows", *first = half ? hi : lo, *second = half ? hi1 : lo1;
+        char e0[64], e1[64], v0[96], v1[96], pair[256];
         int k = 2 * half;
+        snprintf(e0, sizeof e0, "%s%d%s", acc, k, end);
+        snprintf(e1, sizeof e1, "%s%d%s", acc, k + 1, end);
+        snprintf(v0, sizeof v0, t->round ? "%s(%s)" : "%s%s", t->round ? t->round : "", e0);
+        snprintf(v1, sizeof v1, t->round ? "%s(%s)" : "%s%s", t->round ? t->round : "", e1);
+        if (t->round) snprintf(pair, sizeof pair, "*(unsigned *)&row[%s] = %sx2(%s, %s);", first, t->round, e0, e1);
+        else snprintf(pair, sizeof pair, "*(float2 *)&row[%s] = make_float2(%s, %s);", first, e0, e1);
         if (pairs && cut)
-            n += (size_t)snprintf(buf + n, size - n, "%sif (%s && %s + 1 < cols) *(float2 *)&row[%s] = make_float2(%s%d%s, %s%d%s);\n"
-                                  "%selse if (%s && %s < cols) row[%s] = %s%d%s;\n", indent, row, x, first, acc, k, end, acc, k + 1, end,
-                                  indent, row, x, first, acc, k, end);
+            n += (size_t)snprintf(buf + n, size - n, "%sif (%s && %s + 1 < cols) %s\n%selse if (%s && %s < cols) row[%s] = %s;\n", indent, row, x,
+                                  pair, indent, row, x, first, v0);
         else if (pairs)
-            n += (size_t)snprintf(buf + n, size - n, "%s*(float2 *)&row[%s] = make_float2(%s%d%s, %s%d%s);\n", indent, first, acc, k, end,
-                                  acc, k + 1, end);
+            n += (size_t)snprintf(buf + n, size - n, "%s%s\n", indent, pair);
         else if (cut)
-            n += (size_t)snprintf(buf + n, size - n, "%sif (%s && %s < cols) row[%s] = %s%d%s;\n%sif (%s && %s + 1 < cols) row[%s] = %s%d%s;\n",
-                                  indent, row, x, first, acc, k, end, indent, row, x, second, acc, k + 1, end);
+            n += (size_t)snprintf(buf + n, size - n, "%sif (%s && %s < cols) row[%s] = %s;\n%sif (%s && %s + 1 < cols) row[%s] = %s;\n",
+                                  indent, row, x, first, v0, indent, row, x, second, v1);
         else
-            n += (size_t)snprintf(buf + n, size - n, "%srow[%s] = %s%d%s;\n%srow[%s] = %s%d%s;\n", indent, first, acc, k, end, indent, second,
-                                  acc, k + 1, end);
+            n += (size_t)snprintf(buf + n, size - n, "%srow[%s] = %s;\n%srow[%s] = %s;\n", indent, first, v0, indent, second, v1);
         if (n >= size) n = size - 1;
     }
     return buf;
@@ -2263,16 +2311,19 @@ static const char *_tc_mma_helper(_tc_emitter *em, const tc_stmt *s, char *name)
         return name;
     case TC_INTRIN_MMA_STORE: { /* each lane's four floats; cut: those whose row and column are kept */
         int cut = _tc_tensor_op_cut(s), pairs = _tc_store_pairs(s);
-        char body[1024];
-        sprintf(name, "tc_mma_store%s%s", cut ? "_cut" : "", pairs ? "_pairs" : "");
+        _tc_store_type t = _tc_store_type_of(in->compute->dtype);
+        char body[1536];
+        sprintf(name, "tc_mma_store%s%s%s", t.suffix, cut ? "_cut" : "", pairs ? "_pairs" : "");
+        _tc_store_rounding(em, &t);
         _tc_emit_helper(em, name,
                         "__device__ __forceinline__ void %s(void *p, const tc_mma_acc &c, int ldm%s) {\n"
                         "    unsigned lane = tc_lane_id();\n"
                         "    int r = lane / 4, col = (lane %% 4) * 2;\n"
-                        "    float *row = (float *)p + r * ldm + col;\n"
+                        "    %s *row = (%s *)p + r * ldm + col;\n"
                         "%s"
                         "}\n",
-                        name, cut ? ", int rows, int cols" : "", _tc_store_body(body, sizeof body, "    ", cut, pairs, "col", NULL, "c.x[", "]"));
+                        name, cut ? ", int rows, int cols" : "", t.element, t.element,
+                        _tc_store_body(body, sizeof body, "    ", &t, cut, pairs, "col", NULL, "c.x[", "]"));
         return name;
     }
     default: return strcpy(name, "tc_mma_fill"); /* defined with the fragment types */
@@ -2359,24 +2410,26 @@ static void _tc_wgmma_mma_helper(_tc_emitter *em, const tc_intrin *in, char *nam
 
 /* The store of a 64 x n accumulator tile: the thread's n / 8 groups of
    four floats, rows 16 warp + lane / 4 (and 8 below), columns 8 j + 2 (lane
-   % 4) (and the next), as mma.sync's 16 x 8 tiles lie, one per warp; `cut`:
-   only the rows and columns kept; `pairs`: each thread's two columns one
-   float2 (_tc_store_pairs). */
+   % 4) (and the next), as mma.sync's 16 x 8 tiles lie, one per warp, each
+   rounded to the memory's type; `cut`: only the rows and columns kept;
+   `pairs`: each thread's two columns one store (_tc_store_pairs). */
 static void _tc_wgmma_store_helper(_tc_emitter *em, const tc_intrin *in, int cut, int pairs, char *name) {
-    char body[1024];
-    sprintf(name, "tc_wgmma_store_n%d%s%s", in->n, cut ? "_cut" : "", pairs ? "_pairs" : "");
+    _tc_store_type t = _tc_store_type_of(in->compute->dtype);
+    char body[1536];
+    sprintf(name, "tc_wgmma_store_n%d%s%s%s", in->n, t.suffix, cut ? "_cut" : "", pairs ? "_pairs" : "");
+    _tc_store_rounding(em, &t);
     _tc_emit_helper(em, name,
                     "__device__ __forceinline__ void %s(void *p, const float *c, int ldm%s) {\n"
                     "    unsigned t = tc_warpgroup_thread();\n"
                     "    int r = (t / 32) * 16 + t %% 32 / 4, col = (t %% 4) * 2;\n"
-                    "    float *row = (float *)p + r * ldm + col;\n"
+                    "    %s *row = (%s *)p + r * ldm + col;\n"
                     "#pragma unroll\n"
                     "    for (int j = 0; j < %d; ++j) {\n"
                     "%s%s"
                     "    }\n"
                     "}\n",
-                    name, cut ? ", int rows, int cols" : "", in->n / 8, cut ? "        int x = 8 * j + col;\n" : "",
-                    _tc_store_body(body, sizeof body, "        ", cut, pairs, "x", "8 * j", "c[4 * j + ", "]"));
+                    name, cut ? ", int rows, int cols" : "", t.element, t.element, in->n / 8, cut ? "        int x = 8 * j + col;\n" : "",
+                    _tc_store_body(body, sizeof body, "        ", &t, cut, pairs, "x", "8 * j", "c[4 * j + ", "]"));
 }
 
 /* A shared operand's matrix descriptor: its first element's address and

@@ -533,6 +533,16 @@ TECOMP_API const tc_intrin *tc_intrin_mma(tc_context *ctx, tc_intrin_kind kind, 
    32, 64 or 128 bytes swizzled by 1, 2 or 3 bits (tc_storage_swizzle) and
    every 8-row group of a tile 8 * row bytes from the next. */
 TECOMP_API const tc_intrin *tc_intrin_wgmma(tc_context *ctx, tc_intrin_kind kind, tc_dtype in_dtype, int n);
+/* The store of mma.sync's 16 x 8 (tc_intrin_mma_store) or wgmma's 64 x n
+   (tc_intrin_wgmma_store, n as above) float32 accumulator tile into memory
+   of out_dtype: float32 gives TC_INTRIN_MMA_STORE's and
+   TC_INTRIN_WGMMA_STORE's own intrinsic; float16 or bfloat16 one that
+   rounds each element to nearest even on the way (memory[i, j] =
+   out_dtype(acc[i, j]); its name says the type, "mma.store.f16"), so that
+   a 16-bit output is written straight from the registers in half the
+   bytes. NULL with an error for any other type. */
+TECOMP_API const tc_intrin *tc_intrin_mma_store(tc_context *ctx, tc_dtype out_dtype);
+TECOMP_API const tc_intrin *tc_intrin_wgmma_store(tc_context *ctx, int n, tc_dtype out_dtype);
 /* Elements of one fragment in that scope (0 if not a fragment scope); a
    wgmma accumulator's is the intrinsic's whole 64 x n tile. */
 TECOMP_API int tc_intrin_fragment_elems(const tc_intrin *in, tc_scope scope);
@@ -3381,6 +3391,38 @@ TECOMP_API const tc_intrin *tc_intrin_wgmma(tc_context *ctx, tc_intrin_kind kind
     in->ops[0] = in->compute;
     if (kind == TC_INTRIN_WGMMA && !(in->init = tc_intrin_wgmma(ctx, TC_INTRIN_WGMMA_FILL, in_dtype, n))) return NULL;
     return in;
+}
+
+/* A store intrinsic (base) as one into memory of out_dtype: base itself
+   for float32; else its operands and scopes with the computation
+   out_dtype(acc[i, j]), named base's name and the type. */
+static const tc_intrin *_tc_intrin_store_as(tc_context *ctx, const tc_intrin *base, tc_dtype out_dtype, const char *who) {
+    tc_intrin *in;
+    const tc_expr *ax[2], *body;
+    char name[64];
+    if (!base || out_dtype == TC_FLOAT32) return base;
+    if (out_dtype != TC_FLOAT16 && out_dtype != TC_BFLOAT16) {
+        _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "%s: a store into %s memory; accumulators are stored as float32, float16 or bfloat16", who,
+                 tc_dtype_name(out_dtype));
+        return NULL;
+    }
+    if (!(in = (tc_intrin *)_tc_alloc(ctx, sizeof *in))) return NULL;
+    *in = *base;
+    snprintf(name, sizeof name, "%s.%s", base->name, out_dtype == TC_FLOAT16 ? "f16" : "bf16");
+    if (!(in->name = _tc_strdup(ctx, name))) return NULL;
+    if (!(ax[0] = tc_axisi(ctx, "i", base->m)) || !(ax[1] = tc_axisi(ctx, "j", base->n))) return NULL;
+    body = tc_access(base->ops[1], 2, ax);
+    if (!body || !(body = tc_cast(out_dtype, body)) || !(in->compute = tc_compute(ctx, base->compute->name, 2, ax, body))) return NULL;
+    in->ops[0] = in->compute;
+    return in;
+}
+
+TECOMP_API const tc_intrin *tc_intrin_mma_store(tc_context *ctx, tc_dtype out_dtype) {
+    return _tc_intrin_store_as(ctx, tc_intrin_mma(ctx, TC_INTRIN_MMA_STORE, TC_FLOAT32), out_dtype, "tc_intrin_mma_store");
+}
+
+TECOMP_API const tc_intrin *tc_intrin_wgmma_store(tc_context *ctx, int n, tc_dtype out_dtype) {
+    return _tc_intrin_store_as(ctx, tc_intrin_wgmma(ctx, TC_INTRIN_WGMMA_STORE, TC_FLOAT32, n), out_dtype, "tc_intrin_wgmma_store");
 }
 
 /* Elements of one fragment: wmma's 16 x 16 accumulator, or a matrix_a/b

@@ -1321,6 +1321,14 @@ static int bench_cudnn_fuses(const bench_row *row, const tc_conv2d_epilogue *e) 
            (e->out_dtype ? e->out_dtype : TC_FLOAT32) == y;
 }
 
+/* Whether the epilogue is no step but the output type cuDNN's convolution
+   writes itself (f16 on a half row): cuDNN's bare figure is its time with it. */
+static int bench_cudnn_writes_it(const bench_row *row, const tc_conv2d_epilogue *e) {
+    tc_dtype y = row->conv.dtype == TC_FLOAT16 ? TC_FLOAT16 : TC_FLOAT32;
+    return !e->scale && !e->bias && !e->fn && e->act == TC_ACT_NONE && e->residual == TC_RESIDUAL_NONE &&
+           (e->out_dtype ? e->out_dtype : TC_FLOAT32) == y;
+}
+
 /* cuDNN's convolution and then the epilogue as a second kernel, one unit. */
 typedef struct bench_conv_ew {
     cudnn_conv *cv;
@@ -1419,6 +1427,12 @@ static void bench_run_cudnn_epilogue(tc_context *ctx, bench_row *row, const benc
     tc_result r;
     if (compared->us <= 0) {
         bench_note(row, "cuDNN with the epilogue not run: no cuDNN figure for the bare row");
+        return;
+    }
+    if (bench_cudnn_writes_it(row, ep)) { /* nothing to add to cuDNN's best */
+        row->cudnn_epi_us = compared->us;
+        row->cudnn_epi_err = compared->err;
+        row->cudnn_epi_how = "conv";
         return;
     }
     memset(&cv, 0, sizeof cv);
@@ -1852,14 +1866,16 @@ static double bench_epi_speedup(const bench_row *row) { return bench_epi_both_ra
 /* The epilogue's table: per row the bare and fused times, cuDNN's with the
    epilogue and how it ran (fused: its cudnnConvolutionBiasActivationForward;
    conv+ew: its convolution, then the epilogue as a second kernel, timed as
-   one unit), both speedups; per group the geometric means over the rows
+   one unit; conv: its convolution alone, which writes the output type
+   itself), both speedups; per group the geometric means over the rows
    where everything ran. */
 static void bench_print_epilogue(const bench_row *rows, int n, const bench_opts *o) {
     char a[32], b[32], c[32], d[32], e[32], f[32];
     int k, g;
     printf("\nwith --epilogue %s: tecomp's kernel with it fused (the configuration tuned for the bare row) beside cuDNN with it, in "
            "the layout and math of the bare row's cuDNN figure (how: fused = cudnnConvolutionBiasActivationForward; conv+ew = its "
-           "convolution, then the epilogue as a second kernel, timed as one unit)\n", o->epilogue_list);
+           "convolution, then the epilogue as a second kernel, timed as one unit; conv = its best convolution alone, the "
+           "epilogue being only the output type it writes itself)\n", o->epilogue_list);
     printf("%-18s %11s %11s %10s %11s %-8s %14s %13s\n", "workload", "bare us", "fused us", "fused/bare", "cuDNN us", "how", "speedup fused",
            "speedup bare");
     for (k = 0; k < n; k++) {

@@ -153,18 +153,22 @@ static inline tc_result run_on_gpu(tc_context *ctx, const tc_func *f, const conv
     tc_cuda_func *cf = NULL;
     tc_devptr dev[3] = {0, 0, 0};
     size_t bytes[3];
+    tc_dtype out_type = cd->d.epilogue.out_dtype;
+    int out16 = out_type == TC_FLOAT16 || out_type == TC_BFLOAT16;
     tc_result r;
+    size_t i;
     int k;
     bytes[0] = input_bytes(cd, 0);
     bytes[1] = input_bytes(cd, 1);
-    bytes[2] = cd->ny * 4;
+    bytes[2] = cd->ny * (out16 ? 2 : 4);
     r = tc_cuda_build(ctx, f, &cf);
     for (k = 0; r == TC_OK && k < 3; k++) r = tc_cuda_malloc(ctx, bytes[k], &dev[k]);
     for (k = 0; r == TC_OK && k < 2; k++) r = tc_cuda_upload(ctx, dev[k], input_of(cd, k), bytes[k]);
     if (r == TC_OK) r = tc_cuda_memset(ctx, dev[2], 0xff, bytes[2]); /* NaN: an element nobody writes fails */
     if (r == TC_OK) r = tc_cuda_run(ctx, cf, dev, NULL, NULL);
     if (r == TC_OK) r = tc_cuda_synchronize(ctx);
-    if (r == TC_OK) r = tc_cuda_download(ctx, out, dev[2], bytes[2]);
+    if (r == TC_OK) r = tc_cuda_download(ctx, out16 ? (void *)cd->y16 : (void *)out, dev[2], bytes[2]);
+    for (i = 0; r == TC_OK && out16 && i < cd->ny; i++) out[i] = from16(out_type, cd->y16[i]); /* a 16-bit output as floats */
     if (r != TC_OK) printf("  %s\n", tc_context_error(ctx));
     for (k = 0; k < 3; k++) tc_cuda_free(ctx, dev[k]);
     if (cf) tc_cuda_func_destroy(ctx, cf);

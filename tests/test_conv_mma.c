@@ -244,6 +244,49 @@ TC_TEST(cuda_compiles_through_nvrtc) {
     if (!nvrtc) TC_SKIP("NVRTC not installed");
 }
 
+/* A 16-bit output and no step (epilogue.out_dtype alone): each 16 x 8
+   accumulator tile stored rounded from the registers (mma.store.f16,
+   .bf16), no shared stage; two columns one 32-bit store where the row
+   stride is even, single stores where it is odd (65 channels); NHWC and
+   NCHW right on the host executor; the CUDA compiled for sm_80 to sm_90. */
+TC_TEST(a_16_bit_output_is_rounded_by_the_store) {
+    static const struct {
+        tc_layout layout;
+        tc_dtype dtype, out;
+        int k, pairs; /* pairs: the row stride even (NHWC's k; NCHW's 81 pixels, odd) */
+        tiles t;
+        const char *store, *helper;
+    } cases[] = {{TC_LAYOUT_NHWC, TC_FLOAT16, TC_FLOAT16, 64, 1, {64, 64, 32, 32, 32, 3, 8, 1, 1, 0}, "mma.store.f16(", "tc_mma_store_f16_cut_pairs(&out["},
+                 {TC_LAYOUT_NHWC, TC_BFLOAT16, TC_BFLOAT16, 64, 1, {64, 64, 32, 32, 32, 3, 8, 1, 1, 0}, "mma.store.bf16(",
+                  "tc_mma_store_bf16_cut_pairs(&out["},
+                 {TC_LAYOUT_NHWC, TC_FLOAT16, TC_FLOAT16, 65, 0, {64, 64, 32, 32, 32, 3, 8, 1, 1, 0}, "mma.store.f16(", "tc_mma_store_f16_cut(&out["},
+                 {TC_LAYOUT_NCHW, TC_FLOAT32, TC_FLOAT16, 64, 0, {64, 128, 32, 64, 32, 3, 4, 1, 1, 1}, "mma.store.f16(", "tc_mma_store_f16_cut(&out["}};
+    size_t k;
+    int nvrtc = tc_nvrtc_init(ctx, NULL) == TC_OK;
+    for (k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        tc_conv2d_desc d = conv_in(cases[k].layout, cases[k].dtype, 2, 32, 9, 9, cases[k].k, 3, 3, 1, 1, 1);
+        const tc_func *f;
+        const char *ir, *cuda;
+        double err;
+        if (d.dtype == TC_FLOAT32) d.math = TC_CONV_MATH_TF32;
+        d.epilogue.out_dtype = cases[k].out;
+        f = lower_config(&d, &cases[k].t, NULL);
+        ir = f ? tc_func_to_string(f) : NULL;
+        cuda = f ? tc_cuda_source(f) : NULL;
+        TC_CHECK(ir != NULL && cuda != NULL);
+        if (!ir || !cuda) continue;
+        TC_CHECK_CONTAINS(ir, cases[k].store);
+        TC_CHECK(strstr(ir, "gemm.shared") == NULL);
+        TC_CHECK_CONTAINS(cuda, cases[k].helper);
+        TC_CHECK((strstr(cuda, "*(unsigned *)&row[0] = tc_round_") != NULL) == cases[k].pairs);
+        err = host_error_of(ctx, &d, f);
+        if (!(err < 1e-2)) printf("  case %d: relative L2 error %g\n", (int)k, err);
+        TC_CHECK(err < 1e-2);
+        compile_for_sm80_to_sm90(cuda, nvrtc);
+    }
+    if (!nvrtc) TC_SKIP("NVRTC not installed");
+}
+
 /* The TF32 configurations' CUDA: m16n8k8 on cvt.rna-rounded fragments, A
    and B by ldmatrix (4 floats a row are its 16 bytes; B from the weights'
    rows of k), 16-byte copies of 4 floats; compiled for sm_80, sm_86, sm_89 and sm_90. */
@@ -453,7 +496,7 @@ static void check_on_gpu(tc_conv2d_desc d, const tiles *t, double bound) {
     TC_CHECK(data_make(ctx, &d, &cd));
     if (f && cd.y && run_on_gpu(ctx, f, &cd, cd.y) == TC_OK) {
         err = rel_l2(cd.y, cd.ref, cd.ny);
-        printf("  %s %s: relative L2 error %.3g\n", tc_layout_name(d.layout), tc_dtype_name(dtype), err);
+        printf("  %s %s (out %s): relative L2 error %.3g\n", tc_layout_name(d.layout), tc_dtype_name(dtype), tc_dtype_name(d.epilogue.out_dtype), err);
         TC_CHECK(err < bound);
     } else {
         TC_CHECK(0);
@@ -471,6 +514,12 @@ TC_TEST(gpu_matches_the_reference_at_c9_b32_f16) {
     check_c9_b32_on_gpu(TC_FLOAT16, &t, 1e-2);
     t.split = 2; /* the sum in two parts, added by a second kernel */
     check_c9_b32_on_gpu(TC_FLOAT16, &t, 1e-2);
+    {
+        tc_conv2d_desc d = nhwc(TC_FLOAT16, 32, 256, 14, 14, 256, 3, 3, 1, 1, 1);
+        d.epilogue.out_dtype = TC_FLOAT16; /* rounded by the accumulators' store */
+        t.split = 1;
+        check_on_gpu(d, &t, 1e-2);
+    }
 }
 
 TC_TEST(gpu_matches_the_reference_at_c9_b32_tf32) {
@@ -503,6 +552,7 @@ int main(int argc, char **argv) {
     TC_RUN(golden_ir_shows_swizzle_ldmatrix_bt_and_cut_stores);
     TC_RUN(golden_ir_nchw_stores_channel_rows_of_one_image);
     TC_RUN(cuda_compiles_through_nvrtc);
+    TC_RUN(a_16_bit_output_is_rounded_by_the_store);
     TC_RUN(tf32_cuda_compiles_through_nvrtc);
     TC_RUN(nchw_cuda_compiles_through_nvrtc);
     TC_RUN(refuses_what_it_cannot_build);

@@ -355,6 +355,69 @@ TC_TEST(producer_with_a_fused_epilogue) {
     tc_cubin_destroy(ctx, &bin);
 }
 
+/* An output type and no step (epilogue.out_dtype float16 or bfloat16
+   alone): the accumulators are stored rounded straight from the registers
+   (wgmma.store_m64nN.f16, .bf16: memory[i, j] = out_dtype(acc[i, j])), with
+   no shared stage of the tiles and no barrier of the consumers; a thread's
+   two columns one 32-bit store where the offsets are even, single 16-bit
+   stores where the row stride is odd (65 channels); right on the host
+   executor (edges cut, persistent, a producer, consumers in turns: no
+   longer refused, as nothing goes through shared memory) and compiled for
+   sm_90a. A step beside it (bias) still stages the tiles. */
+TC_TEST(a_16_bit_output_is_rounded_by_the_store) {
+    static const struct {
+        tc_dtype dtype, out;
+        int c, k;
+        tiles t;
+        const char *store, *helper;
+    } cases[] = {{TC_FLOAT16, TC_FLOAT16, 32, 72, {{128, 64, 64, 64, 32, 3, 1, 1, 2, 2}}, "wgmma.store_m64n64.f16(",
+                  "tc_wgmma_store_n64_f16_cut_pairs(void *p"},
+                 {TC_BFLOAT16, TC_BFLOAT16, 32, 64, {{64, 64, 64, 64, 32, 3, 1, 1, 1}}, "wgmma.store_m64n64.bf16(",
+                  "tc_wgmma_store_n64_bf16_cut_pairs(void *p"},
+                 {TC_FLOAT16, TC_FLOAT16, 32, 65, {{64, 128, 64, 128, 32, 3, 1, 1, 0}}, "wgmma.store_m64n128.f16(",
+                  "tc_wgmma_store_n128_f16_cut(void *p"},
+                 {TC_FLOAT32, TC_FLOAT16, 16, 64, {{64, 64, 64, 64, 16, 3, 1, 1, 2, 2, 1, 2}}, "wgmma.store_m64n64.f16(",
+                  "tc_wgmma_store_n64_f16_cut_pairs(void *p"}};
+    size_t k;
+    for (k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        tc_conv2d_desc d = nhwc(cases[k].dtype, 2, cases[k].c, 9, 9, cases[k].k, 3, 3, 1, 1, 1);
+        const tc_func *f;
+        const char *ir, *cuda;
+        double err;
+        tc_cubin bin;
+        d.epilogue.out_dtype = cases[k].out;
+        f = lower_config(&d, &cases[k].t);
+        ir = f ? tc_func_to_string(f) : NULL;
+        cuda = f ? tc_cuda_source(f) : NULL;
+        TC_CHECK(ir != NULL && cuda != NULL);
+        if (!ir || !cuda) continue;
+        TC_CHECK_CONTAINS(ir, cases[k].store);
+        TC_CHECK(strstr(ir, "gemm.shared") == NULL);
+        TC_CHECK(strstr(ir, "named_barrier(") == NULL);
+        TC_CHECK_CONTAINS(cuda, cases[k].helper);
+        TC_CHECK_CONTAINS(cuda, cases[k].out == TC_FLOAT16 ? "asm(\"cvt.rn.f16x2.f32 %0, %1, %2;\" : \"=r\"(h) : \"f\"(hi), \"f\"(lo));"
+                                                          : "asm(\"cvt.rn.bf16x2.f32 %0, %1, %2;\" : \"=r\"(h) : \"f\"(hi), \"f\"(lo));");
+        if (cases[k].k % 2 == 0) TC_CHECK(strstr(cuda, "*(unsigned *)&row[8 * j] = tc_round_") != NULL);
+        else TC_CHECK(strstr(cuda, "*(unsigned *)&row[") == NULL);
+        err = host_error_of(ctx, &d, f);
+        if (!(err < 1e-2)) printf("  case %d: relative L2 error %g\n", (int)k, err);
+        TC_CHECK(err < 1e-2);
+        if (tc_nvrtc_init(ctx, NULL) != TC_OK) continue;
+        TC_CHECK_EQ_INT(tc_cuda_compile(ctx, cuda, "conv_wgmma", 90, 0, NULL, &bin), TC_OK);
+        tc_cubin_destroy(ctx, &bin);
+    }
+    {
+        tc_conv2d_desc d = nhwc(TC_FLOAT16, 2, 32, 9, 9, 72, 3, 3, 1, 1, 1);
+        tiles t = {{128, 64, 64, 64, 32, 3, 1, 1, 2}};
+        const tc_func *f;
+        d.epilogue.out_dtype = TC_FLOAT16;
+        d.epilogue.bias = 1;
+        f = lower_config(&d, &t);
+        TC_CHECK(f != NULL && strstr(tc_func_to_string(f), "wgmma.store_m64n64(") != NULL);
+        TC_CHECK(f != NULL && strstr(tc_func_to_string(f), ".f16(") == NULL);
+    }
+}
+
 /* Consumers in turns (tc_consumer_turns, the turns knob): two warpgroups
    of the one-warpgroup block's threads (threadIdx.z 0 and 1, the producer
    at 2), each taking every other run of the persistent loop with its count
@@ -505,11 +568,13 @@ TC_TEST(template_for_arch_picks_wgmma_on_sm_90) {
     TC_CHECK_EQ_INT(arch, tc_cuda_arch(ctx));
 }
 
-/* C9_b32 (batch 32, 256 channels, 14 x 14, 3 x 3) on the GPU against the reference. */
-static void check_on_gpu(tc_dtype dtype, const tiles *t, double bound) {
+/* C9_b32 (batch 32, 256 channels, 14 x 14, 3 x 3) on the GPU against the reference, its output of type out. */
+static void check_on_gpu(tc_dtype dtype, tc_dtype out, const tiles *t, double bound) {
     tc_conv2d_desc d = nhwc(dtype, 32, 256, 14, 14, 256, 3, 3, 1, 1, 1);
-    const tc_func *f = lower_config(&d, t);
+    const tc_func *f;
     conv_data cd;
+    d.epilogue.out_dtype = out;
+    f = lower_config(&d, t);
     TC_CHECK(f != NULL);
     if (!tc_cuda_available(ctx)) TC_SKIP("no CUDA device: tc_cuda_available is 0");
     if (tc_cuda_arch(ctx) != 90) TC_SKIP("the CUDA device is not sm_90 (H100, H200): no wgmma");
@@ -517,8 +582,8 @@ static void check_on_gpu(tc_dtype dtype, const tiles *t, double bound) {
     TC_CHECK(data_make(ctx, &d, &cd));
     if (f && cd.y && run_on_gpu(ctx, f, &cd, cd.y) == TC_OK) {
         double err = rel_l2(cd.y, cd.ref, cd.ny);
-        printf("  C9_b32 %s, %lldx%lld warpgroups %lldx%lld k %lld split %lld in flight %lld, %s, %lld tiles a block, %lld turns: "
-               "relative L2 error %.3g\n", tc_dtype_name(dtype), (long long)t->v[0], (long long)t->v[1], (long long)t->v[2], (long long)t->v[3],
+        printf("  C9_b32 %s out %s, %lldx%lld warpgroups %lldx%lld k %lld split %lld in flight %lld, %s, %lld tiles a block, %lld turns: "
+               "relative L2 error %.3g\n", tc_dtype_name(dtype), tc_dtype_name(out), (long long)t->v[0], (long long)t->v[1], (long long)t->v[2], (long long)t->v[3],
                (long long)t->v[4], (long long)t->v[6], (long long)t->v[7], t->v[8] == 2 ? "TMA from a producer warpgroup" : t->v[8] ? "TMA" : "cp.async",
                (long long)(t->v[9] ? t->v[9] : 1), (long long)(t->v[11] ? t->v[11] : 1), err);
         TC_CHECK(err < bound);
@@ -541,19 +606,25 @@ TC_TEST(gpu_matches_the_reference_at_c9_b32) {
         f16.v[9] = copy < 3 ? 1 : 2;
         split.v[9] = f16.v[9];
         tf32.v[9] = f16.v[9];
-        check_on_gpu(TC_FLOAT16, &f16, 1e-2);
-        check_on_gpu(TC_BFLOAT16, &split, 1e-2);
-        check_on_gpu(TC_FLOAT32, &tf32, 2e-3);
+        check_on_gpu(TC_FLOAT16, TC_FLOAT32, &f16, 1e-2);
+        check_on_gpu(TC_BFLOAT16, TC_FLOAT32, &split, 1e-2);
+        check_on_gpu(TC_FLOAT32, TC_FLOAT32, &tf32, 2e-3);
     }
     /* the persistent 128 x 128 tiles (49 x 2) walked in groups of 8 rows, column by column (the last group's 7 rows past
        the output); 128 x 256's one column of tiles has no group to walk */
     split.v[10] = 8;
     tf32.v[10] = 8;
-    check_on_gpu(TC_BFLOAT16, &split, 1e-2);
-    check_on_gpu(TC_FLOAT32, &tf32, 2e-3);
+    check_on_gpu(TC_BFLOAT16, TC_FLOAT32, &split, 1e-2);
+    check_on_gpu(TC_FLOAT32, TC_FLOAT32, &tf32, 2e-3);
     /* consumers in turns: 98 tiles of 64 x 256 (2 a block: one turn each), 49 x 2 of 128 x 128 (4 a block, in groups of 8) */
-    check_on_gpu(TC_FLOAT16, &turns64, 1e-2);
-    check_on_gpu(TC_FLOAT32, &turns128, 2e-3);
+    check_on_gpu(TC_FLOAT16, TC_FLOAT32, &turns64, 1e-2);
+    check_on_gpu(TC_FLOAT32, TC_FLOAT32, &turns128, 2e-3);
+    /* 16-bit outputs rounded by the accumulators' store (two columns a 32-bit store): a producer on a persistent grid,
+       consumers in turns, TF32 into half */
+    check_on_gpu(TC_FLOAT16, TC_FLOAT16, &f16, 1e-2);
+    check_on_gpu(TC_BFLOAT16, TC_BFLOAT16, &f16, 1e-2);
+    check_on_gpu(TC_FLOAT16, TC_FLOAT16, &turns64, 1e-2);
+    check_on_gpu(TC_FLOAT32, TC_FLOAT16, &tf32, 1e-2);
 }
 
 /* The kernel of a TMA configuration as an engine gets it: from a record,
@@ -640,6 +711,7 @@ int main(int argc, char **argv) {
     TC_RUN(host_executor_reports_a_missing_fence_and_a_missing_wait);
     TC_RUN(cuda_compiles_for_sm_90a_only);
     TC_RUN(producer_with_a_fused_epilogue);
+    TC_RUN(a_16_bit_output_is_rounded_by_the_store);
     TC_RUN(consumers_take_turns);
     TC_RUN(refuses_what_it_cannot_build);
     TC_RUN(template_for_arch_picks_wgmma_on_sm_90);
