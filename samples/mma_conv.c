@@ -19,7 +19,7 @@
 
        mma_conv [--small] [--print] [--dtype f16|bf16|tf32] [--batch N]
                 [--layout nhwc|nchw] [--config BM,BN,WM,WN,BK,STAGES,VEC,SWIZZLE[,SPLIT_K[,COL_ORDER]]]
-                [--template mma|wgmma] [--repeat N]
+                [--template mma|wgmma] [--repeat N] [--out f32|f16|bf16]
 
    --dtype tf32 runs float32 tensors as TF32 (the math mode allows it);
    --batch sets the batch (32 is the suite's C9_b32 shape with 512 output
@@ -29,7 +29,9 @@
    --small: batch 2, 8x8, 32 -> 64 channels. With --template wgmma (an
    sm_90 GPU, else the host executor at --small; NHWC) --config is
    BM,BN,WM,WN,BK,STAGES,SPLIT_K,IN_FLIGHT,COPY[,TILES_PER_BLOCK[,TILE_GROUP]].
-   --repeat: the timed launches (default 100). */
+   --repeat: the timed launches (default 100). --out f16 (bf16) writes
+   the output in half (bfloat16): the accumulators rounded by their store,
+   as cuDNN's half convolution writes its output (epilogue.out_dtype). */
 #define TECOMP_IMPLEMENTATION
 #include "tecomp.h"
 #include "sample_run.h"
@@ -49,13 +51,14 @@ static const int64_t wgmma_small_config[SAMPLE_WGMMA_KNOBS] = {64, 64, 64, 64, 3
 
 typedef struct options {
     int small, print, batch, nchw, wgmma, repeat, have_config;
-    tc_dtype dtype;
+    tc_dtype dtype, out; /* the inputs' type, the output's */
     int64_t config[SAMPLE_WGMMA_KNOBS];
 } options;
 
 static int usage(const char *argv0) {
     fprintf(stderr, "usage: %s [--small] [--print] [--dtype f16|bf16|tf32] [--batch N] [--layout nhwc|nchw] "
-                    "[--config BM,BN,WM,WN,BK,STAGES,VEC,SWIZZLE[,SPLIT_K[,COL_ORDER]]] [--template mma|wgmma] [--repeat N] [--help]\n", argv0);
+                    "[--config BM,BN,WM,WN,BK,STAGES,VEC,SWIZZLE[,SPLIT_K[,COL_ORDER]]] [--template mma|wgmma] [--repeat N] [--out f32|f16|bf16] [--help]\n",
+            argv0);
     return 0;
 }
 
@@ -76,6 +79,7 @@ static void help(const char *argv0) {
            "                     --small; NHWC); its --config: BM,BN,WM,WN,BK,STAGES,SPLIT_K,IN_FLIGHT,COPY[,TILES_PER_BLOCK[,TILE_GROUP[,TURNS]]]\n"
            "                     (default 128,256,64,256,64,4,1,0,2,6,1,1: a producer warpgroup, 6 tiles a block)\n"
            "  --repeat N         timed launches on the GPU (default 100)\n"
+           "  --out f32|f16|bf16 the output's type: float32, or rounded by the accumulators' store (default f32)\n"
            "  --help             this text\n",
            argv0, (long long)default_config[0], (long long)default_config[1], (long long)default_config[2], (long long)default_config[3],
            (long long)default_config[4], (long long)default_config[5], (long long)default_config[6], (long long)default_config[7],
@@ -109,6 +113,7 @@ static int parse_options(int argc, char **argv, options *o) {
     int k;
     memset(o, 0, sizeof *o);
     o->dtype = TC_FLOAT16;
+    o->out = TC_FLOAT32;
     o->repeat = 100;
     for (k = 1; k < argc; k++) {
         const char *a = argv[k], *v = k + 1 < argc ? argv[k + 1] : NULL;
@@ -129,6 +134,9 @@ static int parse_options(int argc, char **argv, options *o) {
             k++;
         } else if (!strcmp(a, "--repeat") && v && atoi(v) > 0 && atoi(v) <= 100000) {
             o->repeat = atoi(v);
+            k++;
+        } else if (!strcmp(a, "--out") && v && (!strcmp(v, "f32") || !strcmp(v, "f16") || !strcmp(v, "bf16"))) {
+            o->out = !strcmp(v, "f16") ? TC_FLOAT16 : !strcmp(v, "bf16") ? TC_BFLOAT16 : TC_FLOAT32;
             k++;
         } else if (!strcmp(a, "--config") && v) {
             config = v;
@@ -219,6 +227,7 @@ int main(int argc, char **argv) {
     options o;
     const tc_func *f;
     float *x, *w, *y;
+    uint16_t *y16 = NULL; /* a 16-bit output's bits */
     void *host[3];
     size_t nx, nw, ny, bytes[3], k, step, checked = 0, unwritten = 0;
     double ms, err, num = 0, den = 0, flops, bound;
@@ -238,14 +247,16 @@ int main(int argc, char **argv) {
     d.r = d.s = 3;
     d.stride_h = d.stride_w = d.dilation_h = d.dilation_w = 1;
     d.pad_h = d.pad_w = 1;
+    d.epilogue.out_dtype = o.out;
     if (!o.have_config) default_config_of(&o, !use_gpu);
     if (!o.wgmma && o.dtype == TC_FLOAT32 && o.config[6] == 8) o.config[6] = 4; /* 16 bytes are 4 floats */
     nx = (size_t)d.n * d.h * d.w * d.c;
     nw = (size_t)d.k * 9 * d.c;
     ny = (size_t)d.n * d.h * d.w * d.k;
     flops = 2.0 * (double)ny * 9 * d.c;
-    printf("mma_conv: batch %d, %dx%d, %d -> %d channels, 3x3, pad 1, %s, %s in (%s), float32 out, %.2f GFLOP, on the %s\n", d.n, d.h, d.w,
-           d.c, d.k, tc_layout_name(d.layout), tc_dtype_name(d.dtype), d.dtype == TC_FLOAT32 ? "TF32 on the tensor cores" : "float32 accumulation", flops * 1e-9,
+    printf("mma_conv: batch %d, %dx%d, %d -> %d channels, 3x3, pad 1, %s, %s in (%s), %s out, %.2f GFLOP, on the %s\n", d.n, d.h, d.w,
+           d.c, d.k, tc_layout_name(d.layout), tc_dtype_name(d.dtype), d.dtype == TC_FLOAT32 ? "TF32 on the tensor cores" : "float32 accumulation",
+           tc_dtype_name(o.out), flops * 1e-9,
            use_gpu ? "GPU" : o.wgmma ? "host executor (no sm_90 GPU: the small size, numerics only, no timings)"
                            : "host executor (no sm_80 GPU: the small size, numerics only, no timings)");
     if (o.wgmma)
@@ -267,20 +278,23 @@ int main(int argc, char **argv) {
     x = (float *)malloc(nx * 4);
     w = (float *)malloc(nw * 4);
     y = (float *)malloc(ny * 4);
-    if (!x || !w || !y) return sample_fail(ctx, "allocating the tensors", TC_ERROR_OUT_OF_MEMORY);
+    if (o.out != TC_FLOAT32) y16 = (uint16_t *)malloc(ny * 2);
+    if (!x || !w || !y || (o.out != TC_FLOAT32 && !y16)) return sample_fail(ctx, "allocating the tensors", TC_ERROR_OUT_OF_MEMORY);
     sample_fill_random(x, nx, 41);
     sample_fill_random(w, nw, 42);
     round_inputs(x, nx, d.dtype);
     round_inputs(w, nw, d.dtype);
     host[0] = inputs_of(x, nx, d.dtype);
     host[1] = inputs_of(w, nw, d.dtype);
-    host[2] = y;
+    host[2] = y16 ? (void *)y16 : (void *)y;
     if (!host[0] || !host[1]) return sample_fail(ctx, "allocating the inputs", TC_ERROR_OUT_OF_MEMORY);
     bytes[0] = nx * (d.dtype == TC_FLOAT32 ? 4 : 2);
     bytes[1] = nw * (d.dtype == TC_FLOAT32 ? 4 : 2);
-    bytes[2] = ny * 4;
+    bytes[2] = ny * (y16 ? 2 : 4);
     for (k = 0; k < ny; k++) y[k] = NAN;
+    for (k = 0; y16 && k < ny; k++) y16[k] = o.out == TC_BFLOAT16 ? 0x7fc0 : 0x7e00; /* NaN: an output nobody writes fails */
     if ((r = sample_run_raw(ctx, f, host, bytes, use_gpu, o.repeat, &ms)) != TC_OK) return sample_fail(ctx, "mma_conv", r);
+    for (k = 0; y16 && k < ny; k++) y[k] = o.out == TC_BFLOAT16 ? tc_bfloat16_to_float(y16[k]) : tc_half_to_float(y16[k]);
     for (k = 0; k < ny; k++) unwritten += y[k] != y[k];
     step = ny > 4000000 ? 61 : 1; /* the full size: every 61st output (a prime: it turns through pixels and channels) */
     for (k = 0; k < ny; k += step) {
@@ -301,6 +315,7 @@ int main(int argc, char **argv) {
     free(x);
     free(w);
     free(y);
+    free(y16);
     tc_context_destroy(ctx);
     printf("%s\n", ok ? "mma_conv: matches the reference" : "mma_conv: FAILED");
     return ok ? 0 : 1;
