@@ -4,19 +4,23 @@
 # busy L2 and the tensor pipe are: the configuration of record (91033:
 # 128x256, two consumers on one tile) and 128x128 tiles in turns (231097),
 # through samples/mma_conv (nothing but tecomp's kernel in the process).
-#   sh bench/stall_probe.sh      Logs in $OUT (or ./gpu-logs).
+# SAMPLE_ARGS: more options for the sample; a label ending in _f16 (_bf16)
+# runs that configuration with --out f16 (bf16).
+#   [CONFIGS="v,v,...:label ..."] [SAMPLE_ARGS=...] sh bench/stall_probe.sh      Logs in $OUT (or ./gpu-logs).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/gpu_common.sh"
 gpu_setup samples/mma_conv
 for c in ${CONFIGS:-128,256,64,256,64,4,1,0,2,6,8:together 128,128,128,128,64,5,1,0,2,12,8,2:turns128}; do
     name=${c##*:}
-    timeout 60 build-gpu/samples/mma_conv --template wgmma --config "${c%%:*}" > "$out/time_$name.log" 2>&1
+    args="${SAMPLE_ARGS:-}"
+    case "$name" in *_f16|*_bf16) args="$args --out ${name##*_}" ;; esac
+    timeout 60 build-gpu/samples/mma_conv --template wgmma --config "${c%%:*}" $args > "$out/time_$name.log" 2>&1
     echo "$name: $(grep -E 'tecomp conv2d_wgmma|relative L2 error [0-9]' "$out/time_$name.log" | tr -s ' ' | tr '\n' ' ')"
     timeout 240 ncu --target-processes all -k regex:mma_conv --launch-skip 2 --launch-count 1 \
         --section SpeedOfLight --section MemoryWorkloadAnalysis --section ComputeWorkloadAnalysis --section WarpStateStats \
         --section SourceCounters --import-source no -f -o "$out/ncu_$name" \
-        build-gpu/samples/mma_conv --template wgmma --config "${c%%:*}" --repeat 3 > "$out/ncu_$name.log" 2>&1
+        build-gpu/samples/mma_conv --template wgmma --config "${c%%:*}" $args --repeat 3 > "$out/ncu_$name.log" 2>&1
     echo "ncu $name exit $?"
     ncu -i "$out/ncu_$name.ncu-rep" --print-details all > "$out/details_$name.txt" 2>&1
     grep -E "Duration|Throughput|Pipe|Tensor|L2 Hit|DRAM|Warp Cycles Per Issued|Issue Slots" "$out/details_$name.txt" | head -24
