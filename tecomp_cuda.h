@@ -2163,18 +2163,20 @@ static int _tc_tensor_op_swizzled(const tc_stmt *s) {
 static int _tc_tensor_op_cut(const tc_stmt *s) { return s->nargs > 2 * s->intrin->nops; }
 
 /* Whether a tensor op's store of float32 accumulators (mma.sync's,
-   wgmma's) starts at an even element with its rows an even count apart:
+   wgmma's) starts at a multiple of elems with its rows a multiple apart
+   (_tc_store_pairs: 2, an even element with its rows an even count apart:
    then each thread's two neighbouring columns are aligned as a pair (8
    bytes of float32, 4 of a 16-bit type; buffers are allocated aligned, as
    vectorized accesses assume), one store where ptxas, not knowing the
    alignment, would store each element alone (twice the store
-   instructions, half-filled 32-byte sectors). */
-static int _tc_store_pairs(const tc_stmt *s) {
-    int64_t ldm = 0, parity = 1;
+   instructions, half-filled 32-byte sectors)). */
+static int _tc_store_aligned(const tc_stmt *s, int64_t elems) {
+    int64_t ldm = 0, rest = 1;
     const tc_expr *first = s->args[0];
-    if (!tc_expr_is_const(s->args[1], &ldm) || ldm % 2) return 0;
-    return tc_expr_is_const(tc_simplify(tc_mod(first->args[0], tc_int(first->ctx, 2))), &parity) && parity == 0;
+    if (!tc_expr_is_const(s->args[1], &ldm) || ldm % elems) return 0;
+    return tc_expr_is_const(tc_simplify(tc_mod(first->args[0], tc_int(first->ctx, elems))), &rest) && rest == 0;
 }
+static int _tc_store_pairs(const tc_stmt *s) { return _tc_store_aligned(s, 2); }
 
 /* A store's memory type as the helpers write it: its C element type, the
    suffix of the helper's name, and the helper that rounds a float (NULL:
@@ -2408,14 +2410,71 @@ static void _tc_wgmma_mma_helper(_tc_emitter *em, const tc_intrin *in, char *nam
                     name, regs + 2, in->n, in->k, type, type, list, regs, regs + 1, in->in_dtype == TC_FLOAT32 ? "" : ", 0, 0", outs);
 }
 
+/* A 16-bit store of a 64 x n accumulator tile in 16-byte rows: each quad
+   of lanes (the four threads that hold a row's 8-column group between
+   them, two columns each, for rows r and r + 8) holds two rows of two
+   neighbouring groups, 64 bytes; two exchanges (shfl.xor 1: lane bit 0
+   picks the group, xor 2: bit 1 the row) leave each lane one row's 8
+   columns, stored as one 16-byte store (a quarter of the pair stores,
+   whole 32-byte sectors: the pairs' 4-byte stores each filled half a
+   sector and throttled the store queue). `cut`: a row past `rows` is not
+   stored, a group past `cols` element by element. */
+static void _tc_wgmma_store_rows(_tc_emitter *em, const tc_intrin *in, const _tc_store_type *t, int cut, char *name) {
+    sprintf(name, "tc_wgmma_store_n%d%s%s_rows", in->n, t->suffix, cut ? "_cut" : "");
+    _tc_store_rounding(em, t);
+    _tc_emit_helper(em, name,
+                    "__device__ __forceinline__ void %s(void *p, const float *c, int ldm%s) {\n"
+                    "    unsigned t = tc_warpgroup_thread();\n"
+                    "    unsigned b0 = t & 1, b1 = (t >> 1) & 1; /* the parity of the group and the row (first or second) this lane stores */\n"
+                    "    int r = (t / 32) * 16 + t %% 32 / 4 + 8 * b1;\n"
+                    "    unsigned short *row = (unsigned short *)p + r * ldm;\n"
+                    "#pragma unroll\n"
+                    "    for (int j = 0; j < %d; ++j) { /* groups 2j and 2j + 1 */\n"
+                    "        unsigned w0 = %sx2(c[8 * j + 0], c[8 * j + 1]); /* the quad's first row, group 2j */\n"
+                    "        unsigned w1 = %sx2(c[8 * j + 4], c[8 * j + 5]); /* its first row, group 2j + 1 */\n"
+                    "        unsigned w2 = %sx2(c[8 * j + 2], c[8 * j + 3]); /* its second (8 below), group 2j */\n"
+                    "        unsigned w3 = %sx2(c[8 * j + 6], c[8 * j + 7]); /* its second, group 2j + 1 */\n"
+                    "        unsigned ka = b0 ? w1 : w0;\n"
+                    "        unsigned kb = b0 ? w3 : w2;\n"
+                    "        unsigned ra = __shfl_xor_sync(0xffffffffu, b0 ? w0 : w1, 1);\n"
+                    "        unsigned rb = __shfl_xor_sync(0xffffffffu, b0 ? w2 : w3, 1);\n"
+                    "        unsigned a0 = b0 ? ra : ka; /* the first row's group 2j + b0 as this lane and its xor-1 partner hold it */\n"
+                    "        unsigned a1 = b0 ? ka : ra;\n"
+                    "        unsigned c0 = b0 ? rb : kb; /* the same of the second row */\n"
+                    "        unsigned c1 = b0 ? kb : rb;\n"
+                    "        unsigned s0 = __shfl_xor_sync(0xffffffffu, b1 ? a0 : c0, 2);\n"
+                    "        unsigned s1 = __shfl_xor_sync(0xffffffffu, b1 ? a1 : c1, 2);\n"
+                    "        uint4 v = b1 ? make_uint4(s0, s1, c0, c1) : make_uint4(a0, a1, s0, s1);\n"
+                    "        int x = 16 * j + 8 * b0;\n"
+                    "%s"
+                    "    }\n"
+                    "}\n",
+                    name, cut ? ", int rows, int cols" : "", in->n / 16, t->round, t->round, t->round, t->round,
+                    cut ? "        if (r < rows && x + 8 <= cols) {\n"
+                          "            *(uint4 *)&row[x] = v;\n"
+                          "        } else if (r < rows) {\n"
+                          "            unsigned w[4] = {v.x, v.y, v.z, v.w};\n"
+                          "            for (int e = 0; e < 8 && x + e < cols; ++e) row[x + e] = (unsigned short)(w[e / 2] >> (16 * (e % 2)));\n"
+                          "        }\n"
+                        : "        *(uint4 *)&row[x] = v;\n");
+}
+
 /* The store of a 64 x n accumulator tile: the thread's n / 8 groups of
    four floats, rows 16 warp + lane / 4 (and 8 below), columns 8 j + 2 (lane
    % 4) (and the next), as mma.sync's 16 x 8 tiles lie, one per warp, each
    rounded to the memory's type; `cut`: only the rows and columns kept;
-   `pairs`: each thread's two columns one store (_tc_store_pairs). */
-static void _tc_wgmma_store_helper(_tc_emitter *em, const tc_intrin *in, int cut, int pairs, char *name) {
+   `pairs`: each thread's two columns one store (_tc_store_pairs). A 16-bit
+   store whose rows start 16-byte aligned (_tc_store_aligned by 8) takes
+   _tc_wgmma_store_rows's 16-byte stores instead. */
+static void _tc_wgmma_store_helper(_tc_emitter *em, const tc_stmt *s, char *name) {
+    const tc_intrin *in = s->intrin;
     _tc_store_type t = _tc_store_type_of(in->compute->dtype);
+    int cut = _tc_tensor_op_cut(s), pairs = _tc_store_pairs(s);
     char body[1536];
+    if (t.round && in->n % 16 == 0 && _tc_store_aligned(s, 8)) {
+        _tc_wgmma_store_rows(em, in, &t, cut, name);
+        return;
+    }
     sprintf(name, "tc_wgmma_store_n%d%s%s%s", in->n, t.suffix, cut ? "_cut" : "", pairs ? "_pairs" : "");
     _tc_store_rounding(em, &t);
     _tc_emit_helper(em, name,
@@ -2451,7 +2510,7 @@ static void _tc_emit_wgmma_op(_tc_emitter *em, const tc_stmt *s) {
     _tc_emit_helper(em, "tc_mma_types", "%s", _tc_mma_types); /* tc_shared_address */
     _tc_emit_helper(em, "tc_wgmma_common", "%s", _tc_wgmma_common);
     if (in->kind == TC_INTRIN_WGMMA) _tc_wgmma_mma_helper(em, in, name);
-    else if (in->kind == TC_INTRIN_WGMMA_STORE) _tc_wgmma_store_helper(em, in, _tc_tensor_op_cut(s), _tc_store_pairs(s), name);
+    else if (in->kind == TC_INTRIN_WGMMA_STORE) _tc_wgmma_store_helper(em, s, name);
     else strcpy(name, "tc_wgmma_fill");
     _tc_emit_line_start(em);
     tc_str_printf(em->out, "%s(", name);

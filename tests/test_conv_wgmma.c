@@ -371,13 +371,15 @@ TC_TEST(a_16_bit_output_is_rounded_by_the_store) {
         tiles t;
         const char *store, *helper;
     } cases[] = {{TC_FLOAT16, TC_FLOAT16, 32, 72, {{128, 64, 64, 64, 32, 3, 1, 1, 2, 2}}, "wgmma.store_m64n64.f16(",
-                  "tc_wgmma_store_n64_f16_cut_pairs(void *p"},
+                  "tc_wgmma_store_n64_f16_cut_rows(void *p"},
                  {TC_BFLOAT16, TC_BFLOAT16, 32, 64, {{64, 64, 64, 64, 32, 3, 1, 1, 1}}, "wgmma.store_m64n64.bf16(",
-                  "tc_wgmma_store_n64_bf16_cut_pairs(void *p"},
+                  "tc_wgmma_store_n64_bf16_cut_rows(void *p"},
                  {TC_FLOAT16, TC_FLOAT16, 32, 65, {{64, 128, 64, 128, 32, 3, 1, 1, 0}}, "wgmma.store_m64n128.f16(",
                   "tc_wgmma_store_n128_f16_cut(void *p"},
+                 {TC_FLOAT16, TC_FLOAT16, 32, 66, {{64, 128, 64, 128, 32, 3, 1, 1, 0}}, "wgmma.store_m64n128.f16(",
+                  "tc_wgmma_store_n128_f16_cut_pairs(void *p"},
                  {TC_FLOAT32, TC_FLOAT16, 16, 64, {{64, 64, 64, 64, 16, 3, 1, 1, 2, 2, 1, 2}}, "wgmma.store_m64n64.f16(",
-                  "tc_wgmma_store_n64_f16_cut_pairs(void *p"}};
+                  "tc_wgmma_store_n64_f16_cut_rows(void *p"}};
     size_t k;
     for (k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         tc_conv2d_desc d = nhwc(cases[k].dtype, 2, cases[k].c, 9, 9, cases[k].k, 3, 3, 1, 1, 1);
@@ -397,8 +399,8 @@ TC_TEST(a_16_bit_output_is_rounded_by_the_store) {
         TC_CHECK_CONTAINS(cuda, cases[k].helper);
         TC_CHECK_CONTAINS(cuda, cases[k].out == TC_FLOAT16 ? "asm(\"cvt.rn.f16x2.f32 %0, %1, %2;\" : \"=r\"(h) : \"f\"(hi), \"f\"(lo));"
                                                           : "asm(\"cvt.rn.bf16x2.f32 %0, %1, %2;\" : \"=r\"(h) : \"f\"(hi), \"f\"(lo));");
-        if (cases[k].k % 2 == 0) TC_CHECK(strstr(cuda, "*(unsigned *)&row[8 * j] = tc_round_") != NULL);
-        else TC_CHECK(strstr(cuda, "*(unsigned *)&row[") == NULL);
+        TC_CHECK((strstr(cuda, "*(uint4 *)&row[x] = v;") != NULL) == (cases[k].k % 8 == 0));
+        TC_CHECK((strstr(cuda, "*(unsigned *)&row[8 * j] = tc_round_") != NULL) == (cases[k].k % 8 == 2));
         err = host_error_of(ctx, &d, f);
         if (!(err < 1e-2)) printf("  case %d: relative L2 error %g\n", (int)k, err);
         TC_CHECK(err < 1e-2);
