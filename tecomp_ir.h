@@ -542,6 +542,7 @@ TECOMP_API const tc_intrin *tc_intrin_wgmma(tc_context *ctx, tc_intrin_kind kind
    a 16-bit output is written straight from the registers in half the
    bytes. NULL with an error for any other type. */
 TECOMP_API const tc_intrin *tc_intrin_mma_store(tc_context *ctx, tc_dtype out_dtype);
+/* The same for wgmma's 64 x n tile ("wgmma.store_m64n256.f16"). */
 TECOMP_API const tc_intrin *tc_intrin_wgmma_store(tc_context *ctx, int n, tc_dtype out_dtype);
 /* Elements of one fragment in that scope (0 if not a fragment scope); a
    wgmma accumulator's is the intrinsic's whole 64 x n tile. */
