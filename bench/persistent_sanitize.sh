@@ -12,8 +12,9 @@
 # VIA=sample runs the same configuration (or CONFIG, the sample's
 # --config values) through samples/mma_conv.c (--template wgmma: nothing
 # but tecomp's kernel, 10 + 3 launches, checked against float64 over every
-# 61st output) instead of the harness.
-#   [TOOLS="racecheck"] [KERNELS=conv2d_wgmma] [LIMIT=s] [CUDNN=off] [VIA=sample [CONFIG=v,v,...]] sh bench/persistent_sanitize.sh
+# 61st output) instead of the harness; SAMPLE_ARGS more of its options
+# (--out f16: the output in half, stored in 16-byte rows).
+#   [TOOLS="racecheck"] [KERNELS=conv2d_wgmma] [LIMIT=s] [CUDNN=off] [VIA=sample [CONFIG=v,v,...] [SAMPLE_ARGS=...]] sh bench/persistent_sanitize.sh
 # Logs in $OUT.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -23,7 +24,7 @@ if [ "${VIA:-harness}" = sample ]; then
     cd build-gpu
     for tool in ${TOOLS:-memcheck racecheck synccheck}; do
         timeout "${LIMIT:-170}" compute-sanitizer --tool $tool --kernel-name "kns=${KERNELS:-_kernel}" --error-exitcode 9 ./samples/mma_conv \
-            --template wgmma --config "${CONFIG:-128,256,64,256,64,4,1,0,2,6,1}" --repeat 3 > "$out/san_$tool.log" 2>&1
+            --template wgmma --config "${CONFIG:-128,256,64,256,64,4,1,0,2,6,1}" ${SAMPLE_ARGS:-} --repeat 3 > "$out/san_$tool.log" 2>&1
         echo "$tool exit $?: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/san_$tool.log" | tail -1)"
         grep -E "^mma_conv: batch|relative L2|tecomp conv2d_wgmma|mma_conv: (matches|FAILED)|Sanitizer Error" "$out/san_$tool.log" | head -5
     done
