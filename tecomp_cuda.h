@@ -2179,45 +2179,47 @@ static int _tc_store_aligned(const tc_stmt *s, int64_t elems) {
 static int _tc_store_pairs(const tc_stmt *s) { return _tc_store_aligned(s, 2); }
 
 /* A store's memory type as the helpers write it: its C element type, the
-   suffix of the helper's name, and the helper that rounds a float (NULL:
-   float32, stored as it is; else `round`(v) one element and `round`x2(lo,
-   hi) a pair packed in 32 bits, whose text _tc_store_rounding defines). */
+   suffix of the helper's name, and for a 16-bit type its PTX name, the
+   conversion of one float (_tc_cuda_helpers' tc_float_to_half, ...) and
+   the pack of two into 32 bits (`pack`(lo, hi)); float32 has none of
+   them: it is stored as it is. */
 typedef struct _tc_store_type {
-    const char *element, *suffix, *round;
+    const char *element, *suffix, *ptx, *convert, *pack;
 } _tc_store_type;
 
 static _tc_store_type _tc_store_type_of(tc_dtype memory) {
-    _tc_store_type t = {"float", "", NULL};
+    _tc_store_type t = {"float", "", NULL, NULL, NULL};
     if (memory == TC_FLOAT16) {
         t.element = "unsigned short";
         t.suffix = "_f16";
-        t.round = "tc_round_f16";
+        t.ptx = "f16";
+        t.convert = "tc_float_to_half";
+        t.pack = "tc_round_f16x2";
     } else if (memory == TC_BFLOAT16) {
         t.element = "unsigned short";
         t.suffix = "_bf16";
-        t.round = "tc_round_bf16";
+        t.ptx = "bf16";
+        t.convert = "tc_float_to_bfloat16";
+        t.pack = "tc_round_bf16x2";
     }
     return t;
 }
 
-/* The rounding helpers of a 16-bit store (cvt.rn, round to nearest even as
-   the host executor rounds): one float, and two packed as the pair's 32
-   bits (cvt's first source is the upper half: the second column). */
+static void _tc_emit_cuda_helper(_tc_emitter *em, const char *fn);
+
+/* The conversions a 16-bit store calls, among the tensor ops' helpers: the
+   kernel's own (one float, cvt.rn as the host executor rounds) and the
+   pack of two (cvt's first source is the upper half: the second column). */
 static void _tc_store_rounding(_tc_emitter *em, const _tc_store_type *t) {
-    const char *ptx = strcmp(t->suffix, "_f16") ? "bf16" : "f16";
-    if (!t->round) return;
-    _tc_emit_helper(em, t->round,
-                    "__device__ __forceinline__ unsigned short %s(float f) {\n"
-                    "    unsigned short h;\n"
-                    "    asm(\"cvt.rn.%s.f32 %%0, %%1;\" : \"=h\"(h) : \"f\"(f));\n"
-                    "    return h;\n"
-                    "}\n"
-                    "__device__ __forceinline__ unsigned %sx2(float lo, float hi) {\n"
+    if (!t->ptx) return;
+    _tc_emit_cuda_helper(em, t->convert);
+    _tc_emit_helper(em, t->pack,
+                    "__device__ __forceinline__ unsigned %s(float lo, float hi) {\n"
                     "    unsigned h;\n"
                     "    asm(\"cvt.rn.%sx2.f32 %%0, %%1, %%2;\" : \"=r\"(h) : \"f\"(hi), \"f\"(lo));\n"
                     "    return h;\n"
                     "}\n",
-                    t->round, ptx, t->round, ptx);
+                    t->pack, t->ptx);
 }
 
 /* The stores of a thread's four accumulators of a 16 x 8 tile into buf:
@@ -2241,9 +2243,9 @@ static const char *_tc_store_body(char *buf, size_t size, const char *indent, co
         int k = 2 * half;
         snprintf(e0, sizeof e0, "%s%d%s", acc, k, end);
         snprintf(e1, sizeof e1, "%s%d%s", acc, k + 1, end);
-        snprintf(v0, sizeof v0, t->round ? "%s(%s)" : "%s%s", t->round ? t->round : "", e0);
-        snprintf(v1, sizeof v1, t->round ? "%s(%s)" : "%s%s", t->round ? t->round : "", e1);
-        if (t->round) snprintf(pair, sizeof pair, "*(unsigned *)&row[%s] = %sx2(%s, %s);", first, t->round, e0, e1);
+        snprintf(v0, sizeof v0, t->convert ? "%s(%s)" : "%s%s", t->convert ? t->convert : "", e0);
+        snprintf(v1, sizeof v1, t->convert ? "%s(%s)" : "%s%s", t->convert ? t->convert : "", e1);
+        if (t->pack) snprintf(pair, sizeof pair, "*(unsigned *)&row[%s] = %s(%s, %s);", first, t->pack, e0, e1);
         else snprintf(pair, sizeof pair, "*(float2 *)&row[%s] = make_float2(%s, %s);", first, e0, e1);
         if (pairs && cut)
             n += (size_t)snprintf(buf + n, size - n, "%sif (%s && %s + 1 < cols) %s\n%selse if (%s && %s < cols) row[%s] = %s;\n", indent, row, x,
@@ -2430,10 +2432,10 @@ static void _tc_wgmma_store_rows(_tc_emitter *em, const tc_intrin *in, const _tc
                     "    unsigned short *row = (unsigned short *)p + r * ldm;\n"
                     "#pragma unroll\n"
                     "    for (int j = 0; j < %d; ++j) { /* groups 2j and 2j + 1 */\n"
-                    "        unsigned w0 = %sx2(c[8 * j + 0], c[8 * j + 1]); /* the quad's first row, group 2j */\n"
-                    "        unsigned w1 = %sx2(c[8 * j + 4], c[8 * j + 5]); /* its first row, group 2j + 1 */\n"
-                    "        unsigned w2 = %sx2(c[8 * j + 2], c[8 * j + 3]); /* its second (8 below), group 2j */\n"
-                    "        unsigned w3 = %sx2(c[8 * j + 6], c[8 * j + 7]); /* its second, group 2j + 1 */\n"
+                    "        unsigned w0 = %s(c[8 * j + 0], c[8 * j + 1]); /* the quad's first row, group 2j */\n"
+                    "        unsigned w1 = %s(c[8 * j + 4], c[8 * j + 5]); /* its first row, group 2j + 1 */\n"
+                    "        unsigned w2 = %s(c[8 * j + 2], c[8 * j + 3]); /* its second (8 below), group 2j */\n"
+                    "        unsigned w3 = %s(c[8 * j + 6], c[8 * j + 7]); /* its second, group 2j + 1 */\n"
                     "        unsigned ka = b0 ? w1 : w0;\n"
                     "        unsigned kb = b0 ? w3 : w2;\n"
                     "        unsigned ra = __shfl_xor_sync(0xffffffffu, b0 ? w0 : w1, 1);\n"
@@ -2449,7 +2451,7 @@ static void _tc_wgmma_store_rows(_tc_emitter *em, const tc_intrin *in, const _tc
                     "%s"
                     "    }\n"
                     "}\n",
-                    name, cut ? ", int rows, int cols" : "", in->n / 16, t->round, t->round, t->round, t->round,
+                    name, cut ? ", int rows, int cols" : "", in->n / 16, t->pack, t->pack, t->pack, t->pack,
                     cut ? "        if (r < rows && x + 8 <= cols) {\n"
                           "            *(uint4 *)&row[x] = v;\n"
                           "        } else if (r < rows) {\n"
@@ -2471,7 +2473,7 @@ static void _tc_wgmma_store_helper(_tc_emitter *em, const tc_stmt *s, char *name
     _tc_store_type t = _tc_store_type_of(in->compute->dtype);
     int cut = _tc_tensor_op_cut(s), pairs = _tc_store_pairs(s);
     char body[1536];
-    if (t.round && in->n % 16 == 0 && _tc_store_aligned(s, 8)) {
+    if (t.ptx && in->n % 16 == 0 && _tc_store_aligned(s, 8)) {
         _tc_wgmma_store_rows(em, in, &t, cut, name);
         return;
     }
@@ -2987,6 +2989,20 @@ static const char *const _tc_cuda_helpers[][2] = {
     {"tc_shared_address(", "__device__ __forceinline__ unsigned tc_shared_address(const void *p) { unsigned long long a; asm(\"cvta.to.shared.u64 %0, %1;\" : \"=l\"(a) : \"l\"(p)); return (unsigned)a; }\n"},
     {"tc_float_to_bfloat16(", "__device__ __forceinline__ unsigned short tc_float_to_bfloat16(float f) { unsigned short h; asm(\"cvt.rn.bf16.f32 %0, %1;\" : \"=h\"(h) : \"f\"(f)); return h; }\n"},
 };
+
+/* Helper fn of _tc_cuda_helpers ("tc_float_to_half") among the tensor
+   ops' helpers, for one of them to call: the source then defines it there,
+   once (_tc_cuda_source adds none the tensor ops' helpers hold). */
+static void _tc_emit_cuda_helper(_tc_emitter *em, const char *fn) {
+    size_t len = strlen(fn);
+    int k;
+    for (k = 0; k < (int)(sizeof _tc_cuda_helpers / sizeof _tc_cuda_helpers[0]); k++)
+        if (!strncmp(_tc_cuda_helpers[k][0], fn, len) && _tc_cuda_helpers[k][0][len] == '(') {
+            _tc_emit_helper(em, fn, "%s", _tc_cuda_helpers[k][1]);
+            return;
+        }
+    em->failed = 1;
+}
 
 static const char *_tc_cuda_source(const tc_func *f, _tc_idents *idents) {
     tc_str body, all, wmma;
