@@ -974,13 +974,16 @@ typedef struct _tc_epi_channel {
     int axis, block_axis;
 } _tc_epi_channel;
 
+/* Whether an epilogue computes anything (scale, bias, residual, activation,
+   a user's step), its output type aside. */
+static int _tc_epi_has_steps(const tc_conv2d_epilogue *e) {
+    return e->scale || e->bias || e->residual != TC_RESIDUAL_NONE || e->act != TC_ACT_NONE || e->fn;
+}
+
 /* Whether a resolved description's epilogue does anything. A float32
    output with no step is none: the templates then build what they always
    built, expression for expression (the golden tests see no change). */
-static int _tc_epi_active(const tc_conv2d_desc *d) {
-    const tc_conv2d_epilogue *e = &d->epilogue;
-    return e->scale || e->bias || e->residual != TC_RESIDUAL_NONE || e->act != TC_ACT_NONE || e->fn || e->out_dtype != TC_FLOAT32;
-}
+static int _tc_epi_active(const tc_conv2d_desc *d) { return _tc_epi_has_steps(&d->epilogue) || d->epilogue.out_dtype != TC_FLOAT32; }
 
 /* The 16-bit types widen to float32 for arithmetic; float32 stays itself. */
 static const tc_expr *_tc_epi_float(const tc_expr *x) { return x && x->dtype != TC_FLOAT32 ? tc_cast(TC_FLOAT32, x) : x; }
@@ -1111,7 +1114,7 @@ static tc_result _tc_epi_build(tc_context *ctx, const tc_conv2d_desc *d, tc_tens
     if (ep->fn && x && !(x = _tc_epi_user(ctx, d, conv, ax, channel, x, e))) return _tc_conv_error(ctx);
     if (!user_only && ep->out_dtype != TC_FLOAT32) x = tc_cast(ep->out_dtype, x);
     if (!x || !(e->out = tc_compute(ctx, name, conv->ndim, ax, x))) return _tc_conv_error(ctx);
-    if (!user_only && !ep->scale && !ep->bias && ep->residual == TC_RESIDUAL_NONE && ep->act == TC_ACT_NONE && !ep->fn) e->round_only = ep->out_dtype;
+    if (!user_only && !_tc_epi_has_steps(ep)) e->round_only = ep->out_dtype;
     return TC_OK;
 }
 
@@ -3082,6 +3085,7 @@ typedef struct _tc_mma_stages {
 static tc_result _tc_mma_caches(tc_context *ctx, tc_schedule *s, const _tc_mma_graph *g, const _tc_mma_tiles *t, _tc_mma_stages *st) {
     tc_tensor *gemm = g->gemm, *AS, *BS, *AF = NULL, *BF = NULL, *ACC, *GS = NULL;
     int split = t->split > 1;
+    int epilogue = !split && g->conv.epi.out; /* with split_k the sum's own kernel takes the epilogue */
     _TC_CONV_TRY(tc_compute_inline(tc_stage_of(s, g->col)));
     _TC_CONV_TRY(tc_compute_inline(tc_stage_of(s, g->wt)));
     _TC_CONV_TRY(tc_cache_read(s, g->a, TC_SCOPE_SHARED, 1, &gemm, &AS));
@@ -3095,9 +3099,9 @@ static tc_result _tc_mma_caches(tc_context *ctx, tc_schedule *s, const _tc_mma_g
        fragments' layout is the instruction's): the tiles go through shared
        memory, stored there as they would be to the output; an output type
        alone is the store's own rounding (tc_intrin_mma_store, _wgmma_store) */
-    if (!split && g->conv.epi.out && !g->conv.epi.round_only) _TC_CONV_TRY(tc_cache_write(s, gemm, TC_SCOPE_SHARED, &GS));
+    if (epilogue && !g->conv.epi.round_only) _TC_CONV_TRY(tc_cache_write(s, gemm, TC_SCOPE_SHARED, &GS));
     if (!split) _TC_CONV_TRY(tc_compute_inline(tc_stage_of(s, gemm)));
-    if (!split && g->conv.epi.out) {
+    if (epilogue) {
         _TC_CONV_TRY(_tc_conv_output_stage(ctx, s, &g->conv, &st->out));
     } else {
         st->out = tc_stage_of(s, g->conv.out); /* with split_k and an epilogue, _tc_conv_final_sum takes the epilogue's */

@@ -1312,21 +1312,25 @@ static void bench_run_cudnn(tc_context *ctx, bench_row *row, const bench_opts *o
     if (row->conv.dtype == TC_FLOAT16) bench_note(row, "cuDNN half data, float compute, tensor ops; checked to %.0e", BENCH_TOL_F16);
 }
 
+/* Whether the epilogue's output type is the one cuDNN's convolution writes
+   (its y's: half on half rows, else float32). */
+static int bench_cudnn_output_type(const bench_row *row, const tc_conv2d_epilogue *e) {
+    tc_dtype y = row->conv.dtype == TC_FLOAT16 ? TC_FLOAT16 : TC_FLOAT32;
+    return (e->out_dtype ? e->out_dtype : TC_FLOAT32) == y;
+}
+
 /* Whether cuDNN's fused call computes the epilogue: no scale, bias or none
    (a zero bias then), relu or no activation, a residual before it (its z),
    no user-written step, the output in the type cuDNN writes (its y's). */
 static int bench_cudnn_fuses(const bench_row *row, const tc_conv2d_epilogue *e) {
-    tc_dtype y = row->conv.dtype == TC_FLOAT16 ? TC_FLOAT16 : TC_FLOAT32;
     return !e->scale && !e->fn && (e->act == TC_ACT_NONE || e->act == TC_ACT_RELU) && e->residual != TC_RESIDUAL_AFTER_ACT &&
-           (e->out_dtype ? e->out_dtype : TC_FLOAT32) == y;
+           bench_cudnn_output_type(row, e);
 }
 
 /* Whether the epilogue is no step but the output type cuDNN's convolution
    writes itself (f16 on a half row): cuDNN's bare figure is its time with it. */
 static int bench_cudnn_writes_it(const bench_row *row, const tc_conv2d_epilogue *e) {
-    tc_dtype y = row->conv.dtype == TC_FLOAT16 ? TC_FLOAT16 : TC_FLOAT32;
-    return !e->scale && !e->bias && !e->fn && e->act == TC_ACT_NONE && e->residual == TC_RESIDUAL_NONE &&
-           (e->out_dtype ? e->out_dtype : TC_FLOAT32) == y;
+    return !e->scale && !e->bias && !e->fn && e->act == TC_ACT_NONE && e->residual == TC_RESIDUAL_NONE && bench_cudnn_output_type(row, e);
 }
 
 /* cuDNN's convolution and then the epilogue as a second kernel, one unit. */
