@@ -2832,6 +2832,7 @@ typedef struct _tc_mma_tiles {
     int64_t tiles_per_block; /* the wgmma templates' persistent grid: output tiles a block walks (1: a block a tile) */
     int64_t tile_group;      /* ... walked in groups of this many row tiles, column by column (1: row by row) */
     int64_t turns;           /* ... by this many consumer warpgroups taking the tiles in turns (tc_consumer_turns; 1: none) */
+    int64_t cluster;         /* the wgmma templates: blocks of a thread-block cluster along the rows sharing B's tiles (tc_tma_multicast; 1: none) */
 } _tc_mma_tiles;
 
 /* The knobs conv2d_mma and conv2d_wgmma share: the block's and a warp's
@@ -2861,6 +2862,7 @@ static tc_result _tc_mma_tiles_of(tc_cfg *cfg, const tc_conv2d_desc *d, _tc_mma_
     t->tiles_per_block = 1;
     t->tile_group = 1;
     t->turns = 1;
+    t->cluster = 1;
     t->tm = 16;
     t->tn = 8;
     if (t->wm > t->bm || t->wn > t->bn || (t->bm / t->wm) * (t->bn / t->wn) * 32 > 1024)
@@ -2887,9 +2889,9 @@ static int64_t _tc_persistent_walk(const _tc_mma_tiles *t, int64_t row_tiles, in
 }
 
 /* The blocks of a persistent grid over row_tiles x col_tiles block tiles,
-   tiles_per_block a block (the last may have fewer). */
+   tiles_per_block a block (the last may have fewer), in whole clusters. */
 static int64_t _tc_persistent_grid(const _tc_mma_tiles *t, int64_t row_tiles, int64_t col_tiles) {
-    return (_tc_persistent_walk(t, row_tiles, col_tiles) + t->tiles_per_block - 1) / t->tiles_per_block;
+    return _tc_round_up((_tc_persistent_walk(t, row_tiles, col_tiles) + t->tiles_per_block - 1) / t->tiles_per_block, t->cluster);
 }
 
 /* The product's rows (NHWC's pixels, a GEMM's m) padded to whole block
@@ -2901,7 +2903,7 @@ static int64_t _tc_persistent_grid(const _tc_mma_tiles *t, int64_t row_tiles, in
    pipeline, C7520). col_tiles: the block tiles along the columns. */
 static int64_t _tc_mma_padded_rows(const _tc_mma_tiles *t, int64_t rows, int64_t col_tiles) {
     int64_t walked, group_tiles = col_tiles * t->tile_group;
-    rows = _tc_round_up(rows, t->bm);
+    rows = _tc_round_up(rows, t->bm * t->cluster); /* a block a tile: blockIdx.x the row tile, in whole clusters */
     if (t->tiles_per_block <= 1) return rows;
     walked = _tc_persistent_grid(t, rows / t->bm, col_tiles) * t->tiles_per_block;
     return (walked + group_tiles - 1) / group_tiles * t->tile_group * t->bm;
@@ -3322,8 +3324,10 @@ static tc_result _tc_mma_acc_schedule(tc_context *ctx, tc_dtype dtype, const _tc
 /* A shared tile of k_tile-wide rows: fetched by every thread, vec elements
    a copy (consecutive threads along its rows, or with along_rows down its
    columns), cp.async, pipelined over the k_tile loop; swizzled by as many
-   bits as its rows have 16-byte chunks, up to 8 (the banks' width). */
-static tc_result _tc_mma_fetch(tc_dtype dtype, const _tc_mma_tiles *t, tc_stage *ld, int64_t vec, int along_rows) {
+   bits as its rows have 16-byte chunks, up to 8 (the banks' width). With
+   TMA, shared by `cluster` blocks (B's tiles: the cluster's blocks lie along
+   the rows, tc_tma_multicast) where that is more than 1. */
+static tc_result _tc_mma_fetch(tc_dtype dtype, const _tc_mma_tiles *t, tc_stage *ld, int64_t vec, int along_rows, int64_t cluster) {
     int64_t counts[3], chunks = t->bk * tc_dtype_bytes(dtype) / 16;
     int bits = chunks >= 8 ? 3 : chunks >= 4 ? 2 : 1;
     _tc_mma_thread_counts(t, counts);
@@ -3335,6 +3339,7 @@ static tc_result _tc_mma_fetch(tc_dtype dtype, const _tc_mma_tiles *t, tc_stage 
     if (!t->tma) return tc_async_copy(ld);
     _TC_CONV_TRY(tc_tma_copy(ld));
     if (t->producer) _TC_CONV_TRY(tc_warp_specialize(ld));
+    if (cluster > 1) _TC_CONV_TRY(tc_tma_multicast(ld, (int)cluster));
     return t->turns > 1 ? tc_consumer_turns(ld, (int)t->turns) : TC_OK;
 }
 
@@ -3369,8 +3374,8 @@ static tc_result _tc_mma_schedule(tc_context *ctx, tc_dtype dtype, const _tc_mma
         _TC_CONV_TRY(tc_compute_at(st.acc, st.out, warp));
     }
     _TC_CONV_TRY(t->wgmma ? _tc_wgmma_acc_schedule(ctx, dtype, t, &st) : _tc_mma_acc_schedule(ctx, dtype, t, &st));
-    _TC_CONV_TRY(_tc_mma_fetch(dtype, t, st.as, t->vec, 0));
-    return _tc_mma_fetch(dtype, t, st.bs, t->vec_b, (int)t->col_along_m);
+    _TC_CONV_TRY(_tc_mma_fetch(dtype, t, st.as, t->vec, 0, 1));
+    return _tc_mma_fetch(dtype, t, st.bs, t->vec_b, (int)t->col_along_m, t->cluster);
 }
 
 /* The instance of convolution d with tiles t: the graph, its schedule. */
@@ -3502,6 +3507,11 @@ static const int64_t _tc_wgmma_tile_groups[] = {1, 8};
    the other's wgmma). */
 static const int64_t _tc_wgmma_turns[] = {1, 2};
 
+/* The cluster knob's values: blocks a thread-block cluster, consecutive
+   row tiles of one column sharing B's tiles by TMA multicast (a producer's
+   copies); 1: none. */
+static const int64_t _tc_wgmma_clusters[] = {1, 2};
+
 /* The copy and persistence knobs, defined after the rest (a knob defined
    last keeps the indices of configurations recorded before it, its first
    value being what they ran), and the tiles' copy and grid as they say. */
@@ -3511,6 +3521,7 @@ static tc_result _tc_wgmma_copy_and_grid(tc_cfg *cfg, const int64_t *copies, _tc
     _TC_CONV_TRY(tc_cfg_define_knob(cfg, "tiles_per_block", 8, _tc_wgmma_tiles_per_block));
     _TC_CONV_TRY(tc_cfg_define_knob(cfg, "tile_group", 2, _tc_wgmma_tile_groups));
     _TC_CONV_TRY(tc_cfg_define_knob(cfg, "turns", 2, _tc_wgmma_turns));
+    _TC_CONV_TRY(tc_cfg_define_knob(cfg, "cluster", 2, _tc_wgmma_clusters));
     copy = tc_cfg_knob_value(cfg, "copy");
     t->tma = copy != 0;
     t->producer = copy == 2;
@@ -3524,6 +3535,11 @@ static tc_result _tc_wgmma_copy_and_grid(tc_cfg *cfg, const int64_t *copies, _tc
         return _tc_fail(tc_cfg_context(cfg), TC_ERROR_SCHEDULE, "turns %lld: consumer warpgroups take turns at a persistent grid's tiles "
                         "(tiles_per_block a multiple of them, %lld) that a producer warpgroup loads (copy 2)", (long long)t->turns,
                         (long long)t->tiles_per_block);
+    t->cluster = tc_cfg_knob_value(cfg, "cluster");
+    if (t->cluster > 1 && (!t->producer || (t->tiles_per_block > 1 && t->tile_group % t->cluster)))
+        return _tc_fail(tc_cfg_context(cfg), TC_ERROR_SCHEDULE, "cluster %lld: the blocks of a cluster share B's tiles that a producer "
+                        "warpgroup loads (copy 2), consecutive blocks taking row tiles of one column (a persistent grid's tile_group a "
+                        "multiple of the cluster)", (long long)t->cluster);
     return TC_OK;
 }
 

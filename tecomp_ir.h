@@ -421,6 +421,8 @@ typedef enum tc_stmt_kind {
     TC_S_MBARRIER_WAIT,   /* wait until mbarrier buffer[index] has completed its phase of parity value (0 or 1) */
     TC_S_SETMAXNREG,      /* the warpgroup's registers a thread become count: claimed from the block's pool (increase) or
                              released to it (setmaxnreg, sm_90a; a warp-specialised pipeline's producer and consumers) */
+    TC_S_CLUSTER_BARRIER, /* every thread of every block of the kernel's thread-block cluster meets here (barrier.cluster, sm_90),
+                             each block's mbarrier initialisations visible to the others after it */
     TC_STMT_KIND_COUNT
 } tc_stmt_kind;
 
@@ -586,6 +588,8 @@ struct tc_stmt {
     tc_buffer *source; /* TC_S_TMA_LOAD: the global buffer its tensor map describes */
     int increase;      /* TC_S_SETMAXNREG: 1 .inc (claim registers up to count), 0 .dec (release down to count) */
     int barrier_id;    /* TC_S_BARRIER: 0 the whole block's, else a named barrier (1 to 15) of count threads */
+    int cluster;       /* TC_S_TMA_LOAD, TC_S_MBARRIER_ARRIVE: delivered to each of the cluster's `cluster` blocks (tc_stmt_multicast);
+                          0: to the issuing block only */
 };
 
 /* for (var = min; var < min + extent; var++) body, of a kind and thread tag */
@@ -649,6 +653,18 @@ TECOMP_API const tc_stmt *tc_stmt_mbarrier_arrive(tc_context *ctx, tc_buffer *ba
 /* One arrival on bar[index] for the executing warpgroup (128 threads of consecutive linear thread index), by its first
    thread: after a wgmma wait the warpgroup's reads are retired for all of it (count 128 in the statement). */
 TECOMP_API const tc_stmt *tc_stmt_mbarrier_arrive_warpgroup(tc_context *ctx, tc_buffer *bar, const tc_expr *index);
+/* A TMA copy or an mbarrier arrival s delivered to each of the `blocks`
+   blocks (2 to 16) of the kernel's thread-block cluster at the same shared
+   address (the blocks share one tile: TMA multicast, each block issuing
+   its part of it; a slot's release reaching every block that fills it);
+   the copy's bytes complete on each block's mbarrier. NULL for another
+   statement or count. */
+TECOMP_API const tc_stmt *tc_stmt_multicast(tc_context *ctx, const tc_stmt *s, int blocks);
+/* Every thread of every block of the kernel's cluster meets here (after a
+   fence that makes the blocks' mbarrier initialisations visible to the
+   cluster): before a block's copies or arrivals reach another, and before
+   a block ends while the others may still reach it. */
+TECOMP_API const tc_stmt *tc_stmt_cluster_barrier(tc_context *ctx);
 /* wait on bar[index] for the phase of parity */
 TECOMP_API const tc_stmt *tc_stmt_mbarrier_wait(tc_context *ctx, tc_buffer *bar, const tc_expr *index, const tc_expr *parity);
 /* A flat buffer of size elements of type t in scope (the context's arena). */
@@ -3171,6 +3187,15 @@ TECOMP_API const tc_stmt *tc_stmt_mbarrier_arrive_warpgroup(tc_context *ctx, tc_
     if (s) s->count = _TC_WARPGROUP_THREADS;
     return s;
 }
+TECOMP_API const tc_stmt *tc_stmt_multicast(tc_context *ctx, const tc_stmt *s, int blocks) {
+    tc_stmt *m;
+    if (!s || (s->kind != TC_S_TMA_LOAD && s->kind != TC_S_MBARRIER_ARRIVE) || blocks < 2 || blocks > 16) return NULL;
+    if (!(m = _tc_stmt_new(ctx, s->kind))) return NULL;
+    *m = *s;
+    m->cluster = blocks;
+    return m;
+}
+TECOMP_API const tc_stmt *tc_stmt_cluster_barrier(tc_context *ctx) { return _tc_stmt_new(ctx, TC_S_CLUSTER_BARRIER); }
 TECOMP_API const tc_stmt *tc_stmt_mbarrier_wait(tc_context *ctx, tc_buffer *bar, const tc_expr *index, const tc_expr *parity) {
     tc_stmt *s = parity ? _tc_mbarrier_stmt(ctx, TC_S_MBARRIER_WAIT, bar, index) : NULL;
     if (s) s->value = parity;
@@ -3521,6 +3546,12 @@ static int _tc_stmt_has_kind(const tc_stmt *s, tc_stmt_kind kind) {
 
 static void _tc_indent(tc_str *s, int depth) { tc_str_printf(s, "%*s", depth * 2, ""); }
 
+/* The end of a TMA copy's or an arrival's line: the blocks it reaches when multicast. */
+static void _tc_print_cluster(tc_str *s, const tc_stmt *st) {
+    if (st->cluster > 1) tc_str_printf(s, ", to %d blocks of the cluster", st->cluster);
+    tc_str_printf(s, ")\n");
+}
+
 static void _tc_print_stmt(tc_str *s, const tc_stmt *st, int depth) {
     int k;
     if (!st) return;
@@ -3679,10 +3710,11 @@ static void _tc_print_stmt(tc_str *s, const tc_stmt *st, int depth) {
         if (st->value) {
             tc_str_printf(s, "%s[", st->value->buffer->name);
             _tc_print(s, st->value->args[0], _TC_STYLE_IR);
-            tc_str_printf(s, "])\n");
+            tc_str_printf(s, "]");
         } else {
-            tc_str_printf(s, "no barrier)\n");
+            tc_str_printf(s, "no barrier");
         }
+        _tc_print_cluster(s, st);
         return;
     case TC_S_MBARRIER_INIT: case TC_S_MBARRIER_ARRIVE: case TC_S_MBARRIER_WAIT:
         _tc_indent(s, depth);
@@ -3696,7 +3728,11 @@ static void _tc_print_stmt(tc_str *s, const tc_stmt *st, int depth) {
             tc_str_printf(s, st->kind == TC_S_MBARRIER_WAIT ? ", parity " : ", ");
             _tc_print(s, st->value, _TC_STYLE_IR);
         }
-        tc_str_printf(s, ")\n");
+        _tc_print_cluster(s, st);
+        return;
+    case TC_S_CLUSTER_BARRIER:
+        _tc_indent(s, depth);
+        tc_str_printf(s, "cluster_barrier()\n");
         return;
     case TC_S_TENSOR_OP: /* name(operand[first element], row stride, layout, ...) */
         _tc_indent(s, depth);

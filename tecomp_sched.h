@@ -180,6 +180,23 @@ TECOMP_API tc_result tc_warp_specialize(tc_stage *st);
    the warpgroups, it the only serial loop around the pipeline, and the
    consumers meet at no barrier. */
 TECOMP_API tc_result tc_consumer_turns(tc_stage *st, int warpgroups);
+/* Share the TMA tile of stage st among the `blocks` blocks (2 to 8) of a
+   thread-block cluster (sm_90): consecutive blockIdx.x, blockIdx.x / blocks
+   alike, fetch the same tile, and each copies only its part of it (the
+   tile's outermost dimension in `blocks` slices, block blockIdx.x % blocks
+   the slice of that number), multicast into every block of the cluster
+   (TMA multicast: each tile crosses from L2 once a cluster), completing on
+   each block's full mbarrier. Each block's consumers then let go of a slot
+   in every block of the cluster (its empty mbarriers count the cluster's
+   consumers), so that no block refills a slot another still reads. The
+   kernel runs in clusters of `blocks` along x (its grid's x a multiple of
+   them), every block of a cluster meeting after the mbarriers' set-up and
+   before it ends. st must be a tiled TMA copy (tc_tma_copy, not im2col) of
+   a warp-specialised pipeline (tc_warp_specialize), whose slices are whole
+   periods of its swizzle and 128-byte multiples; that the cluster's blocks
+   fetch the same tile is the schedule's promise, which the host executor
+   checks copy by copy. */
+TECOMP_API tc_result tc_tma_multicast(tc_stage *st, int blocks);
 /* s[st].pragma(it, name, value): "auto_unroll_max_step" unrolls every
    constant loop inside `it` whose steps (its extent times those of the loops
    inside it) are at most value; "unroll_explicit" 1 replicates the unrolled
@@ -227,6 +244,8 @@ typedef struct tc_kernel_ir {
     const int64_t *shared_offsets; /* per shared buffer, its byte offset in the dynamic allocation; NULL when static */
     int ntensor_maps;              /* TMA tensor maps the kernel takes after its buffers and sizes (tma_load's map numbers) */
     const struct tc_tensor_map *tensor_maps;
+    int cluster;                   /* blocks a thread-block cluster, along blockIdx.x (tc_tma_multicast; 0 or 1: none):
+                                      the blocks blockIdx.x / cluster alike run together, rank blockIdx.x % cluster */
 } tc_kernel_ir;
 
 typedef struct tc_func {
@@ -346,6 +365,7 @@ struct tc_stage {
     int tma_copy;        /* tc_tma_copy: fetched by the tensor memory accelerator */
     int warp_specialize; /* tc_warp_specialize: its pipeline's copies are a producer warpgroup's */
     int consumer_turns;  /* tc_consumer_turns: consumer warpgroups taking the runs around the pipeline in turns; 0 or 1: none */
+    int multicast;       /* tc_tma_multicast: the blocks of a cluster sharing its tile; 0 or 1: none */
     int is_output;
     tc_iter *tensorize_at;   /* tensorize: the loops from here in are one call of intrin */
     const tc_intrin *intrin;
@@ -985,6 +1005,21 @@ TECOMP_API tc_result tc_warp_specialize(tc_stage *st) {
     return TC_OK;
 }
 
+/* The most blocks of a thread-block cluster every sm_90 GPU runs (the portable cluster size). */
+#define _TC_MAX_CLUSTER_BLOCKS 8
+
+TECOMP_API tc_result tc_tma_multicast(tc_stage *st, int blocks) {
+    if (!st) return TC_ERROR_INVALID_ARGUMENT;
+    if (!st->tma_copy || !st->warp_specialize)
+        return _tc_fail(st->sch->ctx, TC_ERROR_SCHEDULE, "tma_multicast on stage %s: a cluster's blocks share the slots of a warp-specialised "
+                        "TMA pipeline; make the stage one first (tc_tma_copy, tc_pipeline, tc_warp_specialize)", st->tensor->name);
+    if (blocks < 2 || blocks > _TC_MAX_CLUSTER_BLOCKS)
+        return _tc_fail(st->sch->ctx, TC_ERROR_SCHEDULE, "tma_multicast on stage %s: clusters of %d blocks; 2 to %d share a tile",
+                        st->tensor->name, blocks, _TC_MAX_CLUSTER_BLOCKS);
+    st->multicast = blocks;
+    return TC_OK;
+}
+
 /* At most as many consumer warpgroups as a block's 1024 threads hold beside the producer's. */
 #define _TC_MAX_CONSUMER_TURNS 7
 
@@ -1119,17 +1154,25 @@ static const tc_stmt *_tc_for_like(tc_context *ctx, const tc_stmt *s, const tc_e
     return f;
 }
 
+/* r, a rebuilt s, delivered to the blocks of the cluster s is (tc_stmt_multicast). */
+static const tc_stmt *_tc_same_cluster(tc_context *ctx, const tc_stmt *r, const tc_stmt *s) {
+    return r && s->cluster > 1 ? tc_stmt_multicast(ctx, r, s->cluster) : r;
+}
+
 /* TMA copy s (tiled or im2col) again with args, index and barrier. */
 static const tc_stmt *_tc_tma_load_as(tc_context *ctx, const tc_stmt *s, const tc_expr *const *args, const tc_expr *index,
                                       const tc_expr *barrier) {
     int rank = s->nargs / 3, k;
+    const tc_stmt *r;
     if (tc_stmt_is_tma_im2col(s)) {
         int64_t c[8];
         for (k = 0; k < 8; k++) c[k] = s->args[10 + k]->v.i; /* the box's constants */
-        return tc_stmt_tma_load_im2col(ctx, s->buffer, index, s->source, s->count, args, args + 4, args + 8, c, c + 2, c + 4, c[6], c[7],
-                                       barrier);
+        r = tc_stmt_tma_load_im2col(ctx, s->buffer, index, s->source, s->count, args, args + 4, args + 8, c, c + 2, c + 4, c[6], c[7],
+                                    barrier);
+    } else {
+        r = tc_stmt_tma_load(ctx, s->buffer, index, s->source, s->count, rank, args, args + rank, args + 2 * rank, barrier);
     }
-    return tc_stmt_tma_load(ctx, s->buffer, index, s->source, s->count, rank, args, args + rank, args + 2 * rank, barrier);
+    return _tc_same_cluster(ctx, r, s);
 }
 
 /* The elements TMA copy s moves (0 when its box is not constant). */
@@ -1176,8 +1219,9 @@ static const tc_stmt *_tc_mutate(_tc_mutator *m, const tc_stmt *s) {
     }
     case TC_S_MBARRIER_INIT: return tc_stmt_mbarrier_init(ctx, s->buffer, _tc_mut_expr(m, s->index), s->count);
     case TC_S_MBARRIER_ARRIVE:
-        if (_tc_arrives_for_warpgroup(s)) return tc_stmt_mbarrier_arrive_warpgroup(ctx, s->buffer, _tc_mut_expr(m, s->index));
-        return tc_stmt_mbarrier_arrive(ctx, s->buffer, _tc_mut_expr(m, s->index), _tc_mut_expr(m, s->value));
+        if (_tc_arrives_for_warpgroup(s)) r = tc_stmt_mbarrier_arrive_warpgroup(ctx, s->buffer, _tc_mut_expr(m, s->index));
+        else r = tc_stmt_mbarrier_arrive(ctx, s->buffer, _tc_mut_expr(m, s->index), _tc_mut_expr(m, s->value));
+        return _tc_same_cluster(ctx, r, s);
     case TC_S_MBARRIER_WAIT: return tc_stmt_mbarrier_wait(ctx, s->buffer, _tc_mut_expr(m, s->index), _tc_mut_expr(m, s->value));
     case TC_S_ALLOCATE: {
         const tc_stmt *body = _tc_mutate(m, s->body);
@@ -1254,6 +1298,7 @@ typedef struct _tc_pipe {
     int tma, plain;            /* some of its stages are fetched by TMA (tc_tma_copy), some not */
     int producer;              /* tc_warp_specialize: a producer warpgroup issues its copies */
     int turns;                 /* tc_consumer_turns: consumer warpgroups taking the runs around it in turns (1: none) */
+    int cluster;               /* tc_tma_multicast: the blocks of a cluster sharing its tiles and slots (1: none) */
     const tc_expr *base;       /* the steps earlier runs of the loop took: its tiles are steps base + k (copy (base + k) % nstages).
                                   0 (inject_pipeline substitutes it) but for a producer's pipeline inside a serial loop (a
                                   persistent grid's tile loop), where the producer and the consumers count the loop's runs */
@@ -1270,6 +1315,7 @@ typedef struct _tc_producer {
     int nstages, ncopies;
     int64_t consumers;        /* arrivals a phase of an empty mbarrier: the consumers' threads, or their warpgroups */
     int turns;                /* tc_consumer_turns: copies of the consumers taking the runs in turns (1: none) */
+    int cluster;              /* tc_tma_multicast: the blocks of a cluster sharing the slots (1: none) */
     const tc_expr *var;       /* the pipelined loop's variable, which its mbarriers are named after */
 } _tc_producer;
 
@@ -1608,6 +1654,7 @@ static _tc_pipe *_tc_pipe_of(_tc_lower *L, int k) {
         L->pipes[L->npipes].lag = st->pipeline_lag;
         L->pipes[L->npipes].producer = st->warp_specialize;
         L->pipes[L->npipes].turns = st->consumer_turns > 1 ? st->consumer_turns : 1;
+        L->pipes[L->npipes].cluster = 1;
         L->pipes[L->npipes].base = _tc_pipe_base(L->ctx, var);
         L->pipes[L->npipes++].nstages = st->pipeline_stages;
         if (!L->pipes[L->npipes - 1].base) return (_tc_pipe *)NULL;
@@ -1626,6 +1673,10 @@ static _tc_pipe *_tc_pipe_of(_tc_lower *L, int k) {
     if (p->turns != (st->consumer_turns > 1 ? st->consumer_turns : 1))
         return _tc_fail(L->ctx, TC_ERROR_SCHEDULE, "pipeline on stage %s: its consumers take %d turns, but another stage computed at %s has %d",
                         st->tensor->name, st->consumer_turns > 1 ? st->consumer_turns : 1, at->var->name, p->turns), (_tc_pipe *)NULL;
+    if (st->multicast > 1 && p->cluster > 1 && p->cluster != st->multicast)
+        return _tc_fail(L->ctx, TC_ERROR_SCHEDULE, "tma_multicast on stage %s: clusters of %d blocks, but another stage computed at %s is shared "
+                        "by %d", st->tensor->name, st->multicast, at->var->name, p->cluster), (_tc_pipe *)NULL;
+    if (st->multicast > 1) p->cluster = st->multicast;
     p->async |= st->async_copy;
     p->tma |= st->tma_copy;
     p->plain |= !st->tma_copy;
@@ -2185,15 +2236,65 @@ static const tc_stmt *_tc_tma_im2col_stmt(_tc_lower *L, int k, const tc_view *vi
                                    map->strides, extents[0], extents[1], NULL);
 }
 
+/* A multicast TMA stage's slice (tc_tma_multicast): its tile's rows along
+   the outermost dimension in st->multicast parts, each whole periods of
+   the buffer's swizzle and a multiple of 128 bytes (where TMA copies may
+   land); the slice's extent, 0 (error set) otherwise. */
+static int64_t _tc_multicast_slice(_tc_lower *L, int k, const tc_tensor_map *map, const int64_t *extents) {
+    tc_stage *st = L->sch->stages[k];
+    const tc_buffer *b = L->sl[k].buffer;
+    int64_t blocks = st->multicast, slice = extents[0] / blocks, rows = slice, elements = slice, period = 1;
+    int d, rank = st->tensor->ndim;
+    for (d = 1; d < rank; d++) elements *= extents[d];
+    for (d = 1; d + 1 < rank; d++) rows *= extents[d];
+    if (b->swizzle_bits) period = _tc_swizzle_rows_per_step(b) << b->swizzle_bits;
+    if (map->im2col || extents[0] % blocks || (elements * tc_dtype_bytes(st->tensor->dtype)) % 128 || rows % period)
+        return _tc_fail(L->ctx, TC_ERROR_SCHEDULE, "tma_multicast on stage %s: its tile's %lld rows in %lld slices of whole swizzle periods "
+                        "(%lld rows) and 128-byte multiples, copied by a tiled tensor map%s", st->tensor->name, (long long)extents[0],
+                        (long long)blocks, (long long)period, map->im2col ? " (the stage's is im2col)" : ""), 0;
+    return slice;
+}
+
+/* The variable of the blockIdx.x loop around stage k (NULL, error set, when none is). */
+static const tc_expr *_tc_block_x_around(_tc_lower *L, int k) {
+    const _tc_stage_lower *v = &L->sl[k];
+    int j;
+    for (j = 0; j < v->nouter; j++)
+        if (_tc_thread_of(L, v->outer[j]) == TC_BLOCK_X) return v->outer[j];
+    return _tc_fail(L->ctx, TC_ERROR_SCHEDULE, "tma_multicast on stage %s: no loop around it is bound to blockIdx.x, along which a "
+                    "cluster's blocks lie", L->sch->stages[k]->tensor->name), (const tc_expr *)NULL;
+}
+
+/* The multicast copy of stage k's slice (tc_tma_multicast): the cluster's
+   block rank = blockIdx.x % blocks copies rows [rank slice, (rank + 1)
+   slice) of the tile into the same place of every block's tile. */
+static const tc_stmt *_tc_tma_multicast_stmt(_tc_lower *L, int k, const tc_tensor_map *map, int map_index, int64_t slice) {
+    tc_stage *st = L->sch->stages[k];
+    _tc_stage_lower *v = &L->sl[k];
+    const tc_expr *coords[5], *box[5], *bx = _tc_block_x_around(L, k), *part, *index;
+    int d;
+    if (!bx) return NULL;
+    part = tc_mul(tc_mod(bx, tc_int(L->ctx, st->multicast)), tc_int(L->ctx, slice));
+    for (d = 0; d < map->rank; d++) {
+        coords[d] = d ? v->root_min[d] : tc_simplify(tc_add(v->root_min[0], part));
+        box[d] = d ? v->root_ext[d] : tc_int(L->ctx, slice);
+    }
+    index = tc_simplify(tc_add(v->offset, tc_mul(part, v->stride[0])));
+    return tc_stmt_multicast(L->ctx, tc_stmt_tma_load(L->ctx, v->buffer, index, map->buffer, map_index, map->rank, coords, box, map->dims, NULL),
+                             st->multicast);
+}
+
 /* The tensor map of a TMA stage and its copy: a tensor's box (the stage
    copies a global tensor, or a matrix view of one), or an im2col view's
-   pixels; NULL (error set) when the stage is neither. */
+   pixels (a multicast stage's slice of a tile); NULL (error set) when the
+   stage is neither. */
 static const tc_stmt *_tc_tma_copy_stmt(_tc_lower *L, int k, const tc_view *view, const tc_tensor *src, const int64_t *extents) {
     tc_stage *st = L->sch->stages[k];
     _tc_stage_lower *v = &L->sl[k];
     const tc_expr *box[5];
     tc_tensor_map map;
     int d, map_index;
+    int64_t slice = 0;
     memset(&map, 0, sizeof map);
     map.buffer = L->buffers[_tc_buffer_index(L, src)];
     map.swizzle_bits = st->swizzle_bits;
@@ -2210,7 +2311,9 @@ static const tc_stmt *_tc_tma_copy_stmt(_tc_lower *L, int k, const tc_view *view
             map.upper[d] = view->im2col.pad[d] - view->im2col.dilation[d] * (view->im2col.window[d] - 1);
             map.strides[d] = view->im2col.stride[d];
         }
+    if (st->multicast > 1 && !(map.box[0] = slice = _tc_multicast_slice(L, k, &map, extents))) return NULL;
     if ((map_index = _tc_tma_map(L, &map)) < 0) return NULL;
+    if (slice) return _tc_tma_multicast_stmt(L, k, &L->maps[map_index], map_index, slice);
     if (map.im2col) return _tc_tma_im2col_stmt(L, k, view, &L->maps[map_index], extents, map_index);
     return tc_stmt_tma_load(L->ctx, v->buffer, v->offset, map.buffer, map_index, map.rank, v->root_min, box, map.dims, NULL);
 }
@@ -2652,7 +2755,8 @@ static int _tc_tma_fetch_stmt(_tc_mutator *m, const tc_stmt *s, const tc_stmt **
     }
     f->init = 0;
     if (f->empty_parity) parts[n++] = tc_stmt_mbarrier_wait(m->ctx, f->empty, f->slot, f->empty_parity);
-    parts[n++] = tc_stmt_mbarrier_arrive(m->ctx, f->bar, f->slot, tc_int(m->ctx, tc_dtype_bytes(s->buffer->dtype) * _tc_tma_elements(s)));
+    parts[n++] = tc_stmt_mbarrier_arrive(m->ctx, f->bar, f->slot, tc_int(m->ctx, tc_dtype_bytes(s->buffer->dtype) * _tc_tma_elements(s) *
+                                                                          (s->cluster > 1 ? s->cluster : 1))); /* every block's slice lands here */
     parts[n++] = _tc_tma_load_as(m->ctx, s, s->args, s->index, _tc_load(f->bar, f->slot));
     for (k = 0; k < n; k++) if (!parts[k]) m->failed = 1;
     if (!m->failed && !(*out = tc_stmt_seq(m->ctx, n, parts))) m->failed = 1;
@@ -2824,7 +2928,7 @@ static const tc_stmt *_tc_tma_pipeline_loop(_tc_lower *L, const _tc_pipe *p, con
     f.nstages = p->nstages;
     f.ncopies = _tc_tma_count(fetch_seq);
     per_warpgroup = _tc_release_per_warpgroup(L, p, compute, ncompute);
-    f.consumers = per_warpgroup ? L->block_threads / 128 : L->block_threads;
+    f.consumers = (per_warpgroup ? L->block_threads / 128 : L->block_threads) * p->cluster; /* multicast: every block's consumers release every block's slot */
     done = tc_add(base, tc_sub(v, loop->min)); /* the steps before this one: the slot's earlier phases are done / n */
     fill_parity = tc_mod(tc_add(tc_div(done, n), tc_int(ctx, 1)), tc_int(ctx, 2));
     steady = (const tc_stmt **)_tc_alloc(ctx, sizeof *steady * (size_t)(ncompute + 4));
@@ -2840,6 +2944,7 @@ static const tc_stmt *_tc_tma_pipeline_loop(_tc_lower *L, const _tc_pipe *p, con
     released = tc_sub(v, tc_int(ctx, p->lag)); /* the tile this step's wgmma wait retires the last read of */
     released_slot = tc_simplify(tc_mod(tc_add(base, released), n));
     arrive = per_warpgroup ? tc_stmt_mbarrier_arrive_warpgroup(ctx, f.empty, released_slot) : tc_stmt_mbarrier_arrive(ctx, f.empty, released_slot, NULL);
+    if (p->cluster > 1) arrive = tc_stmt_multicast(ctx, arrive, p->cluster);
     steady[ns++] = p->lag && arrive ? tc_stmt_if(ctx, tc_ge(released, loop->min), arrive, NULL) : arrive;
     for (t = 0; t < ns; t++) if (!steady[t]) return *failed = 1, (const tc_stmt *)NULL;
     if (p->producer) return _tc_producer_pipeline(L, p, loop, fetch_seq, &f, fill_parity, tc_stmt_seq(ctx, ns, steady), steady[ns - 1], failed);
@@ -2925,6 +3030,7 @@ static const tc_stmt *_tc_producer_pipeline(_tc_lower *L, const _tc_pipe *p, con
     L->producer.ncopies = f->ncopies;
     L->producer.consumers = f->consumers;
     L->producer.turns = p->turns;
+    L->producer.cluster = p->cluster;
     L->producer.var = loop->var;
     if (!producer || !consumer) *failed = 1;
     return consumer;
@@ -3330,7 +3436,7 @@ static tc_buffer *_tc_turn_mbarriers(_tc_lower *L, int warpgroups) {
 static const tc_stmt *_tc_warp_roles(_tc_lower *L, const tc_stmt *s, const tc_expr *const block[3]) {
     tc_context *ctx = L->ctx;
     const _tc_producer *p = &L->producer;
-    const tc_stmt *inits[2 * _TC_MAX_PIPELINE_STAGES + _TC_MAX_CONSUMER_TURNS], *parts[5], *consumer[2], *mine, *producer;
+    const tc_stmt *inits[2 * _TC_MAX_PIPELINE_STAGES + _TC_MAX_CONSUMER_TURNS], *parts[6], *consumer[2], *mine, *producer;
     const tc_expr *z_end, *roles[3], *consumer_z;
     _tc_turns turns;
     int64_t x, y, z, planes;
@@ -3372,13 +3478,14 @@ static const tc_stmt *_tc_warp_roles(_tc_lower *L, const tc_stmt *s, const tc_ex
     _tc_register_split(x * y * (planes + 1), x * y, &dec, &inc);
     parts[0] = p->runs ? tc_stmt_store(ctx, p->runs, tc_int(ctx, 0), tc_int(ctx, 0)) : NULL;
     parts[1] = _tc_producer_plane(ctx, roles, z_end, NULL, tc_stmt_seq(ctx, ninits, inits));
-    parts[2] = tc_stmt_barrier(ctx);
+    parts[2] = p->cluster > 1 ? tc_stmt_cluster_barrier(ctx) : tc_stmt_barrier(ctx); /* a cluster's copies and arrivals reach every block's mbarriers */
     parts[3] = _tc_producer_plane(ctx, roles, z_end, dec ? tc_stmt_setmaxnreg(ctx, dec, 0) : NULL, producer);
     consumer[0] = inc ? tc_stmt_setmaxnreg(ctx, inc, 1) : NULL;
     consumer[1] = s;
     parts[4] = _tc_role_loop(ctx, TC_THREAD_Z, consumer_z, tc_int(ctx, 0), roles[2], tc_stmt_seq(ctx, 2, consumer));
+    parts[5] = p->cluster > 1 ? tc_stmt_cluster_barrier(ctx) : NULL; /* no block ends while another's last releases may still reach it */
     for (k = p->runs ? 0 : 1; k < 5; k++) if (!parts[k]) return NULL;
-    mine = tc_stmt_seq(ctx, 5, parts);
+    mine = tc_stmt_seq(ctx, p->cluster > 1 ? 6 : 5, parts);
     if (p->runs) mine = tc_stmt_allocate(ctx, p->runs, mine);
     if (turns.order) mine = tc_stmt_allocate(ctx, turns.order, mine);
     return mine ? tc_stmt_allocate(ctx, p->full, tc_stmt_allocate(ctx, p->empty, mine)) : NULL;
@@ -3993,6 +4100,32 @@ static const tc_expr *_tc_thread_loop_guard(const tc_stmt *s) {
     return tc_simplify(tc_and(tc_ge(s->var, s->min), tc_lt(s->var, tc_add(s->min, s->extent))));
 }
 
+/* The blocks of the thread-block cluster s's multicast statements reach (1: none). */
+static int _tc_cluster_of(const tc_stmt *s) {
+    int k, n = 1, m;
+    if (!s) return 1;
+    if ((s->kind == TC_S_TMA_LOAD || s->kind == TC_S_MBARRIER_ARRIVE) && s->cluster > 1) return s->cluster;
+    if ((m = _tc_cluster_of(s->body)) > n) n = m;
+    if ((m = _tc_cluster_of(s->then_case)) > n) n = m;
+    if ((m = _tc_cluster_of(s->else_case)) > n) n = m;
+    for (k = 0; k < s->nstmts; k++) if ((m = _tc_cluster_of(s->stmts[k])) > n) n = m;
+    return n;
+}
+
+/* A kernel of multicast copies (tc_tma_multicast) runs in clusters of
+   their blocks along x: its grid's x a constant multiple of them. */
+static tc_result _tc_launch_cluster(_tc_lower *L, tc_kernel_ir *kern) {
+    int64_t blocks = 0;
+    char text[128];
+    kern->cluster = _tc_cluster_of(kern->body);
+    if (kern->cluster > 1 && (!tc_expr_is_const(kern->grid[0], &blocks) || blocks % kern->cluster)) {
+        tc_expr_print(kern->grid[0], text, sizeof text);
+        return _tc_fail(L->ctx, TC_ERROR_SCHEDULE, "tma_multicast: kernel %s's grid has %s blocks along x, not a constant multiple of its "
+                        "clusters of %d blocks", kern->name, text, kern->cluster);
+    }
+    return TC_OK;
+}
+
 static tc_result _tc_pass_launch_dims(_tc_lower *L) {
     int k, d;
     tc_result r;
@@ -4004,6 +4137,7 @@ static tc_result _tc_pass_launch_dims(_tc_lower *L) {
             if (!kern->grid[d]) kern->grid[d] = tc_int(L->ctx, 1);
             if (!kern->block[d]) kern->block[d] = tc_int(L->ctx, 1);
         }
+        if ((r = _tc_launch_cluster(L, kern)) != TC_OK) return r;
     }
     return TC_OK;
 }
@@ -4214,6 +4348,7 @@ static void _tc_print_func(tc_str *s, const tc_func *f) {
     for (k = 0; k < f->nkernels; k++) {
         tc_str_printf(s, "produce %s {\n", f->kernels[k].tensor->name);
         if (f->kernels[k].dynamic_shared_bytes) _tc_print_dynamic_shared(s, &f->kernels[k]);
+        if (f->kernels[k].cluster > 1) tc_str_printf(s, "  // thread-block clusters of %d blocks along blockIdx.x\n", f->kernels[k].cluster);
         _tc_print_stmt(s, f->kernels[k].body, 1);
         tc_str_printf(s, "}\n");
     }

@@ -28,7 +28,7 @@
    channels; COL_ORDER 1, the default, copies col along its pixels).
    --small: batch 2, 8x8, 32 -> 64 channels. With --template wgmma (an
    sm_90 GPU, else the host executor at --small; NHWC) --config is
-   BM,BN,WM,WN,BK,STAGES,SPLIT_K,IN_FLIGHT,COPY[,TILES_PER_BLOCK[,TILE_GROUP]].
+   BM,BN,WM,WN,BK,STAGES,SPLIT_K,IN_FLIGHT,COPY[,TILES_PER_BLOCK[,TILE_GROUP[,TURNS[,CLUSTER]]]].
    --repeat: the timed launches (default 100). --out f16 (bf16) writes
    the output in half (bfloat16): the accumulators rounded by their store,
    as cuDNN's half convolution writes its output (epilogue.out_dtype). */
@@ -46,8 +46,8 @@ static const int64_t small_config[10] = {32, 32, 16, 16, 32, 2, 8, 1, 1, 1};
    256 and a producer warpgroup issuing the TMA copies, k steps of 64, 4
    stages, 6 tiles a block (seed2's 392 x 2 tiles on 131 blocks), row by
    row; on the host executor 64 x 64 tiles, 2 a block. */
-static const int64_t wgmma_config[SAMPLE_WGMMA_KNOBS] = {128, 256, 64, 256, 64, 4, 1, 0, 2, 6, 1, 1};
-static const int64_t wgmma_small_config[SAMPLE_WGMMA_KNOBS] = {64, 64, 64, 64, 32, 3, 1, 1, 2, 2, 1, 1};
+static const int64_t wgmma_config[SAMPLE_WGMMA_KNOBS] = {128, 256, 64, 256, 64, 4, 1, 0, 2, 6, 1, 1, 1};
+static const int64_t wgmma_small_config[SAMPLE_WGMMA_KNOBS] = {64, 64, 64, 64, 32, 3, 1, 1, 2, 2, 1, 1, 1};
 
 typedef struct options {
     int small, print, batch, nchw, wgmma, repeat, have_config;
@@ -76,8 +76,8 @@ static void help(const char *argv0) {
            "%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld;\n"
            "                     COL_ORDER, NCHW's only: 1 copies col along its pixels, 0 along j)\n"
            "  --template mma|wgmma  conv2d_mma (default) or Hopper's conv2d_wgmma (an sm_90 GPU, else the host executor at\n"
-           "                     --small; NHWC); its --config: BM,BN,WM,WN,BK,STAGES,SPLIT_K,IN_FLIGHT,COPY[,TILES_PER_BLOCK[,TILE_GROUP[,TURNS]]]\n"
-           "                     (default 128,256,64,256,64,4,1,0,2,6,1,1: a producer warpgroup, 6 tiles a block)\n"
+           "                     --small; NHWC); its --config: BM,BN,WM,WN,BK,STAGES,SPLIT_K,IN_FLIGHT,COPY[,TILES_PER_BLOCK[,TILE_GROUP[,TURNS[,CLUSTER]]]]\n"
+           "                     (default 128,256,64,256,64,4,1,0,2,6,1,1,1: a producer warpgroup, 6 tiles a block)\n"
            "  --repeat N         timed launches on the GPU (default 100)\n"
            "  --out f32|f16|bf16 the output's type: float32, or rounded by the accumulators' store (default f32)\n"
            "  --help             this text\n",
@@ -90,8 +90,8 @@ static void help(const char *argv0) {
 }
 
 /* Comma-separated knob values into config: conv2d_mma's eight to ten
-   (split_k and col_order 1 when not given), conv2d_wgmma's nine to twelve
-   (tiles_per_block, tile_group and turns 1); 0 when it is not that. */
+   (split_k and col_order 1 when not given), conv2d_wgmma's nine to thirteen
+   (tiles_per_block, tile_group, turns and cluster 1); 0 when it is not that. */
 static int parse_config(const char *s, int wgmma, int64_t *config) {
     int k, most = wgmma ? SAMPLE_WGMMA_KNOBS : 10, least = wgmma ? 9 : 8;
     char *end;
