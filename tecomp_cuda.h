@@ -2604,22 +2604,49 @@ static const char _tc_tma_helpers[] =
     "    } while (!done);\n"
     "}\n";
 
-/* tc_tma_load_<rank>d(dst, map, c0 .. c<rank-1> innermost first, bar). */
-static void _tc_tma_load_helper(_tc_emitter *em, int rank, char *name) {
-    char params[128], operands[128], regs[64];
+/* tc_tma_load_<rank>d(dst, map, c0 .. c<rank-1> innermost first, bar);
+   multicast (tc_stmt_multicast), tc_tma_load_<rank>d_multicast with one
+   more argument, the cluster's blocks it lands in (a bit a block rank). */
+static void _tc_tma_load_helper(_tc_emitter *em, int rank, int multicast, char *name) {
+    char params[128], operands[160], regs[64], mask[16] = "";
     int k, n = 0, m = 0;
-    snprintf(name, 32, "tc_tma_load_%dd", rank);
+    snprintf(name, 32, "tc_tma_load_%dd%s", rank, multicast ? "_multicast" : "");
     for (k = 0; k < rank; k++) {
         n += snprintf(params + n, sizeof params - (size_t)n, ", int c%d", k);
         m += snprintf(operands + m, sizeof operands - (size_t)m, ", \"r\"(c%d)", k);
     }
+    if (multicast) {
+        snprintf(operands + m, sizeof operands - (size_t)m, ", \"h\"(blocks)");
+        snprintf(mask, sizeof mask, ", %%%d", 3 + rank);
+    }
     _tc_emit_helper(em, name,
-                    "__device__ __forceinline__ void %s(void *dst, const tc_tensor_map *map%s, unsigned long long *bar) {\n"
-                    "    asm volatile(\"cp.async.bulk.tensor.%dd.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%%0], [%%1, %s], [%%2];\"\n"
+                    "__device__ __forceinline__ void %s(void *dst, const tc_tensor_map *map%s, unsigned long long *bar%s) {\n"
+                    "    asm volatile(\"cp.async.bulk.tensor.%dd.shared::cluster.global.tile.mbarrier::complete_tx::bytes%s [%%0], [%%1, %s], [%%2]%s;\"\n"
                     "                 :: \"r\"(tc_shared_address(dst)), \"l\"(map), \"r\"(tc_shared_address(bar))%s : \"memory\");\n"
                     "}\n",
-                    name, params, rank, _tc_asm_regs(regs, 3, rank), operands);
+                    name, params, multicast ? ", unsigned short blocks" : "", rank, multicast ? ".multicast::cluster" : "", _tc_asm_regs(regs, 3, rank),
+                    mask, operands);
 }
+
+/* A thread-block cluster's PTX (sm_90): an arrival on the mbarrier at the
+   same shared address in each of the cluster's first `blocks` blocks (mapa
+   names a block's shared memory in the cluster's window), and the barrier
+   of all the cluster's threads, after the fence that publishes the
+   mbarriers' initialisation to the cluster. */
+static const char _tc_cluster_helpers[] =
+    "__device__ __forceinline__ void tc_mbarrier_arrive_cluster(unsigned long long *bar, unsigned blocks) {\n"
+    "    unsigned local = tc_shared_address(bar);\n"
+    "    for (unsigned rank = 0; rank < blocks; rank++) {\n"
+    "        unsigned remote;\n"
+    "        asm volatile(\"mapa.shared::cluster.u32 %0, %1, %2;\" : \"=r\"(remote) : \"r\"(local), \"r\"(rank));\n"
+    "        asm volatile(\"mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];\" :: \"r\"(remote) : \"memory\");\n"
+    "    }\n"
+    "}\n"
+    "__device__ __forceinline__ void tc_cluster_barrier() {\n"
+    "    asm volatile(\"fence.mbarrier_init.release.cluster;\" ::: \"memory\");\n"
+    "    asm volatile(\"barrier.cluster.arrive.release;\" ::: \"memory\");\n"
+    "    asm volatile(\"barrier.cluster.wait.acquire;\" ::: \"memory\");\n"
+    "}\n";
 
 /* tc_tma_load_im2col_4d(dst, map, c, w, h, n, offset w, offset h, bar):
    NHWC pixels from (n, h, w) on, each at its offsets, channels from c. */
@@ -2665,7 +2692,7 @@ static void _tc_emit_tma(_tc_emitter *em, const tc_stmt *s) {
         return;
     }
     if (s->kind == TC_S_TMA_LOAD) {
-        _tc_tma_load_helper(em, rank, name);
+        _tc_tma_load_helper(em, rank, s->cluster > 1, name);
         tc_str_printf(em->out, "%s(", name);
         _tc_print_buffer_name(em->out, s->buffer, _TC_STYLE_CUDA);
         tc_str_printf(em->out, " + ");
@@ -2677,18 +2704,21 @@ static void _tc_emit_tma(_tc_emitter *em, const tc_stmt *s) {
         }
         tc_str_printf(em->out, ", ");
         _tc_emit_mbarrier_ref(em, s->value->buffer, s->value->args[0]);
+        if (s->cluster > 1) tc_str_printf(em->out, ", 0x%x", (1u << s->cluster) - 1u); /* every block of the cluster */
         tc_str_printf(em->out, ");\n");
         return;
     }
+    if (s->cluster > 1) _tc_emit_helper(em, "tc_cluster", "%s", _tc_cluster_helpers);
     if (_tc_arrives_for_warpgroup(s)) { /* the warpgroup's arrival: its first thread's */
         _tc_emit_helper(em, "tc_mma_types", "%s", _tc_mma_types); /* tc_shared_address, which tc_wgmma_common uses */
         _tc_emit_helper(em, "tc_wgmma_common", "%s", _tc_wgmma_common);
         tc_str_printf(em->out, "if (tc_warpgroup_thread() == 0) ");
     }
     tc_str_printf(em->out, "%s(", s->kind == TC_S_MBARRIER_INIT ? "tc_mbarrier_init" : s->kind == TC_S_MBARRIER_WAIT ? "tc_mbarrier_wait"
-                                  : s->value ? "tc_mbarrier_arrive_expect_tx" : "tc_mbarrier_arrive");
+                                  : s->value ? "tc_mbarrier_arrive_expect_tx" : s->cluster > 1 ? "tc_mbarrier_arrive_cluster" : "tc_mbarrier_arrive");
     _tc_emit_mbarrier_ref(em, s->buffer, s->index);
     if (s->kind == TC_S_MBARRIER_INIT) tc_str_printf(em->out, ", %d", s->count);
+    if (s->kind == TC_S_MBARRIER_ARRIVE && s->cluster > 1) tc_str_printf(em->out, ", %d", s->cluster);
     if (s->value) {
         tc_str_printf(em->out, ", ");
         _tc_emit_expr(em, s->value);
@@ -2911,6 +2941,12 @@ static void _tc_emit_stmt(_tc_emitter *em, const tc_stmt *s) {
         if (s->barrier_id) tc_str_printf(o, "asm volatile(\"bar.sync %d, %d;\" ::: \"memory\");\n", s->barrier_id, s->count);
         else tc_str_printf(o, "__syncthreads();\n");
         return;
+    case TC_S_CLUSTER_BARRIER:
+        _tc_emit_helper(em, "tc_mma_types", "%s", _tc_mma_types); /* tc_shared_address, which the cluster's helpers use */
+        _tc_emit_helper(em, "tc_cluster", "%s", _tc_cluster_helpers);
+        _tc_emit_line_start(em);
+        tc_str_printf(o, "tc_cluster_barrier();\n");
+        return;
     default:
         em->failed = 1;
         return;
@@ -2926,6 +2962,7 @@ static void _tc_emit_signature(_tc_emitter *em, const tc_func *f, const tc_kerne
     /* setmaxnreg moves registers within the block's pool: the launch bounds fix it (one block an SM, 65536 registers) */
     if (threads > 0 && _tc_stmt_has_kind(kern->body, TC_S_SETMAXNREG)) tc_str_printf(em->out, "__launch_bounds__(%lld, 1) ", (long long)threads);
     else if (threads > 0) tc_str_printf(em->out, "__launch_bounds__(%lld) ", (long long)threads);
+    if (kern->cluster > 1) tc_str_printf(em->out, "__cluster_dims__(%d, 1, 1) ", kern->cluster); /* tc_tma_multicast's blocks run together */
     tc_str_printf(em->out, "%s(", kern->name);
     for (k = 0; k < f->nparams + f->ntemps; k++) {
         const tc_buffer *b = k < f->nparams ? f->params[k] : f->temps[k - f->nparams];
