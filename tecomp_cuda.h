@@ -2630,16 +2630,19 @@ static void _tc_tma_load_helper(_tc_emitter *em, int rank, int multicast, char *
 
 /* A thread-block cluster's PTX (sm_90): an arrival on the mbarrier at the
    same shared address in each of the cluster's first `blocks` blocks (mapa
-   names a block's shared memory in the cluster's window), and the barrier
-   of all the cluster's threads, after the fence that publishes the
-   mbarriers' initialisation to the cluster. */
+   names a block's shared memory in the cluster's window; the arrival's
+   default release at the block's scope, as CUTLASS's ClusterBarrier: what
+   it releases is the block's own reads of its tiles, and the cluster-scope
+   release measured twice seed2's time), and the barrier of all the
+   cluster's threads, after the fence that publishes the mbarriers'
+   initialisation to the cluster. */
 static const char _tc_cluster_helpers[] =
     "__device__ __forceinline__ void tc_mbarrier_arrive_cluster(unsigned long long *bar, unsigned blocks) {\n"
     "    unsigned local = tc_shared_address(bar);\n"
     "    for (unsigned rank = 0; rank < blocks; rank++) {\n"
     "        unsigned remote;\n"
     "        asm volatile(\"mapa.shared::cluster.u32 %0, %1, %2;\" : \"=r\"(remote) : \"r\"(local), \"r\"(rank));\n"
-    "        asm volatile(\"mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];\" :: \"r\"(remote) : \"memory\");\n"
+    "        asm volatile(\"mbarrier.arrive.shared::cluster.b64 _, [%0];\" :: \"r\"(remote) : \"memory\");\n"
     "    }\n"
     "}\n"
     "__device__ __forceinline__ void tc_cluster_barrier() {\n"

@@ -38,7 +38,8 @@ record() { # template, task args (JSON), index:values:label, file: a one-line re
     python3 - "cuda -arch=sm_90 -model=NVIDIA_H100_80GB_HBM3" "$1" "$2" "$3" > "$4" <<'PY'
 import json, sys
 target, template, args, config = sys.argv[1], sys.argv[2], json.loads(sys.argv[3]), sys.argv[4].split(":")
-names = ["block_m", "block_n", "warp_m", "warp_n", "k_tile", "stages", "split_k", "in_flight", "copy", "tiles_per_block", "tile_group", "turns"]
+names = ["block_m", "block_n", "warp_m", "warp_n", "k_tile", "stages", "split_k", "in_flight", "copy", "tiles_per_block", "tile_group", "turns",
+         "cluster"]
 values = [int(v) for v in config[1].split(",")]
 values += [1] * (len(names) - len(values))  # the late knobs left out: their first values
 entity = [[n, "ot", v] for n, v in zip(names, values)]
