@@ -3174,6 +3174,17 @@ static tc_result _tc_mma_persistent(tc_context *ctx, const _tc_mma_tiles *t, tc_
     return tc_bind(st, *block, TC_BLOCK_X);
 }
 
+/* The block tiles' row loop in whole clusters (a block a tile in clusters
+   of t->cluster along blockIdx.x): split by the cluster and fused back, its
+   extent rounded up to a multiple of it (the last cluster's tiles past the
+   rows compute on TMA's zeros and store nothing). */
+static tc_result _tc_mma_cluster_rows(const _tc_mma_tiles *t, tc_stage *st, tc_iter **rows) {
+    tc_iter *outer, *inner;
+    if (t->cluster <= 1 || t->tiles_per_block > 1) return TC_OK;
+    _TC_CONV_TRY(tc_split(st, *rows, t->cluster, &outer, &inner));
+    return tc_fuse(st, outer, inner, rows);
+}
+
 /* What the output's and the parts' schedules share: their loops in the
    order (part,) block rows, block columns, warp rows, warp columns, row
    tiles, column tiles, 16 tile rows, 8 tile columns (loops[0..8)), bound to
@@ -3182,14 +3193,16 @@ static tc_result _tc_mma_persistent(tc_context *ctx, const _tc_mma_tiles *t, tc_
    columns, where its accumulators are computed. */
 static tc_result _tc_mma_store_tiles(tc_context *ctx, const _tc_mma_tiles *t, tc_stage *st, tc_iter *part, tc_iter *const *loops, tc_iter **warp) {
     static const tc_thread_tag tags[4] = {TC_BLOCK_X, TC_BLOCK_Y, TC_THREAD_Z, TC_THREAD_Y};
-    tc_iter *order[9], *block, *run;
+    tc_iter *order[9], *bound[4], *block, *run;
     int n = 0, k;
     if (part) order[n++] = part;
     for (k = 0; k < 8; k++) order[n++] = loops[k];
+    for (k = 0; k < 4; k++) bound[k] = loops[k];
     _TC_CONV_TRY(tc_reorder(st, n, order));
     if (part) _TC_CONV_TRY(tc_bind(st, part, TC_BLOCK_Z));
     if (t->tiles_per_block > 1) _TC_CONV_TRY(_tc_mma_persistent(ctx, t, st, loops[0], loops[1], &block, &run));
-    for (k = t->tiles_per_block > 1 ? 2 : 0; k < 4; k++) _TC_CONV_TRY(tc_bind(st, loops[k], tags[k]));
+    _TC_CONV_TRY(_tc_mma_cluster_rows(t, st, &bound[0]));
+    for (k = t->tiles_per_block > 1 ? 2 : 0; k < 4; k++) _TC_CONV_TRY(tc_bind(st, bound[k], tags[k]));
     if (t->wgmma) { /* the warpgroup's tiles by constant indices into its accumulator registers */
         _TC_CONV_TRY(tc_unroll(st, loops[4]));
         _TC_CONV_TRY(tc_unroll(st, loops[5]));
@@ -3245,6 +3258,7 @@ static tc_result _tc_mma_epilogue_schedule(tc_context *ctx, const _tc_mma_tiles 
     if (t->tiles_per_block > 1) { /* b1: the loop the block's tile is at */
         _TC_CONV_TRY(_tc_mma_persistent(ctx, t, so, b0, b1, &b0, &b1));
     } else {
+        _TC_CONV_TRY(_tc_mma_cluster_rows(t, so, &b0));
         _TC_CONV_TRY(tc_bind(so, b0, TC_BLOCK_X));
         _TC_CONV_TRY(tc_bind(so, b1, TC_BLOCK_Y));
     }

@@ -500,6 +500,70 @@ TC_TEST(consumers_take_turns) {
     tc_cubin_destroy(ctx, &bin);
 }
 
+/* Thread-block clusters (knob cluster 2, tc_tma_multicast): two blocks
+   along blockIdx.x share the weights' tile, each copying half its rows into
+   both (a multicast TMA copy, its slice by its rank blockIdx.x % 2); each
+   block's full mbarrier expects the whole tile's bytes, each consumer
+   warpgroup lets go of a slot in both blocks (the empty mbarriers count
+   the cluster's two warpgroups), and the cluster meets after the set-up
+   and before it ends. A block a tile rounds the row tiles up to whole
+   clusters (3 to 4); a persistent grid to an even number of blocks. Right
+   on the host executor (which runs a cluster's blocks together), compiled
+   for sm_90a with __cluster_dims__; what the knob refuses. */
+TC_TEST(thread_block_clusters_share_the_weights) {
+    tc_conv2d_desc d = nhwc(TC_FLOAT16, 2, 32, 9, 9, 72, 3, 3, 1, 1, 1);
+    tiles t = {{64, 64, 64, 64, 32, 3, 1, 1, 2, 1, 1, 1, 2}};
+    tiles persistent = {{64, 64, 64, 64, 32, 3, 1, 1, 2, 4, 8, 1, 2}};
+    const tc_func *f = lower_config(&d, &t);
+    const char *ir = f ? tc_func_to_string(f) : NULL, *cuda = f ? tc_cuda_source(f) : NULL;
+    tc_config_space *space = NULL;
+    tc_instance inst;
+    tc_cubin bin;
+    TC_CHECK(ir != NULL && cuda != NULL);
+    if (!ir || !cuda) return;
+    TC_CHECK_EQ_INT(f->kernels[0].cluster, 2);
+    TC_CHECK_CONTAINS(ir, "  // thread-block clusters of 2 blocks along blockIdx.x\n");
+    TC_CHECK_CONTAINS(ir, "// attr [iter_var(blockIdx.x, range(min=0, ext=4), blockIdx.x)] thread_extent = 4\n");
+    TC_CHECK_CONTAINS(ir, "    mbarrier_init(j.outer_full[0], 2)\n    mbarrier_init(j.outer_empty[0], 2)\n");
+    TC_CHECK_CONTAINS(ir, "  }\n  cluster_barrier()\n");
+    TC_CHECK_CONTAINS(ir, "      mbarrier_arrive_expect_tx(j.outer_full[floormod(j.outer, 3)], 4096)\n"
+                          "      tma_load(wt.shared[floormod(j.outer, 3)*2048 + floormod(blockIdx.x, 2)*1024], kernel[blockIdx.y*64 + "
+                          "floormod(blockIdx.x, 2)*32, j.outer*32] box [32, 32] of [72, 288], j.outer_full[floormod(j.outer, 3)], to 2 blocks "
+                          "of the cluster)\n");
+    TC_CHECK_CONTAINS(ir, "mbarrier_arrive_warpgroup(j.outer_empty[floormod(j.outer + 2, 3)], to 2 blocks of the cluster)\n");
+    TC_CHECK_CONTAINS(ir, "  cluster_barrier()\n}\n");
+    TC_CHECK_CONTAINS(cuda, "__launch_bounds__(256) __cluster_dims__(2, 1, 1) conv_wgmma_kernel(");
+    TC_CHECK_CONTAINS(cuda, "tc_tma_load_2d_multicast(wt_shared + (j_outer % 3) * 2048 + (bx % 2) * 1024, &tc_map1, j_outer * 32, by * 64 + "
+                            "(bx % 2) * 32, &j_outer_full[j_outer % 3], 0x3);");
+    TC_CHECK_CONTAINS(cuda, "tc_mbarrier_arrive_cluster(&j_outer_empty[(j_outer + 2) % 3], 2);");
+    TC_CHECK_CONTAINS(cuda, "mbarrier.arrive.shared::cluster.b64 _, [%0];");
+    TC_CHECK_CONTAINS(cuda, "    tc_cluster_barrier();\n");
+    TC_CHECK(host_error_of(ctx, &d, f) < 1e-2);
+    d.n = 8; /* 648 rows: 11 tiles walked as 16 in groups of 8, 32 tiles 4 a block: 8 blocks */
+    f = lower_config(&d, &persistent);
+    TC_CHECK(f != NULL);
+    if (f) TC_CHECK_EQ_INT((int)f->kernels[0].grid[0]->v.i, 8);
+    TC_CHECK(host_error_of(ctx, &d, f) < 1e-2);
+    d.dtype = TC_FLOAT32; /* TF32, split-K in two parts along blockIdx.z */
+    d.math = TC_CONV_MATH_TF32;
+    persistent.v[4] = 16;
+    persistent.v[6] = 2;
+    TC_CHECK(host_error_of(ctx, &d, lower_config(&d, &persistent)) < 2e-3);
+    d = nhwc(TC_FLOAT16, 2, 32, 9, 9, 72, 3, 3, 1, 1, 1);
+    TC_CHECK_EQ_INT(tc_space_create(ctx, tc_conv2d_wgmma_template, &d, &space), TC_OK);
+    if (!space) return;
+    t.v[8] = 1; /* TMA from the consumers: no producer to share slots through */
+    TC_CHECK_EQ_INT(tc_space_instantiate(space, sample_wgmma_config(space, t.v), &inst), TC_ERROR_SCHEDULE);
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "cluster 2: the blocks of a cluster share B's tiles that a producer warpgroup loads (copy 2)");
+    t.v[8] = 2;
+    t.v[9] = 2; /* persistent, walked row by row: consecutive tiles do not share B's */
+    TC_CHECK_EQ_INT(tc_space_instantiate(space, sample_wgmma_config(space, t.v), &inst), TC_ERROR_SCHEDULE);
+    if (tc_nvrtc_init(ctx, NULL) != TC_OK) TC_SKIP("NVRTC is not installed here");
+    TC_CHECK_EQ_INT(tc_cuda_compile(ctx, cuda, "conv_wgmma", 90, 0, NULL, &bin), TC_OK);
+    tc_cubin_destroy(ctx, &bin);
+    TC_CHECK_EQ_INT(tc_cuda_compile(ctx, cuda, "conv_wgmma", 80, 0, NULL, &bin), TC_ERROR_COMPILE);
+}
+
 /* What the template refuses: NCHW (conv2d_mma's), float32 without TF32,
    knobs that do not fit (too much shared memory, 16 warpgroups, a group in
    flight with two stages). */
@@ -584,10 +648,10 @@ static void check_on_gpu(tc_dtype dtype, tc_dtype out, const tiles *t, double bo
     TC_CHECK(data_make(ctx, &d, &cd));
     if (f && cd.y && run_on_gpu(ctx, f, &cd, cd.y) == TC_OK) {
         double err = rel_l2(cd.y, cd.ref, cd.ny);
-        printf("  C9_b32 %s out %s, %lldx%lld warpgroups %lldx%lld k %lld split %lld in flight %lld, %s, %lld tiles a block, %lld turns: "
-               "relative L2 error %.3g\n", tc_dtype_name(dtype), tc_dtype_name(out), (long long)t->v[0], (long long)t->v[1], (long long)t->v[2], (long long)t->v[3],
+        printf("  C9_b32 %s out %s, %lldx%lld warpgroups %lldx%lld k %lld split %lld in flight %lld, %s, %lld tiles a block, %lld turns, "
+               "clusters of %lld: relative L2 error %.3g\n", tc_dtype_name(dtype), tc_dtype_name(out), (long long)t->v[0], (long long)t->v[1], (long long)t->v[2], (long long)t->v[3],
                (long long)t->v[4], (long long)t->v[6], (long long)t->v[7], t->v[8] == 2 ? "TMA from a producer warpgroup" : t->v[8] ? "TMA" : "cp.async",
-               (long long)(t->v[9] ? t->v[9] : 1), (long long)(t->v[11] ? t->v[11] : 1), err);
+               (long long)(t->v[9] ? t->v[9] : 1), (long long)(t->v[11] ? t->v[11] : 1), (long long)(t->v[12] ? t->v[12] : 1), err);
         TC_CHECK(err < bound);
     } else {
         TC_CHECK(0);
@@ -627,6 +691,15 @@ TC_TEST(gpu_matches_the_reference_at_c9_b32) {
     check_on_gpu(TC_BFLOAT16, TC_BFLOAT16, &f16, 1e-2);
     check_on_gpu(TC_FLOAT16, TC_FLOAT16, &turns64, 1e-2);
     check_on_gpu(TC_FLOAT32, TC_FLOAT16, &tf32, 1e-2);
+    /* thread-block clusters of 2 sharing the weights' tiles: a block a tile (49 row tiles rounded up to 50), half out;
+       persistent 128 x 128 in groups of 8 (56 x 2 tiles walked, 2 a block: 56 blocks), bfloat16 split-K, TF32 */
+    f16.v[9] = 1;
+    f16.v[12] = 2;
+    split.v[12] = 2;
+    tf32.v[12] = 2;
+    check_on_gpu(TC_FLOAT16, TC_FLOAT16, &f16, 1e-2);
+    check_on_gpu(TC_BFLOAT16, TC_FLOAT32, &split, 1e-2);
+    check_on_gpu(TC_FLOAT32, TC_FLOAT32, &tf32, 2e-3);
 }
 
 /* The kernel of a TMA configuration as an engine gets it: from a record,
@@ -715,6 +788,7 @@ int main(int argc, char **argv) {
     TC_RUN(producer_with_a_fused_epilogue);
     TC_RUN(a_16_bit_output_is_rounded_by_the_store);
     TC_RUN(consumers_take_turns);
+    TC_RUN(thread_block_clusters_share_the_weights);
     TC_RUN(refuses_what_it_cannot_build);
     TC_RUN(template_for_arch_picks_wgmma_on_sm_90);
     TC_RUN(gpu_matches_the_reference_at_c9_b32);
