@@ -2461,48 +2461,13 @@ static void _tc_wgmma_store_rows(_tc_emitter *em, const tc_intrin *in, const _tc
                         : "        *(uint4 *)&row[x] = v;\n");
 }
 
-/* A float32 store of a 64 x n accumulator tile in 16-byte rows: in each
-   8-column group the two lanes of a pair (quad lanes 2q, 2q + 1) hold four
-   neighbouring columns of rows r and r + 8 between them, two each; one
-   exchange (shfl.xor 1) leaves the even lane row r's four, the odd lane
-   row r + 8's, each stored as one float4 (half the float2 stores' store
-   instructions). `cut`: a row past `rows` is not stored, four columns past
-   `cols` element by element. */
-static void _tc_wgmma_store_rows_f32(_tc_emitter *em, const tc_intrin *in, int cut, char *name) {
-    sprintf(name, "tc_wgmma_store_n%d%s_rows", in->n, cut ? "_cut" : "");
-    _tc_emit_helper(em, name,
-                    "__device__ __forceinline__ void %s(void *p, const float *c, int ldm%s) {\n"
-                    "    unsigned t = tc_warpgroup_thread();\n"
-                    "    unsigned b0 = t & 1; /* 0: this lane stores row r, 1: row r + 8 */\n"
-                    "    int r = (t / 32) * 16 + t %% 32 / 4 + 8 * b0, col = (t %% 4 - b0) * 2;\n"
-                    "    float *row = (float *)p + r * ldm;\n"
-                    "#pragma unroll\n"
-                    "    for (int j = 0; j < %d; ++j) {\n"
-                    "        float s0 = __shfl_xor_sync(0xffffffffu, b0 ? c[4 * j + 0] : c[4 * j + 2], 1); /* the partner's pair of this lane's row */\n"
-                    "        float s1 = __shfl_xor_sync(0xffffffffu, b0 ? c[4 * j + 1] : c[4 * j + 3], 1);\n"
-                    "        float4 v = b0 ? make_float4(s0, s1, c[4 * j + 2], c[4 * j + 3]) : make_float4(c[4 * j + 0], c[4 * j + 1], s0, s1);\n"
-                    "        int x = 8 * j + col;\n"
-                    "%s"
-                    "    }\n"
-                    "}\n",
-                    name, cut ? ", int rows, int cols" : "", in->n / 8,
-                    cut ? "        if (r < rows && x + 4 <= cols) {\n"
-                          "            *(float4 *)&row[x] = v;\n"
-                          "        } else if (r < rows) {\n"
-                          "            float w[4] = {v.x, v.y, v.z, v.w};\n"
-                          "            for (int e = 0; e < 4 && x + e < cols; ++e) row[x + e] = w[e];\n"
-                          "        }\n"
-                        : "        *(float4 *)&row[x] = v;\n");
-}
-
 /* The store of a 64 x n accumulator tile: the thread's n / 8 groups of
    four floats, rows 16 warp + lane / 4 (and 8 below), columns 8 j + 2 (lane
    % 4) (and the next), as mma.sync's 16 x 8 tiles lie, one per warp, each
    rounded to the memory's type; `cut`: only the rows and columns kept;
-   `pairs`: each thread's two columns one store (_tc_store_pairs). A store
-   whose rows start 16-byte aligned (_tc_store_aligned by 8 16-bit or 4
-   float32 elements) takes _tc_wgmma_store_rows's (_rows_f32's) 16-byte
-   stores instead. */
+   `pairs`: each thread's two columns one store (_tc_store_pairs). A 16-bit
+   store whose rows start 16-byte aligned (_tc_store_aligned by 8) takes
+   _tc_wgmma_store_rows's 16-byte stores instead. */
 static void _tc_wgmma_store_helper(_tc_emitter *em, const tc_stmt *s, char *name) {
     const tc_intrin *in = s->intrin;
     _tc_store_type t = _tc_store_type_of(in->compute->dtype);
@@ -2510,10 +2475,6 @@ static void _tc_wgmma_store_helper(_tc_emitter *em, const tc_stmt *s, char *name
     char body[1536];
     if (t.ptx && in->n % 16 == 0 && _tc_store_aligned(s, 8)) {
         _tc_wgmma_store_rows(em, in, &t, cut, name);
-        return;
-    }
-    if (!t.ptx && _tc_store_aligned(s, 4)) {
-        _tc_wgmma_store_rows_f32(em, in, cut, name);
         return;
     }
     sprintf(name, "tc_wgmma_store_n%d%s%s%s", in->n, t.suffix, cut ? "_cut" : "", pairs ? "_pairs" : "");
