@@ -7,13 +7,16 @@
    The host executor (tc_host_run) runs a lowered function on the CPU with
    CUDA semantics - every block, every thread, per-thread locals, per-block
    shared memory, barriers, asynchronous copies, mbarriers, TMA copies and
-   wgmma groups - and reports out-of-bounds accesses, shared-memory races
-   between barriers and deadlocks as errors naming the kernel, buffer,
-   index, block and thread. It is how the tests check numerics on machines
-   without a GPU, and the tuner's fallback without one. It is slow (an
-   interpreter: each kernel compiled to a small register machine, so that
-   every thread of a block can stop at a barrier and resume later) and
-   meant for checking numerics.
+   wgmma groups; the blocks of a thread-block cluster together, with their
+   multicast copies and arrivals and the cluster barrier - and reports
+   out-of-bounds accesses, shared-memory races between barriers, deadlocks
+   and a cluster's blocks fetching different tiles as errors naming the
+   kernel, buffer, index, block and thread. It is how the tests check
+   numerics on machines without a GPU, and the tuner's fallback without
+   one. It is slow (an interpreter: each kernel compiled to a small
+   register machine, so that every thread of a block, or of a cluster's
+   blocks, can stop at a barrier and resume later) and meant for checking
+   numerics.
 
    It depends on tecomp_sched.h (lowered functions, tc_func_eval, float16
    and bfloat16 conversions) and nothing depends on it but the tuner's
@@ -74,8 +77,10 @@ typedef enum _tc_opcode {
     _TC_OP_WGMMA_WAIT,   /* the warpgroup's wgmma groups complete but its imm.i newest */
     _TC_OP_TMA_LOAD,     /* TMA copy number target: its box lands in shared memory, complete when its mbarrier's phase is */
     _TC_OP_MBAR_INIT,    /* mbarrier buf[r[a]] expects imm.i arrivals a phase; phase 0 begins */
-    _TC_OP_MBAR_ARRIVE,  /* an arrival on mbarrier buf[r[a]], with r[b] more bytes expected (b -1: none) */
+    _TC_OP_MBAR_ARRIVE,  /* an arrival on mbarrier buf[r[a]], with r[b] more bytes expected (b -1: none); sub > 1: on that
+                            mbarrier of each of the cluster's sub blocks (tc_stmt_multicast) */
     _TC_OP_MBAR_WAIT,    /* wait until mbarrier buf[r[a]] has completed its phase of parity r[b] */
+    _TC_OP_CLUSTER_BARRIER, /* wait for every other thread of the cluster's blocks (of the block, without clusters) */
     _TC_OP_END
 } _tc_opcode;
 
@@ -108,6 +113,7 @@ typedef struct _tc_vm_tma_op {
     int index, bar_index;
     int rank;
     int im2col;                      /* tc_stmt_tma_load_im2col's copy: regs hold its args in their order */
+    int cluster;                     /* multicast to the cluster's blocks (tc_stmt_multicast); 0: the issuing block only */
     int regs[TC_TMA_IM2COL_NARGS];
 } _tc_vm_tma_op;
 
@@ -247,6 +253,18 @@ static int _tc_vm_expr(_tc_vm *vm, const tc_expr *e) {
     }
 }
 
+/* Whether multicast statement s reaches the blocks of the kernel's cluster:
+   its `cluster` blocks are the cluster (tc_kernel_ir.cluster); else 0, the
+   error set, naming `what` s is and its buffer. */
+static int _tc_vm_multicast_fits(_tc_vm *vm, const tc_stmt *s, const char *what) {
+    int blocks = vm->kern->cluster > 1 ? vm->kern->cluster : 1;
+    if (s->cluster == blocks) return 1;
+    vm->failed = 1;
+    return _tc_fail(vm->ctx, TC_ERROR_EXECUTION, "kernel %s: %s %s is multicast to %d blocks, but the kernel runs in clusters of %d "
+                    "(tc_kernel_ir.cluster): a multicast reaches every block of its cluster", vm->kern->name, what, s->buffer->name,
+                    s->cluster, blocks), 0;
+}
+
 static void _tc_vm_stmt(_tc_vm *vm, const tc_stmt *s) {
     int k, var, lim, cond, one, top, j1, loop;
     if (!s || vm->failed) return;
@@ -381,6 +399,14 @@ static void _tc_vm_stmt(_tc_vm *vm, const tc_stmt *s) {
         op->bar_index = _tc_vm_expr(vm, s->value->args[0]);
         op->im2col = tc_stmt_is_tma_im2col(s);
         op->rank = op->im2col ? 4 : s->nargs / 3;
+        op->cluster = s->cluster > 1 ? s->cluster : 0;
+        if (op->cluster && (op->im2col || !_tc_vm_multicast_fits(vm, s, "a TMA copy into"))) {
+            if (!vm->failed)
+                _tc_fail(vm->ctx, TC_ERROR_EXECUTION, "kernel %s: an im2col TMA copy into %s is multicast; the host executor multicasts tiled copies "
+                         "(tc_tma_multicast's), each block a slice of the tile's rows", vm->kern->name, s->buffer->name);
+            vm->failed = 1;
+            break;
+        }
         for (k = 0; k < s->nargs; k++) op->regs[k] = _tc_vm_expr(vm, s->args[k]);
         k = _tc_vm_emit(vm, _TC_OP_TMA_LOAD, 0, 0, 0);
         if (!vm->failed) vm->code[k].target = vm->ntmas++;
@@ -389,13 +415,18 @@ static void _tc_vm_stmt(_tc_vm *vm, const tc_stmt *s) {
     case TC_S_MBARRIER_INIT: case TC_S_MBARRIER_ARRIVE: case TC_S_MBARRIER_WAIT: {
         int index = _tc_vm_expr(vm, s->index), value = s->value ? _tc_vm_expr(vm, s->value) : -1;
         _tc_opcode op = s->kind == TC_S_MBARRIER_INIT ? _TC_OP_MBAR_INIT : s->kind == TC_S_MBARRIER_ARRIVE ? _TC_OP_MBAR_ARRIVE : _TC_OP_MBAR_WAIT;
+        if (s->kind == TC_S_MBARRIER_ARRIVE && s->cluster > 1 && !_tc_vm_multicast_fits(vm, s, "an arrival on")) break;
         k = _tc_vm_emit(vm, op, 0, index, value);
         if (!vm->failed) {
             vm->code[k].buf = _tc_vm_buffer_slot(vm, s->buffer);
             vm->code[k].imm.i = s->count;
+            if (s->kind == TC_S_MBARRIER_ARRIVE && s->cluster > 1) vm->code[k].sub = (uint8_t)s->cluster;
         }
         break;
     }
+    case TC_S_CLUSTER_BARRIER: /* a barrier of the cluster's threads; without clusters, of the block's */
+        _tc_vm_emit(vm, _TC_OP_CLUSTER_BARRIER, 0, 0, 0);
+        break;
     case TC_S_PROVIDE:
         vm->failed = 1;
         _tc_fail(vm->ctx, TC_ERROR_EXECUTION, "the host executor needs flattened storage (found a provide)");
@@ -474,6 +505,7 @@ typedef struct _tc_mbar {
     int init;
     int64_t arrivals, pending, tx, phase;
     int64_t init_epoch, init_thread; /* when and by whom it was initialised: two threads between barriers race */
+    int64_t init_tick;               /* ... and at what time (_tc_block_run.tick): another block's multicast must come after */
 } _tc_mbar;
 
 /* What a thread waiting on an mbarrier waits for. */
@@ -517,45 +549,134 @@ typedef struct _tc_async_queue {
     int64_t group;
 } _tc_async_queue;
 
+/* One block of the blocks that run together (a thread-block cluster's; one
+   block without clusters): its own shared memory, race records and
+   mbarriers, its blockIdx, and the epochs of its barriers. Globals and
+   per-thread locals are the same for every block (the locals' copies are
+   one per thread of the cluster). */
+typedef struct _tc_block_view {
+    void *mem[64];         /* per vm buffer: base (shared: this block's copy) */
+    _tc_touch *touch[64];  /* per vm buffer: shared memory's race record, else NULL */
+    _tc_mbar *mbar[64];    /* per vm buffer: its mbarriers' state (NULL: not mbarriers) */
+    int64_t *seen[64];     /* per mbarrier buffer: per element, per thread, the phases the thread has seen completed */
+    int64_t *arrivals[64]; /* per mbarrier buffer: per element, 3 rows of a time per thread: the running phase's
+                              arrivals, then the last completed phase's of parity 0 and of parity 1 */
+    int64_t idx[3];        /* its blockIdx */
+    int64_t epoch;         /* advances at each of its barriers and every run: its threads' accesses of two epochs cannot race */
+    int64_t epoch_tick;    /* when its current epoch began (_tc_block_run.tick) */
+    int64_t ended;         /* its threads that have ended: with all of them, the block has exited */
+} _tc_block_view;
+
+/* A tile multicast to a cluster's blocks as one phase of one block's
+   mbarrier sees it (the same-tile check of tc_tma_multicast): the tile
+   the issuing block's slice implies (rank r copies rows [r box0, (r + 1)
+   box0) of it: its first coordinate less r box0, its destination less r
+   times the box's elements) and the ranks whose slices of it landed. */
+typedef struct _tc_mc_tile {
+    int block;            /* the receiving block's rank */
+    int bar;              /* the mbarrier's vm buffer */
+    int64_t bar_index, phase;
+    int dst, src;         /* the copy's vm buffers */
+    int64_t index;        /* the tile's destination index */
+    int64_t coords[5];    /* its first element's coordinates, outermost first */
+    int dims;             /* how many */
+    int first;            /* the rank whose slice landed first */
+    unsigned ranks;       /* bit r: rank r's slice landed */
+} _tc_mc_tile;
+
+/* A multicast that reached another block of the cluster and is not known
+   to be over there: no cluster barrier since, maybe no thread of that
+   block waited for it. A block must not end with one (its shared memory
+   and mbarriers gone while another block's copy or arrival may still come
+   in: the GPU's rule for distributed shared memory). The latest of one
+   thread onto one mbarrier element stands for the earlier ones. */
+typedef struct _tc_remote_op {
+    int block;     /* the receiving block's rank */
+    int bar;       /* the mbarrier reached: its vm buffer and element */
+    int64_t index;
+    int64_t tid;   /* the issuing thread (of another block) */
+    int copy;      /* a TMA copy; else an arrival */
+    int64_t at;    /* an arrival: its time (a thread that waited past it knows it); a copy: the phase it completes
+                      (+ 1: a thread that has seen that many phases complete waited for it) */
+} _tc_remote_op;
+
+/* The blocks that run together - a thread-block cluster's (tc_kernel_ir.
+   cluster), else one - as one scheduling unit: thread t of the cluster is
+   thread t % block_threads of its block t / block_threads (its rank), so
+   that happens-before through mbarriers orders threads of different blocks
+   as it does those of one (a multicast arrival on another block's
+   mbarrier, a wait there for a multicast copy); barriers are per block,
+   and a cluster barrier orders every thread of the cluster. */
 typedef struct _tc_block_run {
     const _tc_vm *vm;
     const tc_kernel_ir *kern;
-    void **mem;        /* per vm buffer: base (locals: one copy per thread) */
-    int64_t *size;     /* per vm buffer: elements */
-    _tc_touch **touch; /* per vm buffer: shared memory's race record, else NULL */
-    int64_t epoch;     /* advances at every barrier and every block */
-    int64_t nthreads;
-    int64_t block[3], block_idx[3];
+    int64_t *size;     /* per vm buffer: elements (a block's, for shared) */
+    _tc_block_view *blocks; /* the blocks, by rank in the cluster */
+    int nblocks;
+    _tc_block_view *at;     /* the block whose memory the running thread touches: its own; a multicast's destination while it lands */
+    int64_t nthreads;       /* the cluster's threads */
+    int64_t block_threads;  /* a block's */
+    int64_t block[3];
     _tc_async_queue *async; /* per thread: its asynchronous copies (NULL: the kernel issues none) */
     _tc_wgmma_state *wgmma; /* per warpgroup: its wgmma in flight (NULL: the kernel issues none) */
     int64_t *op_count;  /* per thread: tensor ops reached, and a hash of their operands (a warp must agree) */
     uint64_t *op_hash;
-    _tc_mbar **mbar;    /* per vm buffer: its mbarriers' state (NULL: not mbarriers) */
-    int64_t **seen;     /* per mbarrier buffer: per element, per thread, the phases the thread has seen completed */
     _tc_mbar_wait *waiting; /* per thread: the mbarrier phase (or wgmma commits) it waits for (NULL: the kernel waits on none) */
     int64_t *issued;        /* per thread: the wgmma commits it has issued (NULL: the kernel issues no wgmma) */
     /* Happens-before through mbarriers: time advances at every access,
        arrival, retired wgmma group and barrier; a thread's accesses before
        its arrival on a phase are ordered before another thread's accesses
        after its wait for that phase completed. */
-    int64_t tick, epoch_tick; /* now; when the current epoch began */
-    int64_t **arrivals; /* per mbarrier buffer: per element, 3 rows of a time per thread: the running phase's
-                           arrivals, then the last completed phase's of parity 0 and of parity 1 */
+    int64_t tick;
+    int64_t cluster_tick; /* when the cluster's threads last all met: the run's start or a cluster barrier */
     int64_t *know;      /* per thread T, per thread r: the latest arrival of r that T has waited past */
     _tc_wgmma_retired *retired; /* per warpgroup (NULL: the kernel issues no wgmma) */
+    _tc_mc_tile *tiles; /* the multicast tiles of the mbarrier phases still running */
+    int ntiles, tiles_cap;
+    _tc_remote_op *remote; /* the multicasts into other blocks since the last cluster barrier */
+    int nremote, remote_cap;
 } _tc_block_run;
 
+/* The rank of thread tid's block in the cluster (0 without clusters). */
+static int _tc_vm_rank(const _tc_block_run *br, int64_t tid) { return br->nblocks > 1 ? (int)(tid / br->block_threads) : 0; }
+
+/* Thread tid's index in its block. */
+static int64_t _tc_vm_local(const _tc_block_run *br, int64_t tid) { return br->nblocks > 1 ? tid % br->block_threads : tid; }
+
 static void _tc_thread_xyz(const _tc_block_run *br, int64_t tid, long long xyz[3]) {
-    xyz[0] = (long long)(tid % br->block[0]);
-    xyz[1] = (long long)(tid / br->block[0] % br->block[1]);
-    xyz[2] = (long long)(tid / (br->block[0] * br->block[1]));
+    int64_t local = _tc_vm_local(br, tid);
+    xyz[0] = (long long)(local % br->block[0]);
+    xyz[1] = (long long)(local / br->block[0] % br->block[1]);
+    xyz[2] = (long long)(local / (br->block[0] * br->block[1]));
 }
 
-/* Whether thread tid's access now comes after thread r's at time `at`:
-   the same thread, a barrier since, or an arrival of r on an mbarrier
-   after `at` that tid has waited past. */
+/* "thread (x, y, z)" for thread tid, followed by its block when that is
+   not the block whose memory is touched (a multicast from another block). */
+static void _tc_vm_thread_name(const _tc_block_run *br, int64_t tid, char *out, size_t n) {
+    const _tc_block_view *own = &br->blocks[_tc_vm_rank(br, tid)];
+    long long a[3];
+    _tc_thread_xyz(br, tid, a);
+    if (own == br->at) snprintf(out, n, "thread (%lld, %lld, %lld)", a[0], a[1], a[2]);
+    else snprintf(out, n, "thread (%lld, %lld, %lld) of block (%lld, %lld, %lld)", a[0], a[1], a[2], (long long)own->idx[0],
+                  (long long)own->idx[1], (long long)own->idx[2]);
+}
+
+/* " of cluster (x0..x1, y, z)" with clusters, else "", in out. */
+static void _tc_vm_cluster_name(const _tc_block_run *br, char *out, size_t n) {
+    const _tc_block_view *last = &br->blocks[br->nblocks - 1];
+    if (br->nblocks == 1) out[0] = 0;
+    else snprintf(out, n, " of cluster (%lld..%lld, %lld, %lld)", (long long)br->blocks[0].idx[0], (long long)last->idx[0],
+                  (long long)last->idx[1], (long long)last->idx[2]);
+}
+
+/* Whether thread tid's access now comes after thread r's at time `at`: the
+   same thread, the cluster met since (a cluster barrier, or the run began
+   after), a barrier of their block since (both of one block), or an
+   arrival of r on an mbarrier after `at` that tid has waited past. */
 static int _tc_vm_ordered(const _tc_block_run *br, int64_t r, int64_t at, int64_t tid) {
-    if (r == tid || at < br->epoch_tick) return 1;
+    int block = _tc_vm_rank(br, r);
+    if (r == tid || at < br->cluster_tick) return 1;
+    if (at < br->blocks[block].epoch_tick && (br->nblocks == 1 || block == _tc_vm_rank(br, tid))) return 1;
     return br->know && at < br->know[tid * br->nthreads + r];
 }
 
@@ -571,8 +692,8 @@ static int _tc_vm_reads_ordered(const _tc_block_run *br, const _tc_touch *t, int
 /* Record a read of the element by thread tid at time now. */
 static void _tc_vm_note_read(const _tc_block_run *br, _tc_touch *t, int64_t tid, int64_t now) {
     int k;
-    if (t->read_epoch != br->epoch) {
-        t->read_epoch = br->epoch;
+    if (t->read_epoch != br->at->epoch) {
+        t->read_epoch = br->at->epoch;
         t->reader = tid;
         t->nreads = 0;
     } else if (t->reader != tid) {
@@ -590,25 +711,29 @@ static void _tc_vm_note_read(const _tc_block_run *br, _tc_touch *t, int64_t tid,
     }
 }
 
-/* Record an access to shared element i by thread tid; 0 (error set) on a race. */
+/* Record an access to shared element i (of the block br->at shows) by
+   thread tid; 0 (error set) on a race. A thread of another block (a
+   multicast copy landing) is ordered by no barrier of this block: the
+   element's accesses since its last write, of any epoch, must be ordered
+   before it otherwise. */
 static int _tc_check_race(_tc_block_run *br, int buf, int64_t i, int64_t tid, int is_write) {
-    _tc_touch *t = &br->touch[buf][i];
+    _tc_touch *t = &br->at->touch[buf][i];
+    const _tc_block_view *v = br->at;
     int64_t other, now = ++br->tick;
+    int remote = br->nblocks > 1 && &br->blocks[_tc_vm_rank(br, tid)] != v;
     const char *prior;
-    long long a[3], b[3];
-    char who[96];
+    char me[128], who[128];
     if (is_write && t->wgmma_reader) { /* the tensor cores read it until a wait retires the wgmma's group */
         int64_t wg = t->wgmma_reader - 1, g = t->wgmma_group;
         const _tc_wgmma_state *w = &br->wgmma[wg];
         const _tc_wgmma_retired *done = &br->retired[wg];
         int retired = w->committed - w->groups > g;
         if (!retired || !_tc_vm_ordered(br, wg * 128, g < done->cap ? done->at[g] : 0, tid)) {
-            _tc_thread_xyz(br, tid, a);
+            _tc_vm_thread_name(br, tid, me, sizeof me);
             return _tc_fail(br->vm->ctx, TC_ERROR_EXECUTION,
-                            "kernel %s: race on shared %s[%lld] in block (%lld, %lld, %lld): thread (%lld, %lld, %lld) writes it while "
-                            "warpgroup %lld's wgmma group %lld still reads it (%s)", br->kern->name,
-                            br->vm->bufs[buf].buffer->name, (long long)i, (long long)br->block_idx[0], (long long)br->block_idx[1],
-                            (long long)br->block_idx[2], a[0], a[1], a[2], (long long)wg, (long long)g,
+                            "kernel %s: race on shared %s[%lld] in block (%lld, %lld, %lld): %s writes it while warpgroup %lld's wgmma group "
+                            "%lld still reads it (%s)", br->kern->name, br->vm->bufs[buf].buffer->name, (long long)i, (long long)v->idx[0],
+                            (long long)v->idx[1], (long long)v->idx[2], me, (long long)(_tc_vm_local(br, wg * 128) / 128), (long long)g,
                             retired ? "its wgmma_wait retired the group, but no barrier, and no mbarrier the warpgroup arrived on after "
                                       "that wait, orders the wait before this write"
                                     : "no wgmma_wait has retired the group"), 0;
@@ -616,36 +741,35 @@ static int _tc_check_race(_tc_block_run *br, int buf, int64_t i, int64_t tid, in
         t->wgmma_reader = 0;
     }
     if (t->tma_bar) { /* a TMA copy wrote it: a thread touches it once it has seen the copy's phase complete */
-        int64_t seen = br->seen[t->tma_bar - 1][t->tma_bar_index * br->nthreads + tid];
+        int64_t seen = v->seen[t->tma_bar - 1][t->tma_bar_index * br->nthreads + tid];
         if (seen < t->tma_phase) {
-            _tc_thread_xyz(br, tid, a);
+            _tc_vm_thread_name(br, tid, me, sizeof me);
             return _tc_fail(br->vm->ctx, TC_ERROR_EXECUTION,
-                            "kernel %s: race on shared %s[%lld] in block (%lld, %lld, %lld): thread (%lld, %lld, %lld) %s it before the TMA copy "
+                            "kernel %s: race on shared %s[%lld] in block (%lld, %lld, %lld): %s %s it before the TMA copy "
                             "into it is complete for it (it has seen mbarrier %s[%lld] complete %lld phases; the copy completes phase %lld: "
-                            "no mbarrier_wait for it)", br->kern->name, br->vm->bufs[buf].buffer->name, (long long)i, (long long)br->block_idx[0],
-                            (long long)br->block_idx[1], (long long)br->block_idx[2], a[0], a[1], a[2], is_write ? "writes" : "reads",
+                            "no mbarrier_wait for it)", br->kern->name, br->vm->bufs[buf].buffer->name, (long long)i, (long long)v->idx[0],
+                            (long long)v->idx[1], (long long)v->idx[2], me, is_write ? "writes" : "reads",
                             br->vm->bufs[t->tma_bar - 1].buffer->name, (long long)t->tma_bar_index, (long long)seen, (long long)(t->tma_phase - 1)), 0;
         }
         if (is_write) t->tma_bar = 0;
     }
     if (t->in_flight) { /* the copy lands at a wait of its own thread: nothing may touch the element before */
-        long long c[3];
-        _tc_thread_xyz(br, tid, a);
-        _tc_thread_xyz(br, t->in_flight - 1, c);
+        _tc_vm_thread_name(br, tid, me, sizeof me);
+        _tc_vm_thread_name(br, t->in_flight - 1, who, sizeof who);
         return _tc_fail(br->vm->ctx, TC_ERROR_EXECUTION,
-                        "kernel %s: race on shared %s[%lld] in block (%lld, %lld, %lld): thread (%lld, %lld, %lld) %s it while the asynchronous copy "
-                        "of thread (%lld, %lld, %lld) into it is in flight (no async_wait covers the copy's group yet)",
-                        br->kern->name, br->vm->bufs[buf].buffer->name, (long long)i, (long long)br->block_idx[0], (long long)br->block_idx[1],
-                        (long long)br->block_idx[2], a[0], a[1], a[2], is_write ? "writes" : "reads", c[0], c[1], c[2]), 0;
+                        "kernel %s: race on shared %s[%lld] in block (%lld, %lld, %lld): %s %s it while the asynchronous copy "
+                        "of %s into it is in flight (no async_wait covers the copy's group yet)",
+                        br->kern->name, br->vm->bufs[buf].buffer->name, (long long)i, (long long)v->idx[0], (long long)v->idx[1],
+                        (long long)v->idx[2], me, is_write ? "writes" : "reads", who), 0;
     }
-    if (t->write_epoch == br->epoch && !_tc_vm_ordered(br, t->writer, t->write_time, tid)) {
+    if ((t->write_epoch == v->epoch || (remote && t->write_epoch >= 0)) && !_tc_vm_ordered(br, t->writer, t->write_time, tid)) {
         other = t->writer;
         prior = "wrote";
-    } else if (is_write && t->read_epoch == br->epoch && t->reader != tid && !_tc_vm_reads_ordered(br, t, tid)) {
+    } else if (is_write && (t->read_epoch == v->epoch || (remote && t->read_epoch >= 0)) && t->reader != tid && !_tc_vm_reads_ordered(br, t, tid)) {
         other = t->reader;
         prior = "read";
     } else if (is_write) { /* the reads before are ordered before this write, and later accesses after it */
-        t->write_epoch = br->epoch;
+        t->write_epoch = v->epoch;
         t->writer = tid;
         t->write_time = now;
         t->read_epoch = -1;
@@ -655,18 +779,14 @@ static int _tc_check_race(_tc_block_run *br, int buf, int64_t i, int64_t tid, in
         _tc_vm_note_read(br, t, tid, now);
         return 1;
     }
-    _tc_thread_xyz(br, tid, a);
-    if (other >= 0) {
-        _tc_thread_xyz(br, other, b);
-        snprintf(who, sizeof who, "thread (%lld, %lld, %lld)", b[0], b[1], b[2]);
-    } else {
-        snprintf(who, sizeof who, "other threads");
-    }
+    _tc_vm_thread_name(br, tid, me, sizeof me);
+    if (other >= 0) _tc_vm_thread_name(br, other, who, sizeof who);
+    else snprintf(who, sizeof who, "other threads");
     _tc_fail(br->vm->ctx, TC_ERROR_EXECUTION,
-             "kernel %s: race on shared %s[%lld] in block (%lld, %lld, %lld): thread (%lld, %lld, %lld) %s it after %s %s it, with no barrier "
+             "kernel %s: race on shared %s[%lld] in block (%lld, %lld, %lld): %s %s it after %s %s it, with no barrier "
              "between (nor an mbarrier phase that orders them)",
-             br->kern->name, br->vm->bufs[buf].buffer->name, (long long)i, (long long)br->block_idx[0], (long long)br->block_idx[1],
-             (long long)br->block_idx[2], a[0], a[1], a[2], is_write ? "writes" : "reads", who, prior);
+             br->kern->name, br->vm->bufs[buf].buffer->name, (long long)i, (long long)v->idx[0], (long long)v->idx[1],
+             (long long)v->idx[2], me, is_write ? "writes" : "reads", who, prior);
     return 0;
 }
 
@@ -707,15 +827,15 @@ static int _tc_vm_wgmma_order(_tc_block_run *br, const tc_intrin *in, int64_t ti
     if (in->kind == TC_INTRIN_WGMMA) {
         if (!w->fenced)
             return _tc_fail(br->vm->ctx, TC_ERROR_EXECUTION, "kernel %s: %s in block (%lld, %lld, %lld), warpgroup %lld, reads its accumulators "
-                            "with no wgmma_fence since other code last wrote them", br->kern->name, in->name, (long long)br->block_idx[0],
-                            (long long)br->block_idx[1], (long long)br->block_idx[2], (long long)(tid / 128)), 0;
+                            "with no wgmma_fence since other code last wrote them", br->kern->name, in->name, (long long)br->at->idx[0],
+                            (long long)br->at->idx[1], (long long)br->at->idx[2], (long long)(_tc_vm_local(br, tid) / 128)), 0;
         w->uncommitted++;
         return 1;
     }
     if (w->uncommitted || w->groups)
         return _tc_fail(br->vm->ctx, TC_ERROR_EXECUTION, "kernel %s: %s in block (%lld, %lld, %lld), warpgroup %lld, touches the accumulators "
                         "while %lld wgmma group%s still in flight (%s; no wgmma_wait(0) since)", br->kern->name, in->name,
-                        (long long)br->block_idx[0], (long long)br->block_idx[1], (long long)br->block_idx[2], (long long)(tid / 128),
+                        (long long)br->at->idx[0], (long long)br->at->idx[1], (long long)br->at->idx[2], (long long)(_tc_vm_local(br, tid) / 128),
                         (long long)(w->groups + (w->uncommitted > 0)), w->groups + (w->uncommitted > 0) == 1 ? " is" : "s are",
                         w->uncommitted ? "one not even committed" : "committed"), 0;
     w->fenced = 0; /* a fill or a store: the next wgmma needs a fence again */
@@ -810,13 +930,13 @@ static int _tc_vm_tensor(_tc_block_run *br, const _tc_val *r, const _tc_vm_tenso
             cols = keep_cols;
         }
         first[q] = r[op->first[q]].i, ldm[q] = r[op->ldm[q]].i;
-        base[q] = (char *)br->mem[op->buf[q]];
+        base[q] = (char *)br->at->mem[op->buf[q]];
         if (_tc_scope_private(b[q]->scope)) base[q] += (size_t)tid * (size_t)br->size[op->buf[q]] * (size_t)bytes;
         if (first[q] < 0 || _TC_LOGICAL(q, rows - 1, cols - 1) >= br->size[op->buf[q]]) /* a swizzle keeps every element in its row */
             return _tc_fail(vm->ctx, TC_ERROR_EXECUTION, "kernel %s: %s reaches %s[%lld..%lld], out of bounds (%lld elements) in block (%lld, %lld, %lld)",
                             br->kern->name, in->name, b[q]->name, (long long)first[q], (long long)_TC_LOGICAL(q, rows - 1, cols - 1),
-                            (long long)br->size[op->buf[q]], (long long)br->block_idx[0], (long long)br->block_idx[1],
-                            (long long)br->block_idx[2]), 0;
+                            (long long)br->size[op->buf[q]], (long long)br->at->idx[0], (long long)br->at->idx[1],
+                            (long long)br->at->idx[2]), 0;
         if (in->scopes[q] == TC_SCOPE_SHARED && ((first[q] * bytes) % 16 || (ldm[q] * bytes) % 16))
             return _tc_fail(vm->ctx, TC_ERROR_EXECUTION, "kernel %s: %s on %s[%lld] with rows %lld apart: ldmatrix needs every row 16-byte "
                             "aligned", br->kern->name, in->name, b[q]->name, (long long)first[q], (long long)ldm[q]), 0;
@@ -827,10 +947,10 @@ static int _tc_vm_tensor(_tc_block_run *br, const _tc_val *r, const _tc_vm_tenso
         if (_tc_intrin_is_wmma(in) && in->scopes[q] == TC_SCOPE_GLOBAL && ((first[q] * bytes) % 32 || (ldm[q] * bytes) % 16))
             return _tc_fail(vm->ctx, TC_ERROR_EXECUTION, "kernel %s: %s on %s[%lld] with rows %lld apart: the GPU needs a 32-byte aligned tile "
                             "and rows a multiple of 16 bytes apart", br->kern->name, in->name, b[q]->name, (long long)first[q], (long long)ldm[q]), 0;
-        if (br->touch[op->buf[q]])
+        if (br->at->touch[op->buf[q]])
             for (i = 0; i < rows; i++)
                 for (j = 0; j < cols; j++) {
-                    _tc_touch *t = &br->touch[op->buf[q]][_TC_AT(q, i, j)];
+                    _tc_touch *t = &br->at->touch[op->buf[q]][_TC_AT(q, i, j)];
                     if (!_tc_check_race(br, op->buf[q], _TC_AT(q, i, j), tid, q == 0)) return 0;
                     if (in->kind == TC_INTRIN_WGMMA && q) { /* read until its group is retired */
                         t->wgmma_reader = tid / 128 + 1;
@@ -866,12 +986,13 @@ static int _tc_vm_tensor(_tc_block_run *br, const _tc_val *r, const _tc_vm_tenso
 
 /* Whether element i of vm buffer slot buf is in bounds; else 0, the error set. */
 static int _tc_vm_in_bounds(_tc_block_run *br, int buf, int64_t i, int64_t tid, const char *what) {
+    long long a[3];
     if (i >= 0 && i < br->size[buf]) return 1;
+    _tc_thread_xyz(br, tid, a);
     return _tc_fail(br->vm->ctx, TC_ERROR_EXECUTION,
                     "kernel %s: %s of %s[%lld] is out of bounds (%lld elements) in block (%lld, %lld, %lld) thread (%lld, %lld, %lld)",
-                    br->kern->name, what, br->vm->bufs[buf].buffer->name, (long long)i, (long long)br->size[buf], (long long)br->block_idx[0],
-                    (long long)br->block_idx[1], (long long)br->block_idx[2], (long long)(tid % br->block[0]),
-                    (long long)(tid / br->block[0] % br->block[1]), (long long)(tid / (br->block[0] * br->block[1]))), 0;
+                    br->kern->name, what, br->vm->bufs[buf].buffer->name, (long long)i, (long long)br->size[buf], (long long)br->at->idx[0],
+                    (long long)br->at->idx[1], (long long)br->at->idx[2], a[0], a[1], a[2]), 0;
 }
 
 /* Issue an asynchronous copy: read its source now (none where it zero-fills),
@@ -896,13 +1017,13 @@ static int _tc_vm_async_copy(_tc_block_run *br, const _tc_val *r, const _tc_ins 
         if (!fill && !_tc_vm_in_bounds(br, in->target, from + k, tid, "asynchronous copy's read")) return 0;
         if (fill) rec->vals[k].i = 0; /* all bits zero: 0 and 0.0 alike */
         else {
-            double f = _tc_vm_read(br->mem[in->target], src->dtype, from + k, &iv);
+            double f = _tc_vm_read(br->at->mem[in->target], src->dtype, from + k, &iv);
             if (tc_dtype_is_float(src->dtype)) rec->vals[k].f = f;
             else rec->vals[k].i = iv;
         }
-        if (br->touch[in->buf]) {
+        if (br->at->touch[in->buf]) {
             if (!_tc_check_race(br, in->buf, dst + k, tid, 1)) return 0;
-            br->touch[in->buf][dst + k].in_flight = tid + 1;
+            br->at->touch[in->buf][dst + k].in_flight = tid + 1;
         }
     }
     q->n++;
@@ -918,40 +1039,69 @@ static int _tc_vm_async_wait(_tc_block_run *br, int64_t tid, int64_t n) {
         const _tc_async_rec *rec = &q->recs[q->head++];
         const tc_buffer *b = br->vm->bufs[rec->buf].buffer;
         for (k = 0; k < rec->count; k++) {
-            if (br->touch[rec->buf]) {
-                br->touch[rec->buf][rec->index + k].in_flight = 0;
+            if (br->at->touch[rec->buf]) {
+                br->at->touch[rec->buf][rec->index + k].in_flight = 0;
                 if (!_tc_check_race(br, rec->buf, rec->index + k, tid, 1)) return 0;
             }
-            _tc_vm_write(br->mem[rec->buf], b->dtype, rec->index + k, rec->vals[k]);
+            _tc_vm_write(br->at->mem[rec->buf], b->dtype, rec->index + k, rec->vals[k]);
         }
     }
     return 1;
 }
 
-/* mbarrier index of buffer buf for thread tid's `what`: NULL (error set)
-   when out of bounds or not initialised. */
+/* mbarrier index of buffer buf, of the block br->at shows, for thread
+   tid's `what`: NULL (error set) when out of bounds or not initialised. */
 static _tc_mbar *_tc_vm_mbar(_tc_block_run *br, int buf, int64_t index, int64_t tid, const char *what) {
     _tc_mbar *m;
+    const _tc_block_view *own = &br->blocks[_tc_vm_rank(br, tid)];
     long long a[3];
     if (!_tc_vm_in_bounds(br, buf, index, tid, what)) return NULL;
-    m = &br->mbar[buf][index];
+    m = &br->at->mbar[buf][index];
+    if (own != br->at) { /* a multicast reaching another block: its mbarrier initialised before, the block still there */
+        const char *why = !m->init ? "before that block's mbarrier_init"
+                          : !_tc_vm_ordered(br, m->init_thread, m->init_tick, tid) ? "with no cluster_barrier between that block's mbarrier_init and it"
+                          : br->at->ended == br->block_threads ? "after that block ended" : NULL;
+        if (!why) return m;
+        _tc_thread_xyz(br, tid, a);
+        return _tc_fail(br->vm->ctx, TC_ERROR_EXECUTION, "kernel %s: thread (%lld, %lld, %lld) of block (%lld, %lld, %lld): multicast %s on "
+                        "mbarrier %s[%lld] of block (%lld, %lld, %lld) %s (a cluster_barrier after the mbarriers' initialisation, and one "
+                        "before the blocks end, keep every block's mbarriers ready for the cluster's copies and arrivals)", br->kern->name,
+                        a[0], a[1], a[2], (long long)own->idx[0], (long long)own->idx[1], (long long)own->idx[2], what,
+                        br->vm->bufs[buf].buffer->name, (long long)index, (long long)br->at->idx[0], (long long)br->at->idx[1],
+                        (long long)br->at->idx[2], why), (_tc_mbar *)NULL;
+    }
     if (m->init) return m;
     _tc_thread_xyz(br, tid, a);
     return _tc_fail(br->vm->ctx, TC_ERROR_EXECUTION, "kernel %s: thread (%lld, %lld, %lld) of block (%lld, %lld, %lld): %s on mbarrier %s[%lld] "
-                    "before its mbarrier_init", br->kern->name, a[0], a[1], a[2], (long long)br->block_idx[0], (long long)br->block_idx[1],
-                    (long long)br->block_idx[2], what, br->vm->bufs[buf].buffer->name, (long long)index), (_tc_mbar *)NULL;
+                    "before its mbarrier_init", br->kern->name, a[0], a[1], a[2], (long long)br->at->idx[0], (long long)br->at->idx[1],
+                    (long long)br->at->idx[2], what, br->vm->bufs[buf].buffer->name, (long long)index), (_tc_mbar *)NULL;
 }
 
 /* Mbarrier buf[index]'s arrival times: row 0 the running phase's, row
    1 + p the last completed phase of parity p's. */
 static int64_t *_tc_vm_arrivals(const _tc_block_run *br, int buf, int64_t index, int row) {
-    return br->arrivals[buf] + (index * 3 + row) * br->nthreads;
+    return br->at->arrivals[buf] + (index * 3 + row) * br->nthreads;
+}
+
+/* The multicast tiles recorded on mbarrier buf[index] of the block br->at
+   shows are forgotten: its phase completed, or it was initialised again. */
+static void _tc_vm_forget_tiles(_tc_block_run *br, int buf, int64_t index) {
+    int k, n = 0, block = (int)(br->at - br->blocks);
+    for (k = 0; k < br->ntiles; k++) {
+        const _tc_mc_tile *e = &br->tiles[k];
+        if (e->block == block && e->bar == buf && e->bar_index == index) continue;
+        br->tiles[n] = *e;
+        n++;
+    }
+    br->ntiles = n;
 }
 
 /* Mbarrier buf[index]'s phase completes when its arrivals are in and its
-   bytes landed; its arrivals' times are kept as that phase's. */
+   bytes landed; its arrivals' times are kept as that phase's. The bytes
+   of a multicast copy may land before the block's own arrival expects
+   them (tx below 0 for a while): the phase waits for both. */
 static void _tc_vm_mbar_progress(_tc_block_run *br, int buf, int64_t index) {
-    _tc_mbar *m = &br->mbar[buf][index];
+    _tc_mbar *m = &br->at->mbar[buf][index];
     int64_t *running;
     if (m->pending > 0 || m->tx != 0) return;
     running = _tc_vm_arrivals(br, buf, index, 0);
@@ -959,12 +1109,9 @@ static void _tc_vm_mbar_progress(_tc_block_run *br, int buf, int64_t index) {
     memset(running, 0, sizeof *running * (size_t)br->nthreads);
     m->phase++;
     m->pending = m->arrivals;
+    if (br->ntiles) _tc_vm_forget_tiles(br, buf, index);
 }
 
-/* A TMA copy: its box read from the tensor (zeros outside it) and written
-   into the destination tile (through its swizzle) now, its bytes counted
-   on its mbarrier; each element marked with the phase that makes it
-   visible. 0 (error set) on a fault. */
 /* Element e of a tiled copy's box: its index in the tensor (row-major) in
    *g; 0 when it lies outside the tensor (the zero fill). */
 static int _tc_vm_tma_tile_at(const _tc_val *r, const _tc_vm_tma_op *op, int64_t e, int64_t *g) {
@@ -1022,33 +1169,177 @@ static int _tc_vm_im2col_at(const _tc_vm_im2col_walk *w, int64_t e, int64_t *g) 
     return image >= 0 && image < v[4] && h >= 0 && h < v[5] && x >= 0 && x < v[6] && c >= 0 && c < v[7];
 }
 
-static int _tc_vm_tma(_tc_block_run *br, const _tc_val *r, const _tc_vm_tma_op *op, int64_t tid) {
+/* c[0..n) as "c0, c1, ..." in out. */
+static void _tc_vm_coords(char *out, size_t size, const int64_t *c, int n) {
+    size_t len = 0;
+    int d;
+    out[0] = 0;
+    for (d = 0; d < n && len < size; d++) {
+        int w = snprintf(out + len, size - len, d ? ", %lld" : "%lld", (long long)c[d]);
+        if (w < 0) break;
+        len += (size_t)w;
+    }
+}
+
+/* Whether two multicast tile records are of one phase of one block's
+   mbarrier element, into one buffer from one tensor. */
+static int _tc_vm_same_phase(const _tc_mc_tile *a, const _tc_mc_tile *b) {
+    return a->block == b->block && a->bar == b->bar && a->bar_index == b->bar_index && a->phase == b->phase && a->dst == b->dst &&
+           a->src == b->src;
+}
+
+/* The same-tile check of multicast copy op of thread tid (its block's
+   slice of a tile; count elements) landing on mbarrier m, element
+   bar_index, of the block br->at shows. The schedule promises that the
+   blocks of a cluster fetch the same tile (tc_tma_multicast), each its
+   slice: so the tile each slice implies must be the same for every rank
+   that copies into one buffer from one tensor on one phase, and no rank's
+   slice may land twice on one phase (the second overwrites the first
+   before anyone may read it: a slot refilled before its phase completed in
+   this block). 0 (error set) when broken. */
+static int _tc_vm_same_tile(_tc_block_run *br, const _tc_val *r, const _tc_vm_tma_op *op, int64_t tid, const _tc_mbar *m, int64_t bar_index,
+                            int64_t count) {
+    _tc_mc_tile tile, *other = NULL;
+    const _tc_block_view *last = &br->blocks[br->nblocks - 1];
+    const char *src = br->vm->bufs[op->src].buffer->name, *dst = br->vm->bufs[op->dst].buffer->name;
+    int k, d, twice = 0, rank = _tc_vm_rank(br, tid);
+    unsigned bit = 1u << rank;
+    char mine[160], theirs[160];
+    memset(&tile, 0, sizeof tile);
+    tile.block = (int)(br->at - br->blocks);
+    tile.bar = op->bar;
+    tile.bar_index = bar_index;
+    tile.phase = m->phase;
+    tile.dst = op->dst;
+    tile.src = op->src;
+    tile.index = r[op->index].i - rank * count;
+    tile.dims = op->rank;
+    for (d = 0; d < op->rank; d++) tile.coords[d] = r[op->regs[d]].i;
+    tile.coords[0] -= rank * r[op->regs[op->rank]].i; /* rank r's slice starts r box extents into the tile */
+    tile.first = rank;
+    tile.ranks = bit;
+    for (k = 0; k < br->ntiles && !other; k++) { /* the tile, another rank's slice of it landed */
+        _tc_mc_tile *e = &br->tiles[k];
+        if (!_tc_vm_same_phase(e, &tile) || e->index != tile.index || memcmp(e->coords, tile.coords, sizeof tile.coords)) continue;
+        if (!(e->ranks & bit)) {
+            e->ranks |= bit;
+            return 1;
+        }
+        other = e; /* this rank's slice of it again */
+        twice = 1;
+    }
+    for (k = 0; k < br->ntiles && !other; k++) /* a tile whose slice of this rank is still to come: this one should be it */
+        if (_tc_vm_same_phase(&br->tiles[k], &tile) && !(br->tiles[k].ranks & bit)) other = &br->tiles[k];
+    for (k = 0; k < br->ntiles && !other; k++) /* this rank copied another tile into the same place on this phase */
+        if (_tc_vm_same_phase(&br->tiles[k], &tile) && br->tiles[k].index == tile.index) {
+            other = &br->tiles[k];
+            twice = 1;
+        }
+    if (!other) { /* the first slice of another tile on this phase (a second copy of the stage's, say) */
+        if (!_tc_grow(br->vm->ctx, (void **)&br->tiles, &br->tiles_cap, br->ntiles + 1, sizeof *br->tiles)) return 0;
+        br->tiles[br->ntiles] = tile;
+        br->ntiles++;
+        return 1;
+    }
+    _tc_vm_coords(mine, sizeof mine, tile.coords, tile.dims);
+    _tc_vm_coords(theirs, sizeof theirs, other->coords, other->dims);
+    if (twice)
+        return _tc_fail(br->vm->ctx, TC_ERROR_EXECUTION, "kernel %s: block (%lld, %lld, %lld) of cluster (%lld..%lld, %lld, %lld) receives rank %d's "
+                        "multicast slice of %s into %s[%lld] twice on one phase of mbarrier %s[%lld] (of the tiles at [%s] and then [%s]): "
+                        "the second lands before the phase of the first completes there (a slot refilled before every block of the cluster "
+                        "let go of it)", br->kern->name, (long long)br->at->idx[0], (long long)br->at->idx[1], (long long)br->at->idx[2],
+                        (long long)br->blocks[0].idx[0], (long long)last->idx[0], (long long)last->idx[1], (long long)last->idx[2], rank, src,
+                        dst, (long long)(tile.index + rank * count), br->vm->bufs[op->bar].buffer->name, (long long)bar_index, theirs, mine), 0;
+    return _tc_fail(br->vm->ctx, TC_ERROR_EXECUTION, "kernel %s: the blocks of cluster (%lld..%lld, %lld, %lld) multicast different tiles of %s "
+                    "into %s: rank %d copies the tile at [%s] (%s[%lld]), rank %d the tile at [%s] (%s[%lld]) (tc_tma_multicast's blocks must "
+                    "fetch the same tile)", br->kern->name, (long long)br->blocks[0].idx[0], (long long)last->idx[0], (long long)last->idx[1],
+                    (long long)last->idx[2], src, dst, other->first, theirs, dst, (long long)other->index, rank, mine, dst,
+                    (long long)tile.index), 0;
+}
+
+/* Note thread tid's multicast (a copy completing phase `at` - 1, or an
+   arrival at time `at`) on mbarrier bar[index] of the block br->at shows,
+   when that is another block than the thread's. 0 when out of memory. */
+static int _tc_vm_note_remote(_tc_block_run *br, int64_t tid, int bar, int64_t index, int copy, int64_t at) {
+    int k, block = (int)(br->at - br->blocks);
+    _tc_remote_op *op;
+    if (block == _tc_vm_rank(br, tid)) return 1;
+    for (k = 0; k < br->nremote; k++) {
+        op = &br->remote[k];
+        if (op->block == block && op->bar == bar && op->index == index && op->tid == tid && op->copy == copy) {
+            op->at = at;
+            return 1;
+        }
+    }
+    if (!_tc_grow(br->vm->ctx, (void **)&br->remote, &br->remote_cap, br->nremote + 1, sizeof *br->remote)) return 0;
+    op = &br->remote[br->nremote];
+    op->block = block;
+    op->bar = bar;
+    op->index = index;
+    op->tid = tid;
+    op->copy = copy;
+    op->at = at;
+    br->nremote++;
+    return 1;
+}
+
+/* Block b ends (its last thread has): every multicast into it since the
+   last cluster barrier must be known to be over there, a thread of it
+   having waited for it. TC_OK, else the error. */
+static tc_result _tc_vm_block_ends(_tc_block_run *br, int b) {
+    const _tc_block_view *v = &br->blocks[b];
+    int k;
+    int64_t u, lo = b * br->block_threads, hi = lo + br->block_threads;
+    for (k = 0; k < br->nremote; k++) {
+        const _tc_remote_op *op = &br->remote[k];
+        const _tc_block_view *from = &br->blocks[_tc_vm_rank(br, op->tid)];
+        char cluster[96];
+        long long a[3];
+        if (op->block != b) continue;
+        for (u = lo; u < hi; u++) { /* a thread of the block that waited for it */
+            if (op->copy && v->seen[op->bar][op->index * br->nthreads + u] >= op->at) break;
+            if (!op->copy && br->know && br->know[u * br->nthreads + op->tid] >= op->at) break;
+        }
+        if (u < hi) continue;
+        _tc_vm_cluster_name(br, cluster, sizeof cluster);
+        _tc_thread_xyz(br, op->tid, a);
+        return _tc_fail(br->vm->ctx, TC_ERROR_EXECUTION, "kernel %s: block (%lld, %lld, %lld)%s ends while the multicast %s of thread (%lld, %lld, "
+                        "%lld) of block (%lld, %lld, %lld) on its mbarrier %s[%lld] may still be on its way (no cluster_barrier since, and none "
+                        "of its threads waited for it): a cluster's block must outlive the others' copies and arrivals into it (a "
+                        "cluster_barrier before the end)", br->kern->name, (long long)v->idx[0], (long long)v->idx[1], (long long)v->idx[2],
+                        cluster, op->copy ? "tma_load" : "arrival", a[0], a[1], a[2], (long long)from->idx[0], (long long)from->idx[1],
+                        (long long)from->idx[2], br->vm->bufs[op->bar].buffer->name, (long long)op->index);
+    }
+    return TC_OK;
+}
+
+/* A TMA copy lands in the block br->at shows: its box read from the
+   tensor (zeros outside it) and written into the destination tile
+   (through its swizzle), its bytes counted on that block's mbarrier; each
+   element marked with the phase that makes it visible. walk: an im2col
+   copy's; count: the box's elements. 0 (error set) on a fault. */
+static int _tc_vm_tma_land(_tc_block_run *br, const _tc_val *r, const _tc_vm_tma_op *op, int64_t tid, const _tc_vm_im2col_walk *walk,
+                           int64_t count) {
     const tc_buffer *dst = br->vm->bufs[op->dst].buffer, *src = br->vm->bufs[op->src].buffer;
-    int64_t bar_index = r[op->bar_index].i, first = r[op->index].i, count = 1, e, g, iv = 0;
-    int d, inside, rank = op->rank;
-    _tc_vm_im2col_walk walk;
+    int64_t bar_index = r[op->bar_index].i, first = r[op->index].i, e, g, iv = 0;
+    int inside;
     _tc_mbar *m = _tc_vm_mbar(br, op->bar, bar_index, tid, "tma_load");
     if (!m) return 0;
-    memset(&walk, 0, sizeof walk);
-    if (op->im2col && !_tc_vm_im2col_start(r, op, &walk))
-        return _tc_fail(br->vm->ctx, TC_ERROR_EXECUTION, "kernel %s: an im2col TMA copy into %s starts at a pixel off its box's grid",
-                        br->kern->name, dst->name), 0;
-    if (op->im2col) count = walk.v[16] * walk.v[17];
-    for (d = 0; !op->im2col && d < rank; d++) count *= r[op->regs[rank + d]].i;
+    if (op->cluster && !_tc_vm_same_tile(br, r, op, tid, m, bar_index, count)) return 0;
     for (e = 0; e < count; e++) {
         int64_t i = _tc_swizzle_index(dst, first + e);
         _tc_val v;
-        inside = op->im2col ? _tc_vm_im2col_at(&walk, e, &g) : _tc_vm_tma_tile_at(r, op, e, &g);
+        inside = op->im2col ? _tc_vm_im2col_at(walk, e, &g) : _tc_vm_tma_tile_at(r, op, e, &g);
         if (!_tc_vm_in_bounds(br, op->dst, i, tid, "TMA copy")) return 0;
         if (inside && !_tc_vm_in_bounds(br, op->src, g, tid, "TMA copy's read")) return 0;
         v.i = 0;
         if (inside) {
-            double f = _tc_vm_read(br->mem[op->src], src->dtype, g, &iv);
+            double f = _tc_vm_read(br->at->mem[op->src], src->dtype, g, &iv);
             if (tc_dtype_is_float(src->dtype)) v.f = f;
             else v.i = iv;
         }
-        if (br->touch[op->dst]) {
-            _tc_touch *t = &br->touch[op->dst][i];
+        if (br->at->touch[op->dst]) {
+            _tc_touch *t = &br->at->touch[op->dst][i];
             t->tma_bar = 0; /* an earlier copy's phase no longer guards it */
             if (!_tc_check_race(br, op->dst, i, tid, 1)) return 0;
             t->write_epoch = -1; /* ordered by the mbarrier, not by barriers */
@@ -1056,11 +1347,49 @@ static int _tc_vm_tma(_tc_block_run *br, const _tc_val *r, const _tc_vm_tma_op *
             t->tma_bar_index = bar_index;
             t->tma_phase = m->phase + 1;
         }
-        _tc_vm_write(br->mem[op->dst], dst->dtype, i, v);
+        _tc_vm_write(br->at->mem[op->dst], dst->dtype, i, v);
     }
+    if (op->cluster && !_tc_vm_note_remote(br, tid, op->bar, bar_index, 1, m->phase + 1)) return 0;
     m->tx -= count * tc_dtype_bytes(dst->dtype);
     _tc_vm_mbar_progress(br, op->bar, bar_index);
     return 1;
+}
+
+/* A TMA copy: it lands at once in the issuing block, and a multicast one
+   (tc_stmt_multicast) in every block of the cluster, the issuer's first,
+   at the same place, completing on each block's mbarrier. 0 (error set)
+   on a fault. */
+static int _tc_vm_tma(_tc_block_run *br, const _tc_val *r, const _tc_vm_tma_op *op, int64_t tid) {
+    _tc_block_view *own = br->at;
+    int64_t count = 1;
+    int d, b, ok;
+    _tc_vm_im2col_walk walk;
+    if (!_tc_vm_mbar(br, op->bar, r[op->bar_index].i, tid, "tma_load")) return 0;
+    memset(&walk, 0, sizeof walk);
+    if (op->im2col && !_tc_vm_im2col_start(r, op, &walk))
+        return _tc_fail(br->vm->ctx, TC_ERROR_EXECUTION, "kernel %s: an im2col TMA copy into %s starts at a pixel off its box's grid",
+                        br->kern->name, br->vm->bufs[op->dst].buffer->name), 0;
+    if (op->im2col) count = walk.v[16] * walk.v[17];
+    for (d = 0; !op->im2col && d < op->rank; d++) count *= r[op->regs[op->rank + d]].i;
+    ok = _tc_vm_tma_land(br, r, op, tid, &walk, count);
+    for (b = 0; ok && op->cluster && b < br->nblocks; b++) {
+        if (&br->blocks[b] == own) continue;
+        br->at = &br->blocks[b];
+        ok = _tc_vm_tma_land(br, r, op, tid, &walk, count);
+    }
+    br->at = own;
+    return ok;
+}
+
+/* Thread tid's arrival `in` on mbarrier m, buf[r[in->a]] of the block br->at
+   shows. 0 when out of memory. */
+static int _tc_vm_arrive(_tc_block_run *br, const _tc_val *r, const _tc_ins *in, _tc_mbar *m, int64_t tid) {
+    int64_t index = r[in->a].i, now = ++br->tick;
+    m->pending--;
+    if (in->b >= 0) m->tx += r[in->b].i;
+    _tc_vm_arrivals(br, in->buf, index, 0)[tid] = now; /* after the thread's accesses so far */
+    _tc_vm_mbar_progress(br, in->buf, index);
+    return in->sub <= 1 || _tc_vm_note_remote(br, tid, in->buf, index, 0, now);
 }
 
 /* mbarrier init, arrive and wait; wait returns 2 when the thread must wait
@@ -1070,34 +1399,45 @@ static int _tc_vm_mbar_op(_tc_block_run *br, const _tc_val *r, const _tc_ins *in
     _tc_mbar *m;
     if (in->op == _TC_OP_MBAR_INIT) {
         if (!_tc_vm_in_bounds(br, in->buf, index, tid, "mbarrier_init")) return 0;
-        m = &br->mbar[in->buf][index];
-        if (m->init && m->init_epoch == br->epoch && m->init_thread != tid) {
+        m = &br->at->mbar[in->buf][index];
+        if (m->init && m->init_epoch == br->at->epoch && m->init_thread != tid) {
             long long a[3], b[3];
             _tc_thread_xyz(br, tid, a);
             _tc_thread_xyz(br, m->init_thread, b);
             return _tc_fail(br->vm->ctx, TC_ERROR_EXECUTION, "kernel %s: race on mbarrier %s[%lld] in block (%lld, %lld, %lld): threads (%lld, %lld, "
                             "%lld) and (%lld, %lld, %lld) both initialise it with no barrier between (one thread initialises an mbarrier)",
-                            br->kern->name, br->vm->bufs[in->buf].buffer->name, (long long)index, (long long)br->block_idx[0],
-                            (long long)br->block_idx[1], (long long)br->block_idx[2], b[0], b[1], b[2], a[0], a[1], a[2]), 0;
+                            br->kern->name, br->vm->bufs[in->buf].buffer->name, (long long)index, (long long)br->at->idx[0],
+                            (long long)br->at->idx[1], (long long)br->at->idx[2], b[0], b[1], b[2], a[0], a[1], a[2]), 0;
         }
         m->init = 1;
-        m->init_epoch = br->epoch;
+        m->init_epoch = br->at->epoch;
         m->init_thread = tid;
+        m->init_tick = ++br->tick;
         m->arrivals = in->imm.i;
         m->pending = in->imm.i;
         m->tx = 0;
         m->phase = 0;
         memset(_tc_vm_arrivals(br, in->buf, index, 0), 0, sizeof(int64_t) * (size_t)(3 * br->nthreads));
+        if (br->ntiles) _tc_vm_forget_tiles(br, in->buf, index); /* its phases start again */
         return 1;
     }
     if (!(m = _tc_vm_mbar(br, in->buf, index, tid, in->op == _TC_OP_MBAR_ARRIVE ? "mbarrier_arrive" : "mbarrier_wait"))) return 0;
     if (in->op == _TC_OP_MBAR_ARRIVE) {
-        if (in->imm.i == _TC_WARPGROUP_THREADS && tid % _TC_WARPGROUP_THREADS) return 1; /* the warpgroup's arrival is its first thread's */
-        m->pending--;
-        if (in->b >= 0) m->tx += r[in->b].i;
-        _tc_vm_arrivals(br, in->buf, index, 0)[tid] = ++br->tick; /* after the thread's accesses so far */
-        _tc_vm_mbar_progress(br, in->buf, index);
-        return 1;
+        _tc_block_view *own = br->at;
+        int b, ok;
+        /* the warpgroup's arrival is its first thread's */
+        if (in->imm.i == _TC_WARPGROUP_THREADS && _tc_vm_local(br, tid) % _TC_WARPGROUP_THREADS) return 1;
+        ok = _tc_vm_arrive(br, r, in, m, tid);
+        /* a multicast arrival: one on the element of every other block of the cluster too (sub is the cluster's blocks: the
+           compilation checked) */
+        for (b = 0; ok && in->sub > 1 && b < br->nblocks; b++) {
+            if (&br->blocks[b] == own) continue;
+            br->at = &br->blocks[b];
+            m = _tc_vm_mbar(br, in->buf, index, tid, "mbarrier_arrive");
+            ok = m && _tc_vm_arrive(br, r, in, m, tid);
+        }
+        br->at = own;
+        return ok;
     }
     if ((m->phase & 1) == (r[in->b].i & 1)) { /* the phase of that parity is the one still running */
         br->waiting[tid].buf = in->buf;
@@ -1105,7 +1445,7 @@ static int _tc_vm_mbar_op(_tc_block_run *br, const _tc_val *r, const _tc_ins *in
         br->waiting[tid].parity = r[in->b].i & 1;
         return 2;
     }
-    if (br->seen[in->buf][index * br->nthreads + tid] < m->phase) br->seen[in->buf][index * br->nthreads + tid] = m->phase;
+    if (br->at->seen[in->buf][index * br->nthreads + tid] < m->phase) br->at->seen[in->buf][index * br->nthreads + tid] = m->phase;
     { /* past the wait, the thread comes after every arrival of the phase it waited for */
         const int64_t *arrived = _tc_vm_arrivals(br, in->buf, index, 1 + (int)(r[in->b].i & 1));
         int64_t *know = br->know + tid * br->nthreads, t;
@@ -1129,7 +1469,7 @@ static int _tc_vm_thread(_tc_block_run *br, _tc_val *r, int *pc, int64_t tid) {
         case _TC_OP_JMP: *pc = in->target; break;
         case _TC_OP_JZ: if (!r[in->a].i) *pc = in->target; break;
         case _TC_OP_JNZ: if (r[in->a].i) *pc = in->target; break;
-        case _TC_OP_BARRIER: return 1;
+        case _TC_OP_BARRIER: case _TC_OP_CLUSTER_BARRIER: return 1;
         case _TC_OP_END: return 0;
         case _TC_OP_TENSOR: if (!_tc_vm_tensor(br, r, &vm->ops[in->target], tid)) return -1; break;
         case _TC_OP_ASYNC_COPY: if (!_tc_vm_async_copy(br, r, in, tid)) return -1; break;
@@ -1167,18 +1507,19 @@ static int _tc_vm_thread(_tc_block_run *br, _tc_val *r, int *pc, int64_t tid) {
         case _TC_OP_LOAD: case _TC_OP_STORE: {
             int64_t i = r[in->a].i, iv = 0;
             const _tc_vm_buf *b = &vm->bufs[in->buf];
-            char *base = (char *)br->mem[in->buf];
+            char *base = (char *)br->at->mem[in->buf];
             if (i < 0 || i >= br->size[in->buf]) {
+                long long a[3];
+                _tc_thread_xyz(br, tid, a);
                 _tc_fail(ctx, TC_ERROR_EXECUTION,
                          "kernel %s: %s of %s[%lld] is out of bounds (%lld elements) in block (%lld, %lld, %lld) thread (%lld, %lld, %lld)",
                          br->kern->name, in->op == _TC_OP_LOAD ? "read" : "write", b->buffer->name, (long long)i,
-                         (long long)br->size[in->buf], (long long)br->block_idx[0], (long long)br->block_idx[1],
-                         (long long)br->block_idx[2], (long long)(tid % br->block[0]), (long long)(tid / br->block[0] % br->block[1]),
-                         (long long)(tid / (br->block[0] * br->block[1])));
+                         (long long)br->size[in->buf], (long long)br->at->idx[0], (long long)br->at->idx[1],
+                         (long long)br->at->idx[2], a[0], a[1], a[2]);
                 return -1;
             }
             if (_tc_scope_private(b->buffer->scope)) base += (size_t)tid * (size_t)br->size[in->buf] * (size_t)tc_dtype_bytes(b->buffer->dtype);
-            if (br->touch[in->buf] && !_tc_check_race(br, in->buf, i, tid, in->op == _TC_OP_STORE)) return -1;
+            if (br->at->touch[in->buf] && !_tc_check_race(br, in->buf, i, tid, in->op == _TC_OP_STORE)) return -1;
             if (in->op == _TC_OP_LOAD) {
                 double f = _tc_vm_read(base, b->buffer->dtype, i, &iv);
                 if (tc_dtype_is_float(b->buffer->dtype)) r[in->dst].f = f;
@@ -1239,11 +1580,15 @@ static int _tc_vm_thread(_tc_block_run *br, _tc_val *r, int *pc, int64_t tid) {
 }
 
 /* No thread can go on: some wait on an mbarrier phase that nothing will
-   complete (the others wait on it too, at a barrier, or have ended). */
+   complete (the others wait on it too, at a barrier, or have ended). The
+   message names the block of the first waiting thread (and its cluster:
+   the counts are the cluster's threads). */
 static tc_result _tc_vm_deadlock(_tc_block_run *br, const int *state) {
     int64_t t, at_barrier = 0, ended = 0, waiting = 0, at_wgmma = 0, first = -1;
     const _tc_mbar *m;
+    const _tc_block_view *v;
     long long a[3];
+    char cluster[96];
     for (t = 0; t < br->nthreads; t++) {
         int on_wgmma = state[t] == 3 && br->waiting[t].buf < 0;
         at_barrier += state[t] == 2;
@@ -1252,36 +1597,41 @@ static tc_result _tc_vm_deadlock(_tc_block_run *br, const int *state) {
         waiting += state[t] == 3 && !on_wgmma;
         if (state[t] == 3 && !on_wgmma && first < 0) first = t;
     }
+    _tc_vm_cluster_name(br, cluster, sizeof cluster);
     if (first < 0) { /* only wgmma waits: the warpgroup's other threads never issue the commits */
         for (first = 0; state[first] != 3; first++) {}
+        v = &br->blocks[_tc_vm_rank(br, first)];
         _tc_thread_xyz(br, first, a);
-        return _tc_fail(br->vm->ctx, TC_ERROR_EXECUTION, "kernel %s: deadlock in block (%lld, %lld, %lld): %lld threads wait at wgmma_wait for "
+        return _tc_fail(br->vm->ctx, TC_ERROR_EXECUTION, "kernel %s: deadlock in block (%lld, %lld, %lld)%s: %lld threads wait at wgmma_wait for "
                         "their warpgroup's other threads to issue its wgmma, first thread (%lld, %lld, %lld) for %lld commits; %lld threads "
-                        "wait at a barrier, %lld have ended", br->kern->name, (long long)br->block_idx[0], (long long)br->block_idx[1],
-                        (long long)br->block_idx[2], (long long)at_wgmma, a[0], a[1], a[2], (long long)br->waiting[first].index,
-                        (long long)at_barrier, (long long)ended);
+                        "wait at a barrier, %lld have ended", br->kern->name, (long long)v->idx[0], (long long)v->idx[1], (long long)v->idx[2],
+                        cluster, (long long)at_wgmma, a[0], a[1], a[2], (long long)br->waiting[first].index, (long long)at_barrier,
+                        (long long)ended);
     }
-    m = &br->mbar[br->waiting[first].buf][br->waiting[first].index];
+    v = &br->blocks[_tc_vm_rank(br, first)];
+    m = &v->mbar[br->waiting[first].buf][br->waiting[first].index];
     _tc_thread_xyz(br, first, a);
     return _tc_fail(br->vm->ctx, TC_ERROR_EXECUTION,
-                    "kernel %s: deadlock in block (%lld, %lld, %lld): %lld threads wait on mbarriers that nothing completes, first thread "
+                    "kernel %s: deadlock in block (%lld, %lld, %lld)%s: %lld threads wait on mbarriers that nothing completes, first thread "
                     "(%lld, %lld, %lld) on %s[%lld] for its phase of parity %lld (phase %lld: %lld of %lld arrivals and %lld bytes of copies "
-                    "still missing); %lld threads wait at a barrier, %lld have ended%s", br->kern->name, (long long)br->block_idx[0],
-                    (long long)br->block_idx[1], (long long)br->block_idx[2], (long long)waiting, a[0], a[1], a[2],
+                    "still missing); %lld threads wait at a barrier, %lld have ended%s", br->kern->name, (long long)v->idx[0],
+                    (long long)v->idx[1], (long long)v->idx[2], cluster, (long long)waiting, a[0], a[1], a[2],
                     br->vm->bufs[br->waiting[first].buf].buffer->name, (long long)br->waiting[first].index, (long long)br->waiting[first].parity,
                     (long long)m->phase, (long long)m->pending, (long long)m->arrivals, (long long)m->tx, (long long)at_barrier, (long long)ended,
                     at_wgmma ? ", the rest at wgmma_wait for their warpgroup" : "");
 }
 
-/* At a barrier every thread sees what any thread saw of the mbarriers. */
-static void _tc_vm_share_seen(_tc_block_run *br) {
+/* At a barrier of block b every thread of it sees what any of them saw of
+   the block's mbarriers (only its own threads wait on them). */
+static void _tc_vm_share_seen(_tc_block_run *br, int b) {
+    const _tc_block_view *v = &br->blocks[b];
+    int64_t e, t, lo = b * br->block_threads, hi = lo + br->block_threads;
     int k;
-    int64_t e, t;
     for (k = 0; k < br->vm->nbufs; k++)
-        for (e = 0; br->seen[k] && e < br->size[k]; e++) {
-            int64_t *row = br->seen[k] + e * br->nthreads, most = 0;
-            for (t = 0; t < br->nthreads; t++) most = row[t] > most ? row[t] : most;
-            for (t = 0; t < br->nthreads; t++) row[t] = most;
+        for (e = 0; v->seen[k] && e < br->size[k]; e++) {
+            int64_t *row = v->seen[k] + e * br->nthreads, most = 0;
+            for (t = lo; t < hi; t++) most = row[t] > most ? row[t] : most;
+            for (t = lo; t < hi; t++) row[t] = most;
         }
 }
 
@@ -1290,150 +1640,251 @@ static int _tc_vm_named_at(const _tc_block_run *br, const int *pcs, const int *s
     return state[t] == 2 ? br->vm->code[pcs[t] - 1].a : 0;
 }
 
-/* Named barriers whose count of threads has arrived let them go on (state
-   1), each knowing what the others did before it (their accesses ordered
-   before its own after); *released: how many went on. A barrier with more
-   threads than its count, or two counts, is an error. */
+/* Whether thread t waits at its block's __syncthreads. */
+static int _tc_vm_at_sync(const _tc_block_run *br, const int *pcs, const int *state, int64_t t) {
+    return state[t] == 2 && br->vm->code[pcs[t] - 1].op == _TC_OP_BARRIER && br->vm->code[pcs[t] - 1].a == 0;
+}
+
+/* Whether thread t waits at the cluster barrier. */
+static int _tc_vm_at_cluster(const _tc_block_run *br, const int *pcs, const int *state, int64_t t) {
+    return state[t] == 2 && br->vm->code[pcs[t] - 1].op == _TC_OP_CLUSTER_BARRIER;
+}
+
+/* Named barriers whose count of threads of one block has arrived let them
+   go on (state 1), each knowing what the others did before it (their
+   accesses ordered before its own after); *released: how many went on. A
+   barrier with more threads than its count, or two counts, is an error.
+   Named barriers are per block, as __syncthreads is. */
 static tc_result _tc_vm_named_barriers(_tc_block_run *br, const int *pcs, int *state, int64_t *released) {
-    int64_t arrived[16] = {0}, count[16] = {0}, t, u, now;
-    int id;
+    int b;
     *released = 0;
-    for (t = 0; t < br->nthreads; t++) {
-        int threads;
-        if (!(id = _tc_vm_named_at(br, pcs, state, t))) continue;
-        threads = br->vm->code[pcs[t] - 1].b;
-        if (arrived[id]++ && count[id] != threads)
-            return _tc_fail(br->vm->ctx, TC_ERROR_EXECUTION, "kernel %s: named barrier %d is reached as one of %lld threads and of %d",
-                            br->kern->name, id, (long long)count[id], threads);
-        count[id] = threads;
-    }
-    for (id = 1; id < 16; id++) {
-        if (!arrived[id] || arrived[id] < count[id]) continue;
-        if (arrived[id] > count[id])
-            return _tc_fail(br->vm->ctx, TC_ERROR_EXECUTION, "kernel %s: in block (%lld, %lld, %lld), %lld threads wait at named barrier %d of %lld",
-                            br->kern->name, (long long)br->block_idx[0], (long long)br->block_idx[1], (long long)br->block_idx[2],
-                            (long long)arrived[id], id, (long long)count[id]);
-        now = ++br->tick;
-        for (t = 0; t < br->nthreads; t++) /* each has waited past every participant's accesses so far */
-            for (u = 0; _tc_vm_named_at(br, pcs, state, t) == id && u < br->nthreads; u++)
-                if (_tc_vm_named_at(br, pcs, state, u) == id) br->know[t * br->nthreads + u] = now;
-        for (t = 0; t < br->nthreads; t++)
-            if (_tc_vm_named_at(br, pcs, state, t) == id) {
-                state[t] = 1;
-                (*released)++;
-            }
+    for (b = 0; b < br->nblocks; b++) {
+        const _tc_block_view *v = &br->blocks[b];
+        int64_t arrived[16] = {0}, count[16] = {0}, t, u, now, lo = b * br->block_threads, hi = lo + br->block_threads;
+        int id;
+        for (t = lo; t < hi; t++) {
+            int threads;
+            if (!(id = _tc_vm_named_at(br, pcs, state, t))) continue;
+            threads = br->vm->code[pcs[t] - 1].b;
+            if (arrived[id]++ && count[id] != threads)
+                return _tc_fail(br->vm->ctx, TC_ERROR_EXECUTION, "kernel %s: named barrier %d is reached as one of %lld threads and of %d",
+                                br->kern->name, id, (long long)count[id], threads);
+            count[id] = threads;
+        }
+        for (id = 1; id < 16; id++) {
+            if (!arrived[id] || arrived[id] < count[id]) continue;
+            if (arrived[id] > count[id])
+                return _tc_fail(br->vm->ctx, TC_ERROR_EXECUTION, "kernel %s: in block (%lld, %lld, %lld), %lld threads wait at named barrier %d of %lld",
+                                br->kern->name, (long long)v->idx[0], (long long)v->idx[1], (long long)v->idx[2], (long long)arrived[id], id,
+                                (long long)count[id]);
+            now = ++br->tick;
+            for (t = lo; t < hi; t++) /* each has waited past every participant's accesses so far */
+                for (u = lo; _tc_vm_named_at(br, pcs, state, t) == id && u < hi; u++)
+                    if (_tc_vm_named_at(br, pcs, state, u) == id) br->know[t * br->nthreads + u] = now;
+            for (t = lo; t < hi; t++)
+                if (_tc_vm_named_at(br, pcs, state, t) == id) {
+                    state[t] = 1;
+                    (*released)++;
+                }
+        }
     }
     return TC_OK;
 }
 
-/* Run every thread of one block; threads meet at each barrier. */
-static tc_result _tc_vm_block(_tc_block_run *br, _tc_val *regs, int *pcs, int *state, const int64_t *sizes) {
+/* Block b begins a new epoch at time now (a barrier of it, or of the
+   cluster): its threads' accesses before cannot race with those after. */
+static void _tc_vm_new_epoch(_tc_block_run *br, int b, int64_t now) {
+    br->blocks[b].epoch++;
+    br->blocks[b].epoch_tick = now;
+    _tc_vm_share_seen(br, b);
+}
+
+/* A block whose threads all wait at __syncthreads goes on, and the
+   cluster, when all its threads wait at the cluster barrier (without
+   clusters: the block's threads). Returns how many threads went on. */
+static int64_t _tc_vm_barriers(_tc_block_run *br, const int *pcs, int *state) {
+    int64_t t, released = 0, at_cluster = 0;
+    int b;
+    for (b = 0; b < br->nblocks; b++) {
+        int64_t lo = b * br->block_threads, hi = lo + br->block_threads;
+        for (t = lo; t < hi && _tc_vm_at_sync(br, pcs, state, t); t++) {}
+        if (t < hi) continue;
+        for (t = lo; t < hi; t++) state[t] = 1;
+        released += br->block_threads;
+        _tc_vm_new_epoch(br, b, ++br->tick);
+    }
+    for (t = 0; !released && t < br->nthreads; t++) at_cluster += _tc_vm_at_cluster(br, pcs, state, t);
+    if (released || at_cluster < br->nthreads) return released;
+    for (t = 0; t < br->nthreads; t++) state[t] = 1;
+    br->cluster_tick = ++br->tick; /* everything before it is ordered before everything after, in every block */
+    br->nremote = 0;               /* the multicasts so far are over everywhere */
+    for (b = 0; b < br->nblocks; b++) _tc_vm_new_epoch(br, b, br->cluster_tick);
+    return br->nthreads;
+}
+
+/* No thread can go on, and none waits on an mbarrier or for its
+   warpgroup: some wait at barriers that the others (ended, or at another
+   barrier) never reach. The error, naming the block (the cluster) of the
+   first such thread. */
+static tc_result _tc_vm_stuck(_tc_block_run *br, const int *pcs, const int *state) {
+    int64_t t, u, n = 0;
+    const _tc_block_view *v;
+    char cluster[96];
+    for (t = 0; t < br->nthreads && !_tc_vm_named_at(br, pcs, state, t); t++) {}
+    if (t < br->nthreads) {
+        int b = _tc_vm_rank(br, t);
+        v = &br->blocks[b];
+        for (u = b * br->block_threads; u < (b + 1) * br->block_threads; u++) n += _tc_vm_named_at(br, pcs, state, u) != 0;
+        return _tc_fail(br->vm->ctx, TC_ERROR_EXECUTION, "kernel %s: %lld threads of block (%lld, %lld, %lld) wait at named barriers the "
+                        "others never reach", br->kern->name, (long long)n, (long long)v->idx[0], (long long)v->idx[1], (long long)v->idx[2]);
+    }
+    for (t = 0; t < br->nthreads && !_tc_vm_at_sync(br, pcs, state, t); t++) {}
+    if (t < br->nthreads) {
+        int b = _tc_vm_rank(br, t);
+        v = &br->blocks[b];
+        for (u = b * br->block_threads; u < (b + 1) * br->block_threads; u++) n += _tc_vm_at_sync(br, pcs, state, u);
+        return _tc_fail(br->vm->ctx, TC_ERROR_EXECUTION, "kernel %s: %lld of %lld threads of block (%lld, %lld, %lld) wait at a barrier the "
+                        "others never reach", br->kern->name, (long long)n, (long long)br->block_threads, (long long)v->idx[0],
+                        (long long)v->idx[1], (long long)v->idx[2]);
+    }
+    for (t = 0; t < br->nthreads; t++) n += _tc_vm_at_cluster(br, pcs, state, t);
+    v = &br->blocks[0];
+    if (br->nblocks == 1) /* a kernel without clusters: a cluster of its block */
+        snprintf(cluster, sizeof cluster, "block (%lld, %lld, %lld)", (long long)v->idx[0], (long long)v->idx[1], (long long)v->idx[2]);
+    else
+        snprintf(cluster, sizeof cluster, "cluster (%lld..%lld, %lld, %lld)", (long long)v->idx[0], (long long)br->blocks[br->nblocks - 1].idx[0],
+                 (long long)v->idx[1], (long long)v->idx[2]);
+    return _tc_fail(br->vm->ctx, TC_ERROR_EXECUTION, "kernel %s: %lld of %lld threads of %s wait at a cluster barrier the others never reach",
+                    br->kern->name, (long long)n, (long long)br->nthreads, cluster);
+}
+
+/* Run every thread of the blocks that run together - a thread-block
+   cluster's, or one block - each block's threads meeting at its barriers,
+   all of them at the cluster barrier. */
+static tc_result _tc_vm_cluster(_tc_block_run *br, _tc_val *regs, int *pcs, int *state, const int64_t *sizes) {
     const _tc_vm *vm = br->vm;
-    int64_t t, running;
-    int k, tag;
-    br->epoch++;
-    br->epoch_tick = ++br->tick;
-    for (k = 0; k < vm->nbufs; k++) /* shared memory starts each block as garbage (NaN), as on the GPU */
-        if (br->touch[k]) {
+    int64_t t;
+    int k, b, tag;
+    br->cluster_tick = ++br->tick; /* the blocks begin together: nothing before orders or races with what they do */
+    for (b = 0; b < br->nblocks; b++) {
+        _tc_block_view *v = &br->blocks[b];
+        v->epoch++;
+        v->epoch_tick = br->cluster_tick;
+        v->ended = 0;
+        for (k = 0; k < vm->nbufs; k++) {
             int64_t e;
-            memset(br->mem[k], 0xff, (size_t)br->size[k] * (size_t)tc_dtype_bytes(vm->bufs[k].buffer->dtype));
-            for (e = 0; br->wgmma && e < br->size[k]; e++) br->touch[k][e].wgmma_reader = 0; /* the last block's groups are gone */
+            if (!v->touch[k]) continue;
+            memset(v->mem[k], 0xff, (size_t)br->size[k] * (size_t)tc_dtype_bytes(vm->bufs[k].buffer->dtype)); /* garbage (NaN), as on the GPU */
+            for (e = 0; (br->wgmma || vm->ntmas) && e < br->size[k]; e++) { /* the last block's wgmma groups and TMA copies are gone */
+                v->touch[k][e].wgmma_reader = 0;
+                v->touch[k][e].tma_bar = 0;
+            }
         }
+        for (k = 0; k < vm->nbufs; k++) /* no mbarrier is initialised, nor any phase seen, when a block begins */
+            if (v->mbar[k]) {
+                memset(v->mbar[k], 0, sizeof(_tc_mbar) * (size_t)br->size[k]);
+                memset(v->seen[k], 0, sizeof(int64_t) * (size_t)(br->size[k] * br->nthreads));
+                memset(v->arrivals[k], 0, sizeof(int64_t) * (size_t)(3 * br->size[k] * br->nthreads));
+            }
+    }
+    br->ntiles = 0;
+    br->nremote = 0;
     for (t = 0; t < br->nthreads; t++) {
+        const _tc_block_view *v = &br->blocks[_tc_vm_rank(br, t)];
         _tc_val *r = regs + t * vm->max_regs;
-        int64_t idx[TC_THREAD_TAG_COUNT] = {0};
-        idx[TC_BLOCK_X] = br->block_idx[0], idx[TC_BLOCK_Y] = br->block_idx[1], idx[TC_BLOCK_Z] = br->block_idx[2];
-        idx[TC_THREAD_X] = t % br->block[0];
-        idx[TC_THREAD_Y] = t / br->block[0] % br->block[1];
-        idx[TC_THREAD_Z] = t / (br->block[0] * br->block[1]);
+        int64_t local = _tc_vm_local(br, t), idx[TC_THREAD_TAG_COUNT] = {0};
+        idx[TC_BLOCK_X] = v->idx[0]; /* the cluster's first block plus the block's rank */
+        idx[TC_BLOCK_Y] = v->idx[1];
+        idx[TC_BLOCK_Z] = v->idx[2];
+        idx[TC_THREAD_X] = local % br->block[0];
+        idx[TC_THREAD_Y] = local / br->block[0] % br->block[1];
+        idx[TC_THREAD_Z] = local / (br->block[0] * br->block[1]);
         for (tag = 0; tag < TC_THREAD_TAG_COUNT; tag++)
             if (vm->thread_reg[tag] >= 0) r[vm->thread_reg[tag]].i = idx[tag];
         for (k = 0; k < vm->f->nsizes; k++)
             if (vm->size_reg[k] >= 0) r[vm->size_reg[k]].i = sizes[k];
         pcs[t] = 0;
         state[t] = 1;
-        if (vm->nops) br->op_count[t] = 0, br->op_hash[t] = 0;
-        if (br->async) br->async[t].head = br->async[t].n = 0, br->async[t].group = 0;
+        if (vm->nops) {
+            br->op_count[t] = 0;
+            br->op_hash[t] = 0;
+        }
+        if (br->async) {
+            br->async[t].head = 0;
+            br->async[t].n = 0;
+            br->async[t].group = 0;
+        }
         if (br->wgmma && t % 128 == 0) memset(&br->wgmma[t / 128], 0, sizeof *br->wgmma);
         if (br->issued) br->issued[t] = 0;
     }
-    for (k = 0; k < vm->nbufs; k++) /* no mbarrier is initialised, nor any phase seen, when a block begins */
-        if (br->mbar[k]) {
-            memset(br->mbar[k], 0, sizeof(_tc_mbar) * (size_t)br->size[k]);
-            memset(br->seen[k], 0, sizeof(int64_t) * (size_t)(br->size[k] * br->nthreads));
-            memset(br->arrivals[k], 0, sizeof(int64_t) * (size_t)(3 * br->size[k] * br->nthreads));
-        }
     if (br->know) memset(br->know, 0, sizeof *br->know * (size_t)(br->nthreads * br->nthreads));
     for (t = 0; br->retired && t < br->nthreads / 128; t++) /* group numbers start again */
         if (br->retired[t].cap) memset(br->retired[t].at, 0, sizeof(int64_t) * (size_t)br->retired[t].cap);
-    for (running = br->nthreads; running > 0;) {
-        int64_t at_barrier = 0, waiting = 0, woken = 0, released = 0, at_named = 0;
+    for (;;) {
+        int64_t waiting = 0, woken = 0, released = 0, running = 0;
         tc_result named;
         for (t = 0; t < br->nthreads; t++) {
             int st;
             if (state[t] != 1) continue;
+            if (br->nblocks > 1) br->at = &br->blocks[t / br->block_threads]; /* the thread touches its own block's memory */
             st = _tc_vm_thread(br, regs + t * vm->max_regs, &pcs[t], t);
             if (st < 0) return TC_ERROR_EXECUTION;
             state[t] = st == 2 ? 3 : st ? 2 : 0;
+            if (!st) { /* the thread ended: with its block's last, the block exits */
+                int rank = _tc_vm_rank(br, t);
+                tc_result ends = TC_OK;
+                br->blocks[rank].ended++;
+                if (br->blocks[rank].ended == br->block_threads && br->nremote) ends = _tc_vm_block_ends(br, rank);
+                if (ends != TC_OK) return ends;
+            }
         }
         if (vm->named_barriers && (named = _tc_vm_named_barriers(br, pcs, state, &released)) != TC_OK) return named;
-        for (running = 0, t = 0; t < br->nthreads; t++) {
-            at_named += _tc_vm_named_at(br, pcs, state, t) != 0;
-            at_barrier += state[t] == 2;
+        for (t = 0; t < br->nthreads; t++) {
             waiting += state[t] == 3;
             running += state[t] != 0;
         }
-        for (t = 0; waiting && t < br->nthreads; t++) /* a wait whose phase has completed (or whose commits are issued) since goes on */
-            if (state[t] == 3 && (br->waiting[t].buf < 0 ? _tc_vm_warpgroup_issued(br, t, br->waiting[t].index)
-                                                         : (br->mbar[br->waiting[t].buf][br->waiting[t].index].phase & 1) != br->waiting[t].parity)) {
+        for (t = 0; waiting && t < br->nthreads; t++) { /* a wait whose phase has completed (or whose commits are issued) since goes on */
+            const _tc_mbar_wait *w = &br->waiting[t];
+            if (state[t] == 3 && (w->buf < 0 ? _tc_vm_warpgroup_issued(br, t, w->index)
+                                             : (br->blocks[_tc_vm_rank(br, t)].mbar[w->buf][w->index].phase & 1) != w->parity)) {
                 state[t] = 1;
                 woken++;
             }
+        }
         if (woken || released) continue;
+        if (!running) break;
+        if (_tc_vm_barriers(br, pcs, state)) continue;
         if (waiting) return _tc_vm_deadlock(br, state);
-        if (at_named)
-            return _tc_fail(vm->ctx, TC_ERROR_EXECUTION, "kernel %s: %lld threads of block (%lld, %lld, %lld) wait at named barriers the "
-                            "others never reach", br->kern->name, (long long)at_named, (long long)br->block_idx[0], (long long)br->block_idx[1],
-                            (long long)br->block_idx[2]);
-        if (at_barrier && at_barrier != br->nthreads)
-            return _tc_fail(vm->ctx, TC_ERROR_EXECUTION, "kernel %s: %lld of %lld threads of block (%lld, %lld, %lld) wait at a barrier the others never reach",
-                            br->kern->name, (long long)at_barrier, (long long)br->nthreads, (long long)br->block_idx[0],
-                            (long long)br->block_idx[1], (long long)br->block_idx[2]);
-        for (t = 0; t < br->nthreads; t++) if (state[t] == 2) state[t] = 1;
-        br->epoch++; /* a barrier: accesses before it cannot race with those after */
-        br->epoch_tick = ++br->tick;
-        _tc_vm_share_seen(br);
+        return _tc_vm_stuck(br, pcs, state);
     }
     for (t = 0; vm->nops && t < br->nthreads; t++) /* tensor ops are warp-wide: every lane must run each with the same operands */
-        if (br->op_count[t] != br->op_count[t - t % 32] || br->op_hash[t] != br->op_hash[t - t % 32])
+        if (br->op_count[t] != br->op_count[t - t % 32] || br->op_hash[t] != br->op_hash[t - t % 32]) {
+            const _tc_block_view *v = &br->blocks[_tc_vm_rank(br, t)];
             return _tc_fail(vm->ctx, TC_ERROR_EXECUTION, "kernel %s: in block (%lld, %lld, %lld), thread %lld ran %lld tensor ops and lane 0 of its "
                             "warp %lld%s; wmma operations need the whole warp, with the same operands", br->kern->name,
-                            (long long)br->block_idx[0], (long long)br->block_idx[1], (long long)br->block_idx[2], (long long)t,
+                            (long long)v->idx[0], (long long)v->idx[1], (long long)v->idx[2], (long long)_tc_vm_local(br, t),
                             (long long)br->op_count[t], (long long)br->op_count[t - t % 32],
                             br->op_count[t] == br->op_count[t - t % 32] ? " (on other operands)" : "");
+        }
     return TC_OK;
 }
 
+/* Run kernel kern over its grid, a cluster of blocks at a time (a block
+   at a time without clusters). */
 static tc_result _tc_vm_kernel(tc_context *ctx, const tc_func *f, const tc_kernel_ir *kern, void *const *mem_params, const int64_t *sizes) {
     _tc_vm vm;
     _tc_block_run br;
-    int64_t grid[3], total = 1;
+    _tc_block_view *views = NULL;
+    int64_t grid[3], threads = 1, total = 0, x, y, z;
     _tc_val *regs = NULL;
-    int *pcs = NULL, *state = NULL, k;
-    void *mem[64];
+    int *pcs = NULL, *state = NULL, k, b, nb = kern->cluster > 1 ? kern->cluster : 1;
     int64_t size[64];
-    _tc_touch *touch[64];
-    _tc_mbar *mbar[64];
-    int64_t *seen[64], *arrivals[64];
     tc_result r = TC_OK;
     memset(&vm, 0, sizeof vm);
     memset(&br, 0, sizeof br);
-    memset(mem, 0, sizeof mem);
-    memset(touch, 0, sizeof touch);
-    memset(mbar, 0, sizeof mbar);
-    memset(seen, 0, sizeof seen);
-    memset(arrivals, 0, sizeof arrivals);
-    vm.ctx = ctx, vm.f = f, vm.max_regs = 256;
+    vm.ctx = ctx;
+    vm.f = f;
+    vm.max_regs = 256;
     vm.kern = kern;
     for (k = 0; k < TC_THREAD_TAG_COUNT; k++) vm.thread_reg[k] = -1;
     _tc_vm_stmt(&vm, kern->body);
@@ -1445,41 +1896,69 @@ static tc_result _tc_vm_kernel(tc_context *ctx, const tc_func *f, const tc_kerne
         _tc_free(ctx, vm.tmas);
         return ctx->result ? ctx->result : TC_ERROR_OUT_OF_MEMORY;
     }
+    if (!(views = (_tc_block_view *)_tc_malloc(ctx, sizeof *views * (size_t)nb))) {
+        r = TC_ERROR_OUT_OF_MEMORY;
+        goto done;
+    }
+    memset(views, 0, sizeof *views * (size_t)nb);
     for (k = 0; k < 3; k++) {
         if ((r = tc_func_eval(f, kern->grid[k], sizes, &grid[k])) != TC_OK) goto done;
         if ((r = tc_func_eval(f, kern->block[k], sizes, &br.block[k])) != TC_OK) goto done;
-        total *= br.block[k];
+        threads *= br.block[k];
     }
-    br.vm = &vm, br.kern = kern, br.nthreads = total, br.mem = mem, br.size = size, br.touch = touch;
-    br.mbar = mbar;
-    br.seen = seen;
-    br.arrivals = arrivals;
-    /* buffers: params and temps come from the caller; allocations are made here */
+    if (grid[0] % nb) {
+        r = _tc_fail(ctx, TC_ERROR_EXECUTION, "kernel %s: a grid of %lld blocks along x runs in clusters of %d (tc_kernel_ir.cluster); the "
+                     "grid's x must be a multiple of them", kern->name, (long long)grid[0], nb);
+        goto done;
+    }
+    total = nb * threads; /* the cluster's threads: every per-thread record is the cluster's */
+    br.vm = &vm;
+    br.kern = kern;
+    br.blocks = views;
+    br.nblocks = nb;
+    br.at = views;
+    br.nthreads = total;
+    br.block_threads = threads;
+    br.size = size;
+    /* buffers: params and temps come from the caller; allocations are made here, shared ones a copy a block of the cluster
+       (views[0] holds each allocation, the other blocks' copies follow it) */
     for (k = 0; k < vm.nbufs; k++) {
-        tc_buffer *b = vm.bufs[k].buffer;
-        if ((r = tc_func_eval(f, b->size, sizes, &size[k])) != TC_OK) goto done;
-        if (vm.bufs[k].slot_param >= 0) mem[k] = mem_params[vm.bufs[k].slot_param];
-        else {
-            size_t copies = _tc_scope_private(b->scope) ? (size_t)total : 1;
-            if (!(mem[k] = _tc_malloc(ctx, copies * (size_t)size[k] * (size_t)tc_dtype_bytes(b->dtype)))) { r = TC_ERROR_OUT_OF_MEMORY; goto done; }
-            if (b->scope == TC_SCOPE_SHARED) {
-                if (!(touch[k] = (_tc_touch *)_tc_malloc(ctx, sizeof(_tc_touch) * (size_t)size[k]))) { r = TC_ERROR_OUT_OF_MEMORY; goto done; }
-                memset(touch[k], 0, sizeof(_tc_touch) * (size_t)size[k]);
-            }
-            if (b->mbarrier) {
-                mbar[k] = (_tc_mbar *)_tc_malloc(ctx, sizeof(_tc_mbar) * (size_t)size[k]);
-                seen[k] = (int64_t *)_tc_malloc(ctx, sizeof(int64_t) * (size_t)(size[k] * total));
-                arrivals[k] = (int64_t *)_tc_malloc(ctx, sizeof(int64_t) * (size_t)(3 * size[k] * total));
-                if (!mbar[k] || !seen[k] || !arrivals[k]) { r = TC_ERROR_OUT_OF_MEMORY; goto done; }
-                if (!br.know && !(br.know = (int64_t *)_tc_malloc(ctx, sizeof *br.know * (size_t)(total * total)))) {
-                    r = TC_ERROR_OUT_OF_MEMORY;
-                    goto done;
-                }
-                if (!br.waiting && !(br.waiting = (_tc_mbar_wait *)_tc_malloc(ctx, sizeof *br.waiting * (size_t)total))) {
-                    r = TC_ERROR_OUT_OF_MEMORY;
-                    goto done;
-                }
-            }
+        tc_buffer *buf = vm.bufs[k].buffer;
+        int shared = buf->scope == TC_SCOPE_SHARED;
+        size_t bytes, copies;
+        if ((r = tc_func_eval(f, buf->size, sizes, &size[k])) != TC_OK) goto done;
+        bytes = (size_t)size[k] * (size_t)tc_dtype_bytes(buf->dtype);
+        if (vm.bufs[k].slot_param >= 0) {
+            for (b = 0; b < nb; b++) views[b].mem[k] = mem_params[vm.bufs[k].slot_param];
+            continue;
+        }
+        copies = _tc_scope_private(buf->scope) ? (size_t)total : shared ? (size_t)nb : 1;
+        if (!(views[0].mem[k] = _tc_malloc(ctx, copies * bytes))) { r = TC_ERROR_OUT_OF_MEMORY; goto done; }
+        for (b = 1; b < nb; b++) views[b].mem[k] = (char *)views[0].mem[k] + (shared ? (size_t)b * bytes : 0);
+        if (!shared) continue;
+        if (!(views[0].touch[k] = (_tc_touch *)_tc_malloc(ctx, sizeof(_tc_touch) * (size_t)size[k] * (size_t)nb))) {
+            r = TC_ERROR_OUT_OF_MEMORY;
+            goto done;
+        }
+        memset(views[0].touch[k], 0, sizeof(_tc_touch) * (size_t)size[k] * (size_t)nb);
+        for (b = 1; b < nb; b++) views[b].touch[k] = views[0].touch[k] + (size_t)b * (size_t)size[k];
+        if (!buf->mbarrier) continue;
+        views[0].mbar[k] = (_tc_mbar *)_tc_malloc(ctx, sizeof(_tc_mbar) * (size_t)size[k] * (size_t)nb);
+        views[0].seen[k] = (int64_t *)_tc_malloc(ctx, sizeof(int64_t) * (size_t)(size[k] * total) * (size_t)nb);
+        views[0].arrivals[k] = (int64_t *)_tc_malloc(ctx, sizeof(int64_t) * (size_t)(3 * size[k] * total) * (size_t)nb);
+        if (!views[0].mbar[k] || !views[0].seen[k] || !views[0].arrivals[k]) { r = TC_ERROR_OUT_OF_MEMORY; goto done; }
+        for (b = 1; b < nb; b++) {
+            views[b].mbar[k] = views[0].mbar[k] + (size_t)b * (size_t)size[k];
+            views[b].seen[k] = views[0].seen[k] + (size_t)b * (size_t)(size[k] * total);
+            views[b].arrivals[k] = views[0].arrivals[k] + (size_t)b * (size_t)(3 * size[k] * total);
+        }
+        if (!br.know && !(br.know = (int64_t *)_tc_malloc(ctx, sizeof *br.know * (size_t)(total * total)))) {
+            r = TC_ERROR_OUT_OF_MEMORY;
+            goto done;
+        }
+        if (!br.waiting && !(br.waiting = (_tc_mbar_wait *)_tc_malloc(ctx, sizeof *br.waiting * (size_t)total))) {
+            r = TC_ERROR_OUT_OF_MEMORY;
+            goto done;
         }
     }
     if (vm.named_barriers && !br.know && !(br.know = (int64_t *)_tc_malloc(ctx, sizeof *br.know * (size_t)(total * total)))) {
@@ -1487,9 +1966,9 @@ static tc_result _tc_vm_kernel(tc_context *ctx, const tc_func *f, const tc_kerne
         goto done;
     }
     if (vm.nops) {
-        if (total % 32) {
+        if (threads % 32) {
             r = _tc_fail(ctx, TC_ERROR_EXECUTION, "kernel %s: %lld threads per block; its tensor ops are warp-wide, so blocks must be whole "
-                         "warps (a multiple of 32 threads)", kern->name, (long long)total);
+                         "warps (a multiple of 32 threads)", kern->name, (long long)threads);
             goto done;
         }
         br.op_count = (int64_t *)_tc_malloc(ctx, sizeof(int64_t) * (size_t)total);
@@ -1497,9 +1976,9 @@ static tc_result _tc_vm_kernel(tc_context *ctx, const tc_func *f, const tc_kerne
         if (!br.op_count || !br.op_hash) { r = TC_ERROR_OUT_OF_MEMORY; goto done; }
     }
     if (vm.has_wgmma) {
-        if (total % 128) {
+        if (threads % 128) {
             r = _tc_fail(ctx, TC_ERROR_EXECUTION, "kernel %s: %lld threads per block; its wgmma are warpgroup-wide, so blocks must be whole "
-                         "warpgroups (a multiple of 128 threads)", kern->name, (long long)total);
+                         "warpgroups (a multiple of 128 threads)", kern->name, (long long)threads);
             goto done;
         }
         if (!(br.wgmma = (_tc_wgmma_state *)_tc_malloc(ctx, sizeof *br.wgmma * (size_t)(total / 128)))) { r = TC_ERROR_OUT_OF_MEMORY; goto done; }
@@ -1518,18 +1997,27 @@ static tc_result _tc_vm_kernel(tc_context *ctx, const tc_func *f, const tc_kerne
     state = (int *)_tc_malloc(ctx, sizeof(int) * (size_t)total);
     if (!regs || !pcs || !state) { r = TC_ERROR_OUT_OF_MEMORY; goto done; }
     memset(regs, 0, sizeof(_tc_val) * (size_t)vm.max_regs * (size_t)total);
-    for (br.block_idx[2] = 0; br.block_idx[2] < grid[2] && r == TC_OK; br.block_idx[2]++)
-        for (br.block_idx[1] = 0; br.block_idx[1] < grid[1] && r == TC_OK; br.block_idx[1]++)
-            for (br.block_idx[0] = 0; br.block_idx[0] < grid[0] && r == TC_OK; br.block_idx[0]++)
-                r = _tc_vm_block(&br, regs, pcs, state, sizes);
+    for (z = 0; z < grid[2] && r == TC_OK; z++)
+        for (y = 0; y < grid[1] && r == TC_OK; y++)
+            for (x = 0; x < grid[0] && r == TC_OK; x += nb) {
+                for (b = 0; b < nb; b++) { /* rank b of the cluster is block x + b */
+                    views[b].idx[0] = x + b;
+                    views[b].idx[1] = y;
+                    views[b].idx[2] = z;
+                }
+                r = _tc_vm_cluster(&br, regs, pcs, state, sizes);
+            }
 done:
-    for (k = 0; k < vm.nbufs; k++) {
-        if (vm.bufs[k].slot_param < 0) _tc_free(ctx, mem[k]);
-        _tc_free(ctx, touch[k]);
-        _tc_free(ctx, mbar[k]);
-        _tc_free(ctx, seen[k]);
-        _tc_free(ctx, arrivals[k]);
+    for (k = 0; views && k < vm.nbufs; k++) {
+        if (vm.bufs[k].slot_param < 0) _tc_free(ctx, views[0].mem[k]);
+        _tc_free(ctx, views[0].touch[k]);
+        _tc_free(ctx, views[0].mbar[k]);
+        _tc_free(ctx, views[0].seen[k]);
+        _tc_free(ctx, views[0].arrivals[k]);
     }
+    _tc_free(ctx, views);
+    _tc_free(ctx, br.tiles);
+    _tc_free(ctx, br.remote);
     _tc_free(ctx, br.waiting);
     _tc_free(ctx, br.know);
     for (k = 0; br.retired && k < total / 128; k++) _tc_free(ctx, br.retired[k].at);

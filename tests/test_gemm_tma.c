@@ -6,7 +6,9 @@
    cp.async variant alike); the lowered IR (the mbarriers, one tma_load a
    tile issued by the first thread, the wait on the tile's phase); the host
    executor's reports (a wait no copy completes is a deadlock, a tile read
-   with no wait for its copy a race); the CUDA compiled through NVRTC for
+   with no wait for its copy a race); thread-block clusters sharing B's
+   tiles (multicast) on the host executor, which runs a cluster's blocks
+   together, and its reports on them; the CUDA compiled through NVRTC for
    sm_90a and refused before sm_90; what the template and tc_tma_copy
    refuse; on an H100, products at full size against the reference. Run
    with --dump to print IR and CUDA. */
@@ -613,6 +615,144 @@ TC_TEST(grouped_tile_order) {
     TC_CHECK_CONTAINS(tc_context_error(ctx), "groups of 8 row tiles over 10 x 1 tiles walk them as row by row");
 }
 
+/* The first statement of kind `kind` delivered to the blocks of a
+   thread-block cluster (tc_stmt_multicast), NULL when none. */
+static tc_stmt *find_multicast(const tc_stmt *s, tc_stmt_kind kind) {
+    int k;
+    tc_stmt *w;
+    if (!s) return NULL;
+    if (s->kind == kind && s->cluster > 1) return (tc_stmt *)s;
+    if ((w = find_multicast(s->body, kind)) || (w = find_multicast(s->then_case, kind)) || (w = find_multicast(s->else_case, kind))) return w;
+    for (k = 0; k < s->nstmts; k++)
+        if ((w = find_multicast(s->stmts[k], kind))) return w;
+    return NULL;
+}
+
+/* The last statement of kind `kind` in s in program order, NULL when none. */
+static tc_stmt *find_last(const tc_stmt *s, tc_stmt_kind kind) {
+    int k;
+    tc_stmt *w = NULL, *later;
+    if (!s) return NULL;
+    if (s->kind == kind) w = (tc_stmt *)s;
+    if ((later = find_last(s->body, kind))) w = later;
+    if ((later = find_last(s->then_case, kind))) w = later;
+    if ((later = find_last(s->else_case, kind))) w = later;
+    for (k = 0; k < s->nstmts; k++)
+        if ((later = find_last(s->stmts[k], kind))) w = later;
+    return w;
+}
+
+/* Thread-block clusters of 2 blocks (tc_tma_multicast of B's tile: blocks
+   2c and 2c + 1 share an n tile, each copying half of its rows into both
+   blocks, and each block's consumers release a slot in both) on the host
+   executor, which runs a cluster's blocks together: the products match
+   the reference, and the executor reports what breaks the cluster's
+   protocol, each mutation of the lowered kernel put back after. */
+TC_TEST(host_executor_runs_thread_block_clusters) {
+    static const struct {
+        tc_dtype dtype;
+        int m, n, k;
+        tiles t;
+    } cases[] = {
+        /* a block a tile: 2 row tiles, one cluster; every k step's B tile half from each block, A from the block itself */
+        {TC_FLOAT16, 256, 64, 320, {{128, 64, 64, 64, 32, 3, 1, 1, 2, 1, 1, 1, 2}}},
+        /* 200 rows: 2 row tiles, the second cut (TMA zero-fills A past row 200, the store keeps the rows inside) */
+        {TC_FLOAT16, 200, 64, 320, {{128, 64, 64, 64, 32, 3, 1, 1, 2, 1, 1, 1, 2}}},
+        /* 4 row tiles: two clusters, the second's blocks 2 and 3 of ranks 0 and 1 */
+        {TC_FLOAT16, 512, 64, 320, {{128, 64, 64, 64, 32, 3, 1, 1, 2, 1, 1, 1, 2}}},
+        {TC_BFLOAT16, 200, 64, 320, {{128, 64, 64, 64, 32, 3, 1, 1, 2, 1, 1, 1, 2}}},
+        /* TF32, 128-byte rows, one consumer: 3 row tiles padded to 4 (two clusters) along x, 2 column tiles along y */
+        {TC_FLOAT32, 130, 192, 200, {{64, 128, 64, 128, 32, 2, 1, 0, 2, 1, 1, 1, 2}}},
+        /* a persistent grid: 8 x 2 tiles of 64 x 64 walked in groups of 8 row tiles, so that a cluster's two blocks take
+           neighbouring rows of one column (one B tile) at each run; 4 tiles a block: 4 blocks, two clusters */
+        {TC_FLOAT16, 512, 128, 64, {{64, 64, 64, 64, 32, 3, 1, 1, 2, 4, 8, 1, 2}}},
+    };
+    tc_gemm_desc d = gemm(TC_FLOAT16, 256, 64, 320);
+    tiles alone = {{128, 64, 64, 64, 32, 3, 1, 1, 2}};
+    const tc_func *f;
+    tc_stmt *init, *release, *copy, *setup, *end, *seq, *sync;
+    const tc_stmt *x;
+    const tc_expr *row;
+    size_t k;
+    int count, at = 0;
+    for (k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        tc_gemm_desc dk = gemm(cases[k].dtype, cases[k].m, cases[k].n, cases[k].k);
+        const tc_func *fk = lower_config(&dk, &cases[k].t);
+        double err;
+        TC_CHECK(fk != NULL);
+        if (!fk) continue;
+        TC_CHECK_EQ_INT(fk->kernels[0].cluster, 2);
+        err = host_error_of(&dk, fk);
+        if (!(err < 1e-5)) printf("  case %d (%s): relative L2 error %g: %s\n", (int)k, tc_dtype_name(dk.dtype), err, tc_context_error(ctx));
+        TC_CHECK(err < 1e-5);
+    }
+    f = lower_config(&d, &cases[0].t);
+    init = f ? find_on(f->kernels[0].body, TC_S_MBARRIER_INIT, "_empty") : NULL;
+    release = f ? find_on(f->kernels[0].body, TC_S_MBARRIER_ARRIVE, "_empty") : NULL;
+    copy = f ? find_multicast(f->kernels[0].body, TC_S_TMA_LOAD) : NULL;
+    setup = f ? find_stmt(f->kernels[0].body, TC_S_CLUSTER_BARRIER) : NULL;
+    end = f ? find_last(f->kernels[0].body, TC_S_CLUSTER_BARRIER) : NULL;
+    x = f ? thread_x_loop(f->kernels[0].body) : NULL;
+    seq = end ? parent_seq(f->kernels[0].body, end, &at) : NULL;
+    TC_CHECK(init && release && copy && setup && end && end != setup && x && seq);
+    if (!init || !release || !copy || !setup || !end || end == setup || !x || !seq) return;
+    TC_CHECK_EQ_INT(release->cluster, 2);
+    count = init->count;
+    TC_CHECK_EQ_INT(count, 4); /* an arrival a consumer warpgroup of each block of the cluster */
+    TC_CHECK(host_error_of(&d, f) < 1e-5);
+    /* one arrival more than the cluster's consumers make: the producers wait for their slots for ever */
+    init->count = count + 1;
+    TC_CHECK(host_error_of(&d, f) == HUGE_VAL);
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "deadlock in block (0, 0, 0) of cluster (0..1, 0, 0): 514 threads wait on mbarriers that nothing "
+                                          "completes");
+    init->count = count;
+    /* the consumers release a slot in their own block only: each producer gets half the arrivals its slot needs */
+    release->cluster = 0;
+    TC_CHECK(host_error_of(&d, f) == HUGE_VAL);
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "deadlock in block (0, 0, 0) of cluster (0..1, 0, 0): ");
+    /* ... and the empty mbarriers count them only: a producer refills a slot of the other block while its consumers read it */
+    init->count = count / 2;
+    TC_CHECK(host_error_of(&d, f) == HUGE_VAL);
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "race on shared b.shared[0] in block (1, 0, 0): thread (0, 0, 2) of block (0, 0, 0) writes it while "
+                                          "warpgroup 1's wgmma group 0 still reads it");
+    init->count = count;
+    release->cluster = 2;
+    /* both blocks copy B's first rows: their slices imply different tiles */
+    row = copy->args[0];
+    ((const tc_expr **)copy->args)[0] = tc_int(ctx, 0);
+    TC_CHECK(host_error_of(&d, f) == HUGE_VAL);
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "the blocks of cluster (0..1, 0, 0) multicast different tiles of B into b.shared: rank 0 copies the "
+                                          "tile at [0, 0] (b.shared[0]), rank 1 the tile at [-32, 0] (b.shared[0]) (tc_tma_multicast's blocks "
+                                          "must fetch the same tile)");
+    ((const tc_expr **)copy->args)[0] = row;
+    /* the set-up's cluster barrier made the block's: a block's copies may reach the other's mbarriers before it initialised them */
+    setup->kind = TC_S_BARRIER;
+    TC_CHECK(host_error_of(&d, f) == HUGE_VAL);
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "multicast tma_load on mbarrier j.outer_full[0] of block (1, 0, 0) with no cluster_barrier between "
+                                          "that block's mbarrier_init and it");
+    setup->kind = TC_S_CLUSTER_BARRIER;
+    /* no cluster barrier at the end: a block may end before the other's last releases reach it */
+    end->kind = TC_S_SEQ; /* an empty sequence */
+    TC_CHECK(host_error_of(&d, f) == HUGE_VAL);
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "of cluster (0..1, 0, 0) ends while the multicast arrival of thread (0, 0, 0) of block (1, 0, 0) on "
+                                          "its mbarrier j.outer_empty[1] may still be on its way");
+    end->kind = TC_S_CLUSTER_BARRIER;
+    /* half of each block's threads at the last cluster barrier, the rest ended */
+    ((const tc_stmt **)seq->stmts)[at] = tc_stmt_if(ctx, tc_lt(x->var, tc_int(ctx, 64)), end, NULL);
+    TC_CHECK(host_error_of(&d, f) == HUGE_VAL);
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "384 of 768 threads of cluster (0..1, 0, 0) wait at a cluster barrier the others never reach");
+    ((const tc_stmt **)seq->stmts)[at] = end;
+    TC_CHECK(host_error_of(&d, f) < 1e-5);
+    /* without clusters a cluster barrier is the block's: the set-up's __syncthreads made one, the product is the same */
+    f = lower_config(&d, &alone);
+    sync = f ? find_stmt(f->kernels[0].body, TC_S_BARRIER) : NULL;
+    TC_CHECK(sync != NULL && f->kernels[0].cluster <= 1);
+    if (!sync) return;
+    sync->kind = TC_S_CLUSTER_BARRIER;
+    TC_CHECK(host_error_of(&d, f) < 1e-5);
+    sync->kind = TC_S_BARRIER;
+}
+
 /* NVRTC compiles TMA kernels (sm_90a with their wgmma); before sm_90 they
    are refused with a message. */
 TC_TEST(cuda_compiles_for_sm_90_and_is_refused_before) {
@@ -798,6 +938,7 @@ int main(int argc, char **argv) {
     TC_RUN(golden_ir_shows_the_persistent_grid);
     TC_RUN(host_executor_checks_the_persistent_grid);
     TC_RUN(grouped_tile_order);
+    TC_RUN(host_executor_runs_thread_block_clusters);
     TC_RUN(cuda_compiles_for_sm_90_and_is_refused_before);
     TC_RUN(refuses_what_it_cannot_build);
     TC_RUN(a_zero_dtype_is_float32);
