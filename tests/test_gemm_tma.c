@@ -914,12 +914,18 @@ TC_TEST(gpu_matches_the_reference) {
     tiles persistent = {{128, 256, 64, 256, 64, 4, 1, 1, 2, 6}}, persistent_tf32 = {{128, 128, 64, 128, 32, 3, 1, 0, 2, 4}};
     /* grouped: 8 x 4 tiles walked in one group of 8 rows, column by column, 6 a block (6 blocks) */
     tiles grouped = {{128, 256, 64, 256, 64, 4, 1, 1, 2, 6, 8}};
+    tiles clustered = {{128, 256, 64, 256, 64, 4, 1, 1, 2, 1, 1, 1, 2}}, clustered_grouped = {{128, 256, 64, 256, 64, 4, 1, 1, 2, 6, 8, 1, 2}};
+    tiles clustered_tf32 = {{128, 128, 64, 128, 32, 3, 1, 0, 2, 1, 1, 1, 2}};
     check_on_gpu(TC_FLOAT16, 1000, 1000, 1000, &f16, 1e-5);
     check_on_gpu(TC_FLOAT16, 1000, 1000, 1000, &producer, 1e-5);
     check_on_gpu(TC_FLOAT32, 600, 700, 512, &producer_tf32, 1e-5);
     check_on_gpu(TC_FLOAT16, 1000, 1000, 1000, &persistent, 1e-5);
     check_on_gpu(TC_FLOAT32, 600, 700, 512, &persistent_tf32, 1e-5);
     check_on_gpu(TC_FLOAT16, 1000, 1000, 1000, &grouped, 1e-5);
+    /* thread-block clusters of 2 sharing B's tiles (multicast): a block a tile (8 x 4), and the grouped persistent grid */
+    check_on_gpu(TC_FLOAT16, 1000, 1000, 1000, &clustered, 1e-5);
+    check_on_gpu(TC_FLOAT16, 1000, 1000, 1000, &clustered_grouped, 1e-5);
+    check_on_gpu(TC_FLOAT32, 600, 700, 512, &clustered_tf32, 1e-5);
     check_on_gpu(TC_FLOAT16, 1024, 1024, 1024, &async, 1e-5);
     check_on_gpu(TC_BFLOAT16, 777, 520, 264, &bf16, 1e-5);
     check_on_gpu(TC_FLOAT32, 600, 700, 512, &tf32, 1e-5);
