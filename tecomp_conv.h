@@ -319,6 +319,14 @@ TECOMP_API tc_result tc_conv2d_mma_template(tc_cfg *cfg, const void *task, tc_in
 /* conv2d_mma's NHWC implicit GEMM on Hopper's warpgroup MMA (wgmma, sm_90a:
    compute capability 9.0 only), float16, bfloat16 or TF32. */
 TECOMP_API tc_result tc_conv2d_wgmma_template(tc_cfg *cfg, const void *task, tc_instance *out); /* "conv2d_wgmma" */
+/* conv2d_wgmma with thread-block clusters as a knob (cluster 1 or 2: two
+   blocks of consecutive row tiles of one column share B's tiles by TMA
+   multicast, tc_tma_multicast; a producer warpgroup's copies). A template
+   of its own, not a value of conv2d_wgmma's knob: clusters measured no
+   faster on the rows tried, and the larger space cost conv2d_wgmma's
+   300-trial tunings (bench/RESULTS.md, 2026-11-25). Its cluster-1
+   configurations are conv2d_wgmma's, at the same indices. "conv2d_wgmma_cluster" */
+TECOMP_API tc_result tc_conv2d_wgmma_cluster_template(tc_cfg *cfg, const void *task, tc_instance *out);
 
 /* A matrix product on the tensor cores, the task of tc_gemm_wgmma_template:
    C[m][n] = sum over k of A[m][k] B[n][k], A m x k and B n x k row-major
@@ -335,6 +343,8 @@ TECOMP_API double tc_gemm_flops(const tc_gemm_desc *d); /* 2 m n k */
    zero fill pads the tiles; k a multiple of 8 halves or 4 floats, the
    16-byte rows TMA needs). Knobs: conv2d_wgmma's and copy. "gemm_wgmma" */
 TECOMP_API tc_result tc_gemm_wgmma_template(tc_cfg *cfg, const void *task, tc_instance *out);
+/* gemm_wgmma with thread-block clusters as a knob, as conv2d_wgmma_cluster. "gemm_wgmma_cluster" */
+TECOMP_API tc_result tc_gemm_wgmma_cluster_template(tc_cfg *cfg, const void *task, tc_instance *out);
 /* The template that fits a shape, and its name for records: depthwise when
    groups == c == k (NCHW); the implicit GEMM for small outputs (at most
    4096 images times output pixels: batch 1 up to 64x64, where its split-K
@@ -3523,19 +3533,20 @@ static const int64_t _tc_wgmma_turns[] = {1, 2};
 
 /* The cluster knob's values: blocks a thread-block cluster, consecutive
    row tiles of one column sharing B's tiles by TMA multicast (a producer's
-   copies); 1: none. */
+   copies); 1: none. The plain templates define it with its first value
+   alone (their spaces as before it), the _cluster ones with both. */
 static const int64_t _tc_wgmma_clusters[] = {1, 2};
 
 /* The copy and persistence knobs, defined after the rest (a knob defined
    last keeps the indices of configurations recorded before it, its first
    value being what they ran), and the tiles' copy and grid as they say. */
-static tc_result _tc_wgmma_copy_and_grid(tc_cfg *cfg, const int64_t *copies, _tc_mma_tiles *t) {
+static tc_result _tc_wgmma_copy_and_grid(tc_cfg *cfg, const int64_t *copies, int clusters, _tc_mma_tiles *t) {
     int64_t copy;
     _TC_CONV_TRY(tc_cfg_define_knob(cfg, "copy", 3, copies));
     _TC_CONV_TRY(tc_cfg_define_knob(cfg, "tiles_per_block", 8, _tc_wgmma_tiles_per_block));
     _TC_CONV_TRY(tc_cfg_define_knob(cfg, "tile_group", 2, _tc_wgmma_tile_groups));
     _TC_CONV_TRY(tc_cfg_define_knob(cfg, "turns", 2, _tc_wgmma_turns));
-    _TC_CONV_TRY(tc_cfg_define_knob(cfg, "cluster", 2, _tc_wgmma_clusters));
+    _TC_CONV_TRY(tc_cfg_define_knob(cfg, "cluster", clusters, _tc_wgmma_clusters));
     copy = tc_cfg_knob_value(cfg, "copy");
     t->tma = copy != 0;
     t->producer = copy == 2;
@@ -3568,7 +3579,8 @@ static tc_result _tc_wgmma_tma_fits(tc_context *ctx, const tc_conv2d_desc *d, co
     return TC_OK;
 }
 
-TECOMP_API tc_result tc_conv2d_wgmma_template(tc_cfg *cfg, const void *task, tc_instance *out) {
+/* conv2d_wgmma with `clusters` values of the cluster knob (1: none, 2: also clusters of 2). */
+static tc_result _tc_conv2d_wgmma(tc_cfg *cfg, const void *task, int clusters, tc_instance *out) {
     tc_context *ctx = tc_cfg_context(cfg);
     tc_conv2d_desc d;
     _tc_mma_tiles t;
@@ -3578,10 +3590,15 @@ TECOMP_API tc_result tc_conv2d_wgmma_template(tc_cfg *cfg, const void *task, tc_
         return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "conv2d_wgmma: builds NHWC kernels (KRSC weights, NHWK output); the task is %s "
                         "(conv2d_mma builds NCHW)", tc_layout_name(d.layout));
     _TC_CONV_TRY(_tc_wgmma_knobs(cfg, d.dtype));
-    _TC_CONV_TRY(_tc_wgmma_copy_and_grid(cfg, _tc_wgmma_copies, &t));
+    _TC_CONV_TRY(_tc_wgmma_copy_and_grid(cfg, _tc_wgmma_copies, clusters, &t));
     _TC_CONV_TRY(_tc_wgmma_tiles_of(cfg, &d, &t));
     if (t.tma) _TC_CONV_TRY(_tc_wgmma_tma_fits(ctx, &d, &t));
     return _tc_mma_instance(ctx, &d, &t, out);
+}
+
+TECOMP_API tc_result tc_conv2d_wgmma_template(tc_cfg *cfg, const void *task, tc_instance *out) { return _tc_conv2d_wgmma(cfg, task, 1, out); }
+TECOMP_API tc_result tc_conv2d_wgmma_cluster_template(tc_cfg *cfg, const void *task, tc_instance *out) {
+    return _tc_conv2d_wgmma(cfg, task, 2, out);
 }
 
 // >>gemm-wgmma
@@ -3649,7 +3666,8 @@ static tc_result _tc_matmul_task(tc_context *ctx, const void *task, tc_gemm_desc
     return TC_OK;
 }
 
-TECOMP_API tc_result tc_gemm_wgmma_template(tc_cfg *cfg, const void *task, tc_instance *out) {
+/* gemm_wgmma with `clusters` values of the cluster knob (1: none, 2: also clusters of 2). */
+static tc_result _tc_gemm_wgmma(tc_cfg *cfg, const void *task, int clusters, tc_instance *out) {
     static const int64_t copy[] = {1, 0, 2}; /* TMA first: the GEMM is the TMA path's ceiling */
     tc_context *ctx = tc_cfg_context(cfg);
     tc_gemm_desc d;
@@ -3663,7 +3681,7 @@ TECOMP_API tc_result tc_gemm_wgmma_template(tc_cfg *cfg, const void *task, tc_in
     _TC_CONV_TRY(_tc_wgmma_knobs(cfg, d.dtype));
     memset(&as_conv, 0, sizeof as_conv);
     as_conv.dtype = d.dtype;
-    _TC_CONV_TRY(_tc_wgmma_copy_and_grid(cfg, copy, &t));
+    _TC_CONV_TRY(_tc_wgmma_copy_and_grid(cfg, copy, clusters, &t));
     _TC_CONV_TRY(_tc_wgmma_tiles_of(cfg, &as_conv, &t));
     _TC_CONV_TRY(_tc_matmul_compute(ctx, &d, &t, &g, &as_conv));
     if (!(s = tc_schedule_create(ctx, 1, &g.conv.out))) return _tc_conv_error(ctx);
@@ -3675,6 +3693,11 @@ TECOMP_API tc_result tc_gemm_wgmma_template(tc_cfg *cfg, const void *task, tc_in
     out->args[2] = g.conv.out;
     out->flops = tc_gemm_flops(&d);
     return TC_OK;
+}
+
+TECOMP_API tc_result tc_gemm_wgmma_template(tc_cfg *cfg, const void *task, tc_instance *out) { return _tc_gemm_wgmma(cfg, task, 1, out); }
+TECOMP_API tc_result tc_gemm_wgmma_cluster_template(tc_cfg *cfg, const void *task, tc_instance *out) {
+    return _tc_gemm_wgmma(cfg, task, 2, out);
 }
 
 // >>conv-autotvm
@@ -4060,7 +4083,8 @@ static tc_template_fn _tc_conv_template_lookup(const char *name, const char **st
                      {"conv2d_winograd", tc_conv2d_winograd_template},
                      {"conv2d_tensorcore", tc_conv2d_tensorcore_template},
                      {"conv2d_mma", tc_conv2d_mma_template},
-                     {"conv2d_wgmma", tc_conv2d_wgmma_template}};
+                     {"conv2d_wgmma", tc_conv2d_wgmma_template},
+                     {"conv2d_wgmma_cluster", tc_conv2d_wgmma_cluster_template}};
     size_t k;
     for (k = 0; name && k < sizeof templates / sizeof templates[0]; k++)
         if (!strcmp(name, templates[k].name)) {
@@ -4074,7 +4098,7 @@ TECOMP_API tc_conv2d_math tc_conv2d_template_math(tc_template_fn fn, const tc_co
     tc_conv2d_desc r;
     if (!fn || !d) return TC_CONV_MATH_EXACT;
     r = _tc_conv_defaults(d);
-    return (fn == tc_conv2d_mma_template || fn == tc_conv2d_wgmma_template) && r.dtype == TC_FLOAT32 && r.math == TC_CONV_MATH_TF32
+    return (fn == tc_conv2d_mma_template || fn == tc_conv2d_wgmma_template || fn == tc_conv2d_wgmma_cluster_template) && r.dtype == TC_FLOAT32 && r.math == TC_CONV_MATH_TF32
                ? TC_CONV_MATH_TF32
                : TC_CONV_MATH_EXACT;
 }

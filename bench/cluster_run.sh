@@ -14,8 +14,10 @@ gpu_setup bench/tecomp-bench
 cd build-gpu
 half_seed2() { # index:values:label: seed2_nhwc in that configuration, its output in half, beside cuDNN's best
     name=${1##*:}
-    record conv2d_wgmma "$seed2_args" "$1" "seed2-$name.jsonl"
-    timeout 120 ./bench/tecomp-bench --template conv2d_wgmma --trials 1 --cudnn both --records "seed2-$name.jsonl" --epilogue f16 \
+    template=conv2d_wgmma
+    case $name in *cluster*) template=conv2d_wgmma_cluster ;; esac # clusters are conv2d_wgmma_cluster's
+    record $template "$seed2_args" "$1" "seed2-$name.jsonl"
+    timeout 120 ./bench/tecomp-bench --template $template --trials 1 --cudnn both --records "seed2-$name.jsonl" --epilogue f16 \
         --csv "$out/seed2-$name-f16out.csv" --suite ../bench/suite-mma.csv --rows seed2_nhwc > "seed2-$name.log" 2>&1
     echo "seed2 $name (config ${1%%:*}) exit $?: bare $(grep '^seed2_nhwc ' "seed2-$name.log" | head -1 | cut -c1-90)"
     sed -n '/^with --epilogue/,/^epilogue geomeans/p' "seed2-$name.log" | grep -E '^seed2_nhwc'

@@ -28,7 +28,8 @@
    channels; COL_ORDER 1, the default, copies col along its pixels).
    --small: batch 2, 8x8, 32 -> 64 channels. With --template wgmma (an
    sm_90 GPU, else the host executor at --small; NHWC) --config is
-   BM,BN,WM,WN,BK,STAGES,SPLIT_K,IN_FLIGHT,COPY[,TILES_PER_BLOCK[,TILE_GROUP[,TURNS[,CLUSTER]]]].
+   BM,BN,WM,WN,BK,STAGES,SPLIT_K,IN_FLIGHT,COPY[,TILES_PER_BLOCK[,TILE_GROUP[,TURNS[,CLUSTER]]]] (CLUSTER 2:
+   conv2d_wgmma_cluster's thread-block clusters of 2 sharing the weights' tiles).
    --repeat: the timed launches (default 100). --out f16 (bf16) writes
    the output in half (bfloat16): the accumulators rounded by their store,
    as cuDNN's half convolution writes its output (epilogue.out_dtype). */
@@ -77,7 +78,8 @@ static void help(const char *argv0) {
            "                     COL_ORDER, NCHW's only: 1 copies col along its pixels, 0 along j)\n"
            "  --template mma|wgmma  conv2d_mma (default) or Hopper's conv2d_wgmma (an sm_90 GPU, else the host executor at\n"
            "                     --small; NHWC); its --config: BM,BN,WM,WN,BK,STAGES,SPLIT_K,IN_FLIGHT,COPY[,TILES_PER_BLOCK[,TILE_GROUP[,TURNS[,CLUSTER]]]]\n"
-           "                     (default 128,256,64,256,64,4,1,0,2,6,1,1,1: a producer warpgroup, 6 tiles a block)\n"
+           "                     (default 128,256,64,256,64,4,1,0,2,6,1,1,1: a producer warpgroup, 6 tiles a block;\n"
+           "                     CLUSTER 2: conv2d_wgmma_cluster's clusters of 2 blocks sharing the weights' tiles)\n"
            "  --repeat N         timed launches on the GPU (default 100)\n"
            "  --out f32|f16|bf16 the output's type: float32, or rounded by the accumulators' store (default f32)\n"
            "  --help             this text\n",
@@ -206,7 +208,8 @@ static const tc_func *lower(tc_context *ctx, const tc_conv2d_desc *d, const opti
     tc_instance inst;
     const tc_func *f = NULL;
     int64_t index;
-    if (tc_space_create(ctx, o->wgmma ? tc_conv2d_wgmma_template : tc_conv2d_mma_template, d, &space) != TC_OK) {
+    tc_template_fn fn = !o->wgmma ? tc_conv2d_mma_template : o->config[12] > 1 ? tc_conv2d_wgmma_cluster_template : tc_conv2d_wgmma_template;
+    if (tc_space_create(ctx, fn, d, &space) != TC_OK) {
         fprintf(stderr, "mma_conv: %s\n", tc_context_error(ctx));
         return NULL;
     }

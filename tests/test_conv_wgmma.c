@@ -46,7 +46,8 @@ static const tc_func *lower_config(const tc_conv2d_desc *d, const tiles *t) {
     tc_instance inst;
     const tc_func *f = NULL;
     int64_t index;
-    if (tc_space_create(ctx, tc_conv2d_wgmma_template, d, &space) != TC_OK) {
+    /* clusters (the last knob 2) are conv2d_wgmma_cluster's */
+    if (tc_space_create(ctx, t->v[12] > 1 ? tc_conv2d_wgmma_cluster_template : tc_conv2d_wgmma_template, d, &space) != TC_OK) {
         printf("  space: %s\n", tc_context_error(ctx));
         return NULL;
     }
@@ -500,7 +501,7 @@ TC_TEST(consumers_take_turns) {
     tc_cubin_destroy(ctx, &bin);
 }
 
-/* Thread-block clusters (knob cluster 2, tc_tma_multicast): two blocks
+/* Thread-block clusters (conv2d_wgmma_cluster's knob cluster 2, tc_tma_multicast): two blocks
    along blockIdx.x share the weights' tile, each copying half its rows into
    both (a multicast TMA copy, its slice by its rank blockIdx.x % 2); each
    block's full mbarrier expects the whole tile's bytes, each consumer
@@ -551,6 +552,12 @@ TC_TEST(thread_block_clusters_share_the_weights) {
     TC_CHECK(host_error_of(ctx, &d, lower_config(&d, &persistent)) < 2e-3);
     d = nhwc(TC_FLOAT16, 2, 32, 9, 9, 72, 3, 3, 1, 1, 1);
     TC_CHECK_EQ_INT(tc_space_create(ctx, tc_conv2d_wgmma_template, &d, &space), TC_OK);
+    TC_CHECK_EQ_INT(sample_wgmma_config(space, t.v), -1); /* conv2d_wgmma's cluster knob has 1 alone */
+    t.v[12] = 1;
+    TC_CHECK(sample_wgmma_config(space, t.v) >= 0);
+    t.v[12] = 2;
+    TC_CHECK(tc_conv2d_template_named("conv2d_wgmma_cluster") == tc_conv2d_wgmma_cluster_template);
+    TC_CHECK_EQ_INT(tc_space_create(ctx, tc_conv2d_wgmma_cluster_template, &d, &space), TC_OK);
     if (!space) return;
     t.v[8] = 1; /* TMA from the consumers: no producer to share slots through */
     TC_CHECK_EQ_INT(tc_space_instantiate(space, sample_wgmma_config(space, t.v), &inst), TC_ERROR_SCHEDULE);

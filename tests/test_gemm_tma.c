@@ -47,7 +47,7 @@ static const tc_func *lower_config(const tc_gemm_desc *d, const tiles *t) {
     tc_instance inst;
     const tc_func *f = NULL;
     int64_t index = -1;
-    if (tc_space_create(ctx, tc_gemm_wgmma_template, d, &space) != TC_OK) {
+    if (tc_space_create(ctx, t->v[12] > 1 ? tc_gemm_wgmma_cluster_template : tc_gemm_wgmma_template, d, &space) != TC_OK) { /* clusters: the _cluster variant's */
         printf("  space: %s\n", tc_context_error(ctx));
         return NULL;
     }
