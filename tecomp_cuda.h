@@ -2607,10 +2607,10 @@ static const char _tc_tma_helpers[] =
 /* tc_tma_load_<rank>d(dst, map, c0 .. c<rank-1> innermost first, bar);
    multicast (tc_stmt_multicast), tc_tma_load_<rank>d_multicast with one
    more argument, the cluster's blocks it lands in (a bit a block rank). */
-static void _tc_tma_load_helper(_tc_emitter *em, int rank, int multicast, char *name) {
+static void _tc_tma_load_helper(_tc_emitter *em, int rank, int multicast, char *name, size_t name_size) {
     char params[128], operands[160], regs[64], mask[16] = "";
     int k, n = 0, m = 0;
-    snprintf(name, 32, "tc_tma_load_%dd%s", rank, multicast ? "_multicast" : "");
+    snprintf(name, name_size, "tc_tma_load_%dd%s", rank, multicast ? "_multicast" : "");
     for (k = 0; k < rank; k++) {
         n += snprintf(params + n, sizeof params - (size_t)n, ", int c%d", k);
         m += snprintf(operands + m, sizeof operands - (size_t)m, ", \"r\"(c%d)", k);
@@ -2671,7 +2671,7 @@ static void _tc_emit_mbarrier_ref(_tc_emitter *em, const tc_buffer *b, const tc_
 }
 
 static void _tc_emit_tma(_tc_emitter *em, const tc_stmt *s) {
-    char name[32];
+    char name[48];
     int k, rank = s->nargs / 3;
     _tc_emit_helper(em, "tc_mma_types", "%s", _tc_mma_types); /* tc_shared_address */
     _tc_emit_helper(em, "tc_tma", "%s", _tc_tma_helpers);
@@ -2695,7 +2695,7 @@ static void _tc_emit_tma(_tc_emitter *em, const tc_stmt *s) {
         return;
     }
     if (s->kind == TC_S_TMA_LOAD) {
-        _tc_tma_load_helper(em, rank, s->cluster > 1, name);
+        _tc_tma_load_helper(em, rank, s->cluster > 1, name, sizeof name);
         tc_str_printf(em->out, "%s(", name);
         _tc_print_buffer_name(em->out, s->buffer, _TC_STYLE_CUDA);
         tc_str_printf(em->out, " + ");
