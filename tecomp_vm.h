@@ -1758,13 +1758,12 @@ static tc_result _tc_vm_stuck(_tc_block_run *br, const int *pcs, const int *stat
                     br->kern->name, (long long)n, (long long)br->nthreads, cluster);
 }
 
-/* Run every thread of the blocks that run together - a thread-block
-   cluster's, or one block - each block's threads meeting at its barriers,
-   all of them at the cluster barrier. */
-static tc_result _tc_vm_cluster(_tc_block_run *br, _tc_val *regs, int *pcs, int *state, const int64_t *sizes) {
+/* Each block of the cluster as a block begins: its shared memory garbage
+   (NaN, as on the GPU), no wgmma group or TMA copy of the last block left
+   in its records, no mbarrier initialised nor any phase seen. */
+static void _tc_vm_blocks_begin(_tc_block_run *br) {
     const _tc_vm *vm = br->vm;
-    int64_t t;
-    int k, b, tag;
+    int k, b;
     br->cluster_tick = ++br->tick; /* the blocks begin together: nothing before orders or races with what they do */
     for (b = 0; b < br->nblocks; b++) {
         _tc_block_view *v = &br->blocks[b];
@@ -1774,13 +1773,13 @@ static tc_result _tc_vm_cluster(_tc_block_run *br, _tc_val *regs, int *pcs, int 
         for (k = 0; k < vm->nbufs; k++) {
             int64_t e;
             if (!v->touch[k]) continue;
-            memset(v->mem[k], 0xff, (size_t)br->size[k] * (size_t)tc_dtype_bytes(vm->bufs[k].buffer->dtype)); /* garbage (NaN), as on the GPU */
-            for (e = 0; (br->wgmma || vm->ntmas) && e < br->size[k]; e++) { /* the last block's wgmma groups and TMA copies are gone */
+            memset(v->mem[k], 0xff, (size_t)br->size[k] * (size_t)tc_dtype_bytes(vm->bufs[k].buffer->dtype));
+            for (e = 0; (br->wgmma || vm->ntmas) && e < br->size[k]; e++) {
                 v->touch[k][e].wgmma_reader = 0;
                 v->touch[k][e].tma_bar = 0;
             }
         }
-        for (k = 0; k < vm->nbufs; k++) /* no mbarrier is initialised, nor any phase seen, when a block begins */
+        for (k = 0; k < vm->nbufs; k++)
             if (v->mbar[k]) {
                 memset(v->mbar[k], 0, sizeof(_tc_mbar) * (size_t)br->size[k]);
                 memset(v->seen[k], 0, sizeof(int64_t) * (size_t)(br->size[k] * br->nthreads));
@@ -1789,11 +1788,20 @@ static tc_result _tc_vm_cluster(_tc_block_run *br, _tc_val *regs, int *pcs, int 
     }
     br->ntiles = 0;
     br->nremote = 0;
+}
+
+/* Every thread of the cluster at its start: its indices (blockIdx.x the
+   cluster's first block plus its block's rank) and the sizes in its
+   registers, nothing issued, nothing known of the others. */
+static void _tc_vm_threads_begin(_tc_block_run *br, _tc_val *regs, int *pcs, int *state, const int64_t *sizes) {
+    const _tc_vm *vm = br->vm;
+    int64_t t;
+    int k, tag;
     for (t = 0; t < br->nthreads; t++) {
         const _tc_block_view *v = &br->blocks[_tc_vm_rank(br, t)];
         _tc_val *r = regs + t * vm->max_regs;
         int64_t local = _tc_vm_local(br, t), idx[TC_THREAD_TAG_COUNT] = {0};
-        idx[TC_BLOCK_X] = v->idx[0]; /* the cluster's first block plus the block's rank */
+        idx[TC_BLOCK_X] = v->idx[0];
         idx[TC_BLOCK_Y] = v->idx[1];
         idx[TC_BLOCK_Z] = v->idx[2];
         idx[TC_THREAD_X] = local % br->block[0];
@@ -1820,25 +1828,52 @@ static tc_result _tc_vm_cluster(_tc_block_run *br, _tc_val *regs, int *pcs, int 
     if (br->know) memset(br->know, 0, sizeof *br->know * (size_t)(br->nthreads * br->nthreads));
     for (t = 0; br->retired && t < br->nthreads / 128; t++) /* group numbers start again */
         if (br->retired[t].cap) memset(br->retired[t].at, 0, sizeof(int64_t) * (size_t)br->retired[t].cap);
+}
+
+/* Run thread t until it stops (state 2 at a barrier, 3 at a wait, 0 at
+   its end: with its block's last thread, the block exits). */
+static tc_result _tc_vm_step(_tc_block_run *br, _tc_val *regs, int *pcs, int *state, int64_t t) {
+    int st, rank;
+    if (br->nblocks > 1) br->at = &br->blocks[t / br->block_threads]; /* the thread touches its own block's memory */
+    st = _tc_vm_thread(br, regs + t * br->vm->max_regs, &pcs[t], t);
+    if (st < 0) return TC_ERROR_EXECUTION;
+    state[t] = st == 2 ? 3 : st ? 2 : 0;
+    if (st) return TC_OK;
+    rank = _tc_vm_rank(br, t);
+    br->blocks[rank].ended++;
+    return br->blocks[rank].ended == br->block_threads && br->nremote ? _tc_vm_block_ends(br, rank) : TC_OK;
+}
+
+/* Tensor ops are warp-wide: every lane must have run each, with the same operands. */
+static tc_result _tc_vm_check_warps(_tc_block_run *br) {
+    const _tc_vm *vm = br->vm;
+    int64_t t;
+    for (t = 0; vm->nops && t < br->nthreads; t++)
+        if (br->op_count[t] != br->op_count[t - t % 32] || br->op_hash[t] != br->op_hash[t - t % 32]) {
+            const _tc_block_view *v = &br->blocks[_tc_vm_rank(br, t)];
+            return _tc_fail(vm->ctx, TC_ERROR_EXECUTION, "kernel %s: in block (%lld, %lld, %lld), thread %lld ran %lld tensor ops and lane 0 of its "
+                            "warp %lld%s; wmma operations need the whole warp, with the same operands", br->kern->name,
+                            (long long)v->idx[0], (long long)v->idx[1], (long long)v->idx[2], (long long)_tc_vm_local(br, t),
+                            (long long)br->op_count[t], (long long)br->op_count[t - t % 32],
+                            br->op_count[t] == br->op_count[t - t % 32] ? " (on other operands)" : "");
+        }
+    return TC_OK;
+}
+
+/* Run every thread of the blocks that run together - a thread-block
+   cluster's, or one block - each block's threads meeting at its barriers,
+   all of them at the cluster barrier. */
+static tc_result _tc_vm_cluster(_tc_block_run *br, _tc_val *regs, int *pcs, int *state, const int64_t *sizes) {
+    const _tc_vm *vm = br->vm;
+    int64_t t;
+    _tc_vm_blocks_begin(br);
+    _tc_vm_threads_begin(br, regs, pcs, state, sizes);
     for (;;) {
         int64_t waiting = 0, woken = 0, released = 0, running = 0;
-        tc_result named;
-        for (t = 0; t < br->nthreads; t++) {
-            int st;
-            if (state[t] != 1) continue;
-            if (br->nblocks > 1) br->at = &br->blocks[t / br->block_threads]; /* the thread touches its own block's memory */
-            st = _tc_vm_thread(br, regs + t * vm->max_regs, &pcs[t], t);
-            if (st < 0) return TC_ERROR_EXECUTION;
-            state[t] = st == 2 ? 3 : st ? 2 : 0;
-            if (!st) { /* the thread ended: with its block's last, the block exits */
-                int rank = _tc_vm_rank(br, t);
-                tc_result ends = TC_OK;
-                br->blocks[rank].ended++;
-                if (br->blocks[rank].ended == br->block_threads && br->nremote) ends = _tc_vm_block_ends(br, rank);
-                if (ends != TC_OK) return ends;
-            }
-        }
-        if (vm->named_barriers && (named = _tc_vm_named_barriers(br, pcs, state, &released)) != TC_OK) return named;
+        tc_result r;
+        for (t = 0; t < br->nthreads; t++)
+            if (state[t] == 1 && (r = _tc_vm_step(br, regs, pcs, state, t)) != TC_OK) return r;
+        if (vm->named_barriers && (r = _tc_vm_named_barriers(br, pcs, state, &released)) != TC_OK) return r;
         for (t = 0; t < br->nthreads; t++) {
             waiting += state[t] == 3;
             running += state[t] != 0;
@@ -1857,16 +1892,7 @@ static tc_result _tc_vm_cluster(_tc_block_run *br, _tc_val *regs, int *pcs, int 
         if (waiting) return _tc_vm_deadlock(br, state);
         return _tc_vm_stuck(br, pcs, state);
     }
-    for (t = 0; vm->nops && t < br->nthreads; t++) /* tensor ops are warp-wide: every lane must run each with the same operands */
-        if (br->op_count[t] != br->op_count[t - t % 32] || br->op_hash[t] != br->op_hash[t - t % 32]) {
-            const _tc_block_view *v = &br->blocks[_tc_vm_rank(br, t)];
-            return _tc_fail(vm->ctx, TC_ERROR_EXECUTION, "kernel %s: in block (%lld, %lld, %lld), thread %lld ran %lld tensor ops and lane 0 of its "
-                            "warp %lld%s; wmma operations need the whole warp, with the same operands", br->kern->name,
-                            (long long)v->idx[0], (long long)v->idx[1], (long long)v->idx[2], (long long)_tc_vm_local(br, t),
-                            (long long)br->op_count[t], (long long)br->op_count[t - t % 32],
-                            br->op_count[t] == br->op_count[t - t % 32] ? " (on other operands)" : "");
-        }
-    return TC_OK;
+    return _tc_vm_check_warps(br);
 }
 
 /* Run kernel kern over its grid, a cluster of blocks at a time (a block
