@@ -2265,20 +2265,24 @@ static const tc_expr *_tc_block_x_around(_tc_lower *L, int k) {
                     "cluster's blocks lie", L->sch->stages[k]->tensor->name), (const tc_expr *)NULL;
 }
 
-/* The multicast copy of stage k's slice (tc_tma_multicast): the cluster's
-   block rank = blockIdx.x % blocks copies rows [rank slice, (rank + 1)
-   slice) of the tile into the same place of every block's tile. */
-static const tc_stmt *_tc_tma_multicast_stmt(_tc_lower *L, int k, const tc_tensor_map *map, int map_index, int64_t slice) {
+/* The tiled copy of stage k's tile, or with slice > 0 (tc_tma_multicast)
+   the cluster's block rank = blockIdx.x % blocks's part of it: rows
+   [rank slice, (rank + 1) slice), copied to the same place of every
+   block's tile. */
+static const tc_stmt *_tc_tma_tile_stmt(_tc_lower *L, int k, const tc_tensor_map *map, int map_index, int64_t slice) {
     tc_stage *st = L->sch->stages[k];
     _tc_stage_lower *v = &L->sl[k];
-    const tc_expr *coords[5], *box[5], *bx = _tc_block_x_around(L, k), *part, *index;
+    const tc_expr *coords[5], *box[5], *index = v->offset, *bx, *part;
     int d;
-    if (!bx) return NULL;
-    part = tc_mul(tc_mod(bx, tc_int(L->ctx, st->multicast)), tc_int(L->ctx, slice));
     for (d = 0; d < map->rank; d++) {
-        coords[d] = d ? v->root_min[d] : tc_simplify(tc_add(v->root_min[0], part));
-        box[d] = d ? v->root_ext[d] : tc_int(L->ctx, slice);
+        coords[d] = v->root_min[d];
+        box[d] = v->root_ext[d];
     }
+    if (!slice) return tc_stmt_tma_load(L->ctx, v->buffer, index, map->buffer, map_index, map->rank, coords, box, map->dims, NULL);
+    if (!(bx = _tc_block_x_around(L, k))) return NULL;
+    part = tc_mul(tc_mod(bx, tc_int(L->ctx, st->multicast)), tc_int(L->ctx, slice));
+    coords[0] = tc_simplify(tc_add(v->root_min[0], part));
+    box[0] = tc_int(L->ctx, slice);
     index = tc_simplify(tc_add(v->offset, tc_mul(part, v->stride[0])));
     return tc_stmt_multicast(L->ctx, tc_stmt_tma_load(L->ctx, v->buffer, index, map->buffer, map_index, map->rank, coords, box, map->dims, NULL),
                              st->multicast);
@@ -2290,8 +2294,6 @@ static const tc_stmt *_tc_tma_multicast_stmt(_tc_lower *L, int k, const tc_tenso
    stage is neither. */
 static const tc_stmt *_tc_tma_copy_stmt(_tc_lower *L, int k, const tc_view *view, const tc_tensor *src, const int64_t *extents) {
     tc_stage *st = L->sch->stages[k];
-    _tc_stage_lower *v = &L->sl[k];
-    const tc_expr *box[5];
     tc_tensor_map map;
     int d, map_index;
     int64_t slice = 0;
@@ -2301,10 +2303,7 @@ static const tc_stmt *_tc_tma_copy_stmt(_tc_lower *L, int k, const tc_view *view
     map.rank = view && view->kind == TC_VIEW_MATRIX ? 2 : src->ndim;
     map.im2col = view && view->kind == TC_VIEW_IM2COL;
     for (d = 0; d < map.rank; d++) map.dims[d] = view && view->kind == TC_VIEW_MATRIX ? tc_int(L->ctx, d ? view->base_cols : view->base_rows) : src->shape[d];
-    for (d = 0; d < st->tensor->ndim; d++) {
-        map.box[d] = extents[d];
-        box[d] = v->root_ext[d];
-    }
+    for (d = 0; d < st->tensor->ndim; d++) map.box[d] = extents[d];
     if (map.im2col)
         for (d = 0; d < 2; d++) {
             map.lower[d] = -view->im2col.pad[d];
@@ -2313,9 +2312,8 @@ static const tc_stmt *_tc_tma_copy_stmt(_tc_lower *L, int k, const tc_view *view
         }
     if (st->multicast > 1 && !(map.box[0] = slice = _tc_multicast_slice(L, k, &map, extents))) return NULL;
     if ((map_index = _tc_tma_map(L, &map)) < 0) return NULL;
-    if (slice) return _tc_tma_multicast_stmt(L, k, &L->maps[map_index], map_index, slice);
     if (map.im2col) return _tc_tma_im2col_stmt(L, k, view, &L->maps[map_index], extents, map_index);
-    return tc_stmt_tma_load(L->ctx, v->buffer, v->offset, map.buffer, map_index, map.rank, v->root_min, box, map.dims, NULL);
+    return _tc_tma_tile_stmt(L, k, &L->maps[map_index], map_index, slice);
 }
 
 /* A TMA stage's statement: one bulk tensor copy of its region into its
@@ -3512,6 +3510,7 @@ static tc_result _tc_pass_inject_pipeline(_tc_lower *L) {
         if (body && L->producer.loop) {
             for (d = 0; d < 3; d++) if (!block[d]) block[d] = tc_int(L->ctx, 1);
             if (!(body = _tc_warp_roles(L, body, block))) return _TC_LOWER_FAIL(L);
+            L->kernels[k].cluster = L->producer.cluster; /* the multicasts' blocks (a producer's pipeline holds them all) */
         }
         L->kernels[k].body = body ? body : tc_stmt_seq(L->ctx, 0, NULL);
     }
@@ -4100,24 +4099,13 @@ static const tc_expr *_tc_thread_loop_guard(const tc_stmt *s) {
     return tc_simplify(tc_and(tc_ge(s->var, s->min), tc_lt(s->var, tc_add(s->min, s->extent))));
 }
 
-/* The blocks of the thread-block cluster s's multicast statements reach (1: none). */
-static int _tc_cluster_of(const tc_stmt *s) {
-    int k, n = 1, m;
-    if (!s) return 1;
-    if ((s->kind == TC_S_TMA_LOAD || s->kind == TC_S_MBARRIER_ARRIVE) && s->cluster > 1) return s->cluster;
-    if ((m = _tc_cluster_of(s->body)) > n) n = m;
-    if ((m = _tc_cluster_of(s->then_case)) > n) n = m;
-    if ((m = _tc_cluster_of(s->else_case)) > n) n = m;
-    for (k = 0; k < s->nstmts; k++) if ((m = _tc_cluster_of(s->stmts[k])) > n) n = m;
-    return n;
-}
 
-/* A kernel of multicast copies (tc_tma_multicast) runs in clusters of
-   their blocks along x: its grid's x a constant multiple of them. */
-static tc_result _tc_launch_cluster(_tc_lower *L, tc_kernel_ir *kern) {
+/* A kernel of multicast copies (tc_tma_multicast; its cluster set by
+   inject_pipeline) runs in clusters of their blocks along x: its grid's x
+   a constant multiple of them. */
+static tc_result _tc_launch_cluster(_tc_lower *L, const tc_kernel_ir *kern) {
     int64_t blocks = 0;
     char text[128];
-    kern->cluster = _tc_cluster_of(kern->body);
     if (kern->cluster > 1 && (!tc_expr_is_const(kern->grid[0], &blocks) || blocks % kern->cluster)) {
         tc_expr_print(kern->grid[0], text, sizeof text);
         return _tc_fail(L->ctx, TC_ERROR_SCHEDULE, "tma_multicast: kernel %s's grid has %s blocks along x, not a constant multiple of its "
