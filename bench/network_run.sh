@@ -8,6 +8,10 @@
 #       shared budget (tecomp-tune --network, wall time), then the same rows
 #       tuned one by one with per_row trials each; both from empty records.
 #       network_compare.py prints the per-row ratio of the best costs.
+#   sh bench/network_run.sh profile [budget]   (default 4000)
+#       the network tuning alone under /usr/bin/time -v (CPU time against
+#       wall time), then network_profile.py: per task the candidates' build +
+#       run seconds and the builders' average occupancy.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/gpu_common.sh"
@@ -31,5 +35,16 @@ network)
     echo "per-row exit $? wall $(($(date +%s) - start)) s" | tee -a "$out/rows.log"
     cp network.jsonl rows.jsonl "$out/"
     python3 "$here/network_compare.py" network.jsonl rows.jsonl | tee "$out/compare.txt"
+    ;;
+profile)
+    budget=${2:-4000}
+    grep -E '^(C[0-9]+|D[0-9]),' bench/suite.csv > "$out/network.csv"
+    cd build-gpu
+    /usr/bin/time -v ./tools/tecomp-tune --suite "$out/network.csv" --network --trials "$budget" --records network.jsonl --fresh \
+        > "$out/network.log" 2> "$out/network.time"
+    echo "network exit $?" >> "$out/network.time"
+    grep -E "distinct shapes|Elapsed|User time|System time|Percent of CPU|exit" "$out/network.log" "$out/network.time"
+    cp network.jsonl "$out/"
+    python3 "$here/network_profile.py" network.jsonl "$out/network.log" | tee "$out/profile.txt"
     ;;
 esac
