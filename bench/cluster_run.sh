@@ -14,8 +14,7 @@ gpu_setup bench/tecomp-bench
 cd build-gpu
 half_seed2() { # index:values:label: seed2_nhwc in that configuration, its output in half, beside cuDNN's best
     name=${1##*:}
-    template=conv2d_wgmma
-    case $name in *cluster*) template=conv2d_wgmma_cluster ;; esac # clusters are conv2d_wgmma_cluster's
+    template=$(conv_template_of "$1")
     record $template "$seed2_args" "$1" "seed2-$name.jsonl"
     timeout 120 ./bench/tecomp-bench --template $template --trials 1 --cudnn both --records "seed2-$name.jsonl" --epilogue f16 \
         --csv "$out/seed2-$name-f16out.csv" --suite ../bench/suite-mma.csv --rows seed2_nhwc > "seed2-$name.log" 2>&1

@@ -48,13 +48,21 @@ print(json.dumps({"input": [target, template, args, {}], "config": {"index": int
 PY
 }
 
+conv_template_of() { # index:values:label: the template that has that configuration: conv2d_wgmma_cluster where its
+    # cluster (the 13th value) is more than 1, conv2d_wgmma otherwise (whose cluster knob holds 1 alone)
+    values=${1#*:}
+    cluster=$(echo "${values%%:*}" | cut -d, -f13)
+    if [ "${cluster:-1}" -gt 1 ]; then echo conv2d_wgmma_cluster; else echo conv2d_wgmma; fi
+}
+
 seed2_args='[256, 256, 14, 14, 512, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 3]'
 gemm_args='[8192, 8192, 8192, 1]'
 
-time_seed2() { # index:values:label: seed2_nhwc through conv2d_wgmma in that configuration, beside cuDNN's best of both APIs
+time_seed2() { # index:values:label: seed2_nhwc through conv2d_wgmma(_cluster) in that configuration, beside cuDNN's best of both APIs
     name=${1##*:}
-    record conv2d_wgmma "$seed2_args" "$1" "$out/seed2-$name.jsonl"
-    timeout 100 ./bench/tecomp-bench --template conv2d_wgmma --trials 1 --cudnn both --records "$out/seed2-$name.jsonl" \
+    template=$(conv_template_of "$1")
+    record $template "$seed2_args" "$1" "$out/seed2-$name.jsonl"
+    timeout 100 ./bench/tecomp-bench --template $template --trials 1 --cudnn both --records "$out/seed2-$name.jsonl" \
         --csv "$out/seed2-$name.csv" --suite ../bench/suite-mma.csv --rows seed2_nhwc > "$out/seed2-$name.log" 2>&1
     echo "seed2 $name (config ${1%%:*}): $(grep '^seed2_nhwc ' "$out/seed2-$name.log" | tail -1)"
 }

@@ -16,6 +16,7 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/gpu_common.sh"
 gpu_setup
+grep -E '^(C[0-9]+|D[0-9]),' bench/suite.csv > "$out/network.csv" # the network: C1-C12 and D1-D9
 case ${1:-test} in
 test)
     gpu_tests test_streams 100
@@ -23,7 +24,6 @@ test)
 network)
     budget=${2:-4000}
     per_row=${3:-300}
-    grep -E '^(C[0-9]+|D[0-9]),' bench/suite.csv > "$out/network.csv"
     cd build-gpu
     start=$(date +%s)
     timeout 280 ./tools/tecomp-tune --suite "$out/network.csv" --network --trials "$budget" --records network.jsonl --fresh \
@@ -38,7 +38,6 @@ network)
     ;;
 profile)
     budget=${2:-4000}
-    grep -E '^(C[0-9]+|D[0-9]),' bench/suite.csv > "$out/network.csv"
     cd build-gpu
     /usr/bin/time -v ./tools/tecomp-tune --suite "$out/network.csv" --network --trials "$budget" --records network.jsonl --fresh \
         > "$out/network.log" 2> "$out/network.time"

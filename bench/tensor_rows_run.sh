@@ -28,8 +28,7 @@ run seed3-nhwc-tf32 200 --math tf32 --suite ../bench/suite-mma.csv --rows seed3_
 run c9-b32-f16out 200 --rows C9_b32_f16 --trials "$trials" --valid-trials --records f16.jsonl --epilogue f16
 for c in 91033:128,256,64,256,64,4,1,0,2,6,8,1,1:together 339865:128,256,64,256,64,4,1,0,2,6,8,1,2:cluster2; do
     name=${c##*:}
-    template=conv2d_wgmma
-    case $name in *cluster*) template=conv2d_wgmma_cluster ;; esac # clusters are conv2d_wgmma_cluster's
+    template=$(conv_template_of "$c")
     record $template "$seed2_args" "$c" "seed2-$name.jsonl"
     run "seed2-$name-f16out" 120 --template $template --trials 1 --records "seed2-$name.jsonl" --epilogue f16 --suite ../bench/suite-mma.csv \
         --rows seed2_nhwc
