@@ -3474,6 +3474,7 @@ static tc_result _tc_wgmma_tiles_of(tc_cfg *cfg, const tc_conv2d_desc *d, _tc_mm
     tc_context *ctx = tc_cfg_context(cfg);
     int64_t warpgroups, registers, bytes = tc_dtype_bytes(d->dtype);
     _tc_mma_block_knobs(cfg, t);
+    t->bm *= tc_cfg_knob_value(cfg, "block_m_times");
     t->in_flight = tc_cfg_knob_value(cfg, "in_flight");
     t->vec = _tc_mma_copy_lanes(d->dtype);
     t->vec_b = t->vec;
@@ -3482,7 +3483,7 @@ static tc_result _tc_wgmma_tiles_of(tc_cfg *cfg, const tc_conv2d_desc *d, _tc_mm
     t->wgmma = 1;
     t->tm = 64;
     t->tn = t->wn;
-    if (t->wm > t->bm || t->wn > t->bn)
+    if (t->bm % t->wm || t->bn % t->wn)
         return _tc_fail(ctx, TC_ERROR_SCHEDULE, "conv2d_wgmma: warpgroup tile %lld x %lld does not tile block tile %lld x %lld", (long long)t->wm,
                         (long long)t->wn, (long long)t->bm, (long long)t->bn);
     warpgroups = (t->bm / t->wm) * (t->bn / t->wn);
@@ -3503,7 +3504,7 @@ static tc_result _tc_wgmma_tiles_of(tc_cfg *cfg, const tc_conv2d_desc *d, _tc_mm
     if (t->stages * (t->bm + t->bn) * t->bk * bytes > 227 * 1024)
         return _tc_fail(ctx, TC_ERROR_SCHEDULE, "conv2d_wgmma: %lld stages of %lld x %lld and %lld x %lld tiles exceed 227 KiB of shared memory",
                         (long long)t->stages, (long long)t->bm, (long long)t->bk, (long long)t->bn, (long long)t->bk);
-    if ((t->bm * t->bk) % (warpgroups * 128 * t->vec) || (t->bn * t->bk) % (warpgroups * 128 * t->vec))
+    if (!t->tma && ((t->bm * t->bk) % (warpgroups * 128 * t->vec) || (t->bn * t->bk) % (warpgroups * 128 * t->vec)))
         return _tc_fail(ctx, TC_ERROR_SCHEDULE, "conv2d_wgmma: %lld threads copying %lld elements each do not divide the shared tiles",
                         (long long)(warpgroups * 128), (long long)t->vec);
     return TC_OK;
@@ -3537,9 +3538,18 @@ static const int64_t _tc_wgmma_turns[] = {1, 2};
    alone (their spaces as before it), the _cluster ones with both. */
 static const int64_t _tc_wgmma_clusters[] = {1, 2};
 
-/* The copy and persistence knobs, defined after the rest (a knob defined
-   last keeps the indices of configurations recorded before it, its first
-   value being what they ran), and the tiles' copy and grid as they say. */
+/* The block_m_times knob's values: the block's rows are block_m times
+   this. 3 gives tiles of 192 rows (three warpgroups of 64 rows, or 384 of
+   128), whose counts fill the 132 SMs of an H100 where powers of two leave
+   a wave a quarter empty: C9 at batch 32 (6,272 rows, 256 channels) is
+   33 x 4 tiles of 192 x 64 against 98 of 64 x 256; C6 at batch 32 131 of
+   192 x 128 against 196 of 128 x 128. */
+static const int64_t _tc_wgmma_block_m_times[] = {1, 3};
+
+/* The copy, persistence and 192-row knobs, defined after the rest (a knob
+   defined last keeps the indices of configurations recorded before it, its
+   first value being what they ran), and the tiles' copy and grid as they
+   say (block_m_times: _tc_wgmma_tiles_of). */
 static tc_result _tc_wgmma_copy_and_grid(tc_cfg *cfg, const int64_t *copies, int clusters, _tc_mma_tiles *t) {
     int64_t copy;
     _TC_CONV_TRY(tc_cfg_define_knob(cfg, "copy", 3, copies));
@@ -3547,6 +3557,7 @@ static tc_result _tc_wgmma_copy_and_grid(tc_cfg *cfg, const int64_t *copies, int
     _TC_CONV_TRY(tc_cfg_define_knob(cfg, "tile_group", 2, _tc_wgmma_tile_groups));
     _TC_CONV_TRY(tc_cfg_define_knob(cfg, "turns", 2, _tc_wgmma_turns));
     _TC_CONV_TRY(tc_cfg_define_knob(cfg, "cluster", clusters, _tc_wgmma_clusters));
+    _TC_CONV_TRY(tc_cfg_define_knob(cfg, "block_m_times", 2, _tc_wgmma_block_m_times));
     copy = tc_cfg_knob_value(cfg, "copy");
     t->tma = copy != 0;
     t->producer = copy == 2;

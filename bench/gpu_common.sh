@@ -39,7 +39,7 @@ record() { # template, task args (JSON), index:values:label, file: a one-line re
 import json, sys
 target, template, args, config = sys.argv[1], sys.argv[2], json.loads(sys.argv[3]), sys.argv[4].split(":")
 names = ["block_m", "block_n", "warp_m", "warp_n", "k_tile", "stages", "split_k", "in_flight", "copy", "tiles_per_block", "tile_group", "turns",
-         "cluster"]
+         "cluster", "block_m_times"]
 values = [int(v) for v in config[1].split(",")]
 values += [1] * (len(names) - len(values))  # the late knobs left out: their first values
 entity = [[n, "ot", v] for n, v in zip(names, values)]

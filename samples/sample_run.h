@@ -185,15 +185,15 @@ static inline int64_t sample_mma_config(const tc_config_space *space, const int6
 /* The index of a conv2d_wgmma configuration by its knobs' values, in the
    template's order: block_m, block_n, warp_m, warp_n, k_tile, stages,
    split_k, in_flight, copy (1 TMA, 0 cp.async, 2 TMA from a producer),
-   tiles_per_block, tile_group, turns, cluster (values[9] to [12]: 0 taken
-   as 1, a block a tile, walked row by row, its consumers together, no
-   cluster); -1 when a value is not one of its knob's. gemm_wgmma's knobs
-   are the same. */
-#define SAMPLE_WGMMA_KNOBS 13
+   tiles_per_block, tile_group, turns, cluster, block_m_times (values[9]
+   to [13]: 0 taken as 1, a block a tile, walked row by row, its consumers
+   together, no cluster, block_m rows); -1 when a value is not one of its
+   knob's. gemm_wgmma's knobs are the same. */
+#define SAMPLE_WGMMA_KNOBS 14
 static inline int64_t sample_wgmma_config(const tc_config_space *space, const int64_t *values) {
     static const char *const names[SAMPLE_WGMMA_KNOBS] = {"block_m", "block_n", "warp_m", "warp_n", "k_tile", "stages", "split_k",
                                                           "in_flight", "copy", "tiles_per_block", "tile_group", "turns",
-                                                          "cluster"};
+                                                          "cluster", "block_m_times"};
     const int64_t *vals[SAMPLE_WGMMA_KNOBS], one = 1;
     int k;
     for (k = 0; k < SAMPLE_WGMMA_KNOBS; k++) vals[k] = values[k] || k < 9 ? &values[k] : &one;

@@ -128,6 +128,10 @@ TC_TEST(tma_im2col_shapes_match_the_reference) {
         {TC_FLOAT16, 2, 32, 9, 9, 72, 3, 3, 1, 1, 1, {{64, 64, 64, 64, 32, 2, 1, 0, 2, 2, 1, 2}}},   /*   3 blocks: one turn each, 2 stages */
         {TC_BFLOAT16, 6, 32, 9, 9, 72, 3, 3, 1, 1, 1, {{64, 64, 64, 64, 32, 3, 1, 1, 2, 4, 8, 2}}},  /*   in a group of 8 rows */
         {TC_FLOAT32, 2, 16, 9, 9, 64, 3, 3, 1, 1, 1, {{64, 64, 64, 64, 16, 3, 1, 1, 2, 2, 1, 2}}},   /*   TF32: 3 tiles, 2 blocks of 2 */
+        /* block_m_times 3: tiles of 192 rows, three warpgroups along them (M 486: 3 row tiles, the last cut) */
+        {TC_FLOAT16, 6, 32, 9, 9, 72, 3, 3, 1, 1, 1, {{64, 64, 64, 64, 32, 3, 1, 1, 2, 1, 1, 1, 1, 3}}},  /*   a producer */
+        {TC_BFLOAT16, 6, 32, 9, 9, 72, 3, 3, 2, 1, 1, {{64, 64, 64, 64, 32, 2, 1, 0, 1, 1, 1, 1, 1, 3}}}, /*   TMA from the consumers, stride 2 */
+        {TC_FLOAT32, 6, 16, 9, 9, 64, 3, 3, 1, 1, 1, {{64, 64, 64, 64, 16, 3, 1, 1, 2, 2, 1, 1, 1, 3}}},  /*   TF32, a persistent grid */
     };
     check_host_cases(cases, sizeof cases / sizeof cases[0]);
 }
@@ -642,33 +646,50 @@ TC_TEST(template_for_arch_picks_wgmma_on_sm_90) {
 }
 
 /* C9_b32 (batch 32, 256 channels, 14 x 14, 3 x 3) on the GPU against the reference, its output of type out. */
+/* C9_b32's data and float64 reference for each input and output type,
+   made once and kept for every configuration of that pair (the reference
+   takes seconds on the host); gpu_data_free lets them go. */
+static conv_data gpu_cases[TC_DTYPE_COUNT][TC_DTYPE_COUNT];
+
+static conv_data *gpu_data(const tc_conv2d_desc *d) {
+    conv_data *cd = &gpu_cases[d->dtype][d->epilogue.out_dtype];
+    if (!cd->y && !data_make(ctx, d, cd)) return NULL;
+    return cd;
+}
+
+static void gpu_data_free(void) {
+    int a, b;
+    for (a = 0; a < TC_DTYPE_COUNT; a++)
+        for (b = 0; b < TC_DTYPE_COUNT; b++) data_free(&gpu_cases[a][b]);
+}
+
 static void check_on_gpu(tc_dtype dtype, tc_dtype out, const tiles *t, double bound) {
     tc_conv2d_desc d = nhwc(dtype, 32, 256, 14, 14, 256, 3, 3, 1, 1, 1);
     const tc_func *f;
-    conv_data cd;
+    conv_data *cd;
     d.epilogue.out_dtype = out;
     f = lower_config(&d, t);
     TC_CHECK(f != NULL);
     if (!tc_cuda_available(ctx)) TC_SKIP("no CUDA device: tc_cuda_available is 0");
     if (tc_cuda_arch(ctx) != 90) TC_SKIP("the CUDA device is not sm_90 (H100, H200): no wgmma");
-    memset(&cd, 0, sizeof cd);
-    TC_CHECK(data_make(ctx, &d, &cd));
-    if (f && cd.y && run_on_gpu(ctx, f, &cd, cd.y) == TC_OK) {
-        double err = rel_l2(cd.y, cd.ref, cd.ny);
+    cd = gpu_data(&d);
+    TC_CHECK(cd != NULL);
+    if (f && cd && run_on_gpu(ctx, f, cd, cd->y) == TC_OK) {
+        double err = rel_l2(cd->y, cd->ref, cd->ny);
         printf("  C9_b32 %s out %s, %lldx%lld warpgroups %lldx%lld k %lld split %lld in flight %lld, %s, %lld tiles a block, %lld turns, "
-               "clusters of %lld: relative L2 error %.3g\n", tc_dtype_name(dtype), tc_dtype_name(out), (long long)t->v[0], (long long)t->v[1], (long long)t->v[2], (long long)t->v[3],
+               "clusters of %lld: relative L2 error %.3g\n", tc_dtype_name(dtype), tc_dtype_name(out), (long long)(t->v[0] * (t->v[13] ? t->v[13] : 1)), (long long)t->v[1], (long long)t->v[2], (long long)t->v[3],
                (long long)t->v[4], (long long)t->v[6], (long long)t->v[7], t->v[8] == 2 ? "TMA from a producer warpgroup" : t->v[8] ? "TMA" : "cp.async",
                (long long)(t->v[9] ? t->v[9] : 1), (long long)(t->v[11] ? t->v[11] : 1), (long long)(t->v[12] ? t->v[12] : 1), err);
         TC_CHECK(err < bound);
     } else {
         TC_CHECK(0);
     }
-    data_free(&cd);
 }
 
 TC_TEST(gpu_matches_the_reference_at_c9_b32) {
     tiles f16 = {{128, 256, 64, 256, 64, 4, 1, 1}}, split = {{128, 128, 128, 64, 32, 3, 2, 1}}, tf32 = {{128, 128, 64, 128, 32, 3, 1, 0}};
     tiles turns64 = {{64, 256, 64, 256, 64, 4, 1, 1, 2, 2, 1, 2}}, turns128 = {{128, 128, 128, 128, 32, 3, 1, 1, 2, 4, 8, 2}};
+    tiles tall64 = {{64, 64, 64, 64, 64, 4, 1, 1, 2}}, tall128 = {{64, 128, 64, 128, 32, 4, 1, 1, 2, 2}};
     int64_t copy;
     /* by cp.async; by TMA (im2col copies of the data, boxes of the weights); by TMA from a producer warpgroup; the
        last again on a persistent grid of 2 tiles a block (49 and 98 tiles: 25 and 49 blocks) */
@@ -707,6 +728,14 @@ TC_TEST(gpu_matches_the_reference_at_c9_b32) {
     check_on_gpu(TC_FLOAT16, TC_FLOAT16, &f16, 1e-2);
     check_on_gpu(TC_BFLOAT16, TC_FLOAT32, &split, 1e-2);
     check_on_gpu(TC_FLOAT32, TC_FLOAT32, &tf32, 2e-3);
+    /* tiles of 192 rows (block_m_times 3): 33 x 4 of 192 x 64 from a producer, the last row tile 128 rows past the
+       output, half out and float32; 33 x 2 of 192 x 128 in TF32, 2 a block on a persistent grid */
+    tall64.v[13] = 3;
+    tall128.v[13] = 3;
+    check_on_gpu(TC_FLOAT16, TC_FLOAT16, &tall64, 1e-2);
+    check_on_gpu(TC_FLOAT16, TC_FLOAT32, &tall64, 1e-2);
+    check_on_gpu(TC_FLOAT32, TC_FLOAT32, &tall128, 2e-3);
+    gpu_data_free();
 }
 
 /* The kernel of a TMA configuration as an engine gets it: from a record,

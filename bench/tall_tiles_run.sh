@@ -1,0 +1,71 @@
+#!/bin/sh
+# Issue 15 (2026-11-25, ninth session): tiles of 192 rows (the wgmma
+# templates' block_m_times knob 3) on the batch-32 rows whose tile counts
+# leave a wave partly empty on 132 SMs: C9_b32_f16 (half out), C9_b32 and
+# C6_b32 in NHWC TF32. `check` builds everything, runs test_conv_wgmma on the
+# GPU (its C9_b32 checks include the 192-row kernels) and times chosen
+# configurations through the harness beside cuDNN's best (--cudnn both);
+# `clusters` times C6_b32's 192 x 128 tiles in clusters of 2; `tune` runs test_conv_wgmma on the GPU, then tunes C6_b32 in NHWC TF32
+# (TRIALS valid trials, default 300; ROWS="row flags;..." for others).
+#   sh bench/tall_tiles_run.sh check|clusters|tune [TRIALS]     Logs and CSVs in $OUT (or ./gpu-logs).
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/gpu_common.sh"
+mode=${1:-check}
+trials=${2:-300}
+c9='[32, 256, 14, 14, 256, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1'
+c6='[32, 128, 28, 28, 128, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1'
+time_config() { # row, task args (JSON), harness flags, index:values:label
+    row=$1
+    args=$2
+    flags=$3
+    label=${4##*:}
+    template=$(conv_template_of "$4")
+    record $template "$args" "$4" "$out/$row-$label.jsonl"
+    timeout 120 ./bench/tecomp-bench --template $template --trials 1 --cudnn both --records "$out/$row-$label.jsonl" \
+        --csv "$out/$row-$label.csv" --rows $row $flags > "$out/$row-$label.log" 2>&1
+    echo "$row $label (${4%:*}): $(grep "^$row " "$out/$row-$label.log" | tail -1)"
+}
+if [ "$mode" = clusters ]; then # C6_b32's 192 x 128 tiles in clusters of 2 sharing the weights' tiles (131 row tiles: 66 clusters)
+    gpu_setup bench/tecomp-bench
+    cd build-gpu
+    for c in 253011:64,128,64,128,32,4,1,1,1,1,1,1,1,3:192x128-s4-tma 753267:64,128,64,128,32,4,1,1,2,1,1,1,2,3:192x128-s4-cluster2 753375:64,128,64,128,32,5,1,1,2,1,1,1,2,3:192x128-s5-cluster2 \
+             751971:64,128,64,128,32,4,1,0,2,1,1,1,2,3:192x128-s4-nolag-cluster2; do
+        time_config C6_b32 "$c6, 4, 1]" "--math tf32 --layout nhwc" "$c"
+    done
+elif [ "$mode" = check ]; then
+    gpu_setup
+    cd build-gpu
+    timeout 300 ./tests/test_conv_wgmma > "$out/test_conv_wgmma.log" 2>&1
+    echo "test_conv_wgmma exit $?: $(tail -1 "$out/test_conv_wgmma.log")"
+    grep -E "C9_b32 .*(192x|FAIL)" "$out/test_conv_wgmma.log"
+    for c in 255582:64,64,64,64,64,4,1,1,2,1,1,1,1,3:192x64-s4 255690:64,64,64,64,64,5,1,1,2,1,1,1,1,3:192x64-s5 \
+             254286:64,64,64,64,64,4,1,0,2,1,1,1,1,3:192x64-s4-nolag; do
+        time_config C9_b32_f16 "$c9, 3]" "--epilogue f16" "$c"
+    done
+    for c in 255582:64,64,64,64,32,4,1,1,2,1,1,1,1,3:192x64-s4 255690:64,64,64,64,32,5,1,1,2,1,1,1,1,3:192x64-s5; do
+        time_config C9_b32 "$c9, 4, 1]" "--math tf32 --layout nhwc" "$c"
+    done
+    for c in 255603:64,128,64,128,32,4,1,1,2,1,1,1,1,3:192x128-s4 255711:64,128,64,128,32,5,1,1,2,1,1,1,1,3:192x128-s5 \
+             255657:64,128,64,128,16,5,1,1,2,1,1,1,1,3:192x128-k16-s5; do
+        time_config C6_b32 "$c6, 4, 1]" "--math tf32 --layout nhwc" "$c"
+    done
+else
+    gpu_setup tests/test_conv_wgmma bench/tecomp-bench
+    cd build-gpu
+    timeout 250 ./tests/test_conv_wgmma > "$out/test_conv_wgmma.log" 2>&1
+    echo "test_conv_wgmma exit $?: $(tail -1 "$out/test_conv_wgmma.log")"
+    grep -E "C9_b32 .*(192x|FAIL)|check failed" "$out/test_conv_wgmma.log"
+    rows=${ROWS:-"C6_b32 --math tf32 --layout nhwc"}
+    IFS=';'
+    set -- $rows
+    unset IFS
+    for r in "$@"; do
+        row=${r%% *}
+        t0=$(date +%s)
+        timeout 250 ./bench/tecomp-bench --cudnn both --rows $r --trials "$trials" --valid-trials --records "$out/$row-tune.jsonl" \
+            --csv "$out/$row-tune.csv" > "$out/$row-tune.log" 2>&1
+        echo "== $row exit $? ($(( $(date +%s) - t0 )) s): $(grep "^$row " "$out/$row-tune.log" | tail -1)"
+        python3 "$here/records_best.py" "$out/$row-tune.jsonl" block_m_times 2>&1 | tail -3
+    done
+fi
