@@ -3474,6 +3474,10 @@ static tc_result _tc_wgmma_tiles_of(tc_cfg *cfg, const tc_conv2d_desc *d, _tc_mm
     tc_context *ctx = tc_cfg_context(cfg);
     int64_t warpgroups, registers, bytes = tc_dtype_bytes(d->dtype);
     _tc_mma_block_knobs(cfg, t);
+    if (tc_cfg_knob_value(cfg, "block_m_times") > 1 && (t->bm != 64 || t->wm != 64)) /* one way to 192 rows: a space no larger than needed */
+        return _tc_fail(ctx, TC_ERROR_SCHEDULE, "conv2d_wgmma: block_m_times %lld makes tiles of 192 rows from block_m 64 and warp_m 64 "
+                        "(three warpgroups); got block_m %lld, warp_m %lld", (long long)tc_cfg_knob_value(cfg, "block_m_times"),
+                        (long long)t->bm, (long long)t->wm);
     t->bm *= tc_cfg_knob_value(cfg, "block_m_times");
     t->in_flight = tc_cfg_knob_value(cfg, "in_flight");
     t->vec = _tc_mma_copy_lanes(d->dtype);
@@ -3539,11 +3543,12 @@ static const int64_t _tc_wgmma_turns[] = {1, 2};
 static const int64_t _tc_wgmma_clusters[] = {1, 2};
 
 /* The block_m_times knob's values: the block's rows are block_m times
-   this. 3 gives tiles of 192 rows (three warpgroups of 64 rows, or 384 of
-   128), whose counts fill the 132 SMs of an H100 where powers of two leave
-   a wave a quarter empty: C9 at batch 32 (6,272 rows, 256 channels) is
-   33 x 4 tiles of 192 x 64 against 98 of 64 x 256; C6 at batch 32 131 of
-   192 x 128 against 196 of 128 x 128. */
+   this, 3 only with block_m and warp_m 64 (_tc_wgmma_tiles_of): tiles of
+   192 rows, three warpgroups of 64 rows, whose counts fill the 132 SMs of
+   an H100 where powers of two leave a wave partly empty: C6 at batch 32
+   (25,088 rows, 128 channels) is 131 tiles of 192 x 128 against 196 of
+   128 x 128 (0.91x -> 0.99x cuDNN TF32); C9 at batch 32's 33 x 4 of
+   192 x 64 lost to 98 of 64 x 256 (bench/RESULTS.md). */
 static const int64_t _tc_wgmma_block_m_times[] = {1, 3};
 
 /* The copy, persistence and 192-row knobs, defined after the rest (a knob

@@ -577,7 +577,7 @@ TC_TEST(thread_block_clusters_share_the_weights) {
 
 /* What the template refuses: NCHW (conv2d_mma's), float32 without TF32,
    knobs that do not fit (too much shared memory, 16 warpgroups, a group in
-   flight with two stages). */
+   flight with two stages, 192-row tiles other than three warpgroups of 64). */
 TC_TEST(refuses_what_it_cannot_build) {
     tc_conv2d_desc d = nhwc(TC_FLOAT16, 1, 32, 9, 9, 72, 3, 3, 1, 1, 1);
     tc_config_space *space = NULL;
@@ -610,6 +610,11 @@ TC_TEST(refuses_what_it_cannot_build) {
     t.v[5] = 2; /* a group in flight, two stages */
     TC_CHECK_EQ_INT(tc_space_instantiate(space, sample_wgmma_config(space, t.v), &inst), TC_ERROR_SCHEDULE);
     TC_CHECK_CONTAINS(tc_context_error(ctx), "a wgmma group in flight across k steps needs 3 stages or more (2)");
+    t.v[5] = 3;
+    t.v[13] = 3; /* 192 rows come from block_m 64 alone, not 128 x 3 */
+    TC_CHECK_EQ_INT(tc_space_instantiate(space, sample_wgmma_config(space, t.v), &inst), TC_ERROR_SCHEDULE);
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "block_m_times 3 makes tiles of 192 rows from block_m 64 and warp_m 64 (three warpgroups); "
+                                             "got block_m 128, warp_m 128");
     TC_CHECK(tc_conv2d_template_named("conv2d_wgmma") == tc_conv2d_wgmma_template);
     d.dtype = TC_FLOAT32;
     d.math = TC_CONV_MATH_TF32;
