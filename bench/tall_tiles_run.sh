@@ -7,7 +7,8 @@
 # configurations through the harness beside cuDNN's best (--cudnn both);
 # `clusters` times C6_b32's 192 x 128 tiles in clusters of 2; `tune` runs test_conv_wgmma on the GPU, then tunes C6_b32 in NHWC TF32
 # (TRIALS valid trials, default 300; ROWS="row flags;..." for others).
-#   sh bench/tall_tiles_run.sh check|clusters|tune [TRIALS]     Logs and CSVs in $OUT (or ./gpu-logs).
+# `ncu` profiles C6_b32's 192 x 128 kernel with Nsight Compute.
+#   sh bench/tall_tiles_run.sh check|clusters|tune|ncu [TRIALS]     Logs and CSVs in $OUT (or ./gpu-logs).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/gpu_common.sh"
@@ -26,7 +27,20 @@ time_config() { # row, task args (JSON), harness flags, index:values:label
         --csv "$out/$row-$label.csv" --rows $row $flags > "$out/$row-$label.log" 2>&1
     echo "$row $label (${4%:*}): $(grep "^$row " "$out/$row-$label.log" | tail -1)"
 }
-if [ "$mode" = clusters ]; then # C6_b32's 192 x 128 tiles in clusters of 2 sharing the weights' tiles (131 row tiles: 66 clusters)
+if [ "$mode" = ncu ]; then # C6_b32's 192 x 128 kernel (TMA from its consumers) under Nsight Compute: what limits it
+    gpu_setup bench/tecomp-bench
+    cd build-gpu
+    c=253011:64,128,64,128,32,4,1,1,1,1,1,1,1,3:192x128-s4-tma
+    record conv2d_wgmma "$c6, 4, 1]" "$c" "$out/C6_b32-ncu.jsonl"
+    timeout 300 ncu -k regex:conv2d_wgmma --launch-skip 5 --launch-count 1 --section LaunchStats --section Occupancy --section SpeedOfLight \
+        --section MemoryWorkloadAnalysis --section WarpStateStats --section ComputeWorkloadAnalysis \
+        --metrics sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_elapsed,sm__cycles_active.avg,lts__t_bytes.sum,l1tex__m_xbar2l1tex_read_bytes.sum \
+        ./bench/tecomp-bench --template conv2d_wgmma --trials 1 --records "$out/C6_b32-ncu.jsonl" --rows C6_b32 --math tf32 --layout nhwc \
+        --cudnn legacy > "$out/C6_b32-ncu.log" 2>&1
+    echo "ncu exit $?"
+    grep -E "Duration|Grid Size|Block Size|Registers|Shared Memory|Waves|Throughput|gmma|cycles_active|bytes|Stall|Issue|Executed Ipc|Warp Cycles|Hit Rate" \
+        "$out/C6_b32-ncu.log" | tr -s ' ' | head -50
+elif [ "$mode" = clusters ]; then # C6_b32's 192 x 128 tiles in clusters of 2 sharing the weights' tiles (131 row tiles: 66 clusters)
     gpu_setup bench/tecomp-bench
     cd build-gpu
     for c in 253011:64,128,64,128,32,4,1,1,1,1,1,1,1,3:192x128-s4-tma 753267:64,128,64,128,32,4,1,1,2,1,1,1,2,3:192x128-s4-cluster2 753375:64,128,64,128,32,5,1,1,2,1,1,1,2,3:192x128-s5-cluster2 \
