@@ -3472,13 +3472,12 @@ static int64_t _tc_wgmma_registers(int64_t warpgroups, int producer) {
    16-byte copies. */
 static tc_result _tc_wgmma_tiles_of(tc_cfg *cfg, const tc_conv2d_desc *d, _tc_mma_tiles *t) {
     tc_context *ctx = tc_cfg_context(cfg);
-    int64_t warpgroups, registers, bytes = tc_dtype_bytes(d->dtype);
+    int64_t warpgroups, registers, bytes = tc_dtype_bytes(d->dtype), times = tc_cfg_knob_value(cfg, "block_m_times");
     _tc_mma_block_knobs(cfg, t);
-    if (tc_cfg_knob_value(cfg, "block_m_times") > 1 && (t->bm != 64 || t->wm != 64)) /* one way to 192 rows: a space no larger than needed */
+    if (times > 1 && (t->bm != 64 || t->wm != 64)) /* one way to 192 rows: a space no larger than needed */
         return _tc_fail(ctx, TC_ERROR_SCHEDULE, "conv2d_wgmma: block_m_times %lld makes tiles of 192 rows from block_m 64 and warp_m 64 "
-                        "(three warpgroups); got block_m %lld, warp_m %lld", (long long)tc_cfg_knob_value(cfg, "block_m_times"),
-                        (long long)t->bm, (long long)t->wm);
-    t->bm *= tc_cfg_knob_value(cfg, "block_m_times");
+                        "(three warpgroups); got block_m %lld, warp_m %lld", (long long)times, (long long)t->bm, (long long)t->wm);
+    t->bm *= times;
     t->in_flight = tc_cfg_knob_value(cfg, "in_flight");
     t->vec = _tc_mma_copy_lanes(d->dtype);
     t->vec_b = t->vec;

@@ -4099,7 +4099,6 @@ static const tc_expr *_tc_thread_loop_guard(const tc_stmt *s) {
     return tc_simplify(tc_and(tc_ge(s->var, s->min), tc_lt(s->var, tc_add(s->min, s->extent))));
 }
 
-
 /* A kernel of multicast copies (tc_tma_multicast; its cluster set by
    inject_pipeline) runs in clusters of their blocks along x: its grid's x
    a constant multiple of them. */

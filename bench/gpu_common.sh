@@ -4,7 +4,7 @@
 # gpu_sanitize runs a program under compute-sanitizer's memcheck, racecheck
 # and synccheck; gpu_tests runs the whole meson test suite, then one test
 # under them; record writes a one-line tuning record of a chosen
-# configuration, time_seed2 and time_gemm time one through the harnesses
+# configuration, time_config (any row), time_seed2 and time_gemm time one through the harnesses
 # (from build-gpu). Logs in $out.
 gpu_setup() { # the meson targets to build (none: every one)
     out=${OUT:-gpu-logs}
@@ -58,13 +58,18 @@ conv_template_of() { # index:values:label: the template that has that configurat
 seed2_args='[256, 256, 14, 14, 512, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 3]'
 gemm_args='[8192, 8192, 8192, 1]'
 
-time_seed2() { # index:values:label: seed2_nhwc through conv2d_wgmma(_cluster) in that configuration, beside cuDNN's best of both APIs
-    name=${1##*:}
-    template=$(conv_template_of "$1")
-    record $template "$seed2_args" "$1" "$out/seed2-$name.jsonl"
-    timeout 100 ./bench/tecomp-bench --template $template --trials 1 --cudnn both --records "$out/seed2-$name.jsonl" \
-        --csv "$out/seed2-$name.csv" --suite ../bench/suite-mma.csv --rows seed2_nhwc > "$out/seed2-$name.log" 2>&1
-    echo "seed2 $name (config ${1%%:*}): $(grep '^seed2_nhwc ' "$out/seed2-$name.log" | tail -1)"
+time_config() { # row, task args (JSON), harness flags, index:values:label: the row through conv2d_wgmma(_cluster) in that
+    # configuration (a one-line record, --trials 1), beside cuDNN's best of both APIs; files $out/ROW-LABEL.*
+    label=${4##*:}
+    template=$(conv_template_of "$4")
+    record $template "$2" "$4" "$out/$1-$label.jsonl"
+    timeout 120 ./bench/tecomp-bench --template $template --trials 1 --cudnn both --records "$out/$1-$label.jsonl" \
+        --csv "$out/$1-$label.csv" --rows $1 $3 > "$out/$1-$label.log" 2>&1
+    echo "$1 $label (config ${4%:*}): $(grep "^$1 " "$out/$1-$label.log" | tail -1)"
+}
+
+time_seed2() { # index:values:label: seed2_nhwc in that configuration (time_config)
+    time_config seed2_nhwc "$seed2_args" "--suite ../bench/suite-mma.csv" "$1"
 }
 
 time_gemm() { # index:values:label: the float16 8192^3 GEMM through gemm_wgmma in that configuration

@@ -16,17 +16,6 @@ mode=${1:-check}
 trials=${2:-300}
 c9='[32, 256, 14, 14, 256, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1'
 c6='[32, 128, 28, 28, 128, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1'
-time_config() { # row, task args (JSON), harness flags, index:values:label
-    row=$1
-    args=$2
-    flags=$3
-    label=${4##*:}
-    template=$(conv_template_of "$4")
-    record $template "$args" "$4" "$out/$row-$label.jsonl"
-    timeout 120 ./bench/tecomp-bench --template $template --trials 1 --cudnn both --records "$out/$row-$label.jsonl" \
-        --csv "$out/$row-$label.csv" --rows $row $flags > "$out/$row-$label.log" 2>&1
-    echo "$row $label (${4%:*}): $(grep "^$row " "$out/$row-$label.log" | tail -1)"
-}
 if [ "$mode" = ncu ]; then # C6_b32's 192 x 128 kernel (TMA from its consumers) under Nsight Compute: what limits it
     gpu_setup bench/tecomp-bench
     cd build-gpu
