@@ -28,7 +28,7 @@
    channels; COL_ORDER 1, the default, copies col along its pixels).
    --small: batch 2, 8x8, 32 -> 64 channels. With --template wgmma (an
    sm_90 GPU, else the host executor at --small; NHWC) --config is
-   BM,BN,WM,WN,BK,STAGES,SPLIT_K,IN_FLIGHT,COPY[,TILES_PER_BLOCK[,TILE_GROUP[,TURNS[,CLUSTER]]]] (CLUSTER 2:
+   BM,BN,WM,WN,BK,STAGES,SPLIT_K,IN_FLIGHT,COPY[,TILES_PER_BLOCK[,TILE_GROUP[,TURNS[,CLUSTER[,BLOCK_M_TIMES]]]]] (CLUSTER 2:
    conv2d_wgmma_cluster's thread-block clusters of 2 sharing the weights' tiles).
    --repeat: the timed launches (default 100). --out f16 (bf16) writes
    the output in half (bfloat16): the accumulators rounded by their store,
@@ -77,7 +77,7 @@ static void help(const char *argv0) {
            "%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld;\n"
            "                     COL_ORDER, NCHW's only: 1 copies col along its pixels, 0 along j)\n"
            "  --template mma|wgmma  conv2d_mma (default) or Hopper's conv2d_wgmma (an sm_90 GPU, else the host executor at\n"
-           "                     --small; NHWC); its --config: BM,BN,WM,WN,BK,STAGES,SPLIT_K,IN_FLIGHT,COPY[,TILES_PER_BLOCK[,TILE_GROUP[,TURNS[,CLUSTER]]]]\n"
+           "                     --small; NHWC); its --config: BM,BN,WM,WN,BK,STAGES,SPLIT_K,IN_FLIGHT,COPY[,TILES_PER_BLOCK[,TILE_GROUP[,TURNS[,CLUSTER[,BLOCK_M_TIMES]]]]]\n"
            "                     (default 128,256,64,256,64,4,1,0,2,6,1,1,1: a producer warpgroup, 6 tiles a block;\n"
            "                     CLUSTER 2: conv2d_wgmma_cluster's clusters of 2 blocks sharing the weights' tiles)\n"
            "  --repeat N         timed launches on the GPU (default 100)\n"
