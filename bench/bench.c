@@ -154,6 +154,8 @@ static void bench_help(const char *argv0, const bench_opts *o) {
            "                     invalid ones recorded but proposed again in their place (tc_tune_desc.valid_trials; default:\n"
            "                     every configuration proposed is a trial, as AutoTVM counts them)\n"
            "  --tuner NAME       model, random, grid or genetic (default %s)\n"
+           "  --tuner-seed N     the tuner's seed (tc_tuner_desc.seed; default: its fixed one): tunings with other seeds show\n"
+           "                     how far a result depends on the search's luck\n"
            "  --template NAME    tune every row with this template, e.g. conv2d_gemm (default: tc_conv2d_template_for_arch's choice for this GPU)\n"
            "  --records FILE     records to resume from and append to; each row's tuning curve goes beside them as\n"
            "                     FILE.ROW.svg and FILE.ROW.csv (default %s)\n"
@@ -206,6 +208,7 @@ static int bench_parse_args(int argc, char **argv, bench_opts *o) {
         else if (!strcmp(a, "--shape") && v && conv_shape_parse(v, &o->shape)) o->have_shape = 1, k++;
         else if (!strcmp(a, "--trials") && v && atoi(v) > 0) o->trials = atoi(v), k++;
         else if (!strcmp(a, "--tuner") && v && sample_tuner_kind(v, &o->tuner)) k++;
+        else if (!strcmp(a, "--tuner-seed") && v && strtoull(v, NULL, 10) > 0) o->tuner_seed = strtoull(v, NULL, 10), k++;
         else if (!strcmp(a, "--records") && v) o->records = v, k++;
         else if (!strcmp(a, "--template") && v && tc_conv2d_template_named(v)) o->template_name = v, k++;
         else if (!strcmp(a, "--fresh")) o->fresh = 1;
@@ -420,6 +423,7 @@ static tc_result bench_tune(tc_context *ctx, bench_row *row, const bench_opts *o
     td.plot_svg = plot;
     tc_log_to_file(ctx, stdout, TC_LOG_BIT(TC_LOG_INFO)); /* tuning progress */
     td.tuner.kind = o->tuner;
+    td.tuner.seed = o->tuner_seed;
     td.measure.where = TC_MEASURE_GPU; /* tuning on the host executor would take hours at these sizes */
     printf("== %s: tuning %s (%s %s%s), %.4g GFLOP, %d trials ==\n", row->name, row->task, row->layout, row->dtype, bench_row_tf32(row) ? ", TF32" : "",
            tc_conv2d_flops(&row->conv) * 1e-9, o->trials);

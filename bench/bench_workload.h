@@ -34,6 +34,7 @@ typedef struct bench_opts {
     int valid_trials;         /* --valid-trials: only configurations that pass the template and the verifier count toward --trials */
     int cudnn_apis;           /* --cudnn: BENCH_CUDNN_LEGACY, _BACKEND or _BOTH */
     tc_tuner_kind tuner;
+    uint64_t tuner_seed;      /* --tuner-seed: tc_tuner_desc.seed (0: the tuner's fixed default) */
     tc_conv2d_math math;      /* --math: how float32 rows compute on tecomp's side (exact FFMA, or TF32 tensor cores) */
     int nhwc;                 /* --layout nhwc: NCHW float32 rows run in NHWC */
     int cudnn_layout;         /* --cudnn-layout: 0 (both) cuDNN's best of NCHW and NHWC for float32 rows; else the one

@@ -420,9 +420,10 @@ TC_TEST(synthetic_space_is_realistic) {
     TC_CHECK(best[4] > 0 && best[4] < 0.99 * 3002); /* and random search misses the optimum (3002, by enumerating the space once, offline) */
 }
 
-/* Per seed the model tuner gets there within 200 trials about 97 times in
-   100 (62 of seeds 1-32 and 101-132; seed 2 takes 201): five seeds, and
-   at least four of them and the median within the bound. */
+/* Per seed the model tuner gets there within 200 trials about 85 times in
+   100 (17 of seeds 1-20, median 56 trials; 18 and 89 before it searched
+   the best results' neighbourhood): five seeds, and at least four of them
+   and the median within the bound. */
 TC_TEST(model_reaches_the_target_within_200_trials) {
     int s, reached[5], within = 0;
     for (s = 0; s < 5; s++) {
@@ -442,6 +443,120 @@ TC_TEST(model_reaches_the_target_within_200_trials) {
     printf("  model: %d of 5 seeds within 200 trials, median %d\n", within, reached[2]);
     TC_CHECK(within >= 4);
     TC_CHECK(reached[2] <= 120);
+}
+
+/* ------------------------------------------------------------------------ */
+/* A tensor-core space in miniature: conv2d_wgmma's knobs (values only) on a
+   synthetic H100 running C6 at batch 32 (25,088 x 128 outputs). Tiles of 192
+   rows (block_m_times 3) build only with block_m and warp_m 64, and there
+   they are the fastest: 131 tiles fill the 132 SMs once where 128 x 128's
+   196 take a wave and a half. Everywhere else the value is refused. */
+static const int64_t wave_block[] = {64, 128, 256}, wave_warp_m[] = {64, 128}, wave_warp_n[] = {64, 128, 256}, wave_k[] = {16, 32},
+                     wave_stages[] = {2, 3, 4, 5}, wave_split[] = {1, 2, 4}, wave_two[] = {0, 1}, wave_copy[] = {0, 1, 2},
+                     wave_tiles[] = {1, 2, 3, 4, 6, 8, 12, 16}, wave_group[] = {1, 8}, wave_times[] = {1, 3};
+
+static tc_result wave_template(tc_cfg *cfg, const void *task, tc_instance *out) {
+    CHECK_OK(tc_cfg_define_knob(cfg, "block_m", 3, wave_block));
+    CHECK_OK(tc_cfg_define_knob(cfg, "block_n", 3, wave_block));
+    CHECK_OK(tc_cfg_define_knob(cfg, "warp_m", 2, wave_warp_m));
+    CHECK_OK(tc_cfg_define_knob(cfg, "warp_n", 3, wave_warp_n));
+    CHECK_OK(tc_cfg_define_knob(cfg, "k_tile", 2, wave_k));
+    CHECK_OK(tc_cfg_define_knob(cfg, "stages", 4, wave_stages));
+    CHECK_OK(tc_cfg_define_knob(cfg, "split_k", 3, wave_split));
+    CHECK_OK(tc_cfg_define_knob(cfg, "in_flight", 2, wave_two));
+    CHECK_OK(tc_cfg_define_knob(cfg, "copy", 3, wave_copy));
+    CHECK_OK(tc_cfg_define_knob(cfg, "tiles_per_block", 8, wave_tiles));
+    CHECK_OK(tc_cfg_define_knob(cfg, "tile_group", 2, wave_group));
+    CHECK_OK(tc_cfg_define_knob(cfg, "block_m_times", 2, wave_times));
+    return copy_template(cfg, task, out);
+}
+
+static int64_t wave_value(const tc_config_space *space, int k, int64_t index) {
+    tc_knob_info info;
+    if (tc_space_knob(space, k, &info) != TC_OK) return 0;
+    return info.choices[tc_space_choice(space, k, index)];
+}
+
+/* The H100's C6 at batch 32 in TF32 by tile shape (rows, columns, warpgroup
+   rows, columns): the best microseconds each shape measured in five
+   tunings on the H100 (records of 2026-11-25 and 26, no L2 flush). Shapes
+   they never built are refused here. */
+static const struct {
+    int64_t rows, cols, warp_m, warp_n;
+    double us;
+} c6_tiles[] = {{64, 64, 64, 64, 36.2},     {64, 128, 64, 64, 33.5},    {64, 128, 64, 128, 31.8},   {64, 256, 64, 64, 84.5},
+                {64, 256, 64, 128, 72.8},  {64, 256, 64, 256, 65.4},   {128, 64, 64, 64, 40.7},    {128, 64, 128, 64, 39.2},
+                {128, 128, 64, 64, 42.4},  {128, 128, 64, 128, 31.7},  {128, 128, 128, 64, 31.8},  {128, 128, 128, 128, 31.8},
+                {128, 256, 64, 128, 91.7}, {128, 256, 128, 64, 106.4}, {128, 256, 128, 128, 71.4}, {192, 64, 64, 64, 36.9},
+                {192, 128, 64, 128, 26.6}, {192, 256, 64, 256, 45.1},  {256, 64, 64, 64, 44.2},    {256, 64, 128, 64, 40.5},
+                {256, 128, 64, 128, 30.1}, {256, 128, 128, 64, 38.5},  {256, 128, 128, 128, 30.3}};
+
+static double wave_gflops(const tc_config_space *space, int64_t index) {
+    static const double stage_eff[] = {0.8, 0.93, 1.0, 0.98}, copy_eff[] = {0.9, 1.0, 0.98};
+    int64_t rows = wave_value(space, 0, index) * wave_value(space, 11, index), cols = wave_value(space, 1, index);
+    int64_t warp_m = wave_value(space, 2, index), warp_n = wave_value(space, 3, index), k = wave_value(space, 4, index);
+    int64_t tiles_per_block = wave_value(space, 9, index), group = wave_value(space, 10, index);
+    double us = 0;
+    size_t i;
+    for (i = 0; i < sizeof c6_tiles / sizeof c6_tiles[0]; i++)
+        if (c6_tiles[i].rows == rows && c6_tiles[i].cols == cols && c6_tiles[i].warp_m == warp_m && c6_tiles[i].warp_n == warp_n) us = c6_tiles[i].us;
+    if (!us || wave_value(space, 5, index) * k * 4 * (rows + cols) > 227 * 1024 || (group > 1 && tiles_per_block == 1)) return 0;
+    us /= stage_eff[tc_space_choice(space, 5, index)] * copy_eff[tc_space_choice(space, 8, index)] * (k == 32 ? 1.0 : 0.92);
+    us /= (wave_value(space, 7, index) ? 1.0 : 0.97) * (tiles_per_block == 1 ? 1.0 : 0.97) * (wave_value(space, 6, index) == 1 ? 1.0 : 0.85);
+    return 1e-6 * 25088.0 * 128 * 128 * 9 * 2 / us;
+}
+
+/* Tune counting only the configurations that build (tc_tune's valid_trials),
+   at most 10 proposals a trial; the valid trials it took to reach target
+   (budget + 1 when it never did). */
+static int tune_valid_trials(tc_tuner *t, const tc_config_space *space, int budget, double target, double *best) {
+    int64_t configs[BATCH];
+    double gflops[BATCH];
+    int trials = 0, proposed = 0;
+    *best = 0;
+    while (trials < budget && proposed < 10 * budget) {
+        int n = tc_tuner_next_batch(t, BATCH, configs), i;
+        if (n <= 0) break;
+        for (i = 0; i < n; i++) {
+            gflops[i] = wave_gflops(space, configs[i]);
+            trials += gflops[i] > 0;
+            if (gflops[i] > *best) *best = gflops[i];
+            if (*best >= target) return trials;
+        }
+        proposed += n;
+        if (tc_tuner_update(t, n, configs, gflops) != TC_OK) break;
+    }
+    return budget + 1;
+}
+
+/* The model learns every refused 192-row configuration as 0 GFLOPS, so a
+   value valid in a thin slice looks bad to it; what finds the slice is
+   searching the best configurations' neighbourhood (_tc_model_neighbour).
+   A 192-row tile (at least 0.95 of the optimum; every other shape is at
+   most 0.89) within 300 valid trials: seeds 1-20 17 times, 9 of seeds
+   1-10; the tuner without the neighbourhood 11 times, 6 of seeds 1-10. */
+TC_TEST(model_finds_a_thin_valid_slice) {
+    tc_config_space *space;
+    double optimum = 0, best;
+    int64_t i, size;
+    int s, within = 0, reached;
+    TC_CHECK_EQ_INT(tc_space_create(ctx, wave_template, NULL, &space), TC_OK);
+    if (!space) return;
+    size = tc_space_size(space);
+    for (i = 0; i < size; i++) {
+        double g = wave_gflops(space, i);
+        if (g > optimum) optimum = g;
+    }
+    for (s = 0; s < 10; s++) {
+        tc_tuner *t = make_tuner(space, TC_TUNER_MODEL, (uint64_t)s + 1);
+        if (!t) break;
+        reached = tune_valid_trials(t, space, 300, 0.95 * optimum, &best);
+        printf("  seed %d: %s (best %.3f of the optimum)\n", s + 1, reached > 300 ? "not within 300 valid trials" : "found", best / optimum);
+        if (reached <= 300) printf("    after %d valid trials\n", reached);
+        within += reached <= 300;
+        tc_tuner_destroy(ctx, t);
+    }
+    TC_CHECK(within >= 8);
 }
 
 TC_TEST(genetic_beats_random_at_equal_budget) {
@@ -619,6 +734,7 @@ int main(void) {
     gpu_init(&other_gpu, other_space, 0.5);
     TC_RUN(synthetic_space_is_realistic);
     TC_RUN(model_reaches_the_target_within_200_trials);
+    TC_RUN(model_finds_a_thin_valid_slice);
     TC_RUN(genetic_beats_random_at_equal_budget);
     TC_RUN(transfer_from_another_shape_reaches_the_target_sooner);
     TC_RUN(transfer_matches_knobs_by_name);
