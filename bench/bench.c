@@ -161,6 +161,8 @@ static void bench_help(const char *argv0, const bench_opts *o) {
            "                     FILE.ROW.svg and FILE.ROW.csv (default %s)\n"
            "  --fresh            start the records afresh (default: resume)\n"
            "  --repeat N         timed launches per kernel, L2 flushed before each, median reported (default %d)\n"
+           "  --tune-flush-l2    tuning too times each candidate after an L2 flush, as the table does (tc_measure_desc.flush_l2;\n"
+           "                     default: no flush while tuning, each candidate's launches back to back)\n"
            "  --csv FILE         the results table as CSV (default %s)\n"
            "  --svg FILE         the speedup chart (default %s)\n"
            "  --cudnn legacy|backend|both  which cuDNN API times each row; both: the faster (default both)\n"
@@ -212,6 +214,7 @@ static int bench_parse_args(int argc, char **argv, bench_opts *o) {
         else if (!strcmp(a, "--records") && v) o->records = v, k++;
         else if (!strcmp(a, "--template") && v && tc_conv2d_template_named(v)) o->template_name = v, k++;
         else if (!strcmp(a, "--fresh")) o->fresh = 1;
+        else if (!strcmp(a, "--tune-flush-l2")) o->tune_flush_l2 = 1;
         else if (!strcmp(a, "--valid-trials")) o->valid_trials = 1;
         else if (!strcmp(a, "--repeat") && v && atoi(v) > 0) o->repeat = atoi(v), k++;
         else if (!strcmp(a, "--csv") && v) o->csv = v, k++;
@@ -425,6 +428,7 @@ static tc_result bench_tune(tc_context *ctx, bench_row *row, const bench_opts *o
     td.tuner.kind = o->tuner;
     td.tuner.seed = o->tuner_seed;
     td.measure.where = TC_MEASURE_GPU; /* tuning on the host executor would take hours at these sizes */
+    td.measure.flush_l2 = o->tune_flush_l2;
     printf("== %s: tuning %s (%s %s%s), %.4g GFLOP, %d trials ==\n", row->name, row->task, row->layout, row->dtype, bench_row_tf32(row) ? ", TF32" : "",
            tc_conv2d_flops(&row->conv) * 1e-9, o->trials);
     return tc_tune(ctx, row->space, &td, &row->tune);
@@ -453,7 +457,7 @@ static int bench_tune_all(tc_context *ctx, bench_row *rows, int n, const bench_o
         printf("%d trials (%d resumed from %s; %d invalid, never compiled; %d failed) in %.1f s on %s\n", t->trials, t->resumed,
                o->records, t->invalid, t->failed, t->seconds, t->target);
         if (t->best_config >= 0)
-            printf("best while tuning: %.2f us, %.1f GFLOP/s (no L2 flush)\n", t->best_cost_s * 1e6, t->best_gflops);
+            printf("best while tuning: %.2f us, %.1f GFLOP/s (%s)\n", t->best_cost_s * 1e6, t->best_gflops, o->tune_flush_l2 ? "L2 flushed" : "no L2 flush");
     }
     return 1;
 }

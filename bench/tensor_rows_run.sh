@@ -5,7 +5,8 @@
 # NHWC; seed3 in NHWC TF32; C9_b32_f16 with its output in half (--epilogue
 # f16) tuned with the cluster knob in its space; seed2 in NHWC, half out, in
 # its configuration of record (91033) and with a cluster of 2 (339865).
-#   sh bench/tensor_rows_run.sh [TRIALS]     (default 300) Logs and CSVs in $OUT (or ./gpu-logs).
+# FLAGS adds tecomp-bench options to every run (e.g. --tune-flush-l2).
+#   [FLAGS=...] sh bench/tensor_rows_run.sh [TRIALS]     (default 300) Logs and CSVs in $OUT (or ./gpu-logs).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/gpu_common.sh"
@@ -17,7 +18,7 @@ run() { # label, limit in seconds, tecomp-bench arguments: one run, its rows pri
     limit=$2
     shift 2
     t0=$(date +%s)
-    timeout "$limit" ./bench/tecomp-bench --cudnn both --csv "$out/$label.csv" "$@" > "$label.log" 2>&1
+    timeout "$limit" ./bench/tecomp-bench --cudnn both --csv "$out/$label.csv" ${FLAGS:-} "$@" > "$label.log" 2>&1
     echo "== $label exit $? ($(( $(date +%s) - t0 )) s)"
     sed -n '/^==== results ====/,$p' "$label.log" | grep -vE '^$' | head -40
     grep -E "^FAILED" "$label.log" | head -5

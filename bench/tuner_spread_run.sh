@@ -5,7 +5,8 @@
 # tuning with the tile it found (rows x columns, block_m_times). With
 # BASE_SEARCH=FILE the same tunings also run with a second build whose
 # tecomp_search.h is FILE (the tuner before a change), seed for seed.
-#   [BASE_SEARCH=FILE] [ROWS="row flags;..."] sh bench/tuner_spread_run.sh [SEEDS] [TRIALS]
+# FLAGS adds tecomp-bench options to every tuning (e.g. --tune-flush-l2).
+#   [BASE_SEARCH=FILE] [ROWS="row flags;..."] [FLAGS=...] sh bench/tuner_spread_run.sh [SEEDS] [TRIALS]
 # A summary in $OUT/spread.txt (or ./gpu-logs), every tuning's log and records in $OUT/spread.tar.gz.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -39,7 +40,7 @@ for r in "$@"; do
             name=${b%%:*}
             f="$work/$row-$name-$s"
             (cd "${b#*:}" && timeout 200 ./bench/tecomp-bench --suite "$suite" --cudnn both --rows $r --trials "$trials" --valid-trials \
-                --tuner-seed $s --fresh --records "$f.jsonl" --csv "$f.csv" > "$f.log" 2>&1)
+                --tuner-seed $s ${FLAGS:-} --fresh --records "$f.jsonl" --csv "$f.csv" > "$f.log" 2>&1)
             tile=$(python3 - "$f.jsonl" <<'PY'
 import json, sys
 best = None
