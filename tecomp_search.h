@@ -1214,9 +1214,10 @@ static void _tc_model_neighbour(tc_tuner *t, int64_t *out) {
    past (it never rates unmeasured regions above what it was shown), so half
    of each batch searches the neighbourhood and half of the rest explores,
    until the best rises again. On C6 at batch 32 in TF32 (the H100, 300
-   valid trials, six seeds) the neighbourhood took the tuned kernel from
-   0.81-0.91x cuDNN to 0.87-0.99x: the 192-row tile that only block_m and
-   warp_m 64 build, found in three tunings of six against none. */
+   valid trials, seeds 1-6) the neighbourhood took the tuned kernels'
+   geomean from 0.87x cuDNN to 0.89-0.93x: the 192-row tile that only
+   block_m and warp_m 64 build, found in three tunings of six against none
+   (bench/RESULTS.md, tenth session). */
 static int _tc_model_next_batch(tc_tuner *t, int max, int64_t *out) {
     int n = 0, annealed = 0, stuck_after = t->desc.plan_size / 2 > 8 ? t->desc.plan_size / 2 : 8;
     while (n < max) {
