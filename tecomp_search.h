@@ -1122,8 +1122,9 @@ static int64_t _tc_model_explore(tc_tuner *t) {
 
 /* The positions of the k best results above 0 GFLOPS, best first, the
    first told of equal ones: a knob that does not matter makes copies of a
-   result, and a neighbourhood being searched must not move to each. Their
-   count. */
+   result, and a neighbourhood being searched must not move to each
+   (_tc_tuner_best_results, the annealer's, breaks ties by the lower index,
+   so its best moves to every lower copy measured). Their count. */
 static int _tc_tuner_first_best(const tc_tuner *t, int k, int *tops) {
     int n = 0, i, j;
     for (i = 0; i < t->nresults; i++) {
@@ -1165,17 +1166,17 @@ static int64_t _tc_best_repair(tc_tuner *t, int64_t top, const int64_t *choices)
     int64_t best = -1, v, v2, two_choices[_TC_MAX_KNOBS];
     double best_score = 0;
     int k, k2;
-    for (k = 0; k < t->nknobs; k++)
+    memcpy(two_choices, choices, sizeof(int64_t) * (size_t)t->nknobs); /* top's, each change made and undone in place */
+    for (k = 0; k < t->nknobs; k++) {
         for (v = 0; v < t->nchoices[k]; v++) {
             int64_t one = top + (v - choices[k]) * t->radix[k];
             if (v == choices[k] || !_tc_tuner_refused(t, one)) continue;
-            for (k2 = 0; k2 < t->nknobs; k2++)
+            two_choices[k] = v;
+            for (k2 = 0; k2 < t->nknobs; k2++) {
                 for (v2 = 0; v2 < t->nchoices[k2]; v2++) {
                     int64_t two = one + (v2 - choices[k2]) * t->radix[k2];
                     double score;
                     if (k2 == k || v2 == choices[k2] || _tc_imap_has(&t->visited, two)) continue;
-                    memcpy(two_choices, choices, sizeof(int64_t) * (size_t)t->nknobs);
-                    two_choices[k] = v;
                     two_choices[k2] = v2;
                     _tc_tuner_features(t, two_choices, t->scratch);
                     score = _tc_model_score(t, t->scratch);
@@ -1184,7 +1185,11 @@ static int64_t _tc_best_repair(tc_tuner *t, int64_t top, const int64_t *choices)
                         best_score = score;
                     }
                 }
+                if (k2 != k) two_choices[k2] = choices[k2];
+            }
         }
+        two_choices[k] = choices[k];
+    }
     return best;
 }
 
@@ -1228,8 +1233,10 @@ static int _tc_model_next_batch(tc_tuner *t, int max, int64_t *out) {
         if (_tc_model_refresh(t) != TC_OK) return -1;
         has_model = t->has_own || t->has_base;
         if (has_model && _tc_rng_unit(&t->rng) < (stuck ? _TC_STUCK_NEIGHBOURS : _TC_NEIGHBOUR_SHARE)) _tc_model_neighbour(t, &c);
-        if (c < 0 && has_model && _tc_rng_unit(&t->rng) >= (stuck ? _TC_STUCK_EXPLORE : t->desc.epsilon)) r = _tc_model_pick(t, &annealed, &c);
-        else if (c < 0 && has_model && stuck) c = _tc_model_explore(t);
+        if (has_model && c < 0) { /* no neighbour asked for, or none left */
+            if (_tc_rng_unit(&t->rng) >= (stuck ? _TC_STUCK_EXPLORE : t->desc.epsilon)) r = _tc_model_pick(t, &annealed, &c);
+            else if (stuck) c = _tc_model_explore(t);
+        }
         if (r == TC_OK && c < 0) r = _tc_tuner_draw_random(t, &c);
         if (r != TC_OK || (c >= 0 && _tc_tuner_propose(t, c, out, &n) != TC_OK)) return -1;
         if (c < 0) break;

@@ -41,18 +41,12 @@ for r in "$@"; do
             f="$work/$row-$name-$s"
             (cd "${b#*:}" && timeout 200 ./bench/tecomp-bench --suite "$suite" --cudnn both --rows $r --trials "$trials" --valid-trials \
                 --tuner-seed $s ${FLAGS:-} --fresh --records "$f.jsonl" --csv "$f.csv" > "$f.log" 2>&1)
-            tile=$(python3 - "$f.jsonl" <<'PY'
-import json, sys
-best = None
-for line in open(sys.argv[1]):
-    r = json.loads(line)
-    if r["result"][1] != 0:
-        continue
-    cost = sum(r["result"][0]) / len(r["result"][0])
-    if best is None or cost < best[0]:
-        best = (cost, dict((e[0], e[2]) for e in r["config"]["entity"]))
+            tile=$(PYTHONPATH="$here" python3 - "$f.jsonl" <<'PY'
+import sys
+import records_lib
+best = min(((cost, rec) for rec, cost, _ in records_lib.successful(sys.argv[1])), key=lambda b: b[0], default=None)
 if best:
-    k = best[1]
+    k = dict((e[0], e[2]) for e in best[1]["config"]["entity"])
     print("%dx%d warp %dx%d (%.2f us tuning)" % (k["block_m"] * k.get("block_m_times", 1), k["block_n"], k["warp_m"], k["warp_n"], best[0] * 1e6))
 PY
 )

@@ -455,31 +455,35 @@ static const int64_t wave_block[] = {64, 128, 256}, wave_warp_m[] = {64, 128}, w
                      wave_stages[] = {2, 3, 4, 5}, wave_split[] = {1, 2, 4}, wave_two[] = {0, 1}, wave_copy[] = {0, 1, 2},
                      wave_tiles[] = {1, 2, 3, 4, 6, 8, 12, 16}, wave_group[] = {1, 8}, wave_times[] = {1, 3};
 
+/* The knobs in the order they are defined: their positions in the space. */
+enum { BLOCK_M, BLOCK_N, WARP_M, WARP_N, K_TILE, STAGES, SPLIT_K, IN_FLIGHT, COPY, TILES_PER_BLOCK, TILE_GROUP, BLOCK_M_TIMES, WAVE_KNOBS };
+static const struct {
+    const char *name;
+    int n;
+    const int64_t *values;
+} wave_knobs[WAVE_KNOBS] = {{"block_m", 3, wave_block},   {"block_n", 3, wave_block},         {"warp_m", 2, wave_warp_m},
+                            {"warp_n", 3, wave_warp_n},   {"k_tile", 2, wave_k},              {"stages", 4, wave_stages},
+                            {"split_k", 3, wave_split},   {"in_flight", 2, wave_two},         {"copy", 3, wave_copy},
+                            {"tiles_per_block", 8, wave_tiles}, {"tile_group", 2, wave_group}, {"block_m_times", 2, wave_times}};
+
 static tc_result wave_template(tc_cfg *cfg, const void *task, tc_instance *out) {
-    CHECK_OK(tc_cfg_define_knob(cfg, "block_m", 3, wave_block));
-    CHECK_OK(tc_cfg_define_knob(cfg, "block_n", 3, wave_block));
-    CHECK_OK(tc_cfg_define_knob(cfg, "warp_m", 2, wave_warp_m));
-    CHECK_OK(tc_cfg_define_knob(cfg, "warp_n", 3, wave_warp_n));
-    CHECK_OK(tc_cfg_define_knob(cfg, "k_tile", 2, wave_k));
-    CHECK_OK(tc_cfg_define_knob(cfg, "stages", 4, wave_stages));
-    CHECK_OK(tc_cfg_define_knob(cfg, "split_k", 3, wave_split));
-    CHECK_OK(tc_cfg_define_knob(cfg, "in_flight", 2, wave_two));
-    CHECK_OK(tc_cfg_define_knob(cfg, "copy", 3, wave_copy));
-    CHECK_OK(tc_cfg_define_knob(cfg, "tiles_per_block", 8, wave_tiles));
-    CHECK_OK(tc_cfg_define_knob(cfg, "tile_group", 2, wave_group));
-    CHECK_OK(tc_cfg_define_knob(cfg, "block_m_times", 2, wave_times));
+    int k;
+    for (k = 0; k < WAVE_KNOBS; k++) CHECK_OK(tc_cfg_define_knob(cfg, wave_knobs[k].name, wave_knobs[k].n, wave_knobs[k].values));
     return copy_template(cfg, task, out);
 }
 
-static int64_t wave_value(const tc_config_space *space, int k, int64_t index) {
-    tc_knob_info info;
-    if (tc_space_knob(space, k, &info) != TC_OK) return 0;
-    return info.choices[tc_space_choice(space, k, index)];
+/* Configuration `index`'s value of every knob of wave_knobs, and the choice it is. */
+static void wave_values(const tc_config_space *space, int64_t index, int64_t *value, int64_t *choice) {
+    int k;
+    for (k = 0; k < WAVE_KNOBS; k++) {
+        choice[k] = tc_space_choice(space, k, index);
+        value[k] = wave_knobs[k].values[choice[k]];
+    }
 }
 
 /* The H100's C6 at batch 32 in TF32 by tile shape (rows, columns, warpgroup
    rows, columns): the best microseconds each shape measured in five
-   tunings on the H100 (records of 2026-11-25 and 26, no L2 flush). Shapes
+   tunings on the H100 (records of 2026-11-25, no L2 flush). Shapes
    they never built are refused here. */
 static const struct {
     int64_t rows, cols, warp_m, warp_n;
@@ -493,16 +497,17 @@ static const struct {
 
 static double wave_gflops(const tc_config_space *space, int64_t index) {
     static const double stage_eff[] = {0.8, 0.93, 1.0, 0.98}, copy_eff[] = {0.9, 1.0, 0.98};
-    int64_t rows = wave_value(space, 0, index) * wave_value(space, 11, index), cols = wave_value(space, 1, index);
-    int64_t warp_m = wave_value(space, 2, index), warp_n = wave_value(space, 3, index), k = wave_value(space, 4, index);
-    int64_t tiles_per_block = wave_value(space, 9, index), group = wave_value(space, 10, index);
+    int64_t v[WAVE_KNOBS], choice[WAVE_KNOBS], rows;
     double us = 0;
     size_t i;
+    wave_values(space, index, v, choice);
+    rows = v[BLOCK_M] * v[BLOCK_M_TIMES];
     for (i = 0; i < sizeof c6_tiles / sizeof c6_tiles[0]; i++)
-        if (c6_tiles[i].rows == rows && c6_tiles[i].cols == cols && c6_tiles[i].warp_m == warp_m && c6_tiles[i].warp_n == warp_n) us = c6_tiles[i].us;
-    if (!us || wave_value(space, 5, index) * k * 4 * (rows + cols) > 227 * 1024 || (group > 1 && tiles_per_block == 1)) return 0;
-    us /= stage_eff[tc_space_choice(space, 5, index)] * copy_eff[tc_space_choice(space, 8, index)] * (k == 32 ? 1.0 : 0.92);
-    us /= (wave_value(space, 7, index) ? 1.0 : 0.97) * (tiles_per_block == 1 ? 1.0 : 0.97) * (wave_value(space, 6, index) == 1 ? 1.0 : 0.85);
+        if (c6_tiles[i].rows == rows && c6_tiles[i].cols == v[BLOCK_N] && c6_tiles[i].warp_m == v[WARP_M] && c6_tiles[i].warp_n == v[WARP_N])
+            us = c6_tiles[i].us;
+    if (!us || v[STAGES] * v[K_TILE] * 4 * (rows + v[BLOCK_N]) > 227 * 1024 || (v[TILE_GROUP] > 1 && v[TILES_PER_BLOCK] == 1)) return 0;
+    us /= stage_eff[choice[STAGES]] * copy_eff[choice[COPY]] * (v[K_TILE] == 32 ? 1.0 : 0.92);
+    us /= (v[IN_FLIGHT] ? 1.0 : 0.97) * (v[TILES_PER_BLOCK] == 1 ? 1.0 : 0.97) * (v[SPLIT_K] == 1 ? 1.0 : 0.85);
     return 1e-6 * 25088.0 * 128 * 128 * 9 * 2 / us;
 }
 
