@@ -161,8 +161,9 @@ static void bench_help(const char *argv0, const bench_opts *o) {
            "                     FILE.ROW.svg and FILE.ROW.csv (default %s)\n"
            "  --fresh            start the records afresh (default: resume)\n"
            "  --repeat N         timed launches per kernel, L2 flushed before each, median reported (default %d)\n"
-           "  --tune-flush-l2    tuning too times each candidate after an L2 flush, as the table does (tc_measure_desc.flush_l2;\n"
-           "                     default: no flush while tuning, each candidate's launches back to back)\n"
+           "  --tune-no-flush-l2 tuning times each candidate's launches back to back, with no L2 flush before each (default:\n"
+           "                     after a flush, as the table times the tuned kernel and cuDNN: tc_measure_desc.flush_l2;\n"
+           "                     --tune-flush-l2 says so explicitly)\n"
            "  --csv FILE         the results table as CSV (default %s)\n"
            "  --svg FILE         the speedup chart (default %s)\n"
            "  --cudnn legacy|backend|both  which cuDNN API times each row; both: the faster (default both)\n"
@@ -200,6 +201,7 @@ static int bench_parse_args(int argc, char **argv, bench_opts *o) {
     memset(o, 0, sizeof *o);
     o->trials = 200, o->repeat = 100, o->tuner = TC_TUNER_MODEL;
     o->cudnn_apis = BENCH_CUDNN_BOTH;
+    o->tune_flush_l2 = 1; /* the tuner ranks candidates as the table times them: after an L2 flush */
     o->records = "tecomp-bench.jsonl", o->csv = "bench-results.csv", o->svg = "bench-results.svg";
     for (k = 1; k < argc; k++) {
         const char *a = argv[k], *v = k + 1 < argc ? argv[k + 1] : NULL;
@@ -215,6 +217,7 @@ static int bench_parse_args(int argc, char **argv, bench_opts *o) {
         else if (!strcmp(a, "--template") && v && tc_conv2d_template_named(v)) o->template_name = v, k++;
         else if (!strcmp(a, "--fresh")) o->fresh = 1;
         else if (!strcmp(a, "--tune-flush-l2")) o->tune_flush_l2 = 1;
+        else if (!strcmp(a, "--tune-no-flush-l2")) o->tune_flush_l2 = 0;
         else if (!strcmp(a, "--valid-trials")) o->valid_trials = 1;
         else if (!strcmp(a, "--repeat") && v && atoi(v) > 0) o->repeat = atoi(v), k++;
         else if (!strcmp(a, "--csv") && v) o->csv = v, k++;

@@ -31,7 +31,7 @@ typedef struct bench_opts {
     tc_conv2d_desc shape;     /* --shape, when have_shape */
     int have_shape;
     int trials, repeat, fresh;
-    int tune_flush_l2;        /* --tune-flush-l2: tuning times each candidate after an L2 flush (tc_measure_desc.flush_l2) */
+    int tune_flush_l2;        /* tuning times each candidate after an L2 flush (tc_measure_desc.flush_l2; 1 unless --tune-no-flush-l2) */
     int valid_trials;         /* --valid-trials: only configurations that pass the template and the verifier count toward --trials */
     int cudnn_apis;           /* --cudnn: BENCH_CUDNN_LEGACY, _BACKEND or _BOTH */
     tc_tuner_kind tuner;
