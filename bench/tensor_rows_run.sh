@@ -5,7 +5,7 @@
 # NHWC; seed3 in NHWC TF32; C9_b32_f16 with its output in half (--epilogue
 # f16) tuned with the cluster knob in its space; seed2 in NHWC, half out, in
 # its configuration of record (91033) and with a cluster of 2 (339865).
-# FLAGS adds tecomp-bench options to every run (e.g. --tune-flush-l2).
+# FLAGS adds tecomp-bench options to every run (e.g. --tune-no-flush-l2; tuning after an L2 flush is the default).
 #   [FLAGS=...] sh bench/tensor_rows_run.sh [TRIALS]     (default 300) Logs and CSVs in $OUT (or ./gpu-logs).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)

@@ -5,7 +5,7 @@
 # tuning with the tile it found (rows x columns, block_m_times). With
 # BASE_SEARCH=FILE the same tunings also run with a second build whose
 # tecomp_search.h is FILE (the tuner before a change), seed for seed.
-# FLAGS adds tecomp-bench options to every tuning (e.g. --tune-flush-l2).
+# FLAGS adds tecomp-bench options to every tuning (e.g. --tune-no-flush-l2; tuning after an L2 flush is the default).
 #   [BASE_SEARCH=FILE] [ROWS="row flags;..."] [FLAGS=...] sh bench/tuner_spread_run.sh [SEEDS] [TRIALS]
 # A summary in $OUT/spread.txt (or ./gpu-logs), every tuning's log and records in $OUT/spread.tar.gz.
 set -u
