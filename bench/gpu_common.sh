@@ -57,6 +57,10 @@ conv_template_of() { # index:values:label: the template that has that configurat
 
 seed2_args='[256, 256, 14, 14, 512, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 3]'
 gemm_args='[8192, 8192, 8192, 1]'
+# The batch-32 rows' task arguments up to their type: closed by ', 4, 1]' for TF32 (float32 on the tensor cores)
+# or ', 3]' for half.
+c9_b32_args='[32, 256, 14, 14, 256, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1'
+c6_b32_args='[32, 128, 28, 28, 128, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1'
 
 time_config() { # row, task args (JSON), harness flags, index:values:label: the row through conv2d_wgmma(_cluster) in that
     # configuration (a one-line record, --trials 1), beside cuDNN's best of both APIs; files $out/ROW-LABEL.*

@@ -11,12 +11,14 @@ set -u
 . bench/gpu_common.sh
 gpu_setup bench/tecomp-bench
 cd build-gpu
-args='[32, 256, 14, 14, 256, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 4, 1]'
+flags="--math tf32 --layout nhwc"
 for c in $CONFIGS; do
-    time_config C9_b32 "$args" "--math tf32 --layout nhwc" "$c"
+    time_config C9_b32 "$c9_b32_args, 4, 1]" "$flags" "$c"
     label=${c##*:}
+    # the record time_config wrote, timed again under ncu
     timeout 100 ncu --clock-control none -k regex:conv2d --metrics gpu__time_duration.sum,dram__bytes.sum,lts__t_bytes.sum --launch-skip 4 --launch-count 4 \
-        ./bench/tecomp-bench --template conv2d_wgmma --trials 1 --records "$out/C9_b32-$label.jsonl" --math tf32 --layout nhwc --rows C9_b32 > "$out/ncu-$label.log" 2>&1
+        ./bench/tecomp-bench --template "$(conv_template_of "$c")" --trials 1 --records "$out/C9_b32-$label.jsonl" $flags --rows C9_b32 \
+        > "$out/ncu-$label.log" 2>&1
     grep -E "conv2d|gpu__time|dram__bytes|lts__t_bytes" "$out/ncu-$label.log" | head -16
 done
 rm -f "$out"/*.csv

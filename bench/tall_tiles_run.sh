@@ -14,13 +14,11 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/gpu_common.sh"
 mode=${1:-check}
 trials=${2:-300}
-c9='[32, 256, 14, 14, 256, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1'
-c6='[32, 128, 28, 28, 128, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1'
 if [ "$mode" = ncu ]; then # C6_b32's 192 x 128 kernel (TMA from its consumers) under Nsight Compute: what limits it
     gpu_setup bench/tecomp-bench
     cd build-gpu
     c=253011:64,128,64,128,32,4,1,1,1,1,1,1,1,3:192x128-s4-tma
-    record conv2d_wgmma "$c6, 4, 1]" "$c" "$out/C6_b32-ncu.jsonl"
+    record conv2d_wgmma "$c6_b32_args, 4, 1]" "$c" "$out/C6_b32-ncu.jsonl"
     timeout 300 ncu -k regex:conv2d_wgmma --launch-skip 5 --launch-count 1 --section LaunchStats --section Occupancy --section SpeedOfLight \
         --section MemoryWorkloadAnalysis --section WarpStateStats --section ComputeWorkloadAnalysis \
         --metrics sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_elapsed,sm__cycles_active.avg,lts__t_bytes.sum,l1tex__m_xbar2l1tex_read_bytes.sum \
@@ -34,7 +32,7 @@ elif [ "$mode" = clusters ]; then # C6_b32's 192 x 128 tiles in clusters of 2 sh
     cd build-gpu
     for c in 253011:64,128,64,128,32,4,1,1,1,1,1,1,1,3:192x128-s4-tma 753267:64,128,64,128,32,4,1,1,2,1,1,1,2,3:192x128-s4-cluster2 753375:64,128,64,128,32,5,1,1,2,1,1,1,2,3:192x128-s5-cluster2 \
              751971:64,128,64,128,32,4,1,0,2,1,1,1,2,3:192x128-s4-nolag-cluster2; do
-        time_config C6_b32 "$c6, 4, 1]" "--math tf32 --layout nhwc" "$c"
+        time_config C6_b32 "$c6_b32_args, 4, 1]" "--math tf32 --layout nhwc" "$c"
     done
 elif [ "$mode" = check ]; then
     gpu_setup
@@ -44,14 +42,14 @@ elif [ "$mode" = check ]; then
     grep -E "C9_b32 .*(192x|FAIL)" "$out/test_conv_wgmma.log"
     for c in 255582:64,64,64,64,64,4,1,1,2,1,1,1,1,3:192x64-s4 255690:64,64,64,64,64,5,1,1,2,1,1,1,1,3:192x64-s5 \
              254286:64,64,64,64,64,4,1,0,2,1,1,1,1,3:192x64-s4-nolag; do
-        time_config C9_b32_f16 "$c9, 3]" "--epilogue f16" "$c"
+        time_config C9_b32_f16 "$c9_b32_args, 3]" "--epilogue f16" "$c"
     done
     for c in 255582:64,64,64,64,32,4,1,1,2,1,1,1,1,3:192x64-s4 255690:64,64,64,64,32,5,1,1,2,1,1,1,1,3:192x64-s5; do
-        time_config C9_b32 "$c9, 4, 1]" "--math tf32 --layout nhwc" "$c"
+        time_config C9_b32 "$c9_b32_args, 4, 1]" "--math tf32 --layout nhwc" "$c"
     done
     for c in 255603:64,128,64,128,32,4,1,1,2,1,1,1,1,3:192x128-s4 255711:64,128,64,128,32,5,1,1,2,1,1,1,1,3:192x128-s5 \
              255657:64,128,64,128,16,5,1,1,2,1,1,1,1,3:192x128-k16-s5; do
-        time_config C6_b32 "$c6, 4, 1]" "--math tf32 --layout nhwc" "$c"
+        time_config C6_b32 "$c6_b32_args, 4, 1]" "--math tf32 --layout nhwc" "$c"
     done
 else
     gpu_setup tests/test_conv_wgmma bench/tecomp-bench
