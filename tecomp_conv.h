@@ -2843,6 +2843,7 @@ typedef struct _tc_mma_tiles {
     int64_t tile_group;      /* ... walked in groups of this many row tiles, column by column (1: row by row) */
     int64_t turns;           /* ... by this many consumer warpgroups taking the tiles in turns (tc_consumer_turns; 1: none) */
     int64_t cluster;         /* the wgmma templates: blocks of a thread-block cluster along the rows sharing B's tiles (tc_tma_multicast; 1: none) */
+    int64_t stream_blocks;   /* the wgmma templates: Stream-K's blocks, the tiles' k steps dealt out evenly among them (tc_stream_k; 0: none) */
 } _tc_mma_tiles;
 
 /* The knobs conv2d_mma and conv2d_wgmma share: the block's and a warp's
@@ -2873,6 +2874,7 @@ static tc_result _tc_mma_tiles_of(tc_cfg *cfg, const tc_conv2d_desc *d, _tc_mma_
     t->tile_group = 1;
     t->turns = 1;
     t->cluster = 1;
+    t->stream_blocks = 0;
     t->tm = 16;
     t->tn = 8;
     if (t->wm > t->bm || t->wn > t->bn || (t->bm / t->wm) * (t->bn / t->wn) * 32 > 1024)
@@ -3088,7 +3090,8 @@ static tc_result _tc_mma_compute(tc_context *ctx, const tc_conv2d_desc *d, int p
    the accumulators, the shared tiles, the fragments. */
 typedef struct _tc_mma_stages {
     tc_stage *out, *gemm, *acc, *as, *bs, *af, *bf;
-    tc_stage *staged; /* with an epilogue (and no split_k): the block's tiles of sums in shared memory */
+    tc_stage *staged; /* with an epilogue or Stream-K (and no split_k): the block's tiles of sums in shared memory */
+    tc_iter *ko, *kr; /* the accumulators' sum in k_tile steps (ko) of k_tile columns (kr) */
 } _tc_mma_stages;
 
 /* col and wt are read where they are fetched (inlined), and gemm's tiles
@@ -3097,7 +3100,7 @@ typedef struct _tc_mma_stages {
 static tc_result _tc_mma_caches(tc_context *ctx, tc_schedule *s, const _tc_mma_graph *g, const _tc_mma_tiles *t, _tc_mma_stages *st) {
     tc_tensor *gemm = g->gemm, *AS, *BS, *AF = NULL, *BF = NULL, *ACC, *GS = NULL;
     int split = t->split > 1;
-    int epilogue = !split && g->conv.epi.out; /* with split_k the sum's own kernel takes the epilogue */
+    int epilogue = !split && (g->conv.epi.out || t->stream_blocks); /* with split_k the sum's own kernel takes the epilogue */
     _TC_CONV_TRY(tc_compute_inline(tc_stage_of(s, g->col)));
     _TC_CONV_TRY(tc_compute_inline(tc_stage_of(s, g->wt)));
     _TC_CONV_TRY(tc_cache_read(s, g->a, TC_SCOPE_SHARED, 1, &gemm, &AS));
@@ -3110,8 +3113,9 @@ static tc_result _tc_mma_caches(tc_context *ctx, tc_schedule *s, const _tc_mma_g
     /* an epilogue's elements are not in any thread's registers alone (the
        fragments' layout is the instruction's): the tiles go through shared
        memory, stored there as they would be to the output; an output type
-       alone is the store's own rounding (tc_intrin_mma_store, _wgmma_store) */
-    if (epilogue && !g->conv.epi.round_only) _TC_CONV_TRY(tc_cache_write(s, gemm, TC_SCOPE_SHARED, &GS));
+       alone is the store's own rounding (tc_intrin_mma_store, _wgmma_store); Stream-K's fix-up sums the
+       tiles' parts element by element there too (tc_stream_k) */
+    if (epilogue && (!g->conv.epi.round_only || t->stream_blocks)) _TC_CONV_TRY(tc_cache_write(s, gemm, TC_SCOPE_SHARED, &GS));
     if (!split) _TC_CONV_TRY(tc_compute_inline(tc_stage_of(s, gemm)));
     if (epilogue) {
         _TC_CONV_TRY(_tc_conv_output_stage(ctx, s, &g->conv, &st->out));
@@ -3265,7 +3269,12 @@ static tc_result _tc_mma_epilogue_schedule(tc_context *ctx, const _tc_mma_tiles 
     _TC_CONV_TRY(tc_split(so, cols, nchw ? t->bn / 8 : t->bn, &b1, &ni));
     if (l) _TC_CONV_TRY(tc_reorder_va(so, 5, b0, b1, mi, ni, l));
     else _TC_CONV_TRY(tc_reorder_va(so, 4, b0, b1, mi, ni));
-    if (t->tiles_per_block > 1) { /* b1: the loop the block's tile is at */
+    if (t->stream_blocks) { /* b1: the run, the loop the block's tile is at */
+        tc_iter *tiles;
+        _TC_CONV_TRY(tc_fuse(so, b0, b1, &tiles));
+        _TC_CONV_TRY(tc_stream_k(so, tiles, st->ko, t->stream_blocks, &b0, &b1));
+        _TC_CONV_TRY(tc_bind(so, b0, TC_BLOCK_X));
+    } else if (t->tiles_per_block > 1) { /* b1: the loop the block's tile is at */
         _TC_CONV_TRY(_tc_mma_persistent(ctx, t, so, b0, b1, &b0, &b1));
     } else {
         _TC_CONV_TRY(_tc_mma_cluster_rows(t, so, &b0));
@@ -3308,10 +3317,9 @@ static tc_result _tc_mma_parts_schedule(tc_context *ctx, const _tc_mma_tiles *t,
    step's depth, which the mma tensorizes. *ki: the step loop. */
 static tc_result _tc_mma_sum_steps(tc_dtype dtype, const _tc_mma_tiles *t, _tc_mma_stages *st, int columns_first, tc_iter **ki) {
     tc_stage *sa = st->acc;
-    tc_iter *ko, *kr, *kk, *order[8];
+    tc_iter *ko = st->ko, *kk, *order[8];
     int o = t->split > 1, n = 0; /* split_k: the part's axis comes first (one part a block) */
-    _TC_CONV_TRY(tc_split(sa, tc_reduce_axis_of(sa, 0), t->bk, &ko, &kr));
-    _TC_CONV_TRY(tc_split(sa, kr, dtype == TC_FLOAT32 ? 8 : 16, ki, &kk));
+    _TC_CONV_TRY(tc_split(sa, st->kr, dtype == TC_FLOAT32 ? 8 : 16, ki, &kk));
     if (o) order[n++] = tc_axis_of(sa, 0);
     order[n++] = ko;
     order[n++] = *ki;
@@ -3386,6 +3394,7 @@ static tc_result _tc_mma_schedule(tc_context *ctx, tc_dtype dtype, const _tc_mma
     tc_iter *warp;
     memset(&st, 0, sizeof st);
     _TC_CONV_TRY(_tc_mma_caches(ctx, s, g, t, &st));
+    _TC_CONV_TRY(tc_split(st.acc, tc_reduce_axis_of(st.acc, 0), t->bk, &st.ko, &st.kr)); /* Stream-K deals out ko's steps */
     if (st.gemm) {
         _TC_CONV_TRY(_tc_conv_final_sum(ctx, s, &g->conv, g->nchw ? 3 : 2));
         _TC_CONV_TRY(_tc_mma_parts_schedule(ctx, t, st.gemm, &warp));
@@ -3550,6 +3559,14 @@ static const int64_t _tc_wgmma_clusters[] = {1, 2};
    192 x 64 lost to 98 of 64 x 256 (bench/RESULTS.md). */
 static const int64_t _tc_wgmma_block_m_times[] = {1, 3};
 
+/* The stream_k knob's values: a block a tile (0), or Stream-K's grid of
+   132 blocks, one wave on an H100 SXM or an H200, the k steps of all the
+   tiles dealt out evenly among them (tc_stream_k): where the tiles are not
+   a whole number of waves (C9 at batch 32: 98 tiles of 128 x 128 on 132
+   SMs leave a quarter of the wave idle). On a GPU of fewer SMs it is two
+   waves, still right. */
+static const int64_t _tc_wgmma_stream_blocks[] = {0, 132};
+
 /* The copy, persistence and 192-row knobs, defined after the rest (a knob
    defined last keeps the indices of configurations recorded before it, its
    first value being what they ran), and the tiles' copy and grid as they
@@ -3562,6 +3579,7 @@ static tc_result _tc_wgmma_copy_and_grid(tc_cfg *cfg, const int64_t *copies, int
     _TC_CONV_TRY(tc_cfg_define_knob(cfg, "turns", 2, _tc_wgmma_turns));
     _TC_CONV_TRY(tc_cfg_define_knob(cfg, "cluster", clusters, _tc_wgmma_clusters));
     _TC_CONV_TRY(tc_cfg_define_knob(cfg, "block_m_times", 2, _tc_wgmma_block_m_times));
+    _TC_CONV_TRY(tc_cfg_define_knob(cfg, "stream_k", 2, _tc_wgmma_stream_blocks));
     copy = tc_cfg_knob_value(cfg, "copy");
     t->tma = copy != 0;
     t->producer = copy == 2;
@@ -3575,6 +3593,10 @@ static tc_result _tc_wgmma_copy_and_grid(tc_cfg *cfg, const int64_t *copies, int
         return _tc_fail(tc_cfg_context(cfg), TC_ERROR_SCHEDULE, "turns %lld: consumer warpgroups take turns at a persistent grid's tiles "
                         "(tiles_per_block a multiple of them, %lld) that a producer warpgroup loads (copy 2)", (long long)t->turns,
                         (long long)t->tiles_per_block);
+    t->stream_blocks = tc_cfg_knob_value(cfg, "stream_k");
+    if (t->stream_blocks && (t->tiles_per_block > 1 || t->turns > 1 || tc_cfg_knob_value(cfg, "split_k") > 1 || tc_cfg_knob_value(cfg, "cluster") > 1))
+        return _tc_fail(tc_cfg_context(cfg), TC_ERROR_SCHEDULE, "stream_k %lld: Stream-K's blocks walk the tiles' k steps themselves: no "
+                        "persistent grid (tiles_per_block), turns, split_k or cluster beside it", (long long)t->stream_blocks);
     t->cluster = tc_cfg_knob_value(cfg, "cluster");
     if (t->cluster > 1 && (!t->producer || (t->tiles_per_block > 1 && t->tile_group % t->cluster)))
         return _tc_fail(tc_cfg_context(cfg), TC_ERROR_SCHEDULE, "cluster %lld: the blocks of a cluster share B's tiles that a producer "

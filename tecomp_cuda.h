@@ -2944,6 +2944,20 @@ static void _tc_emit_stmt(_tc_emitter *em, const tc_stmt *s) {
         if (s->barrier_id) tc_str_printf(o, "asm volatile(\"bar.sync %d, %d;\" ::: \"memory\");\n", s->barrier_id, s->count);
         else tc_str_printf(o, "__syncthreads();\n");
         return;
+    case TC_S_ATOMIC_ADD: /* membar.gl on both sides: the acquire-release order of fence.acq_rel.gpu, on every architecture */
+        _tc_emit_line_start(em);
+        tc_str_printf(o, "asm volatile(\"membar.gl;\\n\\tatom.global.add.u32 %%0, [%%1], %%2;\\n\\tmembar.gl;\" : \"=r\"(");
+        _tc_print_buffer_name(o, s->args[0]->buffer, _TC_STYLE_CUDA);
+        tc_str_printf(o, "[");
+        _tc_emit_expr(em, s->args[0]->args[0]);
+        tc_str_printf(o, "]) : \"l\"(");
+        _tc_print_buffer_name(o, s->buffer, _TC_STYLE_CUDA);
+        tc_str_printf(o, " + ");
+        _tc_emit_expr(em, s->index);
+        tc_str_printf(o, "), \"r\"(");
+        _tc_emit_expr(em, s->value);
+        tc_str_printf(o, ") : \"memory\");\n");
+        return;
     case TC_S_CLUSTER_BARRIER:
         _tc_emit_helper(em, "tc_mma_types", "%s", _tc_mma_types); /* tc_shared_address, which the cluster's helpers use */
         _tc_emit_helper(em, "tc_cluster", "%s", _tc_cluster_helpers);
@@ -3348,8 +3362,12 @@ static tc_result _tc_func_temps_alloc(tc_context *ctx, const tc_func *f, const i
     memset(temps, 0, 64 * sizeof *temps);
     for (k = 0; r == TC_OK && k < f->ntemps && k < 64; k++) {
         int64_t elems;
-        if ((r = tc_func_eval(f, f->temps[k]->size, sizes, &elems)) == TC_OK)
-            r = tc_cuda_malloc(ctx, (size_t)elems * (size_t)tc_dtype_bytes(f->temps[k]->dtype), &temps[k]);
+        size_t bytes = 0;
+        if ((r = tc_func_eval(f, f->temps[k]->size, sizes, &elems)) == TC_OK) {
+            bytes = (size_t)elems * (size_t)tc_dtype_bytes(f->temps[k]->dtype);
+            r = tc_cuda_malloc(ctx, bytes, &temps[k]);
+        }
+        if (r == TC_OK && f->temps[k]->zeroed) r = tc_cuda_memset(ctx, temps[k], 0, bytes); /* tickets: every kernel leaves them zero */
     }
     return r;
 }

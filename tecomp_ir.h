@@ -423,6 +423,10 @@ typedef enum tc_stmt_kind {
                              released to it (setmaxnreg, sm_90a; a warp-specialised pipeline's producer and consumers) */
     TC_S_CLUSTER_BARRIER, /* every thread of every block of the kernel's thread-block cluster meets here (barrier.cluster, sm_90),
                              each block's mbarrier initialisations visible to the others after it */
+    TC_S_ATOMIC_ADD,      /* args[0] (a load: its buffer and index) = buffer[index]; buffer[index] += value, as one atomic
+                             read-modify-write of a global int32 with acquire-release order at the GPU's scope: the block's
+                             writes before it (a barrier on) are visible to a block whose atomic reads its sum, and what
+                             that block reads after it sees them (a ticket, Stream-K's fix-up) */
     TC_STMT_KIND_COUNT
 } tc_stmt_kind;
 
@@ -470,6 +474,7 @@ struct tc_buffer {
                               128 bytes (1 for rows of 128 bytes or more); 0: none */
     int64_t swizzle_row;   /* a swizzled buffer's row, in elements (lowering sets it) */
     int mbarrier;          /* shared: an array of mbarriers (dtype int64, 8 bytes each), not data */
+    int zeroed;            /* global temporary: zeroed where it is allocated, and every kernel leaves it zero (tickets) */
 };
 
 /* Tensor intrinsics: a small computation the hardware does in one step. Each
@@ -621,6 +626,10 @@ TECOMP_API const tc_stmt *tc_stmt_wgmma_wait(tc_context *ctx, int groups_in_flig
 /* setmaxnreg: the executing warpgroup's registers a thread become `registers` (24 to 256, a multiple of 8), claimed
    from the block's pool (increase 1; waits until the pool has them) or released to it (increase 0). */
 TECOMP_API const tc_stmt *tc_stmt_setmaxnreg(tc_context *ctx, int registers, int increase);
+/* old = the load of an int32 element the old value goes to; then ticket[index] += value, atomically, acquire-release at
+   the GPU's scope (TC_S_ATOMIC_ADD); ticket a global int32 buffer. NULL (error set) otherwise. */
+TECOMP_API const tc_stmt *tc_stmt_atomic_add(tc_context *ctx, tc_buffer *ticket, const tc_expr *index, const tc_expr *value,
+                                             const tc_expr *old);
 /* A bulk tensor copy (TMA) of a box of source into dst[index ..], tensor map number map of the kernel; coords, box and
    dims rank each (the box's first element, its extents, source's extents; outermost first); barrier a load of the
    mbarrier it completes on (NULL until the pipeline that waits for it gives one). */
@@ -3093,6 +3102,23 @@ TECOMP_API const tc_stmt *tc_stmt_wgmma_wait(tc_context *ctx, int groups_in_flig
     s->count = groups_in_flight;
     return s;
 }
+TECOMP_API const tc_stmt *tc_stmt_atomic_add(tc_context *ctx, tc_buffer *ticket, const tc_expr *index, const tc_expr *value,
+                                             const tc_expr *old) {
+    tc_stmt *s;
+    const tc_expr **args;
+    if (!ticket || !index || !value || !old) return NULL;
+    if (ticket->scope != TC_SCOPE_GLOBAL || ticket->dtype != TC_INT32 || old->kind != TC_LOAD || old->dtype != TC_INT32)
+        return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "atomic_add: %s must be a global int32 buffer and the old value's place an int32 "
+                        "element", ticket->name), (const tc_stmt *)NULL;
+    if (!(s = _tc_stmt_new(ctx, TC_S_ATOMIC_ADD)) || !(args = (const tc_expr **)_tc_alloc(ctx, sizeof *args))) return NULL;
+    args[0] = old;
+    s->buffer = ticket;
+    s->index = index;
+    s->value = value;
+    s->nargs = 1;
+    s->args = args;
+    return s;
+}
 TECOMP_API const tc_stmt *tc_stmt_setmaxnreg(tc_context *ctx, int registers, int increase) {
     tc_stmt *s;
     if (registers < 24 || registers > 256 || registers % 8 || !(s = _tc_stmt_new(ctx, TC_S_SETMAXNREG))) return NULL;
@@ -3685,6 +3711,15 @@ static void _tc_print_stmt(tc_str *s, const tc_stmt *st, int depth) {
     case TC_S_SETMAXNREG:
         _tc_indent(s, depth);
         tc_str_printf(s, "setmaxnreg.%s(%d)\n", st->increase ? "inc" : "dec", st->count);
+        return;
+    case TC_S_ATOMIC_ADD: /* old = atomic_add_acq_rel(ticket[i], value) */
+        _tc_indent(s, depth);
+        _tc_print(s, st->args[0], _TC_STYLE_IR);
+        tc_str_printf(s, " = atomic_add_acq_rel(%s[", st->buffer->name);
+        _tc_print(s, st->index, _TC_STYLE_IR);
+        tc_str_printf(s, "], ");
+        _tc_print(s, st->value, _TC_STYLE_IR);
+        tc_str_printf(s, ")\n");
         return;
     case TC_S_TMA_LOAD: /* tma_load(dst[i], source[coords] box [extents] of [extents], barrier) */
         _tc_indent(s, depth);

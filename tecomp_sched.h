@@ -197,6 +197,25 @@ TECOMP_API tc_result tc_consumer_turns(tc_stage *st, int warpgroups);
    fetch the same tile is the schedule's promise, which the host executor
    checks copy by copy. */
 TECOMP_API tc_result tc_tma_multicast(tc_stage *st, int blocks);
+/* Stream-K (Osama et al., 2023): the output tiles of stage st (its leaf
+   `tiles`, a constant count T) and the steps of the reduction that computes
+   each (`steps`, a leaf reduce loop of constant count K of a stage computed
+   inside tiles) dealt out to `blocks` blocks as one line of T x K units,
+   each block a contiguous run of C = ceil(T K / blocks) of them (the last
+   fewer; ceil(T K / C) blocks), so that every block does the same work
+   where T tiles would leave a wave of SMs part empty. tiles becomes *block
+   (bind it to blockIdx.x) and *run, the serial loop over the tiles the
+   block's units touch, run r its tile t = floor(b C / K) + r with the steps
+   [max(b C - t K, 0), min(b C + C - t K, K)) (the steps loop runs those;
+   none: the run stores nothing). A tile whose steps fall to several blocks
+   is fixed up by the last of them to finish (inject_stream_k): each stores
+   its part of the tile, read from the shared stage computed at *run, to a
+   global workspace and counts its steps on the tile's ticket (an atomic
+   add, TC_S_ATOMIC_ADD); the one whose count completes K sums the parts in
+   block order (the same sum every run), and st's store runs on the sum.
+   Exactly one shared stage must be computed at *run, and st must read it
+   element by element. */
+TECOMP_API tc_result tc_stream_k(tc_stage *st, tc_iter *tiles, tc_iter *steps, int64_t blocks, tc_iter **block, tc_iter **run);
 /* s[st].pragma(it, name, value): "auto_unroll_max_step" unrolls every
    constant loop inside `it` whose steps (its extent times those of the loops
    inside it) are at most value; "unroll_explicit" 1 replicates the unrolled
@@ -334,16 +353,22 @@ TECOMP_API tc_result tc_func_eval(const tc_func *f, const tc_expr *e, const int6
 
 // >>schedule
 
-typedef enum _tc_rel_kind { _TC_REL_SPLIT, _TC_REL_FUSE } _tc_rel_kind;
+typedef enum _tc_rel_kind { _TC_REL_SPLIT, _TC_REL_FUSE, _TC_REL_STREAM } _tc_rel_kind;
 
 /* How loops derive from each other: split makes outer and inner from
    parent (parent = outer * factor + inner); fuse makes fused from outer and
-   inner (outer = fused / extent(inner), inner = fused % extent(inner)). */
+   inner (outer = fused / extent(inner), inner = fused % extent(inner));
+   stream (tc_stream_k) makes outer (the block) and inner (the run) from
+   parent, the tiles (parent = floor(outer * chunk / nsteps) + inner), the
+   steps loop of another stage taking per run the steps of its tile that
+   the block's units hold. */
 typedef struct _tc_relation {
     _tc_rel_kind kind;
     tc_iter *parent, *outer, *inner, *fused;
     int64_t count;  /* split: the factor, or the number of parts when by_nparts */
     int by_nparts;
+    tc_iter *steps;                /* stream: the reduction's steps loop (another stage's) */
+    int64_t chunk, nsteps, ntiles; /* stream: units a block, steps a tile (K), tiles (T) */
 } _tc_relation;
 
 typedef enum _tc_attach { _TC_ATTACH_ROOT, _TC_ATTACH_INLINE, _TC_ATTACH_AT } _tc_attach;
@@ -612,6 +637,43 @@ TECOMP_API tc_result tc_split(tc_stage *st, tc_iter *parent, int64_t factor, tc_
 TECOMP_API tc_result tc_split_nparts(tc_stage *st, tc_iter *parent, int64_t nparts, tc_iter **outer, tc_iter **inner) {
     _tc_clear_outs(outer, inner, NULL, NULL);
     return st ? _tc_split(st, parent, nparts, 1, outer, inner) : TC_ERROR_INVALID_ARGUMENT;
+}
+
+TECOMP_API tc_result tc_stream_k(tc_stage *st, tc_iter *tiles, tc_iter *steps, int64_t blocks, tc_iter **block, tc_iter **run) {
+    tc_context *ctx;
+    int64_t ntiles = 0, nsteps = 0, chunk;
+    tc_iter *io[2];
+    _tc_relation *r;
+    _tc_clear_outs(block, run, NULL, NULL);
+    if (!st) return TC_ERROR_INVALID_ARGUMENT;
+    ctx = st->sch->ctx;
+    if (!_tc_check_leaf(st, tiles, "stream_k")) return ctx->result;
+    if (!steps || !steps->stage || !_tc_check_leaf(steps->stage, steps, "stream_k")) return steps ? ctx->result : TC_ERROR_INVALID_ARGUMENT;
+    if (tiles->is_reduce || !steps->is_reduce || tiles->kind != TC_FOR_SERIAL || steps->kind != TC_FOR_SERIAL)
+        return _tc_fail(ctx, TC_ERROR_SCHEDULE, "stream_k on stage %s: '%s' must be an unbound data loop and '%s' an unbound reduce loop",
+                        st->tensor->name, tiles->var->name, steps->var->name);
+    if (!tc_expr_is_const(tiles->var->extent, &ntiles) || !tc_expr_is_const(steps->var->extent, &nsteps) || blocks < 1)
+        return _tc_fail(ctx, TC_ERROR_SCHEDULE, "stream_k on stage %s: the tiles ('%s'), the steps ('%s') and the blocks (%lld) must be "
+                        "positive constants", st->tensor->name, tiles->var->name, steps->var->name, (long long)blocks);
+    chunk = (ntiles * nsteps + blocks - 1) / blocks;
+    io[0] = _tc_derived_iter(st, tiles, "block", tc_int(ctx, (ntiles * nsteps + chunk - 1) / chunk));
+    io[1] = _tc_derived_iter(st, tiles, "run", tc_int(ctx, (chunk + nsteps - 2) / nsteps + 1)); /* the most tiles C units touch */
+    if (!io[0] || !io[1]) return ctx->result ? ctx->result : TC_ERROR_OUT_OF_MEMORY;
+    r = &st->rels[st->nrels++];
+    memset(r, 0, sizeof *r);
+    r->kind = _TC_REL_STREAM;
+    r->parent = tiles;
+    r->outer = io[0];
+    r->inner = io[1];
+    r->steps = steps;
+    r->chunk = chunk;
+    r->nsteps = nsteps;
+    r->ntiles = ntiles;
+    _tc_replace_leaves(st, _tc_leaf_pos(st, tiles), 1, io, 2);
+    tiles->is_leaf = 0;
+    if (block) *block = io[0];
+    if (run) *run = io[1];
+    return TC_OK;
 }
 
 TECOMP_API tc_result tc_tile(tc_stage *st, tc_iter *x, tc_iter *y, int64_t xf, int64_t yf, tc_iter **xo, tc_iter **yo,
@@ -1223,6 +1285,8 @@ static const tc_stmt *_tc_mutate(_tc_mutator *m, const tc_stmt *s) {
         else r = tc_stmt_mbarrier_arrive(ctx, s->buffer, _tc_mut_expr(m, s->index), _tc_mut_expr(m, s->value));
         return _tc_same_cluster(ctx, r, s);
     case TC_S_MBARRIER_WAIT: return tc_stmt_mbarrier_wait(ctx, s->buffer, _tc_mut_expr(m, s->index), _tc_mut_expr(m, s->value));
+    case TC_S_ATOMIC_ADD:
+        return tc_stmt_atomic_add(ctx, s->buffer, _tc_mut_expr(m, s->index), _tc_mut_expr(m, s->value), _tc_mut_expr(m, s->args[0]));
     case TC_S_ALLOCATE: {
         const tc_stmt *body = _tc_mutate(m, s->body);
         return body ? tc_stmt_allocate(ctx, s->buffer, body) : NULL;
@@ -1274,6 +1338,7 @@ typedef struct _tc_stage_lower {
     const tc_expr *body;                   /* the stage's body with inlined producers substituted */
     const tc_expr *ext[_TC_MAX_ITERS];     /* extent of every iter after bound inference */
     const tc_expr *loopvar[_TC_MAX_ITERS]; /* per leaf position: the loop's variable (a thread index when bound) */
+    const tc_expr *loopmin[_TC_MAX_ITERS]; /* per leaf position: where the loop starts (NULL: 0; a Stream-K run's steps) */
     const tc_expr *value[_TC_MAX_ITERS];   /* per iter: its value in loop variables */
     _tc_cond conds[_TC_MAX_ITERS + 32];
     int nconds;
@@ -1557,6 +1622,54 @@ static tc_result _tc_outer_loops(_tc_lower *L, int k) {
     return TC_OK;
 }
 
+/* A Stream-K run (tc_stream_k's relation r) of block b, run r: its tile,
+   and the steps [kbeg, kend) of the tile that the block's units hold
+   (kbeg >= kend: none, past the block's units or the last tile). */
+typedef struct _tc_stream_run {
+    const tc_expr *tile, *kbeg, *kend;
+} _tc_stream_run;
+
+static _tc_stream_run _tc_stream_run_of(tc_context *ctx, const _tc_relation *r, const tc_expr *block, const tc_expr *run) {
+    _tc_stream_run sr;
+    const tc_expr *k = tc_int(ctx, r->nsteps), *first = tc_mul(block, tc_int(ctx, r->chunk)), *start;
+    const tc_expr *end = tc_min(tc_add(first, tc_int(ctx, r->chunk)), tc_int(ctx, r->ntiles * r->nsteps));
+    sr.tile = tc_simplify(tc_add(tc_div(first, k), run));
+    start = tc_mul(sr.tile, k);
+    sr.kbeg = tc_simplify(tc_max(tc_sub(first, start), tc_int(ctx, 0)));
+    sr.kend = tc_simplify(tc_min(tc_sub(end, start), k));
+    return sr;
+}
+
+/* The Stream-K relation whose steps loop is `it` (NULL: none), and the stage holding it in *owner. */
+static const _tc_relation *_tc_stream_of_steps(const tc_schedule *sch, const tc_iter *it, int *owner) {
+    int k, j;
+    for (k = 0; k < sch->nstages; k++)
+        for (j = 0; j < sch->stages[k]->nrels; j++)
+            if (sch->stages[k]->rels[j].kind == _TC_REL_STREAM && sch->stages[k]->rels[j].steps == it) {
+                if (owner) *owner = k;
+                return &sch->stages[k]->rels[j];
+            }
+    return NULL;
+}
+
+/* Leaf j of stage k, a Stream-K steps loop: it runs the steps of the run's
+   tile (the owner's block and run loops around it) with its own variable,
+   whose range [0, K) bounds every run's. */
+static tc_result _tc_stream_steps_loop(_tc_lower *L, int k, int j, const _tc_relation *r, int owner) {
+    tc_stage *os = L->sch->stages[owner];
+    const _tc_stage_lower *o = &L->sl[owner];
+    int pb = _tc_leaf_pos(os, r->outer), pr = _tc_leaf_pos(os, r->inner);
+    _tc_stream_run sr;
+    if (pb < 0 || pr < 0 || !o->loopvar[pb] || !o->loopvar[pr])
+        return _tc_fail(L->ctx, TC_ERROR_LOWER, "stream_k: stage %s's steps loop '%s' is not inside stage %s's block and run loops",
+                        L->sch->stages[k]->tensor->name, r->steps->var->name, os->tensor->name);
+    sr = _tc_stream_run_of(L->ctx, r, o->loopvar[pb], o->loopvar[pr]);
+    L->sl[k].loopvar[j] = r->steps->var;
+    L->sl[k].loopmin[j] = sr.kbeg;
+    L->sl[k].ext[_tc_iter_index(L->sch->stages[k], r->steps)] = tc_simplify(tc_max(tc_sub(sr.kend, sr.kbeg), tc_int(L->ctx, 0)));
+    return TC_OK;
+}
+
 /* Extents of every loop of stage k from its region, then loop variables,
    the value of every iter and the guards of uneven splits. */
 static tc_result _tc_stage_loops(_tc_lower *L, int k) {
@@ -1571,6 +1684,9 @@ static tc_result _tc_stage_loops(_tc_lower *L, int k) {
             const tc_expr *rest = tc_simplify(tc_div(tc_add(e, tc_subi(n, 1)), n));
             v->ext[_tc_iter_index(st, r->outer)] = r->by_nparts ? n : rest;
             v->ext[_tc_iter_index(st, r->inner)] = r->by_nparts ? rest : n;
+        } else if (r->kind == _TC_REL_STREAM) {
+            v->ext[_tc_iter_index(st, r->outer)] = r->outer->var->extent;
+            v->ext[_tc_iter_index(st, r->inner)] = r->inner->var->extent;
         } else {
             v->ext[_tc_iter_index(st, r->fused)] = tc_simplify(tc_mul(v->ext[_tc_iter_index(st, r->outer)], v->ext[_tc_iter_index(st, r->inner)]));
         }
@@ -1592,6 +1708,16 @@ static tc_result _tc_stage_loops(_tc_lower *L, int k) {
             }
         }
         if (!v->loopvar[j]) return _TC_LOWER_FAIL(L);
+        if (it->is_reduce) {
+            int owner = -1;
+            const _tc_relation *sr = _tc_stream_of_steps(L->sch, it, &owner);
+            tc_result rr = sr ? _tc_stream_steps_loop(L, k, j, sr, owner) : TC_OK;
+            if (rr != TC_OK) return rr;
+            if (sr) {
+                v->value[_tc_iter_index(st, it)] = v->loopvar[j];
+                continue;
+            }
+        }
         /* a loop of one iteration is its first value: regions and indices stay free of it */
         v->value[_tc_iter_index(st, it)] = tc_expr_is_const(ext, NULL) && ext->v.i == 1 ? tc_int(L->ctx, 0) : v->loopvar[j];
     }
@@ -1603,6 +1729,11 @@ static tc_result _tc_stage_loops(_tc_lower *L, int k) {
             v->value[_tc_iter_index(st, r->parent)] = tc_simplify(pv);
             v->conds[v->nconds].cond = tc_simplify(tc_lt(pv, v->ext[_tc_iter_index(st, r->parent)]));
             v->conds[v->nconds++].is_reduce = r->parent->is_reduce;
+        } else if (r->kind == _TC_REL_STREAM) { /* the run's tile; a run that holds none of its steps stores nothing */
+            _tc_stream_run sr = _tc_stream_run_of(L->ctx, r, v->value[_tc_iter_index(st, r->outer)], v->value[_tc_iter_index(st, r->inner)]);
+            v->value[_tc_iter_index(st, r->parent)] = sr.tile;
+            v->conds[v->nconds].cond = tc_simplify(tc_lt(sr.kbeg, sr.kend));
+            v->conds[v->nconds++].is_reduce = 0;
         } else {
             const tc_expr *fv = v->value[_tc_iter_index(st, r->fused)], *inner = v->ext[_tc_iter_index(st, r->inner)];
             v->value[_tc_iter_index(st, r->outer)] = tc_simplify(tc_div(fv, inner));
@@ -1849,8 +1980,8 @@ static const tc_stmt *_tc_make_loops(_tc_lower *L, int k, const int *idx, int n,
                 parts[1] = body;
                 body = tc_stmt_seq(L->ctx, 2, parts);
             }
-            loop = (tc_stmt *)tc_stmt_for(L->ctx, v->loopvar[idx[j]], tc_int(L->ctx, 0), v->ext[_tc_iter_index(st, it)], kind,
-                                          it->thread, body);
+            loop = (tc_stmt *)tc_stmt_for(L->ctx, v->loopvar[idx[j]], v->loopmin[idx[j]] ? v->loopmin[idx[j]] : tc_int(L->ctx, 0),
+                                          v->ext[_tc_iter_index(st, it)], kind, it->thread, body);
             if (!loop) { *failed = 1; return NULL; }
             loop->unroll_max_step = it->unroll_max_step;
             loop->unroll_explicit = it->unroll_explicit;
@@ -2526,7 +2657,7 @@ static tc_result _tc_pass_buffers(_tc_lower *L) {
     int k, j, nargs = L->nargs;
     tc_tensor *const *args = L->args;
     tc_result r;
-    int n = nargs + L->sch->nstages;
+    int n = nargs + 3 * L->sch->nstages; /* a Stream-K stage adds two temporaries (inject_stream_k) */
     L->tensors = (tc_tensor **)_tc_alloc(L->ctx, sizeof(tc_tensor *) * (size_t)n);
     L->buffers = (tc_buffer **)_tc_alloc(L->ctx, sizeof(tc_buffer *) * (size_t)n);
     L->sizes = (const tc_expr **)_tc_alloc(L->ctx, sizeof(tc_expr *) * 32);
@@ -2968,14 +3099,20 @@ static const tc_stmt *_tc_tma_pipeline_loop(_tc_lower *L, const _tc_pipe *p, con
    thread's own, L->producer.runs), counted on after it by `step` (the
    runs a role's run stands for: the consumers' turns, else 1):
 
-       let base = runs[0] * extent { part; runs[0] = runs[0] + step } */
+       let base = runs[0] * extent { part; runs[0] = runs[0] + step }
+
+   A loop whose steps differ from run to run (a Stream-K run's, from
+   tc_stream_k) counts its steps instead (turns take no such loop):
+
+       let base = runs[0] { part; runs[0] = runs[0] + extent } */
 static const tc_stmt *_tc_pipeline_run(_tc_lower *L, const _tc_pipe *p, const tc_stmt *loop, const tc_stmt *part, int step) {
     tc_context *ctx = L->ctx;
     const tc_expr *zero = tc_int(ctx, 0), *runs = _tc_load(L->producer.runs, zero);
     const tc_stmt *parts[2];
+    int steps_vary = !tc_expr_is_const(loop->extent, NULL);
     parts[0] = part;
-    parts[1] = tc_stmt_store(ctx, L->producer.runs, zero, tc_add(runs, tc_int(ctx, step)));
-    return part && parts[1] ? tc_stmt_let(ctx, p->base, tc_mul(runs, loop->extent), tc_stmt_seq(ctx, 2, parts)) : NULL;
+    parts[1] = tc_stmt_store(ctx, L->producer.runs, zero, tc_add(runs, steps_vary ? loop->extent : tc_int(ctx, step)));
+    return part && parts[1] ? tc_stmt_let(ctx, p->base, steps_vary ? runs : tc_mul(runs, loop->extent), tc_stmt_seq(ctx, 2, parts)) : NULL;
 }
 
 /* The consumers' loop after a run inside a serial loop: with a lag, the
@@ -3010,6 +3147,9 @@ static const tc_stmt *_tc_producer_pipeline(_tc_lower *L, const _tc_pipe *p, con
     if (!fill[0] || !fill[1]) return *failed = 1, (const tc_stmt *)NULL;
     producer = _tc_for_like(ctx, loop, loop->min, loop->extent, tc_stmt_seq(ctx, 2, fill));
     consumer = _tc_for_like(ctx, loop, loop->min, loop->extent, steady);
+    if (p->turns > 1 && !tc_expr_is_const(loop->extent, NULL))
+        return *failed = 1, _tc_fail(ctx, TC_ERROR_SCHEDULE, "consumer_turns: the pipelined loop %s runs a different number of steps each run "
+                                     "(a Stream-K run's); warpgroups take turns at runs of equal steps", loop->var->name), (const tc_stmt *)NULL;
     if (p->turns > 1 && L->serial_depth != 1)
         return *failed = 1, _tc_fail(ctx, TC_ERROR_SCHEDULE, "consumer_turns: %d warpgroups take turns at the runs of the one serial loop "
                                      "around the pipeline at %s (a persistent grid's); it is inside %d", p->turns, loop->var->name,
@@ -3514,6 +3654,249 @@ static tc_result _tc_pass_inject_pipeline(_tc_lower *L) {
         }
         L->kernels[k].body = body ? body : tc_stmt_seq(L->ctx, 0, NULL);
     }
+    return TC_OK;
+}
+
+// >>stream-k
+
+/* inject_stream_k: each Stream-K run's store of its tile (tc_stream_k),
+   where the run holds only some of the tile's steps, becomes the fix-up:
+
+       if (kbeg < kend) {
+           if (kbeg > 0 || kend < K) {                 the block holds part of the tile's steps
+               parts[(b R + r) E + i] = tile[i]          every element the store reads, as it reads them
+               barrier
+               (one thread) old[r] = atomic_add_acq_rel(tickets[t], kend - kbeg)
+                            if (old[r] + kend - kbeg == K) tickets[t] = 0
+               barrier
+               if (old[r] + kend - kbeg == K) {        the last part of the tile to finish
+                   tile[i] = sum over the tile's blocks p, in order, of parts[(p R + t - p C / K) E + i]
+                   the store
+               }
+           } else {
+               the store
+           }
+       }
+
+   E the shared tile's elements, R the runs a block, old shared (an
+   element a run, so that no run's write follows another's reads); the
+   steps loop runs max(kend - kbeg, 0) steps. The tickets are zero
+   when the kernel starts (a zeroed temporary) and the last part sets its
+   tile's back to zero. */
+typedef struct _tc_stream_fix {
+    _tc_lower *L;
+    const _tc_relation *r;
+    const tc_expr *block, *run;  /* the block's and the run's loop variables */
+    _tc_stream_run sr;
+    tc_buffer *out, *tile, *parts, *tickets, *old;
+    const tc_expr *elems;        /* E */
+    const tc_expr *piece;        /* the sum's loop over the tile's other parts (its variable) */
+    int sum;                     /* rewriting the store as the sum (else as the copy to parts) */
+    int found;                   /* the run's loop was found */
+} _tc_stream_fix;
+
+/* Whether s stores to b. */
+static int _tc_stores_into(const tc_stmt *s, const tc_buffer *b) {
+    int k;
+    if (!s) return 0;
+    if (s->kind == TC_S_STORE && s->buffer == b) return 1;
+    if (_tc_stores_into(s->body, b) || _tc_stores_into(s->then_case, b) || _tc_stores_into(s->else_case, b)) return 1;
+    for (k = 0; k < s->nstmts; k++) if (_tc_stores_into(s->stmts[k], b)) return 1;
+    return 0;
+}
+
+/* The one index st's store reads the tile at (NULL: none, or two). */
+static const tc_expr *_tc_tile_read_index(const tc_expr *e, const tc_buffer *tile, int *two) {
+    const tc_expr *found = NULL, *at;
+    int k;
+    if (!e) return NULL;
+    if (e->kind == TC_LOAD && e->buffer == tile) return e->args[0];
+    for (k = 0; k < e->nargs; k++) {
+        if (!(at = _tc_tile_read_index(e->args[k], tile, two))) continue;
+        if (found && found != at) *two = 1;
+        found = at;
+    }
+    return found;
+}
+
+/* parts' element i of the part of block p (the run of p that holds tile t). */
+static const tc_expr *_tc_stream_part(const _tc_stream_fix *x, const tc_expr *p, const tc_expr *i) {
+    tc_context *ctx = x->L->ctx;
+    const tc_expr *run_of_p = tc_sub(x->sr.tile, tc_div(tc_mul(p, tc_int(ctx, x->r->chunk)), tc_int(ctx, x->r->nsteps)));
+    const tc_expr *slot = tc_add(tc_mul(p, tc_int(ctx, x->r->inner->var->extent->v.i)), run_of_p);
+    return tc_simplify(tc_add(tc_mul(slot, x->elems), i));
+}
+
+/* A store of the output's: as the copy of the tile's elements it reads to
+   the block's part, or as their sum over the tile's parts. */
+static int _tc_stream_store(_tc_mutator *m, const tc_stmt *s, const tc_stmt **out) {
+    _tc_stream_fix *x = (_tc_stream_fix *)m->user;
+    tc_context *ctx = m->ctx;
+    const tc_expr *i, *k, *first, *last;
+    const tc_stmt *parts[2];
+    int two = 0;
+    if (s->kind != TC_S_STORE || s->buffer != x->out) return 0;
+    if (!(i = _tc_tile_read_index(s->value, x->tile, &two)) || two) {
+        m->failed = 1;
+        _tc_fail(ctx, TC_ERROR_SCHEDULE, "stream_k: the store of %s reads %s %s; a Stream-K fix-up sums the tile element by element", x->out->name,
+                 x->tile->name, two ? "at two places" : "nowhere");
+        return 1;
+    }
+    if (!x->sum) {
+        *out = tc_stmt_store(ctx, x->parts, _tc_stream_part(x, x->block, i), _tc_load(x->tile, i));
+        return 1;
+    }
+    k = tc_int(ctx, x->r->nsteps);
+    first = tc_div(tc_mul(x->sr.tile, k), tc_int(ctx, x->r->chunk));
+    last = tc_div(tc_add(tc_mul(x->sr.tile, k), tc_int(ctx, x->r->nsteps - 1)), tc_int(ctx, x->r->chunk));
+    parts[0] = tc_stmt_store(ctx, x->tile, i, _tc_load(x->parts, _tc_stream_part(x, first, i)));
+    parts[1] = tc_stmt_store(ctx, x->tile, i, tc_add(_tc_load(x->tile, i), _tc_load(x->parts, _tc_stream_part(x, tc_add(tc_add(first, tc_int(ctx, 1)), x->piece), i))));
+    parts[1] = parts[1] ? tc_stmt_for(ctx, x->piece, tc_int(ctx, 0), tc_simplify(tc_sub(last, first)), TC_FOR_SERIAL, TC_THREAD_NONE, parts[1]) : NULL;
+    if (!parts[0] || !parts[1] || !(*out = tc_stmt_seq(ctx, 2, parts))) m->failed = 1;
+    return 1;
+}
+
+/* The store nest `store` rewritten as the copy (sum 0) or the sum. */
+static const tc_stmt *_tc_stream_rewrite(_tc_stream_fix *x, const tc_stmt *store, int sum) {
+    _tc_mutator m;
+    const tc_stmt *r;
+    memset(&m, 0, sizeof m);
+    m.ctx = x->L->ctx;
+    m.stmt = _tc_stream_store;
+    m.user = x;
+    x->sum = sum;
+    r = _tc_mutate(&m, store);
+    return m.failed ? NULL : r;
+}
+
+/* The ticket, as the block's first thread counts the run's steps on it. */
+static const tc_stmt *_tc_stream_ticket(_tc_stream_fix *x, const tc_expr *const block[3], const tc_expr *steps, const tc_expr *completes) {
+    static const tc_thread_tag tags[3] = {TC_THREAD_X, TC_THREAD_Y, TC_THREAD_Z};
+    tc_context *ctx = x->L->ctx;
+    const tc_expr *zero = tc_int(ctx, 0), *first = NULL, *vars[3];
+    const tc_stmt *parts[2], *s;
+    int d;
+    parts[0] = tc_stmt_atomic_add(ctx, x->tickets, x->sr.tile, steps, _tc_load(x->old, x->run));
+    parts[1] = tc_stmt_if(ctx, completes, tc_stmt_store(ctx, x->tickets, x->sr.tile, zero), NULL);
+    for (d = 0; d < 3; d++) {
+        vars[d] = block[d] ? tc_axis(ctx, tc_thread_tag_name(tags[d]), block[d]) : NULL;
+        if (vars[d]) first = first ? tc_and(first, tc_eq(vars[d], zero)) : tc_eq(vars[d], zero);
+    }
+    s = parts[0] && parts[1] ? tc_stmt_seq(ctx, 2, parts) : NULL;
+    if (first && s) s = tc_stmt_if(ctx, first, s, NULL);
+    for (d = 0; d < 3; d++) if (vars[d] && s) s = tc_stmt_for(ctx, vars[d], zero, block[d], TC_FOR_THREAD, tags[d], s);
+    return s;
+}
+
+/* The run's body with its store of the tile (the last statement that
+   stores to the output) made the fix-up. */
+static const tc_stmt *_tc_stream_run_body(_tc_stream_fix *x, const tc_stmt *body, const tc_expr *const block[3]) {
+    tc_context *ctx = x->L->ctx;
+    const tc_stmt *items[128], *partial[5], *whole, *copy, *sum, *fix[2];
+    const tc_expr *steps = tc_simplify(tc_sub(x->sr.kend, x->sr.kbeg)), *k = tc_int(ctx, x->r->nsteps), *completes;
+    int n = _tc_flatten_seq(body, items, 0, 128), at, j;
+    if (n > 128) return _tc_fail(ctx, TC_ERROR_LOWER, "stream_k: more than 128 statements in a run"), (const tc_stmt *)NULL;
+    for (at = n - 1; at >= 0 && !_tc_stores_into(items[at], x->out); at--) {}
+    if (at < 0) return _tc_fail(ctx, TC_ERROR_LOWER, "stream_k: the run at %s stores nothing to %s", x->run->name, x->out->name), (const tc_stmt *)NULL;
+    whole = items[at];
+    copy = _tc_stream_rewrite(x, whole, 0);
+    sum = _tc_stream_rewrite(x, whole, 1);
+    if (!copy || !sum) return NULL;
+    completes = tc_simplify(tc_eq(tc_add(_tc_load(x->old, x->run), steps), k));
+    fix[0] = sum;
+    fix[1] = whole;
+    partial[0] = copy;
+    partial[1] = tc_stmt_barrier(ctx);
+    partial[2] = _tc_stream_ticket(x, block, steps, completes);
+    partial[3] = tc_stmt_barrier(ctx);
+    partial[4] = tc_stmt_if(ctx, completes, tc_stmt_seq(ctx, 2, fix), NULL);
+    for (j = 0; j < 5; j++) if (!partial[j]) return NULL;
+    items[at] = tc_stmt_if(ctx, tc_simplify(tc_or(tc_gt(x->sr.kbeg, tc_int(ctx, 0)), tc_lt(x->sr.kend, k))), tc_stmt_seq(ctx, 5, partial), whole);
+    items[at] = items[at] ? tc_stmt_if(ctx, tc_simplify(tc_lt(x->sr.kbeg, x->sr.kend)), items[at], NULL) : NULL;
+    return items[at] ? tc_stmt_seq(ctx, n, items) : NULL;
+}
+
+static int _tc_stream_fix_stmt(_tc_mutator *m, const tc_stmt *s, const tc_stmt **out) {
+    _tc_stream_fix *x = (_tc_stream_fix *)m->user;
+    const tc_expr *block[3] = {NULL, NULL, NULL};
+    const tc_stmt *body;
+    tc_kernel_ir dims;
+    if (s->kind != TC_S_FOR || s->var != x->run) return 0;
+    memset(&dims, 0, sizeof dims);
+    dims.body = s->body;
+    if (_tc_block_dims(x->L, &dims, block) != TC_OK || !(body = _tc_stream_run_body(x, s->body, block))) {
+        m->failed = 1;
+        return 1;
+    }
+    *out = tc_stmt_allocate(m->ctx, x->old, _tc_for_like(m->ctx, s, s->min, s->extent, body));
+    x->found = 1;
+    return 1;
+}
+
+/* A global temporary the lowering adds (the function's temps). */
+static tc_buffer *_tc_lowering_temp(_tc_lower *L, const char *name, tc_dtype dtype, const tc_expr *size) {
+    tc_buffer *b = tc_buffer_create(L->ctx, name, dtype, TC_SCOPE_GLOBAL, size);
+    if (b) L->buffers[L->nbuffers++] = b;
+    return b;
+}
+
+/* The fix-up of stage k's Stream-K relation r (its stage computed at the run: the tile). */
+static tc_result _tc_stream_fix_stage(_tc_lower *L, int k, const _tc_relation *r) {
+    tc_stage *st = L->sch->stages[k];
+    _tc_stream_fix x;
+    _tc_mutator m;
+    char name[256];
+    int j, tile = -1, pb = _tc_leaf_pos(st, r->outer), pr = _tc_leaf_pos(st, r->inner), d;
+    memset(&x, 0, sizeof x);
+    for (j = 0; j < k; j++) {
+        tc_stage *c = L->sch->stages[j];
+        if (c->attach != _TC_ATTACH_AT || c->attach_parent != st || c->attach_iter != r->inner) continue;
+        if (tile >= 0 || L->sl[j].scope != TC_SCOPE_SHARED) tile = -2;
+        else tile = j;
+    }
+    if (tile < 0 || !tc_expr_is_const(L->sl[tile].buffer->size, NULL))
+        return _tc_fail(L->ctx, TC_ERROR_SCHEDULE, "stream_k on stage %s: the stages computed at its run loop '%s' must be one shared tile "
+                        "of constant size (what the fix-up sums)", st->tensor->name, r->inner->var->name);
+    x.L = L;
+    x.r = r;
+    x.block = L->sl[k].loopvar[pb];
+    x.run = L->sl[k].loopvar[pr];
+    x.sr = _tc_stream_run_of(L->ctx, r, x.block, x.run);
+    x.out = L->buffers[_tc_buffer_index(L, st->tensor)];
+    x.tile = L->sl[tile].buffer;
+    x.elems = x.tile->size;
+    snprintf(name, sizeof name, "%s.parts", st->tensor->name);
+    x.parts = _tc_lowering_temp(L, name, TC_FLOAT32, tc_simplify(tc_mul(tc_mul(r->outer->var->extent, r->inner->var->extent), x.elems)));
+    snprintf(name, sizeof name, "%s.tickets", st->tensor->name);
+    x.tickets = _tc_lowering_temp(L, name, TC_INT32, tc_int(L->ctx, r->ntiles));
+    snprintf(name, sizeof name, "%s.ticket", st->tensor->name);
+    x.old = tc_buffer_create(L->ctx, name, TC_INT32, TC_SCOPE_SHARED, r->inner->var->extent); /* one a run: none is rewritten */
+    x.piece = tc_axis(L->ctx, "stream.part", tc_int(L->ctx, r->nsteps));
+    if (!x.parts || !x.tickets || !x.old || !x.piece) return _TC_LOWER_FAIL(L);
+    if (x.tile->dtype != TC_FLOAT32)
+        return _tc_fail(L->ctx, TC_ERROR_SCHEDULE, "stream_k on stage %s: the tile %s is %s; the fix-up sums float32 parts", st->tensor->name,
+                        x.tile->name, tc_dtype_name(x.tile->dtype));
+    x.tickets->zeroed = 1;
+    memset(&m, 0, sizeof m);
+    m.ctx = L->ctx;
+    m.stmt = _tc_stream_fix_stmt;
+    m.user = &x;
+    for (d = 0; d < L->nkernels; d++) {
+        const tc_stmt *body = _tc_mutate(&m, L->kernels[d].body);
+        if (m.failed) return _TC_LOWER_FAIL(L);
+        L->kernels[d].body = body ? body : tc_stmt_seq(L->ctx, 0, NULL);
+    }
+    return x.found ? TC_OK : _tc_fail(L->ctx, TC_ERROR_LOWER, "stream_k on stage %s: its run loop '%s' is in no kernel", st->tensor->name,
+                                      r->inner->var->name);
+}
+
+static tc_result _tc_pass_inject_stream_k(_tc_lower *L) {
+    int k, j;
+    tc_result r;
+    for (k = 0; k < L->sch->nstages; k++)
+        for (j = 0; j < L->sch->stages[k]->nrels; j++)
+            if (L->sch->stages[k]->rels[j].kind == _TC_REL_STREAM && (r = _tc_stream_fix_stage(L, k, &L->sch->stages[k]->rels[j])) != TC_OK)
+                return r;
     return TC_OK;
 }
 
@@ -4383,6 +4766,7 @@ static const _tc_pass _tc_passes[] = {
     {"infer_bounds", _tc_pass_infer_bounds},   /* the region of every stage computed at another; loop extents */
     {"build_loop_nests", _tc_pass_loop_nests}, /* one kernel per root stage, attached stages inside, split guards */
     {"flatten_storage", _tc_pass_flatten},     /* multi-dimensional accesses become flat loads and stores */
+    {"inject_stream_k", _tc_pass_inject_stream_k}, /* Stream-K runs holding part of a tile's steps: parts, a ticket, the last one's sum */
     {"inject_pipeline", _tc_pass_inject_pipeline}, /* pipelined loops fetch tiles ahead: prologue, one barrier a step (TMA: full and empty mbarriers) */
     {"simplify", _tc_pass_simplify},           /* affine index arithmetic; proven guards and unit loops (but pragmas') vanish */
     {"inject_async_copies", _tc_pass_inject_async_copies}, /* copies into async shared stages become async_copy statements, with commit and wait */

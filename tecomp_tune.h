@@ -657,7 +657,10 @@ static tc_result _tc_tuned_kernel_create(tc_context *ctx, const _tc_plan *plan, 
     k->nparams = k->info.nparams = nparams;
     r = tc_cuda_module_load(ctx, bin, &k->module);
     for (j = 0; j < plan->nkernels && r == TC_OK; j++) r = tc_cuda_module_function(ctx, k->module, plan->kernels[j].name, &k->fns[j]);
-    for (j = nparams; j < plan->nbufs && r == TC_OK; j++) r = tc_cuda_malloc(ctx, (size_t)plan->buf_bytes[j], &k->temps[j - nparams]);
+    for (j = nparams; j < plan->nbufs && r == TC_OK; j++) { /* zeroed once, as measuring had them: tickets stay zero from then on */
+        r = tc_cuda_malloc(ctx, (size_t)plan->buf_bytes[j], &k->temps[j - nparams]);
+        if (r == TC_OK) r = tc_cuda_memset(ctx, k->temps[j - nparams], 0, (size_t)plan->buf_bytes[j]);
+    }
     if (r != TC_OK) {
         tc_tuned_kernel_destroy(ctx, k);
         return r;

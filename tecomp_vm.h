@@ -424,6 +424,16 @@ static void _tc_vm_stmt(_tc_vm *vm, const tc_stmt *s) {
         }
         break;
     }
+    case TC_S_ATOMIC_ADD: { /* old = ticket[i]; ticket[i] = old + value: no other thread runs between a thread's two stores,
+                               and blocks run one after another, so the read-modify-write is atomic here as it is on the GPU */
+        const tc_expr *old = s->args[0], *ticket = _tc_load(s->buffer, s->index);
+        k = _tc_vm_emit(vm, _TC_OP_STORE, 0, _tc_vm_expr(vm, old->args[0]), ticket ? _tc_vm_expr(vm, ticket) : -1);
+        if (!vm->failed) vm->code[k].buf = _tc_vm_buffer_slot(vm, old->buffer), vm->code[k].t = (uint8_t)TC_INT32;
+        k = _tc_vm_emit(vm, _TC_OP_STORE, 0, _tc_vm_expr(vm, s->index), _tc_vm_expr(vm, tc_add(old, s->value)));
+        if (!vm->failed) vm->code[k].buf = _tc_vm_buffer_slot(vm, s->buffer), vm->code[k].t = (uint8_t)TC_INT32;
+        if (!ticket) vm->failed = 1;
+        break;
+    }
     case TC_S_CLUSTER_BARRIER: /* a barrier of the cluster's threads; without clusters, of the block's */
         _tc_vm_emit(vm, _TC_OP_CLUSTER_BARRIER, 0, 0, 0);
         break;
@@ -2083,6 +2093,7 @@ TECOMP_API tc_result tc_host_run(tc_context *ctx, const tc_func *f, void *const 
         int64_t elems;
         if ((r = tc_func_eval(f, f->temps[k]->size, sizes, &elems)) != TC_OK) break;
         if (!(mem[f->nparams + k] = _tc_malloc(ctx, (size_t)elems * (size_t)tc_dtype_bytes(f->temps[k]->dtype)))) r = TC_ERROR_OUT_OF_MEMORY;
+        else if (f->temps[k]->zeroed) memset(mem[f->nparams + k], 0, (size_t)elems * (size_t)tc_dtype_bytes(f->temps[k]->dtype));
     }
     for (k = 0; k < f->nkernels && r == TC_OK; k++) r = _tc_vm_kernel(ctx, f, &f->kernels[k], mem, sizes);
     for (k = 0; k < f->ntemps; k++) _tc_free(ctx, mem[f->nparams + k]);
