@@ -327,6 +327,15 @@ TECOMP_API tc_result tc_conv2d_wgmma_template(tc_cfg *cfg, const void *task, tc_
    300-trial tunings (bench/RESULTS.md, 2026-11-25). Its cluster-1
    configurations are conv2d_wgmma's, at the same indices. "conv2d_wgmma_cluster" */
 TECOMP_API tc_result tc_conv2d_wgmma_cluster_template(tc_cfg *cfg, const void *task, tc_instance *out);
+/* conv2d_wgmma with Stream-K as a knob (stream_k 0, or 132: the tiles' k
+   steps dealt out evenly to one wave of 132 blocks, tiles split between
+   blocks summed by the last to finish through a workspace and a ticket a
+   tile: tc_stream_k). A template of its own, as clusters are: on the
+   batch-32 rows it measured slower than a block a tile (bench/RESULTS.md,
+   2026-11-25, twelfth session), and it would double conv2d_wgmma's space.
+   Its stream_k-0 configurations are conv2d_wgmma's, at the same indices.
+   "conv2d_wgmma_stream" */
+TECOMP_API tc_result tc_conv2d_wgmma_stream_template(tc_cfg *cfg, const void *task, tc_instance *out);
 
 /* A matrix product on the tensor cores, the task of tc_gemm_wgmma_template:
    C[m][n] = sum over k of A[m][k] B[n][k], A m x k and B n x k row-major
@@ -2912,10 +2921,20 @@ static int64_t _tc_persistent_grid(const _tc_mma_tiles *t, int64_t row_tiles, in
    the output's tiles computes on zeros and stores nothing): the
    accumulators' bounds then hold on every run and simplify drops their
    guards (a guard on the thread around wgmma makes ptxas serialise the
-   pipeline, C7520). col_tiles: the block tiles along the columns. */
-static int64_t _tc_mma_padded_rows(const _tc_mma_tiles *t, int64_t rows, int64_t col_tiles) {
+   pipeline, C7520). col_tiles: the block tiles along the columns; steps:
+   the k steps of a tile. On a Stream-K grid (tc_stream_k) the rows reach
+   to the last tile any block's runs name (runs past the tiles hold no
+   steps and store nothing). */
+static int64_t _tc_mma_padded_rows(const _tc_mma_tiles *t, int64_t rows, int64_t col_tiles, int64_t steps) {
     int64_t walked, group_tiles = col_tiles * t->tile_group;
     rows = _tc_round_up(rows, t->bm * t->cluster); /* a block a tile: blockIdx.x the row tile, in whole clusters */
+    if (t->stream_blocks) {
+        int64_t units = rows / t->bm * col_tiles * steps, chunk = (units + t->stream_blocks - 1) / t->stream_blocks;
+        int64_t blocks = (units + chunk - 1) / chunk;
+        int64_t last = (blocks - 1) * chunk / steps + (chunk + steps - 2) / steps; /* tc_stream_k's grid and runs */
+        int64_t reach = (last / col_tiles + 1) * t->bm;
+        return rows > reach ? rows : reach;
+    }
     if (t->tiles_per_block <= 1) return rows;
     walked = _tc_persistent_grid(t, rows / t->bm, col_tiles) * t->tiles_per_block;
     return (walked + group_tiles - 1) / group_tiles * t->tile_group * t->bm;
@@ -3068,8 +3087,8 @@ static tc_result _tc_mma_compute(tc_context *ctx, const tc_conv2d_desc *d, int p
     g->m = (int64_t)d->n * g->per_image;
     g->cols = (int64_t)d->c * d->r * d->s;
     g->jpad = _tc_round_up(d->k, g->nchw ? t->bm : t->bn);
-    g->mpad = g->nchw ? _tc_round_up(g->m, t->bn) : _tc_mma_padded_rows(t, g->m, g->jpad / t->bn);
     g->kpad = _tc_round_up(g->cols, t->bk * t->split);
+    g->mpad = g->nchw ? _tc_round_up(g->m, t->bn) : _tc_mma_padded_rows(t, g->m, g->jpad / t->bn, g->kpad / t->bk);
     g->conv.pad = NULL;
     g->conv.data = _tc_conv_placeholder(ctx, "data", d->layout, d->dtype, data_sizes);
     g->conv.kernel = _tc_conv_placeholder(ctx, "kernel", d->layout, d->dtype, kernel_sizes);
@@ -3564,14 +3583,15 @@ static const int64_t _tc_wgmma_block_m_times[] = {1, 3};
    tiles dealt out evenly among them (tc_stream_k): where the tiles are not
    a whole number of waves (C9 at batch 32: 98 tiles of 128 x 128 on 132
    SMs leave a quarter of the wave idle). On a GPU of fewer SMs it is two
-   waves, still right. */
+   waves, still right. The plain templates define it with its first value
+   alone, conv2d_wgmma_stream with both. */
 static const int64_t _tc_wgmma_stream_blocks[] = {0, 132};
 
 /* The copy, persistence and 192-row knobs, defined after the rest (a knob
    defined last keeps the indices of configurations recorded before it, its
    first value being what they ran), and the tiles' copy and grid as they
    say (block_m_times: _tc_wgmma_tiles_of). */
-static tc_result _tc_wgmma_copy_and_grid(tc_cfg *cfg, const int64_t *copies, int clusters, _tc_mma_tiles *t) {
+static tc_result _tc_wgmma_copy_and_grid(tc_cfg *cfg, const int64_t *copies, int clusters, int streams, _tc_mma_tiles *t) {
     int64_t copy;
     _TC_CONV_TRY(tc_cfg_define_knob(cfg, "copy", 3, copies));
     _TC_CONV_TRY(tc_cfg_define_knob(cfg, "tiles_per_block", 8, _tc_wgmma_tiles_per_block));
@@ -3579,7 +3599,7 @@ static tc_result _tc_wgmma_copy_and_grid(tc_cfg *cfg, const int64_t *copies, int
     _TC_CONV_TRY(tc_cfg_define_knob(cfg, "turns", 2, _tc_wgmma_turns));
     _TC_CONV_TRY(tc_cfg_define_knob(cfg, "cluster", clusters, _tc_wgmma_clusters));
     _TC_CONV_TRY(tc_cfg_define_knob(cfg, "block_m_times", 2, _tc_wgmma_block_m_times));
-    _TC_CONV_TRY(tc_cfg_define_knob(cfg, "stream_k", 2, _tc_wgmma_stream_blocks));
+    _TC_CONV_TRY(tc_cfg_define_knob(cfg, "stream_k", streams, _tc_wgmma_stream_blocks));
     copy = tc_cfg_knob_value(cfg, "copy");
     t->tma = copy != 0;
     t->producer = copy == 2;
@@ -3616,8 +3636,9 @@ static tc_result _tc_wgmma_tma_fits(tc_context *ctx, const tc_conv2d_desc *d, co
     return TC_OK;
 }
 
-/* conv2d_wgmma with `clusters` values of the cluster knob (1: none, 2: also clusters of 2). */
-static tc_result _tc_conv2d_wgmma(tc_cfg *cfg, const void *task, int clusters, tc_instance *out) {
+/* conv2d_wgmma with `clusters` values of the cluster knob (1: none, 2: also clusters of 2) and `streams` of the
+   stream_k knob (1: none, 2: also Stream-K). */
+static tc_result _tc_conv2d_wgmma(tc_cfg *cfg, const void *task, int clusters, int streams, tc_instance *out) {
     tc_context *ctx = tc_cfg_context(cfg);
     tc_conv2d_desc d;
     _tc_mma_tiles t;
@@ -3627,15 +3648,18 @@ static tc_result _tc_conv2d_wgmma(tc_cfg *cfg, const void *task, int clusters, t
         return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "conv2d_wgmma: builds NHWC kernels (KRSC weights, NHWK output); the task is %s "
                         "(conv2d_mma builds NCHW)", tc_layout_name(d.layout));
     _TC_CONV_TRY(_tc_wgmma_knobs(cfg, d.dtype));
-    _TC_CONV_TRY(_tc_wgmma_copy_and_grid(cfg, _tc_wgmma_copies, clusters, &t));
+    _TC_CONV_TRY(_tc_wgmma_copy_and_grid(cfg, _tc_wgmma_copies, clusters, streams, &t));
     _TC_CONV_TRY(_tc_wgmma_tiles_of(cfg, &d, &t));
     if (t.tma) _TC_CONV_TRY(_tc_wgmma_tma_fits(ctx, &d, &t));
     return _tc_mma_instance(ctx, &d, &t, out);
 }
 
-TECOMP_API tc_result tc_conv2d_wgmma_template(tc_cfg *cfg, const void *task, tc_instance *out) { return _tc_conv2d_wgmma(cfg, task, 1, out); }
+TECOMP_API tc_result tc_conv2d_wgmma_template(tc_cfg *cfg, const void *task, tc_instance *out) { return _tc_conv2d_wgmma(cfg, task, 1, 1, out); }
 TECOMP_API tc_result tc_conv2d_wgmma_cluster_template(tc_cfg *cfg, const void *task, tc_instance *out) {
-    return _tc_conv2d_wgmma(cfg, task, 2, out);
+    return _tc_conv2d_wgmma(cfg, task, 2, 1, out);
+}
+TECOMP_API tc_result tc_conv2d_wgmma_stream_template(tc_cfg *cfg, const void *task, tc_instance *out) {
+    return _tc_conv2d_wgmma(cfg, task, 1, 2, out);
 }
 
 // >>gemm-wgmma
@@ -3671,8 +3695,8 @@ static tc_result _tc_matmul_compute(tc_context *ctx, const tc_gemm_desc *d, cons
     g->cols = d->k;
     g->per_image = d->m;
     g->jpad = _tc_round_up(d->n, t->bn);
-    g->mpad = _tc_mma_padded_rows(t, d->m, g->jpad / t->bn);
     g->kpad = _tc_round_up(d->k, t->bk * t->split);
+    g->mpad = _tc_mma_padded_rows(t, d->m, g->jpad / t->bn, g->kpad / t->bk);
     g->conv.data = tc_placeholderi(ctx, "A", d->dtype, TC_DIMS((int64_t)d->m, (int64_t)d->k));
     g->conv.kernel = tc_placeholderi(ctx, "B", d->dtype, TC_DIMS((int64_t)d->n, (int64_t)d->k));
     if (!g->conv.data || !g->conv.kernel) return _tc_conv_error(ctx);
@@ -3718,7 +3742,7 @@ static tc_result _tc_gemm_wgmma(tc_cfg *cfg, const void *task, int clusters, tc_
     _TC_CONV_TRY(_tc_wgmma_knobs(cfg, d.dtype));
     memset(&as_conv, 0, sizeof as_conv);
     as_conv.dtype = d.dtype;
-    _TC_CONV_TRY(_tc_wgmma_copy_and_grid(cfg, copy, clusters, &t));
+    _TC_CONV_TRY(_tc_wgmma_copy_and_grid(cfg, copy, clusters, 1, &t));
     _TC_CONV_TRY(_tc_wgmma_tiles_of(cfg, &as_conv, &t));
     _TC_CONV_TRY(_tc_matmul_compute(ctx, &d, &t, &g, &as_conv));
     if (!(s = tc_schedule_create(ctx, 1, &g.conv.out))) return _tc_conv_error(ctx);
@@ -4121,7 +4145,8 @@ static tc_template_fn _tc_conv_template_lookup(const char *name, const char **st
                      {"conv2d_tensorcore", tc_conv2d_tensorcore_template},
                      {"conv2d_mma", tc_conv2d_mma_template},
                      {"conv2d_wgmma", tc_conv2d_wgmma_template},
-                     {"conv2d_wgmma_cluster", tc_conv2d_wgmma_cluster_template}};
+                     {"conv2d_wgmma_cluster", tc_conv2d_wgmma_cluster_template},
+                     {"conv2d_wgmma_stream", tc_conv2d_wgmma_stream_template}};
     size_t k;
     for (k = 0; name && k < sizeof templates / sizeof templates[0]; k++)
         if (!strcmp(name, templates[k].name)) {
@@ -4135,7 +4160,8 @@ TECOMP_API tc_conv2d_math tc_conv2d_template_math(tc_template_fn fn, const tc_co
     tc_conv2d_desc r;
     if (!fn || !d) return TC_CONV_MATH_EXACT;
     r = _tc_conv_defaults(d);
-    return (fn == tc_conv2d_mma_template || fn == tc_conv2d_wgmma_template || fn == tc_conv2d_wgmma_cluster_template) && r.dtype == TC_FLOAT32 && r.math == TC_CONV_MATH_TF32
+    return (fn == tc_conv2d_mma_template || fn == tc_conv2d_wgmma_template || fn == tc_conv2d_wgmma_cluster_template ||
+            fn == tc_conv2d_wgmma_stream_template) && r.dtype == TC_FLOAT32 && r.math == TC_CONV_MATH_TF32
                ? TC_CONV_MATH_TF32
                : TC_CONV_MATH_EXACT;
 }

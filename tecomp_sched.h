@@ -1364,7 +1364,8 @@ typedef struct _tc_pipe {
     int producer;              /* tc_warp_specialize: a producer warpgroup issues its copies */
     int turns;                 /* tc_consumer_turns: consumer warpgroups taking the runs around it in turns (1: none) */
     int cluster;               /* tc_tma_multicast: the blocks of a cluster sharing its tiles and slots (1: none) */
-    const tc_expr *base;       /* the steps earlier runs of the loop took: its tiles are steps base + k (copy (base + k) % nstages).
+    const tc_expr *min;        /* where the loop starts (0 but for a Stream-K run's steps) */
+    const tc_expr *base;       /* the steps earlier runs of the loop took: its tiles are steps base + k - min (copy (base + k - min) % nstages).
                                   0 (inject_pipeline substitutes it) but for a producer's pipeline inside a serial loop (a
                                   persistent grid's tile loop), where the producer and the consumers count the loop's runs */
 } _tc_pipe;
@@ -1787,6 +1788,8 @@ static _tc_pipe *_tc_pipe_of(_tc_lower *L, int k) {
         L->pipes[L->npipes].turns = st->consumer_turns > 1 ? st->consumer_turns : 1;
         L->pipes[L->npipes].cluster = 1;
         L->pipes[L->npipes].base = _tc_pipe_base(L->ctx, var);
+        L->pipes[L->npipes].min = L->sl[parent].loopmin[_tc_leaf_pos(st->attach_parent, at)];
+        if (!L->pipes[L->npipes].min) L->pipes[L->npipes].min = tc_int(L->ctx, 0);
         L->pipes[L->npipes++].nstages = st->pipeline_stages;
         if (!L->pipes[L->npipes - 1].base) return (_tc_pipe *)NULL;
     }
@@ -1874,8 +1877,8 @@ static tc_result _tc_stage_buffer(_tc_lower *L, int k) {
     v->offset = tc_int(L->ctx, 0);
     if (st->pipeline_stages > 1) {
         if (!(pipe = _tc_pipe_of(L, k))) return _TC_LOWER_FAIL(L);
-        /* step k of the pipelined loop lives in copy (base + k) % nstages */
-        v->offset = tc_simplify(tc_mul(tc_modi(tc_add(pipe->base, pipe->var), st->pipeline_stages), size));
+        /* step k of the pipelined loop (from min) lives in copy (base + k - min) % nstages */
+        v->offset = tc_simplify(tc_mul(tc_modi(tc_add(pipe->base, tc_sub(pipe->var, pipe->min)), st->pipeline_stages), size));
         size = tc_muli(size, st->pipeline_stages);
     }
     if (!(v->buffer = tc_buffer_create(L->ctx, st->tensor->name, st->tensor->dtype, v->scope, tc_simplify(size)))) return TC_ERROR_OUT_OF_MEMORY;
@@ -3053,7 +3056,7 @@ static const tc_stmt *_tc_tma_pipeline_loop(_tc_lower *L, const _tc_pipe *p, con
     if (!(f.empty = tc_buffer_create(ctx, name, TC_INT64, TC_SCOPE_SHARED, n))) return *failed = 1, (const tc_stmt *)NULL;
     f.bar->mbarrier = 1;
     f.empty->mbarrier = 1;
-    f.slot = tc_mod(tc_add(base, v), n); /* step base + k */
+    f.slot = tc_mod(tc_add(base, tc_sub(v, loop->min)), n); /* step base + k - min: a run from min (a Stream-K run's) goes on where the last left the slots */
     f.nstages = p->nstages;
     f.ncopies = _tc_tma_count(fetch_seq);
     per_warpgroup = _tc_release_per_warpgroup(L, p, compute, ncompute);
@@ -3071,7 +3074,7 @@ static const tc_stmt *_tc_tma_pipeline_loop(_tc_lower *L, const _tc_pipe *p, con
     }
     for (t = 0; t < ncompute; t++) steady[ns++] = compute[t];
     released = tc_sub(v, tc_int(ctx, p->lag)); /* the tile this step's wgmma wait retires the last read of */
-    released_slot = tc_simplify(tc_mod(tc_add(base, released), n));
+    released_slot = tc_simplify(tc_mod(tc_add(base, tc_sub(released, loop->min)), n));
     arrive = per_warpgroup ? tc_stmt_mbarrier_arrive_warpgroup(ctx, f.empty, released_slot) : tc_stmt_mbarrier_arrive(ctx, f.empty, released_slot, NULL);
     if (p->cluster > 1) arrive = tc_stmt_multicast(ctx, arrive, p->cluster);
     steady[ns++] = p->lag && arrive ? tc_stmt_if(ctx, tc_ge(released, loop->min), arrive, NULL) : arrive;
@@ -3670,7 +3673,8 @@ static tc_result _tc_pass_inject_pipeline(_tc_lower *L) {
                             if (old[r] + kend - kbeg == K) tickets[t] = 0
                barrier
                if (old[r] + kend - kbeg == K) {        the last part of the tile to finish
-                   tile[i] = sum over the tile's blocks p, in order, of parts[(p R + t - p C / K) E + i]
+                   tile[i] = parts[first ..]; for p in (first, last]: tile[i] += parts[(p R + t - p C / K) E + i]
+                                                         (p: the tile's blocks, in order; the element loops unrolled)
                    the store
                }
            } else {
@@ -3690,8 +3694,9 @@ typedef struct _tc_stream_fix {
     _tc_stream_run sr;
     tc_buffer *out, *tile, *parts, *tickets, *old;
     const tc_expr *elems;        /* E */
+    const tc_expr *first, *last; /* the first and the last block holding part of the run's tile */
     const tc_expr *piece;        /* the sum's loop over the tile's other parts (its variable) */
-    int sum;                     /* rewriting the store as the sum (else as the copy to parts) */
+    int mode;                    /* rewriting the store as: 0 the copy to parts, 1 the first part's, 2 a later part added */
     int found;                   /* the run's loop was found */
 } _tc_stream_fix;
 
@@ -3728,13 +3733,21 @@ static const tc_expr *_tc_stream_part(const _tc_stream_fix *x, const tc_expr *p,
 }
 
 /* A store of the output's: as the copy of the tile's elements it reads to
-   the block's part, or as their sum over the tile's parts. */
+   the block's part, or as a step of their sum over the tile's parts; the
+   loops around unrolled by the CUDA compiler, so that the parts' loads
+   (from L2) are many in flight, not one at a time. */
 static int _tc_stream_store(_tc_mutator *m, const tc_stmt *s, const tc_stmt **out) {
     _tc_stream_fix *x = (_tc_stream_fix *)m->user;
     tc_context *ctx = m->ctx;
-    const tc_expr *i, *k, *first, *last;
-    const tc_stmt *parts[2];
+    const tc_expr *i, *part;
+    const tc_stmt *body;
     int two = 0;
+    if (s->kind == TC_S_FOR && s->for_kind == TC_FOR_SERIAL) {
+        if ((body = _tc_mutate(m, s->body)) && !(*out = tc_stmt_for(ctx, s->var, s->min, s->extent, TC_FOR_UNROLL_HINT, TC_THREAD_NONE, body)))
+            m->failed = 1;
+        if (!body) *out = NULL;
+        return 1;
+    }
     if (s->kind != TC_S_STORE || s->buffer != x->out) return 0;
     if (!(i = _tc_tile_read_index(s->value, x->tile, &two)) || two) {
         m->failed = 1;
@@ -3742,29 +3755,24 @@ static int _tc_stream_store(_tc_mutator *m, const tc_stmt *s, const tc_stmt **ou
                  x->tile->name, two ? "at two places" : "nowhere");
         return 1;
     }
-    if (!x->sum) {
+    if (!x->mode) {
         *out = tc_stmt_store(ctx, x->parts, _tc_stream_part(x, x->block, i), _tc_load(x->tile, i));
         return 1;
     }
-    k = tc_int(ctx, x->r->nsteps);
-    first = tc_div(tc_mul(x->sr.tile, k), tc_int(ctx, x->r->chunk));
-    last = tc_div(tc_add(tc_mul(x->sr.tile, k), tc_int(ctx, x->r->nsteps - 1)), tc_int(ctx, x->r->chunk));
-    parts[0] = tc_stmt_store(ctx, x->tile, i, _tc_load(x->parts, _tc_stream_part(x, first, i)));
-    parts[1] = tc_stmt_store(ctx, x->tile, i, tc_add(_tc_load(x->tile, i), _tc_load(x->parts, _tc_stream_part(x, tc_add(tc_add(first, tc_int(ctx, 1)), x->piece), i))));
-    parts[1] = parts[1] ? tc_stmt_for(ctx, x->piece, tc_int(ctx, 0), tc_simplify(tc_sub(last, first)), TC_FOR_SERIAL, TC_THREAD_NONE, parts[1]) : NULL;
-    if (!parts[0] || !parts[1] || !(*out = tc_stmt_seq(ctx, 2, parts))) m->failed = 1;
+    part = _tc_load(x->parts, _tc_stream_part(x, x->mode == 1 ? x->first : tc_add(tc_add(x->first, tc_int(ctx, 1)), x->piece), i));
+    if (!(*out = tc_stmt_store(ctx, x->tile, i, x->mode == 1 ? part : tc_add(_tc_load(x->tile, i), part)))) m->failed = 1;
     return 1;
 }
 
-/* The store nest `store` rewritten as the copy (sum 0) or the sum. */
-static const tc_stmt *_tc_stream_rewrite(_tc_stream_fix *x, const tc_stmt *store, int sum) {
+/* The store nest `store` rewritten as the copy (mode 0), the first part's (1) or a later part added (2). */
+static const tc_stmt *_tc_stream_rewrite(_tc_stream_fix *x, const tc_stmt *store, int mode) {
     _tc_mutator m;
     const tc_stmt *r;
     memset(&m, 0, sizeof m);
     m.ctx = x->L->ctx;
     m.stmt = _tc_stream_store;
     m.user = x;
-    x->sum = sum;
+    x->mode = mode;
     r = _tc_mutate(&m, store);
     return m.failed ? NULL : r;
 }
@@ -3800,8 +3808,10 @@ static const tc_stmt *_tc_stream_run_body(_tc_stream_fix *x, const tc_stmt *body
     if (at < 0) return _tc_fail(ctx, TC_ERROR_LOWER, "stream_k: the run at %s stores nothing to %s", x->run->name, x->out->name), (const tc_stmt *)NULL;
     whole = items[at];
     copy = _tc_stream_rewrite(x, whole, 0);
-    sum = _tc_stream_rewrite(x, whole, 1);
-    if (!copy || !sum) return NULL;
+    fix[0] = _tc_stream_rewrite(x, whole, 1); /* the parts in block order: the same sum whichever block finishes last */
+    fix[1] = _tc_stream_rewrite(x, whole, 2);
+    fix[1] = fix[1] ? tc_stmt_for(ctx, x->piece, tc_int(ctx, 0), tc_simplify(tc_sub(x->last, x->first)), TC_FOR_SERIAL, TC_THREAD_NONE, fix[1]) : NULL;
+    if (!copy || !fix[0] || !fix[1] || !(sum = tc_stmt_seq(ctx, 2, fix))) return NULL;
     completes = tc_simplify(tc_eq(tc_add(_tc_load(x->old, x->run), steps), k));
     fix[0] = sum;
     fix[1] = whole;
@@ -3872,6 +3882,8 @@ static tc_result _tc_stream_fix_stage(_tc_lower *L, int k, const _tc_relation *r
     snprintf(name, sizeof name, "%s.ticket", st->tensor->name);
     x.old = tc_buffer_create(L->ctx, name, TC_INT32, TC_SCOPE_SHARED, r->inner->var->extent); /* one a run: none is rewritten */
     x.piece = tc_axis(L->ctx, "stream.part", tc_int(L->ctx, r->nsteps));
+    x.first = tc_simplify(tc_div(tc_mul(x.sr.tile, tc_int(L->ctx, r->nsteps)), tc_int(L->ctx, r->chunk)));
+    x.last = tc_simplify(tc_div(tc_add(tc_mul(x.sr.tile, tc_int(L->ctx, r->nsteps)), tc_int(L->ctx, r->nsteps - 1)), tc_int(L->ctx, r->chunk)));
     if (!x.parts || !x.tickets || !x.old || !x.piece) return _TC_LOWER_FAIL(L);
     if (x.tile->dtype != TC_FLOAT32)
         return _tc_fail(L->ctx, TC_ERROR_SCHEDULE, "stream_k on stage %s: the tile %s is %s; the fix-up sums float32 parts", st->tensor->name,

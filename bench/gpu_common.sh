@@ -39,9 +39,11 @@ record() { # template, task args (JSON), index:values:label, file: a one-line re
 import json, sys
 target, template, args, config = sys.argv[1], sys.argv[2], json.loads(sys.argv[3]), sys.argv[4].split(":")
 names = ["block_m", "block_n", "warp_m", "warp_n", "k_tile", "stages", "split_k", "in_flight", "copy", "tiles_per_block", "tile_group", "turns",
-         "cluster", "block_m_times"]
+         "cluster", "block_m_times", "stream_k"]
+firsts = [1, 1, 1, 1, 1, 0]  # the late knobs' first values (tiles_per_block .. stream_k)
 values = [int(v) for v in config[1].split(",")]
-values += [1] * (len(names) - len(values))  # the late knobs left out: their first values
+missing = len(names) - len(values)
+values += firsts[len(firsts) - missing:] if missing > 0 else []  # the late knobs left out: their first values
 entity = [[n, "ot", v] for n, v in zip(names, values)]
 print(json.dumps({"input": [target, template, args, {}], "config": {"index": int(config[0]), "code_hash": None, "entity": entity},
                   "result": [[1.0], 0, 1.0, 0.0], "version": 0.2, "tvm_version": "tecomp 0.2.0"}))
@@ -49,10 +51,12 @@ PY
 }
 
 conv_template_of() { # index:values:label: the template that has that configuration: conv2d_wgmma_cluster where its
-    # cluster (the 13th value) is more than 1, conv2d_wgmma otherwise (whose cluster knob holds 1 alone)
+    # cluster (the 13th value) is more than 1, conv2d_wgmma_stream where its stream_k (the 15th) is not 0,
+    # conv2d_wgmma otherwise (whose cluster and stream_k knobs hold their first values alone)
     values=${1#*:}
     cluster=$(echo "${values%%:*}" | cut -d, -f13)
-    if [ "${cluster:-1}" -gt 1 ]; then echo conv2d_wgmma_cluster; else echo conv2d_wgmma; fi
+    stream=$(echo "${values%%:*}" | cut -d, -f15)
+    if [ "${cluster:-1}" -gt 1 ]; then echo conv2d_wgmma_cluster; elif [ "${stream:-0}" -gt 0 ]; then echo conv2d_wgmma_stream; else echo conv2d_wgmma; fi
 }
 
 seed2_args='[256, 256, 14, 14, 512, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 3]'

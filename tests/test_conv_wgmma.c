@@ -46,8 +46,9 @@ static const tc_func *lower_config(const tc_conv2d_desc *d, const tiles *t) {
     tc_instance inst;
     const tc_func *f = NULL;
     int64_t index;
-    /* clusters (the last knob 2) are conv2d_wgmma_cluster's */
-    if (tc_space_create(ctx, t->v[12] > 1 ? tc_conv2d_wgmma_cluster_template : tc_conv2d_wgmma_template, d, &space) != TC_OK) {
+    /* clusters (knob 12 at 2) are conv2d_wgmma_cluster's, Stream-K (knob 14 at 132) conv2d_wgmma_stream's */
+    tc_template_fn fn = t->v[12] > 1 ? tc_conv2d_wgmma_cluster_template : t->v[14] ? tc_conv2d_wgmma_stream_template : tc_conv2d_wgmma_template;
+    if (tc_space_create(ctx, fn, d, &space) != TC_OK) {
         printf("  space: %s\n", tc_context_error(ctx));
         return NULL;
     }
@@ -695,6 +696,7 @@ TC_TEST(gpu_matches_the_reference_at_c9_b32) {
     tiles f16 = {{128, 256, 64, 256, 64, 4, 1, 1}}, split = {{128, 128, 128, 64, 32, 3, 2, 1}}, tf32 = {{128, 128, 64, 128, 32, 3, 1, 0}};
     tiles turns64 = {{64, 256, 64, 256, 64, 4, 1, 1, 2, 2, 1, 2}}, turns128 = {{128, 128, 128, 128, 32, 3, 1, 1, 2, 4, 8, 2}};
     tiles tall64 = {{64, 64, 64, 64, 64, 4, 1, 1, 2, 1, 1, 1, 1, 3}}, tall128 = {{64, 128, 64, 128, 32, 4, 1, 1, 2, 2, 1, 1, 1, 3}};
+    tiles stream128 = {{128, 128, 128, 128, 32, 4, 1, 1, 2, 1, 1, 1, 1, 1, 132}}, stream64 = {{64, 256, 64, 256, 64, 4, 1, 1, 2, 1, 1, 1, 1, 1, 132}};
     int64_t copy;
     /* by cp.async; by TMA (im2col copies of the data, boxes of the weights); by TMA from a producer warpgroup; the
        last again on a persistent grid of 2 tiles a block (49 and 98 tiles: 25 and 49 blocks) */
@@ -738,6 +740,13 @@ TC_TEST(gpu_matches_the_reference_at_c9_b32) {
     check_on_gpu(TC_FLOAT16, TC_FLOAT16, &tall64, 1e-2);
     check_on_gpu(TC_FLOAT16, TC_FLOAT32, &tall64, 1e-2);
     check_on_gpu(TC_FLOAT32, TC_FLOAT32, &tall128, 2e-3);
+    /* Stream-K on 132 blocks: 98 tiles of 128 x 128 (72 k steps each, 54 a block: every tile's steps split between two
+       blocks), from a producer and by cp.async, TF32 and half out; 98 of 64 x 256 in float16 (36 k steps, 27 a block) */
+    check_on_gpu(TC_FLOAT32, TC_FLOAT32, &stream128, 2e-3);
+    check_on_gpu(TC_FLOAT32, TC_FLOAT16, &stream128, 1e-2);
+    stream128.v[8] = 0;
+    check_on_gpu(TC_FLOAT32, TC_FLOAT32, &stream128, 2e-3);
+    check_on_gpu(TC_FLOAT16, TC_FLOAT32, &stream64, 1e-2);
 }
 
 /* The kernel of a TMA configuration as an engine gets it: from a record,
@@ -745,7 +754,8 @@ TC_TEST(gpu_matches_the_reference_at_c9_b32) {
    the same records (where the records' index would serve a kernel without
    TMA: an index line holds no tensor maps, and a TMA kernel loaded from one
    failed to launch with an invalid argument). */
-static double kernel_error_from_records(const tc_conv2d_desc *d, const char *records, const conv_data *cd, int *from_index) {
+static double kernel_error_from_records(const tc_conv2d_desc *d, const char *template_name, const char *records, const conv_data *cd, int launches,
+                                        int *from_index) {
     tc_conv2d_kernel_desc kd;
     tc_conv2d_kernel *k = NULL;
     tc_conv2d_kernel_info info;
@@ -756,17 +766,24 @@ static double kernel_error_from_records(const tc_conv2d_desc *d, const char *rec
     memset(&kd, 0, sizeof kd);
     kd.conv = *d;
     kd.records = records;
-    kd.template_name = "conv2d_wgmma";
+    kd.template_name = template_name;
     r = tc_conv2d_kernel_create(ctx, &kd, &k);
     for (j = 0; r == TC_OK && j < 3; j++) r = tc_cuda_malloc(ctx, (j == 0 ? cd->nx : j == 1 ? cd->nw : cd->ny) * 4, &dev[j]);
     if (r == TC_OK) r = tc_cuda_upload(ctx, dev[0], cd->x, cd->nx * 4);
     if (r == TC_OK) r = tc_cuda_upload(ctx, dev[1], cd->w, cd->nw * 4);
-    if (r == TC_OK) r = tc_cuda_memset(ctx, dev[2], 0xff, cd->ny * 4);
-    if (r == TC_OK) r = tc_conv2d_kernel_launch(ctx, k, dev[0], dev[1], dev[2], NULL);
-    if (r == TC_OK) r = tc_cuda_synchronize(ctx);
-    if (r == TC_OK) r = tc_cuda_download(ctx, cd->y, dev[2], cd->ny * 4);
-    if (r == TC_OK) err = rel_l2(cd->y, cd->ref, cd->ny);
-    else printf("  %s\n", tc_context_error(ctx));
+    for (err = 0; r == TC_OK && launches-- > 0;) { /* each launch writes the whole output (Stream-K's tickets back at zero) */
+        double e;
+        r = tc_cuda_memset(ctx, dev[2], 0xff, cd->ny * 4);
+        if (r == TC_OK) r = tc_conv2d_kernel_launch(ctx, k, dev[0], dev[1], dev[2], NULL);
+        if (r == TC_OK) r = tc_cuda_synchronize(ctx);
+        if (r == TC_OK) r = tc_cuda_download(ctx, cd->y, dev[2], cd->ny * 4);
+        e = r == TC_OK ? rel_l2(cd->y, cd->ref, cd->ny) : 1;
+        if (!(e <= err)) err = e;
+    }
+    if (r != TC_OK) {
+        err = 1;
+        printf("  %s\n", tc_context_error(ctx));
+    }
     if (k) {
         tc_conv2d_kernel_info_get(k, &info);
         *from_index = info.from_index;
@@ -776,41 +793,111 @@ static double kernel_error_from_records(const tc_conv2d_desc *d, const char *rec
     return err;
 }
 
+/* Stream-K (conv2d_wgmma_stream, stream_k 132): the tiles' k steps dealt out to 132 blocks, on
+   the host executor against the reference: 6 tiles of 27 k steps (2 a
+   block: 81 blocks, a block's run crossing from one tile into the next, so
+   two runs a block), from a producer, by TMA and by cp.async, with a fused
+   bias and into half; 2 tiles of 9 steps (1 a block: every tile summed from
+   nine parts); float16 on 64 x 128 tiles. The IR shows the ticket and the
+   last part's sum; a persistent grid beside it is refused. */
+TC_TEST(stream_k_matches_the_reference) {
+    tiles t = {{64, 64, 64, 64, 16, 3, 1, 1, 2, 1, 1, 1, 1, 1, 132}}, f16 = {{64, 128, 64, 128, 32, 3, 1, 1, 2, 1, 1, 1, 1, 1, 132}};
+    tiles persistent = t;
+    tc_conv2d_desc d = nhwc(TC_FLOAT32, 1, 48, 18, 18, 64, 3, 3, 1, 1, 1), small = nhwc(TC_FLOAT32, 1, 16, 9, 9, 64, 3, 3, 1, 1, 1);
+    tc_conv2d_desc half = nhwc(TC_FLOAT16, 1, 32, 12, 12, 128, 3, 3, 1, 1, 1);
+    const tc_func *f = lower_config(&d, &t);
+    const char *ir = f ? tc_func_to_string(f) : "";
+    int copy;
+    TC_CHECK(host_error_of(ctx, &d, f) < 2e-3);
+    TC_CHECK_CONTAINS(ir, "for (m.outer.f.outer.fused.run, 0, 2) {");
+    TC_CHECK_CONTAINS(ir, "conv.ticket[m.outer.f.outer.fused.run] = atomic_add_acq_rel(conv.tickets[floordiv(blockIdx.x*2, 27) + "
+                          "m.outer.f.outer.fused.run], ");
+    TC_CHECK_CONTAINS(ir, "conv.tickets[floordiv(blockIdx.x*2, 27) + m.outer.f.outer.fused.run] = 0");
+    TC_CHECK_CONTAINS(ir, "let j.outer.base = j.outer.runs[0]\n");
+    TC_CHECK(f && f->ntemps == 2 && strcmp(f->temps[0]->name, "conv.parts") == 0 && f->temps[1]->zeroed);
+    for (copy = 0; copy < 2; copy++) {
+        t.v[8] = copy;
+        TC_CHECK(host_error_of(ctx, &d, lower_config(&d, &t)) < 2e-3);
+    }
+    t.v[8] = 2;
+    d.epilogue.bias = 1;
+    TC_CHECK(host_error_of(ctx, &d, lower_config(&d, &t)) < 2e-3);
+    d.epilogue.bias = 0;
+    d.epilogue.out_dtype = TC_FLOAT16;
+    TC_CHECK(host_error_of(ctx, &d, lower_config(&d, &t)) < 1e-2);
+    TC_CHECK(host_error_of(ctx, &small, lower_config(&small, &t)) < 2e-3);
+    TC_CHECK(host_error_of(ctx, &half, lower_config(&half, &f16)) < 1e-2);
+    TC_CHECK(tc_conv2d_template_named("conv2d_wgmma_stream") == tc_conv2d_wgmma_stream_template);
+    TC_CHECK(tc_conv2d_template_math(tc_conv2d_wgmma_stream_template, &d) == TC_CONV_MATH_TF32);
+    persistent.v[9] = 2;
+    TC_CHECK(lower_config(&d, &persistent) == NULL);
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "stream_k 132: Stream-K's blocks walk the tiles' k steps themselves");
+}
+
+/* A record of configuration t of d in a temporary file (its name to records). */
+static int write_record(const tc_conv2d_desc *d, const tiles *t, char *records, size_t cap, const char *name) {
+    tc_config_space *space = NULL;
+    tc_record rec;
+    if (tc_space_create(ctx, t->v[14] ? tc_conv2d_wgmma_stream_template : tc_conv2d_wgmma_template, d, &space) != TC_OK) return 0;
+    temp_path(records, cap, name);
+    memset(&rec, 0, sizeof rec);
+    rec.target = tc_target_string(ctx);
+    rec.task = t->v[14] ? "conv2d_wgmma_stream" : "conv2d_wgmma";
+    rec.nargs = tc_conv2d_task_args(d, rec.args);
+    rec.config = sample_wgmma_config(space, t->v);
+    rec.ncosts = 1;
+    rec.costs[0] = 1e-5;
+    return rec.config >= 0 && tc_record_append(ctx, records, &rec, space) == TC_OK;
+}
+
+static void remove_records(const char *records) {
+    char index[72];
+    snprintf(index, sizeof index, "%s.best", records);
+    remove(index);
+    remove(records);
+}
+
 TC_TEST(gpu_tma_kernel_loads_from_records_twice) {
     tc_conv2d_desc d = nhwc(TC_FLOAT32, 32, 256, 14, 14, 256, 3, 3, 1, 1, 1);
     tiles tf32 = {{128, 128, 64, 128, 32, 3, 1, 0, 1}};
     char records[64];
-    char index[72];
-    tc_config_space *space = NULL;
-    tc_record rec;
     conv_data *cd;
     int round;
     int from_index = 1;
     if (!tc_cuda_available(ctx)) TC_SKIP("no CUDA device: tc_cuda_available is 0");
     if (tc_cuda_arch(ctx) != 90) TC_SKIP("the CUDA device is not sm_90 (H100, H200): no wgmma");
-    TC_CHECK_EQ_INT(tc_space_create(ctx, tc_conv2d_wgmma_template, &d, &space), TC_OK);
-    if (!space) return;
-    temp_path(records, sizeof records, "wgmma_index");
-    memset(&rec, 0, sizeof rec);
-    rec.target = tc_target_string(ctx);
-    rec.task = "conv2d_wgmma";
-    rec.nargs = tc_conv2d_task_args(&d, rec.args);
-    rec.config = sample_wgmma_config(space, tf32.v);
-    rec.ncosts = 1;
-    rec.costs[0] = 1e-5;
-    TC_CHECK(rec.config >= 0);
-    TC_CHECK_EQ_INT(tc_record_append(ctx, records, &rec, space), TC_OK);
+    TC_CHECK(write_record(&d, &tf32, records, sizeof records, "wgmma_index"));
     cd = gpu_data(&d);
     TC_CHECK(cd != NULL);
     for (round = 0; round < 2 && cd; round++) {
-        double err = kernel_error_from_records(&d, records, cd, &from_index);
+        double err = kernel_error_from_records(&d, "conv2d_wgmma", records, cd, 1, &from_index);
         printf("  TMA TF32 kernel from the records, load %d: relative L2 error %.3g%s\n", round + 1, err, from_index ? " (from the index)" : "");
         TC_CHECK(err < 2e-3);
         TC_CHECK_EQ_INT(from_index, 0);
     }
-    snprintf(index, sizeof index, "%s.best", records);
-    remove(index);
-    remove(records);
+    remove_records(records);
+}
+
+/* A Stream-K kernel as an engine gets it (its workspace and tickets the
+   kernel's own, zeroed once when it is made), launched three times: each
+   launch's output is whole and right, so each left its tickets at zero. */
+TC_TEST(gpu_stream_k_kernel_launches_again) {
+    tc_conv2d_desc d = nhwc(TC_FLOAT32, 32, 256, 14, 14, 256, 3, 3, 1, 1, 1);
+    tiles stream = {{128, 128, 128, 128, 32, 4, 1, 1, 2, 1, 1, 1, 1, 1, 132}};
+    char records[64];
+    conv_data *cd;
+    int from_index = 1;
+    if (!tc_cuda_available(ctx)) TC_SKIP("no CUDA device: tc_cuda_available is 0");
+    if (tc_cuda_arch(ctx) != 90) TC_SKIP("the CUDA device is not sm_90 (H100, H200): no wgmma");
+    TC_CHECK(write_record(&d, &stream, records, sizeof records, "wgmma_stream"));
+    cd = gpu_data(&d);
+    TC_CHECK(cd != NULL);
+    if (cd) {
+        double err = kernel_error_from_records(&d, "conv2d_wgmma_stream", records, cd, 3, &from_index);
+        printf("  Stream-K TF32 kernel from the records, 3 launches: worst relative L2 error %.3g\n", err);
+        TC_CHECK(err < 2e-3);
+    }
+    remove_records(records);
 }
 
 int main(int argc, char **argv) {
@@ -827,9 +914,11 @@ int main(int argc, char **argv) {
     TC_RUN(consumers_take_turns);
     TC_RUN(thread_block_clusters_share_the_weights);
     TC_RUN(refuses_what_it_cannot_build);
+    TC_RUN(stream_k_matches_the_reference);
     TC_RUN(template_for_arch_picks_wgmma_on_sm_90);
     TC_RUN(gpu_matches_the_reference_at_c9_b32);
     TC_RUN(gpu_tma_kernel_loads_from_records_twice);
+    TC_RUN(gpu_stream_k_kernel_launches_again);
     gpu_data_free();
     tc_context_destroy(ctx);
     return tc_test_summary();
