@@ -28,8 +28,9 @@
    channels; COL_ORDER 1, the default, copies col along its pixels).
    --small: batch 2, 8x8, 32 -> 64 channels. With --template wgmma (an
    sm_90 GPU, else the host executor at --small; NHWC) --config is
-   BM,BN,WM,WN,BK,STAGES,SPLIT_K,IN_FLIGHT,COPY[,TILES_PER_BLOCK[,TILE_GROUP[,TURNS[,CLUSTER[,BLOCK_M_TIMES]]]]] (CLUSTER 2:
-   conv2d_wgmma_cluster's thread-block clusters of 2 sharing the weights' tiles).
+   BM,BN,WM,WN,BK,STAGES,SPLIT_K,IN_FLIGHT,COPY[,TILES_PER_BLOCK[,TILE_GROUP[,TURNS[,CLUSTER[,BLOCK_M_TIMES[,STREAM_K]]]]]]
+   (CLUSTER 2: conv2d_wgmma_cluster's thread-block clusters of 2 sharing the weights' tiles; STREAM_K 132:
+   conv2d_wgmma_stream's Stream-K grid of 132 blocks).
    --repeat: the timed launches (default 100). --out f16 (bf16) writes
    the output in half (bfloat16): the accumulators rounded by their store,
    as cuDNN's half convolution writes its output (epilogue.out_dtype). */
@@ -92,15 +93,16 @@ static void help(const char *argv0) {
 }
 
 /* Comma-separated knob values into config: conv2d_mma's eight to ten
-   (split_k and col_order 1 when not given), conv2d_wgmma's nine to thirteen
-   (tiles_per_block, tile_group, turns and cluster 1); 0 when it is not that. */
+   (split_k and col_order 1 when not given), conv2d_wgmma's nine to fifteen
+   (tiles_per_block, tile_group, turns, cluster and block_m_times 1,
+   stream_k 0); 0 when it is not that. */
 static int parse_config(const char *s, int wgmma, int64_t *config) {
     int k, most = wgmma ? SAMPLE_WGMMA_KNOBS : 10, least = wgmma ? 9 : 8;
     char *end;
-    for (k = least; k < most; k++) config[k] = 1;
+    for (k = least; k < most; k++) config[k] = wgmma && k == 14 ? 0 : 1;
     for (k = 0; k < most; k++) {
         long long v = strtoll(s, &end, 10);
-        int may_be_zero = wgmma ? k == 7 || k == 8 : k == 7 || k == 9; /* in_flight and copy; swizzle and col_order */
+        int may_be_zero = wgmma ? k == 7 || k == 8 || k == 14 : k == 7 || k == 9; /* in_flight, copy and stream_k; swizzle and col_order */
         if (end == s || v < (may_be_zero ? 0 : 1) || v > 4096) return 0;
         config[k] = v;
         if (!*end && k + 1 >= least) return 1;
@@ -208,7 +210,10 @@ static const tc_func *lower(tc_context *ctx, const tc_conv2d_desc *d, const opti
     tc_instance inst;
     const tc_func *f = NULL;
     int64_t index;
-    tc_template_fn fn = !o->wgmma ? tc_conv2d_mma_template : o->config[12] > 1 ? tc_conv2d_wgmma_cluster_template : tc_conv2d_wgmma_template;
+    tc_template_fn fn = !o->wgmma           ? tc_conv2d_mma_template
+                        : o->config[12] > 1 ? tc_conv2d_wgmma_cluster_template
+                        : o->config[14]     ? tc_conv2d_wgmma_stream_template
+                                            : tc_conv2d_wgmma_template;
     if (tc_space_create(ctx, fn, d, &space) != TC_OK) {
         fprintf(stderr, "mma_conv: %s\n", tc_context_error(ctx));
         return NULL;
