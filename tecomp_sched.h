@@ -644,11 +644,18 @@ TECOMP_API tc_result tc_stream_k(tc_stage *st, tc_iter *tiles, tc_iter *steps, i
     int64_t ntiles = 0, nsteps = 0, chunk;
     tc_iter *io[2];
     _tc_relation *r;
+    int k;
     _tc_clear_outs(block, run, NULL, NULL);
     if (!st) return TC_ERROR_INVALID_ARGUMENT;
     ctx = st->sch->ctx;
     if (!_tc_check_leaf(st, tiles, "stream_k")) return ctx->result;
+    for (k = 0; k < st->nrels; k++)
+        if (st->rels[k].kind == _TC_REL_STREAM)
+            return _tc_fail(ctx, TC_ERROR_SCHEDULE, "stream_k on stage %s: its tiles are streamed already (once a stage)", st->tensor->name);
     if (!steps || !steps->stage || !_tc_check_leaf(steps->stage, steps, "stream_k")) return steps ? ctx->result : TC_ERROR_INVALID_ARGUMENT;
+    if (steps->stage == st)
+        return _tc_fail(ctx, TC_ERROR_SCHEDULE, "stream_k on stage %s: '%s' is its own loop; the steps are those of a stage computed inside "
+                        "its tiles (the accumulators')", st->tensor->name, steps->var->name);
     if (tiles->is_reduce || !steps->is_reduce || tiles->kind != TC_FOR_SERIAL || steps->kind != TC_FOR_SERIAL)
         return _tc_fail(ctx, TC_ERROR_SCHEDULE, "stream_k on stage %s: '%s' must be an unbound data loop and '%s' an unbound reduce loop",
                         st->tensor->name, tiles->var->name, steps->var->name);

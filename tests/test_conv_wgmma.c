@@ -793,6 +793,21 @@ static double kernel_error_from_records(const tc_conv2d_desc *d, const char *tem
     return err;
 }
 
+/* tc_stream_k on a stage it streamed already: refused with a message,
+   nothing made (two workspaces would overrun the function's buffers). */
+static int refuses_second_stream(const tc_conv2d_desc *d) {
+    tiles t = {{64, 64, 64, 64, 16, 3, 1, 1, 2, 1, 1, 1, 1, 1, 132}};
+    tc_config_space *space = NULL;
+    tc_instance inst;
+    tc_stage *out;
+    tc_iter *block = NULL, *run = NULL;
+    if (tc_space_create(ctx, tc_conv2d_wgmma_stream_template, d, &space) != TC_OK ||
+        tc_space_instantiate(space, sample_wgmma_config(space, t.v), &inst) != TC_OK || !(out = tc_stage_of(inst.schedule, inst.args[2])))
+        return 0;
+    return tc_stream_k(out, tc_stage_leaf(out, 1), tc_stage_leaf(out, 2), 132, &block, &run) == TC_ERROR_SCHEDULE && !block && !run &&
+           strstr(tc_context_error(ctx), "its tiles are streamed already") != NULL;
+}
+
 /* Stream-K (conv2d_wgmma_stream, stream_k 132): the tiles' k steps dealt out to 132 blocks, on
    the host executor against the reference: 6 tiles of 27 k steps (2 a
    block: 81 blocks, a block's run crossing from one tile into the next, so
@@ -829,6 +844,7 @@ TC_TEST(stream_k_matches_the_reference) {
     TC_CHECK(host_error_of(ctx, &half, lower_config(&half, &f16)) < 1e-2);
     TC_CHECK(tc_conv2d_template_named("conv2d_wgmma_stream") == tc_conv2d_wgmma_stream_template);
     TC_CHECK(tc_conv2d_template_math(tc_conv2d_wgmma_stream_template, &d) == TC_CONV_MATH_TF32);
+    TC_CHECK(refuses_second_stream(&d));
     persistent.v[9] = 2;
     TC_CHECK(lower_config(&d, &persistent) == NULL);
     TC_CHECK_CONTAINS(tc_context_error(ctx), "stream_k 132: Stream-K's blocks walk the tiles' k steps themselves");
