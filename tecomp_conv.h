@@ -2929,10 +2929,7 @@ static int64_t _tc_mma_padded_rows(const _tc_mma_tiles *t, int64_t rows, int64_t
     int64_t walked, group_tiles = col_tiles * t->tile_group;
     rows = _tc_round_up(rows, t->bm * t->cluster); /* a block a tile: blockIdx.x the row tile, in whole clusters */
     if (t->stream_blocks) {
-        int64_t units = rows / t->bm * col_tiles * steps, chunk = (units + t->stream_blocks - 1) / t->stream_blocks;
-        int64_t blocks = (units + chunk - 1) / chunk;
-        int64_t last = (blocks - 1) * chunk / steps + (chunk + steps - 2) / steps; /* tc_stream_k's grid and runs */
-        int64_t reach = (last / col_tiles + 1) * t->bm;
+        int64_t reach = (_tc_stream_grid_of(rows / t->bm * col_tiles, steps, t->stream_blocks).last_tile / col_tiles + 1) * t->bm;
         return rows > reach ? rows : reach;
     }
     if (t->tiles_per_block <= 1) return rows;
@@ -3613,15 +3610,15 @@ static tc_result _tc_wgmma_copy_and_grid(tc_cfg *cfg, const int64_t *copies, int
         return _tc_fail(tc_cfg_context(cfg), TC_ERROR_SCHEDULE, "turns %lld: consumer warpgroups take turns at a persistent grid's tiles "
                         "(tiles_per_block a multiple of them, %lld) that a producer warpgroup loads (copy 2)", (long long)t->turns,
                         (long long)t->tiles_per_block);
-    t->stream_blocks = tc_cfg_knob_value(cfg, "stream_k");
-    if (t->stream_blocks && (t->tiles_per_block > 1 || t->turns > 1 || tc_cfg_knob_value(cfg, "split_k") > 1 || tc_cfg_knob_value(cfg, "cluster") > 1))
-        return _tc_fail(tc_cfg_context(cfg), TC_ERROR_SCHEDULE, "stream_k %lld: Stream-K's blocks walk the tiles' k steps themselves: no "
-                        "persistent grid (tiles_per_block), turns, split_k or cluster beside it", (long long)t->stream_blocks);
     t->cluster = tc_cfg_knob_value(cfg, "cluster");
     if (t->cluster > 1 && (!t->producer || (t->tiles_per_block > 1 && t->tile_group % t->cluster)))
         return _tc_fail(tc_cfg_context(cfg), TC_ERROR_SCHEDULE, "cluster %lld: the blocks of a cluster share B's tiles that a producer "
                         "warpgroup loads (copy 2), consecutive blocks taking row tiles of one column (a persistent grid's tile_group a "
                         "multiple of the cluster)", (long long)t->cluster);
+    t->stream_blocks = tc_cfg_knob_value(cfg, "stream_k");
+    if (t->stream_blocks && (t->tiles_per_block > 1 || t->turns > 1 || t->cluster > 1 || tc_cfg_knob_value(cfg, "split_k") > 1))
+        return _tc_fail(tc_cfg_context(cfg), TC_ERROR_SCHEDULE, "stream_k %lld: Stream-K's blocks walk the tiles' k steps themselves: no "
+                        "persistent grid (tiles_per_block), turns, split_k or cluster beside it", (long long)t->stream_blocks);
     return TC_OK;
 }
 

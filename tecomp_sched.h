@@ -639,9 +639,28 @@ TECOMP_API tc_result tc_split_nparts(tc_stage *st, tc_iter *parent, int64_t npar
     return st ? _tc_split(st, parent, nparts, 1, outer, inner) : TC_ERROR_INVALID_ARGUMENT;
 }
 
+/* tc_stream_k's grid over ntiles tiles of nsteps steps on at most `blocks`
+   blocks: units a block (chunk), the blocks, the most tiles a block's units
+   touch (runs), and the last tile any block's runs name (past the tiles
+   where the last block's runs go beyond them: such runs hold no steps).
+   The wgmma templates pad their rows to that tile (_tc_mma_padded_rows). */
+typedef struct _tc_stream_grid {
+    int64_t chunk, blocks, runs, last_tile;
+} _tc_stream_grid;
+
+static _tc_stream_grid _tc_stream_grid_of(int64_t ntiles, int64_t nsteps, int64_t blocks) {
+    _tc_stream_grid g;
+    g.chunk = (ntiles * nsteps + blocks - 1) / blocks;
+    g.blocks = (ntiles * nsteps + g.chunk - 1) / g.chunk;
+    g.runs = (g.chunk + nsteps - 2) / nsteps + 1;
+    g.last_tile = (g.blocks - 1) * g.chunk / nsteps + g.runs - 1;
+    return g;
+}
+
 TECOMP_API tc_result tc_stream_k(tc_stage *st, tc_iter *tiles, tc_iter *steps, int64_t blocks, tc_iter **block, tc_iter **run) {
     tc_context *ctx;
-    int64_t ntiles = 0, nsteps = 0, chunk;
+    int64_t ntiles = 0, nsteps = 0;
+    _tc_stream_grid grid;
     tc_iter *io[2];
     _tc_relation *r;
     int k;
@@ -662,9 +681,9 @@ TECOMP_API tc_result tc_stream_k(tc_stage *st, tc_iter *tiles, tc_iter *steps, i
     if (!tc_expr_is_const(tiles->var->extent, &ntiles) || !tc_expr_is_const(steps->var->extent, &nsteps) || blocks < 1)
         return _tc_fail(ctx, TC_ERROR_SCHEDULE, "stream_k on stage %s: the tiles ('%s'), the steps ('%s') and the blocks (%lld) must be "
                         "positive constants", st->tensor->name, tiles->var->name, steps->var->name, (long long)blocks);
-    chunk = (ntiles * nsteps + blocks - 1) / blocks;
-    io[0] = _tc_derived_iter(st, tiles, "block", tc_int(ctx, (ntiles * nsteps + chunk - 1) / chunk));
-    io[1] = _tc_derived_iter(st, tiles, "run", tc_int(ctx, (chunk + nsteps - 2) / nsteps + 1)); /* the most tiles C units touch */
+    grid = _tc_stream_grid_of(ntiles, nsteps, blocks);
+    io[0] = _tc_derived_iter(st, tiles, "block", tc_int(ctx, grid.blocks));
+    io[1] = _tc_derived_iter(st, tiles, "run", tc_int(ctx, grid.runs));
     if (!io[0] || !io[1]) return ctx->result ? ctx->result : TC_ERROR_OUT_OF_MEMORY;
     r = &st->rels[st->nrels++];
     memset(r, 0, sizeof *r);
@@ -673,7 +692,7 @@ TECOMP_API tc_result tc_stream_k(tc_stage *st, tc_iter *tiles, tc_iter *steps, i
     r->outer = io[0];
     r->inner = io[1];
     r->steps = steps;
-    r->chunk = chunk;
+    r->chunk = grid.chunk;
     r->nsteps = nsteps;
     r->ntiles = ntiles;
     _tc_replace_leaves(st, _tc_leaf_pos(st, tiles), 1, io, 2);
@@ -1662,7 +1681,7 @@ static const _tc_relation *_tc_stream_of_steps(const tc_schedule *sch, const tc_
 
 /* Leaf j of stage k, a Stream-K steps loop: it runs the steps of the run's
    tile (the owner's block and run loops around it) with its own variable,
-   whose range [0, K) bounds every run's. */
+   whose range [0, K) bounds every run's, and is its iter's value. */
 static tc_result _tc_stream_steps_loop(_tc_lower *L, int k, int j, const _tc_relation *r, int owner) {
     tc_stage *os = L->sch->stages[owner];
     const _tc_stage_lower *o = &L->sl[owner];
@@ -1673,6 +1692,7 @@ static tc_result _tc_stream_steps_loop(_tc_lower *L, int k, int j, const _tc_rel
                         L->sch->stages[k]->tensor->name, r->steps->var->name, os->tensor->name);
     sr = _tc_stream_run_of(L->ctx, r, o->loopvar[pb], o->loopvar[pr]);
     L->sl[k].loopvar[j] = r->steps->var;
+    L->sl[k].value[_tc_iter_index(L->sch->stages[k], r->steps)] = r->steps->var;
     L->sl[k].loopmin[j] = sr.kbeg;
     L->sl[k].ext[_tc_iter_index(L->sch->stages[k], r->steps)] = tc_simplify(tc_max(tc_sub(sr.kend, sr.kbeg), tc_int(L->ctx, 0)));
     return TC_OK;
@@ -1683,7 +1703,8 @@ static tc_result _tc_stream_steps_loop(_tc_lower *L, int k, int j, const _tc_rel
 static tc_result _tc_stage_loops(_tc_lower *L, int k) {
     tc_stage *st = L->sch->stages[k];
     _tc_stage_lower *v = &L->sl[k];
-    int j, i;
+    const _tc_relation *stream;
+    int j, i, owner;
     for (j = 0; j < st->nroots; j++) v->ext[j] = j < st->tensor->ndim ? v->root_ext[j] : st->iters[j]->var->extent;
     for (j = 0; j < st->nrels; j++) {
         const _tc_relation *r = &st->rels[j];
@@ -1716,15 +1737,10 @@ static tc_result _tc_stage_loops(_tc_lower *L, int k) {
             }
         }
         if (!v->loopvar[j]) return _TC_LOWER_FAIL(L);
-        if (it->is_reduce) {
-            int owner = -1;
-            const _tc_relation *sr = _tc_stream_of_steps(L->sch, it, &owner);
-            tc_result rr = sr ? _tc_stream_steps_loop(L, k, j, sr, owner) : TC_OK;
-            if (rr != TC_OK) return rr;
-            if (sr) {
-                v->value[_tc_iter_index(st, it)] = v->loopvar[j];
-                continue;
-            }
+        if (it->is_reduce && (stream = _tc_stream_of_steps(L->sch, it, &owner))) { /* a Stream-K run's steps */
+            tc_result r = _tc_stream_steps_loop(L, k, j, stream, owner);
+            if (r != TC_OK) return r;
+            continue;
         }
         /* a loop of one iteration is its first value: regions and indices stay free of it */
         v->value[_tc_iter_index(st, it)] = tc_expr_is_const(ext, NULL) && ext->v.i == 1 ? tc_int(L->ctx, 0) : v->loopvar[j];
@@ -2663,11 +2679,19 @@ static tc_result _tc_check_reads(_tc_lower *L, const tc_tensor *reader, const tc
     return TC_OK;
 }
 
+/* The schedule's Stream-K relations (tc_stream_k: one a stage at most). */
+static int _tc_stream_count(const tc_schedule *sch) {
+    int k, j, n = 0;
+    for (k = 0; k < sch->nstages; k++)
+        for (j = 0; j < sch->stages[k]->nrels; j++) n += sch->stages[k]->rels[j].kind == _TC_REL_STREAM;
+    return n;
+}
+
 static tc_result _tc_pass_buffers(_tc_lower *L) {
     int k, j, nargs = L->nargs;
     tc_tensor *const *args = L->args;
     tc_result r;
-    int n = nargs + 3 * L->sch->nstages; /* a Stream-K stage adds two temporaries (inject_stream_k) */
+    int n = nargs + L->sch->nstages + 2 * _tc_stream_count(L->sch); /* inject_stream_k adds two temporaries a Stream-K stage */
     L->tensors = (tc_tensor **)_tc_alloc(L->ctx, sizeof(tc_tensor *) * (size_t)n);
     L->buffers = (tc_buffer **)_tc_alloc(L->ctx, sizeof(tc_buffer *) * (size_t)n);
     L->sizes = (const tc_expr **)_tc_alloc(L->ctx, sizeof(tc_expr *) * 32);
@@ -3312,16 +3336,28 @@ static const tc_expr *_tc_role_var(tc_context *ctx, tc_thread_tag tag, const tc_
     return tc_axis(ctx, tc_thread_tag_name(tag), var_extent);
 }
 
+/* body as the first thread of the block's first `dims` dimensions (x, then
+   y, then z; block[d] their extents, NULL: none) runs it: their thread
+   loops around a guard that every index is 0. */
+static const tc_stmt *_tc_first_thread(tc_context *ctx, const tc_expr *const block[3], int dims, const tc_stmt *body) {
+    static const tc_thread_tag tags[3] = {TC_THREAD_X, TC_THREAD_Y, TC_THREAD_Z};
+    const tc_expr *zero = tc_int(ctx, 0), *first = NULL, *vars[3] = {NULL, NULL, NULL};
+    int d;
+    for (d = 0; d < dims; d++) {
+        if (!block[d]) continue;
+        if (!(vars[d] = tc_axis(ctx, tc_thread_tag_name(tags[d]), block[d]))) return NULL;
+        first = first ? tc_and(first, tc_eq(vars[d], zero)) : tc_eq(vars[d], zero);
+    }
+    if (first && body) body = tc_stmt_if(ctx, first, body, NULL);
+    for (d = 0; d < dims; d++) if (vars[d] && body) body = tc_stmt_for(ctx, vars[d], zero, block[d], TC_FOR_THREAD, tags[d], body);
+    return body;
+}
+
 /* The producer's plane (threadIdx.z = block[2], all x and y): all of it
    runs `all`, its first thread `first`. */
 static const tc_stmt *_tc_producer_plane(tc_context *ctx, const tc_expr *const block[3], const tc_expr *z_end, const tc_stmt *all,
                                          const tc_stmt *first) {
-    const tc_expr *x = tc_axis(ctx, tc_thread_tag_name(TC_THREAD_X), block[0]), *y = tc_axis(ctx, tc_thread_tag_name(TC_THREAD_Y), block[1]);
-    const tc_stmt *parts[2], *one;
-    if (!x || !y) return NULL;
-    one = tc_stmt_if(ctx, tc_and(tc_eq(x, tc_int(ctx, 0)), tc_eq(y, tc_int(ctx, 0))), first, NULL);
-    one = one ? tc_stmt_for(ctx, x, tc_int(ctx, 0), block[0], TC_FOR_THREAD, TC_THREAD_X, one) : NULL;
-    one = one ? tc_stmt_for(ctx, y, tc_int(ctx, 0), block[1], TC_FOR_THREAD, TC_THREAD_Y, one) : NULL;
+    const tc_stmt *parts[2], *one = _tc_first_thread(ctx, block, 2, first);
     parts[0] = all;
     parts[1] = one;
     return one ? _tc_role_loop(ctx, TC_THREAD_Z, _tc_role_var(ctx, TC_THREAD_Z, z_end), block[2], tc_int(ctx, 1), tc_stmt_seq(ctx, 2, parts)) : NULL;
@@ -3735,7 +3771,7 @@ static const tc_expr *_tc_tile_read_index(const tc_expr *e, const tc_buffer *til
 static const tc_expr *_tc_stream_part(const _tc_stream_fix *x, const tc_expr *p, const tc_expr *i) {
     tc_context *ctx = x->L->ctx;
     const tc_expr *run_of_p = tc_sub(x->sr.tile, tc_div(tc_mul(p, tc_int(ctx, x->r->chunk)), tc_int(ctx, x->r->nsteps)));
-    const tc_expr *slot = tc_add(tc_mul(p, tc_int(ctx, x->r->inner->var->extent->v.i)), run_of_p);
+    const tc_expr *slot = tc_add(tc_mul(p, x->r->inner->var->extent), run_of_p);
     return tc_simplify(tc_add(tc_mul(slot, x->elems), i));
 }
 
@@ -3786,21 +3822,11 @@ static const tc_stmt *_tc_stream_rewrite(_tc_stream_fix *x, const tc_stmt *store
 
 /* The ticket, as the block's first thread counts the run's steps on it. */
 static const tc_stmt *_tc_stream_ticket(_tc_stream_fix *x, const tc_expr *const block[3], const tc_expr *steps, const tc_expr *completes) {
-    static const tc_thread_tag tags[3] = {TC_THREAD_X, TC_THREAD_Y, TC_THREAD_Z};
     tc_context *ctx = x->L->ctx;
-    const tc_expr *zero = tc_int(ctx, 0), *first = NULL, *vars[3];
-    const tc_stmt *parts[2], *s;
-    int d;
+    const tc_stmt *parts[2];
     parts[0] = tc_stmt_atomic_add(ctx, x->tickets, x->sr.tile, steps, _tc_load(x->old, x->run));
-    parts[1] = tc_stmt_if(ctx, completes, tc_stmt_store(ctx, x->tickets, x->sr.tile, zero), NULL);
-    for (d = 0; d < 3; d++) {
-        vars[d] = block[d] ? tc_axis(ctx, tc_thread_tag_name(tags[d]), block[d]) : NULL;
-        if (vars[d]) first = first ? tc_and(first, tc_eq(vars[d], zero)) : tc_eq(vars[d], zero);
-    }
-    s = parts[0] && parts[1] ? tc_stmt_seq(ctx, 2, parts) : NULL;
-    if (first && s) s = tc_stmt_if(ctx, first, s, NULL);
-    for (d = 0; d < 3; d++) if (vars[d] && s) s = tc_stmt_for(ctx, vars[d], zero, block[d], TC_FOR_THREAD, tags[d], s);
-    return s;
+    parts[1] = tc_stmt_if(ctx, completes, tc_stmt_store(ctx, x->tickets, x->sr.tile, tc_int(ctx, 0)), NULL);
+    return parts[0] && parts[1] ? _tc_first_thread(ctx, block, 3, tc_stmt_seq(ctx, 2, parts)) : NULL;
 }
 
 /* The run's body with its store of the tile (the last statement that
