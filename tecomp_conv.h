@@ -4645,57 +4645,26 @@ TECOMP_API tc_result tc_conv2d_network_plan(tc_context *ctx, const tc_conv2d_net
     return TC_OK;
 }
 
-/* Tune one task: its bare convolution (the first description's, without
-   the epilogue) in its template's space, until the records hold its share.
-   The model tuner is warmed from the same records file (tc_tune_desc.transfer):
-   what it takes from there are the other tasks' records of the same
-   template (other shapes, tuned earlier in this call or before), their
-   configurations' knob values scored relative to their own task's
-   fastest, which train the base of its cost model; records of other
-   templates, and of this very task (resumed instead), are not
-   transferred, nor is anything to the random, grid and genetic tuners.
-   A share that found no kernel that runs (every trial invalid, failed or
-   too big for this GPU: small shares of large spaces do) goes on, a round
-   of min_trials more at a time, at most _TC_NETWORK_EXTRA_ROUNDS rounds,
-   since every description needs a kernel; res counts every round's trials
-   (past the budget), and what the records held before the first. */
-#define _TC_NETWORK_EXTRA_ROUNDS 8
-static tc_result _tc_network_tune_task(tc_context *ctx, const tc_conv2d_network_desc *desc, const tc_conv2d_network_task *task,
-                                       const char *records, tc_tune_result *res) {
-    tc_conv2d_desc bare;      /* the space keeps a pointer to it: it lives until tc_tune is done */
-    tc_config_space *space = NULL;
-    tc_tune_desc td;
-    tc_tune_result round;
-    tc_result r;
-    int k;
-    memset(res, 0, sizeof *res);
-    res->best_config = -1;
-    if ((r = tc_conv2d_resolve(ctx, &desc->convs[task->first], &bare)) != TC_OK) return r;
-    memset(&bare.epilogue, 0, sizeof bare.epilogue);
-    bare.epilogue.out_dtype = TC_FLOAT32;
-    if ((r = tc_space_create(ctx, tc_conv2d_template_named(task->template_name), &bare, &space)) != TC_OK) return r;
-    memset(&td, 0, sizeof td);
-    td.task_name = task->template_name;
-    td.nargs = tc_conv2d_task_args(&bare, td.args);
-    td.n_trial = task->trials;
-    td.valid_trials = desc->valid_trials;
-    td.records = records;
-    td.transfer = records;
-    td.tuner.kind = desc->tuner;
-    td.measure.where = desc->where;
-    for (k = 0; k <= _TC_NETWORK_EXTRA_ROUNDS; k++) {
-        if ((r = tc_tune(ctx, space, &td, &round)) != TC_OK) return r;
-        if (k) { /* the earlier rounds' trials are in the records now: count them as measured, not resumed */
-            round.trials += res->trials;
-            round.resumed = res->resumed;
-            round.seconds += res->seconds;
-        }
-        *res = round;
-        if (res->best_config >= 0) break;
-        td.n_trial = res->resumed + res->trials + (desc->min_trials > 0 ? desc->min_trials : 8); /* n_trial counts what the records hold */
-    }
-    return TC_OK;
-}
+/* The tasks being tuned: the k-th is tasks[order[k]], its bare convolution
+   (the first description's, without the epilogue) in its template's
+   space. The model tuner of each is warmed from the same records file
+   (tc_tune_desc.transfer): what it takes from there are the other tasks'
+   records of the same template (other shapes, tuned earlier in this call
+   or before), their configurations' knob values scored relative to their
+   own task's fastest, which train the base of its cost model; records of
+   other templates, and of this very task (resumed instead), are not
+   transferred, nor is anything to the random, grid and genetic tuners. */
+typedef struct _tc_network_run {
+    tc_context *ctx;
+    const tc_conv2d_network_desc *desc;
+    const tc_conv2d_network_task *tasks;
+    int n;                    /* tasks with trials to tune */
+    int *order;
+    tc_conv2d_desc *bare;     /* the spaces keep pointers to them: they live until the tuning is done */
+    const tc_config_space **spaces;
+    tc_tune_desc *tunes;
+    tc_tune_result *res;
+} _tc_network_run;
 
 /* The task's line in the log: what was tuned, for how many descriptions, and how it went. */
 static void _tc_network_log_task(tc_context *ctx, int nth, int n, const tc_conv2d_network_desc *desc, const tc_conv2d_network_task *task,
@@ -4703,10 +4672,16 @@ static void _tc_network_log_task(tc_context *ctx, int nth, int n, const tc_conv2
     const tc_conv2d_desc *c = &desc->convs[task->first];
     char shared[64] = "";
     if (task->uses > 1) snprintf(shared, sizeof shared, " and %d more", task->uses - 1);
-    _tc_log(ctx, TC_LOG_INFO, "[%d/%d] %s %dx%dx%dx%d k%d %dx%d, convs[%d]%s: %d trials (%d measured now, %d from the records), "
-            "best %.2f GFLOPS on %s, %.1f s",
+    _tc_log(ctx, TC_LOG_INFO, "[%d/%d] %s %dx%dx%dx%d k%d %dx%d, convs[%d]%s: %d trials (%d measured now, %d from the records, "
+            "%d built from a source compiled before), best %.2f GFLOPS on %s, %.1f s",
             nth, n, task->template_name, c->n, c->c, c->h, c->w, c->k, c->r, c->s, task->first, shared, task->trials, res->trials,
-            res->resumed, res->best_gflops, res->target[0] ? res->target : "?", res->seconds);
+            res->resumed, res->builds_reused, res->best_gflops, res->target[0] ? res->target : "?", res->seconds);
+}
+
+/* tc_tune_tasks' on_done: the task's line, unless it goes on for a kernel (below). */
+static void _tc_network_task_done(void *user, int k, const tc_tune_result *res) {
+    _tc_network_run *w = (_tc_network_run *)user;
+    if (res->best_config >= 0) _tc_network_log_task(w->ctx, k + 1, w->n, w->desc, &w->tasks[w->order[k]], res);
 }
 
 /* The tasks in the order they are tuned: most of the network's flops first. */
@@ -4719,38 +4694,127 @@ static void _tc_network_order(const tc_conv2d_network_task *tasks, int n, int *o
     }
 }
 
+/* The k-th task's space and tc_tune_desc. */
+static tc_result _tc_network_task_prepare(_tc_network_run *w, int k, const char *records) {
+    const tc_conv2d_network_task *task = &w->tasks[w->order[k]];
+    tc_conv2d_desc *bare = &w->bare[k];
+    tc_tune_desc *td = &w->tunes[k];
+    tc_config_space *space = NULL;
+    tc_result r;
+    if ((r = tc_conv2d_resolve(w->ctx, &w->desc->convs[task->first], bare)) != TC_OK) return r;
+    memset(&bare->epilogue, 0, sizeof bare->epilogue);
+    bare->epilogue.out_dtype = TC_FLOAT32;
+    if ((r = tc_space_create(w->ctx, tc_conv2d_template_named(task->template_name), bare, &space)) != TC_OK) return r;
+    w->spaces[k] = space;
+    memset(td, 0, sizeof *td);
+    td->task_name = task->template_name;
+    td->nargs = tc_conv2d_task_args(bare, td->args);
+    td->n_trial = task->trials;
+    td->valid_trials = w->desc->valid_trials;
+    td->records = records;
+    td->transfer = records;
+    td->tuner.kind = w->desc->tuner;
+    td->measure.where = w->desc->where;
+    return TC_OK;
+}
+
+/* A share that found no kernel that runs (every trial invalid, failed or
+   too big for this GPU: small shares of large spaces do) goes on alone, a
+   round of min_trials more at a time, at most _TC_NETWORK_EXTRA_ROUNDS
+   rounds, since every description needs a kernel; res counts every
+   round's trials (past the budget), and what the records held before the
+   first. */
+#define _TC_NETWORK_EXTRA_ROUNDS 8
+static tc_result _tc_network_extra_rounds(_tc_network_run *w, int k) {
+    tc_tune_result *res = &w->res[k];
+    tc_tune_desc td = w->tunes[k];
+    tc_tune_result round;
+    tc_result r;
+    int extra;
+    for (extra = 1; extra <= _TC_NETWORK_EXTRA_ROUNDS && res->best_config < 0; extra++) {
+        td.n_trial = res->resumed + res->trials + (w->desc->min_trials > 0 ? w->desc->min_trials : 8); /* n_trial counts what the records hold */
+        if ((r = tc_tune(w->ctx, w->spaces[k], &td, &round)) != TC_OK) return r;
+        round.trials += res->trials; /* the earlier rounds' trials are in the records now: counted as measured, not resumed */
+        round.resumed = res->resumed;
+        round.seconds += res->seconds;
+        *res = round;
+    }
+    _tc_network_log_task(w->ctx, k + 1, w->n, w->desc, &w->tasks[w->order[k]], res);
+    return TC_OK;
+}
+
+/* Every task with a share of trials, on one measurer (tc_tune_tasks). */
+static tc_result _tc_network_tune_shared(_tc_network_run *w, const char *records) {
+    tc_tune_tasks_desc td;
+    tc_result r = TC_OK;
+    int k;
+    for (k = 0; k < w->n && r == TC_OK; k++) r = _tc_network_task_prepare(w, k, records);
+    if (r != TC_OK) return r;
+    memset(&td, 0, sizeof td);
+    td.count = w->n;
+    td.spaces = w->spaces;
+    td.tasks = w->tunes;
+    td.on_done = _tc_network_task_done;
+    td.user = w;
+    if ((r = tc_tune_tasks(w->ctx, &td, w->res)) != TC_OK) return r;
+    for (k = 0; k < w->n && r == TC_OK; k++)
+        if (w->res[k].best_config < 0) r = _tc_network_extra_rounds(w, k);
+    return r;
+}
+
+/* Room for the tasks being tuned, and their order. */
+static tc_result _tc_network_run_init(_tc_network_run *w, tc_context *ctx, const tc_conv2d_network_desc *desc, const tc_conv2d_network_task *tasks,
+                                      int ntasks) {
+    int k;
+    size_t n = (size_t)ntasks;
+    memset(w, 0, sizeof *w);
+    w->ctx = ctx;
+    w->desc = desc;
+    w->tasks = tasks;
+    w->order = (int *)_tc_malloc(ctx, sizeof *w->order * n);
+    w->bare = (tc_conv2d_desc *)_tc_malloc(ctx, sizeof *w->bare * n);
+    w->spaces = (const tc_config_space **)_tc_malloc(ctx, sizeof *w->spaces * n);
+    w->tunes = (tc_tune_desc *)_tc_malloc(ctx, sizeof *w->tunes * n);
+    w->res = (tc_tune_result *)_tc_malloc(ctx, sizeof *w->res * n);
+    if (!w->order || !w->bare || !w->spaces || !w->tunes || !w->res) return TC_ERROR_OUT_OF_MEMORY;
+    _tc_network_order(tasks, ntasks, w->order);
+    for (k = 0; k < ntasks; k++) /* tc_tune would take 0 for its default */
+        if (tasks[w->order[k]].trials) w->order[w->n++] = w->order[k];
+    return TC_OK;
+}
+
+static void _tc_network_run_free(_tc_network_run *w) {
+    _tc_free(w->ctx, w->order);
+    _tc_free(w->ctx, w->bare);
+    _tc_free(w->ctx, w->spaces);
+    _tc_free(w->ctx, w->tunes);
+    _tc_free(w->ctx, w->res);
+}
+
 /* Tune every task with a share of trials; no GPU is not an error with
    where TC_MEASURE_GPU (nothing is tuned then, as tc_conv2d_kernel_create). */
 static tc_result _tc_network_tune_tasks(tc_context *ctx, const tc_conv2d_network_desc *desc, const tc_conv2d_network_task *tasks, int n,
                                         const char *records, int *trials_run, tc_conv2d_network_info *info) {
-    int *order = (int *)_tc_malloc(ctx, sizeof *order * (size_t)n);
-    tc_result r = TC_OK;
+    _tc_network_run w;
+    tc_result r = _tc_network_run_init(&w, ctx, desc, tasks, n);
     int k;
-    if (!order) return TC_ERROR_OUT_OF_MEMORY;
-    _tc_network_order(tasks, n, order);
-    for (k = 0; k < n && r == TC_OK; k++) {
-        const tc_conv2d_network_task *task = &tasks[order[k]];
-        tc_tune_result res;
-        if (!task->trials) continue; /* tc_tune would take 0 for its default */
-        r = _tc_network_tune_task(ctx, desc, task, records, &res);
-        if ((r == TC_ERROR_NO_CUDA || r == TC_ERROR_NO_DEVICE) && desc->where == TC_MEASURE_GPU) {
-            _tc_log(ctx, TC_LOG_INFO, "no GPU here: nothing tuned (%s)", tc_context_error(ctx));
-            tc_context_clear_error(ctx);
-            r = TC_OK;
-            break;
+    if (r == TC_OK && w.n) r = _tc_network_tune_shared(&w, records);
+    if ((r == TC_ERROR_NO_CUDA || r == TC_ERROR_NO_DEVICE) && desc->where == TC_MEASURE_GPU) {
+        _tc_log(ctx, TC_LOG_INFO, "no GPU here: nothing tuned (%s)", tc_context_error(ctx));
+        tc_context_clear_error(ctx);
+        r = TC_OK;
+    } else if (r == TC_OK) {
+        for (k = 0; k < w.n; k++) {
+            trials_run[w.order[k]] = w.res[k].trials;
+            info->trials_run += w.res[k].trials;
+            info->trials_resumed += w.res[k].resumed;
         }
-        if (r != TC_OK) {
-            char why[1024];
-            snprintf(why, sizeof why, "%s", tc_context_error(ctx));
-            r = _tc_fail(ctx, r, "tc_conv2d_network_tune: tuning convs[%d] (%s): %s", task->first, task->template_name, why);
-            break;
-        }
-        trials_run[order[k]] = res.trials;
-        info->trials_run += res.trials;
-        info->trials_resumed += res.resumed;
-        _tc_network_log_task(ctx, k + 1, n, desc, task, &res);
+    } else if (r != TC_ERROR_OUT_OF_MEMORY) {
+        char why[1024];
+        snprintf(why, sizeof why, "%s", tc_context_error(ctx));
+        r = _tc_fail(ctx, r, "tc_conv2d_network_tune: tuning: %s", why);
     }
-    _tc_free(ctx, order);
+    _tc_network_run_free(&w);
     return r;
 }
 

@@ -130,6 +130,8 @@ typedef struct tc_measure_result {
     double build_s;           /* instantiating, lowering and compiling, in its builder */
     double run_s;             /* loading and timing */
     int device;               /* the CUDA ordinal (host: the worker's number) that timed it; -1 when it never ran */
+    const tc_config_space *space; /* the space config is of: the measurer's, or the one tc_measurer_submit_in named */
+    int build_reused;         /* 1: its CUDA source was byte for byte one this measurer compiled lately: that cubin was taken */
 } tc_measure_result;
 
 typedef struct tc_measurer tc_measurer;
@@ -149,6 +151,11 @@ TECOMP_API void tc_measurer_destroy(tc_context *ctx, tc_measurer *m); /* NULL is
    builder threads start on them right away. Their results come back from
    tc_measurer_next. */
 TECOMP_API tc_result tc_measurer_submit(tc_measurer *m, int n, const int64_t *configs);
+/* tc_measurer_submit for configurations of another space (another task:
+   tc_tune_tasks keeps one measurer's builders and devices busy across
+   tasks this way). The space must live until their results are back; each
+   result names it (tc_measure_result.space). */
+TECOMP_API tc_result tc_measurer_submit_in(tc_measurer *m, const tc_config_space *space, int n, const int64_t *configs);
 /* The next result to finish, in *out, in the order they finish: one that
    the verifier rejected or that failed to compile as soon as its builder
    is done with it, a built one once it has run (in this call, in this
@@ -317,6 +324,32 @@ typedef struct _tc_compilers {
 #endif
 } _tc_compilers;
 
+/* Sources compiled lately, a ring: a candidate whose CUDA source is byte
+   for byte one of them takes its cubin instead of compiling it again
+   (configurations that differ only in knobs the schedule cannot use at
+   this shape emit the same kernel: 50 of 509 valid candidates of one task
+   at C9's shape did). Kept by two 64-bit hashes and the length. */
+#define _TC_BUILT_SOURCES 256
+typedef struct _tc_source_key {
+    uint64_t hash[2];
+    size_t length;
+} _tc_source_key;
+
+typedef struct _tc_built_source {
+    _tc_source_key key;
+    int used;
+    void *cubin;              /* NULL on the host, where compiling only proves that the source compiles */
+    size_t cubin_size;
+} _tc_built_source;
+
+typedef struct _tc_built_sources {
+    _tc_built_source entry[_TC_BUILT_SOURCES];
+    int next;                 /* the entry replaced next: the oldest */
+#if _TC_HAVE_FORK
+    pthread_mutex_t lock;     /* builders look up and add at once */
+#endif
+} _tc_built_sources;
+
 /* One device timing candidates: on the GPU its supervisor process (kept
    for the measurer's life, replaced when it stops answering); on the host
    the child process running its candidate now. */
@@ -348,6 +381,7 @@ struct tc_measurer {
     _tc_fifo done;            /* candidates whose run finished, to give back */
     int notify[2];            /* builders write a byte here when a build finishes (-1: none) */
     _tc_compilers compilers;
+    _tc_built_sources built;
     _tc_pipeline pipe;
 };
 
@@ -1303,6 +1337,98 @@ static tc_result _tc_compile(tc_measurer *m, int slot, tc_context *ctx, const ch
     return tc_cuda_compile(ctx, source, "default_function", m->arch, 0, NULL, out);
 }
 
+static void _tc_source_key_of(const char *src, _tc_source_key *key) {
+    uint64_t fnv = 14695981039346656037ull; /* FNV-1a */
+    uint64_t mix = 0x9E3779B97F4A7C15ull;   /* multiply and shift: another function, so both must collide */
+    size_t n = 0;
+    for (; src[n]; n++) {
+        fnv = (fnv ^ (unsigned char)src[n]) * 1099511628211ull;
+        mix = (mix ^ (unsigned char)src[n]) * 0xBF58476D1CE4E5B9ull;
+        mix ^= mix >> 31;
+    }
+    key->hash[0] = fnv;
+    key->hash[1] = mix;
+    key->length = n;
+}
+
+static int _tc_source_key_same(const _tc_source_key *a, const _tc_source_key *b) {
+    return a->hash[0] == b->hash[0] && a->hash[1] == b->hash[1] && a->length == b->length;
+}
+
+static void _tc_built_lock(_tc_built_sources *b, int on) {
+#if _TC_HAVE_FORK
+    if (on) pthread_mutex_lock(&b->lock);
+    else pthread_mutex_unlock(&b->lock);
+#else
+    (void)b, (void)on;
+#endif
+}
+
+/* The cubin of a source compiled lately, copied into c (on the GPU): 1 when there is one. */
+static int _tc_built_take(tc_measurer *m, const _tc_source_key *key, _tc_candidate *c) {
+    _tc_built_sources *b = &m->built;
+    int k, found = 0;
+    _tc_built_lock(b, 1);
+    for (k = 0; k < _TC_BUILT_SOURCES && !found; k++) {
+        const _tc_built_source *e = &b->entry[k];
+        if (!e->used || !_tc_source_key_same(&e->key, key)) continue;
+        found = 1;
+        if (e->cubin && (c->cubin = _tc_malloc(c->ctx, e->cubin_size)) != NULL) {
+            memcpy(c->cubin, e->cubin, e->cubin_size);
+            c->plan.cubin_size = e->cubin_size;
+        } else if (e->cubin) {
+            found = 0; /* out of memory: compiled instead */
+        }
+    }
+    _tc_built_lock(b, 0);
+    return found;
+}
+
+/* Remember a source just compiled (and its cubin, on the GPU), in place of the oldest. */
+static void _tc_built_add(tc_measurer *m, tc_context *ctx, const _tc_source_key *key, const void *cubin, size_t size) {
+    _tc_built_sources *b = &m->built;
+    void *copy = cubin ? _tc_malloc(ctx, size) : NULL;
+    _tc_built_source *e;
+    if (cubin && !copy) return;
+    if (copy) memcpy(copy, cubin, size);
+    _tc_built_lock(b, 1);
+    e = &b->entry[b->next];
+    b->next = (b->next + 1) % _TC_BUILT_SOURCES;
+    _tc_free(m->ctx, e->cubin);
+    e->key = *key;
+    e->used = 1;
+    e->cubin = copy;
+    e->cubin_size = size;
+    _tc_built_lock(b, 0);
+}
+
+static void _tc_built_free(tc_measurer *m) {
+    int k;
+    for (k = 0; k < _TC_BUILT_SOURCES; k++) _tc_free(m->ctx, m->built.entry[k].cubin);
+}
+
+/* Compile a candidate's source, or take the cubin of the same source
+   compiled lately; on the GPU c keeps the cubin for its run. */
+static tc_result _tc_build_cubin(tc_measurer *m, int slot, _tc_candidate *c, const char *src) {
+    _tc_source_key key;
+    tc_cubin bin;
+    tc_result r;
+    _tc_source_key_of(src, &key);
+    if (_tc_built_take(m, &key, c)) {
+        c->res.build_reused = 1;
+        return TC_OK;
+    }
+    r = _tc_compile(m, slot, c->ctx, src, &bin);
+    if (r == TC_OK) _tc_built_add(m, c->ctx, &key, m->on_gpu ? bin.data : NULL, bin.size);
+    if (r == TC_OK && m->on_gpu) { /* kept: the builder's context has the measurer's allocator */
+        c->cubin = bin.data;
+        c->plan.cubin_size = bin.size;
+        bin.data = NULL;
+    }
+    tc_cubin_destroy(c->ctx, &bin);
+    return r;
+}
+
 /* Build one candidate in its own context: instantiate, lower (the verifier
    rejects what the device cannot run), emit, compile (builder slot's way). */
 static void _tc_build_candidate(tc_measurer *m, int slot, _tc_candidate *c) {
@@ -1310,7 +1436,6 @@ static void _tc_build_candidate(tc_measurer *m, int slot, _tc_candidate *c) {
     tc_instance inst;
     tc_lower_desc ld;
     const char *src = NULL;
-    tc_cubin bin;
     tc_result r;
     double t0 = _tc_now_s();
     memset(&cd, 0, sizeof cd);
@@ -1323,19 +1448,12 @@ static void _tc_build_candidate(tc_measurer *m, int slot, _tc_candidate *c) {
     memset(&ld, 0, sizeof ld);
     memset(&inst, 0, sizeof inst);
     ld.limits = m->limits;
-    r = tc_space_instantiate_in(m->space, c->ctx, c->res.config, &inst);
+    r = tc_space_instantiate_in(c->res.space, c->ctx, c->res.config, &inst);
     if (r == TC_OK) r = tc_lower(inst.schedule, inst.nargs, inst.args, "default_function", &ld, &c->f);
     if (r == TC_OK) r = _tc_plan_of(c->ctx, c->f, &c->plan);
     c->flops = inst.flops;
     if (r == TC_OK && m->nvrtc && (src = tc_cuda_source(c->f)) == NULL) r = tc_context_result(c->ctx);
-    if (r == TC_OK && m->nvrtc) {
-        r = _tc_compile(m, slot, c->ctx, src, &bin);
-        if (r == TC_OK && m->on_gpu) { /* kept: the builder's context has the measurer's allocator */
-            c->cubin = bin.data, c->plan.cubin_size = bin.size;
-            bin.data = NULL;
-        }
-        tc_cubin_destroy(c->ctx, &bin);
-    }
+    if (r == TC_OK && m->nvrtc) r = _tc_build_cubin(m, slot, c, src);
     if (r != TC_OK) _tc_result_fail(&c->res, r, tc_context_error(c->ctx));
     c->res.build_s = _tc_now_s() - t0;
     if (r != TC_OK || m->on_gpu) { /* the host run needs the lowered function; the GPU run only the plan and cubin */
@@ -1658,6 +1776,7 @@ TECOMP_API tc_result tc_measurer_create(tc_context *ctx, const tc_config_space *
     if (desc) m->desc = *desc;
 #if _TC_HAVE_FORK
     pthread_mutex_init(&m->compilers.lock, NULL);
+    pthread_mutex_init(&m->built.lock, NULL);
     pthread_mutex_init(&m->pipe.lock, NULL);
     pthread_cond_init(&m->pipe.work, NULL);
     pthread_cond_init(&m->pipe.progress, NULL);
@@ -1700,7 +1819,9 @@ TECOMP_API void tc_measurer_destroy(tc_context *ctx, tc_measurer *m) {
     if (m->notify[0] >= 0) close(m->notify[0]), close(m->notify[1]);
     _tc_compilers_stop(m);
     pthread_mutex_destroy(&m->compilers.lock);
+    pthread_mutex_destroy(&m->built.lock);
 #endif
+    _tc_built_free(m);
     if (m->run_ctx) {
         _tc_gpu_buffers_free(m->run_ctx, &m->bufs);
         tc_context_destroy(m->run_ctx);
@@ -1713,11 +1834,16 @@ TECOMP_API void tc_measurer_destroy(tc_context *ctx, tc_measurer *m) {
 static int _tc_can_run_beside_builders(const tc_measurer *m) { return m->on_gpu; }
 
 TECOMP_API tc_result tc_measurer_submit(tc_measurer *m, int n, const int64_t *configs) {
+    return tc_measurer_submit_in(m, m ? m->space : NULL, n, configs);
+}
+
+TECOMP_API tc_result tc_measurer_submit_in(tc_measurer *m, const tc_config_space *space, int n, const int64_t *configs) {
     _tc_fifo fresh = {NULL, NULL};
     _tc_candidate *c;
     int i;
     if (!m) return TC_ERROR_INVALID_ARGUMENT;
-    if (n < 0 || (n && !configs)) return _tc_fail(m->ctx, TC_ERROR_INVALID_ARGUMENT, "tc_measurer_submit: bad arguments");
+    if (!space || n < 0 || (n && !configs))
+        return _tc_fail(m->ctx, TC_ERROR_INVALID_ARGUMENT, "tc_measurer_submit: NULL space, negative n or NULL configs");
     for (i = 0; i < n; i++) { /* all or nothing: allocated before any is queued */
         if (!(c = (_tc_candidate *)_tc_malloc(m->ctx, sizeof *c))) {
             while ((c = _tc_fifo_pop(&fresh)) != NULL) _tc_free(m->ctx, c);
@@ -1726,8 +1852,9 @@ TECOMP_API tc_result tc_measurer_submit(tc_measurer *m, int n, const int64_t *co
         memset(c, 0, sizeof *c);
         c->res.config = configs[i];
         c->res.device = -1;
+        c->res.space = space;
         c->ticket = m->pipe.tickets + i;
-        if (configs[i] < 0 || configs[i] >= tc_space_size(m->space))
+        if (configs[i] < 0 || configs[i] >= tc_space_size(space))
             _tc_result_fail(&c->res, TC_ERROR_INVALID_ARGUMENT, "configuration outside the space");
         _tc_fifo_push(&fresh, c);
     }
@@ -1820,19 +1947,27 @@ TECOMP_API int tc_measurer_next(tc_measurer *m, tc_measure_result *out) {
 
 TECOMP_API int tc_measurer_outstanding(const tc_measurer *m) { return m ? m->pipe.outstanding : 0; }
 
-TECOMP_API int tc_measurer_cancel(tc_measurer *m) {
-    _tc_fifo dropped;
+/* Drop the queued candidates of one space (NULL: of every space): how many. */
+static int _tc_measurer_cancel_of(tc_measurer *m, const tc_config_space *space) {
+    _tc_fifo queued;
+    _tc_fifo kept = {NULL, NULL};
+    _tc_fifo dropped = {NULL, NULL};
     _tc_candidate *c;
     int n = 0;
-    if (!m) return 0;
     _tc_pipe_lock(&m->pipe);
-    dropped = m->pipe.todo;
-    m->pipe.todo.head = m->pipe.todo.tail = NULL;
+    queued = m->pipe.todo;
+    while ((c = _tc_fifo_pop(&queued)) != NULL) _tc_fifo_push(!space || c->res.space == space ? &dropped : &kept, c);
+    m->pipe.todo = kept;
     _tc_pipe_unlock(&m->pipe);
-    while ((c = _tc_fifo_pop(&dropped)) != NULL) _tc_candidate_free(m, c), n++;
+    while ((c = _tc_fifo_pop(&dropped)) != NULL) {
+        _tc_candidate_free(m, c);
+        n++;
+    }
     m->pipe.outstanding -= n;
     return n;
 }
+
+TECOMP_API int tc_measurer_cancel(tc_measurer *m) { return m ? _tc_measurer_cancel_of(m, NULL) : 0; }
 
 TECOMP_API tc_result tc_measurer_stream(tc_measurer *m, int n, const int64_t *configs, tc_measure_result *results,
                                        tc_measure_fn on_result, void *user) {

@@ -74,6 +74,7 @@ typedef struct tc_tune_result {
     int resumed;              /* found in the records (with valid_trials, the invalid ones not among them) */
     int invalid;              /* rejected by the template or the verifier (never compiled), measured now */
     int failed;               /* failed to compile, faulted or timed out */
+    int builds_reused;        /* measured now with the cubin of the same source compiled earlier (tc_measure_result.build_reused) */
     double seconds;           /* wall time of this call */
     char target[320];         /* where they ran ("cuda -arch=sm_90 -model=...", or "host"); always whole: the device's name is under 256 bytes */
     int devices;              /* devices that timed them at once (GPUs of that model, or host workers) */
@@ -81,6 +82,25 @@ typedef struct tc_tune_result {
 
 /* Tune the space: measure configurations as desc says, write records, return the best. */
 TECOMP_API tc_result tc_tune(tc_context *ctx, const tc_config_space *space, const tc_tune_desc *desc, tc_tune_result *out);
+
+/* Several tasks (a model's convolutions) in one call, as AutoTVM's
+   tune_tasks tuned them one after another, but on one measurer: a task
+   begins as soon as those before it have proposed all they may and the
+   builders would otherwise idle, so that no task's start (its measurer's
+   workers, the model tuner's wait for a first success) or its slowest
+   compile leaves them waiting. Each task is tc_tune with its own desc, in
+   order; only tasks[0].measure is read (one measurer times them all). */
+typedef struct tc_tune_tasks_desc {
+    int count;                             /* tasks: 1 or more */
+    const tc_config_space *const *spaces;  /* count spaces, no two the same, each living until the call returns */
+    const tc_tune_desc *tasks;             /* count descs, one a space */
+    void (*on_done)(void *user, int task, const tc_tune_result *res); /* NULL: none; as each task finishes */
+    void *user;
+} tc_tune_tasks_desc;
+
+/* out: room for count results, tasks[k]'s in out[k] (its seconds from its
+   start to its last result). A task that cannot go on ends them all. */
+TECOMP_API tc_result tc_tune_tasks(tc_context *ctx, const tc_tune_tasks_desc *desc, tc_tune_result *out);
 
 /* This machine's target as records spell it: "cuda -arch=sm_XX -model=NAME"
    with a GPU, "host" without. Initialises CUDA in ctx to ask. */
@@ -185,12 +205,17 @@ TECOMP_API void tc_tuned_kernel_destroy(tc_context *ctx, tc_tuned_kernel *k); /*
 
 // >>tune-state
 
-/* What one tc_tune call keeps between results. */
+/* What one task keeps between results. */
 typedef struct _tc_tuning {
     tc_context *ctx;
     const tc_config_space *space;
     tc_tune_desc d;
     tc_tune_result *out;
+    tc_tuner *tuner;
+    int64_t *configs;         /* room for a batch of proposals */
+    char label[96];           /* "[2/21 conv2d_gemm] " before its progress lines when tasks share a call; "" alone */
+    int outstanding;          /* its configurations submitted and not yet back */
+    int finished;
     const char *target;       /* the measurer's, as records spell it */
     double flops;
     double started;
@@ -329,7 +354,8 @@ static void _tc_log_progress(_tc_tuning *t, int final) {
     if (final ? done == t->logged_done : tenth <= t->logged_tenth) return;
     t->logged_tenth = tenth;
     t->logged_done = done;
-    _tc_log(t->ctx, TC_LOG_INFO, "%d/%d trials  best %.4g GFLOPS  %.1f trials/s  %.0f s", done, total, t->out->best_gflops, rate, elapsed);
+    _tc_log(t->ctx, TC_LOG_INFO, "%s%d/%d trials  best %.4g GFLOPS  %.1f trials/s  %.0f s", t->label, done, total, t->out->best_gflops, rate,
+            elapsed);
 }
 
 /* Text for SVG: XML's specials escaped (a task name is the caller's text). */
@@ -469,6 +495,7 @@ static tc_result _tc_tuning_absorb(_tc_tuning *t, tc_tuner *tuner, const tc_meas
     rec.all_cost = res->build_s + res->run_s;
     rec.timestamp = (double)time(NULL);
     if (t->d.records) r = tc_record_append(t->ctx, t->d.records, &rec, t->space);
+    t->out->builds_reused += res->build_reused;
     if (_tc_error_invalid(res->error)) t->out->invalid++;
     else if (res->error != TC_OK) t->out->failed++;
     if (_tc_counts_as_trial(t, res->error)) {
@@ -482,91 +509,221 @@ static tc_result _tc_tuning_absorb(_tc_tuning *t, tc_tuner *tuner, const tc_meas
     return r;
 }
 
+/* How many more configurations the task may propose now: none once the
+   space is exhausted or the run stopped early, nor while those out would
+   complete n_trial (valid_trials: an invalid one coming back asks for
+   another), nor past 10 n_trial proposals with valid_trials (a space of
+   almost nothing valid ends too). */
+static int _tc_tuning_left(const _tc_tuning *t) {
+    int left = t->d.n_trial - t->out->resumed - t->out->trials - t->outstanding;
+    if (!t->proposing || left <= 0) return 0;
+    if (t->d.valid_trials && t->proposed >= 10 * t->d.n_trial) return 0;
+    return left;
+}
+
+/* Done: nothing out, nothing more to propose. */
+static int _tc_tuning_done(const _tc_tuning *t) { return !t->outstanding && !_tc_tuning_left(t); }
+
 /* Keep the measurer fed: the next batch whenever no more than refill_at
-   trials are outstanding, until n_trial are proposed or the space is
-   exhausted. Early stopping also drops what no builder has started. */
-static tc_result _tc_tuning_propose(_tc_tuning *t, tc_tuner *tuner, tc_measurer *m, int64_t *configs) {
-    int refill_at = t->learns && t->out->best_config < 0 ? 0 : t->refill_at; /* see _tc_tuning_pace */
+   trials are outstanding (every task's: they share the builders), until
+   n_trial are proposed or the space is exhausted; a learning tuner waits
+   for its own batch to the end until a trial succeeds (_tc_tuning_pace).
+   Early stopping also drops what no builder has started. */
+static tc_result _tc_tuning_propose(_tc_tuning *t, tc_measurer *m) {
+    int waiting = t->learns && t->out->best_config < 0;
+    int left;
     tc_result r;
     if (t->proposing && t->d.early_stopping && t->since_best >= t->d.early_stopping) {
         t->proposing = 0;
-        tc_measurer_cancel(m);
+        t->outstanding -= _tc_measurer_cancel_of(m, t->space);
     }
-    while (t->proposing && tc_measurer_outstanding(m) <= refill_at) {
-        int left = t->d.n_trial - t->out->resumed - t->out->trials - tc_measurer_outstanding(m), n;
-        if (left <= 0) break; /* all asked for are out (valid_trials: an invalid one coming back asks for another) */
-        if (t->d.valid_trials && t->proposed >= 10 * t->d.n_trial) { /* a space of almost nothing valid ends too */
-            t->proposing = 0;
-            break;
+    while ((left = _tc_tuning_left(t)) > 0 && tc_measurer_outstanding(m) <= t->refill_at && !(waiting && t->outstanding)) {
+        int n = tc_tuner_next_batch(t->tuner, left < t->d.batch ? left : t->d.batch, t->configs);
+        if (n <= 0) {
+            t->proposing = 0; /* the space is exhausted */
+        } else {
+            if ((r = tc_measurer_submit_in(m, t->space, n, t->configs)) != TC_OK) return r;
+            t->proposed += n;
+            t->outstanding += n;
         }
-        n = tc_tuner_next_batch(tuner, left < t->d.batch ? left : t->d.batch, configs);
-        if (n <= 0) t->proposing = 0; /* the space is exhausted */
-        else if ((r = tc_measurer_submit(m, n, configs)) != TC_OK) return r;
-        else t->proposed += n;
     }
     return TC_OK;
 }
 
-static tc_result _tc_tuning_run(_tc_tuning *t, tc_tuner *tuner, tc_measurer *m) {
-    int64_t *configs = (int64_t *)_tc_malloc(t->ctx, sizeof *configs * (size_t)t->d.batch);
-    tc_measure_result res;
-    tc_result r = configs ? TC_OK : TC_ERROR_OUT_OF_MEMORY;
-    if (r == TC_OK) r = _tc_tuning_transfer(t, tuner);
-    if (r == TC_OK) r = _tc_tuning_resume(t, tuner, t->target);
+/* The checks tc_tune makes of its arguments; who names the call. */
+static tc_result _tc_tune_check(tc_context *ctx, const char *who, const tc_config_space *space, const tc_tune_desc *desc) {
+    if (!space || !desc) return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "%s: NULL argument", who);
+    if (!desc->task_name || !*desc->task_name) return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "%s: the task needs a name (records key on it)", who);
+    if (desc->nargs < 0 || desc->nargs > TC_MAX_TASK_ARGS || desc->n_trial < 0 || desc->batch < 0 || desc->early_stopping < 0)
+        return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "%s: nargs must be 0 to TC_MAX_TASK_ARGS (24) and n_trial, batch, early_stopping not negative", who);
+    return TC_OK;
+}
+
+/* Start a task on the shared measurer: its tuner, warmed by the other
+   tasks' records and by its own (resumed). The records it reads are only
+   needed here: they go when it has learnt from them. */
+static tc_result _tc_tuning_begin(_tc_tuning *t, tc_measurer *m) {
+    tc_mark mark;
+    tc_result r;
+    t->started = _tc_now_s();
+    t->flops = _tc_task_flops(t->space);
+    t->target = tc_measurer_target(m);
+    snprintf(t->out->target, sizeof t->out->target, "%s", t->target);
+    t->out->devices = tc_measurer_device_count(m);
+    _tc_tuning_pace(t, tc_measurer_build_threads(m), t->out->devices);
+    if ((r = tc_tuner_create(t->ctx, t->space, &t->d.tuner, &t->tuner)) != TC_OK) return r;
+    if (!(t->configs = (int64_t *)_tc_malloc(t->ctx, sizeof *t->configs * (size_t)t->d.batch))) return TC_ERROR_OUT_OF_MEMORY;
+    mark = tc_context_mark(t->ctx);
+    r = _tc_tuning_transfer(t, t->tuner);
+    if (r == TC_OK) r = _tc_tuning_resume(t, t->tuner, t->target);
+    tc_context_rewind(t->ctx, mark);
     t->proposing = 1;
-    while (r == TC_OK && (r = _tc_tuning_propose(t, tuner, m, configs)) == TC_OK && tc_measurer_next(m, &res))
-        r = _tc_tuning_absorb(t, tuner, &res);
-    if (t->ctx->logger.log_fn && !t->d.log_trials) _tc_log_progress(t, 1);
-    _tc_write_plot(t);
-    _tc_free(t->ctx, configs);
     return r;
 }
 
-/* The records it reads, its tuner's and measurer's objects and the
+/* A task's end (also of one that failed or was cut short): its last
+   progress line and plot, what it holds freed. */
+static void _tc_tuning_end(_tc_tuning *t) {
+    if (t->finished) return;
+    t->finished = 1;
+    if (t->tuner) {
+        if (t->ctx->logger.log_fn && !t->d.log_trials) _tc_log_progress(t, 1);
+        _tc_write_plot(t);
+    }
+    tc_tuner_destroy(t->ctx, t->tuner);
+    t->tuner = NULL;
+    _tc_free(t->ctx, t->configs);
+    t->configs = NULL;
+    _tc_free(t->ctx, t->curve);
+    t->curve = NULL;
+    t->out->seconds = _tc_now_s() - t->started;
+}
+
+/* Every task of one call on one measurer; begun counts the tasks started. */
+typedef struct _tc_tasks {
+    const tc_tune_tasks_desc *d;
+    _tc_tuning *t;
+    tc_measurer *m;
+    int begun;
+    int idle_at;              /* outstanding configurations at which a builder or a device would idle: the next task begins */
+} _tc_tasks;
+
+static void _tc_tasks_end(_tc_tasks *w, int k) {
+    _tc_tuning_end(&w->t[k]);
+    if (w->d->on_done) w->d->on_done(w->d->user, k, w->t[k].out);
+}
+
+/* Every task begun and not done proposes, oldest first; while the
+   builders would still idle the next task begins; a task with nothing out
+   and nothing left to propose ends. */
+static tc_result _tc_tasks_feed(_tc_tasks *w) {
+    tc_result r;
+    int k;
+    for (k = 0; k < w->begun; k++)
+        if (!w->t[k].finished && (r = _tc_tuning_propose(&w->t[k], w->m)) != TC_OK) return r;
+    while (w->begun < w->d->count && tc_measurer_outstanding(w->m) <= w->idle_at) {
+        _tc_tuning *t = &w->t[w->begun++];
+        if ((r = _tc_tuning_begin(t, w->m)) != TC_OK) return r;
+        if ((r = _tc_tuning_propose(t, w->m)) != TC_OK) return r;
+    }
+    for (k = 0; k < w->begun; k++)
+        if (!w->t[k].finished && _tc_tuning_done(&w->t[k])) _tc_tasks_end(w, k);
+    return TC_OK;
+}
+
+/* The task a result is for: the one whose space it names. */
+static _tc_tuning *_tc_tasks_owner(_tc_tasks *w, const tc_measure_result *res) {
+    int k;
+    for (k = 0; k < w->begun; k++)
+        if (w->t[k].space == res->space) return &w->t[k];
+    return NULL;
+}
+
+static tc_result _tc_tasks_run(_tc_tasks *w) {
+    tc_measure_result res;
+    tc_result r = TC_OK;
+    w->idle_at = tc_measurer_build_threads(w->m) + tc_measurer_device_count(w->m) - 1;
+    while (r == TC_OK && (r = _tc_tasks_feed(w)) == TC_OK) {
+        _tc_tuning *t;
+        if (!tc_measurer_next(w->m, &res)) break; /* nothing out: every task has begun and ended */
+        if (!(t = _tc_tasks_owner(w, &res))) return _tc_fail(w->t[0].ctx, TC_ERROR_INVALID_ARGUMENT, "tc_tune_tasks: a result of no task's space");
+        t->outstanding--;
+        r = _tc_tuning_absorb(t, t->tuner, &res);
+    }
+    return r;
+}
+
+/* Each task's state, set from its desc; the shared measurer from the first's. */
+static tc_result _tc_tasks_prepare(tc_context *ctx, const tc_tune_tasks_desc *d, _tc_tuning *t, tc_tune_result *out) {
+    int k, j;
+    for (k = 0; k < d->count; k++) {
+        char who[64];
+        tc_result r;
+        snprintf(who, sizeof who, d->count > 1 ? "tc_tune_tasks: tasks[%d]" : "tc_tune", k);
+        if ((r = _tc_tune_check(ctx, who, d->spaces[k], &d->tasks[k])) != TC_OK) return r;
+        for (j = 0; j < k; j++)
+            if (d->spaces[j] == d->spaces[k]) return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "%s: its space is tasks[%d]'s (one task a space)", who, j);
+        memset(&out[k], 0, sizeof out[k]);
+        out[k].best_config = -1;
+        memset(&t[k], 0, sizeof t[k]);
+        t[k].ctx = ctx;
+        t[k].space = d->spaces[k];
+        t[k].d = d->tasks[k];
+        t[k].out = &out[k];
+        t[k].logged_tenth = -1;
+        t[k].logged_done = -1;
+        if (!t[k].d.n_trial) t[k].d.n_trial = 1000;
+        if (d->count > 1) snprintf(t[k].label, sizeof t[k].label, "[%d/%d %.60s] ", k + 1, d->count, t[k].d.task_name);
+    }
+    return TC_OK;
+}
+
+/* The records it reads, its tuners' and measurer's objects and the
    candidates it builds are only needed during the call: they go with it
    (the context is rewound), so that tuning task after task in one context
    does not grow it. */
-static tc_result _tc_tune(tc_context *ctx, const tc_config_space *space, const tc_tune_desc *desc, tc_tune_result *out);
-TECOMP_API tc_result tc_tune(tc_context *ctx, const tc_config_space *space, const tc_tune_desc *desc, tc_tune_result *out) {
+static tc_result _tc_tune_tasks(tc_context *ctx, const tc_tune_tasks_desc *d, tc_tune_result *out) {
+    _tc_tasks w;
+    tc_result r;
+    int k;
+    memset(&w, 0, sizeof w);
+    w.d = d;
+    if (!(w.t = (_tc_tuning *)_tc_malloc(ctx, sizeof *w.t * (size_t)d->count))) return TC_ERROR_OUT_OF_MEMORY;
+    r = _tc_tasks_prepare(ctx, d, w.t, out);
+    if (r == TC_OK) r = tc_measurer_create(ctx, d->spaces[0], &d->tasks[0].measure, &w.m);
+    if (r == TC_OK) r = _tc_tasks_run(&w);
+    for (k = 0; k < w.begun; k++) _tc_tuning_end(&w.t[k]); /* those an error cut short */
+    tc_measurer_destroy(ctx, w.m);
+    _tc_free(ctx, w.t);
+    return r;
+}
+
+TECOMP_API tc_result tc_tune_tasks(tc_context *ctx, const tc_tune_tasks_desc *desc, tc_tune_result *out) {
     tc_mark mark;
     tc_result r;
     if (!ctx) return TC_ERROR_INVALID_ARGUMENT;
+    if (!desc || !out || desc->count < 1 || !desc->spaces || !desc->tasks)
+        return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_tune_tasks: NULL desc or out, count below 1, or NULL spaces or tasks");
     mark = tc_context_mark(ctx);
-    r = _tc_tune(ctx, space, desc, out);
+    r = _tc_tune_tasks(ctx, desc, out);
     tc_context_rewind(ctx, mark);
     return r;
 }
 
-static tc_result _tc_tune(tc_context *ctx, const tc_config_space *space, const tc_tune_desc *desc, tc_tune_result *out) {
-    _tc_tuning t;
-    tc_tuner *tuner = NULL;
-    tc_measurer *m = NULL;
+/* One task is tc_tune_tasks with one. */
+TECOMP_API tc_result tc_tune(tc_context *ctx, const tc_config_space *space, const tc_tune_desc *desc, tc_tune_result *out) {
+    tc_tune_tasks_desc d;
+    tc_mark mark;
     tc_result r;
+    if (!ctx) return TC_ERROR_INVALID_ARGUMENT;
     if (!space || !desc || !out) return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_tune: NULL argument");
-    if (!desc->task_name || !*desc->task_name) return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_tune: the task needs a name (records key on it)");
-    if (desc->nargs < 0 || desc->nargs > TC_MAX_TASK_ARGS || desc->n_trial < 0 || desc->batch < 0 || desc->early_stopping < 0)
-        return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_tune: nargs must be 0 to TC_MAX_TASK_ARGS (24) and n_trial, batch, early_stopping not negative");
-    memset(&t, 0, sizeof t);
-    memset(out, 0, sizeof *out);
-    out->best_config = -1;
-    t.ctx = ctx, t.space = space, t.d = *desc, t.out = out;
-    t.logged_tenth = t.logged_done = -1;
-    if (!t.d.n_trial) t.d.n_trial = 1000;
-    t.started = _tc_now_s();
-    t.flops = _tc_task_flops(space);
-    r = tc_measurer_create(ctx, space, &t.d.measure, &m);
-    if (r == TC_OK) {
-        t.target = tc_measurer_target(m);
-        snprintf(out->target, sizeof out->target, "%s", t.target);
-        out->devices = tc_measurer_device_count(m);
-        _tc_tuning_pace(&t, tc_measurer_build_threads(m), out->devices);
-        r = tc_tuner_create(ctx, space, &t.d.tuner, &tuner);
-    }
-    if (r == TC_OK) r = _tc_tuning_run(&t, tuner, m);
-    tc_tuner_destroy(ctx, tuner);
-    tc_measurer_destroy(ctx, m);
-    _tc_free(ctx, t.curve);
-    out->seconds = _tc_now_s() - t.started;
+    memset(&d, 0, sizeof d);
+    d.count = 1;
+    d.spaces = &space;
+    d.tasks = desc;
+    mark = tc_context_mark(ctx);
+    r = _tc_tune_tasks(ctx, &d, out);
+    tc_context_rewind(ctx, mark);
     return r;
 }
 

@@ -381,6 +381,52 @@ TC_TEST(a_compile_past_the_build_timeout_is_stopped) {
     tc_measurer_destroy(ctx, m);
 }
 
+/* A source compiled lately is not compiled again: the same configuration
+   twice on one builder takes the first one's cubin (tc_measure_result.
+   build_reused). A configuration of another space (tc_measurer_submit_in)
+   is built from that space and its result names it. */
+TC_TEST(a_source_built_before_is_reused_and_other_spaces_are_measured) {
+    static const row_sum_task one = {1};
+    tc_config_space *space, *other;
+    tc_measurer *m;
+    tc_measure_desc md;
+    tc_measure_result res;
+    int64_t configs[3];
+    int reused[3] = {0, 0, 0};
+    int k, n = 0, nvrtc;
+    tc_context *probe;
+    TC_CHECK_EQ_INT(tc_context_create(NULL, &probe), TC_OK);
+    nvrtc = tc_nvrtc_init(probe, NULL) == TC_OK;
+    tc_context_destroy(probe);
+    if (!(space = planted_space())) return;
+    TC_CHECK_EQ_INT(tc_space_create(ctx, row_sum, &one, &other), TC_OK);
+    configs[0] = configs[2] = planted(space, MODE_GOOD, 0);
+    configs[1] = planted(space, MODE_GOOD, 1);
+    measure_desc_for(&md, 1);
+    TC_CHECK_EQ_INT(tc_measurer_create(ctx, space, &md, &m), TC_OK);
+    TC_CHECK_EQ_INT(tc_measurer_submit(m, 3, configs), TC_OK);
+    TC_CHECK_EQ_INT(tc_measurer_submit_in(m, other, 1, configs + 1), TC_OK);
+    TC_CHECK_EQ_INT(tc_measurer_submit_in(m, NULL, 1, configs), TC_ERROR_INVALID_ARGUMENT);
+    while (tc_measurer_next(m, &res)) {
+        TC_CHECK_EQ_INT(res.error, TC_OK);
+        if (res.space == other) {
+            TC_CHECK_EQ_INT(res.config, configs[1]);
+            TC_CHECK_EQ_INT(res.build_reused, 0); /* its own kernel: another tile */
+        } else {
+            TC_CHECK(res.space == space);
+            if (n < 3) reused[n] = res.build_reused;
+        }
+        n++;
+    }
+    TC_CHECK_EQ_INT(n, 4);
+    tc_measurer_destroy(ctx, m);
+    if (!nvrtc) {
+        TC_SKIP("NVRTC is not installed here: nothing is compiled, nothing reused");
+        return;
+    }
+    for (k = 0; k < 3; k++) TC_CHECK_EQ_INT(reused[k], k == 2);
+}
+
 TC_TEST(bad_tuning_requests_are_errors) {
     static const row_sum_task task = {1};
     tc_config_space *space;
@@ -506,6 +552,83 @@ TC_TEST(the_tuning_curve_and_the_log_read_well) {
     remove_tuning_files(records);
 }
 
+/* What tc_tune_tasks' on_done saw: each task's end, in this process's clock. */
+typedef struct tasks_seen {
+    int done[2];
+    double ended[2];
+} tasks_seen;
+
+static void note_task_done(void *user, int task, const tc_tune_result *res) {
+    tasks_seen *seen = (tasks_seen *)user;
+    (void)res;
+    seen->done[task]++;
+    seen->ended[task] = now_s();
+}
+
+/* Records of one task name in a records file. */
+static int count_task_records(const char *records, const char *task) {
+    tc_record *recs;
+    int n = 0, k, mine = 0;
+    if (tc_records_load(ctx, records, &recs, &n) != TC_OK) return -1;
+    for (k = 0; k < n; k++) mine += !strcmp(recs[k].task, task);
+    return mine;
+}
+
+/* Two tasks on one measurer: each gets its trials and its records, and the
+   second begins while the first still has candidates out (7 proposed at
+   once against 4 builders and a device: it begins when 4 are left); a
+   rerun resumes both; a space given twice and an empty list are errors. */
+TC_TEST(tasks_share_one_measurer) {
+    static const row_sum_task task = {1};
+    const tc_config_space *spaces[2];
+    tc_config_space *a, *b;
+    tc_tune_desc tds[2];
+    tc_tune_result res[2];
+    tc_tune_tasks_desc d;
+    tasks_seen seen;
+    char records[256];
+    temp_path(records, sizeof records, "tasks");
+    TC_CHECK_EQ_INT(tc_space_create(ctx, row_sum, &task, &a), TC_OK);
+    TC_CHECK_EQ_INT(tc_space_create(ctx, row_sum, &task, &b), TC_OK);
+    if (!a || !b) return;
+    spaces[0] = a;
+    spaces[1] = b;
+    tune_desc_for(&tds[0], records, 7, 0, TC_MEASURE_HOST);
+    tune_desc_for(&tds[1], records, 5, 0, TC_MEASURE_HOST);
+    tds[0].task_name = "row_sum_a";
+    tds[1].task_name = "row_sum_b";
+    tds[1].tuner.kind = TC_TUNER_RANDOM;
+    memset(&d, 0, sizeof d);
+    d.count = 2;
+    d.spaces = spaces;
+    d.tasks = tds;
+    d.on_done = note_task_done;
+    d.user = &seen;
+    memset(&seen, 0, sizeof seen);
+    TC_CHECK_EQ_INT(tc_tune_tasks(ctx, &d, res), TC_OK);
+    TC_CHECK_EQ_INT(res[0].trials, 7);
+    TC_CHECK_EQ_INT(res[1].trials, 5);
+    TC_CHECK(res[0].best_config >= 0 && res[1].best_config >= 0);
+    TC_CHECK_EQ_INT(seen.done[0], 1);
+    TC_CHECK_EQ_INT(seen.done[1], 1);
+    TC_CHECK(seen.ended[1] - res[1].seconds < seen.ended[0]); /* b began before a ended */
+    TC_CHECK_EQ_INT(count_task_records(records, "row_sum_a"), 7);
+    TC_CHECK_EQ_INT(count_task_records(records, "row_sum_b"), 5);
+    memset(&seen, 0, sizeof seen);
+    TC_CHECK_EQ_INT(tc_tune_tasks(ctx, &d, res), TC_OK);
+    TC_CHECK_EQ_INT(res[0].resumed, 7);
+    TC_CHECK_EQ_INT(res[1].resumed, 5);
+    TC_CHECK_EQ_INT(res[0].trials + res[1].trials, 0);
+    TC_CHECK_EQ_INT(seen.done[0] + seen.done[1], 2);
+    TC_CHECK_EQ_INT(count_lines(records), 12);
+    spaces[1] = a;
+    TC_CHECK_EQ_INT(tc_tune_tasks(ctx, &d, res), TC_ERROR_INVALID_ARGUMENT);
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "tasks[1]: its space is tasks[0]'s");
+    d.count = 0;
+    TC_CHECK_EQ_INT(tc_tune_tasks(ctx, &d, res), TC_ERROR_INVALID_ARGUMENT);
+    remove_tuning_files(records);
+}
+
 int main(void) {
     if (tc_context_create(NULL, &ctx) != TC_OK) return 1;
     TC_RUN(planted_faults_on_the_gpu_do_not_end_the_run);
@@ -516,6 +639,8 @@ int main(void) {
     TC_RUN(results_stream_out_as_they_finish);
     TC_RUN(submitted_configurations_come_back_or_are_cancelled);
     TC_RUN(a_compile_past_the_build_timeout_is_stopped);
+    TC_RUN(a_source_built_before_is_reused_and_other_spaces_are_measured);
+    TC_RUN(tasks_share_one_measurer);
     TC_RUN(bad_tuning_requests_are_errors);
     TC_RUN(the_best_record_is_applied);
     TC_RUN(the_tuning_curve_and_the_log_read_well);
