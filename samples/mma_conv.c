@@ -158,10 +158,11 @@ static int parse_options(int argc, char **argv, options *o) {
     return 1;
 }
 
-/* The template's configuration when --config gives none: the GPU's, or on
-   the host executor (host) the small size's. */
-static void default_config_of(options *o, int host) {
-    const int64_t *c = o->wgmma ? (host ? wgmma_small_config : wgmma_config) : (host ? small_config : default_config);
+/* The template's configuration when --config gives none: the GPU's, or the
+   small size's (small: --small, or the host executor, which runs that size;
+   seed2's tiles do not fit it: its 32 channels are not k steps of 64). */
+static void default_config_of(options *o, int small) {
+    const int64_t *c = o->wgmma ? (small ? wgmma_small_config : wgmma_config) : (small ? small_config : default_config);
     memcpy(o->config, c, (size_t)(o->wgmma ? SAMPLE_WGMMA_KNOBS : 10) * sizeof *c);
 }
 
@@ -256,7 +257,7 @@ int main(int argc, char **argv) {
     d.stride_h = d.stride_w = d.dilation_h = d.dilation_w = 1;
     d.pad_h = d.pad_w = 1;
     d.epilogue.out_dtype = o.out;
-    if (!o.have_config) default_config_of(&o, !use_gpu);
+    if (!o.have_config) default_config_of(&o, o.small || !use_gpu);
     if (!o.wgmma && o.dtype == TC_FLOAT32 && o.config[6] == 8) o.config[6] = 4; /* 16 bytes are 4 floats */
     nx = (size_t)d.n * d.h * d.w * d.c;
     nw = (size_t)d.k * 9 * d.c;
