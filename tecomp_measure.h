@@ -3,18 +3,21 @@
    Part of tecomp (see tecomp.h). Include "tecomp.h"; define
    TECOMP_IMPLEMENTATION in one file as for every module.
 
-   A measurer takes configurations of a template's space and gives back one
-   result per configuration, as each finishes, in three steps:
+   A measurer takes configurations of a template's space (or of several:
+   tc_measurer_submit_in) and gives back one result per configuration, as
+   each finishes, in three steps:
 
      1. build, in builder threads that live as long as the measurer (each
         candidate in its own tc_context, since errors live in a context):
         instantiate the template, lower it against the device's limits (a
         configuration the verifier rejects is invalid: its result comes
         back at once and it is never compiled), emit CUDA, and compile it
-        with NVRTC in the builder's own compiler process, which is killed
-        when the compile runs past the build timeout (and where compiles do
-        not wait on each other: on a 16-core H100 machine the median one
-        took 0.03 s there against 0.36 s in 16 threads of one process).
+        with NVRTC (unless one of the last 256 sources compiled was the
+        same, byte for byte: its cubin is taken) in the builder's own
+        compiler process, which is killed when the compile runs past the
+        build timeout (and where compiles do not wait on each other: on a
+        16-core H100 machine the median one took 0.03 s there against
+        0.36 s in 16 threads of one process).
         Builders take configurations in the order they were submitted,
         across calls: submitting more before the last ones are back keeps
         every builder busy (what tc_tune does);

@@ -26,6 +26,9 @@
    the tuner learns from it before it proposes again. A killed run loses at
    most the trials in flight; run it again with the same records file and it
    goes on where it stopped.
+   tc_tune_tasks tunes several tasks (a model's convolutions) in one call
+   on one measurer, each as tc_tune would, the next beginning as soon as
+   the builders would otherwise idle.
    tc_apply_history_best then builds the best recorded configuration for
    this device, ready to launch.
 */
