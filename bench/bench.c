@@ -413,56 +413,98 @@ static int bench_prepare(tc_context *ctx, const bench_opts *o, bench_row *row) {
 
 // >>phase1-tune
 
-/* Tune one workload; TC_ERROR_NO_CUDA or TC_ERROR_NO_DEVICE when there is
-   no GPU to tune on. Its curve goes beside the records, one plot per row. */
-static tc_result bench_tune(tc_context *ctx, bench_row *row, const bench_opts *o) {
-    tc_tune_desc td;
-    char plot[4200];
-    memset(&td, 0, sizeof td);
-    snprintf(plot, sizeof plot, "%s.%s.svg", o->records, row->name);
-    td.task_name = row->task;
-    td.nargs = row->nargs;
-    memcpy(td.args, row->args, sizeof td.args);
-    td.n_trial = o->trials;
-    td.valid_trials = o->valid_trials;
-    td.records = o->records;
-    td.plot_svg = plot;
-    tc_log_to_file(ctx, stdout, TC_LOG_BIT(TC_LOG_INFO)); /* tuning progress */
-    td.tuner.kind = o->tuner;
-    td.tuner.seed = o->tuner_seed;
-    td.measure.where = TC_MEASURE_GPU; /* tuning on the host executor would take hours at these sizes */
-    td.measure.flush_l2 = o->tune_flush_l2;
-    printf("== %s: tuning %s (%s %s%s), %.4g GFLOP, %d trials ==\n", row->name, row->task, row->layout, row->dtype, bench_row_tf32(row) ? ", TF32" : "",
-           tc_conv2d_flops(&row->conv) * 1e-9, o->trials);
-    return tc_tune(ctx, row->space, &td, &row->tune);
+/* One workload's tuning description; its curve goes beside the records,
+   one plot per row (plot: room for the path, living through the tuning). */
+static void bench_tune_desc(bench_row *row, const bench_opts *o, char *plot, size_t plot_cap, tc_tune_desc *td) {
+    memset(td, 0, sizeof *td);
+    snprintf(plot, plot_cap, "%s.%s.svg", o->records, row->name);
+    td->task_name = row->task;
+    td->nargs = row->nargs;
+    memcpy(td->args, row->args, sizeof td->args);
+    td->n_trial = o->trials;
+    td->valid_trials = o->valid_trials;
+    td->records = o->records;
+    td->plot_svg = plot;
+    td->tuner.kind = o->tuner;
+    td->tuner.seed = o->tuner_seed;
+    td->measure.where = TC_MEASURE_GPU; /* tuning on the host executor would take hours at these sizes */
+    td->measure.flush_l2 = o->tune_flush_l2;
 }
 
-/* Phase 1: tune every workload that has a template, with CUDA never
-   initialised in this process. 0 when there is no GPU (why says so); 1
-   otherwise, failed rows marked. */
+/* What phase 1 says as each workload's tuning finishes. */
+typedef struct bench_tuning {
+    bench_row *rows;
+    const int *row_of;        /* the k-th task tuned is rows[row_of[k]] */
+    const bench_opts *o;
+} bench_tuning;
+
+static void bench_tune_done(void *user, int k, const tc_tune_result *t) {
+    const bench_tuning *bt = (const bench_tuning *)user;
+    bench_row *row = &bt->rows[bt->row_of[k]];
+    row->tune = *t;
+    row->tuned = 1;
+    printf("%s: %d trials (%d resumed from %s; %d invalid, never compiled; %d failed) in %.1f s on %s\n", row->name, t->trials, t->resumed,
+           bt->o->records, t->invalid, t->failed, t->seconds, t->target);
+    if (t->best_config >= 0)
+        printf("%s: best while tuning: %.2f us, %.1f GFLOP/s (%s)\n", row->name, t->best_cost_s * 1e6, t->best_gflops,
+               bt->o->tune_flush_l2 ? "L2 flushed" : "no L2 flush");
+}
+
+/* Phase 1: tune every workload that has a template, all together on one
+   measurer (tc_tune_tasks: no row's start or slowest compile idles the
+   builders), with CUDA never initialised in this process. 0 when there is
+   no GPU (why says so); 1 otherwise, the rows marked tuned or failed. */
 static int bench_tune_all(tc_context *ctx, bench_row *rows, int n, const bench_opts *o, char *why, size_t why_cap) {
-    int k, on_gpu = 0;
+    const tc_config_space **spaces = (const tc_config_space **)calloc((size_t)n + 1, sizeof *spaces);
+    tc_tune_desc *tds = (tc_tune_desc *)calloc((size_t)n + 1, sizeof *tds);
+    tc_tune_result *out = (tc_tune_result *)calloc((size_t)n + 1, sizeof *out);
+    char (*plots)[4200] = (char (*)[4200])calloc((size_t)n + 1, sizeof *plots);
+    int *row_of = (int *)calloc((size_t)n + 1, sizeof *row_of);
+    int k, count = 0, on_gpu = 1;
+    bench_tuning bt;
+    tc_tune_tasks_desc d;
+    tc_result r = TC_OK;
+    if (!spaces || !tds || !out || !plots || !row_of) {
+        r = TC_ERROR_OUT_OF_MEMORY;
+        n = 0;
+    }
     for (k = 0; k < n; k++) {
         bench_row *row = &rows[k];
-        const tc_tune_result *t = &row->tune;
-        tc_result r;
         if (!row->space) continue;
-        r = bench_tune(ctx, row, o);
-        if ((r == TC_ERROR_NO_CUDA || r == TC_ERROR_NO_DEVICE) && !on_gpu) {
-            snprintf(why, why_cap, "%s", tc_context_error(ctx));
-            return 0;
-        }
-        if (r != TC_OK) {
-            bench_fail(row, "tuning (tc_tune): %s: %s", tc_result_string(r), tc_context_error(ctx));
-            continue;
-        }
-        on_gpu = row->tuned = 1;
-        printf("%d trials (%d resumed from %s; %d invalid, never compiled; %d failed) in %.1f s on %s\n", t->trials, t->resumed,
-               o->records, t->invalid, t->failed, t->seconds, t->target);
-        if (t->best_config >= 0)
-            printf("best while tuning: %.2f us, %.1f GFLOP/s (%s)\n", t->best_cost_s * 1e6, t->best_gflops, o->tune_flush_l2 ? "L2 flushed" : "no L2 flush");
+        bench_tune_desc(row, o, plots[count], sizeof plots[count], &tds[count]);
+        printf("== %s: tuning %s (%s %s%s), %.4g GFLOP, %d trials ==\n", row->name, row->task, row->layout, row->dtype,
+               bench_row_tf32(row) ? ", TF32" : "", tc_conv2d_flops(&row->conv) * 1e-9, o->trials);
+        spaces[count] = row->space;
+        row_of[count++] = k;
     }
-    return 1;
+    if (count) {
+        tc_log_to_file(ctx, stdout, TC_LOG_BIT(TC_LOG_INFO)); /* tuning progress */
+        memset(&bt, 0, sizeof bt);
+        bt.rows = rows;
+        bt.row_of = row_of;
+        bt.o = o;
+        memset(&d, 0, sizeof d);
+        d.count = count;
+        d.spaces = spaces;
+        d.tasks = tds;
+        d.on_done = bench_tune_done;
+        d.user = &bt;
+        r = tc_tune_tasks(ctx, &d, out);
+    }
+    if (r == TC_ERROR_NO_CUDA || r == TC_ERROR_NO_DEVICE) {
+        snprintf(why, why_cap, "%s", tc_context_error(ctx));
+        on_gpu = 0;
+    } else if (r != TC_OK) { /* the rows not tuned yet fail with it */
+        for (k = 0; k < count; k++)
+            if (!rows[row_of[k]].tuned) bench_fail(&rows[row_of[k]], "tuning (tc_tune_tasks): %s: %s", tc_result_string(r), tc_context_error(ctx));
+        if (r == TC_ERROR_OUT_OF_MEMORY && !count) fprintf(stderr, "tecomp-bench: out of memory before tuning\n");
+    }
+    free(spaces);
+    free(tds);
+    free(out);
+    free(plots);
+    free(row_of);
+    return on_gpu;
 }
 
 // >>host-path

@@ -334,16 +334,41 @@ static void apply_math(const tune_args *a, tc_conv2d_desc *c) {
     if (a->nhwc) c->layout = TC_LAYOUT_NHWC;
 }
 
-/* Tune this rank's tasks of the suite, then check each tuned one. 0 when
-   every one tuned and checked out. */
+/* What the suite's tuning says as each task finishes. */
+typedef struct suite_tuning {
+    const tune_ranks *ranks;
+    const suite_task *tasks;
+    const sample_task *made;
+    const int *row_of;        /* the k-th task tuned is row row_of[k] of the suite */
+    int *tuned;               /* by row */
+    const char *records;
+} suite_tuning;
+
+static void suite_task_done(void *user, int k, const tc_tune_result *res) {
+    const suite_tuning *st = (const suite_tuning *)user;
+    int row = st->row_of[k];
+    st->tuned[row] = 1;
+    printf("[rank %d] %s (%s): ", st->ranks->rank, st->tasks[row].row.name, st->made[row].name);
+    sample_print_tuned(res, st->records);
+    fflush(stdout);
+}
+
+/* Tune this rank's tasks of the suite together (tc_tune_tasks: one
+   measurer, so that no task's start or slowest compile idles the
+   builders), then check each tuned one. 0 when every one tuned and
+   checked out. */
 static int tune_suite_tasks(tc_context *ctx, const tune_args *a, const tune_ranks *ranks, suite_task *tasks, int n) {
     static sample_task made[SUITE_MAX_ROWS];
     static tc_tune_result res[SUITE_MAX_ROWS];
     static char plots[SUITE_MAX_ROWS][1200];
-    int k, rc = 0, mine = 0, tuned[SUITE_MAX_ROWS];
+    static const tc_config_space *spaces[SUITE_MAX_ROWS];
+    static tc_tune_desc tds[SUITE_MAX_ROWS];
+    static tc_tune_result out[SUITE_MAX_ROWS];
+    int k, rc = 0, mine = 0, count = 0, row_of[SUITE_MAX_ROWS], tuned[SUITE_MAX_ROWS];
+    suite_tuning st;
+    tc_tune_tasks_desc d;
     for (k = 0; k < n; k++) {
         sample_tune_opts o = a->o;
-        tc_result r;
         int len;
         tuned[k] = 0;
         if (tasks[k].rank != ranks->rank) continue;
@@ -361,20 +386,33 @@ static int tune_suite_tasks(tc_context *ctx, const tune_args *a, const tune_rank
             rc = 1;
             continue;
         }
-        r = tc_tune(ctx, made[k].space, &made[k].td, &res[k]);
-        if (r != TC_OK) {
-            fprintf(stderr, "[rank %d] %s: tuning failed: %s%s\n", ranks->rank, tasks[k].row.name, tc_context_error(ctx),
-                    r == TC_ERROR_NO_CUDA || r == TC_ERROR_NO_DEVICE ? " (no GPU: --host tunes tiny convolutions on the host executor)" : "");
-            rc = 1;
-            if (r == TC_ERROR_NO_CUDA || r == TC_ERROR_NO_DEVICE) break;
-            continue;
-        }
-        tuned[k] = 1;
-        printf("[rank %d] %s (%s): ", ranks->rank, tasks[k].row.name, made[k].name);
-        sample_print_tuned(&res[k], o.records);
-        fflush(stdout);
+        spaces[count] = made[k].space;
+        tds[count] = made[k].td;
+        row_of[count++] = k;
     }
     if (!mine) printf("[rank %d] no task of the suite is this rank's (%d tasks, %d ranks)\n", ranks->rank, n, ranks->size);
+    if (count) {
+        tc_result r;
+        memset(&st, 0, sizeof st);
+        st.ranks = ranks;
+        st.tasks = tasks;
+        st.made = made;
+        st.row_of = row_of;
+        st.tuned = tuned;
+        st.records = a->o.records;
+        memset(&d, 0, sizeof d);
+        d.count = count;
+        d.spaces = spaces;
+        d.tasks = tds;
+        d.on_done = suite_task_done;
+        d.user = &st;
+        if ((r = tc_tune_tasks(ctx, &d, out)) != TC_OK) {
+            fprintf(stderr, "[rank %d] tuning failed: %s%s\n", ranks->rank, tc_context_error(ctx),
+                    r == TC_ERROR_NO_CUDA || r == TC_ERROR_NO_DEVICE ? " (no GPU: --host tunes tiny convolutions on the host executor)" : "");
+            rc = 1;
+        }
+        for (k = 0; k < count; k++) res[row_of[k]] = out[k];
+    }
     for (k = 0; k < n; k++) { /* CUDA opens here: after every tuning run */
         sample_tune_opts o = a->o;
         if (!tuned[k]) continue;
