@@ -486,9 +486,11 @@ typedef struct tc_conv2d_network_info {
    TC_ERROR_INVALID_ARGUMENT with a message naming its index ("convs[2]: ..."). */
 TECOMP_API tc_result tc_conv2d_network_plan(tc_context *ctx, const tc_conv2d_network_desc *desc, tc_conv2d_network_task *tasks,
                                             int *ntasks, int *task_of);
-/* Tune every task, largest share first (before this process starts CUDA,
-   as tc_conv2d_kernel_create tunes; create no CUDA work before it), then
-   make kernels[i] for convs[i] (room for count; each destroyed with
+/* Tune every task, together on one measurer (tc_tune_tasks: the next
+   task begins as soon as the builders would idle), largest share first
+   (before this process starts CUDA, as tc_conv2d_kernel_create tunes;
+   create no CUDA work before it), then make kernels[i] for convs[i]
+   (room for count; each destroyed with
    tc_conv2d_kernel_destroy; their info.trials_run is their task's). On an
    error no kernel is left: every kernels[i] is NULL. info may be NULL. */
 TECOMP_API tc_result tc_conv2d_network_tune(tc_context *ctx, const tc_conv2d_network_desc *desc, tc_conv2d_kernel **kernels,
