@@ -1367,24 +1367,24 @@ static void _tc_built_lock(_tc_built_sources *b, int on) {
 #endif
 }
 
-/* The cubin of a source compiled lately, copied into c (on the GPU): 1 when there is one. */
+/* The cubin of a source compiled lately, copied into c (on the GPU): 1
+   when there is one (out of memory copying it: 0, and c compiles). */
 static int _tc_built_take(tc_measurer *m, const _tc_source_key *key, _tc_candidate *c) {
     _tc_built_sources *b = &m->built;
-    int k, found = 0;
+    const _tc_built_source *e = NULL;
+    int k, taken = 0;
     _tc_built_lock(b, 1);
-    for (k = 0; k < _TC_BUILT_SOURCES && !found; k++) {
-        const _tc_built_source *e = &b->entry[k];
-        if (!e->used || !_tc_source_key_same(&e->key, key)) continue;
-        found = 1;
-        if (e->cubin && (c->cubin = _tc_malloc(c->ctx, e->cubin_size)) != NULL) {
-            memcpy(c->cubin, e->cubin, e->cubin_size);
-            c->plan.cubin_size = e->cubin_size;
-        } else if (e->cubin) {
-            found = 0; /* out of memory: compiled instead */
-        }
+    for (k = 0; k < _TC_BUILT_SOURCES && !e; k++)
+        if (b->entry[k].used && _tc_source_key_same(&b->entry[k].key, key)) e = &b->entry[k];
+    if (e && !e->cubin) {
+        taken = 1; /* the host: the source compiles, nothing to copy */
+    } else if (e && (c->cubin = _tc_malloc(c->ctx, e->cubin_size)) != NULL) {
+        memcpy(c->cubin, e->cubin, e->cubin_size);
+        c->plan.cubin_size = e->cubin_size;
+        taken = 1;
     }
     _tc_built_lock(b, 0);
-    return found;
+    return taken;
 }
 
 /* Remember a source just compiled (and its cubin, on the GPU), in place of the oldest. */

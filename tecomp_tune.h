@@ -716,18 +716,13 @@ TECOMP_API tc_result tc_tune_tasks(tc_context *ctx, const tc_tune_tasks_desc *de
 /* One task is tc_tune_tasks with one. */
 TECOMP_API tc_result tc_tune(tc_context *ctx, const tc_config_space *space, const tc_tune_desc *desc, tc_tune_result *out) {
     tc_tune_tasks_desc d;
-    tc_mark mark;
-    tc_result r;
     if (!ctx) return TC_ERROR_INVALID_ARGUMENT;
     if (!space || !desc || !out) return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_tune: NULL argument");
     memset(&d, 0, sizeof d);
     d.count = 1;
     d.spaces = &space;
     d.tasks = desc;
-    mark = tc_context_mark(ctx);
-    r = _tc_tune_tasks(ctx, &d, out);
-    tc_context_rewind(ctx, mark);
-    return r;
+    return tc_tune_tasks(ctx, &d, out);
 }
 
 // >>tune-apply

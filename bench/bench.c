@@ -434,13 +434,12 @@ static void bench_tune_desc(bench_row *row, const bench_opts *o, char *plot, siz
 /* What phase 1 says as each workload's tuning finishes. */
 typedef struct bench_tuning {
     bench_row *rows;
-    const int *row_of;        /* the k-th task tuned is rows[row_of[k]] */
     const bench_opts *o;
 } bench_tuning;
 
 static void bench_tune_done(void *user, int k, const tc_tune_result *t) {
     const bench_tuning *bt = (const bench_tuning *)user;
-    bench_row *row = &bt->rows[bt->row_of[k]];
+    bench_row *row = &bt->rows[k];
     row->tune = *t;
     row->tuned = 1;
     printf("%s: %d trials (%d resumed from %s; %d invalid, never compiled; %d failed) in %.1f s on %s\n", row->name, t->trials, t->resumed,
@@ -451,60 +450,40 @@ static void bench_tune_done(void *user, int k, const tc_tune_result *t) {
 }
 
 /* Phase 1: tune every workload that has a template, all together on one
-   measurer (tc_tune_tasks: no row's start or slowest compile idles the
+   measurer (sample_tune_rows: no row's start or slowest compile idles the
    builders), with CUDA never initialised in this process. 0 when there is
    no GPU (why says so); 1 otherwise, the rows marked tuned or failed. */
 static int bench_tune_all(tc_context *ctx, bench_row *rows, int n, const bench_opts *o, char *why, size_t why_cap) {
     const tc_config_space **spaces = (const tc_config_space **)calloc((size_t)n + 1, sizeof *spaces);
     tc_tune_desc *tds = (tc_tune_desc *)calloc((size_t)n + 1, sizeof *tds);
-    tc_tune_result *out = (tc_tune_result *)calloc((size_t)n + 1, sizeof *out);
     char (*plots)[4200] = (char (*)[4200])calloc((size_t)n + 1, sizeof *plots);
-    int *row_of = (int *)calloc((size_t)n + 1, sizeof *row_of);
-    int k, count = 0, on_gpu = 1;
     bench_tuning bt;
-    tc_tune_tasks_desc d;
-    tc_result r = TC_OK;
-    if (!spaces || !tds || !out || !plots || !row_of) {
-        r = TC_ERROR_OUT_OF_MEMORY;
-        n = 0;
-    }
-    for (k = 0; k < n; k++) {
+    tc_result r = spaces && tds && plots ? TC_OK : TC_ERROR_OUT_OF_MEMORY;
+    int k, any = 0;
+    for (k = 0; r == TC_OK && k < n; k++) {
         bench_row *row = &rows[k];
-        if (!row->space) continue;
-        bench_tune_desc(row, o, plots[count], sizeof plots[count], &tds[count]);
+        if (!(spaces[k] = row->space)) continue;
+        any = 1;
+        bench_tune_desc(row, o, plots[k], sizeof plots[k], &tds[k]);
         printf("== %s: tuning %s (%s %s%s), %.4g GFLOP, %d trials ==\n", row->name, row->task, row->layout, row->dtype,
                bench_row_tf32(row) ? ", TF32" : "", tc_conv2d_flops(&row->conv) * 1e-9, o->trials);
-        spaces[count] = row->space;
-        row_of[count++] = k;
     }
-    if (count) {
+    if (r == TC_OK && any) {
         tc_log_to_file(ctx, stdout, TC_LOG_BIT(TC_LOG_INFO)); /* tuning progress */
-        memset(&bt, 0, sizeof bt);
         bt.rows = rows;
-        bt.row_of = row_of;
         bt.o = o;
-        memset(&d, 0, sizeof d);
-        d.count = count;
-        d.spaces = spaces;
-        d.tasks = tds;
-        d.on_done = bench_tune_done;
-        d.user = &bt;
-        r = tc_tune_tasks(ctx, &d, out);
-    }
-    if (r == TC_ERROR_NO_CUDA || r == TC_ERROR_NO_DEVICE) {
-        snprintf(why, why_cap, "%s", tc_context_error(ctx));
-        on_gpu = 0;
-    } else if (r != TC_OK) { /* the rows not tuned yet fail with it */
-        for (k = 0; k < count; k++)
-            if (!rows[row_of[k]].tuned) bench_fail(&rows[row_of[k]], "tuning (tc_tune_tasks): %s: %s", tc_result_string(r), tc_context_error(ctx));
-        if (r == TC_ERROR_OUT_OF_MEMORY && !count) fprintf(stderr, "tecomp-bench: out of memory before tuning\n");
+        r = sample_tune_rows(ctx, n, spaces, tds, bench_tune_done, &bt);
     }
     free(spaces);
     free(tds);
-    free(out);
     free(plots);
-    free(row_of);
-    return on_gpu;
+    if (r == TC_ERROR_NO_CUDA || r == TC_ERROR_NO_DEVICE) {
+        snprintf(why, why_cap, "%s", tc_context_error(ctx));
+        return 0;
+    }
+    for (k = 0; r != TC_OK && k < n; k++) /* the rows not tuned yet fail with it */
+        if (rows[k].space && !rows[k].tuned) bench_fail(&rows[k], "tuning (tc_tune_tasks): %s: %s", tc_result_string(r), tc_context_error(ctx));
+    return 1;
 }
 
 // >>host-path

@@ -373,6 +373,58 @@ static inline int sample_task_check(tc_context *ctx, const sample_task *t, const
     return sample_check_and_time(ctx, t->space, &t->c, t->name, &t->td, o);
 }
 
+/* Called as each row of sample_tune_rows finishes, with the row's index. */
+typedef void (*sample_row_done_fn)(void *user, int row, const tc_tune_result *res);
+
+typedef struct sample_rows_tuning {
+    const int *row_of;        /* the k-th task tuned is row row_of[k] */
+    sample_row_done_fn done;
+    void *user;
+} sample_rows_tuning;
+
+static inline void sample_rows_task_done(void *user, int k, const tc_tune_result *res) {
+    const sample_rows_tuning *t = (const sample_rows_tuning *)user;
+    t->done(t->user, t->row_of[k], res);
+}
+
+/* A suite's rows tuned together on one measurer (tc_tune_tasks): row k
+   with spaces[k] and tds[k], the rows whose space is NULL left out;
+   done(user, row, res) as each finishes. TC_OK when no row is to be tuned. */
+static inline tc_result sample_tune_rows(tc_context *ctx, int n, const tc_config_space *const *spaces, const tc_tune_desc *tds,
+                                         sample_row_done_fn done, void *user) {
+    const tc_config_space **kept = (const tc_config_space **)calloc((size_t)n + 1, sizeof *kept);
+    tc_tune_desc *kept_tds = (tc_tune_desc *)calloc((size_t)n + 1, sizeof *kept_tds);
+    tc_tune_result *out = (tc_tune_result *)calloc((size_t)n + 1, sizeof *out);
+    int *row_of = (int *)calloc((size_t)n + 1, sizeof *row_of);
+    sample_rows_tuning t;
+    tc_tune_tasks_desc d;
+    tc_result r = kept && kept_tds && out && row_of ? TC_OK : TC_ERROR_OUT_OF_MEMORY;
+    int k, count = 0;
+    for (k = 0; r == TC_OK && k < n; k++) {
+        if (!spaces[k]) continue;
+        kept[count] = spaces[k];
+        kept_tds[count] = tds[k];
+        row_of[count++] = k;
+    }
+    if (r == TC_OK && count) {
+        t.row_of = row_of;
+        t.done = done;
+        t.user = user;
+        memset(&d, 0, sizeof d);
+        d.count = count;
+        d.spaces = kept;
+        d.tasks = kept_tds;
+        d.on_done = sample_rows_task_done;
+        d.user = &t;
+        r = tc_tune_tasks(ctx, &d, out);
+    }
+    free(kept);
+    free(kept_tds);
+    free(out);
+    free(row_of);
+    return r;
+}
+
 static inline void sample_print_tuned(const tc_tune_result *res, const char *records) {
     printf("%d trials (%d resumed from %s; %d invalid, never compiled; %d failed) in %.1f s: %.1f trials/s on %s", res->trials,
            res->resumed, records, res->invalid, res->failed, res->seconds, res->seconds > 0 ? res->trials / res->seconds : 0.0, res->target);

@@ -334,26 +334,26 @@ static void apply_math(const tune_args *a, tc_conv2d_desc *c) {
     if (a->nhwc) c->layout = TC_LAYOUT_NHWC;
 }
 
-/* What the suite's tuning says as each task finishes. */
+/* What the suite's tuning says as each row finishes. */
 typedef struct suite_tuning {
     const tune_ranks *ranks;
     const suite_task *tasks;
     const sample_task *made;
-    const int *row_of;        /* the k-th task tuned is row row_of[k] of the suite */
+    tc_tune_result *res;      /* by row */
     int *tuned;               /* by row */
     const char *records;
 } suite_tuning;
 
-static void suite_task_done(void *user, int k, const tc_tune_result *res) {
+static void suite_row_done(void *user, int row, const tc_tune_result *res) {
     const suite_tuning *st = (const suite_tuning *)user;
-    int row = st->row_of[k];
+    st->res[row] = *res;
     st->tuned[row] = 1;
     printf("[rank %d] %s (%s): ", st->ranks->rank, st->tasks[row].row.name, st->made[row].name);
     sample_print_tuned(res, st->records);
     fflush(stdout);
 }
 
-/* Tune this rank's tasks of the suite together (tc_tune_tasks: one
+/* Tune this rank's tasks of the suite together (sample_tune_rows: one
    measurer, so that no task's start or slowest compile idles the
    builders), then check each tuned one. 0 when every one tuned and
    checked out. */
@@ -361,16 +361,16 @@ static int tune_suite_tasks(tc_context *ctx, const tune_args *a, const tune_rank
     static sample_task made[SUITE_MAX_ROWS];
     static tc_tune_result res[SUITE_MAX_ROWS];
     static char plots[SUITE_MAX_ROWS][1200];
-    static const tc_config_space *spaces[SUITE_MAX_ROWS];
+    static const tc_config_space *spaces[SUITE_MAX_ROWS]; /* NULL: a row this rank does not tune */
     static tc_tune_desc tds[SUITE_MAX_ROWS];
-    static tc_tune_result out[SUITE_MAX_ROWS];
-    int k, rc = 0, mine = 0, count = 0, row_of[SUITE_MAX_ROWS], tuned[SUITE_MAX_ROWS];
+    int k, rc = 0, mine = 0, tuned[SUITE_MAX_ROWS];
     suite_tuning st;
-    tc_tune_tasks_desc d;
+    tc_result r;
     for (k = 0; k < n; k++) {
         sample_tune_opts o = a->o;
         int len;
         tuned[k] = 0;
+        spaces[k] = NULL;
         if (tasks[k].rank != ranks->rank) continue;
         mine++;
         len = snprintf(plots[k], sizeof plots[k], "%s.%s.svg", o.records, tasks[k].row.name); /* one curve per task: ranks write at once */
@@ -386,32 +386,21 @@ static int tune_suite_tasks(tc_context *ctx, const tune_args *a, const tune_rank
             rc = 1;
             continue;
         }
-        spaces[count] = made[k].space;
-        tds[count] = made[k].td;
-        row_of[count++] = k;
+        spaces[k] = made[k].space;
+        tds[k] = made[k].td;
     }
     if (!mine) printf("[rank %d] no task of the suite is this rank's (%d tasks, %d ranks)\n", ranks->rank, n, ranks->size);
-    if (count) {
-        tc_result r;
-        memset(&st, 0, sizeof st);
-        st.ranks = ranks;
-        st.tasks = tasks;
-        st.made = made;
-        st.row_of = row_of;
-        st.tuned = tuned;
-        st.records = a->o.records;
-        memset(&d, 0, sizeof d);
-        d.count = count;
-        d.spaces = spaces;
-        d.tasks = tds;
-        d.on_done = suite_task_done;
-        d.user = &st;
-        if ((r = tc_tune_tasks(ctx, &d, out)) != TC_OK) {
-            fprintf(stderr, "[rank %d] tuning failed: %s%s\n", ranks->rank, tc_context_error(ctx),
-                    r == TC_ERROR_NO_CUDA || r == TC_ERROR_NO_DEVICE ? " (no GPU: --host tunes tiny convolutions on the host executor)" : "");
-            rc = 1;
-        }
-        for (k = 0; k < count; k++) res[row_of[k]] = out[k];
+    memset(&st, 0, sizeof st);
+    st.ranks = ranks;
+    st.tasks = tasks;
+    st.made = made;
+    st.res = res;
+    st.tuned = tuned;
+    st.records = a->o.records;
+    if ((r = sample_tune_rows(ctx, n, spaces, tds, suite_row_done, &st)) != TC_OK) {
+        fprintf(stderr, "[rank %d] tuning failed: %s%s\n", ranks->rank, tc_context_error(ctx),
+                r == TC_ERROR_NO_CUDA || r == TC_ERROR_NO_DEVICE ? " (no GPU: --host tunes tiny convolutions on the host executor)" : "");
+        rc = 1;
     }
     for (k = 0; k < n; k++) { /* CUDA opens here: after every tuning run */
         sample_tune_opts o = a->o;
