@@ -370,6 +370,19 @@ TECOMP_API tc_template_fn tc_conv2d_template_for(const tc_conv2d_desc *d, const 
    tc_conv2d_template_for. tc_conv2d_kernel_create asks it with the
    device's arch (tc_device_arch_probe). */
 TECOMP_API tc_template_fn tc_conv2d_template_for_arch(const tc_conv2d_desc *d, int arch, const char **name);
+/* Every template that builds convolution d on a GPU of that arch, the
+   one tc_conv2d_template_for_arch chooses first, then the others of its
+   kind: for float32 computed exactly with one group, the FFMA templates
+   (NCHW: conv2d_direct, conv2d_gemm and, for 3x3 at stride 1,
+   conv2d_winograd; NHWC: conv2d_gemm and conv2d_direct), whose rule (an
+   output-size threshold measured once, in NCHW) is a guess for any one
+   shape; on sm_90, NHWC's tensor-core tasks go to conv2d_wgmma, then
+   conv2d_mma. Tuning each and keeping the fastest is what AutoTVM does
+   with an op's several implementations. Writes at most cap of them to
+   fns and their names to names (either NULL: not wanted); returns how
+   many there are (0: none builds d). */
+#define TC_CONV2D_MAX_TEMPLATES 3
+TECOMP_API int tc_conv2d_templates_for_arch(const tc_conv2d_desc *d, int arch, tc_template_fn *fns, const char **names, int cap);
 /* The template of that name ("conv2d_gemm", ...), NULL for none. */
 TECOMP_API tc_template_fn tc_conv2d_template_named(const char *name);
 /* The math template fn computes convolution d in: TC_CONV_MATH_TF32 where
@@ -4231,6 +4244,48 @@ TECOMP_API tc_template_fn tc_conv2d_template_for_arch(const tc_conv2d_desc *d, i
     if (fn != tc_conv2d_mma_template || arch != 90 || _tc_conv_defaults(d).layout != TC_LAYOUT_NHWC) return fn;
     if (name) *name = "conv2d_wgmma";
     return tc_conv2d_wgmma_template;
+}
+
+/* The templates of tc_conv2d_templates_for_arch's kind for resolved d, besides its choice: names, count in *n. */
+static const char *const *_tc_conv_alternatives(const tc_conv2d_desc *r, const char *chosen, int *n) {
+    static const char *const exact_nchw[] = {"conv2d_direct", "conv2d_gemm", "conv2d_winograd"};
+    static const char *const exact_nhwc[] = {"conv2d_gemm", "conv2d_direct"};
+    static const char *const tensor_sm90[] = {"conv2d_mma"};
+    *n = 0;
+    if (!strcmp(chosen, "conv2d_wgmma")) {
+        *n = 1;
+        return tensor_sm90;
+    }
+    if (r->dtype != TC_FLOAT32 || r->groups != 1 || tc_conv2d_template_math(tc_conv2d_template_named(chosen), r) != TC_CONV_MATH_EXACT) return NULL;
+    if (r->layout == TC_LAYOUT_NCHW) {
+        *n = _tc_winograd_fits(r) ? 3 : 2;
+        return exact_nchw;
+    }
+    if (r->layout == TC_LAYOUT_NHWC) {
+        *n = 2;
+        return exact_nhwc;
+    }
+    return NULL;
+}
+
+TECOMP_API int tc_conv2d_templates_for_arch(const tc_conv2d_desc *d, int arch, tc_template_fn *fns, const char **names, int cap) {
+    const char *list[TC_CONV2D_MAX_TEMPLATES];
+    const char *const *more;
+    tc_conv2d_desc r;
+    int n, nmore, k, j;
+    if (!d || !tc_conv2d_template_for_arch(d, arch, &list[0])) return 0;
+    r = _tc_conv_defaults(d);
+    more = _tc_conv_alternatives(&r, list[0], &nmore);
+    n = 1;
+    for (k = 0; k < nmore; k++) {
+        for (j = 0; j < n && strcmp(list[j], more[k]); j++) {}
+        if (j == n) list[n++] = more[k];
+    }
+    for (k = 0; k < n && k < cap; k++) {
+        if (fns) fns[k] = tc_conv2d_template_named(list[k]);
+        if (names) names[k] = list[k];
+    }
+    return n;
 }
 
 // >>conv-kernel

@@ -652,7 +652,12 @@ static _tc_stream_grid _tc_stream_grid_of(int64_t ntiles, int64_t nsteps, int64_
     _tc_stream_grid g;
     g.chunk = (ntiles * nsteps + blocks - 1) / blocks;
     g.blocks = (ntiles * nsteps + g.chunk - 1) / g.chunk;
-    g.runs = (g.chunk + nsteps - 2) / nsteps + 1;
+    if (nsteps % g.chunk == 0) /* chunks that divide a tile never straddle two: split-K's parts, summed in the kernel */
+        g.runs = 1;
+    else if (g.chunk % nsteps == 0) /* chunks of whole tiles start at a tile's first step */
+        g.runs = g.chunk / nsteps;
+    else /* a chunk may begin at a tile's last step */
+        g.runs = (g.chunk + nsteps - 2) / nsteps + 1;
     g.last_tile = (g.blocks - 1) * g.chunk / nsteps + g.runs - 1;
     return g;
 }

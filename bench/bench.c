@@ -5,8 +5,8 @@
 
        tecomp-bench [--suite FILE] [--rows NAME,NAME,... | --group C|D|seed|b32 |
                      --shape N,C,H,W,K,R,S[,stride[,pad[,groups[,dilation]]]]]
-                    [--trials N] [--valid-trials] [--tuner model|random|grid|genetic] [--template NAME]
-                    [--records FILE] [--fresh] [--repeat N] [--csv FILE] [--svg FILE]
+                    [--trials N] [--valid-trials] [--tuner model|random|grid|genetic]
+                    [--template NAME | --every-template] [--records FILE] [--fresh] [--repeat N] [--csv FILE] [--svg FILE]
                     [--cudnn legacy|backend|both] [--cudnn-layout both|nchw|nhwc] [--math exact|tf32]
                     [--layout nchw|nhwc] [--epilogue LIST] [--help]
 
@@ -18,6 +18,12 @@
    tecomp-bench.jsonl, 100 timed launches (L2 flushed before each, median),
    bench-results.csv and bench-results.svg. --template tunes every row with
    that template (conv2d_gemm, ...) instead of tc_conv2d_template_for_arch's choice for the GPU.
+   --every-template tunes every row with each template that builds it
+   (tc_conv2d_templates_for_arch: exact float32 on the FFMA templates,
+   NHWC tensor-core rows on sm_90 with conv2d_wgmma and conv2d_mma), --trials
+   each, all together, and keeps the one whose best was fastest while
+   tuning (AutoTVM's way with an op's implementations): that template's
+   kernel is the one checked and timed; the row's note names the others' bests.
    --valid-trials counts only the configurations that pass the template and
    the verifier toward --trials (the tensor-core spaces are mostly knobs
    that do not fit together).
@@ -130,7 +136,8 @@ static int bench_cudnn_layout_named(const char *word, int *out) {
 static void bench_usage(const char *argv0) {
     fprintf(stderr,
             "usage: %s [--suite FILE] [--rows NAME,NAME,... | --group C|D|seed|b32 | --shape " CONV_SHAPE_GRAMMAR "]\n"
-            "       [--trials N] [--valid-trials] [--tuner model|random|grid|genetic] [--template NAME] [--records FILE] [--fresh] [--repeat N]\n"
+            "       [--trials N] [--valid-trials] [--tuner model|random|grid|genetic] [--template NAME | --every-template]\n"
+            "       [--records FILE] [--fresh] [--repeat N]\n"
             "       [--csv FILE] [--svg FILE] [--cudnn legacy|backend|both] [--cudnn-layout both|nchw|nhwc] [--math exact|tf32]\n"
             "       [--layout nchw|nhwc] [--epilogue LIST] [--help]\n",
             argv0);
@@ -157,6 +164,8 @@ static void bench_help(const char *argv0, const bench_opts *o) {
            "  --tuner-seed N     the tuner's seed (tc_tuner_desc.seed; default: its fixed one): tunings with other seeds show\n"
            "                     how far a result depends on the search's luck\n"
            "  --template NAME    tune every row with this template, e.g. conv2d_gemm (default: tc_conv2d_template_for_arch's choice for this GPU)\n"
+           "  --every-template   tune every row with each template that builds it (tc_conv2d_templates_for_arch), --trials each,\n"
+           "                     and keep the one fastest while tuning (its curve FILE.ROW.TEMPLATE.svg beside the first's)\n"
            "  --records FILE     records to resume from and append to; each row's tuning curve goes beside them as\n"
            "                     FILE.ROW.svg and FILE.ROW.csv (default %s)\n"
            "  --fresh            start the records afresh (default: resume)\n"
@@ -215,6 +224,7 @@ static int bench_parse_args(int argc, char **argv, bench_opts *o) {
         else if (!strcmp(a, "--tuner-seed") && v && strtoull(v, NULL, 10) > 0) o->tuner_seed = strtoull(v, NULL, 10), k++;
         else if (!strcmp(a, "--records") && v) o->records = v, k++;
         else if (!strcmp(a, "--template") && v && tc_conv2d_template_named(v)) o->template_name = v, k++;
+        else if (!strcmp(a, "--every-template")) o->every_template = 1;
         else if (!strcmp(a, "--fresh")) o->fresh = 1;
         else if (!strcmp(a, "--tune-flush-l2")) o->tune_flush_l2 = 1;
         else if (!strcmp(a, "--tune-no-flush-l2")) o->tune_flush_l2 = 0;
@@ -239,6 +249,10 @@ static int bench_parse_args(int argc, char **argv, bench_opts *o) {
             fprintf(stderr, "%s: bad or incomplete option '%s'\n", argv[0], a);
             return bench_usage(argv[0]), 0;
         }
+    }
+    if (o->template_name && o->every_template) {
+        fprintf(stderr, "%s: give at most one of --template and --every-template\n", argv[0]);
+        return bench_usage(argv[0]), 0;
     }
     if ((o->rows != NULL) + (o->group != NULL) + o->have_shape > 1) {
         fprintf(stderr, "%s: give at most one of --rows, --group and --shape\n", argv[0]);
@@ -359,6 +373,27 @@ static void bench_no_tecomp(bench_row *row, const char *why, const char *fmt, ..
     bench_note(row, "%s", detail);
 }
 
+/* --every-template: the spaces of the row's other templates (after the
+   one its task names, tc_conv2d_templates_for_arch's first); one that
+   refuses the shape is left out, its reason in the row's note. */
+static void bench_prepare_others(tc_context *ctx, const bench_opts *o, bench_row *row) {
+    tc_template_fn fns[TC_CONV2D_MAX_TEMPLATES];
+    const char *names[TC_CONV2D_MAX_TEMPLATES];
+    int n = tc_conv2d_templates_for_arch(&row->conv, o->arch, fns, names, TC_CONV2D_MAX_TEMPLATES), k;
+    row->nothers = 0;
+    for (k = 1; k < n; k++) {
+        bench_tuned_template *t = &row->others[row->nothers];
+        memset(t, 0, sizeof *t);
+        t->task = names[k];
+        if (tc_space_create(ctx, fns[k], &row->conv, &t->space) != TC_OK) {
+            bench_note(row, "%s does not build it: %s", names[k], tc_context_error(ctx));
+            tc_context_clear_error(ctx);
+            continue;
+        }
+        row->nothers++;
+    }
+}
+
 /* Resolve a row and create its configuration space when tecomp has a
    template for it (NCHW or HWCN float32 exact; NHWC and NCHW float16 and
    TF32; NHWCnc float16). 0 after saying what is wrong with the row's
@@ -408,17 +443,24 @@ static int bench_prepare(tc_context *ctx, const bench_opts *o, bench_row *row) {
         return 1;
     }
     row->nargs = tc_conv2d_task_args(&row->conv, row->args);
+    if (o->every_template && !o->template_name) bench_prepare_others(ctx, o, row);
     return 1;
 }
 
 // >>phase1-tune
 
-/* One workload's tuning description; its curve goes beside the records,
-   one plot per row (plot: room for the path, living through the tuning). */
-static void bench_tune_desc(bench_row *row, const bench_opts *o, char *plot, size_t plot_cap, tc_tune_desc *td) {
+/* Phase 1's tasks: a row's template in slot 0, with --every-template its
+   others in slots 1 and on; task k is row k / BENCH_SLOTS, slot k % BENCH_SLOTS. */
+#define BENCH_SLOTS TC_CONV2D_MAX_TEMPLATES
+
+/* One workload's tuning description with the template named task; its
+   curve goes beside the records, one plot per row and other template
+   (plot: room for the path, living through the tuning). */
+static void bench_tune_desc(bench_row *row, const char *task, const bench_opts *o, char *plot, size_t plot_cap, tc_tune_desc *td) {
     memset(td, 0, sizeof *td);
-    snprintf(plot, plot_cap, "%s.%s.svg", o->records, row->name);
-    td->task_name = row->task;
+    if (task == row->task) snprintf(plot, plot_cap, "%s.%s.svg", o->records, row->name);
+    else snprintf(plot, plot_cap, "%s.%s.%s.svg", o->records, row->name, task);
+    td->task_name = task;
     td->nargs = row->nargs;
     memcpy(td->args, row->args, sizeof td->args);
     td->n_trial = o->trials;
@@ -439,14 +481,63 @@ typedef struct bench_tuning {
 
 static void bench_tune_done(void *user, int k, const tc_tune_result *t) {
     const bench_tuning *bt = (const bench_tuning *)user;
-    bench_row *row = &bt->rows[k];
-    row->tune = *t;
-    row->tuned = 1;
-    printf("%s: %d trials (%d resumed from %s; %d invalid, never compiled; %d failed) in %.1f s on %s\n", row->name, t->trials, t->resumed,
+    bench_row *row = &bt->rows[k / BENCH_SLOTS];
+    int slot = k % BENCH_SLOTS;
+    char who[160];
+    if (slot) {
+        row->others[slot - 1].tune = *t;
+        row->others[slot - 1].tuned = 1;
+    } else {
+        row->tune = *t;
+        row->tuned = 1;
+    }
+    if (row->nothers) snprintf(who, sizeof who, "%s (%s)", row->name, slot ? row->others[slot - 1].task : row->task);
+    else snprintf(who, sizeof who, "%s", row->name);
+    printf("%s: %d trials (%d resumed from %s; %d invalid, never compiled; %d failed) in %.1f s on %s\n", who, t->trials, t->resumed,
            bt->o->records, t->invalid, t->failed, t->seconds, t->target);
     if (t->best_config >= 0)
-        printf("%s: best while tuning: %.2f us, %.1f GFLOP/s (%s)\n", row->name, t->best_cost_s * 1e6, t->best_gflops,
+        printf("%s: best while tuning: %.2f us, %.1f GFLOP/s (%s)\n", who, t->best_cost_s * 1e6, t->best_gflops,
                bt->o->tune_flush_l2 ? "L2 flushed" : "no L2 flush");
+}
+
+/* A tuning's best while tuning in us, or -1 when it found none. */
+static double bench_best_us(int tuned, const tc_tune_result *t) { return tuned && t->best_config >= 0 ? t->best_cost_s * 1e6 : -1; }
+
+/* --every-template: the row takes the template whose best was the fastest
+   while tuning (its own stays where none of the others beat it), and its
+   note names each template's best. */
+static void bench_keep_fastest(bench_row *row) {
+    char text[320];
+    size_t used;
+    int j, fastest = -1;
+    double best = bench_best_us(row->tuned, &row->tune);
+    if (!row->nothers) return;
+    for (j = 0; j < row->nothers; j++) {
+        double us = bench_best_us(row->others[j].tuned, &row->others[j].tune);
+        if (us > 0 && (best < 0 || us < best)) {
+            best = us;
+            fastest = j;
+        }
+    }
+    if (fastest >= 0) {
+        bench_tuned_template own, *t = &row->others[fastest];
+        own.task = row->task;
+        own.space = row->space;
+        own.tuned = row->tuned;
+        own.tune = row->tune;
+        row->task = t->task;
+        row->space = t->space;
+        row->tuned = t->tuned;
+        row->tune = t->tune;
+        *t = own;
+    }
+    used = (size_t)snprintf(text, sizeof text, "every template tuned, %s kept (%.2f us while tuning)", row->task, bench_best_us(row->tuned, &row->tune));
+    for (j = 0; j < row->nothers && used < sizeof text; j++) {
+        double us = bench_best_us(row->others[j].tuned, &row->others[j].tune);
+        if (us > 0) used += (size_t)snprintf(text + used, sizeof text - used, "; %s %.2f us", row->others[j].task, us);
+        else used += (size_t)snprintf(text + used, sizeof text - used, "; %s none", row->others[j].task);
+    }
+    bench_note(row, "%s", text);
 }
 
 /* Phase 1: tune every workload that has a template, all together on one
@@ -454,26 +545,35 @@ static void bench_tune_done(void *user, int k, const tc_tune_result *t) {
    builders), with CUDA never initialised in this process. 0 when there is
    no GPU (why says so); 1 otherwise, the rows marked tuned or failed. */
 static int bench_tune_all(tc_context *ctx, bench_row *rows, int n, const bench_opts *o, char *why, size_t why_cap) {
-    const tc_config_space **spaces = (const tc_config_space **)calloc((size_t)n + 1, sizeof *spaces);
-    tc_tune_desc *tds = (tc_tune_desc *)calloc((size_t)n + 1, sizeof *tds);
-    char (*plots)[4200] = (char (*)[4200])calloc((size_t)n + 1, sizeof *plots);
+    size_t slots = (size_t)n * BENCH_SLOTS + 1;
+    const tc_config_space **spaces = (const tc_config_space **)calloc(slots, sizeof *spaces);
+    tc_tune_desc *tds = (tc_tune_desc *)calloc(slots, sizeof *tds);
+    char (*plots)[4200] = (char (*)[4200])calloc(slots, sizeof *plots);
     bench_tuning bt;
     tc_result r = spaces && tds && plots ? TC_OK : TC_ERROR_OUT_OF_MEMORY;
-    int k, any = 0;
+    int k, j, any = 0;
     for (k = 0; r == TC_OK && k < n; k++) {
         bench_row *row = &rows[k];
-        if (!(spaces[k] = row->space)) continue;
+        int at = k * BENCH_SLOTS;
+        if (!(spaces[at] = row->space)) continue;
         any = 1;
-        bench_tune_desc(row, o, plots[k], sizeof plots[k], &tds[k]);
-        printf("== %s: tuning %s (%s %s%s), %.4g GFLOP, %d trials ==\n", row->name, row->task, row->layout, row->dtype,
-               bench_row_tf32(row) ? ", TF32" : "", tc_conv2d_flops(&row->conv) * 1e-9, o->trials);
+        bench_tune_desc(row, row->task, o, plots[at], sizeof plots[at], &tds[at]);
+        for (j = 0; j < row->nothers; j++) {
+            spaces[at + 1 + j] = row->others[j].space;
+            bench_tune_desc(row, row->others[j].task, o, plots[at + 1 + j], sizeof plots[at + 1 + j], &tds[at + 1 + j]);
+        }
+        printf("== %s: tuning %s", row->name, row->task);
+        for (j = 0; j < row->nothers; j++) printf(", %s", row->others[j].task);
+        printf(" (%s %s%s), %.4g GFLOP, %d trials%s ==\n", row->layout, row->dtype, bench_row_tf32(row) ? ", TF32" : "",
+               tc_conv2d_flops(&row->conv) * 1e-9, o->trials, row->nothers ? " each" : "");
     }
     if (r == TC_OK && any) {
         tc_log_to_file(ctx, stdout, TC_LOG_BIT(TC_LOG_INFO)); /* tuning progress */
         bt.rows = rows;
         bt.o = o;
-        r = sample_tune_rows(ctx, n, spaces, tds, bench_tune_done, &bt);
+        r = sample_tune_rows(ctx, (int)slots - 1, spaces, tds, bench_tune_done, &bt);
     }
+    for (k = 0; r == TC_OK && k < n; k++) bench_keep_fastest(&rows[k]);
     free(spaces);
     free(tds);
     free(plots);
@@ -573,6 +673,20 @@ static int bench_host_fused(tc_context *ctx, bench_row *row, const bench_opts *o
 /* No GPU: check the first configuration of each space that lowers on the
    host executor, as the tuning samples do (and with --epilogue, its fused
    kernel). */
+/* --every-template: the row's other templates checked the same way. 0 when each matched the reference. */
+static int bench_host_others(tc_context *ctx, bench_row *row) {
+    int j;
+    for (j = 0; j < row->nothers; j++) {
+        printf("== %s with %s on the host executor ==\n", row->name, row->others[j].task);
+        if (sample_check_on_host(ctx, row->others[j].space, &row->conv, -1) != 0) {
+            bench_fail(row, "%s: the host executor's result does not match the reference (or it could not run; see above)", row->others[j].task);
+            return 1;
+        }
+        bench_note(row, "and %s's", row->others[j].task);
+    }
+    return 0;
+}
+
 static void bench_host_all(tc_context *ctx, bench_row *rows, int n, const bench_opts *o) {
     int k;
     for (k = 0; k < n; k++) {
@@ -588,6 +702,7 @@ static void bench_host_all(tc_context *ctx, bench_row *rows, int n, const bench_
         }
         bench_note(row, "host executor: %s's first configuration that lowers matches the reference (%sbound %.0e)", row->task,
                    bench_row_tf32(row) ? "TF32, " : "", sample_conv_tolerance(&row->conv));
+        if (bench_host_others(ctx, row) != 0) continue;
         if (o->epilogue_list && bench_host_fused(ctx, row, o) != 0) {
             bench_fail(row, "the host executor's fused kernel does not match the fused reference (or it could not run; see above)");
             continue;

@@ -27,6 +27,7 @@ static inline int bench_cudnn_apis_named(const char *word) {
 typedef struct bench_opts {
     const char *suite, *rows, *group, *records, *csv, *svg;
     const char *template_name; /* --template: every row tuned with it; NULL: tc_conv2d_template_for_arch's choice for arch */
+    int every_template;        /* --every-template: each row tuned with every template of tc_conv2d_templates_for_arch, the fastest kept */
     int arch;                  /* the GPU's (tc_device_arch_probe, before anything is tuned); 0: none */
     tc_conv2d_desc shape;     /* --shape, when have_shape */
     int have_shape;
@@ -81,6 +82,14 @@ static inline void bench_cudnn_best_clear(bench_cudnn_best *best) {
 }
 
 /* One workload: what the suite says, what tuning made of it, what was measured. */
+/* A template a row is tuned with (--every-template), and how its tuning went. */
+typedef struct bench_tuned_template {
+    const char *task;
+    tc_config_space *space;
+    int tuned;
+    tc_tune_result tune;
+} bench_tuned_template;
+
 typedef struct bench_row {
     char name[64], layout[16], dtype[8]; /* as the suite spells them */
     tc_conv2d_desc conv;      /* resolved */
@@ -93,6 +102,9 @@ typedef struct bench_row {
     int64_t args[TC_MAX_TASK_ARGS];
     int tuned;                /* tc_tune succeeded */
     tc_tune_result tune;
+    /* --every-template: the row's other templates, tuned beside it; the fastest while tuning becomes the row's (task, space, tune) */
+    int nothers;
+    bench_tuned_template others[TC_CONV2D_MAX_TEMPLATES - 1];
     /* phase 2 */
     double tecomp_us;                   /* median; < 0 when not measured */
     double tutorial_us;                 /* conv2d_tensorcore rows: the TVM tutorial's own configuration; < 0 when not measured */

@@ -2,7 +2,9 @@
 # --math and --layout of tecomp-bench and tecomp-tune, without a GPU (the
 # meson test bench_math_options): a bad word is a usage error (status 2),
 # and a TF32 row whose template builds exact kernels is left out with its
-# reason in the note, never checked or compared as TF32.
+# reason in the note, never checked or compared as TF32. And tecomp-bench's
+# --every-template: refused beside --template; a 3x3 stride-1 shape checked
+# (no GPU) or tuned and timed (a GPU) with each of its three FFMA templates.
 # Usage: sh check_math_options.sh TECOMP-BENCH TECOMP-TUNE SCRATCH-DIR
 set -u
 bench=$1
@@ -40,5 +42,15 @@ grep -q '^shape,NHWC,f32,exact,' "$csv" || { echo "FAILED: the CSV has no exact 
 grep -q 'no tecomp template' "$csv" && { echo "FAILED: exact NHWC found no template:"; cat "$csv"; failed=1; }
 expect 0 "tecomp-tune --layout nhwc (exact)" "$tune" --shape 1,8,9,9,12,3,3,2,1 --layout nhwc --trials 4 --fresh --records "$dir/tune-nhwc.jsonl"
 grep -q 'conv2d_gemm' "$dir/out.log" || { echo "FAILED: tecomp-tune --layout nhwc did not take conv2d_gemm:"; cat "$dir/out.log"; failed=1; }
+
+expect 2 "tecomp-bench --template with --every-template" "$bench" --template conv2d_gemm --every-template
+grep -q "at most one of --template and --every-template" "$dir/out.log" || { echo "FAILED: no reason given"; cat "$dir/out.log"; failed=1; }
+csv="$dir/every-template.csv"
+expect 0 "tecomp-bench --every-template" "$bench" --every-template --shape 1,8,9,9,12,3,3,1,1 --trials 4 --fresh \
+    --records "$dir/every-template.jsonl" --csv "$csv" --svg "$dir/every-template.svg"
+for t in conv2d_gemm conv2d_direct conv2d_winograd; do # the host's note names each checked; a GPU's, each one's best while tuning
+    grep -Eq "(host executor: $t's first|and $t's|every template tuned, $t kept|; $t [0-9.]+ us)" "$csv" ||
+        { echo "FAILED: --every-template did not take $t:"; cat "$csv"; failed=1; }
+done
 
 exit $failed
