@@ -370,6 +370,8 @@ TECOMP_API tc_template_fn tc_conv2d_template_for(const tc_conv2d_desc *d, const 
    tc_conv2d_template_for. tc_conv2d_kernel_create asks it with the
    device's arch (tc_device_arch_probe). */
 TECOMP_API tc_template_fn tc_conv2d_template_for_arch(const tc_conv2d_desc *d, int arch, const char **name);
+/* The most templates tc_conv2d_templates_for_arch names for one convolution. */
+#define TC_CONV2D_MAX_TEMPLATES 3
 /* Every template that builds convolution d on a GPU of that arch, the
    one tc_conv2d_template_for_arch chooses first, then the others of its
    kind: for float32 computed exactly with one group, the FFMA templates
@@ -381,7 +383,6 @@ TECOMP_API tc_template_fn tc_conv2d_template_for_arch(const tc_conv2d_desc *d, i
    with an op's several implementations. Writes at most cap of them to
    fns and their names to names (either NULL: not wanted); returns how
    many there are (0: none builds d). */
-#define TC_CONV2D_MAX_TEMPLATES 3
 TECOMP_API int tc_conv2d_templates_for_arch(const tc_conv2d_desc *d, int arch, tc_template_fn *fns, const char **names, int cap);
 /* The template of that name ("conv2d_gemm", ...), NULL for none. */
 TECOMP_API tc_template_fn tc_conv2d_template_named(const char *name);

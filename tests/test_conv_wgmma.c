@@ -651,6 +651,45 @@ TC_TEST(template_for_arch_picks_wgmma_on_sm_90) {
     TC_CHECK_EQ_INT(arch, tc_cuda_arch(ctx));
 }
 
+/* tc_conv2d_templates_for_arch: the rule's choice first, then the other
+   templates of its kind; as many as there are returned, at most cap
+   written; each one named builds the shape (its space is made). */
+TC_TEST(templates_for_arch_lists_the_rules_choice_first) {
+    tc_conv2d_desc d = nhwc(TC_FLOAT16, 1, 32, 9, 9, 72, 3, 3, 1, 1, 1);
+    tc_template_fn fns[TC_CONV2D_MAX_TEMPLATES];
+    const char *names[TC_CONV2D_MAX_TEMPLATES];
+    int n, k;
+    TC_CHECK_EQ_INT(tc_conv2d_templates_for_arch(&d, 90, fns, names, TC_CONV2D_MAX_TEMPLATES), 2);
+    TC_CHECK(fns[0] == tc_conv2d_wgmma_template && fns[1] == tc_conv2d_mma_template);
+    TC_CHECK_STR(names[1], "conv2d_mma");
+    TC_CHECK_EQ_INT(tc_conv2d_templates_for_arch(&d, 80, fns, names, TC_CONV2D_MAX_TEMPLATES), 1); /* conv2d_mma alone */
+    TC_CHECK(fns[0] == tc_conv2d_mma_template);
+    d.dtype = TC_FLOAT32;
+    d.math = TC_CONV_MATH_EXACT; /* NHWC's FFMA templates, the rule's (conv2d_gemm at 81 outputs) first */
+    TC_CHECK_EQ_INT(tc_conv2d_templates_for_arch(&d, 90, fns, names, TC_CONV2D_MAX_TEMPLATES), 2);
+    TC_CHECK(fns[0] == tc_conv2d_template_for(&d, NULL) && fns[0] == tc_conv2d_gemm_template && fns[1] == tc_conv2d_direct_template);
+    d.layout = TC_LAYOUT_NCHW; /* 3x3 at stride 1: Winograd too */
+    n = tc_conv2d_templates_for_arch(&d, 0, fns, names, TC_CONV2D_MAX_TEMPLATES);
+    TC_CHECK_EQ_INT(n, 3);
+    TC_CHECK(fns[0] == tc_conv2d_template_for(&d, NULL));
+    for (k = 0; k < n; k++) {
+        tc_config_space *space = NULL;
+        TC_CHECK(fns[k] == tc_conv2d_template_named(names[k]));
+        TC_CHECK(tc_space_create(ctx, fns[k], &d, &space) == TC_OK);
+    }
+    TC_CHECK_EQ_INT(tc_conv2d_templates_for_arch(&d, 0, fns, NULL, 1), 3); /* one written, three counted */
+    d.stride_h = 2;
+    d.stride_w = 2;
+    TC_CHECK_EQ_INT(tc_conv2d_templates_for_arch(&d, 0, NULL, names, TC_CONV2D_MAX_TEMPLATES), 2); /* no Winograd at stride 2 */
+    TC_CHECK(strcmp(names[0], "conv2d_winograd") && strcmp(names[1], "conv2d_winograd"));
+    d = nhwc(TC_FLOAT32, 1, 32, 9, 9, 32, 3, 3, 1, 1, 1);
+    d.math = TC_CONV_MATH_EXACT;
+    d.groups = 32; /* depthwise: its own template alone */
+    TC_CHECK_EQ_INT(tc_conv2d_templates_for_arch(&d, 90, fns, names, TC_CONV2D_MAX_TEMPLATES), 1);
+    TC_CHECK_STR(names[0], "conv2d_depthwise");
+    TC_CHECK_EQ_INT(tc_conv2d_templates_for_arch(NULL, 90, fns, names, TC_CONV2D_MAX_TEMPLATES), 0);
+}
+
 /* C9_b32's data and float64 reference for each input and output type,
    made once and kept for every configuration of that pair and both GPU
    tests (the reference takes seconds on the host); main lets them go. */
@@ -932,6 +971,7 @@ int main(int argc, char **argv) {
     TC_RUN(refuses_what_it_cannot_build);
     TC_RUN(stream_k_matches_the_reference);
     TC_RUN(template_for_arch_picks_wgmma_on_sm_90);
+    TC_RUN(templates_for_arch_lists_the_rules_choice_first);
     TC_RUN(gpu_matches_the_reference_at_c9_b32);
     TC_RUN(gpu_tma_kernel_loads_from_records_twice);
     TC_RUN(gpu_stream_k_kernel_launches_again);
