@@ -531,7 +531,8 @@ static void bench_keep_fastest(bench_row *row) {
         row->tune = t->tune;
         *t = own;
     }
-    used = (size_t)snprintf(text, sizeof text, "every template tuned, %s kept (%.2f us while tuning)", row->task, bench_best_us(row->tuned, &row->tune));
+    if (best > 0) used = (size_t)snprintf(text, sizeof text, "every template tuned, %s kept (%.2f us while tuning)", row->task, best);
+    else used = (size_t)snprintf(text, sizeof text, "every template tuned, none found a kernel that runs: %s", row->task);
     for (j = 0; j < row->nothers && used < sizeof text; j++) {
         double us = bench_best_us(row->others[j].tuned, &row->others[j].tune);
         if (us > 0) used += (size_t)snprintf(text + used, sizeof text - used, "; %s %.2f us", row->others[j].task, us);
