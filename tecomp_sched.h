@@ -650,14 +650,16 @@ typedef struct _tc_stream_grid {
 
 static _tc_stream_grid _tc_stream_grid_of(int64_t ntiles, int64_t nsteps, int64_t blocks) {
     _tc_stream_grid g;
-    g.chunk = (ntiles * nsteps + blocks - 1) / blocks;
-    g.blocks = (ntiles * nsteps + g.chunk - 1) / g.chunk;
-    if (nsteps % g.chunk == 0) /* chunks that divide a tile never straddle two: split-K's parts, summed in the kernel */
-        g.runs = 1;
-    else if (g.chunk % nsteps == 0) /* chunks of whole tiles start at a tile's first step */
-        g.runs = g.chunk / nsteps;
-    else /* a chunk may begin at a tile's last step */
-        g.runs = (g.chunk + nsteps - 2) / nsteps + 1;
+    int64_t units = ntiles * nsteps, b;
+    g.chunk = (units + blocks - 1) / blocks;
+    g.blocks = (units + g.chunk - 1) / g.chunk;
+    g.runs = 1;
+    for (b = 0; b < g.blocks; b++) { /* as many as the tiles any block's units touch: one where a chunk divides a tile's steps */
+        int64_t first = b * g.chunk;
+        int64_t end = first + g.chunk < units ? first + g.chunk : units;
+        int64_t touched = (end - 1) / nsteps - first / nsteps + 1;
+        if (touched > g.runs) g.runs = touched;
+    }
     g.last_tile = (g.blocks - 1) * g.chunk / nsteps + g.runs - 1;
     return g;
 }

@@ -278,7 +278,7 @@ static double _tc_task_flops(const tc_config_space *space) {
 /* Trials of this task on this target already in the records: the tuner
    never proposes them again and learns from them; they count toward n_trial
    (with valid_trials, the invalid ones do not). */
-static tc_result _tc_tuning_resume(_tc_tuning *t, tc_tuner *tuner, const char *target) {
+static tc_result _tc_tuning_resume(_tc_tuning *t) {
     tc_record *recs = NULL;
     int n = 0, k, used = 0, counted = 0;
     int64_t *configs;
@@ -296,7 +296,7 @@ static tc_result _tc_tuning_resume(_tc_tuning *t, tc_tuner *tuner, const char *t
         const tc_record *rec = &recs[k];
         double cost = _tc_mean_cost(rec->costs, rec->ncosts);
         char why[256];
-        if (!_tc_record_matches(rec, &t->d, target)) continue;
+        if (!_tc_record_matches(rec, &t->d, t->target)) continue;
         if (_tc_record_disagrees(t->space, rec, why, sizeof why)) { /* learnt from, it would teach the tuner another configuration */
             _tc_log(t->ctx, TC_LOG_WARN, "%s: a record of %s is not resumed: %s", t->d.records, t->d.task_name, why);
             continue;
@@ -309,7 +309,7 @@ static tc_result _tc_tuning_resume(_tc_tuning *t, tc_tuner *tuner, const char *t
         }
         used++; /* the tuner learns from every one, counted or not */
     }
-    r = used ? tc_tuner_update(tuner, used, configs, gflops) : TC_OK;
+    r = used ? tc_tuner_update(t->tuner, used, configs, gflops) : TC_OK;
     t->out->resumed = counted;
     _tc_free(t->ctx, configs);
     _tc_free(t->ctx, gflops);
@@ -317,7 +317,7 @@ static tc_result _tc_tuning_resume(_tc_tuning *t, tc_tuner *tuner, const char *t
 }
 
 /* Warm the tuner with records of the same template on other shapes. */
-static tc_result _tc_tuning_transfer(_tc_tuning *t, tc_tuner *tuner) {
+static tc_result _tc_tuning_transfer(_tc_tuning *t) {
     tc_record *recs = NULL;
     int n = 0, k, kept = 0;
     tc_result r;
@@ -325,7 +325,7 @@ static tc_result _tc_tuning_transfer(_tc_tuning *t, tc_tuner *tuner) {
     if ((r = tc_records_load(t->ctx, t->d.transfer, &recs, &n)) != TC_OK) return r;
     for (k = 0; k < n; k++) /* keep other shapes of this template only */
         if (strcmp(recs[k].task, t->d.task_name) == 0 && !_tc_record_matches(&recs[k], &t->d, recs[k].target)) recs[kept++] = recs[k];
-    return kept ? tc_tuner_transfer(tuner, recs, kept) : TC_OK;
+    return kept ? tc_tuner_transfer(t->tuner, recs, kept) : TC_OK;
 }
 
 // >>tune-log
@@ -481,7 +481,7 @@ static void _tc_tuning_pace(_tc_tuning *t, int threads, int devices) {
 
 /* One result as it finishes: appended to the records (flushed), counted,
    logged, and told to the tuner. */
-static tc_result _tc_tuning_absorb(_tc_tuning *t, tc_tuner *tuner, const tc_measure_result *res) {
+static tc_result _tc_tuning_absorb(_tc_tuning *t, const tc_measure_result *res) {
     double gflops = res->error == TC_OK ? res->gflops : 0;
     tc_result r = TC_OK;
     tc_record rec;
@@ -508,7 +508,7 @@ static tc_result _tc_tuning_absorb(_tc_tuning *t, tc_tuner *tuner, const tc_meas
     if (t->ctx->logger.log_fn && t->d.log_trials) _tc_log_trial(t, res);
     else if (t->ctx->logger.log_fn) _tc_log_progress(t, 0);
     if (_tc_now_s() - t->plotted >= 1) _tc_write_plot(t); /* the whole curve each time: once a second is enough */
-    if (r == TC_OK) r = tc_tuner_update(tuner, 1, &res->config, &gflops);
+    if (r == TC_OK) r = tc_tuner_update(t->tuner, 1, &res->config, &gflops);
     return r;
 }
 
@@ -577,8 +577,8 @@ static tc_result _tc_tuning_begin(_tc_tuning *t, tc_measurer *m) {
     if ((r = tc_tuner_create(t->ctx, t->space, &t->d.tuner, &t->tuner)) != TC_OK) return r;
     if (!(t->configs = (int64_t *)_tc_malloc(t->ctx, sizeof *t->configs * (size_t)t->d.batch))) return TC_ERROR_OUT_OF_MEMORY;
     mark = tc_context_mark(t->ctx);
-    r = _tc_tuning_transfer(t, t->tuner);
-    if (r == TC_OK) r = _tc_tuning_resume(t, t->tuner, t->target);
+    r = _tc_tuning_transfer(t);
+    if (r == TC_OK) r = _tc_tuning_resume(t);
     tc_context_rewind(t->ctx, mark);
     t->proposing = 1;
     return r;
@@ -651,7 +651,7 @@ static tc_result _tc_tasks_run(_tc_tasks *w) {
         if (!tc_measurer_next(w->m, &res)) break; /* nothing out: every task has begun and ended */
         if (!(t = _tc_tasks_owner(w, &res))) return _tc_fail(w->t[0].ctx, TC_ERROR_INVALID_ARGUMENT, "tc_tune_tasks: a result of no task's space");
         t->outstanding--;
-        r = _tc_tuning_absorb(t, t->tuner, &res);
+        r = _tc_tuning_absorb(t, &res);
     }
     return r;
 }

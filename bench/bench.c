@@ -671,10 +671,7 @@ static int bench_host_fused(tc_context *ctx, bench_row *row, const bench_opts *o
     return err < tol ? 0 : 1;
 }
 
-/* No GPU: check the first configuration of each space that lowers on the
-   host executor, as the tuning samples do (and with --epilogue, its fused
-   kernel). */
-/* --every-template: the row's other templates checked the same way. 0 when each matched the reference. */
+/* --every-template: the row's other templates checked as bench_host_all checks its own. 0 when each matched the reference. */
 static int bench_host_others(tc_context *ctx, bench_row *row) {
     int j;
     for (j = 0; j < row->nothers; j++) {
@@ -688,6 +685,9 @@ static int bench_host_others(tc_context *ctx, bench_row *row) {
     return 0;
 }
 
+/* No GPU: check the first configuration of each space that lowers on the
+   host executor, as the tuning samples do (and with --epilogue, its fused
+   kernel). */
 static void bench_host_all(tc_context *ctx, bench_row *rows, int n, const bench_opts *o) {
     int k;
     for (k = 0; k < n; k++) {
