@@ -3480,19 +3480,23 @@ TECOMP_API tc_result tc_conv2d_mma_template(tc_cfg *cfg, const void *task, tc_in
    k_tile's rows are 64 or 128 bytes (k_tile 32 or 64 halves, 16 or 32
    floats) and always swizzled. The knobs: the block's tile, the
    warpgroup's (warp_m 64 or 128 rows, warp_n 64 to 256 columns: one
-   wgmma's n), k_tile, the pipeline's stages, split_k, and in_flight: the
+   wgmma's n), k_tile, the pipeline's stages and split_k (up to 12 and 16:
+   a batch-1 layer's grid of 64 x 64 tiles leaves most SMs idle, each busy
+   one bound by the bytes it has in flight, so its best kernels pull with
+   more blocks and deeper pipelines than large shapes want:
+   bench/RESULTS.md, 2026-11-26), and in_flight: the
    wgmma groups a warpgroup leaves running into the next k step (0 or 1;
    the pipeline then fetches one tile less far ahead: tc_pipeline_lag). */
 static tc_result _tc_wgmma_knobs(tc_cfg *cfg, tc_dtype dtype) {
     static const int64_t block_m[] = {64, 128, 256}, block_n[] = {64, 128, 256}, warp_m[] = {64, 128}, warp_n[] = {64, 128, 256},
-                         k_tile16[] = {32, 64}, k_tile32[] = {16, 32}, stages[] = {2, 3, 4, 5}, split_k[] = {1, 2, 4}, in_flight[] = {0, 1};
+                         k_tile16[] = {32, 64}, k_tile32[] = {16, 32}, stages[] = {2, 3, 4, 5, 6, 8, 10, 12}, split_k[] = {1, 2, 4, 8, 16}, in_flight[] = {0, 1};
     _TC_CONV_TRY(tc_cfg_define_knob(cfg, "block_m", 3, block_m));
     _TC_CONV_TRY(tc_cfg_define_knob(cfg, "block_n", 3, block_n));
     _TC_CONV_TRY(tc_cfg_define_knob(cfg, "warp_m", 2, warp_m));
     _TC_CONV_TRY(tc_cfg_define_knob(cfg, "warp_n", 3, warp_n));
     _TC_CONV_TRY(tc_cfg_define_knob(cfg, "k_tile", 2, dtype == TC_FLOAT32 ? k_tile32 : k_tile16));
-    _TC_CONV_TRY(tc_cfg_define_knob(cfg, "stages", 4, stages));
-    _TC_CONV_TRY(tc_cfg_define_knob(cfg, "split_k", 3, split_k));
+    _TC_CONV_TRY(tc_cfg_define_knob(cfg, "stages", 8, stages));
+    _TC_CONV_TRY(tc_cfg_define_knob(cfg, "split_k", 5, split_k));
     return tc_cfg_define_knob(cfg, "in_flight", 2, in_flight);
 }
 
@@ -4121,7 +4125,7 @@ TECOMP_API tc_result tc_conv2d_records_best(tc_context *ctx, const tc_conv2d_des
             out->index = best;
             out->fn = fn;
             out->space = space;
-            out->config = recs[best].config;
+            out->config = tc_record_config_in(space, &recs[best]);
             out->template_name = recs[best].task;
         }
     }
@@ -4407,13 +4411,14 @@ static tc_result _tc_conv_kernel_host_config(tc_context *ctx, tc_conv2d_kernel *
     if ((r = tc_records_load(ctx, records, &recs, &n)) != TC_OK) return r;
     /* the best recorded configuration; with an epilogue, the best whose fused kernel lowers too */
     while ((best = tc_records_best_in(k->space, recs, n, k->info.task, k->nargs, k->args, NULL)) >= 0) {
-        if (k->built != k->space && (r = _tc_conv_kernel_probe(ctx, k, recs[best].config)) != TC_OK) {
+        int64_t named = tc_record_config_in(k->space, &recs[best]);
+        if (k->built != k->space && (r = _tc_conv_kernel_probe(ctx, k, named)) != TC_OK) {
             if (r == TC_ERROR_OUT_OF_MEMORY) return r;
             recs[best].error = r;
             continue;
         }
         k->info.cost_s = _tc_mean_cost(recs[best].costs, recs[best].ncosts);
-        *config = recs[best].config;
+        *config = named;
         return TC_OK;
     }
     for (c = 0; c < size && c < 100000; c++) {

@@ -353,9 +353,16 @@ TECOMP_API int tc_records_best(const tc_record *recs, int count, const char *tas
    TC_ERROR_INVALID_ARGUMENT with a message in the space's context naming the
    knob. A record without knobs (appended with no space) is taken by its index. */
 TECOMP_API tc_result tc_record_check(const tc_config_space *space, const tc_record *rec);
-/* tc_records_best among the records that agree with space (tc_record_check)
-   and whose configuration is in it; the others are passed over (falling to
-   the next best), with a warning logged in the space's context. */
+/* The configuration of space a record names: its index when its knobs
+   agree (tc_record_check) or it has none, else the configuration its knobs
+   name (AutoTVM reads a record's entity, not its index: a record of an
+   older version of the template, whose knobs' value lists have grown since,
+   numbers it otherwise); -1 when neither is one of space. */
+TECOMP_API int64_t tc_record_config_in(const tc_config_space *space, const tc_record *rec);
+/* tc_records_best among the records that name a configuration of space
+   (tc_record_config_in: the caller takes it from there, not from the
+   record's index); the others are passed over (falling to the next best),
+   with a warning logged in the space's context. */
 TECOMP_API int tc_records_best_in(const tc_config_space *space, const tc_record *recs, int count, const char *task, int nargs,
                                   const int64_t *args, const char *target);
 /* Point rec at the configuration of space its knobs name (rec->config
@@ -2158,6 +2165,48 @@ TECOMP_API tc_result tc_record_check(const tc_config_space *space, const tc_reco
     return TC_OK;
 }
 
+/* The choice of each knob of space that a record's knobs hold, found by
+   name: 0, or 1 with why (a knob missing, or a value the knob lacks). */
+static int _tc_record_choices(const tc_config_space *space, const tc_record *rec, int64_t *choices, char *why, size_t cap) {
+    int k, j;
+    if (rec->nknobs != space->nknobs) {
+        snprintf(why, cap, "the record of %.80s has %d knobs, the space %d", rec->task ? rec->task : "?", rec->nknobs, space->nknobs);
+        return 1;
+    }
+    for (k = 0; k < space->nknobs; k++) {
+        const _tc_knob *kn = &space->knobs[k];
+        const tc_record_knob *rk = NULL;
+        int64_t c;
+        for (j = 0; j < rec->nknobs && !rk; j++)
+            if (rec->knobs[j].name && strcmp(rec->knobs[j].name, kn->name) == 0) rk = &rec->knobs[j];
+        if (!rk) {
+            snprintf(why, cap, "the record of %.80s has no knob '%.64s'", rec->task ? rec->task : "?", kn->name);
+            return 1;
+        }
+        for (c = 0; c < kn->nchoices && !_tc_knob_value_is(kn, rk, kn->choices + (size_t)c * (size_t)kn->width); c++) continue;
+        if (c == kn->nchoices) {
+            snprintf(why, cap, "the record of %.80s: knob '%.64s' (%s of %d) holds no value of the space's %s", rec->task ? rec->task : "?",
+                     kn->name, _tc_knob_kind_word(_tc_record_knob_kind(rk)), rk->width, _tc_knob_kind_word(kn->kind));
+            return 1;
+        }
+        choices[k] = c;
+    }
+    return 0;
+}
+
+/* tc_record_config_in, with why it is -1. */
+static int64_t _tc_record_config_in(const tc_config_space *space, const tc_record *rec, char *why, size_t cap) {
+    int64_t choices[_TC_MAX_KNOBS];
+    if (!_tc_record_disagrees(space, rec, why, cap)) return rec->config;
+    if (!rec->nknobs || !rec->knobs || _tc_record_choices(space, rec, choices, why, cap)) return -1;
+    return tc_space_index_from_choices(space, choices);
+}
+
+TECOMP_API int64_t tc_record_config_in(const tc_config_space *space, const tc_record *rec) {
+    char why[256];
+    return space && rec ? _tc_record_config_in(space, rec, why, sizeof why) : -1;
+}
+
 TECOMP_API int tc_records_best_in(const tc_config_space *space, const tc_record *recs, int count, const char *task, int nargs,
                                   const int64_t *args, const char *target) {
     char why[256];
@@ -2167,42 +2216,34 @@ TECOMP_API int tc_records_best_in(const tc_config_space *space, const tc_record 
         /* the best of this one record: whether it is a candidate at all */
         if (tc_records_best(&recs[k], 1, task, nargs, args, target) != 0) continue;
         if (best >= 0 && !(_tc_record_mean(&recs[k]) < _tc_record_mean(&recs[best]))) continue;
-        if (_tc_record_disagrees(space, &recs[k], why, sizeof why)) {
+        if (_tc_record_config_in(space, &recs[k], why, sizeof why) < 0) {
             if (!passed++) _tc_log(space->ctx, TC_LOG_WARN, "a record of %s is passed over: %s", task ? task : "?", why);
             continue;
         }
         best = k;
     }
-    if (passed > 1) _tc_log(space->ctx, TC_LOG_WARN, "%d records of %s passed over in all: their knobs disagree with the space", passed, task ? task : "?");
+    if (passed > 1)
+        _tc_log(space->ctx, TC_LOG_WARN, "%d records of %s passed over in all: their knobs name no configuration of the space", passed,
+                task ? task : "?");
     return best;
 }
 
 TECOMP_API tc_result tc_record_reindex(const tc_config_space *space, tc_record *rec) {
     tc_record_knob *knobs;
     int64_t choices[_TC_MAX_KNOBS];
+    char why[256];
     int k, j;
     if (!space || !rec) return space ? _tc_fail(space->ctx, TC_ERROR_INVALID_ARGUMENT, "tc_record_reindex: NULL argument") : TC_ERROR_INVALID_ARGUMENT;
     if (rec->nknobs && !rec->knobs) return _tc_fail(space->ctx, TC_ERROR_INVALID_ARGUMENT, "tc_record_reindex: nknobs without knobs");
-    if (rec->nknobs != space->nknobs)
-        return _tc_fail(space->ctx, TC_ERROR_INVALID_ARGUMENT, "the record of %.80s has %d knobs, the space %d", rec->task ? rec->task : "?",
-                        rec->nknobs, space->nknobs);
+    if (_tc_record_choices(space, rec, choices, why, sizeof why)) return _tc_fail(space->ctx, TC_ERROR_INVALID_ARGUMENT, "%s", why);
     if (!(knobs = (tc_record_knob *)_tc_alloc(space->ctx, sizeof *knobs * (size_t)(space->nknobs ? space->nknobs : 1))))
         return TC_ERROR_OUT_OF_MEMORY;
-    for (k = 0; k < space->nknobs; k++) {
-        const _tc_knob *kn = &space->knobs[k];
-        const tc_record_knob *rk = NULL;
-        int64_t c;
-        for (j = 0; j < rec->nknobs && !rk; j++)
-            if (rec->knobs[j].name && strcmp(rec->knobs[j].name, kn->name) == 0) rk = &rec->knobs[j];
-        if (!rk) return _tc_fail(space->ctx, TC_ERROR_INVALID_ARGUMENT, "the record of %.80s has no knob '%s'", rec->task ? rec->task : "?", kn->name);
-        for (c = 0; c < kn->nchoices && !_tc_knob_value_is(kn, rk, kn->choices + (size_t)c * (size_t)kn->width); c++) continue;
-        if (c == kn->nchoices)
-            return _tc_fail(space->ctx, TC_ERROR_INVALID_ARGUMENT, "the record of %.80s: knob '%s' (%s of %d) holds no value of the space's %s",
-                            rec->task ? rec->task : "?", kn->name, _tc_knob_kind_word(_tc_record_knob_kind(rk)), rk->width,
-                            _tc_knob_kind_word(kn->kind));
-        choices[k] = c;
-        knobs[k] = *rk;
-    }
+    for (k = 0; k < space->nknobs; k++) /* the record's knobs in the space's order */
+        for (j = 0; j < rec->nknobs; j++)
+            if (rec->knobs[j].name && strcmp(rec->knobs[j].name, space->knobs[k].name) == 0) {
+                knobs[k] = rec->knobs[j];
+                break;
+            }
     rec->config = tc_space_index_from_choices(space, choices);
     rec->knobs = knobs;
     return TC_OK;

@@ -296,15 +296,17 @@ static tc_result _tc_tuning_resume(_tc_tuning *t) {
         const tc_record *rec = &recs[k];
         double cost = _tc_mean_cost(rec->costs, rec->ncosts);
         char why[256];
+        int64_t config;
         if (!_tc_record_matches(rec, &t->d, t->target)) continue;
-        if (_tc_record_disagrees(t->space, rec, why, sizeof why)) { /* learnt from, it would teach the tuner another configuration */
+        /* by its knobs (a grown knob renumbers); none named: learnt from, it would teach the tuner another configuration */
+        if ((config = _tc_record_config_in(t->space, rec, why, sizeof why)) < 0) {
             _tc_log(t->ctx, TC_LOG_WARN, "%s: a record of %s is not resumed: %s", t->d.records, t->d.task_name, why);
             continue;
         }
-        configs[used] = rec->config;
+        configs[used] = config;
         gflops[used] = rec->error == TC_OK && cost > 0 && t->flops > 0 ? t->flops / cost * 1e-9 : 0;
         if (_tc_counts_as_trial(t, rec->error)) {
-            _tc_tuning_count(t, rec->config, rec->error, rec->error == TC_OK ? cost : 0, gflops[used]);
+            _tc_tuning_count(t, config, rec->error, rec->error == TC_OK ? cost : 0, gflops[used]);
             counted++;
         }
         used++; /* the tuner learns from every one, counted or not */
@@ -757,7 +759,7 @@ static tc_result _tc_history_best_lowered(tc_context *ctx, const tc_config_space
                             records, tries, task_name);
         if (best < 0)
             return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "%s holds no successful trial of %s for this shape on %s", records, task_name, target);
-        out->config = recs[best].config;
+        out->config = tc_record_config_in(space, &recs[best]);
         out->cost_s = _tc_mean_cost(recs[best].costs, recs[best].ncosts);
         if ((r = tc_space_instantiate_in(space, ctx, out->config, &out->instance)) != TC_OK) return r;
         r = tc_lower(out->instance.schedule, out->instance.nargs, out->instance.args, task_name, &ld, &out->func);

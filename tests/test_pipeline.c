@@ -309,7 +309,8 @@ TC_TEST(pipeline_misuse_is_an_error) {
     tc_tensor *args[3];
     TC_CHECK_EQ_INT(tc_pipeline(m.scl, 2), TC_ERROR_SCHEDULE);
     TC_CHECK_EQ_INT(tc_async_copy(m.scl), TC_ERROR_SCHEDULE);
-    TC_CHECK_EQ_INT(tc_pipeline(m.sa, 9), TC_ERROR_SCHEDULE);
+    TC_CHECK_EQ_INT(tc_pipeline(m.sa, 17), TC_ERROR_SCHEDULE);
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "17 stages; 1 to 16 are supported");
     TC_CHECK_EQ_INT(tc_pipeline(m.sa, 3), TC_OK); /* B.shared at the same loop is not pipelined */
     args[0] = m.A, args[1] = m.B, args[2] = m.C;
     TC_CHECK_EQ_INT(tc_lower(m.s, 3, args, "mm", NULL, &f), TC_ERROR_SCHEDULE);

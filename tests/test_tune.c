@@ -258,11 +258,16 @@ TC_TEST(untrusted_records_are_skipped_with_a_reason) {
     remove(path);
 }
 
-TC_TEST(records_whose_knobs_disagree_with_their_index_are_passed_over) {
+/* A record is the configuration its knobs name, as AutoTVM reads a record's
+   entity: one whose index says otherwise (a record of an older version of
+   the template, whose knobs' value lists have grown since) is renumbered by
+   its knobs; one whose knobs name no configuration is passed over. */
+TC_TEST(records_are_the_configuration_their_knobs_name) {
     tc_conv2d_desc task = tutorial_layer(64, 64);
     char path[] = "/tmp/tecomp_disagree_XXXXXX";
     tc_config_space *space;
     tc_record rec, *recs;
+    tc_record_knob stray[32];
     int fd, n = 0;
     int64_t args[9] = {1, 64, 7, 7, 64, 3, 3, 1, 1};
     fd = mkstemp(path);
@@ -270,21 +275,36 @@ TC_TEST(records_whose_knobs_disagree_with_their_index_are_passed_over) {
     TC_CHECK_EQ_INT(tc_space_create(ctx, tc_conv2d_direct_template, &task, &space), TC_OK);
     if (!space) return;
     memset(&rec, 0, sizeof rec);
-    rec.target = "cuda", rec.task = "t", rec.nargs = 9, rec.ncosts = 1;
+    rec.target = "cuda";
+    rec.task = "t";
+    rec.nargs = 9;
+    rec.ncosts = 1;
     memcpy(rec.args, args, sizeof args);
-    rec.config = 5, rec.costs[0] = 2e-4;
+    rec.config = 5;
+    rec.costs[0] = 2e-4;
     TC_CHECK_EQ_INT(tc_record_append(ctx, path, &rec, space), TC_OK);
-    rec.config = 6, rec.costs[0] = 1e-4; /* faster, but its knobs will say configuration 5's values */
+    rec.config = 6;
+    rec.costs[0] = 1e-4; /* faster, but its knobs will say configuration 5's values */
     TC_CHECK_EQ_INT(tc_record_append(ctx, path, &rec, space), TC_OK);
     TC_CHECK_EQ_INT(tc_records_load(ctx, path, &recs, &n), TC_OK);
     TC_CHECK_EQ_INT(n, 2);
-    if (n != 2) return;
-    recs[1].knobs = recs[0].knobs; /* as a hand-edited file would have it */
+    if (n != 2 || recs[0].nknobs > 32) return;
+    recs[1].knobs = recs[0].knobs; /* as a hand-edited file, or an older space's numbering, would have it */
     TC_CHECK_EQ_INT(tc_record_check(space, &recs[0]), TC_OK);
     TC_CHECK_EQ_INT(tc_record_check(space, &recs[1]), TC_ERROR_INVALID_ARGUMENT);
     TC_CHECK_CONTAINS(tc_context_error(ctx), "configuration 6: the record's knob 0 ('tile_f')");
+    TC_CHECK_EQ_INT((int)tc_record_config_in(space, &recs[0]), 5);
+    TC_CHECK_EQ_INT((int)tc_record_config_in(space, &recs[1]), 5); /* its knobs, not its index */
     TC_CHECK_EQ_INT(tc_records_best(recs, n, "t", 9, args, NULL), 1);
+    TC_CHECK_EQ_INT(tc_records_best_in(space, recs, n, "t", 9, args, NULL), 1);
+    memcpy(stray, recs[0].knobs, sizeof *stray * (size_t)recs[0].nknobs);
+    stray[0].values[1] = 1000003; /* a tile_f size no configuration has */
+    recs[1].knobs = stray;
+    TC_CHECK_EQ_INT((int)tc_record_config_in(space, &recs[1]), -1);
     TC_CHECK_EQ_INT(tc_records_best_in(space, recs, n, "t", 9, args, NULL), 0);
+    recs[1].nknobs = 0; /* no knobs: taken by its index */
+    TC_CHECK_EQ_INT((int)tc_record_config_in(space, &recs[1]), 6);
+    TC_CHECK_EQ_INT((int)tc_record_config_in(NULL, &recs[1]), -1);
     remove(path);
 }
 
@@ -295,7 +315,7 @@ int main(void) {
     TC_RUN(template_misuse_is_an_error);
     TC_RUN(records_are_appended_reloaded_and_searched);
     TC_RUN(untrusted_records_are_skipped_with_a_reason);
-    TC_RUN(records_whose_knobs_disagree_with_their_index_are_passed_over);
+    TC_RUN(records_are_the_configuration_their_knobs_name);
     tc_context_destroy(ctx);
     return tc_test_summary();
 }
