@@ -24,23 +24,6 @@ for row in ${2:-C9 C12 C6 C2}; do
     echo "ncu $row exit $?"
     grep -E "^  [a-z_0-9]+.*\(|Duration|Compute \(SM\) Throughput|Memory Throughput|L2 Cache Throughput|DRAM Throughput|Grid Size|Block Size|Registers Per|Dynamic Shared|Waves Per SM|Achieved Occupancy|Warp Cycles Per Issued|Issue Slots Busy|No Eligible" "$out/ncu_$row.log" | tr -s ' ' | head -40
 done
-cat > "$out/cudnn_c9.py" <<'PY'
-import torch
-torch.backends.cudnn.benchmark = True
-torch.backends.cudnn.allow_tf32 = True
-x = torch.randn(1, 256, 14, 14, device="cuda").to(memory_format=torch.channels_last)
-w = torch.randn(256, 256, 3, 3, device="cuda").to(memory_format=torch.channels_last)
-for _ in range(20):
-    y = torch.nn.functional.conv2d(x, w, padding=1)
-torch.cuda.synchronize()
-torch.cuda.cudart().cudaProfilerStart()
-y = torch.nn.functional.conv2d(x, w, padding=1)
-torch.cuda.synchronize()
-torch.cuda.cudart().cudaProfilerStop()
-print("output", tuple(y.shape), y.dtype)
-PY
-timeout 200 ncu --profile-from-start off --clock-control none --cache-control all --section LaunchStats --section Occupancy --section SpeedOfLight \
-    --section MemoryWorkloadAnalysis python3 "$out/cudnn_c9.py" > "$out/cudnn_c9_ncu.log" 2>&1
-echo "cuDNN ncu exit $?"
-grep -E "^  [a-z_0-9]+.*\(|Duration|Grid Size|Block Size|Cluster Size|Registers Per|Shared Memory Config|Dynamic Shared|Waves|Throughput|output" "$out/cudnn_c9_ncu.log" | tr -s ' ' | head -40
+cd ..
+SHAPE="1 256 14 14 256" DTYPE=tf32 NCU_FLAGS="--clock-control none --cache-control all" sh bench/cudnn_kernel_probe.sh
 cd "$out" && tar czf logs.tgz *.log *.jsonl && rm -f *.log *.jsonl *.svg *.csv *.py
