@@ -2166,8 +2166,9 @@ TECOMP_API tc_result tc_record_check(const tc_config_space *space, const tc_reco
 }
 
 /* The choice of each knob of space that a record's knobs hold, found by
-   name: 0, or 1 with why (a knob missing, or a value the knob lacks). */
-static int _tc_record_choices(const tc_config_space *space, const tc_record *rec, int64_t *choices, char *why, size_t cap) {
+   name, and where the record holds it (from: NULL when not wanted): 0, or
+   1 with why (a knob missing, or a value the knob lacks). */
+static int _tc_record_choices(const tc_config_space *space, const tc_record *rec, int64_t *choices, int *from, char *why, size_t cap) {
     int k, j;
     if (rec->nknobs != space->nknobs) {
         snprintf(why, cap, "the record of %.80s has %d knobs, the space %d", rec->task ? rec->task : "?", rec->nknobs, space->nknobs);
@@ -2183,6 +2184,7 @@ static int _tc_record_choices(const tc_config_space *space, const tc_record *rec
             snprintf(why, cap, "the record of %.80s has no knob '%.64s'", rec->task ? rec->task : "?", kn->name);
             return 1;
         }
+        if (from) from[k] = (int)(rk - rec->knobs);
         for (c = 0; c < kn->nchoices && !_tc_knob_value_is(kn, rk, kn->choices + (size_t)c * (size_t)kn->width); c++) continue;
         if (c == kn->nchoices) {
             snprintf(why, cap, "the record of %.80s: knob '%.64s' (%s of %d) holds no value of the space's %s", rec->task ? rec->task : "?",
@@ -2198,7 +2200,7 @@ static int _tc_record_choices(const tc_config_space *space, const tc_record *rec
 static int64_t _tc_record_config_in(const tc_config_space *space, const tc_record *rec, char *why, size_t cap) {
     int64_t choices[_TC_MAX_KNOBS];
     if (!_tc_record_disagrees(space, rec, why, cap)) return rec->config;
-    if (!rec->nknobs || !rec->knobs || _tc_record_choices(space, rec, choices, why, cap)) return -1;
+    if (!rec->nknobs || !rec->knobs || _tc_record_choices(space, rec, choices, NULL, why, cap)) return -1;
     return tc_space_index_from_choices(space, choices);
 }
 
@@ -2231,19 +2233,14 @@ TECOMP_API int tc_records_best_in(const tc_config_space *space, const tc_record 
 TECOMP_API tc_result tc_record_reindex(const tc_config_space *space, tc_record *rec) {
     tc_record_knob *knobs;
     int64_t choices[_TC_MAX_KNOBS];
+    int from[_TC_MAX_KNOBS], k;
     char why[256];
-    int k, j;
     if (!space || !rec) return space ? _tc_fail(space->ctx, TC_ERROR_INVALID_ARGUMENT, "tc_record_reindex: NULL argument") : TC_ERROR_INVALID_ARGUMENT;
     if (rec->nknobs && !rec->knobs) return _tc_fail(space->ctx, TC_ERROR_INVALID_ARGUMENT, "tc_record_reindex: nknobs without knobs");
-    if (_tc_record_choices(space, rec, choices, why, sizeof why)) return _tc_fail(space->ctx, TC_ERROR_INVALID_ARGUMENT, "%s", why);
+    if (_tc_record_choices(space, rec, choices, from, why, sizeof why)) return _tc_fail(space->ctx, TC_ERROR_INVALID_ARGUMENT, "%s", why);
     if (!(knobs = (tc_record_knob *)_tc_alloc(space->ctx, sizeof *knobs * (size_t)(space->nknobs ? space->nknobs : 1))))
         return TC_ERROR_OUT_OF_MEMORY;
-    for (k = 0; k < space->nknobs; k++) /* the record's knobs in the space's order */
-        for (j = 0; j < rec->nknobs; j++)
-            if (rec->knobs[j].name && strcmp(rec->knobs[j].name, space->knobs[k].name) == 0) {
-                knobs[k] = rec->knobs[j];
-                break;
-            }
+    for (k = 0; k < space->nknobs; k++) knobs[k] = rec->knobs[from[k]]; /* the record's knobs in the space's order */
     rec->config = tc_space_index_from_choices(space, choices);
     rec->knobs = knobs;
     return TC_OK;
