@@ -2883,6 +2883,28 @@ static void _tc_mma_block_knobs(tc_cfg *cfg, _tc_mma_tiles *t) {
     t->split = tc_cfg_knob_value(cfg, "split_k");
 }
 
+/* split_k > 1 only where the unsplit grid has fewer tiles than this: a
+   grid of 256 block tiles or more already fills the SMs of any GPU
+   tecomp runs on (132 on an H100, 148 on the largest of 2026) in whole
+   waves, so splitting its sums makes no SM busier and adds the parts'
+   pass through memory (split_k times the output, written and read back).
+   Such configurations built, ran and lost, and made the large rows'
+   searches less sure: with split_k 8 and 16 in the space, one 300-trial
+   tuning of seed3 in three ended 20% slower (bench/RESULTS.md,
+   2026-11-26). Tile counts rather than a grid size, as everywhere in the
+   templates: no device is known here. */
+#define _TC_SPLIT_K_MOST_TILES 256
+
+/* Whether t's split_k suits an output of rows x cols (block_m along rows,
+   block_n along cols): _TC_SPLIT_K_MOST_TILES. */
+static tc_result _tc_mma_split_fits(tc_context *ctx, const char *who, const _tc_mma_tiles *t, int64_t rows, int64_t cols) {
+    int64_t tiles = ((rows + t->bm - 1) / t->bm) * ((cols + t->bn - 1) / t->bn);
+    if (t->split > 1 && tiles >= _TC_SPLIT_K_MOST_TILES)
+        return _tc_fail(ctx, TC_ERROR_SCHEDULE, "%s: split_k %lld over %lld tiles of %lld x %lld: a grid of %d tiles or more fills the SMs "
+                        "unsplit", who, (long long)t->split, (long long)tiles, (long long)t->bm, (long long)t->bn, _TC_SPLIT_K_MOST_TILES);
+    return TC_OK;
+}
+
 static tc_result _tc_mma_tiles_of(tc_cfg *cfg, const tc_conv2d_desc *d, _tc_mma_tiles *t) {
     int nchw = d->layout == TC_LAYOUT_NCHW;
     int64_t threads, cols = (int64_t)d->c * d->r * d->s;
@@ -3448,8 +3470,12 @@ static tc_result _tc_mma_instance(tc_context *ctx, const tc_conv2d_desc *d, cons
     _tc_mma_graph g;
     tc_tensor *final;
     tc_schedule *s;
-    int p, q;
+    int64_t pixels;
+    int p, q, nchw;
     tc_conv2d_output_size(d, &p, &q);
+    pixels = (int64_t)d->n * p * q;
+    nchw = d->layout == TC_LAYOUT_NCHW; /* the product transposed: rows the output channels */
+    _TC_CONV_TRY(_tc_mma_split_fits(ctx, t->wgmma ? "conv2d_wgmma" : "conv2d_mma", t, nchw ? d->k : pixels, nchw ? pixels : d->k));
     _TC_CONV_TRY(_tc_mma_compute(ctx, d, p, q, t, &g));
     _TC_CONV_TRY(_tc_conv_epilogue(ctx, d, 1, &g.conv)); /* NHWK's (m, f), NCHW's (n, f, pq) */
     final = _tc_conv_final(&g.conv);
@@ -3761,6 +3787,7 @@ static tc_result _tc_gemm_wgmma(tc_cfg *cfg, const void *task, int clusters, tc_
     as_conv.dtype = d.dtype;
     _TC_CONV_TRY(_tc_wgmma_copy_and_grid(cfg, copy, clusters, 1, &t));
     _TC_CONV_TRY(_tc_wgmma_tiles_of(cfg, &as_conv, &t));
+    _TC_CONV_TRY(_tc_mma_split_fits(ctx, "gemm_wgmma", &t, d.m, d.n));
     _TC_CONV_TRY(_tc_matmul_compute(ctx, &d, &t, &g, &as_conv));
     if (!(s = tc_schedule_create(ctx, 1, &g.conv.out))) return _tc_conv_error(ctx);
     _TC_CONV_TRY(_tc_mma_schedule(ctx, d.dtype, &t, s, &g));

@@ -622,6 +622,38 @@ TC_TEST(refuses_what_it_cannot_build) {
     TC_CHECK_EQ_INT(tc_conv2d_template_math(tc_conv2d_wgmma_template, &d), TC_CONV_MATH_TF32);
 }
 
+/* split_k only where the unsplit grid has fewer than 256 block tiles
+   (_TC_SPLIT_K_MOST_TILES): 16 x 8 x 8 images' 1024 rows by 1024 output
+   channels are 256 tiles of 64 x 64, refused split; by 960 channels, 240,
+   split; seed3's shape (784 tiles of 128 x 256) refused, split_k 1 built;
+   a batch-1 layer's 16 tiles split 16 ways, built. */
+TC_TEST(split_k_only_where_the_tiles_are_few) {
+    tc_conv2d_desc d = nhwc(TC_FLOAT16, 16, 64, 8, 8, 1024, 3, 3, 1, 1, 1);
+    tc_config_space *space = NULL;
+    tc_instance inst;
+    tiles t = {{64, 64, 64, 64, 32, 3, 2, 0, 0}}, c9 = {{64, 64, 64, 64, 32, 10, 16, 1, 0}};
+    TC_CHECK_EQ_INT(tc_space_create(ctx, tc_conv2d_wgmma_template, &d, &space), TC_OK);
+    TC_CHECK_EQ_INT(tc_space_instantiate(space, sample_wgmma_config(space, t.v), &inst), TC_ERROR_SCHEDULE);
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "conv2d_wgmma: split_k 2 over 256 tiles of 64 x 64: a grid of 256 tiles or more fills the "
+                                             "SMs unsplit");
+    d.k = 960;
+    TC_CHECK_EQ_INT(tc_space_create(ctx, tc_conv2d_wgmma_template, &d, &space), TC_OK);
+    TC_CHECK_EQ_INT(tc_space_instantiate(space, sample_wgmma_config(space, t.v), &inst), TC_OK);
+    d = nhwc(TC_FLOAT32, 256, 256, 14, 14, 512, 3, 3, 1, 1, 1);
+    t.v[0] = 128;
+    t.v[1] = 256;
+    t.v[2] = 128;
+    t.v[3] = 128;
+    TC_CHECK_EQ_INT(tc_space_create(ctx, tc_conv2d_wgmma_template, &d, &space), TC_OK);
+    TC_CHECK_EQ_INT(tc_space_instantiate(space, sample_wgmma_config(space, t.v), &inst), TC_ERROR_SCHEDULE);
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "split_k 2 over 784 tiles of 128 x 256");
+    t.v[6] = 1;
+    TC_CHECK_EQ_INT(tc_space_instantiate(space, sample_wgmma_config(space, t.v), &inst), TC_OK);
+    d = nhwc(TC_FLOAT32, 1, 256, 14, 14, 256, 3, 3, 1, 1, 1); /* C9: 4 x 4 tiles of 64 x 64 */
+    TC_CHECK_EQ_INT(tc_space_create(ctx, tc_conv2d_wgmma_template, &d, &space), TC_OK);
+    TC_CHECK_EQ_INT(tc_space_instantiate(space, sample_wgmma_config(space, c9.v), &inst), TC_OK);
+}
+
 /* The choice on an sm_90 GPU: NHWC's tensor-core tasks go to conv2d_wgmma,
    the rest as tc_conv2d_template_for says; the device's arch asked from a
    child process (0 here without a GPU), the same as this process's once
@@ -969,6 +1001,7 @@ int main(int argc, char **argv) {
     TC_RUN(consumers_take_turns);
     TC_RUN(thread_block_clusters_share_the_weights);
     TC_RUN(refuses_what_it_cannot_build);
+    TC_RUN(split_k_only_where_the_tiles_are_few);
     TC_RUN(stream_k_matches_the_reference);
     TC_RUN(template_for_arch_picks_wgmma_on_sm_90);
     TC_RUN(templates_for_arch_lists_the_rules_choice_first);

@@ -834,6 +834,15 @@ TC_TEST(refuses_what_it_cannot_build) {
     TC_CHECK_EQ_INT(tma_schedule(1), TC_ERROR_SCHEDULE); /* b = a * 2 inlined into the copy: it computes */
     TC_CHECK_CONTAINS(tc_context_error(ctx), "tma_copy on stage b.shared: the tensor memory accelerator copies a tensor in global memory as it is "
                                           "(a cache_read); the stage computes something else");
+    /* split_k over a grid of 256 tiles (1024 x 1024 in 64 x 64), which fills the SMs unsplit */
+    {
+        tiles t = {{64, 64, 64, 64, 64, 3, 2, 0, 1}};
+        tc_instance inst;
+        d = gemm(TC_FLOAT16, 1024, 1024, 256);
+        TC_CHECK_EQ_INT(tc_space_create(ctx, tc_gemm_wgmma_template, &d, &space), TC_OK);
+        TC_CHECK_EQ_INT(tc_space_instantiate(space, sample_wgmma_config(space, t.v), &inst), TC_ERROR_SCHEDULE);
+        TC_CHECK_CONTAINS(tc_context_error(ctx), "gemm_wgmma: split_k 2 over 256 tiles of 64 x 64");
+    }
 }
 
 /* A zero dtype is TC_FLOAT32 (TF32), as zero is the default type of every
