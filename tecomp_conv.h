@@ -2887,12 +2887,12 @@ static void _tc_mma_block_knobs(tc_cfg *cfg, _tc_mma_tiles *t) {
    grid of 256 block tiles or more already fills the SMs of any GPU
    tecomp runs on (132 on an H100, 148 on the largest of 2026) in whole
    waves, so splitting its sums makes no SM busier and adds the parts'
-   pass through memory (split_k times the output, written and read back).
-   Such configurations built, ran and lost, and made the large rows'
-   searches less sure: with split_k 8 and 16 in the space, one 300-trial
-   tuning of seed3 in three ended 20% slower (bench/RESULTS.md,
-   2026-11-26). Tile counts rather than a grid size, as everywhere in the
-   templates: no device is known here. */
+   pass through memory (split_k times the output, written and read back:
+   1.6 GB of parts for seed3 at split 16). Such configurations built, ran
+   and never won; refusing them left seed3's and C6_b32's tunings as good
+   on average over six tuner seeds and C9_b32's better (bench/RESULTS.md,
+   2026-11-26, sixteenth session). Tile counts rather than a grid size, as
+   everywhere in the templates: no device is known here. */
 #define _TC_SPLIT_K_MOST_TILES 256
 
 /* Whether t's split_k suits an output of rows x cols (block_m along rows,
