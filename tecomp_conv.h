@@ -4133,6 +4133,7 @@ TECOMP_API tc_result tc_conv2d_records_best(tc_context *ctx, const tc_conv2d_des
     for (k = 0; k < count; k++) {
         tc_config_space *space;
         tc_template_fn fn;
+        int64_t config;
         int best, seen = 0;
         if (tc_records_best(&recs[k], 1, recs[k].task, nargs, args, target) != 0) continue;
         for (j = 0; j < k && !seen; j++) /* each template once: at its first record of d */
@@ -4147,12 +4148,12 @@ TECOMP_API tc_result tc_conv2d_records_best(tc_context *ctx, const tc_conv2d_des
             _tc_log(ctx, TC_LOG_WARN, "records of %.80s for this convolution: %s", recs[k].task, tc_context_error(ctx));
             continue;
         }
-        best = tc_records_best_in(space, recs, count, recs[k].task, nargs, args, target);
+        best = _tc_records_best_config(space, recs, count, recs[k].task, nargs, args, target, &config);
         if (best >= 0 && (out->index < 0 || _tc_record_mean(&recs[best]) < _tc_record_mean(&recs[out->index]))) {
             out->index = best;
             out->fn = fn;
             out->space = space;
-            out->config = tc_record_config_in(space, &recs[best]);
+            out->config = config;
             out->template_name = recs[best].task;
         }
     }
@@ -4432,13 +4433,12 @@ static tc_result _tc_conv_kernel_probe(tc_context *ctx, const tc_conv2d_kernel *
 static tc_result _tc_conv_kernel_host_config(tc_context *ctx, tc_conv2d_kernel *k, const char *records, int64_t *config) {
     tc_record *recs = NULL;
     int n = 0, best;
-    int64_t c, size = tc_space_size(k->space);
+    int64_t c, named, size = tc_space_size(k->space);
     tc_result r;
     *config = -1;
     if ((r = tc_records_load(ctx, records, &recs, &n)) != TC_OK) return r;
     /* the best recorded configuration; with an epilogue, the best whose fused kernel lowers too */
-    while ((best = tc_records_best_in(k->space, recs, n, k->info.task, k->nargs, k->args, NULL)) >= 0) {
-        int64_t named = tc_record_config_in(k->space, &recs[best]);
+    while ((best = _tc_records_best_config(k->space, recs, n, k->info.task, k->nargs, k->args, NULL, &named)) >= 0) {
         if (k->built != k->space && (r = _tc_conv_kernel_probe(ctx, k, named)) != TC_OK) {
             if (r == TC_ERROR_OUT_OF_MEMORY) return r;
             recs[best].error = r;

@@ -360,7 +360,7 @@ TECOMP_API tc_result tc_record_check(const tc_config_space *space, const tc_reco
    numbers it otherwise); -1 when neither is one of space. */
 TECOMP_API int64_t tc_record_config_in(const tc_config_space *space, const tc_record *rec);
 /* tc_records_best among the records that name a configuration of space
-   (tc_record_config_in: the caller takes it from there, not from the
+   (tc_record_config_in: take the configuration from there, not from the
    record's index); the others are passed over (falling to the next best),
    with a warning logged in the space's context. */
 TECOMP_API int tc_records_best_in(const tc_config_space *space, const tc_record *recs, int count, const char *task, int nargs,
@@ -2209,25 +2209,37 @@ TECOMP_API int64_t tc_record_config_in(const tc_config_space *space, const tc_re
     return space && rec ? _tc_record_config_in(space, rec, why, sizeof why) : -1;
 }
 
-TECOMP_API int tc_records_best_in(const tc_config_space *space, const tc_record *recs, int count, const char *task, int nargs,
-                                  const int64_t *args, const char *target) {
+/* tc_records_best_in, and the configuration of space the best names
+   (tc_record_config_in's) in *config: the callers within take it from
+   here rather than reading it a second time. */
+static int _tc_records_best_config(const tc_config_space *space, const tc_record *recs, int count, const char *task, int nargs,
+                                   const int64_t *args, const char *target, int64_t *config) {
     char why[256];
     int k, best = -1, passed = 0;
+    *config = -1;
     if (!space) return -1;
     for (k = 0; k < count; k++) {
+        int64_t named;
         /* the best of this one record: whether it is a candidate at all */
         if (tc_records_best(&recs[k], 1, task, nargs, args, target) != 0) continue;
         if (best >= 0 && !(_tc_record_mean(&recs[k]) < _tc_record_mean(&recs[best]))) continue;
-        if (_tc_record_config_in(space, &recs[k], why, sizeof why) < 0) {
+        if ((named = _tc_record_config_in(space, &recs[k], why, sizeof why)) < 0) {
             if (!passed++) _tc_log(space->ctx, TC_LOG_WARN, "a record of %s is passed over: %s", task ? task : "?", why);
             continue;
         }
         best = k;
+        *config = named;
     }
     if (passed > 1)
         _tc_log(space->ctx, TC_LOG_WARN, "%d records of %s passed over in all: their knobs name no configuration of the space", passed,
                 task ? task : "?");
     return best;
+}
+
+TECOMP_API int tc_records_best_in(const tc_config_space *space, const tc_record *recs, int count, const char *task, int nargs,
+                                  const int64_t *args, const char *target) {
+    int64_t config;
+    return _tc_records_best_config(space, recs, count, task, nargs, args, target, &config);
 }
 
 TECOMP_API tc_result tc_record_reindex(const tc_config_space *space, tc_record *rec) {

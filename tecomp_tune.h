@@ -753,13 +753,12 @@ static tc_result _tc_history_best_lowered(tc_context *ctx, const tc_config_space
     memset(&ld, 0, sizeof ld);
     tc_gpu_limits_get(ctx, &ld.limits);
     for (tries = 0;; tries++) {
-        best = tc_records_best_in(space, recs, n, task_name, nargs, args, target);
+        best = _tc_records_best_config(space, recs, n, task_name, nargs, args, target, &out->config);
         if (best < 0 && tries)
             return _tc_fail(ctx, TC_ERROR_GPU_LIMIT, "%s: none of the %d best configurations of %s recorded for this shape fits this kernel's limits",
                             records, tries, task_name);
         if (best < 0)
             return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "%s holds no successful trial of %s for this shape on %s", records, task_name, target);
-        out->config = tc_record_config_in(space, &recs[best]);
         out->cost_s = _tc_mean_cost(recs[best].costs, recs[best].ncosts);
         if ((r = tc_space_instantiate_in(space, ctx, out->config, &out->instance)) != TC_OK) return r;
         r = tc_lower(out->instance.schedule, out->instance.nargs, out->instance.args, task_name, &ld, &out->func);
