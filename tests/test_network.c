@@ -73,6 +73,12 @@ TC_TEST(identical_convolutions_are_one_task_and_the_budget_follows_flops) {
     TC_CHECK_EQ_INT(tc_conv2d_network_plan(ctx, &nd, tasks, &n, NULL), TC_OK);
     TC_CHECK_EQ_INT(tasks[0].trials, 6); /* 5 each, the one left to the larger share */
     TC_CHECK_EQ_INT(tasks[1].trials, 5);
+    /* by default half the budget is shared equally: 100 each of 400, the
+       other 200 by flops (A 173.26, B 26.74, the trial left to B's larger remainder) */
+    nd.trials = 400;
+    TC_CHECK_EQ_INT(tc_conv2d_network_plan(ctx, &nd, tasks, &n, NULL), TC_OK);
+    TC_CHECK_EQ_INT(tasks[0].trials, 273);
+    TC_CHECK_EQ_INT(tasks[1].trials, 127);
     nd.trials = 0; /* tune nothing */
     TC_CHECK_EQ_INT(tc_conv2d_network_plan(ctx, &nd, tasks, &n, NULL), TC_OK);
     TC_CHECK_EQ_INT(tasks[0].trials + tasks[1].trials, 0);
