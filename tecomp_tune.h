@@ -57,6 +57,9 @@ typedef struct tc_tune_desc {
     const char *records;      /* JSON-lines log (NULL: none): read first to resume, appended per trial
                                  (whole lines under a lock: processes tuning other tasks may share it) */
     const char *transfer;     /* records of other tasks of this template, to warm a model-based tuner */
+    int (*transfer_keep)(void *user, const tc_record *rec); /* NULL: every one of them teaches it; else only those
+                                                             it returns nonzero for (shapes like this one) */
+    void *transfer_user;
     const char *plot_svg;     /* best GFLOPS over trials; NULL: the records path + ".svg" when there is one;
                                  the numbers also go to a CSV beside it (".svg" replaced by ".csv") */
     int log_trials;           /* progress goes to the context's logger (TC_LOG_INFO): a line per tenth;
@@ -78,6 +81,7 @@ typedef struct tc_tune_result {
     int invalid;              /* rejected by the template or the verifier (never compiled), measured now */
     int failed;               /* failed to compile, faulted or timed out */
     int builds_reused;        /* measured now with the cubin of the same source compiled earlier (tc_measure_result.build_reused) */
+    int transferred;          /* records of other shapes that warmed the model tuner (tc_tune_desc.transfer) */
     double seconds;           /* wall time of this call */
     char target[320];         /* where they ran ("cuda -arch=sm_90 -model=...", or "host"); always whole: the device's name is under 256 bytes */
     int devices;              /* devices that timed them at once (GPUs of that model, or host workers) */
@@ -325,9 +329,13 @@ static tc_result _tc_tuning_transfer(_tc_tuning *t) {
     tc_result r;
     if (!t->d.transfer) return TC_OK;
     if ((r = tc_records_load(t->ctx, t->d.transfer, &recs, &n)) != TC_OK) return r;
-    for (k = 0; k < n; k++) /* keep other shapes of this template only */
-        if (strcmp(recs[k].task, t->d.task_name) == 0 && !_tc_record_matches(&recs[k], &t->d, recs[k].target)) recs[kept++] = recs[k];
-    return kept ? tc_tuner_transfer(t->tuner, recs, kept) : TC_OK;
+    for (k = 0; k < n; k++) /* keep other shapes of this template only, and of those what the caller keeps */
+        if (strcmp(recs[k].task, t->d.task_name) == 0 && !_tc_record_matches(&recs[k], &t->d, recs[k].target) &&
+            (!t->d.transfer_keep || t->d.transfer_keep(t->d.transfer_user, &recs[k])))
+            recs[kept++] = recs[k];
+    if (!kept || t->d.tuner.kind != TC_TUNER_MODEL) return TC_OK;
+    t->out->transferred = kept;
+    return tc_tuner_transfer(t->tuner, recs, kept);
 }
 
 // >>tune-log

@@ -1,11 +1,12 @@
 /* A network's convolutions tuned in one call (tc_conv2d_network_plan,
    tc_conv2d_network_tune): identical convolutions are one task whatever
-   their epilogues; the budget is split by the flops the network spends in
-   each task, with a minimum each, adding up to the budget; the tuning
+   their epilogues; the budget is split half equally and half by the flops
+   the network spends in each task, adding up to the budget; the tuning
    runs (on the host executor without a GPU) and a second call resumes
    from the records, measuring nothing; every description gets a kernel
-   that matches tc_conv2d_reference_fused on the host executor; bad
-   descriptions are refused naming their index. */
+   that matches tc_conv2d_reference_fused on the host executor; a task
+   learns from the records of shapes with its window; bad descriptions are
+   refused naming their index. */
 #include "tecomp.h"
 #include "tc_conv_case.h"
 #include "tc_test.h"
@@ -238,12 +239,79 @@ TC_TEST(a_network_counts_only_valid_trials_when_asked) {
     remove_records();
 }
 
+/* tc_tune_desc.transfer_keep over a 3x3 record, for the test below. */
+static int keep_3x3(void *user, const tc_record *rec) {
+    (*(int *)user)++;
+    return rec->nargs > 6 && rec->args[5] == 3;
+}
+
+/* A task warmed by other shapes' records: tc_tune takes every record of
+   its template and another shape, or those transfer_keep keeps
+   (tc_tune_result.transferred says how many); a network takes those of
+   the same window only (its log line says how many), so that a new 1x1
+   layer learns from the 1x1 layer tuned before and not from the 3x3. */
+TC_TEST(a_task_learns_from_the_records_of_shapes_like_it) {
+    tc_conv2d_desc convs[3], c = conv_desc(TC_LAYOUT_NCHW, TC_FLOAT32, 1, 8, 6, 6, 8, 1, 1, 0, 1);
+    tc_conv2d_network_desc nd;
+    tc_conv2d_kernel *kernels[3], *kernel = NULL;
+    tc_config_space *space = NULL;
+    tc_tune_desc td;
+    tc_tune_result res;
+    tc_record *recs = NULL;
+    int n = 0, n1 = 0, n3 = 0, asked = 0, k;
+    char line[1024], want[64];
+    FILE *log;
+    small_network_tuning(convs, &nd);
+    nd.where = TC_MEASURE_HOST;
+    TC_CHECK_EQ_INT(tc_conv2d_network_tune(ctx, &nd, kernels, NULL), TC_OK);
+    for (k = 0; k < 3; k++) tc_conv2d_kernel_destroy(ctx, kernels[k]);
+    TC_CHECK_EQ_INT(tc_records_load(ctx, records, &recs, &n), TC_OK);
+    for (k = 0; k < n; k++) {
+        n1 += recs[k].args[5] == 1;
+        n3 += recs[k].args[5] == 3;
+    }
+    TC_CHECK(n1 > 0 && n3 > 0 && n1 + n3 == n);
+    /* c, a 1x1 of another shape, tuned alone from those records */
+    TC_CHECK_EQ_INT(tc_space_create(ctx, tc_conv2d_template_named("conv2d_gemm"), &c, &space), TC_OK);
+    memset(&td, 0, sizeof td);
+    td.task_name = "conv2d_gemm";
+    td.nargs = tc_conv2d_task_args(&c, td.args);
+    td.n_trial = 2;
+    td.transfer = records;
+    td.measure.where = TC_MEASURE_HOST;
+    TC_CHECK_EQ_INT(tc_tune(ctx, space, &td, &res), TC_OK);
+    TC_CHECK_EQ_INT(res.transferred, n); /* every other shape's */
+    td.transfer_keep = keep_3x3;
+    td.transfer_user = &asked;
+    TC_CHECK_EQ_INT(tc_tune(ctx, space, &td, &res), TC_OK);
+    TC_CHECK_EQ_INT(asked, n);
+    TC_CHECK_EQ_INT(res.transferred, n3);
+    /* c in a network: its log line counts the 1x1 records only */
+    nd.convs = &c;
+    nd.count = 1;
+    nd.trials = 2;
+    log = tmpfile();
+    TC_CHECK(log != NULL);
+    if (!log) return;
+    tc_log_to_file(ctx, log, TC_LOG_BIT(TC_LOG_INFO));
+    TC_CHECK_EQ_INT(tc_conv2d_network_tune(ctx, &nd, &kernel, NULL), TC_OK);
+    tc_log_to_file(ctx, stdout, TC_LOG_BIT(TC_LOG_INFO)); /* as the tests above log */
+    tc_conv2d_kernel_destroy(ctx, kernel);
+    snprintf(want, sizeof want, "warmed by %d records of other shapes", n1);
+    rewind(log);
+    for (k = 0; fgets(line, sizeof line, log);) k += strstr(line, "[1/1] conv2d_gemm 1x8x6x6") && strstr(line, want);
+    fclose(log);
+    TC_CHECK_EQ_INT(k, 1);
+    remove_records();
+}
+
 int main(void) {
     if (tc_context_create(NULL, &ctx) != TC_OK) return 1;
     TC_RUN(a_network_is_tuned_in_one_call_and_resumed); /* first: it tunes before CUDA starts here, where there is a GPU */
     TC_RUN(identical_convolutions_are_one_task_and_the_budget_follows_flops);
     TC_RUN(bad_networks_are_refused_naming_the_description);
     TC_RUN(a_network_counts_only_valid_trials_when_asked);
+    TC_RUN(a_task_learns_from_the_records_of_shapes_like_it);
     tc_context_destroy(ctx);
     return tc_test_summary();
 }
