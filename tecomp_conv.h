@@ -4809,13 +4809,13 @@ static void _tc_network_order(const tc_conv2d_network_task *tasks, int n, int *o
    suite's network found 6.0-6.6 us kernels for C3 and C5 in 111-127
    trials where their rows tuned alone had 3.6-4.0 us by trial 120. */
 static int _tc_network_same_window(void *user, const tc_record *rec) {
-    static const int window[] = {5, 6, 7, 8, 11, 12, 14, 15};
+    static const int window[] = {5, 6, 7, 8, 11, 12, 14, 15}; /* tc_conv2d_task_args' r, s, strides, dilations, layout, type */
     const tc_tune_desc *td = (const tc_tune_desc *)user;
-    size_t i;
+    int i;
     if (rec->nargs != td->nargs) return 0;
-    for (i = 0; i < sizeof window / sizeof window[0]; i++)
+    for (i = 0; i < (int)(sizeof window / sizeof window[0]); i++)
         if (rec->args[window[i]] != td->args[window[i]]) return 0;
-    return 1;
+    return td->nargs <= 16 || rec->args[16] == td->args[16]; /* the math, where it is in the args */
 }
 
 /* The k-th task's space and tc_tune_desc. */
