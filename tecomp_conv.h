@@ -468,7 +468,7 @@ typedef struct tc_conv2d_network_desc {
                                      least, so that half the budget follows the flops (an equal share where the
                                      budget is smaller than the minimums) */
     const char *records;          /* read and extended; NULL: conv2d.jsonl in the cubin cache's folder */
-    tc_tuner_kind tuner;          /* 0: model-based, warmed by the records of the other tasks of its template */
+    tc_tuner_kind tuner;          /* 0: model-based, warmed by the records of the other tasks of its template and window */
     int valid_trials;             /* 1: only configurations that pass the template and the verifier count toward the
                                      budget and the shares (tc_tune_desc.valid_trials); 0: every one tried */
     tc_measure_where where;       /* 0 (TC_MEASURE_AUTO): the GPU, or without one the host executor, which suits
