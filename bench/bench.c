@@ -2060,15 +2060,26 @@ static void bench_print_epilogue(const bench_row *rows, int n, const bench_opts 
     }
 }
 
+/* The report's tuning totals: every template a row tuned counts. */
+typedef struct bench_tuning_total {
+    double seconds;
+    int measured, resumed, refused;
+} bench_tuning_total;
+
+static void bench_total_add(bench_tuning_total *total, const tc_tune_result *t) {
+    total->seconds += t->seconds;
+    total->measured += t->trials;
+    total->resumed += t->resumed;
+    total->refused += t->invalid;
+}
+
 static void bench_print_report(const bench_row *rows, int n, const bench_opts *o, const bench_summary *s) {
     char version[32], comparison[256];
-    double tune_s = 0;
-    int k, measured = 0, resumed = 0, refused = 0, failed = 0;
+    bench_tuning_total total = {0, 0, 0, 0};
+    int k, j, failed = 0;
     for (k = 0; k < n; k++) {
-        tune_s += rows[k].tune.seconds;
-        measured += rows[k].tune.trials;
-        resumed += rows[k].tune.resumed;
-        refused += rows[k].tune.invalid;
+        bench_total_add(&total, &rows[k].tune);
+        for (j = 0; j < rows[k].nothers; j++) bench_total_add(&total, &rows[k].others[j].tune);
         failed += rows[k].failed;
     }
     printf("\n==== results ====\n");
@@ -2102,9 +2113,9 @@ static void bench_print_report(const bench_row *rows, int n, const bench_opts *o
         if (rows[k].tutorial_us > 0)
             printf("%s: the TVM tutorial's own schedule %.2f us%s%.2fx cuDNN; tuned %.2f us\n", rows[k].name, rows[k].tutorial_us,
                    rows[k].cudnn.us > 0 ? ", " : "", rows[k].cudnn.us > 0 ? rows[k].cudnn.us / rows[k].tutorial_us : 0, rows[k].tecomp_us);
-    printf("tuning: %d trials measured now, %d reused from %s, %.1f s in all (%d trials per workload", measured, resumed, o->records,
-           tune_s, o->trials);
-    if (o->valid_trials) printf("; --valid-trials: %d refused configurations proposed beside them, not counted", refused);
+    printf("tuning: %d trials measured now, %d reused from %s, %.1f s in all (%d trials per workload%s", total.measured, total.resumed,
+           o->records, total.seconds, o->trials, o->every_template ? " and template" : "");
+    if (o->valid_trials) printf("; --valid-trials: %d refused configurations proposed beside them, not counted", total.refused);
     printf(")\n");
     if (failed) printf("%d of %d workloads FAILED a check or a step (see the messages above)\n", failed, n);
     else printf("every check passed (%d workload%s)\n", n, n == 1 ? "" : "s");
