@@ -733,16 +733,51 @@ TECOMP_API double tc_conv2d_flops(const tc_conv2d_desc *d) {
     return 2.0 * r.n * r.k * p * q * (double)(r.c / r.groups) * r.r * r.s;
 }
 
+/* The places of tc_conv2d_task_args' values, the order records key a
+   convolution by; the math only where it is not exact float32. */
+enum {
+    _TC_ARG_N,
+    _TC_ARG_C,
+    _TC_ARG_H,
+    _TC_ARG_W,
+    _TC_ARG_K,
+    _TC_ARG_R,
+    _TC_ARG_S,
+    _TC_ARG_STRIDE_H,
+    _TC_ARG_STRIDE_W,
+    _TC_ARG_PAD_H,
+    _TC_ARG_PAD_W,
+    _TC_ARG_DILATION_H,
+    _TC_ARG_DILATION_W,
+    _TC_ARG_GROUPS,
+    _TC_ARG_LAYOUT,
+    _TC_ARG_DTYPE,
+    _TC_ARG_MATH
+};
+
 TECOMP_API int tc_conv2d_task_args(const tc_conv2d_desc *d, int64_t args[TC_MAX_TASK_ARGS]) {
     tc_conv2d_desc r;
     if (!d || !args) return 0;
     r = _tc_conv_defaults(d);
-    args[0] = r.n, args[1] = r.c, args[2] = r.h, args[3] = r.w, args[4] = r.k, args[5] = r.r, args[6] = r.s;
-    args[7] = r.stride_h, args[8] = r.stride_w, args[9] = r.pad_h, args[10] = r.pad_w;
-    args[11] = r.dilation_h, args[12] = r.dilation_w, args[13] = r.groups, args[14] = (int64_t)r.layout, args[15] = tc_dtype_code(r.dtype);
-    if (r.dtype != TC_FLOAT32 || r.math == TC_CONV_MATH_EXACT) return 16;
-    args[16] = (int64_t)r.math;
-    return 17;
+    args[_TC_ARG_N] = r.n;
+    args[_TC_ARG_C] = r.c;
+    args[_TC_ARG_H] = r.h;
+    args[_TC_ARG_W] = r.w;
+    args[_TC_ARG_K] = r.k;
+    args[_TC_ARG_R] = r.r;
+    args[_TC_ARG_S] = r.s;
+    args[_TC_ARG_STRIDE_H] = r.stride_h;
+    args[_TC_ARG_STRIDE_W] = r.stride_w;
+    args[_TC_ARG_PAD_H] = r.pad_h;
+    args[_TC_ARG_PAD_W] = r.pad_w;
+    args[_TC_ARG_DILATION_H] = r.dilation_h;
+    args[_TC_ARG_DILATION_W] = r.dilation_w;
+    args[_TC_ARG_GROUPS] = r.groups;
+    args[_TC_ARG_LAYOUT] = (int64_t)r.layout;
+    args[_TC_ARG_DTYPE] = tc_dtype_code(r.dtype);
+    if (r.dtype != TC_FLOAT32 || r.math == TC_CONV_MATH_EXACT) return _TC_ARG_MATH;
+    args[_TC_ARG_MATH] = (int64_t)r.math;
+    return _TC_ARG_MATH + 1;
 }
 
 // >>conv-reference
@@ -4683,8 +4718,8 @@ static double _tc_network_share(const tc_conv2d_network_task *tasks, int n, int 
    compile (0.4 s against 0.1-0.3): the tuning's time went where it was
    needed least. */
 static int _tc_network_least(int n, int trials, int min_trials) {
-    int least = min_trials ? min_trials : trials / (2 * n);
-    if (!min_trials && least < _TC_NETWORK_MIN_TRIALS) least = _TC_NETWORK_MIN_TRIALS;
+    int least = min_trials;
+    if (!least) least = trials / (2 * n) < _TC_NETWORK_MIN_TRIALS ? _TC_NETWORK_MIN_TRIALS : trials / (2 * n);
     return least > trials / n ? trials / n : least;
 }
 
@@ -4809,13 +4844,14 @@ static void _tc_network_order(const tc_conv2d_network_task *tasks, int n, int *o
    suite's network found 6.0-6.6 us kernels for C3 and C5 in 111-127
    trials where their rows tuned alone had 3.6-4.0 us by trial 120. */
 static int _tc_network_same_window(void *user, const tc_record *rec) {
-    static const int window[] = {5, 6, 7, 8, 11, 12, 14, 15}; /* tc_conv2d_task_args' r, s, strides, dilations, layout, type */
+    static const int window[] = {_TC_ARG_R,          _TC_ARG_S,          _TC_ARG_STRIDE_H, _TC_ARG_STRIDE_W,
+                                 _TC_ARG_DILATION_H, _TC_ARG_DILATION_W, _TC_ARG_LAYOUT,   _TC_ARG_DTYPE};
     const tc_tune_desc *td = (const tc_tune_desc *)user;
     int i;
     if (rec->nargs != td->nargs) return 0;
     for (i = 0; i < (int)(sizeof window / sizeof window[0]); i++)
         if (rec->args[window[i]] != td->args[window[i]]) return 0;
-    return td->nargs <= 16 || rec->args[16] == td->args[16]; /* the math, where it is in the args */
+    return td->nargs <= _TC_ARG_MATH || rec->args[_TC_ARG_MATH] == td->args[_TC_ARG_MATH];
 }
 
 /* The k-th task's space and tc_tune_desc. */
