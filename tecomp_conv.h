@@ -2906,6 +2906,7 @@ typedef struct _tc_mma_tiles {
     int64_t turns;           /* ... by this many consumer warpgroups taking the tiles in turns (tc_consumer_turns; 1: none) */
     int64_t cluster;         /* the wgmma templates: blocks of a thread-block cluster along the rows sharing B's tiles (tc_tma_multicast; 1: none) */
     int64_t stream_blocks;   /* the wgmma templates: Stream-K's blocks, the tiles' k steps dealt out evenly among them (tc_stream_k; 0: none) */
+    int64_t chunk;           /* conv2d_wgmma's TMA views: the sum's columns k_tile channels at a time across every tap (tc_im2col.chunk; 0: tap by tap) */
 } _tc_mma_tiles;
 
 /* The knobs conv2d_mma and conv2d_wgmma share: the block's and a warp's
@@ -2959,6 +2960,7 @@ static tc_result _tc_mma_tiles_of(tc_cfg *cfg, const tc_conv2d_desc *d, _tc_mma_
     t->turns = 1;
     t->cluster = 1;
     t->stream_blocks = 0;
+    t->chunk = 0;
     t->tm = 16;
     t->tn = 8;
     if (t->wm > t->bm || t->wn > t->bn || (t->bm / t->wm) * (t->bn / t->wn) * 32 > 1024)
@@ -3084,8 +3086,9 @@ static tc_result _tc_mma_columns(tc_context *ctx, const tc_conv2d_desc *d, int p
 }
 
 /* NHWC's wt and col as views: the weights' KRSC rows as a matrix, the
-   input's im2col; each padded to the tiles with zeros. */
-static tc_result _tc_mma_views(tc_context *ctx, const tc_conv2d_desc *d, _tc_mma_graph *g) {
+   input's im2col; each padded to the tiles with zeros; their columns in
+   chunks of t->chunk channels across every tap where that is set. */
+static tc_result _tc_mma_views(tc_context *ctx, const tc_conv2d_desc *d, const _tc_mma_tiles *t, _tc_mma_graph *g) {
     tc_im2col window;
     window.window[0] = d->r;
     window.window[1] = d->s;
@@ -3095,7 +3098,8 @@ static tc_result _tc_mma_views(tc_context *ctx, const tc_conv2d_desc *d, _tc_mma
     window.stride[1] = d->stride_w;
     window.dilation[0] = d->dilation_h;
     window.dilation[1] = d->dilation_w;
-    g->wt = tc_matrix_view(ctx, "wt", g->conv.kernel, d->k, g->cols, g->jpad, g->kpad);
+    window.chunk = t->chunk;
+    g->wt = tc_matrix_view_chunked(ctx, "wt", g->conv.kernel, d->k, g->cols, g->jpad, g->kpad, (int64_t)d->r * d->s, t->chunk);
     g->col = tc_im2col_view(ctx, "col", g->conv.data, &window, g->mpad, g->kpad);
     return g->wt && g->col ? TC_OK : _tc_conv_error(ctx);
 }
@@ -3166,7 +3170,7 @@ static tc_result _tc_mma_compute(tc_context *ctx, const tc_conv2d_desc *d, int p
     g->conv.kernel = _tc_conv_placeholder(ctx, "kernel", d->layout, d->dtype, kernel_sizes);
     if (!g->conv.data || !g->conv.kernel) return _tc_conv_error(ctx);
     if (t->tma) { /* views TMA fetches whole tiles of (their own computations the same as the cp.async path's) */
-        _TC_CONV_TRY(_tc_mma_views(ctx, d, g));
+        _TC_CONV_TRY(_tc_mma_views(ctx, d, t, g));
     } else {
         _TC_CONV_TRY(_tc_mma_weights(ctx, d, g->nchw ? t->vec : _tc_mma_copy_lanes(d->dtype), g));
         _TC_CONV_TRY(_tc_mma_columns(ctx, d, p, q, g));
@@ -3647,7 +3651,7 @@ static const int64_t _tc_wgmma_turns[] = {1, 2};
    row tiles of one column sharing B's tiles by TMA multicast (a producer's
    copies); 1: none. The plain templates define it with its first value
    alone (their spaces as before it), the _cluster ones with both. */
-static const int64_t _tc_wgmma_clusters[] = {1, 2};
+static const int64_t _tc_wgmma_clusters[] = {1, 2, 4, 8};
 
 /* The block_m_times knob's values: the block's rows are block_m times
    this, 3 only with block_m and warp_m 64 (_tc_wgmma_tiles_of): tiles of
@@ -3699,6 +3703,7 @@ static tc_result _tc_wgmma_copy_and_grid(tc_cfg *cfg, const int64_t *copies, int
                         "warpgroup loads (copy 2), consecutive blocks taking row tiles of one column (a persistent grid's tile_group a "
                         "multiple of the cluster)", (long long)t->cluster);
     t->stream_blocks = tc_cfg_knob_value(cfg, "stream_k");
+    t->chunk = 0;
     if (t->stream_blocks && (t->tiles_per_block > 1 || t->turns > 1 || t->cluster > 1 || tc_cfg_knob_value(cfg, "split_k") > 1))
         return _tc_fail(tc_cfg_context(cfg), TC_ERROR_SCHEDULE, "stream_k %lld: Stream-K's blocks walk the tiles' k steps themselves: no "
                         "persistent grid (tiles_per_block), turns, split_k or cluster beside it", (long long)t->stream_blocks);
@@ -3716,6 +3721,29 @@ static tc_result _tc_wgmma_tma_fits(tc_context *ctx, const tc_conv2d_desc *d, co
     return TC_OK;
 }
 
+/* The k_chunks knob's values: the sum's columns tap by tap, each tap's
+   channels in k_tile steps (0), or k_tile channels at a time across every
+   tap (1: tc_im2col.chunk, tc_matrix_view_chunked). Where the input comes
+   from DRAM (as after the harness's L2 flush), tap by tap reads all of it
+   in the first tap's steps, at DRAM's rate rather than the tensor cores':
+   C9_b32's kernel took 33.9 us after a flush against 30.6 with its input in
+   L2, cuDNN's 29.6 against 29.0 (bench/RESULTS.md, 2026-11-26, eighteenth
+   session); in chunks each step of a chunk's first tap reads new pixels,
+   the other taps' steps their neighbours, which L2 holds by then. TMA's
+   copies only (the views'). Defined last: records before it ran 0. */
+static const int64_t _tc_wgmma_k_chunks[] = {0, 1};
+
+/* The k_chunks knob into t->chunk (after t's k_tile): TMA copies of whole k tiles of a tap's channels. */
+static tc_result _tc_wgmma_chunks_of(tc_cfg *cfg, _tc_mma_tiles *t) {
+    _TC_CONV_TRY(tc_cfg_define_knob(cfg, "k_chunks", 2, _tc_wgmma_k_chunks));
+    if (!tc_cfg_knob_value(cfg, "k_chunks")) return TC_OK;
+    if (!t->tma)
+        return _tc_fail(tc_cfg_context(cfg), TC_ERROR_SCHEDULE, "k_chunks 1: the sum's columns in chunks across the taps are read by TMA "
+                        "copies (copy 1 or 2); cp.async's follow the taps");
+    t->chunk = t->bk;
+    return TC_OK;
+}
+
 /* conv2d_wgmma with `clusters` values of the cluster knob (1: none, 2: also clusters of 2) and `streams` of the
    stream_k knob (1: none, 2: also Stream-K). */
 static tc_result _tc_conv2d_wgmma(tc_cfg *cfg, const void *task, int clusters, int streams, tc_instance *out) {
@@ -3730,13 +3758,14 @@ static tc_result _tc_conv2d_wgmma(tc_cfg *cfg, const void *task, int clusters, i
     _TC_CONV_TRY(_tc_wgmma_knobs(cfg, d.dtype));
     _TC_CONV_TRY(_tc_wgmma_copy_and_grid(cfg, _tc_wgmma_copies, clusters, streams, &t));
     _TC_CONV_TRY(_tc_wgmma_tiles_of(cfg, &d, &t));
+    _TC_CONV_TRY(_tc_wgmma_chunks_of(cfg, &t));
     if (t.tma) _TC_CONV_TRY(_tc_wgmma_tma_fits(ctx, &d, &t));
     return _tc_mma_instance(ctx, &d, &t, out);
 }
 
 TECOMP_API tc_result tc_conv2d_wgmma_template(tc_cfg *cfg, const void *task, tc_instance *out) { return _tc_conv2d_wgmma(cfg, task, 1, 1, out); }
 TECOMP_API tc_result tc_conv2d_wgmma_cluster_template(tc_cfg *cfg, const void *task, tc_instance *out) {
-    return _tc_conv2d_wgmma(cfg, task, 2, 1, out);
+    return _tc_conv2d_wgmma(cfg, task, 4, 1, out);
 }
 TECOMP_API tc_result tc_conv2d_wgmma_stream_template(tc_cfg *cfg, const void *task, tc_instance *out) {
     return _tc_conv2d_wgmma(cfg, task, 1, 2, out);
@@ -3839,7 +3868,7 @@ static tc_result _tc_gemm_wgmma(tc_cfg *cfg, const void *task, int clusters, tc_
 
 TECOMP_API tc_result tc_gemm_wgmma_template(tc_cfg *cfg, const void *task, tc_instance *out) { return _tc_gemm_wgmma(cfg, task, 1, out); }
 TECOMP_API tc_result tc_gemm_wgmma_cluster_template(tc_cfg *cfg, const void *task, tc_instance *out) {
-    return _tc_gemm_wgmma(cfg, task, 2, out);
+    return _tc_gemm_wgmma(cfg, task, 4, out);
 }
 
 // >>conv-autotvm

@@ -364,6 +364,9 @@ typedef struct tc_im2col {
     int64_t pad[2];      /* before the first row and column (the same after, as far as the output reaches) */
     int64_t stride[2];
     int64_t dilation[2];
+    int64_t chunk;       /* the columns' order: 0, tap by tap (j = (r * s_extent + s) * c_extent + c); else `chunk`
+                            channels at a time across every tap (tc_view.chunk), so that a sum over the columns in
+                            that order meets each input pixel's channels first at the first tap, not all of them there */
 } tc_im2col;
 
 typedef struct tc_view {
@@ -372,6 +375,9 @@ typedef struct tc_view {
     int64_t base_rows, base_cols;   /* the matrix of base's elements; TC_VIEW_IM2COL: n p q pixels and r s c columns */
     tc_im2col im2col;               /* TC_VIEW_IM2COL */
     int64_t out[2];                 /* TC_VIEW_IM2COL: the output's p, q */
+    int64_t taps, chunk;            /* chunk > 0: the base's columns are taps x channels, read chunk channels at a time
+                                       across every tap: column j is tap (j / chunk) % taps, channel
+                                       j / (chunk taps) * chunk + j % chunk (tc_matrix_view_chunked, tc_im2col.chunk) */
 } tc_view;
 
 /* view[i][j] = base's element i * cols + j (row-major over base's shape)
@@ -379,10 +385,18 @@ typedef struct tc_view {
    to padded_rows x padded_cols (each at least the matrix's). */
 TECOMP_API tc_tensor *tc_matrix_view(tc_context *ctx, const char *name, tc_tensor *base, int64_t rows, int64_t cols, int64_t padded_rows,
                                      int64_t padded_cols);
+/* tc_matrix_view whose columns, the base's seen as taps x (cols / taps)
+   channels, are read `chunk` channels at a time across every tap (view
+   column j: tap (j / chunk) % taps, channel j / (chunk taps) * chunk +
+   j % chunk): a KRSC weight matrix in the column order of an im2col view
+   of the same chunk. chunk divides the channels. */
+TECOMP_API tc_tensor *tc_matrix_view_chunked(tc_context *ctx, const char *name, tc_tensor *base, int64_t rows, int64_t cols, int64_t padded_rows,
+                                             int64_t padded_cols, int64_t taps, int64_t chunk);
 /* col[m][j] = data[n][y * stride - pad + r * dilation][x * stride - pad + s * dilation][c]
    for data an NHWC placeholder (n, h, w, c), m = (n * p + y) * q + x, j =
    (r * s_extent + s) * c_extent + c; zeros in the padding and past the n p
-   q pixels and r s c columns (padded_rows x padded_cols at least those). */
+   q pixels and r s c columns (padded_rows x padded_cols at least those);
+   with window->chunk, j's tap and c read in chunks (tc_view.chunk). */
 TECOMP_API tc_tensor *tc_im2col_view(tc_context *ctx, const char *name, tc_tensor *data, const tc_im2col *window, int64_t padded_rows,
                                      int64_t padded_cols);
 
@@ -1956,9 +1970,34 @@ static int _tc_view_base_shape(tc_context *ctx, const char *what, const tc_tenso
     return 1;
 }
 
+/* Column j of a view of chunked columns (tc_view.chunk > 0): its tap and
+   channel among taps x channels; with chunk 0 the plain order. */
+static void _tc_view_column(const tc_view *v, int64_t channels, const tc_expr *j, const tc_expr **tap, const tc_expr **channel) {
+    if (!v->chunk) {
+        *tap = tc_divi(j, channels);
+        *channel = tc_modi(j, channels);
+        return;
+    }
+    *tap = tc_modi(tc_divi(j, v->chunk), v->taps);
+    *channel = tc_add(tc_muli(tc_divi(j, v->chunk * v->taps), v->chunk), tc_modi(j, v->chunk));
+}
+
+/* Whether chunk (0: none) splits taps x channels columns into whole chunks; the error said otherwise. */
+static int _tc_view_chunk_fits(tc_context *ctx, const char *what, int64_t cols, int64_t taps, int64_t chunk) {
+    if (!chunk) return 1;
+    if (chunk > 0 && taps > 0 && cols % taps == 0 && (cols / taps) % chunk == 0) return 1;
+    return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "%s: chunks of %lld channels do not split %lld columns of %lld taps", what, (long long)chunk,
+                    (long long)cols, (long long)taps), 0;
+}
+
 TECOMP_API tc_tensor *tc_matrix_view(tc_context *ctx, const char *name, tc_tensor *base, int64_t rows, int64_t cols, int64_t padded_rows,
                                      int64_t padded_cols) {
-    const tc_expr *ax[2], *idx[8], *flat, *cond = NULL;
+    return tc_matrix_view_chunked(ctx, name, base, rows, cols, padded_rows, padded_cols, 1, 0);
+}
+
+TECOMP_API tc_tensor *tc_matrix_view_chunked(tc_context *ctx, const char *name, tc_tensor *base, int64_t rows, int64_t cols, int64_t padded_rows,
+                                             int64_t padded_cols, int64_t taps, int64_t chunk) {
+    const tc_expr *ax[2], *idx[8], *flat, *tap, *channel, *cond = NULL;
     int64_t shape[8], elements = 1, stride = 1;
     tc_view v;
     int d;
@@ -1971,16 +2010,20 @@ TECOMP_API tc_tensor *tc_matrix_view(tc_context *ctx, const char *name, tc_tenso
         return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_matrix_view: %lld x %lld (padded to %lld x %lld) is not a matrix of %s's %lld elements",
                         (long long)rows, (long long)cols, (long long)padded_rows, (long long)padded_cols, base->name, (long long)elements),
                (tc_tensor *)NULL;
+    if (!_tc_view_chunk_fits(ctx, "tc_matrix_view_chunked", cols, taps, chunk)) return NULL;
+    memset(&v, 0, sizeof v);
+    v.taps = taps;
+    v.chunk = chunk;
     ax[0] = tc_axisi(ctx, "i", padded_rows);
     ax[1] = tc_axisi(ctx, "j", padded_cols);
-    flat = tc_add(tc_muli(ax[0], cols), ax[1]);
+    _tc_view_column(&v, cols / taps, ax[1], &tap, &channel);
+    flat = tc_add(tc_muli(ax[0], cols), chunk ? tc_add(tc_muli(tap, cols / taps), channel) : ax[1]);
     for (d = base->ndim - 1; d >= 0; d--) { /* row-major: the last extent fastest */
         idx[d] = d ? tc_modi(stride > 1 ? tc_divi(flat, stride) : flat, shape[d]) : tc_divi(flat, stride);
         stride *= shape[d];
     }
     if (padded_rows > rows) cond = tc_lti(ax[0], rows);
     if (padded_cols > cols) cond = _tc_and_maybe(cond, tc_lti(ax[1], cols));
-    memset(&v, 0, sizeof v);
     v.kind = TC_VIEW_MATRIX;
     v.base = base;
     v.base_rows = rows;
@@ -1995,7 +2038,7 @@ static int64_t _tc_window_outputs(int64_t n, int64_t window, int64_t pad, int64_
 
 TECOMP_API tc_tensor *tc_im2col_view(tc_context *ctx, const char *name, tc_tensor *data, const tc_im2col *g, int64_t padded_rows,
                                      int64_t padded_cols) {
-    const tc_expr *ax[2], *at[4], *r, *s, *cond = NULL;
+    const tc_expr *ax[2], *at[4], *r, *s, *tap, *channel, *cond = NULL;
     int64_t shape[4], out[2], pixels, cols;
     tc_view v;
     int d;
@@ -2017,21 +2060,25 @@ TECOMP_API tc_tensor *tc_im2col_view(tc_context *ctx, const char *name, tc_tenso
     if (padded_rows < pixels || padded_cols < cols)
         return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "tc_im2col_view: %lld x %lld is smaller than the %lld pixels x %lld columns",
                         (long long)padded_rows, (long long)padded_cols, (long long)pixels, (long long)cols), (tc_tensor *)NULL;
+    if (!_tc_view_chunk_fits(ctx, "tc_im2col_view", cols, g->window[0] * g->window[1], g->chunk)) return NULL;
+    memset(&v, 0, sizeof v);
+    v.taps = g->window[0] * g->window[1];
+    v.chunk = g->chunk;
     ax[0] = tc_axisi(ctx, "m", padded_rows);
     ax[1] = tc_axisi(ctx, "j", padded_cols);
-    r = tc_divi(ax[1], g->window[1] * shape[3]);
-    s = tc_modi(tc_divi(ax[1], shape[3]), g->window[1]);
+    _tc_view_column(&v, shape[3], ax[1], &tap, &channel);
+    r = tc_divi(tap, g->window[1]);
+    s = tc_modi(tap, g->window[1]);
     at[0] = tc_divi(ax[0], out[0] * out[1]);
     at[1] = tc_add(tc_subi(tc_muli(tc_modi(tc_divi(ax[0], out[1]), out[0]), g->stride[0]), g->pad[0]), tc_muli(r, g->dilation[0]));
     at[2] = tc_add(tc_subi(tc_muli(tc_modi(ax[0], out[1]), g->stride[1]), g->pad[1]), tc_muli(s, g->dilation[1]));
-    at[3] = tc_modi(ax[1], shape[3]);
+    at[3] = channel;
     if (padded_rows > pixels) cond = tc_lti(ax[0], pixels);
     if (padded_cols > cols) cond = _tc_and_maybe(cond, tc_lti(ax[1], cols));
     for (d = 0; d < 2; d++) {
         cond = _tc_and_maybe(cond, tc_gei(at[1 + d], 0));
         cond = _tc_and_maybe(cond, tc_lti(at[1 + d], shape[1 + d]));
     }
-    memset(&v, 0, sizeof v);
     v.kind = TC_VIEW_IM2COL;
     v.base = data;
     v.base_rows = pixels;

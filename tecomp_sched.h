@@ -2363,6 +2363,19 @@ static int _tc_tma_tile(_tc_lower *L, int k, int64_t *extents) {
     return 1;
 }
 
+/* Whether a TMA tile's `width` columns from j0 are consecutive channels
+   of one tap of the view (within one of its chunks, when it reads them in
+   chunks), so that one box copies them; the error said otherwise. */
+static int _tc_tma_columns_fit(_tc_lower *L, const tc_stage *st, const tc_view *view, int64_t channels, const tc_expr *j0, int64_t width) {
+    int64_t rest = -1, group = view->chunk ? view->chunk : channels;
+    if (group % width == 0 && tc_expr_is_const(tc_simplify(tc_modi(j0, width)), &rest) && rest == 0 &&
+        tc_expr_is_const(st->tensor->shape[1], &rest) && rest == view->base_cols)
+        return 1;
+    return _tc_fail(L->ctx, TC_ERROR_SCHEDULE, "tma_copy on stage %s: a copy's %lld columns must be channels of one tap (c = %lld%s a multiple "
+                    "of them, the tile's first column one too) and the view have no columns past r s c", st->tensor->name, (long long)width,
+                    (long long)channels, view->chunk ? " and the view's chunk" : ""), 0;
+}
+
 /* The copy of an im2col view's tile [m0, m0 + pixels) x [j0, j0 + channels):
    its pixels walk the output positions from m0's (n, y, x) on, each read
    at the window's corner (y * stride - pad, x * stride - pad) plus j0's
@@ -2375,14 +2388,10 @@ static const tc_stmt *_tc_tma_im2col_stmt(_tc_lower *L, int k, const tc_view *vi
     _tc_stage_lower *v = &L->sl[k];
     const tc_im2col *g = &view->im2col;
     const tc_expr *m0 = v->root_min[0], *j0 = v->root_min[1], *coords[4], *offsets[2], *tap;
-    int64_t c = 0, rest = -1;
+    int64_t c = 0;
     int d;
     tc_expr_is_const(view->base->shape[3], &c);
-    if (c % extents[1] || !tc_expr_is_const(tc_simplify(tc_modi(j0, extents[1])), &rest) || rest != 0 ||
-        !tc_expr_is_const(st->tensor->shape[1], &rest) || rest != view->base_cols)
-        return _tc_fail(L->ctx, TC_ERROR_SCHEDULE, "tma_copy on stage %s: an im2col copy's %lld channels must lie within one tap (c = %lld a "
-                        "multiple of them, the tile's first column one too) and the view have no columns past r s c", st->tensor->name,
-                        (long long)extents[1], (long long)c), (const tc_stmt *)NULL;
+    if (!_tc_tma_columns_fit(L, st, view, c, j0, extents[1])) return NULL;
     for (d = 0; d < 2; d++)
         if (map->lower[d] < -128 || map->upper[d] > 127 || g->dilation[d] * (g->window[d] - 1) > 65535)
             return _tc_fail(L->ctx, TC_ERROR_SCHEDULE, "tma_copy on stage %s: the window's corners (%lld, %lld) or taps leave what a 4-d im2col "
@@ -2391,8 +2400,7 @@ static const tc_stmt *_tc_tma_im2col_stmt(_tc_lower *L, int k, const tc_view *vi
     coords[0] = tc_divi(m0, view->out[0] * view->out[1]);
     coords[1] = tc_subi(tc_muli(tc_modi(tc_divi(m0, view->out[1]), view->out[0]), g->stride[0]), g->pad[0]);
     coords[2] = tc_subi(tc_muli(tc_modi(m0, view->out[1]), g->stride[1]), g->pad[1]);
-    coords[3] = tc_modi(j0, c);
-    tap = tc_divi(j0, c);
+    _tc_view_column(view, c, j0, &tap, &coords[3]);
     offsets[0] = tc_muli(tc_divi(tap, g->window[1]), g->dilation[0]);
     offsets[1] = tc_muli(tc_modi(tap, g->window[1]), g->dilation[1]);
     for (d = 0; d < 4; d++) coords[d] = tc_simplify(coords[d]);
@@ -2433,15 +2441,23 @@ static const tc_expr *_tc_block_x_around(_tc_lower *L, int k) {
 /* The tiled copy of stage k's tile, or with slice > 0 (tc_tma_multicast)
    the cluster's block rank = blockIdx.x % blocks's part of it: rows
    [rank slice, (rank + 1) slice), copied to the same place of every
-   block's tile. */
-static const tc_stmt *_tc_tma_tile_stmt(_tc_lower *L, int k, const tc_tensor_map *map, int map_index, int64_t slice) {
+   block's tile. A matrix view of chunked columns (tc_matrix_view_chunked)
+   copies its tile's columns from where they lie in the base's rows. */
+static const tc_stmt *_tc_tma_tile_stmt(_tc_lower *L, int k, const tc_view *view, const tc_tensor_map *map, int map_index, int64_t slice) {
     tc_stage *st = L->sch->stages[k];
     _tc_stage_lower *v = &L->sl[k];
-    const tc_expr *coords[5], *box[5], *index = v->offset, *bx, *part;
+    const tc_expr *coords[5], *box[5], *index = v->offset, *bx, *part, *tap, *channel;
+    int64_t channels;
     int d;
     for (d = 0; d < map->rank; d++) {
         coords[d] = v->root_min[d];
         box[d] = v->root_ext[d];
+    }
+    if (view && view->chunk) {
+        channels = view->base_cols / view->taps;
+        if (!_tc_tma_columns_fit(L, st, view, channels, coords[1], map->box[1])) return NULL;
+        _tc_view_column(view, channels, coords[1], &tap, &channel);
+        coords[1] = tc_simplify(tc_add(tc_muli(tap, channels), channel));
     }
     if (!slice) return tc_stmt_tma_load(L->ctx, v->buffer, index, map->buffer, map_index, map->rank, coords, box, map->dims, NULL);
     if (!(bx = _tc_block_x_around(L, k))) return NULL;
@@ -2478,7 +2494,7 @@ static const tc_stmt *_tc_tma_copy_stmt(_tc_lower *L, int k, const tc_view *view
     if (st->multicast > 1 && !(map.box[0] = slice = _tc_multicast_slice(L, k, &map, extents))) return NULL;
     if ((map_index = _tc_tma_map(L, &map)) < 0) return NULL;
     if (map.im2col) return _tc_tma_im2col_stmt(L, k, view, &L->maps[map_index], extents, map_index);
-    return _tc_tma_tile_stmt(L, k, &L->maps[map_index], map_index, slice);
+    return _tc_tma_tile_stmt(L, k, view, &L->maps[map_index], map_index, slice);
 }
 
 /* A TMA stage's statement: one bulk tensor copy of its region into its

@@ -6,7 +6,8 @@
 # sections on the kernels chosen (only the launches after the warm-up are
 # profiled). SHAPE="N C H W K" (3x3, padding 1) and DTYPE (half, or tf32:
 # float32 with TF32 allowed) pick another (batch1_ncu.sh: C9 in TF32),
-# NCU_FLAGS adds Nsight options (e.g. --clock-control none).
+# NCU_FLAGS adds Nsight options (e.g. --clock-control none), METRICS
+# replaces the metrics collected.
 # Logs in $OUT (or ./gpu-logs).
 #   [SHAPE=...] [DTYPE=half|tf32] sh bench/cudnn_kernel_probe.sh
 set -u
@@ -30,7 +31,7 @@ torch.cuda.cudart().cudaProfilerStop()
 print("output", tuple(y.shape), y.dtype, y.is_contiguous(memory_format=torch.channels_last))
 PY
 timeout 300 ncu --profile-from-start off ${NCU_FLAGS:-} --section LaunchStats --section Occupancy --section SpeedOfLight \
-    --metrics sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_elapsed,sm__cycles_active.avg \
+    --metrics ${METRICS:-sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_elapsed,sm__cycles_active.avg} \
     python3 "$out/probe.py" "${SHAPE:-256 256 14 14 512}" "${DTYPE:-half}" > "$out/cudnn_ncu.log" 2>&1
 echo "ncu exit $?"
 grep -E "^  [a-z_0-9]+.*\(|Duration|Grid Size|Block Size|Cluster|Registers|Shared Memory|Waves|Throughput|gmma|cycles_active|output" "$out/cudnn_ncu.log" | tr -s ' ' | head -40

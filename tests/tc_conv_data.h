@@ -134,6 +134,7 @@ static inline double host_error_of(tc_context *ctx, const tc_conv2d_desc *d, con
     conv_data cd;
     double err = HUGE_VAL;
     size_t j;
+    memset(&cd, 0, sizeof cd); /* data_free's, when f is NULL */
     if (f && data_make(ctx, d, &cd)) {
         output_clear(&cd);
         if (tc_host_run(ctx, f, cd.args, NULL) == TC_OK) {

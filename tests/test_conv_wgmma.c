@@ -137,6 +137,51 @@ TC_TEST(tma_im2col_shapes_match_the_reference) {
     check_host_cases(cases, sizeof cases / sizeof cases[0]);
 }
 
+/* k_chunks 1: the sum's columns k_tile channels at a time across every
+   tap (tc_im2col.chunk, tc_matrix_view_chunked), so that the first tap's
+   steps do not read the whole input at once. The host executor runs the
+   TMA copies from their coordinates, so a wrong channel or tap shows as a
+   wrong sum: 64 and 128 channels in chunks of 32 (TF32: 16), with a
+   producer, split-K, stride and dilation, a persistent grid and clusters;
+   the copies' coordinates in the IR; what the knob refuses. */
+TC_TEST(the_sum_in_chunks_across_the_taps) {
+    static const host_case cases[] = {
+        {TC_FLOAT16, 2, 64, 9, 9, 72, 3, 3, 1, 1, 1, {{64, 64, 64, 64, 32, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1}}},  /* 2 chunks x 9 taps */
+        {TC_FLOAT16, 2, 128, 7, 7, 40, 3, 3, 2, 1, 1, {{128, 64, 64, 64, 64, 2, 1, 0, 2, 1, 1, 1, 1, 1, 0, 1}}}, /* stride 2, a producer */
+        {TC_BFLOAT16, 1, 64, 8, 8, 64, 3, 3, 1, 2, 2, {{64, 64, 64, 64, 32, 3, 2, 1, 2, 1, 1, 1, 1, 1, 0, 1}}}, /* dilation 2, split-K */
+        {TC_FLOAT32, 1, 32, 9, 9, 64, 3, 3, 1, 1, 1, {{64, 64, 64, 64, 16, 3, 1, 1, 2, 1, 1, 1, 1, 1, 0, 1}}},  /* TF32, 64-byte rows */
+        {TC_FLOAT16, 6, 64, 9, 9, 72, 3, 3, 1, 1, 1, {{64, 64, 64, 64, 32, 3, 1, 1, 2, 4, 8, 1, 1, 1, 0, 1}}},  /* persistent, groups of 8 */
+        {TC_FLOAT16, 2, 64, 9, 9, 128, 3, 3, 1, 1, 1, {{64, 64, 64, 64, 32, 3, 1, 1, 2, 1, 1, 1, 2, 1, 0, 1}}}, /* clusters of 2 */
+        {TC_FLOAT16, 1, 64, 6, 6, 128, 1, 1, 1, 0, 1, {{64, 128, 64, 128, 32, 2, 1, 0, 1, 1, 1, 1, 1, 1, 0, 1}}}, /* 1x1: one tap */
+    };
+    tc_conv2d_desc d = nhwc(TC_FLOAT16, 2, 64, 9, 9, 72, 3, 3, 1, 1, 1);
+    tiles t = {{64, 64, 64, 64, 32, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1}};
+    tc_config_space *space = NULL;
+    tc_instance inst;
+    tc_tensor *kernel;
+    const tc_func *f;
+    const char *ir;
+    check_host_cases(cases, sizeof cases / sizeof cases[0]);
+    f = lower_config(&d, &t);
+    ir = f ? tc_func_to_string(f) : "";
+    /* step j of 18 (the pipeline fetches j.outer + 1): chunk j / 9 (its channels from 32 j / 9 on), tap j % 9 (its row and
+       column the im2col offsets); the weights' box at the same tap and channels of their r s c rows */
+    TC_CHECK_CONTAINS(ir, "floordiv(j.outer + 1, 9)*32] of [2, 9, 9, 64] + [floordiv(floormod(j.outer + 1, 9), 3), "
+                          "floormod(floormod(j.outer + 1, 9), 3)] box");
+    TC_CHECK_CONTAINS(ir, "kernel[blockIdx.y*64, floormod(j.outer + 1, 9)*64 + floordiv(j.outer + 1, 9)*32] box [64, 32] of [72, 576]");
+    if (dump) printf("%s\n", ir);
+    /* cp.async's copies follow the taps */
+    t.v[8] = 0;
+    TC_CHECK_EQ_INT(tc_space_create(ctx, tc_conv2d_wgmma_template, &d, &space), TC_OK);
+    if (!space) return;
+    TC_CHECK_EQ_INT(tc_space_instantiate(space, sample_wgmma_config(space, t.v), &inst), TC_ERROR_SCHEDULE);
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "k_chunks 1: the sum's columns in chunks across the taps are read by TMA copies");
+    /* chunks that do not split the channels */
+    kernel = tc_placeholderi(ctx, "w", TC_FLOAT16, TC_DIMS(8, 3, 3, 24));
+    TC_CHECK(tc_matrix_view_chunked(ctx, "wt", kernel, 8, 216, 8, 216, 9, 16) == NULL);
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "tc_matrix_view_chunked: chunks of 16 channels do not split 216 columns of 9 taps");
+}
+
 /* The im2col copy in the IR and the CUDA: the first pixel's window corner
    and channel from the tile's first row and column, the tap as offsets;
    the weights' box of their rows; and TMA's refusals. */
@@ -768,6 +813,7 @@ TC_TEST(gpu_matches_the_reference_at_c9_b32) {
     tiles turns64 = {{64, 256, 64, 256, 64, 4, 1, 1, 2, 2, 1, 2}}, turns128 = {{128, 128, 128, 128, 32, 3, 1, 1, 2, 4, 8, 2}};
     tiles tall64 = {{64, 64, 64, 64, 64, 4, 1, 1, 2, 1, 1, 1, 1, 3}}, tall128 = {{64, 128, 64, 128, 32, 4, 1, 1, 2, 2, 1, 1, 1, 3}};
     tiles stream128 = {{128, 128, 128, 128, 32, 4, 1, 1, 2, 1, 1, 1, 1, 1, 132}}, stream64 = {{64, 256, 64, 256, 64, 4, 1, 1, 2, 1, 1, 1, 1, 1, 132}};
+    tiles chunked = {{128, 128, 128, 128, 32, 4, 1, 1, 2, 1, 1, 1, 1, 1, 0, 1}};
     int64_t copy;
     /* by cp.async; by TMA (im2col copies of the data, boxes of the weights); by TMA from a producer warpgroup; the
        last again on a persistent grid of 2 tiles a block (49 and 98 tiles: 25 and 49 blocks) */
@@ -818,6 +864,11 @@ TC_TEST(gpu_matches_the_reference_at_c9_b32) {
     stream128.v[8] = 0;
     check_on_gpu(TC_FLOAT32, TC_FLOAT32, &stream128, 2e-3);
     check_on_gpu(TC_FLOAT16, TC_FLOAT32, &stream64, 1e-2);
+    /* the sum's columns in chunks across the taps (k_chunks 1): C9_b32's TF32 tile of record (128 x 128, one consumer
+       warpgroup, 4 stages) from a producer, and the float16 tiles in clusters of 2, half out */
+    check_on_gpu(TC_FLOAT32, TC_FLOAT32, &chunked, 2e-3);
+    f16.v[15] = 1;
+    check_on_gpu(TC_FLOAT16, TC_FLOAT16, &f16, 1e-2);
 }
 
 /* The kernel of a TMA configuration as an engine gets it: from a record,
@@ -992,6 +1043,7 @@ int main(int argc, char **argv) {
     if (tc_context_create(NULL, &ctx) != TC_OK) return 1;
     TC_RUN(small_shapes_match_the_reference);
     TC_RUN(tma_im2col_shapes_match_the_reference);
+    TC_RUN(the_sum_in_chunks_across_the_taps);
     TC_RUN(golden_ir_shows_the_im2col_copy);
     TC_RUN(golden_ir_shows_one_wgmma_group_a_k_tile);
     TC_RUN(host_executor_reports_a_missing_fence_and_a_missing_wait);

@@ -666,6 +666,12 @@ TC_TEST(host_executor_runs_thread_block_clusters) {
         /* a persistent grid: 8 x 2 tiles of 64 x 64 walked in groups of 8 row tiles, so that a cluster's two blocks take
            neighbouring rows of one column (one B tile) at each run; 4 tiles a block: 4 blocks, two clusters */
         {TC_FLOAT16, 512, 128, 64, {{64, 64, 64, 64, 32, 3, 1, 1, 2, 4, 8, 1, 2}}},
+        /* clusters of 8 (cuDNN's size for TF32 convolutions): 8 row tiles of 64, one cluster, each block copying 8 of B's 64 rows
+           (one swizzle period); TF32 in clusters of 4: 5 row tiles padded to 8, each block a quarter of B's 128 rows */
+        {TC_FLOAT16, 512, 64, 320, {{64, 64, 64, 64, 32, 3, 1, 1, 2, 1, 1, 1, 8}}},
+        {TC_FLOAT32, 300, 128, 200, {{64, 128, 64, 128, 32, 2, 1, 0, 2, 1, 1, 1, 4}}},
+        /* a persistent grid in clusters of 8: 16 x 2 tiles of 64 x 64 in groups of 8 row tiles, 2 a block: 16 blocks */
+        {TC_FLOAT16, 1024, 128, 64, {{64, 64, 64, 64, 32, 3, 1, 1, 2, 2, 8, 1, 8}}},
     };
     tc_gemm_desc d = gemm(TC_FLOAT16, 256, 64, 320);
     tiles alone = {{128, 64, 64, 64, 32, 3, 1, 1, 2}};
@@ -681,7 +687,7 @@ TC_TEST(host_executor_runs_thread_block_clusters) {
         double err;
         TC_CHECK(fk != NULL);
         if (!fk) continue;
-        TC_CHECK_EQ_INT(fk->kernels[0].cluster, 2);
+        TC_CHECK_EQ_INT(fk->kernels[0].cluster, (int)cases[k].t.v[12]);
         err = host_error_of(&dk, fk);
         if (!(err < 1e-5)) printf("  case %d (%s): relative L2 error %g: %s\n", (int)k, tc_dtype_name(dk.dtype), err, tc_context_error(ctx));
         TC_CHECK(err < 1e-5);
