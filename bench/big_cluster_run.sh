@@ -10,7 +10,7 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/gpu_common.sh"
-gpu_setup bench/tecomp-bench
+gpu_setup bench/tecomp-bench tests/test_conv_wgmma
 cd build-gpu
 # Nsight Compute's view of where C9_b32's kernels spend: the tensor pipe's
 # activity, L2's throughput and bytes, shared memory's (the same for
@@ -69,6 +69,9 @@ PY
             time_config seed2_nhwc "$seed2_args" "--suite ../bench/suite-mma.csv --epilogue f16" "0:128,256,64,256,64,4,1,0,2,6,8,1,1,1,0,$k:seed2-91033-k$k"
             time_config seed3_nhwc "[256, 256, 14, 14, 512, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 4, 1]" "--suite ../bench/suite-mma.csv --math tf32" "0:64,256,64,256,32,4,1,1,2,1,1,1,1,3,0,$k:seed3-192x256-k$k"
         done
+        timeout 300 ./tests/test_conv_wgmma > "$out/test_conv_wgmma.log" 2>&1
+        echo "test_conv_wgmma exit $?: $(tail -1 "$out/test_conv_wgmma.log")"
+        grep -E "C9_b32 .*(k 32 split 1 in flight 1, TMA from a producer warpgroup, 1 tiles a block, 1 turns, clusters of 1|FAIL)" "$out/test_conv_wgmma.log" | tail -3
         continue ;;
     c9more)
         for c in 128,128,128,128,32,5,1,1,2,1,1,1,1:c9-one-wg-s5-c1 128,128,128,128,32,6,1,1,2,1,1,1,1:c9-one-wg-s6-c1 \
