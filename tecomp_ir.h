@@ -1982,10 +1982,9 @@ static void _tc_view_column(const tc_view *v, int64_t channels, const tc_expr *j
     *channel = tc_add(tc_muli(tc_divi(j, v->chunk * v->taps), v->chunk), tc_modi(j, v->chunk));
 }
 
-/* Whether chunk (0: none) splits taps x channels columns into whole chunks; the error said otherwise. */
+/* Whether cols are taps x channels and chunk (0: none) splits the channels into whole chunks; the error said otherwise. */
 static int _tc_view_chunk_fits(tc_context *ctx, const char *what, int64_t cols, int64_t taps, int64_t chunk) {
-    if (!chunk) return 1;
-    if (chunk > 0 && taps > 0 && cols % taps == 0 && (cols / taps) % chunk == 0) return 1;
+    if (taps > 0 && cols % taps == 0 && (chunk == 0 || (chunk > 0 && (cols / taps) % chunk == 0))) return 1;
     return _tc_fail(ctx, TC_ERROR_INVALID_ARGUMENT, "%s: chunks of %lld channels do not split %lld columns of %lld taps", what, (long long)chunk,
                     (long long)cols, (long long)taps), 0;
 }
@@ -2016,8 +2015,12 @@ TECOMP_API tc_tensor *tc_matrix_view_chunked(tc_context *ctx, const char *name, 
     v.chunk = chunk;
     ax[0] = tc_axisi(ctx, "i", padded_rows);
     ax[1] = tc_axisi(ctx, "j", padded_cols);
-    _tc_view_column(&v, cols / taps, ax[1], &tap, &channel);
-    flat = tc_add(tc_muli(ax[0], cols), chunk ? tc_add(tc_muli(tap, cols / taps), channel) : ax[1]);
+    flat = ax[1];
+    if (chunk) {
+        _tc_view_column(&v, cols / taps, ax[1], &tap, &channel);
+        flat = tc_add(tc_muli(tap, cols / taps), channel);
+    }
+    flat = tc_add(tc_muli(ax[0], cols), flat);
     for (d = base->ndim - 1; d >= 0; d--) { /* row-major: the last extent fastest */
         idx[d] = d ? tc_modi(stride > 1 ? tc_divi(flat, stride) : flat, shape[d]) : tc_divi(flat, stride);
         stride *= shape[d];

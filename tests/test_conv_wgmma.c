@@ -180,6 +180,9 @@ TC_TEST(the_sum_in_chunks_across_the_taps) {
     kernel = tc_placeholderi(ctx, "w", TC_FLOAT16, TC_DIMS(8, 3, 3, 24));
     TC_CHECK(tc_matrix_view_chunked(ctx, "wt", kernel, 8, 216, 8, 216, 9, 16) == NULL);
     TC_CHECK_CONTAINS(tc_context_error(ctx), "tc_matrix_view_chunked: chunks of 16 channels do not split 216 columns of 9 taps");
+    TC_CHECK(tc_matrix_view_chunked(ctx, "wt", kernel, 8, 216, 8, 216, 0, 0) == NULL); /* no taps: refused, nothing divided by them */
+    TC_CHECK_CONTAINS(tc_context_error(ctx), "tc_matrix_view_chunked: chunks of 0 channels do not split 216 columns of 0 taps");
+    TC_CHECK(tc_matrix_view_chunked(ctx, "wt", kernel, 8, 216, 8, 216, 9, -8) == NULL);
 }
 
 /* The im2col copy in the IR and the CUDA: the first pixel's window corner
