@@ -67,7 +67,7 @@ PY
             time_config C6_b32 "$c6_b32_args, 4, 1]" "--math tf32 --layout nhwc" "0:64,128,64,128,32,4,1,1,2,1,1,1,1,3,0,$k:c6-192x128-k$k"
             time_config C9_b32_f16 "$c9_b32_args, 3]" "--epilogue f16" "0:128,256,64,256,64,4,1,1,2,1,1,1,1,1,0,$k:c9f16-k$k"
             time_config seed2_nhwc "$seed2_args" "--suite ../bench/suite-mma.csv --epilogue f16" "0:128,256,64,256,64,4,1,0,2,6,8,1,1,1,0,$k:seed2-91033-k$k"
-            time_config seed3_nhwc "[256, 256, 14, 14, 512, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 4, 1]" "--suite ../bench/suite-mma.csv --math tf32" "0:64,256,64,256,32,4,1,1,2,1,1,1,1,3,0,$k:seed3-192x256-k$k"
+            time_config seed3_nhwc "[256, 256, 14, 14, 512, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 4, 1]" "--suite ../bench/suite-mma.csv --math tf32" "0:64,256,64,256,32,4,1,1,1,1,1,1,1,3,0,$k:seed3-192x256-k$k"
         done
         timeout 300 ./tests/test_conv_wgmma > "$out/test_conv_wgmma.log" 2>&1
         echo "test_conv_wgmma exit $?: $(tail -1 "$out/test_conv_wgmma.log")"
