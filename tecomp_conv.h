@@ -3703,7 +3703,6 @@ static tc_result _tc_wgmma_copy_and_grid(tc_cfg *cfg, const int64_t *copies, int
                         "warpgroup loads (copy 2), consecutive blocks taking row tiles of one column (a persistent grid's tile_group a "
                         "multiple of the cluster)", (long long)t->cluster);
     t->stream_blocks = tc_cfg_knob_value(cfg, "stream_k");
-    t->chunk = 0;
     if (t->stream_blocks && (t->tiles_per_block > 1 || t->turns > 1 || t->cluster > 1 || tc_cfg_knob_value(cfg, "split_k") > 1))
         return _tc_fail(tc_cfg_context(cfg), TC_ERROR_SCHEDULE, "stream_k %lld: Stream-K's blocks walk the tiles' k steps themselves: no "
                         "persistent grid (tiles_per_block), turns, split_k or cluster beside it", (long long)t->stream_blocks);
@@ -3735,12 +3734,13 @@ static const int64_t _tc_wgmma_k_chunks[] = {0, 1};
 
 /* The k_chunks knob into t->chunk (after t's k_tile): TMA copies of whole k tiles of a tap's channels. */
 static tc_result _tc_wgmma_chunks_of(tc_cfg *cfg, _tc_mma_tiles *t) {
+    int chunks;
     _TC_CONV_TRY(tc_cfg_define_knob(cfg, "k_chunks", 2, _tc_wgmma_k_chunks));
-    if (!tc_cfg_knob_value(cfg, "k_chunks")) return TC_OK;
-    if (!t->tma)
+    chunks = tc_cfg_knob_value(cfg, "k_chunks") != 0;
+    if (chunks && !t->tma)
         return _tc_fail(tc_cfg_context(cfg), TC_ERROR_SCHEDULE, "k_chunks 1: the sum's columns in chunks across the taps are read by TMA "
-                        "copies (copy 1 or 2); cp.async's follow the taps");
-    t->chunk = t->bk;
+                        "copies (copy 1 or 2); copy 0's copies follow the taps");
+    t->chunk = chunks ? t->bk : 0;
     return TC_OK;
 }
 
