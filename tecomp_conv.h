@@ -3720,28 +3720,19 @@ static tc_result _tc_wgmma_tma_fits(tc_context *ctx, const tc_conv2d_desc *d, co
     return TC_OK;
 }
 
-/* The k_chunks knob's values: the sum's columns tap by tap, each tap's
-   channels in k_tile steps (0), or k_tile channels at a time across every
-   tap (1: tc_im2col.chunk, tc_matrix_view_chunked). Where the input comes
-   from DRAM (as after the harness's L2 flush), tap by tap reads all of it
-   in the first tap's steps, at DRAM's rate rather than the tensor cores':
-   C9_b32's kernel took 33.9 us after a flush against 30.6 with its input in
-   L2, cuDNN's 29.6 against 29.0 (bench/RESULTS.md, 2026-11-26, eighteenth
-   session); in chunks each step of a chunk's first tap reads new pixels,
-   the other taps' steps their neighbours, which L2 holds by then. TMA's
-   copies only (the views'). Defined last: records before it ran 0. */
-static const int64_t _tc_wgmma_k_chunks[] = {0, 1};
-
-/* The k_chunks knob into t->chunk (after t's k_tile): TMA copies of whole k tiles of a tap's channels. */
-static tc_result _tc_wgmma_chunks_of(tc_cfg *cfg, _tc_mma_tiles *t) {
-    int chunks;
-    _TC_CONV_TRY(tc_cfg_define_knob(cfg, "k_chunks", 2, _tc_wgmma_k_chunks));
-    chunks = tc_cfg_knob_value(cfg, "k_chunks") != 0;
-    if (chunks && !t->tma)
-        return _tc_fail(tc_cfg_context(cfg), TC_ERROR_SCHEDULE, "k_chunks 1: the sum's columns in chunks across the taps are read by TMA "
-                        "copies (copy 1 or 2); copy 0's copies follow the taps");
-    t->chunk = chunks ? t->bk : 0;
-    return TC_OK;
+/* The order of the sum's columns: where TMA copies the tiles, k_tile
+   channels at a time across every tap (tc_im2col.chunk,
+   tc_matrix_view_chunked); cp.async's copies (copy 0) follow the taps, each
+   tap's channels in k_tile steps. Where the input comes from DRAM (as after
+   the harness's L2 flush), tap by tap reads all of it in the first tap's
+   steps, at DRAM's rate rather than the tensor cores'; in chunks each step
+   of a chunk's first tap reads new pixels, the other taps' steps their
+   neighbours, which L2 holds by then. Measured against tap by tap (the
+   eighteenth and nineteenth sessions' knob k_chunks, bench/RESULTS.md,
+   2026-11-26): never slower, C9_b32 TF32 35.5 -> 34.2 us, C6_b32 34.1 ->
+   33.3, seed2 169.5 -> 165.7, seed3 307.8 -> 302.8, C2 11.5 -> 10.9. */
+static void _tc_wgmma_k_order(_tc_mma_tiles *t) {
+    t->chunk = t->tma ? t->bk : 0;
 }
 
 /* conv2d_wgmma with `clusters` values of the cluster knob (1: none, 2: also clusters of 2) and `streams` of the
@@ -3758,7 +3749,7 @@ static tc_result _tc_conv2d_wgmma(tc_cfg *cfg, const void *task, int clusters, i
     _TC_CONV_TRY(_tc_wgmma_knobs(cfg, d.dtype));
     _TC_CONV_TRY(_tc_wgmma_copy_and_grid(cfg, _tc_wgmma_copies, clusters, streams, &t));
     _TC_CONV_TRY(_tc_wgmma_tiles_of(cfg, &d, &t));
-    _TC_CONV_TRY(_tc_wgmma_chunks_of(cfg, &t));
+    _tc_wgmma_k_order(&t);
     if (t.tma) _TC_CONV_TRY(_tc_wgmma_tma_fits(ctx, &d, &t));
     return _tc_mma_instance(ctx, &d, &t, out);
 }

@@ -61,7 +61,8 @@ for (name, metric), xs in sorted(series.items()):
 PY
         continue ;;
     chunks) # the sum's columns tap by tap (k_chunks 0) against k_tile channels at a time across the taps (1), each row's
-        # configuration of record; then test_conv_wgmma on the GPU (its C9_b32 checks include the chunked kernels)
+        # configuration of record; then test_conv_wgmma on the GPU (its C9_b32 checks include the chunked kernels). Ran at
+        # 84c7a2e: the knob is gone since (chunks are TMA's only order), and both values now run the same kernel
         for k in 0 1; do
             time_config C9_b32 "$c9_b32_args, 4, 1]" "--math tf32 --layout nhwc" "0:128,128,128,128,32,4,1,1,2,1,1,1,1,1,0,$k:c9-k$k"
             time_config C6_b32 "$c6_b32_args, 4, 1]" "--math tf32 --layout nhwc" "0:64,128,64,128,32,4,1,1,2,1,1,1,1,3,0,$k:c6-192x128-k$k"

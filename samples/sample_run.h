@@ -188,14 +188,13 @@ static inline int64_t sample_mma_config(const tc_config_space *space, const int6
    tiles_per_block, tile_group, turns, cluster, block_m_times (values[9]
    to [13]: 0 taken as 1, a block a tile, walked row by row, its consumers
    together, no cluster, block_m rows), stream_k (0: none, or Stream-K's
-   blocks), k_chunks (0: the sum's columns tap by tap, 1: k_tile channels
-   at a time across the taps); -1 when a value is not one of its knob's.
-   gemm_wgmma's knobs are the same but k_chunks, its space's last. */
-#define SAMPLE_WGMMA_KNOBS 16
+   blocks); -1 when a value is not one of its knob's. gemm_wgmma's knobs
+   are the same. */
+#define SAMPLE_WGMMA_KNOBS 15
 static inline int64_t sample_wgmma_config(const tc_config_space *space, const int64_t *values) {
     static const char *const names[SAMPLE_WGMMA_KNOBS] = {"block_m", "block_n", "warp_m", "warp_n", "k_tile", "stages", "split_k",
                                                           "in_flight", "copy", "tiles_per_block", "tile_group", "turns",
-                                                          "cluster", "block_m_times", "stream_k", "k_chunks"};
+                                                          "cluster", "block_m_times", "stream_k"};
     const int64_t *vals[SAMPLE_WGMMA_KNOBS], one = 1;
     int k, n = tc_space_nknobs(space) < SAMPLE_WGMMA_KNOBS ? tc_space_nknobs(space) : SAMPLE_WGMMA_KNOBS;
     for (k = 0; k < SAMPLE_WGMMA_KNOBS; k++) vals[k] = values[k] || k < 9 || k >= 14 ? &values[k] : &one;
