@@ -2494,16 +2494,27 @@ static void _tc_wgmma_store_helper(_tc_emitter *em, const tc_stmt *s, char *name
 }
 
 /* A shared operand's matrix descriptor: its first element's address and
-   its rows' bytes (checked by lowering: 32, 64 or 128, swizzled so). */
+   its rows' bytes (checked by lowering: 32, 64 or 128, swizzled so). The
+   index's constant term, where it is whole 16-byte units, is added to the
+   descriptor's address field (bytes / 16) rather than to the pointer: a
+   step's wgmmas then share one descriptor of their stage, which the CUDA
+   compiler computes once (each of their own took a 64-bit address, its
+   mask and shifts; in a 128 x 128 TF32 step, 16 of them). The sum cannot
+   carry out of the 14-bit field: shared addresses stay under 256 KB. */
 static void _tc_emit_wgmma_desc(_tc_emitter *em, const tc_stmt *s, int q) {
-    const tc_expr *first = s->args[2 * q];
-    int64_t ldm = 0;
+    const tc_expr *first = s->args[2 * q], *index = tc_simplify(first->args[0]);
+    int64_t ldm = 0, offset = 0, bytes = tc_dtype_bytes(first->buffer->dtype);
     tc_expr_is_const(s->args[2 * q + 1], &ldm);
-    tc_str_printf(em->out, "tc_wgmma_desc(");
+    if (index->kind == TC_ADD && tc_expr_is_const(index->args[1], &offset) && offset > 0 && offset * bytes % 16 == 0)
+        index = index->args[0];
+    else
+        offset = 0;
+    tc_str_printf(em->out, offset ? "(tc_wgmma_desc(" : "tc_wgmma_desc(");
     _tc_print_buffer_name(em->out, first->buffer, _TC_STYLE_CUDA);
     tc_str_printf(em->out, " + ");
-    _tc_emit_expr(em, tc_simplify(first->args[0]));
-    tc_str_printf(em->out, ", %lld)", (long long)(ldm * tc_dtype_bytes(first->buffer->dtype)));
+    _tc_emit_expr(em, index);
+    tc_str_printf(em->out, ", %lld)", (long long)(ldm * bytes));
+    if (offset) tc_str_printf(em->out, " + %lldull)", (long long)(offset * bytes / 16));
 }
 
 static void _tc_emit_wgmma_op(_tc_emitter *em, const tc_stmt *s) {

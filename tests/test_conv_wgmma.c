@@ -243,10 +243,13 @@ TC_TEST(golden_ir_shows_one_wgmma_group_a_k_tile) {
                           "  wgmma_wait(0)\n");
     TC_CHECK_CONTAINS(ir, "wgmma.store_m64n64(conv[blockIdx.x*4608 + blockIdx.y*64] rows 72 apart, gemm.wgmma.accumulator[0], keeping rows < "
                           "81 - blockIdx.x*64 and columns < 72 - blockIdx.y*64)");
-    /* the CUDA: registers a thread, descriptors of 64-byte rows, the proxy fence before each barrier */
+    /* the CUDA: registers a thread, descriptors of 64-byte rows (the second k step's 16 halves, 32 bytes, added to the
+       stage's descriptor as 2 16-byte units), the proxy fence before each barrier */
     TC_CHECK_CONTAINS(cuda, "float gemm_wgmma_accumulator[32];");
     TC_CHECK_CONTAINS(cuda, "tc_wgmma_m64n64k16_f16(&gemm_wgmma_accumulator[0], tc_wgmma_desc(col_shared + (j_outer % 3) * 2048, 64), "
                             "tc_wgmma_desc(wt_shared + (j_outer % 3) * 2048, 64));");
+    TC_CHECK_CONTAINS(cuda, "tc_wgmma_m64n64k16_f16(&gemm_wgmma_accumulator[0], (tc_wgmma_desc(col_shared + (j_outer % 3) * 2048, 64) + 2ull), "
+                            "(tc_wgmma_desc(wt_shared + (j_outer % 3) * 2048, 64) + 2ull));");
     TC_CHECK_CONTAINS(cuda, "asm volatile(\"fence.proxy.async.shared::cta;\" ::: \"memory\");\n        __syncthreads();");
     TC_CHECK_CONTAINS(cuda, "extern __shared__ __align__(1024) unsigned char tc_dyn_smem[];");
     TC_CHECK_CONTAINS(cuda, "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16");
