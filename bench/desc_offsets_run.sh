@@ -6,10 +6,15 @@
 # and test_gemm_tma, then the configurations of record through the harness
 # beside cuDNN's best (C9_b32 TF32 with 4 and 6 stages, C6_b32 TF32 192x128,
 # C9_b32_f16 half out 128x256, seed2 half out 91033, seed3 TF32 192x256 from
-# the consumers), the float16 8192^3 GEMM (114361), and each kernel's SASS
-# instruction count (cuobjdump of its cubin). Compare with the same lines
+# the consumers), the float16 8192^3 GEMM (114361). Compare with the same lines
 # at the commit before (git stash or a worktree) to price the change.
-#   sh bench/desc_offsets_run.sh [tests] [time]     Logs and CSVs in $OUT (or ./gpu-logs).
+# `ab`: the GEMM (114361) and C9_b32 (TF32, 4 stages) three times each,
+# alternating between binaries built at the current headers and with
+# PREV_HDR's tecomp_cuda.h (the descriptors before this change); ORDER
+# "prev new" runs the previous first in each pair.
+# `sass`: the GEMM's kernel (114361) built both ways, its SASS in
+# $out/gemm-{new,prev}.sass (cuobjdump), their instruction mixes.
+#   [PREV_HDR=file] sh bench/desc_offsets_run.sh [tests] [time] [ab] [sass]     Logs and CSVs in $OUT (or ./gpu-logs).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/gpu_common.sh"
@@ -23,6 +28,39 @@ for part in ${*:-tests time}; do
             echo "$t exit $?: $(tail -1 "$out/$t.log")"
             grep -E "FAIL" "$out/$t.log" | head -5
         done ;;
+    ab)
+        cp ./bench/gemm-bench "$out/gemm-bench-new" && cp ./bench/tecomp-bench "$out/tecomp-bench-new" && cp ../tecomp_cuda.h "$out/tecomp_cuda.h.new"
+        cp "${PREV_HDR:-../prev-hdr/tecomp_cuda.h}" ../tecomp_cuda.h && meson compile -C . bench/gemm-bench bench/tecomp-bench > "$out/build-prev.log" 2>&1
+        cp ./bench/gemm-bench "$out/gemm-bench-prev" && cp ./bench/tecomp-bench "$out/tecomp-bench-prev"
+        cp "$out/tecomp_cuda.h.new" ../tecomp_cuda.h && meson compile -C . bench/gemm-bench bench/tecomp-bench >> "$out/build-prev.log" 2>&1
+        record gemm_wgmma "$gemm_args" 114361:128,256,64,256,64,4,1,0,2,16,8:together "$out/gemm.jsonl"
+        record conv2d_wgmma "$c9_b32_args, 4, 1]" 0:128,128,128,128,32,4,1,1,2,1,1,1,1,1,0:c9 "$out/c9.jsonl"
+        for i in 1 2 3; do
+            for v in ${ORDER:-new prev}; do
+                echo "gemm $v $i: $(timeout 100 "$out/gemm-bench-$v" 8192 8192 8192 f16 1 "$out/gemm.jsonl" 2>&1 | grep -E '^gemm 8192' | tail -1)"
+                echo "C9_b32 $v $i: $(timeout 100 "$out/tecomp-bench-$v" --template conv2d_wgmma --trials 1 --cudnn legacy --records "$out/c9.jsonl" \
+                    --rows C9_b32 --math tf32 --layout nhwc 2>&1 | grep '^C9_b32 ' | tail -1 | cut -c1-60)"
+            done
+        done
+        rm -f "$out"/gemm-bench-* "$out"/tecomp-bench-* "$out/tecomp_cuda.h.new" ;;
+    sass)
+        record gemm_wgmma "$gemm_args" 114361:128,256,64,256,64,4,1,0,2,16,8:together "$out/gemm.jsonl"
+        for v in new prev; do
+            if [ $v = prev ]; then
+                cp ../tecomp_cuda.h "$out/tecomp_cuda.h.new"
+                cp "${PREV_HDR:-../prev-hdr/tecomp_cuda.h}" ../tecomp_cuda.h && meson compile -C . bench/gemm-bench > "$out/build-prev.log" 2>&1
+            fi
+            rm -rf "$out/cache-$v"
+            TECOMP_CACHE_DIR="$out/cache-$v" timeout 100 ./bench/gemm-bench 8192 8192 8192 f16 1 "$out/gemm.jsonl" 2>&1 | grep -E '^gemm 8192' | tail -1
+            for f in "$out/cache-$v"/*.sm90a.cubin; do
+                cuobjdump -sass "$f" | grep -q "Function : gemm_kernel" && cuobjdump -sass "$f" > "$out/gemm-$v.sass"
+            done
+            echo "$v: $(grep -cE '^ +/\*[0-9a-f]{4}\*/' "$out/gemm-$v.sass") instructions"
+            grep -oE '^ +/\*[0-9a-f]{4}\*/ +(@!?U?P[0-9T] +)?[A-Z0-9_.]+' "$out/gemm-$v.sass" | awk '{print $NF}' | sed 's/\..*//' | sort | uniq -c | sort -rn | head -25 | tr '\n' ' '
+            echo
+            rm -rf "$out/cache-$v"
+        done
+        cp "$out/tecomp_cuda.h.new" ../tecomp_cuda.h && rm -f "$out/tecomp_cuda.h.new" && meson compile -C . bench/gemm-bench >> "$out/build-prev.log" 2>&1 ;;
     time)
         time_config C9_b32 "$c9_b32_args, 4, 1]" "--math tf32 --layout nhwc" "0:128,128,128,128,32,4,1,1,2,1,1,1,1,1,0:c9-s4"
         time_config C9_b32 "$c9_b32_args, 4, 1]" "--math tf32 --layout nhwc" "0:128,128,128,128,32,6,1,1,2,1,1,1,1,1,0:c9-s6"
@@ -31,10 +69,7 @@ for part in ${*:-tests time}; do
         time_config seed2_nhwc "$seed2_args" "--suite ../bench/suite-mma.csv --epilogue f16" "0:128,256,64,256,64,4,1,0,2,6,8,1,1,1,0:seed2-91033"
         time_config seed3_nhwc "[256, 256, 14, 14, 512, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 4, 1]" "--suite ../bench/suite-mma.csv --math tf32" "0:64,256,64,256,32,4,1,1,1,1,1,1,1,3,0:seed3-192x256"
         time_gemm 114361:128,256,64,256,64,4,1,0,2,16,8:together
-        for f in "$TECOMP_CACHE_DIR"/*.sm90a.cubin; do
-            n=$(cuobjdump -sass "$f" 2>/dev/null | grep -cE '^ +/\*[0-9a-f]{4}\*/')
-            echo "$(basename "$f"): $n instructions, $(cuobjdump -sass "$f" 2>/dev/null | grep -cE 'R2UR') R2UR, $(cuobjdump -sass "$f" 2>/dev/null | grep -oE 'Function : [a-z_0-9]+' | head -1)"
-        done ;;
+        ;;
     esac
 done
 grep -hE "^FAILED|error:" "$out"/*.log | head
