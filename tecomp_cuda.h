@@ -2500,7 +2500,11 @@ static void _tc_wgmma_store_helper(_tc_emitter *em, const tc_stmt *s, char *name
    step's wgmmas then share one descriptor of their stage, which the CUDA
    compiler computes once (each of their own took a 64-bit address, its
    mask and shifts; in a 128 x 128 TF32 step, 16 of them). The sum cannot
-   carry out of the 14-bit field: shared addresses stay under 256 KB. */
+   carry out of the 14-bit field: shared addresses stay under 256 KB.
+   Measured on the H100 (bench/desc_offsets_run.sh ab, 2026-11-26): C9_b32
+   TF32 34.0-34.5 -> 33.0-33.2 us, but the float16 8192^3 GEMM (114361,
+   in_flight 0) 1312-1389 -> 1424-1520 us, its loop's SASS all but the
+   same (cause not found; bench/RESULTS.md). */
 static void _tc_emit_wgmma_desc(_tc_emitter *em, const tc_stmt *s, int q) {
     const tc_expr *first = s->args[2 * q], *index = tc_simplify(first->args[0]);
     int64_t ldm = 0, offset = 0, bytes = tc_dtype_bytes(first->buffer->dtype);

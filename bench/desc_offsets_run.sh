@@ -10,7 +10,8 @@
 # at the commit before (git stash or a worktree) to price the change.
 # `ab`: the GEMM (114361) and C9_b32 (TF32, 4 stages) three times each,
 # alternating between binaries built at the current headers and with
-# PREV_HDR's tecomp_cuda.h (the descriptors before this change); ORDER
+# PREV_HDR's tecomp_cuda.h (the descriptors before this change: `git show
+# 8f7fe27:tecomp_cuda.h > prev-hdr/tecomp_cuda.h`, the default); ORDER
 # "prev new" runs the previous first in each pair.
 # `sass`: the GEMM's kernel (114361) built both ways, its SASS in
 # $out/gemm-{new,prev}.sass (cuobjdump), their instruction mixes.
