@@ -15,7 +15,9 @@
 # "prev new" runs the previous first in each pair.
 # `sass`: the GEMM's kernel (114361) built both ways, its SASS in
 # $out/gemm-{new,prev}.sass (cuobjdump), their instruction mixes.
-#   [PREV_HDR=file] sh bench/desc_offsets_run.sh [tests] [time] [ab] [sass]     Logs and CSVs in $OUT (or ./gpu-logs).
+# `ncu`: the GEMM's kernel both ways under Nsight Compute (clocks as they
+# run): the tensor pipe's activity and the warps' stall reasons.
+#   [PREV_HDR=file] sh bench/desc_offsets_run.sh [tests] [time] [ab] [sass] [ncu]     Logs and CSVs in $OUT (or ./gpu-logs).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/gpu_common.sh"
@@ -60,6 +62,20 @@ for part in ${*:-tests time}; do
             grep -oE '^ +/\*[0-9a-f]{4}\*/ +(@!?U?P[0-9T] +)?[A-Z0-9_.]+' "$out/gemm-$v.sass" | awk '{print $NF}' | sed 's/\..*//' | sort | uniq -c | sort -rn | head -25 | tr '\n' ' '
             echo
             rm -rf "$out/cache-$v"
+        done
+        cp "$out/tecomp_cuda.h.new" ../tecomp_cuda.h && rm -f "$out/tecomp_cuda.h.new" && meson compile -C . bench/gemm-bench >> "$out/build-prev.log" 2>&1 ;;
+    ncu)
+        record gemm_wgmma "$gemm_args" 114361:128,256,64,256,64,4,1,0,2,16,8:together "$out/gemm.jsonl"
+        for v in new prev; do
+            if [ $v = prev ]; then
+                cp ../tecomp_cuda.h "$out/tecomp_cuda.h.new"
+                cp "${PREV_HDR:-../prev-hdr/tecomp_cuda.h}" ../tecomp_cuda.h && meson compile -C . bench/gemm-bench > "$out/build-prev.log" 2>&1
+            fi
+            timeout 200 ncu --clock-control none -k regex:gemm_kernel --launch-skip 3 --launch-count 1 --section SpeedOfLight \
+                --section WarpStateStats --metrics sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_elapsed,smsp__inst_executed.sum,smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio,smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio,smsp__average_warps_issue_stalled_wait_per_issue_active.ratio,smsp__average_warps_issue_stalled_math_pipe_throttle_per_issue_active.ratio,smsp__average_warps_issue_stalled_dispatch_stall_per_issue_active.ratio,smsp__average_warps_issue_stalled_no_instruction_per_issue_active.ratio,smsp__average_warps_issue_stalled_membar_per_issue_active.ratio,smsp__average_warps_issue_stalled_sleeping_per_issue_active.ratio,smsp__average_warps_issue_stalled_selected_per_issue_active.ratio,smsp__average_warps_issue_stalled_short_scoreboard_per_issue_active.ratio,smsp__average_warps_issue_stalled_mio_throttle_per_issue_active.ratio,smsp__average_warps_issue_stalled_lg_throttle_per_issue_active.ratio,smsp__average_warps_issue_stalled_branch_resolving_per_issue_active.ratio,smsp__average_warps_issue_stalled_misc_per_issue_active.ratio,smsp__average_warps_issue_stalled_imc_miss_per_issue_active.ratio,smsp__average_warps_issue_stalled_drain_per_issue_active.ratio,smsp__average_warps_issue_stalled_not_selected_per_issue_active.ratio \
+                ./bench/gemm-bench 8192 8192 8192 f16 1 "$out/gemm.jsonl" > "$out/ncu-gemm-$v.log" 2>&1
+            echo "== ncu gemm $v exit $?"
+            grep -E "Duration|gmma|inst_executed|stalled|Warp Cycles Per Issued" "$out/ncu-gemm-$v.log" | tr -s ' ' | awk '$NF != 0'
         done
         cp "$out/tecomp_cuda.h.new" ../tecomp_cuda.h && rm -f "$out/tecomp_cuda.h.new" && meson compile -C . bench/gemm-bench >> "$out/build-prev.log" 2>&1 ;;
     time)
