@@ -23,6 +23,18 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/gpu_common.sh"
 gpu_setup bench/tecomp-bench bench/gemm-bench tests/test_conv_wgmma tests/test_gemm_tma
 cd build-gpu
+headers_prev() { # targets: rebuilt with PREV_HDR's tecomp_cuda.h (the current one kept aside)
+    cp ../tecomp_cuda.h "$out/tecomp_cuda.h.new"
+    cp "${PREV_HDR:-../prev-hdr/tecomp_cuda.h}" ../tecomp_cuda.h && meson compile -C . "$@" >> "$out/build-prev.log" 2>&1
+}
+headers_back() { # targets: rebuilt with the current tecomp_cuda.h, put back
+    cp "$out/tecomp_cuda.h.new" ../tecomp_cuda.h && rm -f "$out/tecomp_cuda.h.new" && meson compile -C . "$@" >> "$out/build-prev.log" 2>&1
+}
+stalls=""
+for r in barrier long_scoreboard wait math_pipe_throttle dispatch_stall no_instruction membar sleeping selected short_scoreboard \
+         mio_throttle lg_throttle branch_resolving misc imc_miss drain not_selected; do
+    stalls="$stalls,smsp__average_warps_issue_stalled_${r}_per_issue_active.ratio"
+done
 for part in ${*:-tests time}; do
     case $part in
     tests)
@@ -32,10 +44,10 @@ for part in ${*:-tests time}; do
             grep -E "FAIL" "$out/$t.log" | head -5
         done ;;
     ab)
-        cp ./bench/gemm-bench "$out/gemm-bench-new" && cp ./bench/tecomp-bench "$out/tecomp-bench-new" && cp ../tecomp_cuda.h "$out/tecomp_cuda.h.new"
-        cp "${PREV_HDR:-../prev-hdr/tecomp_cuda.h}" ../tecomp_cuda.h && meson compile -C . bench/gemm-bench bench/tecomp-bench > "$out/build-prev.log" 2>&1
+        cp ./bench/gemm-bench "$out/gemm-bench-new" && cp ./bench/tecomp-bench "$out/tecomp-bench-new"
+        headers_prev bench/gemm-bench bench/tecomp-bench
         cp ./bench/gemm-bench "$out/gemm-bench-prev" && cp ./bench/tecomp-bench "$out/tecomp-bench-prev"
-        cp "$out/tecomp_cuda.h.new" ../tecomp_cuda.h && meson compile -C . bench/gemm-bench bench/tecomp-bench >> "$out/build-prev.log" 2>&1
+        headers_back bench/gemm-bench bench/tecomp-bench
         record gemm_wgmma "$gemm_args" 114361:128,256,64,256,64,4,1,0,2,16,8:together "$out/gemm.jsonl"
         record conv2d_wgmma "$c9_b32_args, 4, 1]" 0:128,128,128,128,32,4,1,1,2,1,1,1,1,1,0:c9 "$out/c9.jsonl"
         for i in 1 2 3; do
@@ -45,14 +57,11 @@ for part in ${*:-tests time}; do
                     --rows C9_b32 --math tf32 --layout nhwc 2>&1 | grep '^C9_b32 ' | tail -1 | cut -c1-60)"
             done
         done
-        rm -f "$out"/gemm-bench-* "$out"/tecomp-bench-* "$out/tecomp_cuda.h.new" ;;
+        rm -f "$out"/gemm-bench-* "$out"/tecomp-bench-* ;;
     sass)
         record gemm_wgmma "$gemm_args" 114361:128,256,64,256,64,4,1,0,2,16,8:together "$out/gemm.jsonl"
         for v in new prev; do
-            if [ $v = prev ]; then
-                cp ../tecomp_cuda.h "$out/tecomp_cuda.h.new"
-                cp "${PREV_HDR:-../prev-hdr/tecomp_cuda.h}" ../tecomp_cuda.h && meson compile -C . bench/gemm-bench > "$out/build-prev.log" 2>&1
-            fi
+            [ $v = prev ] && headers_prev bench/gemm-bench
             rm -rf "$out/cache-$v"
             TECOMP_CACHE_DIR="$out/cache-$v" timeout 100 ./bench/gemm-bench 8192 8192 8192 f16 1 "$out/gemm.jsonl" 2>&1 | grep -E '^gemm 8192' | tail -1
             for f in "$out/cache-$v"/*.sm90a.cubin; do
@@ -63,21 +72,18 @@ for part in ${*:-tests time}; do
             echo
             rm -rf "$out/cache-$v"
         done
-        cp "$out/tecomp_cuda.h.new" ../tecomp_cuda.h && rm -f "$out/tecomp_cuda.h.new" && meson compile -C . bench/gemm-bench >> "$out/build-prev.log" 2>&1 ;;
+        headers_back bench/gemm-bench ;;
     ncu)
         record gemm_wgmma "$gemm_args" 114361:128,256,64,256,64,4,1,0,2,16,8:together "$out/gemm.jsonl"
         for v in new prev; do
-            if [ $v = prev ]; then
-                cp ../tecomp_cuda.h "$out/tecomp_cuda.h.new"
-                cp "${PREV_HDR:-../prev-hdr/tecomp_cuda.h}" ../tecomp_cuda.h && meson compile -C . bench/gemm-bench > "$out/build-prev.log" 2>&1
-            fi
+            [ $v = prev ] && headers_prev bench/gemm-bench
             timeout 200 ncu --clock-control none -k regex:gemm_kernel --launch-skip 3 --launch-count 1 --section SpeedOfLight \
-                --section WarpStateStats --metrics sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_elapsed,smsp__inst_executed.sum,smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio,smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio,smsp__average_warps_issue_stalled_wait_per_issue_active.ratio,smsp__average_warps_issue_stalled_math_pipe_throttle_per_issue_active.ratio,smsp__average_warps_issue_stalled_dispatch_stall_per_issue_active.ratio,smsp__average_warps_issue_stalled_no_instruction_per_issue_active.ratio,smsp__average_warps_issue_stalled_membar_per_issue_active.ratio,smsp__average_warps_issue_stalled_sleeping_per_issue_active.ratio,smsp__average_warps_issue_stalled_selected_per_issue_active.ratio,smsp__average_warps_issue_stalled_short_scoreboard_per_issue_active.ratio,smsp__average_warps_issue_stalled_mio_throttle_per_issue_active.ratio,smsp__average_warps_issue_stalled_lg_throttle_per_issue_active.ratio,smsp__average_warps_issue_stalled_branch_resolving_per_issue_active.ratio,smsp__average_warps_issue_stalled_misc_per_issue_active.ratio,smsp__average_warps_issue_stalled_imc_miss_per_issue_active.ratio,smsp__average_warps_issue_stalled_drain_per_issue_active.ratio,smsp__average_warps_issue_stalled_not_selected_per_issue_active.ratio \
+                --section WarpStateStats --metrics sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_elapsed,smsp__inst_executed.sum$stalls \
                 ./bench/gemm-bench 8192 8192 8192 f16 1 "$out/gemm.jsonl" > "$out/ncu-gemm-$v.log" 2>&1
             echo "== ncu gemm $v exit $?"
             grep -E "Duration|gmma|inst_executed|stalled|Warp Cycles Per Issued" "$out/ncu-gemm-$v.log" | tr -s ' ' | awk '$NF != 0'
         done
-        cp "$out/tecomp_cuda.h.new" ../tecomp_cuda.h && rm -f "$out/tecomp_cuda.h.new" && meson compile -C . bench/gemm-bench >> "$out/build-prev.log" 2>&1 ;;
+        headers_back bench/gemm-bench ;;
     time)
         time_config C9_b32 "$c9_b32_args, 4, 1]" "--math tf32 --layout nhwc" "0:128,128,128,128,32,4,1,1,2,1,1,1,1,1,0:c9-s4"
         time_config C9_b32 "$c9_b32_args, 4, 1]" "--math tf32 --layout nhwc" "0:128,128,128,128,32,6,1,1,2,1,1,1,1,1,0:c9-s6"
