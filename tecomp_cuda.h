@@ -2503,8 +2503,10 @@ static void _tc_wgmma_store_helper(_tc_emitter *em, const tc_stmt *s, char *name
    carry out of the 14-bit field: shared addresses stay under 256 KB.
    Measured on the H100 (bench/desc_offsets_run.sh ab, 2026-11-26): C9_b32
    TF32 34.0-34.5 -> 33.0-33.2 us, but the float16 8192^3 GEMM (114361,
-   in_flight 0) 1312-1389 -> 1424-1520 us, its loop's SASS all but the
-   same (cause not found; bench/RESULTS.md). */
+   in_flight 0) 1312-1389 -> 1424-1520 us: its loop's SASS all but the
+   same, fewer instructions, yet under Nsight 1.48x the DRAM bytes, as if
+   its persistent blocks fell out of the step that lets them share tiles in
+   L2 (bench/RESULTS.md; not yet understood). */
 static void _tc_emit_wgmma_desc(_tc_emitter *em, const tc_stmt *s, int q) {
     const tc_expr *first = s->args[2 * q], *index = tc_simplify(first->args[0]);
     int64_t ldm = 0, offset = 0, bytes = tc_dtype_bytes(first->buffer->dtype);
