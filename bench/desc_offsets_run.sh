@@ -17,7 +17,10 @@
 # $out/gemm-{new,prev}.sass (cuobjdump), their instruction mixes.
 # `ncu`: the GEMM's kernel both ways under Nsight Compute (clocks as they
 # run): the tensor pipe's activity and the warps' stall reasons.
-#   [PREV_HDR=file] sh bench/desc_offsets_run.sh [tests] [time] [ab] [sass] [ncu]     Logs and CSVs in $OUT (or ./gpu-logs).
+# `near`: the GEMM at the current code in 114361's neighbours (in flight,
+# tiles a block, stages, tile groups, turns): whether another configuration
+# recovers what the folding cost 114361.
+#   [PREV_HDR=file] sh bench/desc_offsets_run.sh [tests] [time] [ab] [sass] [ncu] [near]     Logs and CSVs in $OUT (or ./gpu-logs).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/gpu_common.sh"
@@ -84,6 +87,12 @@ for part in ${*:-tests time}; do
             grep -E "Duration|gmma|inst_executed|stalled|Warp Cycles Per Issued" "$out/ncu-gemm-$v.log" | tr -s ' ' | awk '$NF != 0'
         done
         headers_back bench/gemm-bench ;;
+    near)
+        for c in 128,256,64,256,64,4,1,0,2,16,8:record 128,256,64,256,64,4,1,1,2,16,8:in-flight-1 128,256,64,256,64,4,1,0,2,8,8:tiles-8 \
+                 128,256,64,256,64,4,1,0,2,32,8:tiles-32 128,256,64,256,64,3,1,0,2,16,8:stages-3 128,256,64,256,64,5,1,0,2,16,8:stages-5 \
+                 128,256,64,256,64,4,1,0,2,16,1:group-1 128,256,64,256,64,4,1,0,2,16,8,2:turns-2 128,256,64,256,64,4,1,1,2,16,8,2:turns-2-in-flight-1; do
+            time_gemm "0:$c"
+        done ;;
     time)
         time_config C9_b32 "$c9_b32_args, 4, 1]" "--math tf32 --layout nhwc" "0:128,128,128,128,32,4,1,1,2,1,1,1,1,1,0:c9-s4"
         time_config C9_b32 "$c9_b32_args, 4, 1]" "--math tf32 --layout nhwc" "0:128,128,128,128,32,6,1,1,2,1,1,1,1,1,0:c9-s6"
