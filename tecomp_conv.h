@@ -2906,7 +2906,6 @@ typedef struct _tc_mma_tiles {
     int64_t turns;           /* ... by this many consumer warpgroups taking the tiles in turns (tc_consumer_turns; 1: none) */
     int64_t cluster;         /* the wgmma templates: blocks of a thread-block cluster along the rows sharing B's tiles (tc_tma_multicast; 1: none) */
     int64_t stream_blocks;   /* the wgmma templates: Stream-K's blocks, the tiles' k steps dealt out evenly among them (tc_stream_k; 0: none) */
-    int64_t chunk;           /* conv2d_wgmma's TMA views: the sum's columns k_tile channels at a time across every tap (tc_im2col.chunk; 0: tap by tap) */
 } _tc_mma_tiles;
 
 /* The knobs conv2d_mma and conv2d_wgmma share: the block's and a warp's
@@ -2960,7 +2959,6 @@ static tc_result _tc_mma_tiles_of(tc_cfg *cfg, const tc_conv2d_desc *d, _tc_mma_
     t->turns = 1;
     t->cluster = 1;
     t->stream_blocks = 0;
-    t->chunk = 0;
     t->tm = 16;
     t->tn = 8;
     if (t->wm > t->bm || t->wn > t->bn || (t->bm / t->wm) * (t->bn / t->wn) * 32 > 1024)
@@ -3085,9 +3083,19 @@ static tc_result _tc_mma_columns(tc_context *ctx, const tc_conv2d_desc *d, int p
     return g->col ? TC_OK : _tc_conv_error(ctx);
 }
 
-/* NHWC's wt and col as views: the weights' KRSC rows as a matrix, the
-   input's im2col; each padded to the tiles with zeros; their columns in
-   chunks of t->chunk channels across every tap where that is set. */
+/* NHWC's wt and col as views TMA copies: the weights' KRSC rows as a
+   matrix, the input's im2col; each padded to the tiles with zeros; their
+   columns k_tile channels at a time across every tap (tc_im2col.chunk,
+   tc_matrix_view_chunked), where cp.async's copies (_tc_mma_columns)
+   follow the taps, each tap's channels in k_tile steps. Where the input
+   comes from DRAM (as after the harness's L2 flush), tap by tap reads all
+   of it in the first tap's steps, at DRAM's rate rather than the tensor
+   cores'; in chunks each step of a chunk's first tap reads new pixels, the
+   other taps' steps their neighbours, which L2 holds by then. Measured
+   against tap by tap (the eighteenth and nineteenth sessions' knob
+   k_chunks, bench/RESULTS.md, 2026-11-26): never slower, C9_b32 TF32 35.5
+   -> 34.2 us, C6_b32 34.1 -> 33.3, seed2 169.5 -> 165.7, seed3 307.8 ->
+   302.8, C2 11.5 -> 10.9. */
 static tc_result _tc_mma_views(tc_context *ctx, const tc_conv2d_desc *d, const _tc_mma_tiles *t, _tc_mma_graph *g) {
     tc_im2col window;
     window.window[0] = d->r;
@@ -3098,8 +3106,8 @@ static tc_result _tc_mma_views(tc_context *ctx, const tc_conv2d_desc *d, const _
     window.stride[1] = d->stride_w;
     window.dilation[0] = d->dilation_h;
     window.dilation[1] = d->dilation_w;
-    window.chunk = t->chunk;
-    g->wt = tc_matrix_view_chunked(ctx, "wt", g->conv.kernel, d->k, g->cols, g->jpad, g->kpad, (int64_t)d->r * d->s, t->chunk);
+    window.chunk = t->bk;
+    g->wt = tc_matrix_view_chunked(ctx, "wt", g->conv.kernel, d->k, g->cols, g->jpad, g->kpad, (int64_t)d->r * d->s, t->bk);
     g->col = tc_im2col_view(ctx, "col", g->conv.data, &window, g->mpad, g->kpad);
     return g->wt && g->col ? TC_OK : _tc_conv_error(ctx);
 }
@@ -3720,21 +3728,6 @@ static tc_result _tc_wgmma_tma_fits(tc_context *ctx, const tc_conv2d_desc *d, co
     return TC_OK;
 }
 
-/* The order of the sum's columns: where TMA copies the tiles, k_tile
-   channels at a time across every tap (tc_im2col.chunk,
-   tc_matrix_view_chunked); cp.async's copies (copy 0) follow the taps, each
-   tap's channels in k_tile steps. Where the input comes from DRAM (as after
-   the harness's L2 flush), tap by tap reads all of it in the first tap's
-   steps, at DRAM's rate rather than the tensor cores'; in chunks each step
-   of a chunk's first tap reads new pixels, the other taps' steps their
-   neighbours, which L2 holds by then. Measured against tap by tap (the
-   eighteenth and nineteenth sessions' knob k_chunks, bench/RESULTS.md,
-   2026-11-26): never slower, C9_b32 TF32 35.5 -> 34.2 us, C6_b32 34.1 ->
-   33.3, seed2 169.5 -> 165.7, seed3 307.8 -> 302.8, C2 11.5 -> 10.9. */
-static void _tc_wgmma_k_order(_tc_mma_tiles *t) {
-    t->chunk = t->tma ? t->bk : 0;
-}
-
 /* conv2d_wgmma with `clusters` values of the cluster knob (1: none, 2: also clusters of 2) and `streams` of the
    stream_k knob (1: none, 2: also Stream-K). */
 static tc_result _tc_conv2d_wgmma(tc_cfg *cfg, const void *task, int clusters, int streams, tc_instance *out) {
@@ -3749,7 +3742,6 @@ static tc_result _tc_conv2d_wgmma(tc_cfg *cfg, const void *task, int clusters, i
     _TC_CONV_TRY(_tc_wgmma_knobs(cfg, d.dtype));
     _TC_CONV_TRY(_tc_wgmma_copy_and_grid(cfg, _tc_wgmma_copies, clusters, streams, &t));
     _TC_CONV_TRY(_tc_wgmma_tiles_of(cfg, &d, &t));
-    _tc_wgmma_k_order(&t);
     if (t.tma) _TC_CONV_TRY(_tc_wgmma_tma_fits(ctx, &d, &t));
     return _tc_mma_instance(ctx, &d, &t, out);
 }

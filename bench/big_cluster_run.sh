@@ -6,7 +6,7 @@
 # C9_b32 TF32 in tecomp's best tile (128x128, one consumer warpgroup) and in
 # cuDNN's (two consumer warpgroups of 64x128), C6_b32 TF32 in its 192x128
 # tile, seed2 (half out) in 91033, each in clusters of 1, 2, 4 and 8.
-#   sh bench/big_cluster_run.sh [c9|c6|seed2|c9more|ncu|dirty|chunks ...]     Logs and CSVs in $OUT (or ./gpu-logs).
+#   sh bench/big_cluster_run.sh [c9|c6|seed2|c9more|ncu|dirty ...]     Logs and CSVs in $OUT (or ./gpu-logs).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/gpu_common.sh"
@@ -59,20 +59,6 @@ for r in body:
 for (name, metric), xs in sorted(series.items()):
     print(name, metric, "launches", len(xs), "median", statistics.median(xs), "min", min(xs), "max", max(xs))
 PY
-        continue ;;
-    chunks) # the sum's columns tap by tap (k_chunks 0) against k_tile channels at a time across the taps (1), each row's
-        # configuration of record; then test_conv_wgmma on the GPU (its C9_b32 checks include the chunked kernels). Ran at
-        # 84c7a2e: the knob is gone since (chunks are TMA's only order), and both values now run the same kernel
-        for k in 0 1; do
-            time_config C9_b32 "$c9_b32_args, 4, 1]" "--math tf32 --layout nhwc" "0:128,128,128,128,32,4,1,1,2,1,1,1,1,1,0,$k:c9-k$k"
-            time_config C6_b32 "$c6_b32_args, 4, 1]" "--math tf32 --layout nhwc" "0:64,128,64,128,32,4,1,1,2,1,1,1,1,3,0,$k:c6-192x128-k$k"
-            time_config C9_b32_f16 "$c9_b32_args, 3]" "--epilogue f16" "0:128,256,64,256,64,4,1,1,2,1,1,1,1,1,0,$k:c9f16-k$k"
-            time_config seed2_nhwc "$seed2_args" "--suite ../bench/suite-mma.csv --epilogue f16" "0:128,256,64,256,64,4,1,0,2,6,8,1,1,1,0,$k:seed2-91033-k$k"
-            time_config seed3_nhwc "[256, 256, 14, 14, 512, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 4, 1]" "--suite ../bench/suite-mma.csv --math tf32" "0:64,256,64,256,32,4,1,1,1,1,1,1,1,3,0,$k:seed3-192x256-k$k"
-        done
-        timeout 300 ./tests/test_conv_wgmma > "$out/test_conv_wgmma.log" 2>&1
-        echo "test_conv_wgmma exit $?: $(tail -1 "$out/test_conv_wgmma.log")"
-        grep -E "C9_b32 .*(k 32 split 1 in flight 1, TMA from a producer warpgroup, 1 tiles a block, 1 turns, clusters of 1|FAIL)" "$out/test_conv_wgmma.log" | tail -3
         continue ;;
     c9more)
         for c in 128,128,128,128,32,5,1,1,2,1,1,1,1:c9-one-wg-s5-c1 128,128,128,128,32,6,1,1,2,1,1,1,1:c9-one-wg-s6-c1 \

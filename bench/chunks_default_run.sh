@@ -1,41 +1,23 @@
 #!/bin/sh
-# Issue 15 (2026-11-26, nineteenth session): whether the sum's columns in
-# chunks across the taps (conv2d_wgmma's k_chunks 1) should be TMA's only
-# order. `pairs`: the batch-1 TF32 3x3 rows (C2 C4 C6 C7 C9 C10 C12) in TMA
-# configurations from a tuning of their rows (the tuned best where it took
-# TMA, else the same tile with copy 1), each tap by tap (0) and in chunks
-# (1), through the harness beside cuDNN's best. `stalls`: C9_b32's 128x128
+# Issue 15 (2026-11-26, nineteenth session): C9_b32's TF32 kernel with
+# the sum in chunks across the taps (TMA's order). `stalls`: its 128x128
 # kernel with 4 and with 6 stages under Nsight Compute (warp states,
 # scheduler, the stalls by SASS instruction), why the deeper pipeline is
-# slower. `sanitize`: seed2 (half out, configuration 91033) in chunks
-# under compute-sanitizer's memcheck, racecheck and synccheck through
-# samples/mma_conv. `sass`: the same two kernels' SASS (cuobjdump of the
-# cubins each run leaves in an emptied cache), their instruction mixes.
-# `pairs` ran at 84c7a2e, where the knob k_chunks was conv2d_wgmma's last
-# (its 16th value); since chunks became TMA's only order (the commit after
-# this script's first), both of a pair run the same kernel. The other
-# modes give 15 values and run at either commit.
-#   sh bench/chunks_default_run.sh [pairs|stalls|sanitize|sass ...]     Logs and CSVs in $OUT (or ./gpu-logs).
+# slower. `sass`: the same two kernels' SASS (cuobjdump of the cubins each
+# run leaves in an emptied cache), their instruction mixes. `sanitize`:
+# seed2 (half out, configuration 91033) under compute-sanitizer's memcheck,
+# racecheck and synccheck through samples/mma_conv. (The mode `pairs`,
+# each batch-1 row tap by tap against in chunks through the knob k_chunks,
+# ran at 84c7a2e: `git show 84c7a2e:bench/chunks_default_run.sh`; the knob
+# is gone since.)
+#   sh bench/chunks_default_run.sh [stalls|sass|sanitize ...]     Logs and CSVs in $OUT (or ./gpu-logs).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/gpu_common.sh"
 gpu_setup bench/tecomp-bench samples/mma_conv
 cd build-gpu
-b1() { # row, task args up to the type, values without k_chunks, label: that configuration tap by tap and in chunks
-    for k in 0 1; do
-        time_config "$1" "$2, 4, 1]" "--math tf32 --layout nhwc" "0:$3,$k:$4-k$k"
-    done
-}
-for part in ${*:-pairs stalls}; do
+for part in ${*:-stalls sass}; do
     case $part in
-    pairs)
-        b1 C2 "[1, 64, 56, 56, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1" 64,64,64,64,32,12,1,1,1,1,1,1,1,1,0 c2-copy1
-        b1 C4 "[1, 64, 56, 56, 128, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1" 64,64,64,64,32,5,8,1,1,1,1,1,1,1,0 c4-copy1
-        b1 C6 "[1, 128, 28, 28, 128, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1" 64,64,64,64,32,6,8,1,1,1,1,1,1,1,0 c6-copy1
-        b1 C7 "[1, 128, 28, 28, 256, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1" 64,128,64,64,32,8,8,1,1,1,1,1,1,1,0 c7-copy1
-        b1 C9 "[1, 256, 14, 14, 256, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1" 64,128,64,128,32,6,16,1,1,1,1,1,1,1,0 c9-copy1
-        b1 C10 "[1, 256, 14, 14, 512, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1" 64,256,64,128,16,10,16,1,1,1,1,1,1,1,0 c10-tuned
-        b1 C12 "[1, 512, 7, 7, 512, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1" 64,64,64,64,32,5,16,1,2,1,1,1,1,1,0 c12-tuned ;;
     stalls)
         for c in 128,128,128,128,32,4,1,1,2,1,1,1,1,1,0:s4 128,128,128,128,32,6,1,1,2,1,1,1,1,1,0:s6; do
             label=${c##*:}

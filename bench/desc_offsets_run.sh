@@ -33,6 +33,7 @@ headers_prev() { # targets: rebuilt with PREV_HDR's tecomp_cuda.h (the current o
 headers_back() { # targets: rebuilt with the current tecomp_cuda.h, put back
     cp "$out/tecomp_cuda.h.new" ../tecomp_cuda.h && rm -f "$out/tecomp_cuda.h.new" && meson compile -C . "$@" >> "$out/build-prev.log" 2>&1
 }
+gemm_record=114361:128,256,64,256,64,4,1,0,2,16,8:together # the float16 8192^3 GEMM's configuration of record
 stalls=""
 for r in barrier long_scoreboard wait math_pipe_throttle dispatch_stall no_instruction membar sleeping selected short_scoreboard \
          mio_throttle lg_throttle branch_resolving misc imc_miss drain not_selected; do
@@ -51,7 +52,7 @@ for part in ${*:-tests time}; do
         headers_prev bench/gemm-bench bench/tecomp-bench
         cp ./bench/gemm-bench "$out/gemm-bench-prev" && cp ./bench/tecomp-bench "$out/tecomp-bench-prev"
         headers_back bench/gemm-bench bench/tecomp-bench
-        record gemm_wgmma "$gemm_args" 114361:128,256,64,256,64,4,1,0,2,16,8:together "$out/gemm.jsonl"
+        record gemm_wgmma "$gemm_args" "$gemm_record" "$out/gemm.jsonl"
         record conv2d_wgmma "$c9_b32_args, 4, 1]" 0:128,128,128,128,32,4,1,1,2,1,1,1,1,1,0:c9 "$out/c9.jsonl"
         for i in 1 2 3; do
             for v in ${ORDER:-new prev}; do
@@ -62,7 +63,7 @@ for part in ${*:-tests time}; do
         done
         rm -f "$out"/gemm-bench-* "$out"/tecomp-bench-* ;;
     sass)
-        record gemm_wgmma "$gemm_args" 114361:128,256,64,256,64,4,1,0,2,16,8:together "$out/gemm.jsonl"
+        record gemm_wgmma "$gemm_args" "$gemm_record" "$out/gemm.jsonl"
         for v in new prev; do
             [ $v = prev ] && headers_prev bench/gemm-bench
             rm -rf "$out/cache-$v"
@@ -77,7 +78,7 @@ for part in ${*:-tests time}; do
         done
         headers_back bench/gemm-bench ;;
     ncu)
-        record gemm_wgmma "$gemm_args" 114361:128,256,64,256,64,4,1,0,2,16,8:together "$out/gemm.jsonl"
+        record gemm_wgmma "$gemm_args" "$gemm_record" "$out/gemm.jsonl"
         for v in new prev; do
             [ $v = prev ] && headers_prev bench/gemm-bench
             timeout 200 ncu --clock-control none -k regex:gemm_kernel --launch-skip 3 --launch-count 1 --section SpeedOfLight \
@@ -100,7 +101,7 @@ for part in ${*:-tests time}; do
         time_config C9_b32_f16 "$c9_b32_args, 3]" "--epilogue f16" "0:128,256,64,256,64,4,1,1,2,1,1,1,1,1,0:c9f16"
         time_config seed2_nhwc "$seed2_args" "--suite ../bench/suite-mma.csv --epilogue f16" "0:128,256,64,256,64,4,1,0,2,6,8,1,1,1,0:seed2-91033"
         time_config seed3_nhwc "[256, 256, 14, 14, 512, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 4, 1]" "--suite ../bench/suite-mma.csv --math tf32" "0:64,256,64,256,32,4,1,1,1,1,1,1,1,3,0:seed3-192x256"
-        time_gemm 114361:128,256,64,256,64,4,1,0,2,16,8:together
+        time_gemm "$gemm_record"
         ;;
     esac
 done

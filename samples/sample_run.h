@@ -196,9 +196,9 @@ static inline int64_t sample_wgmma_config(const tc_config_space *space, const in
                                                           "in_flight", "copy", "tiles_per_block", "tile_group", "turns",
                                                           "cluster", "block_m_times", "stream_k"};
     const int64_t *vals[SAMPLE_WGMMA_KNOBS], one = 1;
-    int k, n = tc_space_nknobs(space) < SAMPLE_WGMMA_KNOBS ? tc_space_nknobs(space) : SAMPLE_WGMMA_KNOBS;
-    for (k = 0; k < SAMPLE_WGMMA_KNOBS; k++) vals[k] = values[k] || k < 9 || k >= 14 ? &values[k] : &one;
-    return tc_space_index_of(space, n, names, vals);
+    int k;
+    for (k = 0; k < SAMPLE_WGMMA_KNOBS; k++) vals[k] = values[k] || k < 9 || k == 14 ? &values[k] : &one;
+    return tc_space_index_of(space, SAMPLE_WGMMA_KNOBS, names, vals);
 }
 
 /* An NCHW convolution as cuDNN describes it. */
