@@ -1,0 +1,69 @@
+#!/bin/sh
+# Issue 15 (2026-11-26, twentieth session): what bounds C9_b32's TF32 kernel
+# (128x128, one consumer warpgroup, a producer: one wave of 98 blocks, 72 k
+# steps each, about 21 us of tensor-pipe work a block where it takes 33).
+# `batch`: the same configuration (4 and 6 stages) on C9 at batches 8, 16,
+# 24 and 32 (26, 50, 74 and 98 blocks, each the same 72 steps, one wave):
+# a kernel time that stays flat says each block is bound by itself (its
+# latency, its SM); one that grows with the blocks says by what they share
+# (L2, DRAM). cuDNN's best beside each. `depth`: C9 at batches 8 and 32 in
+# the same tile at k_tile 32 with 3 and 5 stages (`batch` has 4 and 6) and
+# k_tile 16 with 4 to 12 (the same shared
+# memory at half the k_tile and twice the stages: whether a deeper pipeline
+# costs by its stages or by its bytes). `seed3ncu`: seed3's kernel of record
+# (192x256 from the consumers) under Nsight Compute beside cuDNN's TF32
+# kernel for the same convolution (through PyTorch): issue 15's evidence
+# for its missed target. `half`: the same tile and stage bytes in float16
+# (k_tile 64, float32 out) at batches 8 and 32, 4 and 6 stages: half the
+# tensor-pipe time a step for the same bytes; a kernel as slow as TF32's is
+# bound by the bytes it brings in, one twice as fast by its wgmma.
+#   sh bench/c9_limit_run.sh [batch|depth|half|seed3ncu ...]     Logs and CSVs in $OUT (or ./gpu-logs).
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/gpu_common.sh"
+gpu_setup bench/tecomp-bench
+cd build-gpu
+suite=$out/c9-batches.csv
+{
+    echo "# name,layout,dtype,N,C,H,W,K,R,S,stride,pad,groups,origin"
+    for b in 8 16 24 32; do echo "C9_b$b,NCHW,f32,$b,256,14,14,256,3,3,1,1,1,C9 at batch $b"; done
+    for b in 8 32; do echo "C9h_b$b,NHWC,f16,$b,256,14,14,256,3,3,1,1,1,C9 in half at batch $b"; done
+} > "$suite"
+c9_at() { # batch, k_tile, stages: C9 at that batch, TF32 in NHWC, 128x128 from a producer in that pipeline
+    time_config "C9_b$1" "[$1, 256, 14, 14, 256, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 4, 1]" "--suite $suite --math tf32 --layout nhwc" \
+        "0:128,128,128,128,$2,$3,1,1,2,1,1,1,1,1,0:k$2-s$3" | cut -c1-150
+}
+for part in ${*:-batch depth}; do
+    case $part in
+    batch)
+        for b in 8 16 24 32; do
+            for s in 4 6; do c9_at $b 32 $s; done
+        done ;;
+    depth)
+        for b in 8 32; do
+            for s in 3 5; do c9_at $b 32 $s; done
+            for s in 4 6 8 12; do c9_at $b 16 $s; done
+        done ;;
+    half)
+        for b in 8 32; do
+            for st in 4 6; do
+                time_config "C9h_b$b" "[$b, 256, 14, 14, 256, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 3]" "--suite $suite" \
+                    "0:128,128,128,128,64,$st,1,1,2,1,1,1,1,1,0:k64-s$st" | cut -c1-150
+            done
+        done ;;
+    seed3ncu)
+        seed3=0:64,256,64,256,32,4,1,1,1,1,1,1,1,3,0:seed3
+        record conv2d_wgmma "[256, 256, 14, 14, 512, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 4, 1]" "$seed3" "$out/seed3.jsonl"
+        metrics=gpu__time_duration.sum,sm__cycles_elapsed.avg.per_second,sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_elapsed,lts__throughput.avg.pct_of_peak_sustained_elapsed,lts__t_bytes.sum,dram__bytes_read.sum,dram__bytes_write.sum,sm__cycles_active.avg,smsp__inst_executed.sum
+        timeout 200 ncu --clock-control none -k regex:conv2d_wgmma --launch-skip 3 --launch-count 1 --section SpeedOfLight \
+            --section WarpStateStats --section LaunchStats --section Occupancy --metrics $metrics \
+            ./bench/tecomp-bench --template conv2d_wgmma --trials 1 --records "$out/seed3.jsonl" --suite ../bench/suite-mma.csv \
+            --rows seed3_nhwc --math tf32 --cudnn legacy > "$out/seed3-ncu.log" 2>&1
+        echo "== seed3 tecomp ncu exit $?"
+        grep -E "Duration|Grid Size|Registers Per|Dynamic Shared|Waves Per SM|Warp Cycles Per Issued|Stall|gmma|lts__|dram__|sm__cycles|inst_executed|Throughput" \
+            "$out/seed3-ncu.log" | tr -s ' ' | head -40
+        OUT=$out/cudnn NCU_FLAGS="--clock-control none" METRICS=$metrics SHAPE="256 256 14 14 512" DTYPE=tf32 sh "$here/cudnn_kernel_probe.sh"
+        grep -E "^  [a-z_0-9]+.*\(|gmma|lts__|dram__|sm__cycles|inst_executed" "$out/cudnn/cudnn_ncu.log" | tr -s ' ' | head -40 ;;
+    *) echo "unknown part $part (batch, depth, half, seed3ncu)"; exit 2 ;;
+    esac
+done
