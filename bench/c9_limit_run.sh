@@ -24,14 +24,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 gpu_setup bench/tecomp-bench
 cd build-gpu
 suite=$out/c9-batches.csv
-{
-    echo "# name,layout,dtype,N,C,H,W,K,R,S,stride,pad,groups,origin"
-    for b in 8 16 24 32; do echo "C9_b$b,NCHW,f32,$b,256,14,14,256,3,3,1,1,1,C9 at batch $b"; done
-    for b in 8 32; do echo "C9h_b$b,NHWC,f16,$b,256,14,14,256,3,3,1,1,1,C9 in half at batch $b"; done
-} > "$suite"
+c9_batches_suite "$suite" 8 16 24 32
 c9_at() { # batch, k_tile, stages: C9 at that batch, TF32 in NHWC, 128x128 from a producer in that pipeline
-    time_config "C9_b$1" "[$1, 256, 14, 14, 256, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 4, 1]" "--suite $suite --math tf32 --layout nhwc" \
-        "0:128,128,128,128,$2,$3,1,1,2,1,1,1,1,1,0:k$2-s$3" | cut -c1-150
+    time_c9_tf32 "$suite" "$1" "$2" "$3" "k$2-s$3"
 }
 for part in ${*:-batch depth}; do
     case $part in
@@ -47,13 +42,12 @@ for part in ${*:-batch depth}; do
     half)
         for b in 8 32; do
             for st in 4 6; do
-                time_config "C9h_b$b" "[$b, 256, 14, 14, 256, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 3]" "--suite $suite" \
+                time_config "C9h_b$b" "$(c9_args_at $b), 3]" "--suite $suite" \
                     "0:128,128,128,128,64,$st,1,1,2,1,1,1,1,1,0:k64-s$st" | cut -c1-150
             done
         done ;;
     seed3ncu)
-        seed3=0:64,256,64,256,32,4,1,1,1,1,1,1,1,3,0:seed3
-        record conv2d_wgmma "[256, 256, 14, 14, 512, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 4, 1]" "$seed3" "$out/seed3.jsonl"
+        record conv2d_wgmma "$seed3_args" "0:$seed3_config:seed3" "$out/seed3.jsonl"
         metrics=gpu__time_duration.sum,sm__cycles_elapsed.avg.per_second,sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_elapsed,lts__throughput.avg.pct_of_peak_sustained_elapsed,lts__t_bytes.sum,dram__bytes_read.sum,dram__bytes_write.sum,sm__cycles_active.avg,smsp__inst_executed.sum
         timeout 200 ncu --clock-control none -k regex:conv2d_wgmma --launch-skip 3 --launch-count 1 --section SpeedOfLight \
             --section WarpStateStats --section LaunchStats --section Occupancy --metrics $metrics \

@@ -39,10 +39,7 @@ for part in ${*:-stalls sass}; do
                 cuobjdump -sass "$f" > "$out/sass-$label-$(basename "$f" .cubin).txt" 2>&1
             done
             for f in "$out"/sass-$label-*.txt; do
-                grep -q conv2d_wgmma "$f" || continue
-                echo "== $f: $(grep -cE '^ +/\*[0-9a-f]{4}\*/' "$f") instructions"
-                grep -oE '^ +/\*[0-9a-f]{4}\*/ +(@!?U?P[0-9T] +)?[A-Z0-9_.]+' "$f" | awk '{print $NF}' | sed 's/\..*//' | sort | uniq -c | sort -rn | head -25 | tr '\n' ' '
-                echo
+                grep -q conv2d_wgmma "$f" && sass_mix "$f"
             done
         done ;;
     sanitize)

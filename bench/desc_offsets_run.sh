@@ -71,9 +71,7 @@ for part in ${*:-tests time}; do
             for f in "$out/cache-$v"/*.sm90a.cubin; do
                 cuobjdump -sass "$f" | grep -q "Function : gemm_kernel" && cuobjdump -sass "$f" > "$out/gemm-$v.sass"
             done
-            echo "$v: $(grep -cE '^ +/\*[0-9a-f]{4}\*/' "$out/gemm-$v.sass") instructions"
-            grep -oE '^ +/\*[0-9a-f]{4}\*/ +(@!?U?P[0-9T] +)?[A-Z0-9_.]+' "$out/gemm-$v.sass" | awk '{print $NF}' | sed 's/\..*//' | sort | uniq -c | sort -rn | head -25 | tr '\n' ' '
-            echo
+            sass_mix "$out/gemm-$v.sass"
             rm -rf "$out/cache-$v"
         done
         headers_back bench/gemm-bench ;;
@@ -100,7 +98,7 @@ for part in ${*:-tests time}; do
         time_config C6_b32 "$c6_b32_args, 4, 1]" "--math tf32 --layout nhwc" "0:64,128,64,128,32,4,1,1,2,1,1,1,1,3,0:c6-192x128"
         time_config C9_b32_f16 "$c9_b32_args, 3]" "--epilogue f16" "0:128,256,64,256,64,4,1,1,2,1,1,1,1,1,0:c9f16"
         time_config seed2_nhwc "$seed2_args" "--suite ../bench/suite-mma.csv --epilogue f16" "0:128,256,64,256,64,4,1,0,2,6,8,1,1,1,0:seed2-91033"
-        time_config seed3_nhwc "[256, 256, 14, 14, 512, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 4, 1]" "--suite ../bench/suite-mma.csv --math tf32" "0:64,256,64,256,32,4,1,1,1,1,1,1,1,3,0:seed3-192x256"
+        time_config seed3_nhwc "$seed3_args" "--suite ../bench/suite-mma.csv --math tf32" "0:$seed3_config:seed3-192x256"
         time_gemm "$gemm_record"
         ;;
     esac

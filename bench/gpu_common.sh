@@ -60,11 +60,27 @@ conv_template_of() { # index:values:label: the template that has that configurat
 }
 
 seed2_args='[256, 256, 14, 14, 512, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 3]'
+seed3_args='[256, 256, 14, 14, 512, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 4, 1]'
+seed3_config=64,256,64,256,32,4,1,1,1,1,1,1,1,3,0 # seed3_nhwc's configuration of record: 192x256 tiles, TMA from the consumers
 gemm_args='[8192, 8192, 8192, 1]'
-# The batch-32 rows' task arguments up to their type: closed by ', 4, 1]' for TF32 (float32 on the tensor cores)
-# or ', 3]' for half.
-c9_b32_args='[32, 256, 14, 14, 256, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1'
+# C9's task arguments at a batch (the batch-32 rows' likewise) up to their type: closed by ', 4, 1]' for TF32 (float32
+# on the tensor cores) or ', 3]' for half.
+c9_args_at() { # batch
+    echo "[$1, 256, 14, 14, 256, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1"
+}
+c9_b32_args=$(c9_args_at 32)
 c6_b32_args='[32, 128, 28, 28, 128, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1'
+
+c9_batches_suite() ( # file, batches: a suite of C9's convolution at those batches, float32 (rows C9_b<batch>, NCHW: the
+    # harness's --layout nhwc turns them) and float16 in NHWC (C9h_b<batch>); a subshell, so file stays its own
+    file=$1
+    shift
+    {
+        echo "# name,layout,dtype,N,C,H,W,K,R,S,stride,pad,groups,origin"
+        for b in "$@"; do echo "C9_b$b,NCHW,f32,$b,256,14,14,256,3,3,1,1,1,C9 at batch $b"; done
+        for b in "$@"; do echo "C9h_b$b,NHWC,f16,$b,256,14,14,256,3,3,1,1,1,C9 in half at batch $b"; done
+    } > "$file"
+)
 
 time_config() { # row, task args (JSON), harness flags, index:values:label: the row through conv2d_wgmma(_cluster) in that
     # configuration (a one-line record, --trials 1), beside cuDNN's best of both APIs; files $out/ROW-LABEL.*
@@ -74,6 +90,17 @@ time_config() { # row, task args (JSON), harness flags, index:values:label: the 
     timeout 120 ./bench/tecomp-bench --template $template --trials 1 --cudnn both --records "$out/$1-$label.jsonl" \
         --csv "$out/$1-$label.csv" --rows $1 $3 > "$out/$1-$label.log" 2>&1
     echo "$1 $label (config ${4%:*}): $(grep "^$1 " "$out/$1-$label.log" | tail -1)"
+}
+
+time_c9_tf32() { # suite (c9_batches_suite), batch, k_tile, stages, label: C9 at that batch, TF32 in NHWC, its 128x128 tile
+    # from a producer (one consumer warpgroup, in_flight 1) in that pipeline (time_config), the line cut to 150 characters
+    time_config "C9_b$2" "$(c9_args_at "$2"), 4, 1]" "--suite $1 --math tf32 --layout nhwc" "0:128,128,128,128,$3,$4,1,1,2,1,1,1,1,1,0:$5" | cut -c1-150
+}
+
+sass_mix() { # cuobjdump -sass output: its instruction count, then its 25 commonest opcodes
+    echo "== $1: $(grep -cE '^ +/\*[0-9a-f]{4}\*/' "$1") instructions"
+    grep -oE '^ +/\*[0-9a-f]{4}\*/ +(@!?U?P[0-9T] +)?[A-Z0-9_.]+' "$1" | awk '{print $NF}' | sed 's/\..*//' | sort | uniq -c | sort -rn | head -25 | tr '\n' ' '
+    echo
 }
 
 time_seed2() { # index:values:label: seed2_nhwc in that configuration (time_config)

@@ -32,10 +32,7 @@ cd "$scratch"
 gpu_setup bench/tecomp-bench
 cd build-gpu
 suite=$out/c9-batches.csv
-{
-    echo "# name,layout,dtype,N,C,H,W,K,R,S,stride,pad,groups,origin"
-    for b in 8 32; do echo "C9_b$b,NCHW,f32,$b,256,14,14,256,3,3,1,1,1,C9 at batch $b"; done
-} > "$suite"
+c9_batches_suite "$suite" 8 32
 for b in 8 32; do
     for run in 32,4,0 32,4,32768 32,4,65536 32,4,98304 32,6,0 16,8,0 16,8,65536; do
         k=${run%%,*}
@@ -43,8 +40,7 @@ for b in 8 32; do
         s=${rest%%,*}
         extra=${rest#*,}
         export TC_PROBE_EXTRA_SMEM=$extra
-        time_config "C9_b$b" "[$b, 256, 14, 14, 256, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 4, 1]" "--suite $suite --math tf32 --layout nhwc" \
-            "0:128,128,128,128,$k,$s,1,1,2,1,1,1,1,1,0:k$k-s$s-plus$extra" | cut -c1-150
+        time_c9_tf32 "$suite" $b $k $s "k$k-s$s-plus$extra"
     done
 done
 unset TC_PROBE_EXTRA_SMEM
