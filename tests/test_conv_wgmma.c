@@ -3,7 +3,8 @@
    dilation, tiles that M, k and r s c do not divide, two 64-row tiles a
    warpgroup, several warpgroups, split-K) lowered, run on the host
    executor and checked against the float64 reference in float16, bfloat16
-   and TF32; the lowered IR (the fence, the k_tile's wgmma as one group,
+   and TF32; the TMA views' own values in both column orders; the
+   lowered IR (the fence, the k_tile's wgmma as one group,
    commit and wait, the warpgroup's cut store); the host executor's order
    checks (a wgmma with no fence, accumulators read while a group is in
    flight); the CUDA compiled through NVRTC for sm_90a and refused for
@@ -187,6 +188,71 @@ TC_TEST(the_sum_in_chunks_across_the_taps) {
 /* The im2col copy in the IR and the CUDA: the first pixel's window corner
    and channel from the tile's first row and column, the tap as offsets;
    the weights' box of their rows; and TMA's refusals. */
+/* The views' own values in both column orders (tap by tap, chunk 0, which
+   TMA's copies no longer take in conv2d_wgmma; and 2 channels at a time
+   across the 9 taps), lowered and run on the host executor against their
+   documented definitions: the column order _tc_view_column gives the
+   views and TMA's coordinates alike. im2col of a 2 x 3 x 3 x 4 NHWC input
+   (3 x 3 window, padding 1) padded to 24 x 40; KRSC weights 5 x 3 x 3 x 4
+   as a matrix padded to 8 x 40. */
+static void check_view_values(tc_tensor *data, tc_tensor *view, const float *in, int64_t chunk, int im2col) {
+    enum { ROWS_IM2COL = 24, ROWS_MATRIX = 8, COLS = 40 };
+    float out[ROWS_IM2COL * COLS];
+    tc_tensor *args[2];
+    tc_schedule *s;
+    tc_lower_desc one_thread;
+    const tc_func *f = NULL;
+    void *mem[2];
+    int64_t rows = im2col ? ROWS_IM2COL : ROWS_MATRIX, m, j;
+    int bad = 0;
+    TC_CHECK(view != NULL);
+    if (!view) return;
+    s = tc_schedule_create(ctx, 1, &view);
+    args[0] = data;
+    args[1] = view;
+    memset(&one_thread, 0, sizeof one_thread);
+    one_thread.allow_unbound = 1; /* the values alone: the host executor runs the loops as they are */
+    TC_CHECK_EQ_INT(tc_lower(s, 2, args, "view", &one_thread, &f), TC_OK);
+    if (!f) return;
+    mem[0] = (void *)in;
+    mem[1] = out;
+    TC_CHECK_EQ_INT(tc_host_run(ctx, f, mem, NULL), TC_OK);
+    for (m = 0; m < rows; m++)
+        for (j = 0; j < COLS; j++) {
+            int64_t tap = chunk ? j / chunk % 9 : j / 4, c = chunk ? j / (chunk * 9) * chunk + j % chunk : j % 4;
+            float want = 0;
+            if (im2col && m < 18 && j < 36) {
+                int64_t n = m / 9, y = m / 3 % 3 - 1 + tap / 3, x = m % 3 - 1 + tap % 3;
+                if (y >= 0 && y < 3 && x >= 0 && x < 3) want = in[((n * 3 + y) * 3 + x) * 4 + c];
+            } else if (!im2col && m < 5 && j < 36) {
+                want = in[m * 36 + tap * 4 + c];
+            }
+            bad += out[m * COLS + j] != want;
+        }
+    TC_CHECK_EQ_INT(bad, 0);
+}
+
+TC_TEST(views_read_their_columns_in_either_order) {
+    float in[5 * 3 * 3 * 4]; /* the weights' elements; the input reads the first 2 * 3 * 3 * 4 */
+    tc_tensor *data = tc_placeholderi(ctx, "data", TC_FLOAT32, TC_DIMS(2, 3, 3, 4));
+    tc_tensor *kernel = tc_placeholderi(ctx, "kernel", TC_FLOAT32, TC_DIMS(5, 3, 3, 4));
+    tc_im2col window;
+    int64_t chunk;
+    size_t k;
+    for (k = 0; k < sizeof in / sizeof in[0]; k++) in[k] = (float)(k + 1);
+    memset(&window, 0, sizeof window);
+    window.window[0] = window.window[1] = 3;
+    window.pad[0] = window.pad[1] = 1;
+    window.stride[0] = window.stride[1] = 1;
+    window.dilation[0] = window.dilation[1] = 1;
+    for (chunk = 0; chunk <= 2; chunk += 2) {
+        window.chunk = chunk;
+        check_view_values(data, tc_im2col_view(ctx, "col", data, &window, 24, 40), in, chunk, 1);
+    }
+    check_view_values(kernel, tc_matrix_view(ctx, "wt", kernel, 5, 36, 8, 40), in, 0, 0);
+    check_view_values(kernel, tc_matrix_view_chunked(ctx, "wt", kernel, 5, 36, 8, 40, 9, 2), in, 2, 0);
+}
+
 TC_TEST(golden_ir_shows_the_im2col_copy) {
     tc_conv2d_desc d = nhwc(TC_FLOAT16, 2, 32, 9, 9, 72, 3, 3, 1, 1, 1);
     tiles t = {{64, 64, 64, 64, 32, 3, 1, 1, 1}};
@@ -1046,6 +1112,7 @@ int main(int argc, char **argv) {
     TC_RUN(small_shapes_match_the_reference);
     TC_RUN(tma_im2col_shapes_match_the_reference);
     TC_RUN(the_sum_in_chunks_across_the_taps);
+    TC_RUN(views_read_their_columns_in_either_order);
     TC_RUN(golden_ir_shows_the_im2col_copy);
     TC_RUN(golden_ir_shows_one_wgmma_group_a_k_tile);
     TC_RUN(host_executor_reports_a_missing_fence_and_a_missing_wait);
