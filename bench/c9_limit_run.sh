@@ -17,7 +17,13 @@
 # (k_tile 64, float32 out) at batches 8 and 32, 4 and 6 stages: half the
 # tensor-pipe time a step for the same bytes; a kernel as slow as TF32's is
 # bound by the bytes it brings in, one twice as fast by its wgmma.
-#   sh bench/c9_limit_run.sh [batch|depth|half|seed3ncu ...]     Logs and CSVs in $OUT (or ./gpu-logs).
+# `depthncu` (twenty-first session): C9 at batch 8 in that tile under Nsight
+# Compute at k_tile 32 with 4 and 6 stages and k_tile 16 with 6 and 8 (4 and
+# 8 fast, 6 slow: by their depth, or by a stage count that is not a power of
+# two?): the tensor pipe's activity, the warps' stalls, the memory's rates.
+# `depthsass`: k_tile 32 with 4 and 6 stages, the warps' stalls by reason and
+# by SASS instruction (Nsight's source page as CSV, in $OUT).
+#   sh bench/c9_limit_run.sh [batch|depth|half|seed3ncu|depthncu|depthsass ...]     Logs and CSVs in $OUT (or ./gpu-logs).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/gpu_common.sh"
@@ -58,6 +64,38 @@ for part in ${*:-batch depth}; do
             "$out/seed3-ncu.log" | tr -s ' ' | head -40
         OUT=$out/cudnn NCU_FLAGS="--clock-control none" METRICS=$metrics SHAPE="256 256 14 14 512" DTYPE=tf32 sh "$here/cudnn_kernel_probe.sh"
         grep -E "^  [a-z_0-9]+.*\(|gmma|lts__|dram__|sm__cycles|inst_executed" "$out/cudnn/cudnn_ncu.log" | tr -s ' ' | head -40 ;;
-    *) echo "unknown part $part (batch, depth, half, seed3ncu)"; exit 2 ;;
+    depthncu)
+        ncu --query-metrics 2>/dev/null | grep -iE "gmma|pipe_tensor" | head -20 > "$out/tensor-metrics.txt"
+        cat "$out/tensor-metrics.txt"
+        metrics=gpu__time_duration.sum,sm__cycles_elapsed.avg.per_second,sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_tensor_op_gmma.sum,lts__t_bytes.sum,dram__bytes_read.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum,smsp__inst_executed.sum
+        for ks in 32:4 32:6 16:6 16:8; do
+            k=${ks%:*}
+            s=${ks#*:}
+            record conv2d_wgmma "$(c9_args_at 8), 4, 1]" "0:128,128,128,128,$k,$s,1,1,2,1,1,1,1,1,0:k$k-s$s" "$out/d-k$k-s$s.jsonl"
+            timeout 150 ncu --clock-control none -k regex:conv2d_wgmma --launch-skip 3 --launch-count 1 --section SpeedOfLight \
+                --section WarpStateStats --section MemoryWorkloadAnalysis --section SourceCounters --metrics $metrics \
+                ./bench/tecomp-bench --template conv2d_wgmma --trials 1 --records "$out/d-k$k-s$s.jsonl" --suite "$suite" \
+                --rows C9_b8 --math tf32 --layout nhwc --cudnn legacy > "$out/d-k$k-s$s-ncu.log" 2>&1
+            echo "== k$k s$s ncu exit $?"
+            grep -E "Duration|Warp Cycles Per Issued|Stall|gmma|pipe_tensor|lts__|dram__|bank|inst_executed|Throughput|Hit Rate" \
+                "$out/d-k$k-s$s-ncu.log" | tr -s ' ' | head -40
+        done ;;
+    depthsass)
+        for ks in 32:4 32:6; do
+            k=${ks%:*}
+            s=${ks#*:}
+            record conv2d_wgmma "$(c9_args_at 8), 4, 1]" "0:128,128,128,128,$k,$s,1,1,2,1,1,1,1,1,0:k$k-s$s" "$out/d-k$k-s$s.jsonl"
+            timeout 150 ncu --clock-control none -k regex:conv2d_wgmma --launch-skip 3 --launch-count 1 --section WarpStateStats \
+                --section SourceCounters --metrics "regex:smsp__average_warps_issue_stalled_.*_per_issue_active.ratio" \
+                --import-source no -o "$out/d-k$k-s$s" ./bench/tecomp-bench --template conv2d_wgmma --trials 1 \
+                --records "$out/d-k$k-s$s.jsonl" --suite "$suite" --rows C9_b8 --math tf32 --layout nhwc --cudnn legacy \
+                > "$out/d-k$k-s$s-sass.log" 2>&1
+            echo "== k$k s$s ncu exit $?"
+            ncu -i "$out/d-k$k-s$s.ncu-rep" --page details --print-details all 2>&1 | grep -E "issue_stalled" | tr -s ' ' |
+                sort -k3 -rn | head -12
+            ncu -i "$out/d-k$k-s$s.ncu-rep" --page source --csv --print-source sass > "$out/d-k$k-s$s-sass.csv" 2>&1
+            echo "sass csv $(wc -l < "$out/d-k$k-s$s-sass.csv") lines"
+        done ;;
+    *) echo "unknown part $part (batch, depth, half, seed3ncu, depthncu, depthsass)"; exit 2 ;;
     esac
 done
