@@ -23,7 +23,9 @@
 # two?): the tensor pipe's activity, the warps' stalls, the memory's rates.
 # `depthsass`: k_tile 32 with 4 and 6 stages, the warps' stalls by reason and
 # by SASS instruction (Nsight's source page as CSV, in $OUT).
-#   sh bench/c9_limit_run.sh [batch|depth|half|seed3ncu|depthncu|depthsass ...]     Logs and CSVs in $OUT (or ./gpu-logs).
+# `depthpairs`: 4 and 6 stages at batches 8 and 32 with in_flight 0, with two
+# consumer warpgroups (64-row warp tiles), and with both.
+#   sh bench/c9_limit_run.sh [batch|depth|half|seed3ncu|depthncu|depthsass|depthpairs ...]     Logs and CSVs in $OUT (or ./gpu-logs).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/gpu_common.sh"
@@ -96,6 +98,17 @@ for part in ${*:-batch depth}; do
             ncu -i "$out/d-k$k-s$s.ncu-rep" --page source --csv --print-source sass > "$out/d-k$k-s$s-sass.csv" 2>&1
             echo "sass csv $(wc -l < "$out/d-k$k-s$s-sass.csv") lines"
         done ;;
-    *) echo "unknown part $part (batch, depth, half, seed3ncu, depthncu, depthsass)"; exit 2 ;;
+    depthpairs)
+        for b in 8 32; do
+            for st in 4 6; do
+                time_config "C9_b$b" "$(c9_args_at $b), 4, 1]" "--suite $suite --math tf32 --layout nhwc" \
+                    "0:128,128,128,128,32,$st,1,0,2,1,1,1,1,1,0:f0-s$st" | cut -c1-150
+                time_config "C9_b$b" "$(c9_args_at $b), 4, 1]" "--suite $suite --math tf32 --layout nhwc" \
+                    "0:128,128,64,128,32,$st,1,1,2,1,1,1,1,1,0:wg2-s$st" | cut -c1-150
+                time_config "C9_b$b" "$(c9_args_at $b), 4, 1]" "--suite $suite --math tf32 --layout nhwc" \
+                    "0:128,128,64,128,32,$st,1,0,2,1,1,1,1,1,0:wg2f0-s$st" | cut -c1-150
+            done
+        done ;;
+    *) echo "unknown part $part (batch, depth, half, seed3ncu, depthncu, depthsass, depthpairs)"; exit 2 ;;
     esac
 done
