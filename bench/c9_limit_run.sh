@@ -36,6 +36,20 @@ c9_batches_suite "$suite" 8 16 24 32
 c9_at() { # batch, k_tile, stages: C9 at that batch, TF32 in NHWC, 128x128 from a producer in that pipeline
     time_c9_tf32 "$suite" "$1" "$2" "$3" "k$2-s$3"
 }
+c9_config() { # batch, configuration's values, label: C9 at that batch, TF32 in NHWC, in that configuration
+    time_config "C9_b$1" "$(c9_args_at "$1"), 4, 1]" "--suite $suite --math tf32 --layout nhwc" "0:$2:$3" | cut -c1-150
+}
+c9_b8_ncu() { # k_tile, stages, log, ncu's options: C9 at batch 8 as c9_at runs it, under Nsight Compute (log in $out)
+    k=$1
+    s=$2
+    log=$3
+    shift 3
+    record conv2d_wgmma "$(c9_args_at 8), 4, 1]" "0:128,128,128,128,$k,$s,1,1,2,1,1,1,1,1,0:k$k-s$s" "$out/d-k$k-s$s.jsonl"
+    timeout 150 ncu --clock-control none -k regex:conv2d_wgmma --launch-skip 3 --launch-count 1 "$@" ./bench/tecomp-bench \
+        --template conv2d_wgmma --trials 1 --records "$out/d-k$k-s$s.jsonl" --suite "$suite" --rows C9_b8 --math tf32 \
+        --layout nhwc --cudnn legacy > "$out/$log" 2>&1
+    echo "== k$k s$s ncu exit $?"
+}
 for part in ${*:-batch depth}; do
     case $part in
     batch)
@@ -71,42 +85,26 @@ for part in ${*:-batch depth}; do
         cat "$out/tensor-metrics.txt"
         metrics=gpu__time_duration.sum,sm__cycles_elapsed.avg.per_second,sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_tensor_op_gmma.sum,lts__t_bytes.sum,dram__bytes_read.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum,smsp__inst_executed.sum
         for ks in 32:4 32:6 16:6 16:8; do
-            k=${ks%:*}
-            s=${ks#*:}
-            record conv2d_wgmma "$(c9_args_at 8), 4, 1]" "0:128,128,128,128,$k,$s,1,1,2,1,1,1,1,1,0:k$k-s$s" "$out/d-k$k-s$s.jsonl"
-            timeout 150 ncu --clock-control none -k regex:conv2d_wgmma --launch-skip 3 --launch-count 1 --section SpeedOfLight \
-                --section WarpStateStats --section MemoryWorkloadAnalysis --section SourceCounters --metrics $metrics \
-                ./bench/tecomp-bench --template conv2d_wgmma --trials 1 --records "$out/d-k$k-s$s.jsonl" --suite "$suite" \
-                --rows C9_b8 --math tf32 --layout nhwc --cudnn legacy > "$out/d-k$k-s$s-ncu.log" 2>&1
-            echo "== k$k s$s ncu exit $?"
+            c9_b8_ncu "${ks%:*}" "${ks#*:}" "d-k${ks%:*}-s${ks#*:}-ncu.log" --section SpeedOfLight --section WarpStateStats \
+                --section MemoryWorkloadAnalysis --section SourceCounters --metrics $metrics
             grep -E "Duration|Warp Cycles Per Issued|Stall|gmma|pipe_tensor|lts__|dram__|bank|inst_executed|Throughput|Hit Rate" \
-                "$out/d-k$k-s$s-ncu.log" | tr -s ' ' | head -40
+                "$out/d-k${ks%:*}-s${ks#*:}-ncu.log" | tr -s ' ' | head -40
         done ;;
     depthsass)
         for ks in 32:4 32:6; do
-            k=${ks%:*}
-            s=${ks#*:}
-            record conv2d_wgmma "$(c9_args_at 8), 4, 1]" "0:128,128,128,128,$k,$s,1,1,2,1,1,1,1,1,0:k$k-s$s" "$out/d-k$k-s$s.jsonl"
-            timeout 150 ncu --clock-control none -k regex:conv2d_wgmma --launch-skip 3 --launch-count 1 --section WarpStateStats \
-                --section SourceCounters --metrics "regex:smsp__average_warps_issue_stalled_.*_per_issue_active.ratio" \
-                --import-source no -o "$out/d-k$k-s$s" ./bench/tecomp-bench --template conv2d_wgmma --trials 1 \
-                --records "$out/d-k$k-s$s.jsonl" --suite "$suite" --rows C9_b8 --math tf32 --layout nhwc --cudnn legacy \
-                > "$out/d-k$k-s$s-sass.log" 2>&1
-            echo "== k$k s$s ncu exit $?"
-            ncu -i "$out/d-k$k-s$s.ncu-rep" --page details --print-details all 2>&1 | grep -E "issue_stalled" | tr -s ' ' |
-                sort -k3 -rn | head -12
-            ncu -i "$out/d-k$k-s$s.ncu-rep" --page source --csv --print-source sass > "$out/d-k$k-s$s-sass.csv" 2>&1
-            echo "sass csv $(wc -l < "$out/d-k$k-s$s-sass.csv") lines"
+            name=d-k${ks%:*}-s${ks#*:}
+            c9_b8_ncu "${ks%:*}" "${ks#*:}" "$name-sass.log" --section WarpStateStats --section SourceCounters \
+                --metrics "regex:smsp__average_warps_issue_stalled_.*_per_issue_active.ratio" --import-source no -o "$out/$name"
+            ncu -i "$out/$name.ncu-rep" --page details --print-details all 2>&1 | grep -E "issue_stalled" | tr -s ' ' | sort -k3 -rn | head -12
+            ncu -i "$out/$name.ncu-rep" --page source --csv --print-source sass > "$out/$name-sass.csv" 2>&1
+            echo "sass csv $(wc -l < "$out/$name-sass.csv") lines"
         done ;;
     depthpairs)
         for b in 8 32; do
             for st in 4 6; do
-                time_config "C9_b$b" "$(c9_args_at $b), 4, 1]" "--suite $suite --math tf32 --layout nhwc" \
-                    "0:128,128,128,128,32,$st,1,0,2,1,1,1,1,1,0:f0-s$st" | cut -c1-150
-                time_config "C9_b$b" "$(c9_args_at $b), 4, 1]" "--suite $suite --math tf32 --layout nhwc" \
-                    "0:128,128,64,128,32,$st,1,1,2,1,1,1,1,1,0:wg2-s$st" | cut -c1-150
-                time_config "C9_b$b" "$(c9_args_at $b), 4, 1]" "--suite $suite --math tf32 --layout nhwc" \
-                    "0:128,128,64,128,32,$st,1,0,2,1,1,1,1,1,0:wg2f0-s$st" | cut -c1-150
+                c9_config $b "128,128,128,128,32,$st,1,0,2,1,1,1,1,1,0" "f0-s$st"
+                c9_config $b "128,128,64,128,32,$st,1,1,2,1,1,1,1,1,0" "wg2-s$st"
+                c9_config $b "128,128,64,128,32,$st,1,0,2,1,1,1,1,1,0" "wg2f0-s$st"
             done
         done ;;
     *) echo "unknown part $part (batch, depth, half, seed3ncu, depthncu, depthsass, depthpairs)"; exit 2 ;;
