@@ -36,15 +36,12 @@ c9_batches_suite "$suite" 8 16 24 32
 c9_at() { # batch, k_tile, stages: C9 at that batch, TF32 in NHWC, 128x128 from a producer in that pipeline
     time_c9_tf32 "$suite" "$1" "$2" "$3" "k$2-s$3"
 }
-c9_config() { # batch, configuration's values, label: C9 at that batch, TF32 in NHWC, in that configuration
-    time_config "C9_b$1" "$(c9_args_at "$1"), 4, 1]" "--suite $suite --math tf32 --layout nhwc" "0:$2:$3" | cut -c1-150
-}
 c9_b8_ncu() { # k_tile, stages, log, ncu's options: C9 at batch 8 as c9_at runs it, under Nsight Compute (log in $out)
     k=$1
     s=$2
     log=$3
     shift 3
-    record conv2d_wgmma "$(c9_args_at 8), 4, 1]" "0:128,128,128,128,$k,$s,1,1,2,1,1,1,1,1,0:k$k-s$s" "$out/d-k$k-s$s.jsonl"
+    record conv2d_wgmma "$(c9_args_at 8), 4, 1]" "0:$(c9_tile_at "$k" "$s"):k$k-s$s" "$out/d-k$k-s$s.jsonl"
     timeout 150 ncu --clock-control none -k regex:conv2d_wgmma --launch-skip 3 --launch-count 1 "$@" ./bench/tecomp-bench \
         --template conv2d_wgmma --trials 1 --records "$out/d-k$k-s$s.jsonl" --suite "$suite" --rows C9_b8 --math tf32 \
         --layout nhwc --cudnn legacy > "$out/$log" 2>&1
@@ -102,9 +99,9 @@ for part in ${*:-batch depth}; do
     depthpairs)
         for b in 8 32; do
             for st in 4 6; do
-                c9_config $b "128,128,128,128,32,$st,1,0,2,1,1,1,1,1,0" "f0-s$st"
-                c9_config $b "128,128,64,128,32,$st,1,1,2,1,1,1,1,1,0" "wg2-s$st"
-                c9_config $b "128,128,64,128,32,$st,1,0,2,1,1,1,1,1,0" "wg2f0-s$st"
+                time_c9 "$suite" $b "128,128,128,128,32,$st,1,0,2,1,1,1,1,1,0" "f0-s$st"
+                time_c9 "$suite" $b "128,128,64,128,32,$st,1,1,2,1,1,1,1,1,0" "wg2-s$st"
+                time_c9 "$suite" $b "128,128,64,128,32,$st,1,0,2,1,1,1,1,1,0" "wg2f0-s$st"
             done
         done ;;
     *) echo "unknown part $part (batch, depth, half, seed3ncu, depthncu, depthsass, depthpairs)"; exit 2 ;;

@@ -19,7 +19,7 @@ cd build-gpu
 for part in ${*:-stalls sass}; do
     case $part in
     stalls)
-        for c in 128,128,128,128,32,4,1,1,2,1,1,1,1,1,0:s4 128,128,128,128,32,6,1,1,2,1,1,1,1,1,0:s6; do
+        for c in "$(c9_tile_at 32 4):s4" "$(c9_tile_at 32 6):s6"; do
             label=${c##*:}
             record conv2d_wgmma "$c9_b32_args, 4, 1]" "0:$c" "$out/stalls-$label.jsonl"
             timeout 200 ncu --clock-control none -k regex:conv2d_wgmma --launch-skip 5 --launch-count 1 --section SpeedOfLight \
@@ -31,7 +31,7 @@ for part in ${*:-stalls sass}; do
                 "$out/stalls-$label.log" | tr -s ' ' | head -40
         done ;;
     sass)
-        for c in 128,128,128,128,32,4,1,1,2,1,1,1,1,1,0:s4 128,128,128,128,32,6,1,1,2,1,1,1,1,1,0:s6; do
+        for c in "$(c9_tile_at 32 4):s4" "$(c9_tile_at 32 6):s6"; do
             label=${c##*:}
             rm -rf "$TECOMP_CACHE_DIR"
             time_config C9_b32 "$c9_b32_args, 4, 1]" "--math tf32 --layout nhwc" "0:$c"

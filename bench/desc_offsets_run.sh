@@ -53,7 +53,7 @@ for part in ${*:-tests time}; do
         cp ./bench/gemm-bench "$out/gemm-bench-prev" && cp ./bench/tecomp-bench "$out/tecomp-bench-prev"
         headers_back bench/gemm-bench bench/tecomp-bench
         record gemm_wgmma "$gemm_args" "$gemm_record" "$out/gemm.jsonl"
-        record conv2d_wgmma "$c9_b32_args, 4, 1]" 0:128,128,128,128,32,4,1,1,2,1,1,1,1,1,0:c9 "$out/c9.jsonl"
+        record conv2d_wgmma "$c9_b32_args, 4, 1]" "0:$(c9_tile_at 32 4):c9" "$out/c9.jsonl"
         for i in 1 2 3; do
             for v in ${ORDER:-new prev}; do
                 echo "gemm $v $i: $(timeout 100 "$out/gemm-bench-$v" 8192 8192 8192 f16 1 "$out/gemm.jsonl" 2>&1 | grep -E '^gemm 8192' | tail -1)"
@@ -93,8 +93,8 @@ for part in ${*:-tests time}; do
             time_gemm "0:$c"
         done ;;
     time)
-        time_config C9_b32 "$c9_b32_args, 4, 1]" "--math tf32 --layout nhwc" "0:128,128,128,128,32,4,1,1,2,1,1,1,1,1,0:c9-s4"
-        time_config C9_b32 "$c9_b32_args, 4, 1]" "--math tf32 --layout nhwc" "0:128,128,128,128,32,6,1,1,2,1,1,1,1,1,0:c9-s6"
+        time_config C9_b32 "$c9_b32_args, 4, 1]" "--math tf32 --layout nhwc" "0:$(c9_tile_at 32 4):c9-s4"
+        time_config C9_b32 "$c9_b32_args, 4, 1]" "--math tf32 --layout nhwc" "0:$(c9_tile_at 32 6):c9-s6"
         time_config C6_b32 "$c6_b32_args, 4, 1]" "--math tf32 --layout nhwc" "0:64,128,64,128,32,4,1,1,2,1,1,1,1,3,0:c6-192x128"
         time_config C9_b32_f16 "$c9_b32_args, 3]" "--epilogue f16" "0:128,256,64,256,64,4,1,1,2,1,1,1,1,1,0:c9f16"
         time_config seed2_nhwc "$seed2_args" "--suite ../bench/suite-mma.csv --epilogue f16" "0:128,256,64,256,64,4,1,0,2,6,8,1,1,1,0:seed2-91033"

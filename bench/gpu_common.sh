@@ -92,9 +92,18 @@ time_config() { # row, task args (JSON), harness flags, index:values:label: the 
     echo "$1 $label (config ${4%:*}): $(grep "^$1 " "$out/$1-$label.log" | tail -1)"
 }
 
-time_c9_tf32() { # suite (c9_batches_suite), batch, k_tile, stages, label: C9 at that batch, TF32 in NHWC, its 128x128 tile
-    # from a producer (one consumer warpgroup, in_flight 1) in that pipeline (time_config), the line cut to 150 characters
-    time_config "C9_b$2" "$(c9_args_at "$2"), 4, 1]" "--suite $1 --math tf32 --layout nhwc" "0:128,128,128,128,$3,$4,1,1,2,1,1,1,1,1,0:$5" | cut -c1-150
+c9_tile_at() { # k_tile, stages: the values of C9's TF32 128x128 tile from a producer (one consumer warpgroup, in_flight 1)
+    # in that pipeline
+    echo "128,128,128,128,$1,$2,1,1,2,1,1,1,1,1,0"
+}
+
+time_c9() { # suite (c9_batches_suite), batch, configuration's values, label: C9 at that batch, TF32 in NHWC, in that
+    # configuration (time_config), the line cut to 150 characters
+    time_config "C9_b$2" "$(c9_args_at "$2"), 4, 1]" "--suite $1 --math tf32 --layout nhwc" "0:$3:$4" | cut -c1-150
+}
+
+time_c9_tf32() { # suite, batch, k_tile, stages, label: C9 at that batch in its 128x128 tile in that pipeline (time_c9)
+    time_c9 "$1" "$2" "$(c9_tile_at "$3" "$4")" "$5"
 }
 
 sass_mix() { # cuobjdump -sass output: its instruction count, then its 25 commonest opcodes

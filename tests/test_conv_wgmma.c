@@ -186,9 +186,34 @@ TC_TEST(the_sum_in_chunks_across_the_taps) {
     TC_CHECK(tc_matrix_view_chunked(ctx, "wt", kernel, 8, 216, 8, 216, 9, -8) == NULL);
 }
 
-/* The im2col copy in the IR and the CUDA: the first pixel's window corner
-   and channel from the tile's first row and column, the tap as offsets;
-   the weights' box of their rows; and TMA's refusals. */
+/* The 3 x 3 window with padding 1 and stride 1 both views' tests take,
+   its columns `chunk` channels at a time across the taps (0: tap by tap). */
+static tc_im2col window_3x3(int64_t chunk) {
+    tc_im2col w;
+    memset(&w, 0, sizeof w);
+    w.window[0] = w.window[1] = 3;
+    w.pad[0] = w.pad[1] = 1;
+    w.stride[0] = w.stride[1] = 1;
+    w.dilation[0] = w.dilation[1] = 1;
+    w.chunk = chunk;
+    return w;
+}
+
+/* Element (m, j) of a view of in by the views' documented definitions:
+   column j is tap j / c, channel j % c tap by tap (chunk 0), else
+   chunk j / (chunk 9) and tap j / chunk % 9 (its channels from chunk
+   times the first); im2col of an NHWC input of side x side pixels and c
+   channels through window_3x3 (row m: image m / side^2, pixel m %
+   side^2), or KRSC weights as rows of 9 c columns; zero in the padding
+   past `rows` rows and 9 c columns. */
+static float view_element(const float *in, int64_t side, int64_t c, int64_t rows, int64_t chunk, int im2col, int64_t m, int64_t j) {
+    int64_t tap = chunk ? j / chunk % 9 : j / c, channel = chunk ? j / (chunk * 9) * chunk + j % chunk : j % c;
+    int64_t n = m / (side * side), y = m / side % side - 1 + tap / 3, x = m % side - 1 + tap % 3;
+    if (m >= rows || j >= 9 * c) return 0.0f;
+    if (!im2col) return in[m * 9 * c + tap * c + channel];
+    return y >= 0 && y < side && x >= 0 && x < side ? in[((n * side + y) * side + x) * c + channel] : 0.0f;
+}
+
 /* The views' own values in both column orders (tap by tap, chunk 0, which
    TMA's copies no longer take in conv2d_wgmma; and 2 channels at a time
    across the 9 taps), lowered and run on the host executor against their
@@ -219,17 +244,7 @@ static void check_view_values(tc_tensor *data, tc_tensor *view, const float *in,
     mem[1] = out;
     TC_CHECK_EQ_INT(tc_host_run(ctx, f, mem, NULL), TC_OK);
     for (m = 0; m < rows; m++)
-        for (j = 0; j < COLS; j++) {
-            int64_t tap = chunk ? j / chunk % 9 : j / 4, c = chunk ? j / (chunk * 9) * chunk + j % chunk : j % 4;
-            float want = 0;
-            if (im2col && m < 18 && j < 36) {
-                int64_t n = m / 9, y = m / 3 % 3 - 1 + tap / 3, x = m % 3 - 1 + tap % 3;
-                if (y >= 0 && y < 3 && x >= 0 && x < 3) want = in[((n * 3 + y) * 3 + x) * 4 + c];
-            } else if (!im2col && m < 5 && j < 36) {
-                want = in[m * 36 + tap * 4 + c];
-            }
-            bad += out[m * COLS + j] != want;
-        }
+        for (j = 0; j < COLS; j++) bad += out[m * COLS + j] != view_element(in, 3, 4, im2col ? 18 : 5, chunk, im2col, m, j);
     TC_CHECK_EQ_INT(bad, 0);
 }
 
@@ -237,17 +252,11 @@ TC_TEST(views_read_their_columns_in_either_order) {
     float in[5 * 3 * 3 * 4]; /* the weights' elements; the input reads the first 2 * 3 * 3 * 4 */
     tc_tensor *data = tc_placeholderi(ctx, "data", TC_FLOAT32, TC_DIMS(2, 3, 3, 4));
     tc_tensor *kernel = tc_placeholderi(ctx, "kernel", TC_FLOAT32, TC_DIMS(5, 3, 3, 4));
-    tc_im2col window;
     int64_t chunk;
     size_t k;
     for (k = 0; k < sizeof in / sizeof in[0]; k++) in[k] = (float)(k + 1);
-    memset(&window, 0, sizeof window);
-    window.window[0] = window.window[1] = 3;
-    window.pad[0] = window.pad[1] = 1;
-    window.stride[0] = window.stride[1] = 1;
-    window.dilation[0] = window.dilation[1] = 1;
     for (chunk = 0; chunk <= 2; chunk += 2) {
-        window.chunk = chunk;
+        tc_im2col window = window_3x3(chunk);
         check_view_values(data, tc_im2col_view(ctx, "col", data, &window, 24, 40), in, chunk, 1);
     }
     check_view_values(kernel, tc_matrix_view(ctx, "wt", kernel, 5, 36, 8, 40), in, 0, 0);
@@ -270,19 +279,11 @@ typedef struct view_copy {
     int im2col;
 } view_copy;
 
-/* The view's value at (m, j) from the base's elements in. */
-static float view_value(const view_copy *v, const float *in, int64_t m, int64_t j) {
-    int64_t tap = v->chunk ? j / v->chunk % 9 : j / 16, c = v->chunk ? j / (v->chunk * 9) * v->chunk + j % v->chunk : j % 16;
-    int64_t n = m / 64, y = m / 8 % 8 - 1 + tap / 3, x = m % 8 - 1 + tap % 3;
-    if (!v->im2col) return in[m * 144 + tap * 16 + c];
-    return y >= 0 && y < 8 && x >= 0 && x < 8 ? in[((n * 8 + y) * 8 + x) * 16 + c] : 0.0f;
-}
-
 static int view_copy_wrong(const view_copy *v, const float *in, const float *out) {
     int64_t m, j;
     int bad = 0;
     for (m = 0; m < v->rows; m++)
-        for (j = 0; j < 144; j++) bad += out[m * 144 + j] != view_value(v, in, m, j);
+        for (j = 0; j < 144; j++) bad += out[m * 144 + j] != view_element(in, 8, 16, v->rows, v->chunk, v->im2col, m, j);
     return bad;
 }
 
@@ -354,20 +355,14 @@ TC_TEST(tma_copies_views_in_either_order) {
     for (k = 0; k < sizeof in / sizeof in[0]; k++) in[k] = (float)(k % 1000 + 1);
     for (q = 0; q < 6; q++) { /* im2col chunk 0 (16 and 8 columns a step), chunk 8; the matrix likewise */
         view_copy v;
-        tc_im2col window;
+        tc_im2col window = window_3x3(q % 3 == 2 ? 8 : 0);
         int64_t width = q % 3 ? 8 : 16;
         void *mem[2];
         memset(&v, 0, sizeof v);
         v.im2col = q < 3;
-        v.chunk = q % 3 == 2 ? 8 : 0;
+        v.chunk = window.chunk;
         v.rows = v.im2col ? 128 : 32;
         v.base = v.im2col ? data : kernel;
-        memset(&window, 0, sizeof window);
-        window.window[0] = window.window[1] = 3;
-        window.pad[0] = window.pad[1] = 1;
-        window.stride[0] = window.stride[1] = 1;
-        window.dilation[0] = window.dilation[1] = 1;
-        window.chunk = v.chunk;
         v.view = v.im2col ? tc_im2col_view(ctx, "col", data, &window, 128, 144) : v.chunk ? tc_matrix_view_chunked(ctx, "wt", kernel, 32, 144, 32, 144, 9, v.chunk)
                                            : tc_matrix_view(ctx, "wt", kernel, 32, 144, 32, 144);
         TC_CHECK(v.view != NULL);
@@ -388,6 +383,9 @@ TC_TEST(tma_copies_views_in_either_order) {
     if (!gpu) printf("  (GPU part skipped: no sm_90 CUDA device)\n");
 }
 
+/* The im2col copy in the IR and the CUDA: the first pixel's window corner
+   and channel from the tile's first row and column, the tap as offsets;
+   the weights' box of their rows; and TMA's refusals. */
 TC_TEST(golden_ir_shows_the_im2col_copy) {
     tc_conv2d_desc d = nhwc(TC_FLOAT16, 2, 32, 9, 9, 72, 3, 3, 1, 1, 1);
     tiles t = {{64, 64, 64, 64, 32, 3, 1, 1, 1}};
