@@ -3151,6 +3151,14 @@ static const tc_stmt *_tc_tma_pipeline_loop(_tc_lower *L, const _tc_pipe *p, con
     return tc_stmt_allocate(ctx, f.bar, tc_stmt_allocate(ctx, f.empty, tc_stmt_seq(ctx, no, outer)));
 }
 
+/* Whether pipelined loop `loop` runs in rounds of its stages
+   (_tc_pass_pipeline_rounds): a TMA pipeline's, its steps a constant
+   multiple of the stages. */
+static int _tc_pipe_in_rounds(const _tc_pipe *p, const tc_stmt *loop) {
+    int64_t steps = 0;
+    return p->tma && tc_expr_is_const(loop->min, NULL) && tc_expr_is_const(loop->extent, &steps) && steps > 0 && steps % p->nstages == 0;
+}
+
 /* A warp-specialised pipeline inside a serial loop (a persistent grid's
    loop over tiles): each role's part of a run with the pipeline's base
    the steps of the runs before it, from the role's count of runs (each
@@ -3167,9 +3175,13 @@ static const tc_stmt *_tc_pipeline_run(_tc_lower *L, const _tc_pipe *p, const tc
     tc_context *ctx = L->ctx;
     const tc_expr *zero = tc_int(ctx, 0), *runs = _tc_load(L->producer.runs, zero);
     const tc_stmt *parts[2];
-    int steps_vary = !tc_expr_is_const(loop->extent, NULL);
+    int steps_vary = !tc_expr_is_const(loop->extent, NULL), failed = 0;
     parts[0] = part;
     parts[1] = tc_stmt_store(ctx, L->producer.runs, zero, tc_add(runs, steps_vary ? loop->extent : tc_int(ctx, step)));
+    if (part && _tc_pipe_in_rounds(p, loop)) { /* base written out as the multiple of the stages it is, which simplify sees */
+        parts[0] = _tc_stmt_subst(ctx, part, p->base, tc_mul(runs, loop->extent), &failed);
+        return parts[0] && parts[1] && !failed ? tc_stmt_seq(ctx, 2, parts) : NULL;
+    }
     return part && parts[1] ? tc_stmt_let(ctx, p->base, steps_vary ? runs : tc_mul(runs, loop->extent), tc_stmt_seq(ctx, 2, parts)) : NULL;
 }
 
@@ -3725,6 +3737,57 @@ static tc_result _tc_pass_inject_pipeline(_tc_lower *L) {
         L->kernels[k].body = body ? body : tc_stmt_seq(L->ctx, 0, NULL);
     }
     return TC_OK;
+}
+
+/* Pipelined TMA loops in rounds of their stages: a loop whose steps are a
+   constant multiple of its pipeline's stages S (_tc_pipe_in_rounds) runs
+   a round of S steps an iteration, the round unrolled,
+       for v.round { unrolled for v.stage < S { body[v := min + S v.round + v.stage] } }
+   so that each step's slot, (base + v - min) % S with base a multiple of
+   S (_tc_pipeline_run), simplifies to the constant v.stage, and its phase
+   parity to one of v.round. Computed from the loop's variable, the slot's
+   modulo and division and the descriptors rebuilt from it delay each
+   step's first wgmma: measured on the H100 (bench/depth_probe.sh, C9 at
+   batch 8, TF32, 128x128 from a producer), 4 stages 30.3 -> 28.9 us and
+   6 stages 33.3 -> 27.7 us (bench/RESULTS.md, 2026-11-26). Runs after
+   inject_wgmma_sync, which finds the pipelined loops by their variable. */
+static int _tc_rounds_stmt(_tc_mutator *m, const tc_stmt *s, const tc_stmt **out) {
+    _tc_lower *L = (_tc_lower *)m->user;
+    tc_context *ctx = m->ctx;
+    const _tc_pipe *p = NULL;
+    const tc_expr *round, *stage;
+    const tc_stmt *body, *inner;
+    tc_stmt *outer;
+    char name[160];
+    int64_t steps = 0;
+    int k, failed = 0;
+    if (s->kind != TC_S_FOR) return 0;
+    for (k = 0; k < L->npipes && !p; k++)
+        if (L->pipes[k].var == s->var) p = &L->pipes[k];
+    if (!p || !_tc_pipe_in_rounds(p, s)) return 0;
+    tc_expr_is_const(s->extent, &steps);
+    snprintf(name, sizeof name, "%s.round", s->var->name);
+    round = tc_axisi(ctx, name, steps / p->nstages);
+    snprintf(name, sizeof name, "%s.stage", s->var->name);
+    stage = tc_axisi(ctx, name, p->nstages);
+    body = round && stage ? _tc_stmt_subst(ctx, s->body, s->var, tc_add(s->min, tc_add(tc_muli(round, p->nstages), stage)), &failed) : NULL;
+    inner = body && !failed ? tc_stmt_for(ctx, stage, tc_int(ctx, 0), tc_int(ctx, p->nstages), TC_FOR_UNROLLED, TC_THREAD_NONE, body) : NULL;
+    outer = inner ? (tc_stmt *)tc_stmt_for(ctx, round, tc_int(ctx, 0), tc_int(ctx, steps / p->nstages), s->for_kind, s->thread, inner) : NULL;
+    if (outer) {
+        outer->unroll_max_step = s->unroll_max_step;
+        outer->unroll_explicit = s->unroll_explicit;
+    }
+    *out = outer;
+    if (!outer) m->failed = 1;
+    return 1;
+}
+
+static tc_result _tc_pass_pipeline_rounds(_tc_lower *L) {
+    _tc_mutator m;
+    if (!L->npipes) return TC_OK;
+    memset(&m, 0, sizeof m);
+    m.ctx = L->ctx, m.stmt = _tc_rounds_stmt, m.user = L;
+    return _tc_mutate_kernels(L, &m);
 }
 
 // >>stream-k
@@ -4840,6 +4903,7 @@ static const _tc_pass _tc_passes[] = {
     {"simplify", _tc_pass_simplify},           /* affine index arithmetic; proven guards and unit loops (but pragmas') vanish */
     {"inject_async_copies", _tc_pass_inject_async_copies}, /* copies into async shared stages become async_copy statements, with commit and wait */
     {"inject_wgmma_sync", _tc_pass_inject_wgmma_sync}, /* each k step's wgmma one group: fence, commit, wait (in a lagged pipeline for all but one) */
+    {"pipeline_rounds", _tc_pass_pipeline_rounds}, /* TMA pipelines whose steps are whole rounds of their stages: a round an iteration, unrolled */
     {"inject_virtual_threads", _tc_pass_inject_vthreads}, /* vthread loops sink; their statements interleave */
     {"unroll", _tc_pass_unroll},               /* unroll marks and pragmas: replicate or leave to the CUDA compiler */
     {"simplify", _tc_pass_simplify_final},     /* again: unrolling substituted constants; unit loops go */

@@ -26,14 +26,6 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/gpu_common.sh"
 gpu_setup bench/tecomp-bench bench/gemm-bench tests/test_conv_wgmma tests/test_gemm_tma
 cd build-gpu
-headers_prev() { # targets: rebuilt with PREV_HDR's tecomp_cuda.h (the current one kept aside)
-    cp ../tecomp_cuda.h "$out/tecomp_cuda.h.new"
-    cp "${PREV_HDR:-../prev-hdr/tecomp_cuda.h}" ../tecomp_cuda.h && meson compile -C . "$@" >> "$out/build-prev.log" 2>&1
-}
-headers_back() { # targets: rebuilt with the current tecomp_cuda.h, put back
-    cp "$out/tecomp_cuda.h.new" ../tecomp_cuda.h && rm -f "$out/tecomp_cuda.h.new" && meson compile -C . "$@" >> "$out/build-prev.log" 2>&1
-}
-gemm_record=114361:128,256,64,256,64,4,1,0,2,16,8:together # the float16 8192^3 GEMM's configuration of record
 stalls=""
 for r in barrier long_scoreboard wait math_pipe_throttle dispatch_stall no_instruction membar sleeping selected short_scoreboard \
          mio_throttle lg_throttle branch_resolving misc imc_miss drain not_selected; do
@@ -42,16 +34,12 @@ done
 for part in ${*:-tests time}; do
     case $part in
     tests)
-        for t in test_conv_wgmma test_gemm_tma; do
-            (cd ../tests && timeout 300 ../build-gpu/tests/$t > "$out/$t.log" 2>&1)
-            echo "$t exit $?: $(tail -1 "$out/$t.log")"
-            grep -E "FAIL" "$out/$t.log" | head -5
-        done ;;
+        wgmma_tests ;;
     ab)
         cp ./bench/gemm-bench "$out/gemm-bench-new" && cp ./bench/tecomp-bench "$out/tecomp-bench-new"
-        headers_prev bench/gemm-bench bench/tecomp-bench
+        headers_prev tecomp_cuda.h bench/gemm-bench bench/tecomp-bench
         cp ./bench/gemm-bench "$out/gemm-bench-prev" && cp ./bench/tecomp-bench "$out/tecomp-bench-prev"
-        headers_back bench/gemm-bench bench/tecomp-bench
+        headers_back tecomp_cuda.h bench/gemm-bench bench/tecomp-bench
         record gemm_wgmma "$gemm_args" "$gemm_record" "$out/gemm.jsonl"
         record conv2d_wgmma "$c9_b32_args, 4, 1]" "0:$(c9_tile_at 32 4):c9" "$out/c9.jsonl"
         for i in 1 2 3; do
@@ -65,7 +53,7 @@ for part in ${*:-tests time}; do
     sass)
         record gemm_wgmma "$gemm_args" "$gemm_record" "$out/gemm.jsonl"
         for v in new prev; do
-            [ $v = prev ] && headers_prev bench/gemm-bench
+            [ $v = prev ] && headers_prev tecomp_cuda.h bench/gemm-bench
             rm -rf "$out/cache-$v"
             TECOMP_CACHE_DIR="$out/cache-$v" timeout 100 ./bench/gemm-bench 8192 8192 8192 f16 1 "$out/gemm.jsonl" 2>&1 | grep -E '^gemm 8192' | tail -1
             for f in "$out/cache-$v"/*.sm90a.cubin; do
@@ -74,18 +62,18 @@ for part in ${*:-tests time}; do
             sass_mix "$out/gemm-$v.sass"
             rm -rf "$out/cache-$v"
         done
-        headers_back bench/gemm-bench ;;
+        headers_back tecomp_cuda.h bench/gemm-bench ;;
     ncu)
         record gemm_wgmma "$gemm_args" "$gemm_record" "$out/gemm.jsonl"
         for v in new prev; do
-            [ $v = prev ] && headers_prev bench/gemm-bench
+            [ $v = prev ] && headers_prev tecomp_cuda.h bench/gemm-bench
             timeout 200 ncu --clock-control none -k regex:gemm_kernel --launch-skip 3 --launch-count 1 --section SpeedOfLight \
                 --section WarpStateStats --metrics sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_elapsed,smsp__inst_executed.sum$stalls \
                 ./bench/gemm-bench 8192 8192 8192 f16 1 "$out/gemm.jsonl" > "$out/ncu-gemm-$v.log" 2>&1
             echo "== ncu gemm $v exit $?"
             grep -E "Duration|gmma|inst_executed|stalled|Warp Cycles Per Issued" "$out/ncu-gemm-$v.log" | tr -s ' ' | awk '$NF != 0'
         done
-        headers_back bench/gemm-bench ;;
+        headers_back tecomp_cuda.h bench/gemm-bench ;;
     near)
         for c in 128,256,64,256,64,4,1,0,2,16,8:record 128,256,64,256,64,4,1,1,2,16,8:in-flight-1 128,256,64,256,64,4,1,0,2,8,8:tiles-8 \
                  128,256,64,256,64,4,1,0,2,32,8:tiles-32 128,256,64,256,64,3,1,0,2,16,8:stages-3 128,256,64,256,64,5,1,0,2,16,8:stages-5 \
@@ -93,14 +81,7 @@ for part in ${*:-tests time}; do
             time_gemm "0:$c"
         done ;;
     time)
-        time_config C9_b32 "$c9_b32_args, 4, 1]" "--math tf32 --layout nhwc" "0:$(c9_tile_at 32 4):c9-s4"
-        time_config C9_b32 "$c9_b32_args, 4, 1]" "--math tf32 --layout nhwc" "0:$(c9_tile_at 32 6):c9-s6"
-        time_config C6_b32 "$c6_b32_args, 4, 1]" "--math tf32 --layout nhwc" "0:64,128,64,128,32,4,1,1,2,1,1,1,1,3,0:c6-192x128"
-        time_config C9_b32_f16 "$c9_b32_args, 3]" "--epilogue f16" "0:128,256,64,256,64,4,1,1,2,1,1,1,1,1,0:c9f16"
-        time_config seed2_nhwc "$seed2_args" "--suite ../bench/suite-mma.csv --epilogue f16" "0:128,256,64,256,64,4,1,0,2,6,8,1,1,1,0:seed2-91033"
-        time_config seed3_nhwc "$seed3_args" "--suite ../bench/suite-mma.csv --math tf32" "0:$seed3_config:seed3-192x256"
-        time_gemm "$gemm_record"
-        ;;
+        time_records ;;
     esac
 done
 grep -hE "^FAILED|error:" "$out"/*.log | head

@@ -122,3 +122,38 @@ time_gemm() { # index:values:label: the float16 8192^3 GEMM through gemm_wgmma i
     timeout 100 ./bench/gemm-bench 8192 8192 8192 f16 1 "$out/gemm-$name.jsonl" > "$out/gemm-$name.log" 2>&1
     echo "gemm $name (config ${1%%:*}): $(grep -E '^gemm 8192' "$out/gemm-$name.log" | tail -1)"
 }
+
+gemm_record=114361:128,256,64,256,64,4,1,0,2,16,8:together # the float16 8192^3 GEMM's configuration of record
+
+time_records() { # the configurations of record through the harness beside cuDNN's best: C9_b32 TF32 with 4 and 6
+    # stages, C6_b32 TF32 192x128, C9_b32_f16 half out 128x256, seed2 half out 91033, seed3 TF32 192x256 from the
+    # consumers, the float16 8192^3 GEMM (114361)
+    time_config C9_b32 "$c9_b32_args, 4, 1]" "--math tf32 --layout nhwc" "0:$(c9_tile_at 32 4):c9-s4"
+    time_config C9_b32 "$c9_b32_args, 4, 1]" "--math tf32 --layout nhwc" "0:$(c9_tile_at 32 6):c9-s6"
+    time_config C6_b32 "$c6_b32_args, 4, 1]" "--math tf32 --layout nhwc" "0:64,128,64,128,32,4,1,1,2,1,1,1,1,3,0:c6-192x128"
+    time_config C9_b32_f16 "$c9_b32_args, 3]" "--epilogue f16" "0:128,256,64,256,64,4,1,1,2,1,1,1,1,1,0:c9f16"
+    time_config seed2_nhwc "$seed2_args" "--suite ../bench/suite-mma.csv --epilogue f16" "0:128,256,64,256,64,4,1,0,2,6,8,1,1,1,0:seed2-91033"
+    time_config seed3_nhwc "$seed3_args" "--suite ../bench/suite-mma.csv --math tf32" "0:$seed3_config:seed3-192x256"
+    time_gemm "$gemm_record"
+}
+
+wgmma_tests() { # test_conv_wgmma and test_gemm_tma (built by gpu_setup) on the GPU, from tests/ (run in build-gpu)
+    for t in test_conv_wgmma test_gemm_tma; do
+        (cd ../tests && timeout 300 ../build-gpu/tests/$t > "$out/$t.log" 2>&1)
+        echo "$t exit $?: $(tail -1 "$out/$t.log")"
+        grep -E "FAIL" "$out/$t.log" | head -5
+    done
+}
+
+headers_prev() { # header, targets (in build-gpu): rebuilt with ../prev-hdr/HEADER (or PREV_HDR's file), the current one kept aside
+    h=$1
+    shift
+    cp ../$h "$out/$h.new"
+    cp "${PREV_HDR:-../prev-hdr/$h}" ../$h && meson compile -C . "$@" >> "$out/build-prev.log" 2>&1
+}
+
+headers_back() { # header, targets: rebuilt with the current header, put back
+    h=$1
+    shift
+    cp "$out/$h.new" ../$h && rm -f "$out/$h.new" && meson compile -C . "$@" >> "$out/build-prev.log" 2>&1
+}

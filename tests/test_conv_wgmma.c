@@ -165,11 +165,14 @@ TC_TEST(the_sum_in_chunks_across_the_taps) {
     check_host_cases(cases, sizeof cases / sizeof cases[0]);
     f = lower_config(&d, &t);
     ir = f ? tc_func_to_string(f) : "";
-    /* step j of 18 (the pipeline fetches j.outer + 1): chunk j / 9 (its channels from 32 j / 9 on), tap j % 9 (its row and
-       column the im2col offsets); the weights' box at the same tap and channels of their r s c rows */
-    TC_CHECK_CONTAINS(ir, "floordiv(j.outer + 1, 9)*32] of [2, 9, 9, 64] + [floordiv(floormod(j.outer + 1, 9), 3), "
-                          "floormod(floormod(j.outer + 1, 9), 3)] box");
-    TC_CHECK_CONTAINS(ir, "kernel[blockIdx.y*64, floormod(j.outer + 1, 9)*64 + floordiv(j.outer + 1, 9)*32] box [64, 32] of [72, 576]");
+    /* step j of 18: chunk j / 9 (its channels from 32 j / 9 on), tap j % 9 (its row and column the im2col offsets); the
+       weights' box at the same tap and channels of their r s c rows. The loop runs in rounds of its 3 stages (j = 3
+       j.outer.round + stage): the first stage fetches step 3 round + 1, chunk round / 3, tap 3 (round % 3) + 1 (window
+       row round % 3, column 1), into slot 1 */
+    TC_CHECK_CONTAINS(ir, "tma_load_im2col(col.shared[2048], data[floordiv(blockIdx.x*64, 81), floormod(floordiv(blockIdx.x*64, 9), 9) - 1, "
+                          "floormod(blockIdx.x*64, 9) - 1, floordiv(j.outer.round, 3)*32] of [2, 9, 9, 64] + [floormod(j.outer.round, 3), 1] box");
+    TC_CHECK_CONTAINS(ir, "tma_load(wt.shared[2048], kernel[blockIdx.y*64, floormod(j.outer.round, 3)*192 + floordiv(j.outer.round, 3)*32 + 64] "
+                          "box [64, 32] of [72, 576]");
     if (dump) printf("%s\n", ir);
     /* cp.async's copies follow the taps: step j reads tap j / 2 (its window row j / 6, 9 x 64 elements a row; its column
        (j / 2) % 3, 64 a pixel) at channel 32 (j % 2): (j % 6) 32 along the row */
@@ -675,6 +678,35 @@ TC_TEST(a_16_bit_output_is_rounded_by_the_store) {
     }
 }
 
+/* A TMA pipeline whose steps are whole rounds of its stages runs a round an
+   iteration, unrolled (the pipeline_rounds pass): every copy's slot and
+   every mbarrier a constant, its phase parity the round's, on a persistent
+   grid too (the runs' base written as the multiple of the steps it is).
+   18 steps in 3 stages do; in 4 they do not and the slots stay computed.
+   Both run right on the host executor, whose mbarrier model reports a
+   wait on a wrong slot or phase as a deadlock. */
+TC_TEST(pipelines_run_in_rounds_of_their_stages) {
+    tc_conv2d_desc d = nhwc(TC_FLOAT16, 6, 64, 9, 9, 72, 3, 3, 1, 1, 1);
+    tiles rounds = {{64, 64, 64, 64, 32, 3, 1, 1, 2, 4, 8, 1, 1, 1, 0}}, computed = {{64, 64, 64, 64, 32, 4, 1, 1, 2, 4, 8, 1, 1, 1, 0}};
+    const tc_func *f = lower_config(&d, &rounds);
+    const char *ir = f ? tc_func_to_string(f) : "";
+    TC_CHECK(f != NULL);
+    TC_CHECK_CONTAINS(ir, "for (j.outer.round, 0, 6) {\n");
+    TC_CHECK_CONTAINS(ir, "mbarrier_wait(j.outer_full[2], parity floormod(j.outer.round, 2))\n");
+    TC_CHECK_CONTAINS(ir, "mbarrier_wait(j.outer_empty[1], parity floormod(j.outer.round + 1, 2))\n");
+    TC_CHECK_CONTAINS(ir, "mbarrier_arrive_warpgroup(j.outer_empty[0])\n");
+    TC_CHECK(strstr(ir, "floormod(j.outer") == NULL || strstr(ir, "floormod(j.outer.round") != NULL);
+    TC_CHECK(strstr(ir, "j.outer.base") == NULL);
+    if (dump) printf("%s\n", ir);
+    if (f) TC_CHECK(host_error_of(ctx, &d, f) < 1e-2);
+    f = lower_config(&d, &computed);
+    ir = f ? tc_func_to_string(f) : "";
+    TC_CHECK(f != NULL);
+    TC_CHECK(strstr(ir, "j.outer.round") == NULL);
+    TC_CHECK_CONTAINS(ir, "mbarrier_wait(j.outer_full[floormod(j.outer + j.outer.base, 4)], parity floormod(floordiv(j.outer + j.outer.base, 4), 2))\n");
+    if (f) TC_CHECK(host_error_of(ctx, &d, f) < 1e-2);
+}
+
 /* Consumers in turns (tc_consumer_turns, the turns knob): two warpgroups
    of the one-warpgroup block's threads (threadIdx.z 0 and 1, the producer
    at 2), each taking every other run of the persistent loop with its count
@@ -781,16 +813,16 @@ TC_TEST(thread_block_clusters_share_the_weights) {
     TC_CHECK_CONTAINS(ir, "// attr [iter_var(blockIdx.x, range(min=0, ext=4), blockIdx.x)] thread_extent = 4\n");
     TC_CHECK_CONTAINS(ir, "    mbarrier_init(j.outer_full[0], 2)\n    mbarrier_init(j.outer_empty[0], 2)\n");
     TC_CHECK_CONTAINS(ir, "  }\n  cluster_barrier()\n");
-    TC_CHECK_CONTAINS(ir, "      mbarrier_arrive_expect_tx(j.outer_full[floormod(j.outer, 3)], 4096)\n"
-                          "      tma_load(wt.shared[floormod(j.outer, 3)*2048 + floormod(blockIdx.x, 2)*1024], kernel[blockIdx.y*64 + "
-                          "floormod(blockIdx.x, 2)*32, j.outer*32] box [32, 32] of [72, 288], j.outer_full[floormod(j.outer, 3)], to 2 blocks "
-                          "of the cluster)\n");
-    TC_CHECK_CONTAINS(ir, "mbarrier_arrive_warpgroup(j.outer_empty[floormod(j.outer + 2, 3)], to 2 blocks of the cluster)\n");
+    /* the 9 steps in rounds of the 3 stages: the second stage's copy (step 3 round + 1) into slot 1 */
+    TC_CHECK_CONTAINS(ir, "      mbarrier_arrive_expect_tx(j.outer_full[1], 4096)\n"
+                          "      tma_load(wt.shared[floormod(blockIdx.x, 2)*1024 + 2048], kernel[blockIdx.y*64 + floormod(blockIdx.x, 2)*32, "
+                          "j.outer.round*96 + 32] box [32, 32] of [72, 288], j.outer_full[1], to 2 blocks of the cluster)\n");
+    TC_CHECK_CONTAINS(ir, "mbarrier_arrive_warpgroup(j.outer_empty[0], to 2 blocks of the cluster)\n");
     TC_CHECK_CONTAINS(ir, "  cluster_barrier()\n}\n");
     TC_CHECK_CONTAINS(cuda, "__launch_bounds__(256) __cluster_dims__(2, 1, 1) conv_wgmma_kernel(");
-    TC_CHECK_CONTAINS(cuda, "tc_tma_load_2d_multicast(wt_shared + (j_outer % 3) * 2048 + (bx % 2) * 1024, &tc_map1, j_outer * 32, by * 64 + "
-                            "(bx % 2) * 32, &j_outer_full[j_outer % 3], 0x3);");
-    TC_CHECK_CONTAINS(cuda, "tc_mbarrier_arrive_cluster(&j_outer_empty[(j_outer + 2) % 3], 2);");
+    TC_CHECK_CONTAINS(cuda, "tc_tma_load_2d_multicast(wt_shared + (bx % 2) * 1024 + 2048, &tc_map1, j_outer_round * 96 + 32, by * 64 + "
+                            "(bx % 2) * 32, &j_outer_full[1], 0x3);");
+    TC_CHECK_CONTAINS(cuda, "tc_mbarrier_arrive_cluster(&j_outer_empty[0], 2);");
     TC_CHECK_CONTAINS(cuda, "mbarrier.arrive.shared::cluster.b64 _, [%0];");
     TC_CHECK_CONTAINS(cuda, "    tc_cluster_barrier();\n");
     TC_CHECK(host_error_of(ctx, &d, f) < 1e-2);
@@ -1253,6 +1285,7 @@ int main(int argc, char **argv) {
     TC_RUN(cuda_compiles_for_sm_90a_only);
     TC_RUN(producer_with_a_fused_epilogue);
     TC_RUN(a_16_bit_output_is_rounded_by_the_store);
+    TC_RUN(pipelines_run_in_rounds_of_their_stages);
     TC_RUN(consumers_take_turns);
     TC_RUN(thread_block_clusters_share_the_weights);
     TC_RUN(refuses_what_it_cannot_build);
