@@ -137,10 +137,13 @@ time_records() { # the configurations of record through the harness beside cuDNN
     time_gemm "$gemm_record"
 }
 
-wgmma_tests() { # test_conv_wgmma and test_gemm_tma (built by gpu_setup) on the GPU, from tests/ (run in build-gpu)
+wgmma_tests() { # test_conv_wgmma and test_gemm_tma (built by gpu_setup) on the GPU at once, from tests/ (run in build-gpu)
     for t in test_conv_wgmma test_gemm_tma; do
-        (cd ../tests && timeout 300 ../build-gpu/tests/$t > "$out/$t.log" 2>&1)
-        echo "$t exit $?: $(tail -1 "$out/$t.log")"
+        (cd ../tests && timeout 300 ../build-gpu/tests/$t > "$out/$t.log" 2>&1; echo "$t exit $?: $(tail -1 "$out/$t.log")" > "$out/$t.exit") &
+    done
+    wait
+    for t in test_conv_wgmma test_gemm_tma; do
+        cat "$out/$t.exit"
         grep -E "FAIL" "$out/$t.log" | head -5
     done
 }

@@ -7,11 +7,16 @@
 # `time`: the configurations of record (time_records), then C9_b32 TF32
 #   128x128 from a producer at k_tile 32 with 3, 5 and 8 stages and k_tile
 #   16 with 6, 8 and 12.
+# `deeper`: deeper pipelines of the other rows' tiles: seed2 (91033's tile,
+#   k_tile 32, 6 and 8 stages), seed3 (192x256 at k_tile 16, 8 stages),
+#   C6_b32 (192x128 at k_tile 16, 8 stages), C9_b32 with two consumer
+#   warpgroups and 6 stages.
+# `tune`: C9_b32 and C6_b32 in TF32 (NHWC) tuned, 300 trials each (conv2d_wgmma).
 # `ab`: C9_b32 TF32 with 4 and 6 stages, seed2 half out (91033) and the
 #   float16 8192^3 GEMM (114361), alternating between binaries built at the
 #   current headers and with ../prev-hdr/tecomp_sched.h (the pass's parent:
 #   `git show 6dd89cd:tecomp_sched.h > prev-hdr/tecomp_sched.h`), twice.
-#   sh bench/rounds_run.sh [tests] [time] [ab]     Logs and CSVs in $OUT (or ./gpu-logs).
+#   sh bench/rounds_run.sh [tests] [time] [deeper] [tune] [ab]     Logs and CSVs in $OUT (or ./gpu-logs).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/gpu_common.sh"
@@ -26,6 +31,18 @@ for part in ${*:-tests time}; do
         for ks in 32:3 32:5 32:8 16:6 16:8 16:12; do
             time_config C9_b32 "$c9_b32_args, 4, 1]" "--math tf32 --layout nhwc" "0:$(c9_tile_at ${ks%:*} ${ks#*:}):c9-k${ks%:*}-s${ks#*:}" | cut -c1-150
         done ;;
+    deeper)
+        time_config seed2_nhwc "$seed2_args" "--suite ../bench/suite-mma.csv --epilogue f16" "0:128,256,64,256,32,6,1,0,2,6,8,1,1,1,0:seed2-k32-s6"
+        time_config seed2_nhwc "$seed2_args" "--suite ../bench/suite-mma.csv --epilogue f16" "0:128,256,64,256,32,8,1,0,2,6,8,1,1,1,0:seed2-k32-s8"
+        time_config seed3_nhwc "$seed3_args" "--suite ../bench/suite-mma.csv --math tf32" "0:64,256,64,256,16,8,1,1,1,1,1,1,1,3,0:seed3-k16-s8"
+        time_config C6_b32 "$c6_b32_args, 4, 1]" "--math tf32 --layout nhwc" "0:64,128,64,128,16,8,1,1,2,1,1,1,1,3,0:c6-k16-s8"
+        time_config C9_b32 "$c9_b32_args, 4, 1]" "--math tf32 --layout nhwc" "0:128,128,64,128,32,6,1,1,2,1,1,1,1,1,0:c9-two-s6" ;;
+    tune)
+        timeout 400 ./bench/tecomp-bench --template conv2d_wgmma --trials 300 --cudnn both --math tf32 --layout nhwc --rows C9_b32,C6_b32 \
+            --records "$out/tune.jsonl" --csv "$out/tune.csv" > "$out/tune.log" 2>&1
+        echo "tune exit $?"
+        grep -E "^(C9_b32|C6_b32) " "$out/tune.log" | cut -c1-150
+        grep -E "best config|best:" "$out/tune.log" | head -4 | cut -c1-200 ;;
     ab)
         cp ./bench/gemm-bench "$out/gemm-bench-new" && cp ./bench/tecomp-bench "$out/tecomp-bench-new"
         headers_prev tecomp_sched.h bench/gemm-bench bench/tecomp-bench
