@@ -36,10 +36,7 @@ for part in ${*:-tests time}; do
     tests)
         wgmma_tests ;;
     ab)
-        cp ./bench/gemm-bench "$out/gemm-bench-new" && cp ./bench/tecomp-bench "$out/tecomp-bench-new"
-        headers_prev tecomp_cuda.h bench/gemm-bench bench/tecomp-bench
-        cp ./bench/gemm-bench "$out/gemm-bench-prev" && cp ./bench/tecomp-bench "$out/tecomp-bench-prev"
-        headers_back tecomp_cuda.h bench/gemm-bench bench/tecomp-bench
+        benches_both tecomp_cuda.h
         record gemm_wgmma "$gemm_args" "$gemm_record" "$out/gemm.jsonl"
         record conv2d_wgmma "$c9_b32_args, 4, 1]" "0:$(c9_tile_at 32 4):c9" "$out/c9.jsonl"
         for i in 1 2 3; do

@@ -160,3 +160,11 @@ headers_back() { # header, targets: rebuilt with the current header, put back
     shift
     cp "$out/$h.new" ../$h && rm -f "$out/$h.new" && meson compile -C . "$@" >> "$out/build-prev.log" 2>&1
 }
+
+benches_both() { # header: gemm-bench and tecomp-bench built at the current headers and with ../prev-hdr/HEADER (or
+    # PREV_HDR's file), as $out/{gemm,tecomp}-bench-{new,prev}; the build is left at the current headers
+    cp ./bench/gemm-bench "$out/gemm-bench-new" && cp ./bench/tecomp-bench "$out/tecomp-bench-new"
+    headers_prev "$1" bench/gemm-bench bench/tecomp-bench
+    cp ./bench/gemm-bench "$out/gemm-bench-prev" && cp ./bench/tecomp-bench "$out/tecomp-bench-prev"
+    headers_back "$1" bench/gemm-bench bench/tecomp-bench
+}

@@ -44,10 +44,7 @@ for part in ${*:-tests time}; do
         grep -E "^(C9_b32|C6_b32) " "$out/tune.log" | cut -c1-150
         grep -E "best config|best:" "$out/tune.log" | head -4 | cut -c1-200 ;;
     ab)
-        cp ./bench/gemm-bench "$out/gemm-bench-new" && cp ./bench/tecomp-bench "$out/tecomp-bench-new"
-        headers_prev tecomp_sched.h bench/gemm-bench bench/tecomp-bench
-        cp ./bench/gemm-bench "$out/gemm-bench-prev" && cp ./bench/tecomp-bench "$out/tecomp-bench-prev"
-        headers_back tecomp_sched.h bench/gemm-bench bench/tecomp-bench
+        benches_both tecomp_sched.h
         record gemm_wgmma "$gemm_args" "$gemm_record" "$out/gemm.jsonl"
         record conv2d_wgmma "$c9_b32_args, 4, 1]" "0:$(c9_tile_at 32 4):s4" "$out/c9-s4.jsonl"
         record conv2d_wgmma "$c9_b32_args, 4, 1]" "0:$(c9_tile_at 32 6):s6" "$out/c9-s6.jsonl"
