@@ -3749,7 +3749,8 @@ static tc_result _tc_pass_inject_pipeline(_tc_lower *L) {
    modulo and division and the descriptors rebuilt from it delay each
    step's first wgmma: measured on the H100 (bench/depth_probe.sh, C9 at
    batch 8, TF32, 128x128 from a producer), 4 stages 30.3 -> 28.9 us and
-   6 stages 33.3 -> 27.7 us (bench/RESULTS.md, 2026-11-26). Runs after
+   6 stages 33.3 -> 27.7 us; with this pass C9_b32 at 6 stages 35.5 ->
+   29.6 us (bench/rounds_run.sh ab; bench/RESULTS.md, 2026-11-26). Runs after
    inject_wgmma_sync, which finds the pipelined loops by their variable. */
 static int _tc_rounds_stmt(_tc_mutator *m, const tc_stmt *s, const tc_stmt **out) {
     _tc_lower *L = (_tc_lower *)m->user;
@@ -3786,7 +3787,9 @@ static tc_result _tc_pass_pipeline_rounds(_tc_lower *L) {
     _tc_mutator m;
     if (!L->npipes) return TC_OK;
     memset(&m, 0, sizeof m);
-    m.ctx = L->ctx, m.stmt = _tc_rounds_stmt, m.user = L;
+    m.ctx = L->ctx;
+    m.stmt = _tc_rounds_stmt;
+    m.user = L;
     return _tc_mutate_kernels(L, &m);
 }
 
