@@ -13,11 +13,8 @@
 #   sh bench/depth_probe.sh        Logs in $OUT (or ./gpu-logs).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(dirname "$here")
-out=${OUT:-gpu-logs}
-mkdir -p "$out"
-work=$(mktemp -d)
-cp -r "$root"/tecomp*.h "$root/samples" "$root/support" "$work/" || exit 1
+. "$here/gpu_common.sh"
+probe_scratch || exit 1
 python3 - "$work/tecomp_cuda.h" <<'PY' || { echo "probe edit failed"; exit 1; }
 import sys
 path = sys.argv[1]
@@ -78,7 +75,7 @@ assert s.count(head) == 1 and s.count(call) == 1
 s = s.replace(head, probe).replace(call, call + "    cf->source = _tc_probe_source(cf->source);\n")
 open(path, "w").write(s)
 PY
-(cd "$work" && cc -std=c99 -O2 -w -I. -Isamples samples/mma_conv.c -o mma_conv -lm -ldl -lpthread) || { echo "probe build failed"; exit 1; }
+probe_cc samples/mma_conv.c mma_conv || { echo "probe build failed"; exit 1; }
 export TECOMP_CACHE_DIR="$work/cache"
 run() { # label, stages, TC_EXP or empty
     if [ -n "$3" ]; then export TC_EXP=$3; else unset TC_EXP; fi

@@ -8,13 +8,9 @@
 # Logs in $OUT (or ./gpu-logs). The product is never patched.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(dirname "$here")
-out=${OUT:-gpu-logs}
-mkdir -p "$out"
-work=$(mktemp -d)
-cp -r "$root"/tecomp*.h "$root/samples" "$root/support" "$work/" &&
-    (cd "$work" && patch -p1 < "$here/epilogue_cost_probe.patch" > /dev/null &&
-     cc -std=c99 -O2 -w -I. -Isamples samples/mma_conv.c -o mma_conv -lm -ldl -lpthread) || { echo "probe build failed"; exit 1; }
+. "$here/gpu_common.sh"
+probe_scratch && (cd "$work" && patch -p1 < "$here/epilogue_cost_probe.patch" > /dev/null) && probe_cc samples/mma_conv.c mma_conv ||
+    { echo "probe build failed"; exit 1; }
 config=${CONFIG:-128,256,64,256,64,4,1,0,2,6,8}
 for round in 1 2; do
     for variant in plain norows min smem pad coal; do

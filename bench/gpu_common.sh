@@ -4,8 +4,9 @@
 # gpu_sanitize runs a program under compute-sanitizer's memcheck, racecheck
 # and synccheck; gpu_tests runs the whole meson test suite, then one test
 # under them; record writes a one-line tuning record of a chosen
-# configuration, time_config (any row), time_seed2 and time_gemm time one through the harnesses
-# (from build-gpu). Logs in $out.
+# configuration, time_config (any row), time_seed2, time_c9_b32 and time_gemm time one through the harnesses
+# (from build-gpu); probe_scratch and probe_cc give a measurement-only probe a scratch copy of the tree to edit
+# and build. Logs in $out.
 gpu_setup() { # the meson targets to build (none: every one)
     out=${OUT:-gpu-logs}
     mkdir -p "$out" && out=$(cd "$out" && pwd)
@@ -97,6 +98,10 @@ c9_tile_at() { # k_tile, stages: the values of C9's TF32 128x128 tile from a pro
     echo "128,128,128,128,$1,$2,1,1,2,1,1,1,1,1,0"
 }
 
+time_c9_b32() { # configuration's values, label: C9_b32, TF32 in NHWC, in that configuration (time_config)
+    time_config C9_b32 "$c9_b32_args, 4, 1]" "--math tf32 --layout nhwc" "0:$1:$2"
+}
+
 time_c9() { # suite (c9_batches_suite), batch, configuration's values, label: C9 at that batch, TF32 in NHWC, in that
     # configuration (time_config), the line cut to 150 characters
     time_config "C9_b$2" "$(c9_args_at "$2"), 4, 1]" "--suite $1 --math tf32 --layout nhwc" "0:$3:$4" | cut -c1-150
@@ -112,8 +117,8 @@ sass_mix() { # cuobjdump -sass output: its instruction count, then its 25 common
     echo
 }
 
-time_seed2() { # index:values:label: seed2_nhwc in that configuration (time_config)
-    time_config seed2_nhwc "$seed2_args" "--suite ../bench/suite-mma.csv" "$1"
+time_seed2() { # index:values:label, more harness flags (e.g. --epilogue f16): seed2_nhwc in that configuration (time_config)
+    time_config seed2_nhwc "$seed2_args" "--suite ../bench/suite-mma.csv${2:+ $2}" "$1"
 }
 
 time_gemm() { # index:values:label: the float16 8192^3 GEMM through gemm_wgmma in that configuration
@@ -128,11 +133,11 @@ gemm_record=114361:128,256,64,256,64,4,1,0,2,16,8:together # the float16 8192^3 
 time_records() { # the configurations of record through the harness beside cuDNN's best: C9_b32 TF32 with 4 and 6
     # stages, C6_b32 TF32 192x128, C9_b32_f16 half out 128x256, seed2 half out 91033, seed3 TF32 192x256 from the
     # consumers, the float16 8192^3 GEMM (114361)
-    time_config C9_b32 "$c9_b32_args, 4, 1]" "--math tf32 --layout nhwc" "0:$(c9_tile_at 32 4):c9-s4"
-    time_config C9_b32 "$c9_b32_args, 4, 1]" "--math tf32 --layout nhwc" "0:$(c9_tile_at 32 6):c9-s6"
+    time_c9_b32 "$(c9_tile_at 32 4)" c9-s4
+    time_c9_b32 "$(c9_tile_at 32 6)" c9-s6
     time_config C6_b32 "$c6_b32_args, 4, 1]" "--math tf32 --layout nhwc" "0:64,128,64,128,32,4,1,1,2,1,1,1,1,3,0:c6-192x128"
     time_config C9_b32_f16 "$c9_b32_args, 3]" "--epilogue f16" "0:128,256,64,256,64,4,1,1,2,1,1,1,1,1,0:c9f16"
-    time_config seed2_nhwc "$seed2_args" "--suite ../bench/suite-mma.csv --epilogue f16" "0:128,256,64,256,64,4,1,0,2,6,8,1,1,1,0:seed2-91033"
+    time_seed2 "0:128,256,64,256,64,4,1,0,2,6,8,1,1,1,0:seed2-91033" "--epilogue f16"
     time_config seed3_nhwc "$seed3_args" "--suite ../bench/suite-mma.csv --math tf32" "0:$seed3_config:seed3-192x256"
     time_gemm "$gemm_record"
 }
@@ -167,4 +172,17 @@ benches_both() { # header: gemm-bench and tecomp-bench built at the current head
     headers_prev "$1" bench/gemm-bench bench/tecomp-bench
     cp ./bench/gemm-bench "$out/gemm-bench-prev" && cp ./bench/tecomp-bench "$out/tecomp-bench-prev"
     headers_back "$1" bench/gemm-bench bench/tecomp-bench
+}
+
+probe_scratch() { # files to copy too: $out made (OUT, or ./gpu-logs) and $work a scratch directory holding the tree's
+    # tecomp*.h, samples/, support/ and those files, for a measurement-only probe to edit and build (the product is
+    # never touched; the probe removes $work)
+    out=${OUT:-gpu-logs}
+    mkdir -p "$out"
+    work=$(mktemp -d)
+    cp -r "$(dirname "$here")"/tecomp*.h "$(dirname "$here")/samples" "$(dirname "$here")/support" "$@" "$work/"
+}
+
+probe_cc() { # source, program: built in $work as the probes build them (C99, -O2, the probes' edits' warnings off)
+    (cd "$work" && cc -std=c99 -O2 -w -I. -Isamples "$1" -o "$2" -lm -ldl -lpthread)
 }

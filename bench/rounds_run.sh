@@ -29,14 +29,14 @@ for part in ${*:-tests time}; do
     time)
         time_records
         for ks in 32:3 32:5 32:8 16:6 16:8 16:12; do
-            time_config C9_b32 "$c9_b32_args, 4, 1]" "--math tf32 --layout nhwc" "0:$(c9_tile_at ${ks%:*} ${ks#*:}):c9-k${ks%:*}-s${ks#*:}" | cut -c1-150
+            time_c9_b32 "$(c9_tile_at ${ks%:*} ${ks#*:})" "c9-k${ks%:*}-s${ks#*:}" | cut -c1-150
         done ;;
     deeper)
-        time_config seed2_nhwc "$seed2_args" "--suite ../bench/suite-mma.csv --epilogue f16" "0:128,256,64,256,32,6,1,0,2,6,8,1,1,1,0:seed2-k32-s6"
-        time_config seed2_nhwc "$seed2_args" "--suite ../bench/suite-mma.csv --epilogue f16" "0:128,256,64,256,32,8,1,0,2,6,8,1,1,1,0:seed2-k32-s8"
+        time_seed2 "0:128,256,64,256,32,6,1,0,2,6,8,1,1,1,0:seed2-k32-s6" "--epilogue f16"
+        time_seed2 "0:128,256,64,256,32,8,1,0,2,6,8,1,1,1,0:seed2-k32-s8" "--epilogue f16"
         time_config seed3_nhwc "$seed3_args" "--suite ../bench/suite-mma.csv --math tf32" "0:64,256,64,256,16,8,1,1,1,1,1,1,1,3,0:seed3-k16-s8"
         time_config C6_b32 "$c6_b32_args, 4, 1]" "--math tf32 --layout nhwc" "0:64,128,64,128,16,8,1,1,2,1,1,1,1,3,0:c6-k16-s8"
-        time_config C9_b32 "$c9_b32_args, 4, 1]" "--math tf32 --layout nhwc" "0:128,128,64,128,32,6,1,1,2,1,1,1,1,1,0:c9-two-s6" ;;
+        time_c9_b32 128,128,64,128,32,6,1,1,2,1,1,1,1,1,0 c9-two-s6 ;;
     tune)
         timeout 400 ./bench/tecomp-bench --template conv2d_wgmma --trials 300 --cudnn both --math tf32 --layout nhwc --rows C9_b32,C6_b32 \
             --records "$out/tune.jsonl" --csv "$out/tune.csv" > "$out/tune.log" 2>&1

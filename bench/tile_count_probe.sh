@@ -8,15 +8,11 @@
 # 132 of 128 x 96, TF32 and float16, twice each. Logs in $OUT (or ./gpu-logs).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(dirname "$here")
-out=${OUT:-gpu-logs}
-mkdir -p "$out"
-work=$(mktemp -d)
-cp -r "$root"/tecomp*.h "$root/samples" "$root/support" "$here/tile_count_probe.c" "$work/" &&
+. "$here/gpu_common.sh"
+probe_scratch "$here/tile_count_probe.c" &&
     (cd "$work" &&
      sed -i 's/block_n\[\] = {64, 128, 256}/block_n[] = {64, 128, 96}/; s/warp_n\[\] = {64, 128, 256}/warp_n[] = {64, 128, 96}/' tecomp_conv.h &&
-     grep -q 'block_n\[\] = {64, 128, 96}' tecomp_conv.h &&
-     cc -std=c99 -O2 -w -I. -Isamples tile_count_probe.c -o probe -lm -ldl -lpthread) || { echo "probe build failed"; exit 1; }
+     grep -q 'block_n\[\] = {64, 128, 96}' tecomp_conv.h) && probe_cc tile_count_probe.c probe || { echo "probe build failed"; exit 1; }
 rest=1,1,2,1,1,1,1,1,0
 for round in 1 2; do
     for dt in tf32 f16; do
