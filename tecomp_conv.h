@@ -2906,6 +2906,7 @@ typedef struct _tc_mma_tiles {
     int64_t turns;           /* ... by this many consumer warpgroups taking the tiles in turns (tc_consumer_turns; 1: none) */
     int64_t cluster;         /* the wgmma templates: blocks of a thread-block cluster along the rows sharing B's tiles (tc_tma_multicast; 1: none) */
     int64_t stream_blocks;   /* the wgmma templates: Stream-K's blocks, the tiles' k steps dealt out evenly among them (tc_stream_k; 0: none) */
+    int tma_store;           /* conv2d_wgmma: the block's output tile written to shared memory, stored from there by TMA (tc_tma_store) */
 } _tc_mma_tiles;
 
 /* The knobs conv2d_mma and conv2d_wgmma share: the block's and a warp's
@@ -3225,6 +3226,9 @@ static tc_result _tc_mma_caches(tc_context *ctx, tc_schedule *s, const _tc_mma_g
     } else {
         st->out = tc_stage_of(s, g->conv.out); /* with split_k and an epilogue, _tc_conv_final_sum takes the epilogue's */
     }
+    /* a TMA store's tile: the output as the accumulators' stores round it,
+       in shared memory, which the output's stage then copies out whole */
+    if (t->tma_store) _TC_CONV_TRY(tc_cache_write(s, st->out->tensor, TC_SCOPE_SHARED, &GS));
     st->staged = GS ? tc_stage_of(s, GS) : NULL;
     st->gemm = split ? tc_stage_of(s, gemm) : NULL;
     st->acc = tc_stage_of(s, ACC);
@@ -3399,6 +3403,38 @@ static tc_result _tc_mma_epilogue_schedule(tc_context *ctx, const _tc_mma_tiles 
     return tc_tensorize(sg, tc_axis_of(sg, 2), _tc_mma_store_intrin(ctx, t, TC_FLOAT32));
 }
 
+/* With a TMA store (tc_tma_store): the output tiled in blocks as conv is,
+   each block's tile the staged stage's (the output in its own type in
+   shared memory, computed at the block's loop: each warpgroup's 64 x
+   warp_n accumulator tiles stored to it by the store intrinsic), copied
+   out by one bulk tensor store. *warp: the staged stage's warp loop. */
+static tc_result _tc_mma_tma_store_schedule(tc_context *ctx, const _tc_mma_tiles *t, const _tc_mma_stages *st, tc_iter **warp) {
+    tc_stage *so = st->out, *sg = st->staged;
+    tc_iter *b0, *b1, *mi, *ni, *tz, *rt, *ct, *r, *c;
+    _TC_CONV_TRY(tc_split(so, tc_axis_of(so, 0), t->bm, &b0, &mi));
+    _TC_CONV_TRY(tc_split(so, tc_axis_of(so, 1), t->bn, &b1, &ni));
+    _TC_CONV_TRY(tc_reorder_va(so, 4, b0, b1, mi, ni));
+    if (t->tiles_per_block > 1) { /* b1: the loop the block's tile is at */
+        _TC_CONV_TRY(_tc_mma_persistent(ctx, t, so, b0, b1, &b0, &b1));
+    } else {
+        _TC_CONV_TRY(_tc_mma_cluster_rows(t, so, &b0));
+        _TC_CONV_TRY(tc_bind(so, b0, TC_BLOCK_X));
+        _TC_CONV_TRY(tc_bind(so, b1, TC_BLOCK_Y));
+    }
+    _TC_CONV_TRY(tc_compute_at(sg, so, b1));
+    _TC_CONV_TRY(tc_tma_store(so));
+    _TC_CONV_TRY(tc_split_nparts(sg, tc_axis_of(sg, 0), t->bm / t->wm, &tz, &r));
+    _TC_CONV_TRY(tc_split_nparts(sg, tc_axis_of(sg, 1), t->bn / t->wn, warp, &c));
+    _TC_CONV_TRY(tc_split(sg, r, t->tm, &rt, &r));
+    _TC_CONV_TRY(tc_split(sg, c, t->tn, &ct, &c));
+    _TC_CONV_TRY(tc_reorder_va(sg, 6, tz, *warp, rt, ct, r, c));
+    _TC_CONV_TRY(tc_bind(sg, tz, TC_THREAD_Z));
+    _TC_CONV_TRY(tc_bind(sg, *warp, TC_THREAD_Y));
+    _TC_CONV_TRY(tc_unroll(sg, rt)); /* the warpgroup's tiles by constant indices into its accumulator registers */
+    _TC_CONV_TRY(tc_unroll(sg, ct));
+    return tc_tensorize(sg, r, _tc_mma_store_intrin(ctx, t, sg->tensor->dtype));
+}
+
 /* With split_k: gemm[s][mt][ft][i][l], part s's sums, tiled as conv is
    without it, each 16 x 8 tile stored whole (gemm's extents are whole
    tiles). */
@@ -3502,6 +3538,9 @@ static tc_result _tc_mma_schedule(tc_context *ctx, tc_dtype dtype, const _tc_mma
         _TC_CONV_TRY(_tc_conv_final_sum(ctx, s, &g->conv, g->nchw ? 3 : 2));
         _TC_CONV_TRY(_tc_mma_parts_schedule(ctx, t, st.gemm, &warp));
         _TC_CONV_TRY(tc_compute_at(st.acc, st.gemm, warp));
+    } else if (t->tma_store) {
+        _TC_CONV_TRY(_tc_mma_tma_store_schedule(ctx, t, &st, &warp));
+        _TC_CONV_TRY(tc_compute_at(st.acc, st.staged, warp));
     } else if (st.staged) {
         _TC_CONV_TRY(_tc_mma_epilogue_schedule(ctx, t, g->nchw, &st, &warp));
         _TC_CONV_TRY(tc_compute_at(st.acc, st.staged, warp));
@@ -3592,12 +3631,13 @@ static int64_t _tc_wgmma_registers(int64_t warpgroups, int producer) {
    16-byte copies. */
 static tc_result _tc_wgmma_tiles_of(tc_cfg *cfg, const tc_conv2d_desc *d, _tc_mma_tiles *t) {
     tc_context *ctx = tc_cfg_context(cfg);
-    int64_t warpgroups, registers, bytes = tc_dtype_bytes(d->dtype), times = tc_cfg_knob_value(cfg, "block_m_times");
+    int64_t warpgroups, registers, staged, bytes = tc_dtype_bytes(d->dtype), times = tc_cfg_knob_value(cfg, "block_m_times");
     _tc_mma_block_knobs(cfg, t);
     if (times > 1 && (t->bm != 64 || t->wm != 64)) /* one way to 192 rows: a space no larger than needed */
         return _tc_fail(ctx, TC_ERROR_SCHEDULE, "conv2d_wgmma: block_m_times %lld makes tiles of 192 rows from block_m 64 and warp_m 64 "
                         "(three warpgroups); got block_m %lld, warp_m %lld", (long long)times, (long long)t->bm, (long long)t->wm);
     t->bm *= times;
+    staged = t->tma_store ? t->bm * t->bn * tc_dtype_bytes(d->epilogue.out_dtype) : 0;
     t->in_flight = tc_cfg_knob_value(cfg, "in_flight");
     t->vec = _tc_mma_copy_lanes(d->dtype);
     t->vec_b = t->vec;
@@ -3624,9 +3664,10 @@ static tc_result _tc_wgmma_tiles_of(tc_cfg *cfg, const tc_conv2d_desc *d, _tc_mm
     if (t->in_flight && t->stages < 3)
         return _tc_fail(ctx, TC_ERROR_SCHEDULE, "conv2d_wgmma: a wgmma group in flight across k steps needs 3 stages or more (%lld)",
                         (long long)t->stages);
-    if (t->stages * (t->bm + t->bn) * t->bk * bytes > 227 * 1024)
-        return _tc_fail(ctx, TC_ERROR_SCHEDULE, "conv2d_wgmma: %lld stages of %lld x %lld and %lld x %lld tiles exceed 227 KiB of shared memory",
-                        (long long)t->stages, (long long)t->bm, (long long)t->bk, (long long)t->bn, (long long)t->bk);
+    if (t->stages * (t->bm + t->bn) * t->bk * bytes + staged > 227 * 1024)
+        return _tc_fail(ctx, TC_ERROR_SCHEDULE, "conv2d_wgmma: %lld stages of %lld x %lld and %lld x %lld tiles%s exceed 227 KiB of shared memory",
+                        (long long)t->stages, (long long)t->bm, (long long)t->bk, (long long)t->bn, (long long)t->bk,
+                        staged ? " and the TMA store's output tile" : "");
     if (!t->tma && ((t->bm * t->bk) % (warpgroups * 128 * t->vec) || (t->bn * t->bk) % (warpgroups * 128 * t->vec)))
         return _tc_fail(ctx, TC_ERROR_SCHEDULE, "conv2d_wgmma: %lld threads copying %lld elements each do not divide the shared tiles",
                         (long long)(warpgroups * 128), (long long)t->vec);
@@ -3679,6 +3720,13 @@ static const int64_t _tc_wgmma_block_m_times[] = {1, 3};
    alone, conv2d_wgmma_stream with both. */
 static const int64_t _tc_wgmma_stream_blocks[] = {0, 132};
 
+/* The store knob's values: the output tile stored from the accumulators'
+   registers (0), or written to shared memory and stored from there by
+   one TMA store (1: tc_tma_store), whose copy to global memory runs while
+   the block goes on (a persistent grid's next tile); its tile needs room
+   beside the pipeline's stages. */
+static const int64_t _tc_wgmma_stores[] = {0, 1};
+
 /* The copy, persistence and 192-row knobs, defined after the rest (a knob
    defined last keeps the indices of configurations recorded before it, its
    first value being what they ran), and the tiles' copy and grid as they
@@ -3711,6 +3759,7 @@ static tc_result _tc_wgmma_copy_and_grid(tc_cfg *cfg, const int64_t *copies, int
                         "warpgroup loads (copy 2), consecutive blocks taking row tiles of one column (a persistent grid's tile_group a "
                         "multiple of the cluster)", (long long)t->cluster);
     t->stream_blocks = tc_cfg_knob_value(cfg, "stream_k");
+    t->tma_store = 0; /* the store knob: conv2d_wgmma's own (_tc_wgmma_store_knob) */
     if (t->stream_blocks && (t->tiles_per_block > 1 || t->turns > 1 || t->cluster > 1 || tc_cfg_knob_value(cfg, "split_k") > 1))
         return _tc_fail(tc_cfg_context(cfg), TC_ERROR_SCHEDULE, "stream_k %lld: Stream-K's blocks walk the tiles' k steps themselves: no "
                         "persistent grid (tiles_per_block), turns, split_k or cluster beside it", (long long)t->stream_blocks);
@@ -3728,6 +3777,21 @@ static tc_result _tc_wgmma_tma_fits(tc_context *ctx, const tc_conv2d_desc *d, co
     return TC_OK;
 }
 
+/* The store knob (defined last: the configurations recorded before it
+   keep their indices), checked: a TMA store copies the output tile as the
+   accumulators' stores left it, so the epilogue may round to the output's
+   type but compute nothing, and the tile must be the block's own (no
+   split_k's or Stream-K's parts, no warpgroups in turns at tiles of their
+   own). */
+static tc_result _tc_wgmma_store_knob(tc_cfg *cfg, const tc_conv2d_desc *d, _tc_mma_tiles *t) {
+    _TC_CONV_TRY(tc_cfg_define_knob(cfg, "store", 2, _tc_wgmma_stores));
+    t->tma_store = tc_cfg_knob_value(cfg, "store") != 0;
+    if (t->tma_store && (_tc_epi_has_steps(&d->epilogue) || tc_cfg_knob_value(cfg, "split_k") > 1 || t->stream_blocks || t->turns > 1))
+        return _tc_fail(tc_cfg_context(cfg), TC_ERROR_SCHEDULE, "store 1: a TMA store copies the block's output tile as its accumulators "
+                        "left it: no epilogue steps (an output type alone), split_k, stream_k or turns beside it");
+    return TC_OK;
+}
+
 /* conv2d_wgmma with `clusters` values of the cluster knob (1: none, 2: also clusters of 2) and `streams` of the
    stream_k knob (1: none, 2: also Stream-K). */
 static tc_result _tc_conv2d_wgmma(tc_cfg *cfg, const void *task, int clusters, int streams, tc_instance *out) {
@@ -3741,6 +3805,7 @@ static tc_result _tc_conv2d_wgmma(tc_cfg *cfg, const void *task, int clusters, i
                         "(conv2d_mma builds NCHW)", tc_layout_name(d.layout));
     _TC_CONV_TRY(_tc_wgmma_knobs(cfg, d.dtype));
     _TC_CONV_TRY(_tc_wgmma_copy_and_grid(cfg, _tc_wgmma_copies, clusters, streams, &t));
+    _TC_CONV_TRY(_tc_wgmma_store_knob(cfg, &d, &t));
     _TC_CONV_TRY(_tc_wgmma_tiles_of(cfg, &d, &t));
     if (t.tma) _TC_CONV_TRY(_tc_wgmma_tma_fits(ctx, &d, &t));
     return _tc_mma_instance(ctx, &d, &t, out);

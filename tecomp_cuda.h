@@ -2645,6 +2645,54 @@ static void _tc_tma_load_helper(_tc_emitter *em, int rank, int multicast, char *
                     mask, operands);
 }
 
+/* tc_tma_store_<rank>d(map, src, c0 .. c<rank-1> innermost first): the
+   box at those coordinates from the shared tile src, in the thread's open
+   bulk group (TMA store, tc_tma_store). */
+static void _tc_tma_store_helper(_tc_emitter *em, int rank, char *name, size_t name_size) {
+    char params[128], operands[160], regs[64];
+    int k, n = 0, m = 0;
+    snprintf(name, name_size, "tc_tma_store_%dd", rank);
+    for (k = 0; k < rank; k++) {
+        n += snprintf(params + n, sizeof params - (size_t)n, ", int c%d", k);
+        m += snprintf(operands + m, sizeof operands - (size_t)m, ", \"r\"(c%d)", k);
+    }
+    _tc_emit_helper(em, name,
+                    "__device__ __forceinline__ void %s(const tc_tensor_map *map, const void *src%s) {\n"
+                    "    asm volatile(\"cp.async.bulk.tensor.%dd.global.shared::cta.bulk_group [%%0, %s], [%%1];\"\n"
+                    "                 :: \"l\"(map), \"r\"(tc_shared_address(src))%s : \"memory\");\n"
+                    "}\n",
+                    name, params, rank, _tc_asm_regs(regs, 2, rank), operands);
+}
+
+/* A TMA store, or the bulk groups' commit and wait and the proxy fence
+   before a store: the PTX of each. */
+static void _tc_emit_bulk(_tc_emitter *em, const tc_stmt *s) {
+    char name[48];
+    int k, rank = s->nargs / 3;
+    _tc_emit_line_start(em);
+    switch (s->kind) {
+    case TC_S_TMA_STORE:
+        _tc_emit_helper(em, "tc_mma_types", "%s", _tc_mma_types); /* tc_shared_address */
+        _tc_emit_helper(em, "tc_tma", "%s", _tc_tma_helpers);    /* tc_tensor_map */
+        _tc_tma_store_helper(em, rank, name, sizeof name);
+        tc_str_printf(em->out, "%s(&tc_map%d, ", name, s->count);
+        _tc_print_buffer_name(em->out, s->buffer, _TC_STYLE_CUDA);
+        tc_str_printf(em->out, " + ");
+        _tc_emit_expr(em, s->index);
+        for (k = rank - 1; k >= 0; k--) {
+            tc_str_printf(em->out, ", ");
+            _tc_emit_expr(em, s->args[k]);
+        }
+        tc_str_printf(em->out, ");\n");
+        return;
+    case TC_S_BULK_COMMIT: tc_str_printf(em->out, "asm volatile(\"cp.async.bulk.commit_group;\" ::: \"memory\");\n"); return;
+    case TC_S_BULK_WAIT:
+        tc_str_printf(em->out, "asm volatile(\"cp.async.bulk.wait_group%s %d;\" ::: \"memory\");\n", s->reads_only ? ".read" : "", s->count);
+        return;
+    default: tc_str_printf(em->out, "asm volatile(\"fence.proxy.async.shared::cta;\" ::: \"memory\");\n"); return;
+    }
+}
+
 /* A thread-block cluster's PTX (sm_90): an arrival on the mbarrier at the
    same shared address in each of the cluster's first `blocks` blocks (mapa
    names a block's shared memory in the cluster's window; the arrival's
@@ -2886,6 +2934,7 @@ static void _tc_emit_stmt(_tc_emitter *em, const tc_stmt *s) {
     case TC_S_TENSOR_OP: _tc_emit_tensor_op(em, s); return;
     case TC_S_ASYNC_COPY: _tc_emit_async_copy(em, s); return;
     case TC_S_TMA_LOAD: case TC_S_MBARRIER_INIT: case TC_S_MBARRIER_ARRIVE: case TC_S_MBARRIER_WAIT: _tc_emit_tma(em, s); return;
+    case TC_S_TMA_STORE: case TC_S_BULK_COMMIT: case TC_S_BULK_WAIT: case TC_S_PROXY_FENCE: _tc_emit_bulk(em, s); return;
     case TC_S_ASYNC_COMMIT:
         _tc_emit_line_start(em);
         tc_str_printf(o, "asm volatile(\"cp.async.commit_group;\" ::: \"memory\");\n");

@@ -441,6 +441,14 @@ typedef enum tc_stmt_kind {
                              read-modify-write of a global int32 with acquire-release order at the GPU's scope: the block's
                              writes before it (a barrier on) are visible to a block whose atomic reads its sum, and what
                              that block reads after it sees them (a ticket, Stream-K's fix-up) */
+    TC_S_TMA_STORE,       /* a box of buffer (shared, from index on, dense) to global source by the tensor memory accelerator
+                             (tensor map number count; args as TC_S_TMA_LOAD's): asynchronous, in the issuing thread's open bulk
+                             group; the box's elements past source's extents are not written */
+    TC_S_BULK_COMMIT,     /* the TMA stores this thread issued since the last commit form one bulk group */
+    TC_S_BULK_WAIT,       /* wait until at most count of this thread's bulk groups are in flight; reads_only: until they have
+                             read their shared memory (cp.async.bulk.wait_group.read), their writes may still be going */
+    TC_S_PROXY_FENCE,     /* this thread's writes to shared memory before it become visible to the async proxy (a TMA store
+                             issued after a barrier that follows: fence.proxy.async.shared::cta) */
     TC_STMT_KIND_COUNT
 } tc_stmt_kind;
 
@@ -608,7 +616,7 @@ struct tc_stmt {
     int increase;      /* TC_S_SETMAXNREG: 1 .inc (claim registers up to count), 0 .dec (release down to count) */
     int barrier_id;    /* TC_S_BARRIER: 0 the whole block's, else a named barrier (1 to 15) of count threads */
     int cluster;       /* TC_S_TMA_LOAD, TC_S_MBARRIER_ARRIVE: delivered to each of the cluster's `cluster` blocks (tc_stmt_multicast);
-                          0: to the issuing block only */
+                          0: to the issuing block only */    int reads_only;    /* TC_S_BULK_WAIT: wait for the groups' reads of shared memory only */
 };
 
 /* for (var = min; var < min + extent; var++) body, of a kind and thread tag */
@@ -666,6 +674,14 @@ TECOMP_API const tc_stmt *tc_stmt_tma_load_im2col(tc_context *ctx, tc_buffer *ds
                                                   const tc_expr *const coords[4], const tc_expr *const dims[4], const tc_expr *const offsets[2],
                                                   const int64_t lower[2], const int64_t upper[2], const int64_t strides[2], int64_t pixels,
                                                   int64_t channels, const tc_expr *barrier);
+/* A bulk tensor store (TMA) of the box of dest (global; tensor map number map; coords, box and dims as tc_stmt_tma_load's)
+   from src[index ..] (shared, the box dense, row-major), in the issuing thread's open bulk group. */
+TECOMP_API const tc_stmt *tc_stmt_tma_store(tc_context *ctx, tc_buffer *src, const tc_expr *index, tc_buffer *dest, int map, int rank,
+                                            const tc_expr *const *coords, const tc_expr *const *box, const tc_expr *const *dims);
+TECOMP_API const tc_stmt *tc_stmt_bulk_commit(tc_context *ctx); /* cp.async.bulk.commit_group */
+/* cp.async.bulk.wait_group[.read] groups_in_flight: reads_only waits for the groups' reads of shared memory alone */
+TECOMP_API const tc_stmt *tc_stmt_bulk_wait(tc_context *ctx, int groups_in_flight, int reads_only);
+TECOMP_API const tc_stmt *tc_stmt_proxy_fence(tc_context *ctx); /* fence.proxy.async.shared::cta */
 /* Whether s is an im2col TMA copy. */
 TECOMP_API int tc_stmt_is_tma_im2col(const tc_stmt *s);
 /* mbarrier bar[index]: initialise for `arrivals` arrivals a phase; arrive (expecting expect_bytes more bytes of copies,
@@ -3202,6 +3218,21 @@ TECOMP_API const tc_stmt *tc_stmt_tma_load(tc_context *ctx, tc_buffer *dst, cons
     return s;
 }
 TECOMP_API int tc_stmt_is_tma_im2col(const tc_stmt *s) { return s && s->kind == TC_S_TMA_LOAD && s->nargs == TC_TMA_IM2COL_NARGS; }
+TECOMP_API const tc_stmt *tc_stmt_tma_store(tc_context *ctx, tc_buffer *src, const tc_expr *index, tc_buffer *dest, int map, int rank,
+                                            const tc_expr *const *coords, const tc_expr *const *box, const tc_expr *const *dims) {
+    tc_stmt *s = (tc_stmt *)tc_stmt_tma_load(ctx, src, index, dest, map, rank, coords, box, dims, NULL); /* the same fields */
+    if (s) s->kind = TC_S_TMA_STORE;
+    return s;
+}
+TECOMP_API const tc_stmt *tc_stmt_bulk_commit(tc_context *ctx) { return _tc_stmt_new(ctx, TC_S_BULK_COMMIT); }
+TECOMP_API const tc_stmt *tc_stmt_bulk_wait(tc_context *ctx, int groups_in_flight, int reads_only) {
+    tc_stmt *s;
+    if (groups_in_flight < 0 || !(s = _tc_stmt_new(ctx, TC_S_BULK_WAIT))) return NULL;
+    s->count = groups_in_flight;
+    s->reads_only = reads_only != 0;
+    return s;
+}
+TECOMP_API const tc_stmt *tc_stmt_proxy_fence(tc_context *ctx) { return _tc_stmt_new(ctx, TC_S_PROXY_FENCE); }
 
 TECOMP_API const tc_stmt *tc_stmt_tma_load_im2col(tc_context *ctx, tc_buffer *dst, const tc_expr *index, tc_buffer *source, int map,
                                                   const tc_expr *const coords[4], const tc_expr *const dims[4], const tc_expr *const offsets[2],
@@ -3818,6 +3849,30 @@ static void _tc_print_stmt(tc_str *s, const tc_stmt *st, int depth) {
     case TC_S_CLUSTER_BARRIER:
         _tc_indent(s, depth);
         tc_str_printf(s, "cluster_barrier()\n");
+        return;
+    case TC_S_TMA_STORE: /* tma_store(dest[coords] box [extents] of [extents], src[i]) */
+        _tc_indent(s, depth);
+        tc_str_printf(s, "tma_store(%s", st->source->name);
+        for (k = 0; k < st->nargs; k++) {
+            int rank = st->nargs / 3;
+            tc_str_printf(s, "%s", k == 0 ? "[" : k == rank ? "] box [" : k == 2 * rank ? "] of [" : ", ");
+            _tc_print(s, st->args[k], _TC_STYLE_IR);
+        }
+        tc_str_printf(s, "], %s[", st->buffer->name);
+        _tc_print(s, st->index, _TC_STYLE_IR);
+        tc_str_printf(s, "])\n");
+        return;
+    case TC_S_BULK_COMMIT:
+        _tc_indent(s, depth);
+        tc_str_printf(s, "bulk_commit()\n");
+        return;
+    case TC_S_BULK_WAIT:
+        _tc_indent(s, depth);
+        tc_str_printf(s, "bulk_wait%s(%d)\n", st->reads_only ? "_read" : "", st->count);
+        return;
+    case TC_S_PROXY_FENCE:
+        _tc_indent(s, depth);
+        tc_str_printf(s, "proxy_fence_async()\n");
         return;
     case TC_S_TENSOR_OP: /* name(operand[first element], row stride, layout, ...) */
         _tc_indent(s, depth);

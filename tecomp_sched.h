@@ -155,6 +155,20 @@ TECOMP_API tc_result tc_async_copy(tc_stage *st);
    TMA applies for its 32-, 64- or 128-byte rows. The kernel takes a tensor
    map per such source: the launch builds it (cuTensorMapEncodeTiled). */
 TECOMP_API tc_result tc_tma_copy(tc_stage *st);
+/* Store the tile of a shared stage to global memory with the tensor
+   memory accelerator (a TMA store, sm_90): st is a global stage that reads
+   a shared stage at its own indices (the copy-out of a cache_write) and
+   that shared stage is computed at one of st's loops. st's loops inside
+   that one become one bulk tensor copy of the shared tile, issued by the
+   block's first thread once every writer has fenced its writes for the
+   async proxy and met the others at a barrier; before the tile is written
+   again the issuing thread waits until the copy has read it, and before
+   the kernel ends until its writes are done. Elements past the tensor's
+   extents are not written (TMA clips the box), so st's guards inside the
+   tile must be its tensor's bounds. The tile is dense (no storage_align
+   or swizzle), its rows a multiple of 16 bytes, each extent 1 to 256 (a
+   constant). The kernel takes a tensor map of st's tensor. */
+TECOMP_API tc_result tc_tma_store(tc_stage *st);
 /* Warp-specialise the TMA pipeline of stage st (CUTLASS's warp-specialised
    mainloop): a producer warpgroup plane is added to the block (threadIdx.z
    one past the block's, x and y as they are) whose first thread only
@@ -388,6 +402,7 @@ struct tc_stage {
     int pipeline_lag;    /* tc_pipeline_lag: iterations its tiles stay read after their own */
     int async_copy;      /* tc_async_copy: fetched with cp.async */
     int tma_copy;        /* tc_tma_copy: fetched by the tensor memory accelerator */
+    int tma_store;       /* tc_tma_store: its shared tile stored by the tensor memory accelerator */
     int warp_specialize; /* tc_warp_specialize: its pipeline's copies are a producer warpgroup's */
     int consumer_turns;  /* tc_consumer_turns: consumer warpgroups taking the runs around the pipeline in turns; 0 or 1: none */
     int multicast;       /* tc_tma_multicast: the blocks of a cluster sharing its tile; 0 or 1: none */
@@ -1092,6 +1107,15 @@ TECOMP_API tc_result tc_tma_copy(tc_stage *st) {
     return TC_OK;
 }
 
+TECOMP_API tc_result tc_tma_store(tc_stage *st) {
+    if (!st) return TC_ERROR_INVALID_ARGUMENT;
+    if (st->scope != TC_SCOPE_GLOBAL || st->tma_copy)
+        return _tc_fail(st->sch->ctx, TC_ERROR_SCHEDULE, "tma_store on stage %s: the tensor memory accelerator stores a shared tile to a "
+                        "tensor in global memory; the stage is %s%s", st->tensor->name, tc_scope_name(st->scope), st->tma_copy ? ", a TMA copy" : "");
+    st->tma_store = 1;
+    return TC_OK;
+}
+
 TECOMP_API tc_result tc_warp_specialize(tc_stage *st) {
     if (!st) return TC_ERROR_INVALID_ARGUMENT;
     if (st->scope != TC_SCOPE_SHARED || !st->tma_copy || st->pipeline_stages < 2)
@@ -1312,6 +1336,12 @@ static const tc_stmt *_tc_mutate(_tc_mutator *m, const tc_stmt *s) {
         const tc_expr *args[TC_TMA_IM2COL_NARGS];
         for (k = 0; k < s->nargs; k++) args[k] = _tc_mut_expr(m, s->args[k]);
         return _tc_tma_load_as(ctx, s, args, _tc_mut_expr(m, s->index), _tc_mut_expr(m, s->value));
+    }
+    case TC_S_TMA_STORE: {
+        const tc_expr *args[15];
+        int rank = s->nargs / 3;
+        for (k = 0; k < s->nargs; k++) args[k] = _tc_mut_expr(m, s->args[k]);
+        return tc_stmt_tma_store(ctx, s->buffer, _tc_mut_expr(m, s->index), s->source, s->count, rank, args, args + rank, args + 2 * rank);
     }
     case TC_S_MBARRIER_INIT: return tc_stmt_mbarrier_init(ctx, s->buffer, _tc_mut_expr(m, s->index), s->count);
     case TC_S_MBARRIER_ARRIVE:
@@ -1945,8 +1975,51 @@ static tc_result _tc_pass_infer_bounds(_tc_lower *L) {
 
 static const tc_stmt *_tc_stage_stmt(_tc_lower *L, int k);
 
+/* The shared stage whose tile TMA store stage k copies out (tc_tma_store):
+   the stage computed at one of k's loops whose tensor k's body reads; -1
+   when there is none. */
+static int _tc_tma_store_tile(const _tc_lower *L, int k) {
+    const tc_stage *st = L->sch->stages[k];
+    const tc_expr *body = L->sl[k].body;
+    int j;
+    if (!st->tma_store || body->kind != TC_ACCESS) return -1;
+    for (j = 0; j < k; j++) {
+        const tc_stage *c = L->sch->stages[j];
+        if (c->tensor == body->tensor && c->attach == _TC_ATTACH_AT && c->attach_parent == st && L->sl[j].scope == TC_SCOPE_SHARED) return j;
+    }
+    return -1;
+}
+
+static const tc_stmt *_tc_first_thread(tc_context *ctx, const tc_expr *const block[3], int dims, const tc_stmt *body);
+
+/* The extent of the first loop of any stage bound to thread index tag
+   (the block's threads along it); NULL when none is. */
+static const tc_expr *_tc_block_extent(const _tc_lower *L, tc_thread_tag tag) {
+    int k, j;
+    for (k = 0; k < L->sch->nstages; k++) {
+        const tc_stage *st = L->sch->stages[k];
+        if (st->attach == _TC_ATTACH_INLINE) continue;
+        for (j = 0; j < st->nleaves; j++)
+            if (st->leaves[j]->kind == TC_FOR_THREAD && st->leaves[j]->thread == tag) return L->sl[k].ext[_tc_iter_index(st, st->leaves[j])];
+    }
+    return NULL;
+}
+
+/* body as the block's first thread runs it: the block's thread loops
+   (those some stage binds) around a guard that every index is 0. */
+static const tc_stmt *_tc_block_first_thread(const _tc_lower *L, const tc_stmt *body) {
+    const tc_expr *block[3];
+    block[0] = _tc_block_extent(L, TC_THREAD_X);
+    block[1] = _tc_block_extent(L, TC_THREAD_Y);
+    block[2] = _tc_block_extent(L, TC_THREAD_Z);
+    return _tc_first_thread(L->ctx, block, 3, body);
+}
+
 /* The stages computed at leaf `pos` of stage k, in order; shared-memory ones
-   between barriers (the first only when a loop around could run them again). */
+   between barriers (the first only when a loop around could run them again).
+   The tile of a TMA store (tc_tma_store) is fenced for the async proxy by
+   its writers before the barrier after it, and its leading barrier waits
+   first for the store of the tile before to have read it. */
 static const tc_stmt *_tc_attached_at(_tc_lower *L, int k, int pos, int *failed) {
     tc_stage *st = L->sch->stages[k];
     const tc_stmt *list[66];
@@ -1958,6 +2031,12 @@ static const tc_stmt *_tc_attached_at(_tc_lower *L, int k, int pos, int *failed)
         if (c->attach != _TC_ATTACH_AT || c->attach_parent != st || _tc_leaf_pos(st, c->attach_iter) != pos) continue;
         if (n == 64) { *failed = 1; _tc_fail(L->ctx, TC_ERROR_LOWER, "more than 62 stages computed at one loop"); return NULL; }
         if (!(s = _tc_stage_stmt(L, j))) { *failed = 1; return NULL; }
+        if (_tc_tma_store_tile(L, k) == j) {
+            const tc_stmt *fenced[2];
+            fenced[0] = s;
+            fenced[1] = tc_stmt_proxy_fence(L->ctx);
+            if (!(s = tc_stmt_seq(L->ctx, 2, fenced))) { *failed = 1; return NULL; }
+        }
         list[n++] = s;
         if (L->sl[j].scope == TC_SCOPE_SHARED) {
             shared = 1, last_shared = n; /* where the barrier after it goes */
@@ -1970,6 +2049,12 @@ static const tc_stmt *_tc_attached_at(_tc_lower *L, int k, int pos, int *failed)
         for (m = 0; m < L->sl[k].nouter; m++) around |= _tc_thread_of(L, L->sl[k].outer[m]) == TC_THREAD_NONE;
         for (m = 0; m <= pos; m++) around |= L->sch->stages[k]->leaves[m]->kind != TC_FOR_THREAD || L->sch->stages[k]->leaves[m]->thread == TC_VTHREAD;
         if (lead && around) list[0] = tc_stmt_barrier(L->ctx);
+        if (lead && around && _tc_tma_store_tile(L, k) >= 0) { /* the tile is free once the store before has read it */
+            const tc_stmt *wait[2];
+            wait[0] = _tc_block_first_thread(L, tc_stmt_bulk_wait(L->ctx, 0, 1));
+            wait[1] = list[0];
+            if (!wait[0] || !(list[0] = tc_stmt_seq(L->ctx, 2, wait))) { *failed = 1; return NULL; }
+        }
         for (m = n; m > last_shared; m--) list[m] = list[m - 1]; /* right after the last shared stage: those after may read it */
         list[last_shared] = tc_stmt_barrier(L->ctx);
         n++;
@@ -2520,6 +2605,96 @@ static const tc_stmt *_tc_tma_stage_stmt(_tc_lower *L, int k) {
     return copy ? _tc_make_loops(L, k, threads, nthreads, copy, NULL, 0, 0, &failed) : NULL;
 }
 
+/* Whether guard c of TMA store stage k is a bound of its tensor: each
+   conjunct an index of it below its extent, or at least 0 (what the
+   copy's clipping does). */
+static int _tc_tma_store_guard(const _tc_lower *L, int k, const tc_expr *c) {
+    const tc_tensor *t = L->sch->stages[k]->tensor;
+    const tc_expr *const *idx = L->sl[k].value;
+    int d;
+    if (c->kind == TC_AND) return _tc_tma_store_guard(L, k, c->args[0]) && _tc_tma_store_guard(L, k, c->args[1]);
+    for (d = 0; d < t->ndim; d++) {
+        const tc_expr *at = tc_simplify(idx[d]); /* expressions are interned: the same one is the same pointer */
+        if (c->kind == TC_LT && tc_simplify(c->args[0]) == at && c->args[1] == t->shape[d]) return 1;
+        if (c->kind == TC_GE && tc_simplify(c->args[0]) == at && c->args[1]->kind == TC_INT_IMM && c->args[1]->v.i == 0) return 1;
+    }
+    return 0;
+}
+
+/* The copy of tile stage j's tile (its region at its loop of stage k, in
+   its buffer from its offset on) to stage k's tensor, tensor map and all;
+   NULL (error set) when the tile is not one a TMA box copies. */
+static const tc_stmt *_tc_tma_store_copy(_tc_lower *L, int k, int j) {
+    tc_stage *st = L->sch->stages[k], *tile = L->sch->stages[j];
+    _tc_stage_lower *v = &L->sl[j];
+    tc_tensor_map map;
+    int64_t bytes = tc_dtype_bytes(tile->tensor->dtype);
+    int d, map_index, rank = st->tensor->ndim;
+    char text[256];
+    memset(&map, 0, sizeof map);
+    if (rank > 5 || tile->swizzle_bits || tile->pipeline_stages > 1)
+        return _tc_fail(L->ctx, TC_ERROR_SCHEDULE, "tma_store on stage %s: its tile %s is %d-dimensional%s%s; a TMA store copies a dense tile "
+                        "of at most 5 dimensions", st->tensor->name, tile->tensor->name, rank, tile->swizzle_bits ? ", swizzled" : "",
+                        tile->pipeline_stages > 1 ? ", pipelined" : ""), (const tc_stmt *)NULL;
+    for (d = 0; d < rank; d++) {
+        if (!tc_expr_is_const(v->root_ext[d], &map.box[d]) || map.box[d] < 1 || map.box[d] > 256)
+            return _tc_fail(L->ctx, TC_ERROR_SCHEDULE, "tma_store on stage %s: its tile is %s elements along dimension %d; a TMA box is 1 to "
+                            "256 (a constant)", st->tensor->name, _tc_expr_text(v->root_ext[d], text), d), (const tc_stmt *)NULL;
+        if (tile->align_factor[d])
+            return _tc_fail(L->ctx, TC_ERROR_SCHEDULE, "tma_store on stage %s: storage_align pads the rows of its tile %s; a TMA box is dense",
+                            st->tensor->name, tile->tensor->name), (const tc_stmt *)NULL;
+        map.dims[d] = st->tensor->shape[d];
+    }
+    if ((map.box[rank - 1] * bytes) % 16)
+        return _tc_fail(L->ctx, TC_ERROR_SCHEDULE, "tma_store on stage %s: its tile's rows are %lld bytes; a TMA box's rows are a multiple of 16 "
+                        "bytes", st->tensor->name, (long long)(map.box[rank - 1] * bytes)), (const tc_stmt *)NULL;
+    map.buffer = L->buffers[_tc_buffer_index(L, st->tensor)];
+    map.rank = rank;
+    if ((map_index = _tc_tma_map(L, &map)) < 0) return NULL;
+    return tc_stmt_tma_store(L->ctx, v->buffer, v->offset, map.buffer, map_index, rank, v->root_min, v->root_ext, map.dims);
+}
+
+/* A TMA store stage's statement (tc_tma_store): its loops down to the one
+   its tile is computed at, inside them the block's first thread storing
+   the tile and committing the store; after the loops inside the block's
+   own (a persistent grid's runs) that thread waits for its stores to be
+   done. */
+static const tc_stmt *_tc_tma_store_stage_stmt(_tc_lower *L, int k) {
+    tc_stage *st = L->sch->stages[k];
+    _tc_stage_lower *v = &L->sl[k];
+    const _tc_cond *outside[_TC_MAX_ITERS + 32];
+    const tc_stmt *parts[2], *copy, *runs;
+    int loops[_TC_MAX_ITERS];
+    int j = _tc_tma_store_tile(L, k), at, c, blocks, noutside = 0, failed = 0;
+    if (j < 0 || v->scope != TC_SCOPE_GLOBAL || st->body->kind != TC_ACCESS)
+        return _tc_fail(L->ctx, TC_ERROR_SCHEDULE, "tma_store on stage %s: it must be a global stage that reads a shared stage computed at one "
+                        "of its loops, at its own indices (a cache_write's copy-out)", st->tensor->name), (const tc_stmt *)NULL;
+    for (c = 0; c < st->nroots; c++)
+        if (st->body->args[c] != st->iters[c]->var)
+            return _tc_fail(L->ctx, TC_ERROR_SCHEDULE, "tma_store on stage %s: it reads %s at other indices than its own (dimension %d): a "
+                            "box copy moves the tile's elements as they are", st->tensor->name, st->body->tensor->name, c), (const tc_stmt *)NULL;
+    at = _tc_leaf_pos(st, L->sch->stages[j]->attach_iter);
+    for (c = 0; c < v->nconds; c++) {
+        if (v->conds[c].depth <= at) outside[noutside++] = &v->conds[c];
+        else if (!_tc_tma_store_guard(L, k, v->conds[c].cond))
+            return _tc_fail(L->ctx, TC_ERROR_SCHEDULE, "tma_store on stage %s: a guard inside its tile is not one of its tensor's bounds (the only "
+                            "ones a TMA store keeps, by clipping its box)", st->tensor->name), (const tc_stmt *)NULL;
+    }
+    if (!(copy = _tc_tma_store_copy(L, k, j))) return NULL;
+    parts[0] = copy;
+    parts[1] = tc_stmt_bulk_commit(L->ctx);
+    copy = _tc_block_first_thread(L, tc_stmt_seq(L->ctx, 2, parts));
+    for (c = 0; c <= at; c++) loops[c] = c;
+    for (blocks = 0; blocks <= at && st->leaves[blocks]->kind == TC_FOR_THREAD && st->leaves[blocks]->thread >= TC_BLOCK_X &&
+                     st->leaves[blocks]->thread <= TC_BLOCK_Z;
+         blocks++) {}
+    runs = copy ? _tc_make_loops(L, k, loops + blocks, at + 1 - blocks, copy, outside, noutside, 1, &failed) : NULL;
+    parts[0] = runs;
+    parts[1] = _tc_block_first_thread(L, tc_stmt_bulk_wait(L->ctx, 0, 0));
+    if (!runs || !parts[1]) return NULL;
+    return _tc_make_loops(L, k, loops, blocks, tc_stmt_seq(L->ctx, 2, parts), NULL, 0, 1, &failed);
+}
+
 static const tc_stmt *_tc_stage_stmt(_tc_lower *L, int k) {
     tc_context *ctx = L->ctx;
     tc_stage *st = L->sch->stages[k];
@@ -2532,6 +2707,7 @@ static const tc_stmt *_tc_stage_stmt(_tc_lower *L, int k) {
     int j, p, nall = 0, nouter = 0, ndata = 0, nin = 0, ninit = 0, failed = 0;
     int tp = st->intrin ? _tc_leaf_pos(st, st->tensorize_at) : st->nleaves; /* loops from tp in are a tensor op's tile */
     if (st->tma_copy) return _tc_tma_stage_stmt(L, k);
+    if (st->tma_store) return _tc_tma_store_stage_stmt(L, k);
     for (j = 0; j < st->nroots; j++) vars[j] = st->iters[j]->var;
     for (j = 0; j < t->ndim; j++) idx[j] = v->value[j];
     src = tc_substitute(red ? red->args[0] : body, st->nroots, vars, v->value);

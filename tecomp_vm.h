@@ -6,11 +6,12 @@
 
    The host executor (tc_host_run) runs a lowered function on the CPU with
    CUDA semantics - every block, every thread, per-thread locals, per-block
-   shared memory, barriers, asynchronous copies, mbarriers, TMA copies and
-   wgmma groups; the blocks of a thread-block cluster together, with their
-   multicast copies and arrivals and the cluster barrier - and reports
-   out-of-bounds accesses, shared-memory races between barriers, deadlocks
-   and a cluster's blocks fetching different tiles as errors naming the
+   shared memory, barriers, asynchronous copies, mbarriers, TMA copies, TMA
+   stores and their bulk groups, and wgmma groups; the blocks of a
+   thread-block cluster together, with their multicast copies and arrivals
+   and the cluster barrier - and reports out-of-bounds accesses,
+   shared-memory races between barriers, deadlocks, unfenced or unwaited
+   TMA stores and a cluster's blocks fetching different tiles as errors naming the
    kernel, buffer, index, block and thread. It is how the tests check
    numerics on machines without a GPU, and the tuner's fallback without
    one. It is slow (an interpreter: each kernel compiled to a small
@@ -81,6 +82,11 @@ typedef enum _tc_opcode {
                             mbarrier of each of the cluster's sub blocks (tc_stmt_multicast) */
     _TC_OP_MBAR_WAIT,    /* wait until mbarrier buf[r[a]] has completed its phase of parity r[b] */
     _TC_OP_CLUSTER_BARRIER, /* wait for every other thread of the cluster's blocks (of the block, without clusters) */
+    _TC_OP_TMA_STORE,    /* TMA store number target (in tmas): its box read from shared memory and written to its tensor, in the
+                            thread's open bulk group */
+    _TC_OP_BULK_COMMIT,  /* the thread's TMA stores since the last commit form a bulk group */
+    _TC_OP_BULK_WAIT,    /* the thread's bulk groups but its imm.i newest have read their shared memory (sub 1: .read) */
+    _TC_OP_PROXY_FENCE,  /* the thread's generic writes to shared memory so far become visible to the async proxy */
     _TC_OP_END
 } _tc_opcode;
 
@@ -107,7 +113,9 @@ typedef struct _tc_vm_tensor_op {
 
 /* A TMA copy as the register machine runs it: its buffer slots and the
    registers of its destination index, mbarrier index, and its box's
-   coordinates, extents and tensor's extents (rank each). */
+   coordinates, extents and tensor's extents (rank each). A TMA store
+   (_TC_OP_TMA_STORE) is one too: dst its global tensor, src the shared
+   tile, index the tile's first element there, no mbarrier (bar -1). */
 typedef struct _tc_vm_tma_op {
     int dst, src, bar;
     int index, bar_index;
@@ -132,6 +140,7 @@ typedef struct _tc_vm {
     int has_async;            /* the kernel issues asynchronous copies */
     int has_wgmma;            /* the kernel issues warpgroup tensor ops */
     int named_barriers;       /* the kernel has named barriers (bar.sync id, count) */
+    int has_bulk;             /* the kernel issues TMA stores, bulk commits or waits, or proxy fences */
     _tc_vm_tensor_op *ops;    /* the kernel's tensor ops */
     int nops, ops_cap;
     _tc_vm_tma_op *tmas;      /* the kernel's TMA copies */
@@ -437,6 +446,44 @@ static void _tc_vm_stmt(_tc_vm *vm, const tc_stmt *s) {
     case TC_S_CLUSTER_BARRIER: /* a barrier of the cluster's threads; without clusters, of the block's */
         _tc_vm_emit(vm, _TC_OP_CLUSTER_BARRIER, 0, 0, 0);
         break;
+    case TC_S_TMA_STORE: {
+        _tc_vm_tma_op *op;
+        if (s->buffer->scope != TC_SCOPE_SHARED || s->source->scope != TC_SCOPE_GLOBAL || s->buffer->dtype != s->source->dtype) {
+            vm->failed = 1;
+            _tc_fail(vm->ctx, TC_ERROR_EXECUTION, "kernel %s: a TMA store from %s (%s, %s) to %s (%s, %s): a TMA store copies the bytes "
+                     "of a shared tile into a global tensor of its dtype", vm->kern->name, s->buffer->name,
+                     s->buffer->scope == TC_SCOPE_SHARED ? "shared" : "not shared", tc_dtype_name(s->buffer->dtype), s->source->name,
+                     s->source->scope == TC_SCOPE_GLOBAL ? "global" : "not global", tc_dtype_name(s->source->dtype));
+            break;
+        }
+        if (!_tc_grow(vm->ctx, (void **)&vm->tmas, &vm->tmas_cap, vm->ntmas + 1, sizeof *op)) { vm->failed = 1; break; }
+        op = &vm->tmas[vm->ntmas];
+        memset(op, 0, sizeof *op);
+        op->dst = _tc_vm_buffer_slot(vm, s->source);
+        op->src = _tc_vm_buffer_slot(vm, s->buffer);
+        op->bar = -1;
+        op->bar_index = -1;
+        op->index = _tc_vm_expr(vm, s->index);
+        op->rank = s->nargs / 3;
+        for (k = 0; k < s->nargs; k++) op->regs[k] = _tc_vm_expr(vm, s->args[k]);
+        k = _tc_vm_emit(vm, _TC_OP_TMA_STORE, 0, 0, 0);
+        if (!vm->failed) vm->code[k].target = vm->ntmas++;
+        vm->has_bulk = 1;
+        break;
+    }
+    case TC_S_BULK_COMMIT: /* a commit or wait needs the bulk groups' records even where the kernel stores nothing */
+        _tc_vm_emit(vm, _TC_OP_BULK_COMMIT, 0, 0, 0);
+        vm->has_bulk = 1;
+        break;
+    case TC_S_BULK_WAIT:
+        k = _tc_vm_emit(vm, _TC_OP_BULK_WAIT, 0, 0, 0);
+        if (!vm->failed) vm->code[k].imm.i = s->count, vm->code[k].sub = (uint8_t)(s->reads_only != 0);
+        vm->has_bulk = 1;
+        break;
+    case TC_S_PROXY_FENCE:
+        _tc_vm_emit(vm, _TC_OP_PROXY_FENCE, 0, 0, 0);
+        vm->has_bulk = 1;
+        break;
     case TC_S_PROVIDE:
         vm->failed = 1;
         _tc_fail(vm->ctx, TC_ERROR_EXECUTION, "the host executor needs flattened storage (found a provide)");
@@ -497,6 +544,8 @@ typedef struct _tc_touch {
     int64_t in_flight;      /* an asynchronous copy into it has not landed: its thread id + 1; 0: none */
     int64_t wgmma_reader;   /* a wgmma reads it asynchronously: its warpgroup + 1; 0: none */
     int64_t wgmma_group;    /* ... in that warpgroup's group of this number (0, 1, ... in commit order) */
+    int64_t bulk_reader;    /* a TMA store reads it asynchronously: its thread id + 1; 0: none (the latest store's) */
+    int64_t bulk_group;     /* ... in that thread's bulk group of this number (0, 1, ... in commit order) */
     int tma_bar;            /* a TMA copy wrote it: the vm buffer of its mbarrier + 1; 0: none */
     int64_t tma_bar_index;  /* ... that mbarrier's element */
     int64_t tma_phase;      /* ... the phases it must have completed, as a thread saw them, before the thread may touch it */
@@ -545,12 +594,27 @@ typedef struct _tc_wgmma_state {
     int64_t committed; /* groups committed since the block began: the next group's number */
 } _tc_wgmma_state;
 
-/* When each of a warpgroup's wgmma groups was retired (by group number;
-   0: not yet), for the order of a later write into the tiles it read. */
+/* When each of a warpgroup's wgmma groups (or of a thread's bulk groups:
+   _tc_bulk_state) was retired (by group number; 0: not yet), for the
+   order of a later write into the tiles it read. */
 typedef struct _tc_wgmma_retired {
     int64_t *at;
     int64_t cap;
 } _tc_wgmma_retired;
+
+/* A thread's bulk groups (TMA stores) and proxy fences. The host executor
+   runs a TMA store when issued, so the order is what it checks: a write
+   into the tile a store may still read (through the shared elements'
+   records: bulk_reader), a store of generic writes that no proxy fence of
+   their writer made visible to the async proxy, and a thread that ends
+   with stores no bulk_wait covered. */
+typedef struct _tc_bulk_state {
+    int64_t committed;      /* groups committed since the block began (empty ones too, as on the GPU): the open group's number */
+    int64_t retired;        /* groups 0 .. retired - 1 have read their shared memory (a bulk_wait, .read or not, retired them) */
+    int64_t stored;         /* 1 + the group of its latest TMA store; 0: none */
+    int64_t fence_time;     /* when it last ran proxy_fence_async (_tc_block_run.tick); 0: never */
+    _tc_wgmma_retired done; /* when each retired group was retired */
+} _tc_bulk_state;
 
 /* A thread's copies in flight, oldest first, and its open group's number. */
 typedef struct _tc_async_queue {
@@ -629,6 +693,7 @@ typedef struct _tc_block_run {
     int64_t block[3];
     _tc_async_queue *async; /* per thread: its asynchronous copies (NULL: the kernel issues none) */
     _tc_wgmma_state *wgmma; /* per warpgroup: its wgmma in flight (NULL: the kernel issues none) */
+    _tc_bulk_state *bulk;   /* per thread: its bulk groups and proxy fences (NULL: the kernel has no TMA store, bulk group or fence) */
     int64_t *op_count;  /* per thread: tensor ops reached, and a hash of their operands (a warp must agree) */
     uint64_t *op_hash;
     _tc_mbar_wait *waiting; /* per thread: the mbarrier phase (or wgmma commits) it waits for (NULL: the kernel waits on none) */
@@ -639,6 +704,7 @@ typedef struct _tc_block_run {
        after its wait for that phase completed. */
     int64_t tick;
     int64_t cluster_tick; /* when the cluster's threads last all met: the run's start or a cluster barrier */
+    int64_t run_tick;     /* when the run's blocks began: a shared element's write before it is a former block's */
     int64_t *know;      /* per thread T, per thread r: the latest arrival of r that T has waited past */
     _tc_wgmma_retired *retired; /* per warpgroup (NULL: the kernel issues no wgmma) */
     _tc_mc_tile *tiles; /* the multicast tiles of the mbarrier phases still running */
@@ -750,6 +816,23 @@ static int _tc_check_race(_tc_block_run *br, int buf, int64_t i, int64_t tid, in
         }
         t->wgmma_reader = 0;
     }
+    if (is_write && t->bulk_reader) { /* a TMA store reads it until a bulk_wait of its thread retires the store's group */
+        int64_t issuer = t->bulk_reader - 1, g = t->bulk_group;
+        const _tc_bulk_state *bulk = &br->bulk[issuer];
+        int retired = bulk->retired > g;
+        if (!retired || !_tc_vm_ordered(br, issuer, g < bulk->done.cap ? bulk->done.at[g] : 0, tid)) {
+            _tc_vm_thread_name(br, tid, me, sizeof me);
+            _tc_vm_thread_name(br, issuer, who, sizeof who);
+            return _tc_fail(br->vm->ctx, TC_ERROR_EXECUTION,
+                            "kernel %s: race on shared %s[%lld] in block (%lld, %lld, %lld): %s writes it while the TMA store of %s (bulk "
+                            "group %lld) may still read it (%s)", br->kern->name, br->vm->bufs[buf].buffer->name, (long long)i,
+                            (long long)v->idx[0], (long long)v->idx[1], (long long)v->idx[2], me, who, (long long)g,
+                            retired ? "a bulk_wait retired the group, but no barrier, and no mbarrier that thread arrived on after that "
+                                      "wait, orders the wait before this write"
+                                    : "no bulk_wait_read retired the group"), 0;
+        }
+        t->bulk_reader = 0;
+    }
     if (t->tma_bar) { /* a TMA copy wrote it: a thread touches it once it has seen the copy's phase complete */
         int64_t seen = v->seen[t->tma_bar - 1][t->tma_bar_index * br->nthreads + tid];
         if (seen < t->tma_phase) {
@@ -852,9 +935,9 @@ static int _tc_vm_wgmma_order(_tc_block_run *br, const tc_intrin *in, int64_t ti
     return 1;
 }
 
-/* Warpgroup wg's group g retired now. 0 (error set) when out of memory. */
-static int _tc_vm_note_retired(_tc_block_run *br, int64_t wg, int64_t g) {
-    _tc_wgmma_retired *done = &br->retired[wg];
+/* Group g of the record done (a warpgroup's wgmma groups, a thread's bulk
+   groups) retired at time now. 0 (error set) when out of memory. */
+static int _tc_vm_note_retired(_tc_block_run *br, _tc_wgmma_retired *done, int64_t g, int64_t now) {
     if (g >= done->cap) {
         int64_t cap = done->cap ? 2 * done->cap : 64, *at;
         while (cap <= g) cap *= 2;
@@ -865,7 +948,7 @@ static int _tc_vm_note_retired(_tc_block_run *br, int64_t wg, int64_t g) {
         done->at = at;
         done->cap = cap;
     }
-    done->at[g] = ++br->tick;
+    done->at[g] = now;
     return 1;
 }
 
@@ -900,7 +983,7 @@ static int _tc_vm_wgmma_sync(_tc_block_run *br, const _tc_ins *in, int64_t tid) 
         w->uncommitted = 0;
     } else if (w->groups > in->imm.i) {
         for (g = w->committed - w->groups; g < w->committed - in->imm.i; g++)
-            if (!_tc_vm_note_retired(br, tid / 128, g)) return 0;
+            if (!_tc_vm_note_retired(br, &br->retired[tid / 128], g, ++br->tick)) return 0;
         w->groups = in->imm.i;
     }
     return 1;
@@ -1391,6 +1474,88 @@ static int _tc_vm_tma(_tc_block_run *br, const _tc_val *r, const _tc_vm_tma_op *
     return ok;
 }
 
+/* Whether shared element i of buffer buf, which a TMA store of thread tid
+   reads, is visible to the async proxy the store reads through: its last
+   writer ran proxy_fence_async after writing it. An element a TMA copy
+   wrote (the async proxy's own write), or that no write of this run
+   reached, needs no fence. 0 (error set) when not. */
+static int _tc_vm_proxy_fenced(_tc_block_run *br, int buf, int64_t i, int64_t tid) {
+    const _tc_touch *t = &br->at->touch[buf][i];
+    const _tc_block_view *v = br->at;
+    char me[128], who[128];
+    if (t->tma_bar || t->write_time <= br->run_tick || br->bulk[t->writer].fence_time > t->write_time) return 1;
+    _tc_vm_thread_name(br, tid, me, sizeof me);
+    _tc_vm_thread_name(br, t->writer, who, sizeof who);
+    return _tc_fail(br->vm->ctx, TC_ERROR_EXECUTION,
+                    "kernel %s: TMA store from shared %s[%lld] in block (%lld, %lld, %lld): %s wrote it with no proxy_fence_async before "
+                    "the store of %s (a TMA store reads through the async proxy)", br->kern->name, br->vm->bufs[buf].buffer->name,
+                    (long long)i, (long long)v->idx[0], (long long)v->idx[1], (long long)v->idx[2], who, me), 0;
+}
+
+/* A TMA store of thread tid, in its open bulk group: its box's elements
+   inside the tensor read from the shared tile (through its swizzle, as a
+   TMA copy writes it) now, each a read of the thread's (the race check)
+   of an element its writer fenced for the async proxy, and written to the
+   tensor; the elements outside it are not written (TMA clips them). Each
+   element read is marked as read by the group until a bulk_wait retires
+   it. 0 (error set) on a fault. */
+static int _tc_vm_tma_store(_tc_block_run *br, const _tc_val *r, const _tc_vm_tma_op *op, int64_t tid) {
+    const tc_buffer *src = br->vm->bufs[op->src].buffer, *dst = br->vm->bufs[op->dst].buffer;
+    _tc_bulk_state *bulk = &br->bulk[tid];
+    int64_t first = r[op->index].i, count = 1, e, g, iv = 0;
+    int d;
+    for (d = 0; d < op->rank; d++) count *= r[op->regs[op->rank + d]].i;
+    for (e = 0; e < count; e++) {
+        int64_t i = _tc_swizzle_index(src, first + e);
+        double f;
+        _tc_val v;
+        if (!_tc_vm_in_bounds(br, op->src, i, tid, "TMA store's read")) return 0;
+        if (!_tc_vm_tma_tile_at(r, op, e, &g)) continue; /* outside the tensor: clipped */
+        if (!_tc_vm_in_bounds(br, op->dst, g, tid, "TMA store")) return 0;
+        if (br->at->touch[op->src]) {
+            _tc_touch *t = &br->at->touch[op->src][i];
+            if (!_tc_check_race(br, op->src, i, tid, 0)) return 0;
+            if (!_tc_vm_proxy_fenced(br, op->src, i, tid)) return 0;
+            t->bulk_reader = tid + 1; /* read until a bulk_wait retires the group */
+            t->bulk_group = bulk->committed;
+        }
+        f = _tc_vm_read(br->at->mem[op->src], src->dtype, i, &iv);
+        if (tc_dtype_is_float(src->dtype)) v.f = f;
+        else v.i = iv;
+        _tc_vm_write(br->at->mem[op->dst], dst->dtype, g, v);
+    }
+    bulk->stored = bulk->committed + 1;
+    return 1;
+}
+
+/* cp.async.bulk.wait_group[.read] n of thread tid: its committed bulk
+   groups but the n newest have read their shared memory, now; stores not
+   yet committed stay in flight. The host executor wrote their tensors when
+   issued and checks no race on global memory, so .read and the full wait
+   are one here. 0 (error set) when out of memory. */
+static int _tc_vm_bulk_wait(_tc_block_run *br, int64_t tid, int64_t n) {
+    _tc_bulk_state *bulk = &br->bulk[tid];
+    int64_t g, now = ++br->tick;
+    for (g = bulk->retired; g < bulk->committed - n; g++) {
+        if (!_tc_vm_note_retired(br, &bulk->done, g, now)) return 0;
+        bulk->retired = g + 1;
+    }
+    return 1;
+}
+
+/* Thread tid ends with a TMA store no bulk_wait covered: its shared memory
+   may go while the store still reads it. The error. */
+static tc_result _tc_vm_bulk_unfinished(_tc_block_run *br, int64_t tid) {
+    const _tc_bulk_state *bulk = &br->bulk[tid];
+    const _tc_block_view *own = &br->blocks[_tc_vm_rank(br, tid)];
+    long long a[3];
+    _tc_thread_xyz(br, tid, a);
+    return _tc_fail(br->vm->ctx, TC_ERROR_EXECUTION, "kernel %s: thread (%lld, %lld, %lld) of block (%lld, %lld, %lld) ends with TMA stores "
+                    "whose reads of shared memory no bulk_wait covered (its last store is in bulk group %lld%s; its bulk_waits retired %lld)",
+                    br->kern->name, a[0], a[1], a[2], (long long)own->idx[0], (long long)own->idx[1], (long long)own->idx[2],
+                    (long long)(bulk->stored - 1), bulk->stored - 1 == bulk->committed ? ", never committed" : "", (long long)bulk->retired);
+}
+
 /* Thread tid's arrival `in` on mbarrier m, buf[r[in->a]] of the block br->at
    shows. 0 when out of memory. */
 static int _tc_vm_arrive(_tc_block_run *br, const _tc_val *r, const _tc_ins *in, _tc_mbar *m, int64_t tid) {
@@ -1495,6 +1660,10 @@ static int _tc_vm_thread(_tc_block_run *br, _tc_val *r, int *pc, int64_t tid) {
             break;
         }
         case _TC_OP_TMA_LOAD: if (!_tc_vm_tma(br, r, &vm->tmas[in->target], tid)) return -1; break;
+        case _TC_OP_TMA_STORE: if (!_tc_vm_tma_store(br, r, &vm->tmas[in->target], tid)) return -1; break;
+        case _TC_OP_BULK_COMMIT: br->bulk[tid].committed++; break; /* an empty group too, as cp.async.bulk.commit_group makes */
+        case _TC_OP_BULK_WAIT: if (!_tc_vm_bulk_wait(br, tid, in->imm.i)) return -1; break;
+        case _TC_OP_PROXY_FENCE: br->bulk[tid].fence_time = ++br->tick; break;
         case _TC_OP_MBAR_INIT: case _TC_OP_MBAR_ARRIVE: case _TC_OP_MBAR_WAIT: {
             int st = _tc_vm_mbar_op(br, r, in, tid);
             if (!st) return -1;
@@ -1769,12 +1938,13 @@ static tc_result _tc_vm_stuck(_tc_block_run *br, const int *pcs, const int *stat
 }
 
 /* Each block of the cluster as a block begins: its shared memory garbage
-   (NaN, as on the GPU), no wgmma group or TMA copy of the last block left
-   in its records, no mbarrier initialised nor any phase seen. */
+   (NaN, as on the GPU), no wgmma group, TMA copy or TMA store of the last
+   block left in its records, no mbarrier initialised nor any phase seen. */
 static void _tc_vm_blocks_begin(_tc_block_run *br) {
     const _tc_vm *vm = br->vm;
     int k, b;
     br->cluster_tick = ++br->tick; /* the blocks begin together: nothing before orders or races with what they do */
+    br->run_tick = br->cluster_tick;
     for (b = 0; b < br->nblocks; b++) {
         _tc_block_view *v = &br->blocks[b];
         v->epoch++;
@@ -1784,8 +1954,9 @@ static void _tc_vm_blocks_begin(_tc_block_run *br) {
             int64_t e;
             if (!v->touch[k]) continue;
             memset(v->mem[k], 0xff, (size_t)br->size[k] * (size_t)tc_dtype_bytes(vm->bufs[k].buffer->dtype));
-            for (e = 0; (br->wgmma || vm->ntmas) && e < br->size[k]; e++) {
+            for (e = 0; (br->wgmma || vm->ntmas || br->bulk) && e < br->size[k]; e++) {
                 v->touch[k][e].wgmma_reader = 0;
+                v->touch[k][e].bulk_reader = 0;
                 v->touch[k][e].tma_bar = 0;
             }
         }
@@ -1834,6 +2005,14 @@ static void _tc_vm_threads_begin(_tc_block_run *br, _tc_val *regs, int *pcs, int
         }
         if (br->wgmma && t % 128 == 0) memset(&br->wgmma[t / 128], 0, sizeof *br->wgmma);
         if (br->issued) br->issued[t] = 0;
+        if (br->bulk) { /* group numbers start again */
+            _tc_bulk_state *bulk = &br->bulk[t];
+            bulk->committed = 0;
+            bulk->retired = 0;
+            bulk->stored = 0;
+            bulk->fence_time = 0;
+            if (bulk->done.cap) memset(bulk->done.at, 0, sizeof(int64_t) * (size_t)bulk->done.cap);
+        }
     }
     if (br->know) memset(br->know, 0, sizeof *br->know * (size_t)(br->nthreads * br->nthreads));
     for (t = 0; br->retired && t < br->nthreads / 128; t++) /* group numbers start again */
@@ -1849,6 +2028,7 @@ static tc_result _tc_vm_step(_tc_block_run *br, _tc_val *regs, int *pcs, int *st
     if (st < 0) return TC_ERROR_EXECUTION;
     state[t] = st == 2 ? 3 : st ? 2 : 0;
     if (st) return TC_OK;
+    if (br->bulk && br->bulk[t].stored > br->bulk[t].retired) return _tc_vm_bulk_unfinished(br, t); /* its latest store's group not retired */
     rank = _tc_vm_rank(br, t);
     br->blocks[rank].ended++;
     return br->blocks[rank].ended == br->block_threads && br->nremote ? _tc_vm_block_ends(br, rank) : TC_OK;
@@ -2024,6 +2204,10 @@ static tc_result _tc_vm_kernel(tc_context *ctx, const tc_func *f, const tc_kerne
         if (!(br.issued = (int64_t *)_tc_malloc(ctx, sizeof *br.issued * (size_t)total))) { r = TC_ERROR_OUT_OF_MEMORY; goto done; }
         if (!br.waiting && !(br.waiting = (_tc_mbar_wait *)_tc_malloc(ctx, sizeof *br.waiting * (size_t)total))) { r = TC_ERROR_OUT_OF_MEMORY; goto done; }
     }
+    if (vm.has_bulk) {
+        if (!(br.bulk = (_tc_bulk_state *)_tc_malloc(ctx, sizeof *br.bulk * (size_t)total))) { r = TC_ERROR_OUT_OF_MEMORY; goto done; }
+        memset(br.bulk, 0, sizeof *br.bulk * (size_t)total);
+    }
     if (vm.has_async) {
         if (!(br.async = (_tc_async_queue *)_tc_malloc(ctx, sizeof *br.async * (size_t)total))) { r = TC_ERROR_OUT_OF_MEMORY; goto done; }
         memset(br.async, 0, sizeof *br.async * (size_t)total);
@@ -2068,6 +2252,8 @@ done:
     _tc_free(ctx, br.async);
     _tc_free(ctx, br.wgmma);
     _tc_free(ctx, br.issued);
+    for (k = 0; br.bulk && k < total; k++) _tc_free(ctx, br.bulk[k].done.at);
+    _tc_free(ctx, br.bulk);
     _tc_free(ctx, vm.ops);
     _tc_free(ctx, vm.code);
     return r;

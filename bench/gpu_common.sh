@@ -40,8 +40,8 @@ record() { # template, task args (JSON), index:values:label, file: a one-line re
 import json, sys
 target, template, args, config = sys.argv[1], sys.argv[2], json.loads(sys.argv[3]), sys.argv[4].split(":")
 names = ["block_m", "block_n", "warp_m", "warp_n", "k_tile", "stages", "split_k", "in_flight", "copy", "tiles_per_block", "tile_group", "turns",
-         "cluster", "block_m_times", "stream_k"]
-firsts = [1, 1, 1, 1, 1, 0]  # the late knobs' first values (tiles_per_block .. stream_k)
+         "cluster", "block_m_times", "stream_k", "store"]
+firsts = [1, 1, 1, 1, 1, 0, 0]  # the late knobs' first values (tiles_per_block .. store)
 values = [int(v) for v in config[1].split(",")]
 missing = len(names) - len(values)
 values += firsts[len(firsts) - missing:] if missing > 0 else []  # the late knobs left out: their first values

@@ -28,9 +28,9 @@
    channels; COL_ORDER 1, the default, copies col along its pixels).
    --small: batch 2, 8x8, 32 -> 64 channels. With --template wgmma (an
    sm_90 GPU, else the host executor at --small; NHWC) --config is
-   BM,BN,WM,WN,BK,STAGES,SPLIT_K,IN_FLIGHT,COPY[,TILES_PER_BLOCK[,TILE_GROUP[,TURNS[,CLUSTER[,BLOCK_M_TIMES[,STREAM_K]]]]]]
+   BM,BN,WM,WN,BK,STAGES,SPLIT_K,IN_FLIGHT,COPY[,TILES_PER_BLOCK[,TILE_GROUP[,TURNS[,CLUSTER[,BLOCK_M_TIMES[,STREAM_K[,STORE]]]]]]]
    (CLUSTER 2: conv2d_wgmma_cluster's thread-block clusters of 2 sharing the weights' tiles; STREAM_K 132:
-   conv2d_wgmma_stream's Stream-K grid of 132 blocks).
+   conv2d_wgmma_stream's Stream-K grid of 132 blocks; STORE 1: the output tile stored from shared memory by TMA).
    --repeat: the timed launches (default 100). --out f16 (bf16) writes
    the output in half (bfloat16): the accumulators rounded by their store,
    as cuDNN's half convolution writes its output (epilogue.out_dtype). */
@@ -78,7 +78,7 @@ static void help(const char *argv0) {
            "%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld;\n"
            "                     COL_ORDER, NCHW's only: 1 copies col along its pixels, 0 along j)\n"
            "  --template mma|wgmma  conv2d_mma (default) or Hopper's conv2d_wgmma (an sm_90 GPU, else the host executor at\n"
-           "                     --small; NHWC); its --config: BM,BN,WM,WN,BK,STAGES,SPLIT_K,IN_FLIGHT,COPY[,TILES_PER_BLOCK[,TILE_GROUP[,TURNS[,CLUSTER[,BLOCK_M_TIMES]]]]]\n"
+           "                     --small; NHWC); its --config: BM,BN,WM,WN,BK,STAGES,SPLIT_K,IN_FLIGHT,COPY[,TILES_PER_BLOCK[,TILE_GROUP[,TURNS[,CLUSTER[,BLOCK_M_TIMES[,STREAM_K[,STORE]]]]]]]\n"
            "                     (default 128,256,64,256,64,4,1,0,2,6,1,1,1: a producer warpgroup, 6 tiles a block;\n"
            "                     CLUSTER 2: conv2d_wgmma_cluster's clusters of 2 blocks sharing the weights' tiles)\n"
            "  --repeat N         timed launches on the GPU (default 100)\n"
@@ -95,14 +95,14 @@ static void help(const char *argv0) {
 /* Comma-separated knob values into config: conv2d_mma's eight to ten
    (split_k and col_order 1 when not given), conv2d_wgmma's nine to fifteen
    (tiles_per_block, tile_group, turns, cluster and block_m_times 1,
-   stream_k 0); 0 when it is not that. */
+   stream_k and store 0); 0 when it is not that. */
 static int parse_config(const char *s, int wgmma, int64_t *config) {
     int k, most = wgmma ? SAMPLE_WGMMA_KNOBS : 10, least = wgmma ? 9 : 8;
     char *end;
-    for (k = least; k < most; k++) config[k] = wgmma && k == 14 ? 0 : 1;
+    for (k = least; k < most; k++) config[k] = wgmma && k >= 14 ? 0 : 1;
     for (k = 0; k < most; k++) {
         long long v = strtoll(s, &end, 10);
-        int may_be_zero = wgmma ? k == 7 || k == 8 || k == 14 : k == 7 || k == 9; /* in_flight, copy and stream_k; swizzle and col_order */
+        int may_be_zero = wgmma ? k == 7 || k == 8 || k >= 14 : k == 7 || k == 9; /* in_flight, copy, stream_k and store; swizzle and col_order */
         if (end == s || v < (may_be_zero ? 0 : 1) || v > 4096) return 0;
         config[k] = v;
         if (!*end && k + 1 >= least) return 1;

@@ -188,17 +188,18 @@ static inline int64_t sample_mma_config(const tc_config_space *space, const int6
    tiles_per_block, tile_group, turns, cluster, block_m_times (values[9]
    to [13]: 0 taken as 1, a block a tile, walked row by row, its consumers
    together, no cluster, block_m rows), stream_k (0: none, or Stream-K's
-   blocks); -1 when a value is not one of its knob's. gemm_wgmma's knobs
-   are the same. */
-#define SAMPLE_WGMMA_KNOBS 15
+   blocks), store (0: from the registers, 1: a TMA store of the tile); -1
+   when a value is not one of its knob's. gemm_wgmma's knobs are the same
+   but store. */
+#define SAMPLE_WGMMA_KNOBS 16
 static inline int64_t sample_wgmma_config(const tc_config_space *space, const int64_t *values) {
     static const char *const names[SAMPLE_WGMMA_KNOBS] = {"block_m", "block_n", "warp_m", "warp_n", "k_tile", "stages", "split_k",
                                                           "in_flight", "copy", "tiles_per_block", "tile_group", "turns",
-                                                          "cluster", "block_m_times", "stream_k"};
+                                                          "cluster", "block_m_times", "stream_k", "store"};
     const int64_t *vals[SAMPLE_WGMMA_KNOBS], one = 1;
     int k;
-    for (k = 0; k < SAMPLE_WGMMA_KNOBS; k++) vals[k] = values[k] || k < 9 || k == 14 ? &values[k] : &one;
-    return tc_space_index_of(space, SAMPLE_WGMMA_KNOBS, names, vals);
+    for (k = 0; k < SAMPLE_WGMMA_KNOBS; k++) vals[k] = values[k] || k < 9 || k >= 14 ? &values[k] : &one; /* stream_k and store may be 0 */
+    return tc_space_index_of(space, tc_space_nknobs(space) < SAMPLE_WGMMA_KNOBS ? SAMPLE_WGMMA_KNOBS - 1 : SAMPLE_WGMMA_KNOBS, names, vals); /* gemm_wgmma has no store knob */
 }
 
 /* An NCHW convolution as cuDNN describes it. */

@@ -678,6 +678,100 @@ TC_TEST(a_16_bit_output_is_rounded_by_the_store) {
     }
 }
 
+/* store 1: the block's output tile written to shared memory by the
+   accumulators' stores (rounded to a 16-bit output there) and copied out
+   by one TMA store (tc_tma_store), on the host executor against the
+   reference: tiles past the output's rows and channels (M 162, k 72: the
+   store clips them), half and float32 out, a persistent grid (its next
+   tile waits until the store has read the tile: bulk_wait_read), a block a
+   tile, two consumer warpgroups, TF32, tiles of 192 rows. The IR shows the
+   proxy fence, the barrier, the store and its commit, and the last wait;
+   the CUDA compiles for sm_90a. The host executor reports the store
+   reading writes no fence made visible to it, a tile rewritten while a
+   store may still read it, and a block ending with its stores unwaited.
+   An epilogue step beside it is refused. */
+TC_TEST(tma_store_writes_the_output_tile) {
+    static const struct {
+        tc_dtype dtype, out;
+        int n;
+        tiles t;
+    } cases[] = {
+        {TC_FLOAT16, TC_FLOAT16, 2, {{64, 64, 64, 64, 32, 3, 1, 1, 2, 2, 1, 1, 1, 1, 0, 1}}},  /* persistent, 3 blocks of 2 tiles */
+        {TC_FLOAT16, TC_FLOAT32, 2, {{64, 64, 64, 64, 32, 3, 1, 1, 2, 6, 1, 1, 1, 1, 0, 1}}},  /* one block of 6 */
+        {TC_BFLOAT16, TC_BFLOAT16, 2, {{128, 64, 64, 64, 32, 3, 1, 1, 2, 1, 1, 1, 1, 1, 0, 1}}}, /* a block a tile, two consumers */
+        {TC_FLOAT32, TC_FLOAT32, 2, {{64, 64, 64, 64, 16, 3, 1, 1, 1, 2, 1, 1, 1, 1, 0, 1}}},  /* TF32, TMA from the consumers */
+        {TC_FLOAT16, TC_FLOAT16, 6, {{64, 64, 64, 64, 32, 3, 1, 1, 2, 1, 1, 1, 1, 3, 0, 1}}},  /* 192 rows, three consumers */
+        {TC_FLOAT16, TC_FLOAT16, 2, {{64, 64, 64, 64, 32, 3, 1, 1, 0, 2, 1, 1, 1, 1, 0, 1}}},  /* cp.async */
+    };
+    size_t k;
+    for (k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        tc_conv2d_desc d = nhwc(cases[k].dtype, cases[k].n, cases[k].dtype == TC_FLOAT32 ? 16 : 32, 9, 9, 72, 3, 3, 1, 1, 1);
+        const tc_func *f;
+        const char *ir, *cuda;
+        double err;
+        tc_cubin bin;
+        d.epilogue.out_dtype = cases[k].out;
+        f = lower_config(&d, &cases[k].t);
+        ir = f ? tc_func_to_string(f) : NULL;
+        cuda = f ? tc_cuda_source(f) : NULL;
+        TC_CHECK(ir != NULL && cuda != NULL);
+        if (!ir || !cuda) continue;
+        TC_CHECK_CONTAINS(ir, "proxy_fence_async()\n");
+        TC_CHECK_CONTAINS(ir, "tma_store(");
+        TC_CHECK_CONTAINS(ir, "bulk_commit()\n");
+        TC_CHECK_CONTAINS(ir, "bulk_wait(0)\n");
+        TC_CHECK((strstr(ir, "bulk_wait_read(0)") != NULL) == (cases[k].t.v[9] > 1)); /* a tile rewritten: the persistent grids' */
+        TC_CHECK_CONTAINS(cuda, "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%2, %3}], [%1];");
+        err = host_error_of(ctx, &d, f);
+        if (!(err < 1e-2)) printf("  case %d: relative L2 error %g\n", (int)k, err);
+        TC_CHECK(err < (cases[k].out == TC_FLOAT32 && cases[k].dtype == TC_FLOAT32 ? 2e-3 : 1e-2));
+        if (tc_nvrtc_init(ctx, NULL) != TC_OK) continue;
+        TC_CHECK_EQ_INT(tc_cuda_compile(ctx, cuda, "conv_wgmma", 90, 0, NULL, &bin), TC_OK);
+        tc_cubin_destroy(ctx, &bin);
+    }
+    {
+        tc_conv2d_desc d = nhwc(TC_FLOAT16, 2, 32, 9, 9, 72, 3, 3, 1, 1, 1);
+        const tc_func *f;
+        tc_stmt *fence, *reads, *last;
+        d.epilogue.out_dtype = TC_FLOAT16;
+        f = lower_config(&d, &cases[0].t);
+        fence = f ? find_stmt(f->kernels[0].body, TC_S_PROXY_FENCE, -1) : NULL;
+        reads = f ? find_stmt(f->kernels[0].body, TC_S_BULK_WAIT, 0) : NULL; /* the tile's wait, before the last one */
+        if (reads) reads->kind = TC_S_PROXY_FENCE;
+        last = f ? find_stmt(f->kernels[0].body, TC_S_BULK_WAIT, 0) : NULL;
+        if (reads) reads->kind = TC_S_BULK_WAIT;
+        TC_CHECK(fence != NULL && reads != NULL && last != NULL && reads != last && reads->reads_only && !last->reads_only);
+        if (!fence || !reads || !last) return;
+        TC_CHECK(host_error_of(ctx, &d, f) < 1e-2);
+        fence->kind = TC_S_BULK_COMMIT; /* no fence: the store reads writes the async proxy may not see */
+        TC_CHECK(host_error_of(ctx, &d, f) == HUGE_VAL);
+        TC_CHECK_CONTAINS(tc_context_error(ctx), "TMA store from shared out.shared[0] in block (0, 0, 0): thread (0, 0, 0) wrote it with no proxy_fence_async "
+                                                 "before the store");
+        fence->kind = TC_S_PROXY_FENCE;
+        reads->kind = TC_S_PROXY_FENCE; /* the next tile written while the store before may still read it */
+        TC_CHECK(host_error_of(ctx, &d, f) == HUGE_VAL);
+        TC_CHECK_CONTAINS(tc_context_error(ctx), "writes it while the TMA store of thread (0, 0, 0) (bulk group 0) may still read it (no "
+                                                 "bulk_wait_read retired the group)");
+        reads->kind = TC_S_BULK_WAIT;
+        last->kind = TC_S_PROXY_FENCE; /* the block ends with its last store unwaited */
+        TC_CHECK(host_error_of(ctx, &d, f) == HUGE_VAL);
+        TC_CHECK_CONTAINS(tc_context_error(ctx), "thread (0, 0, 0) of block (0, 0, 0) ends with TMA stores whose reads of shared memory no bulk_wait "
+                                                 "covered (its last store is in bulk group 1; its bulk_waits retired 1)");
+        last->kind = TC_S_BULK_WAIT;
+        TC_CHECK(host_error_of(ctx, &d, f) < 1e-2);
+    }
+    {
+        tc_conv2d_desc d = nhwc(TC_FLOAT16, 2, 32, 9, 9, 72, 3, 3, 1, 1, 1);
+        tc_config_space *space = NULL;
+        tc_instance inst;
+        d.epilogue.out_dtype = TC_FLOAT16;
+        d.epilogue.bias = 1;
+        TC_CHECK_EQ_INT(tc_space_create(ctx, tc_conv2d_wgmma_template, &d, &space), TC_OK);
+        TC_CHECK_EQ_INT(tc_space_instantiate(space, sample_wgmma_config(space, cases[0].t.v), &inst), TC_ERROR_SCHEDULE);
+        TC_CHECK_CONTAINS(tc_context_error(ctx), "store 1: a TMA store copies the block's output tile as its accumulators left it");
+    }
+}
+
 /* A TMA pipeline whose steps are whole rounds of its stages runs a round an
    iteration, unrolled (the pipeline_rounds pass): every copy's slot and
    every mbarrier a constant, its phase parity the round's, on a persistent
@@ -1286,6 +1380,7 @@ int main(int argc, char **argv) {
     TC_RUN(cuda_compiles_for_sm_90a_only);
     TC_RUN(producer_with_a_fused_epilogue);
     TC_RUN(a_16_bit_output_is_rounded_by_the_store);
+    TC_RUN(tma_store_writes_the_output_tile);
     TC_RUN(pipelines_run_in_rounds_of_their_stages);
     TC_RUN(consumers_take_turns);
     TC_RUN(thread_block_clusters_share_the_weights);
