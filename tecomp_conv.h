@@ -2953,6 +2953,7 @@ static tc_result _tc_mma_tiles_of(tc_cfg *cfg, const tc_conv2d_desc *d, _tc_mma_
     t->col_along_m = nchw && tc_cfg_knob_value(cfg, "col_order");
     t->wgmma = 0;
     t->tma = 0;
+    t->tma_store = 0;
     t->producer = 0;
     t->in_flight = 0;
     t->tiles_per_block = 1;
