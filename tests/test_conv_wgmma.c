@@ -1197,6 +1197,18 @@ TC_TEST(gpu_matches_the_reference_at_c9_b32) {
     check_on_gpu(TC_FLOAT16, TC_FLOAT32, &stream64, 1e-2);
     /* C9_b32's TF32 tile of record (128 x 128, one consumer warpgroup, 4 stages) from a producer */
     check_on_gpu(TC_FLOAT32, TC_FLOAT32, &record128, 2e-3);
+    /* TMA stores of the output tile (store 1): 128 x 256 from a producer at 3 stages on a persistent grid of 2 tiles a
+       block, half out; TF32 128 x 128 float32 out a block a tile; 192 x 64 (the last row tile past the output) half out */
+    f16.v[5] = 3;
+    f16.v[9] = 2;
+    f16.v[12] = 1;
+    f16.v[15] = 1;
+    record128.v[5] = 3;
+    record128.v[15] = 1;
+    tall64.v[15] = 1;
+    check_on_gpu(TC_FLOAT16, TC_FLOAT16, &f16, 1e-2);
+    check_on_gpu(TC_FLOAT32, TC_FLOAT32, &record128, 2e-3);
+    check_on_gpu(TC_FLOAT16, TC_FLOAT16, &tall64, 1e-2);
 }
 
 /* The kernel of a TMA configuration as an engine gets it: from a record,
