@@ -3362,6 +3362,17 @@ static tc_result _tc_mma_out_schedule(tc_context *ctx, const _tc_mma_tiles *t, i
     return _tc_mma_store_tiles(ctx, t, so, NULL, loops, warp);
 }
 
+/* The block tiles' loops *b0 (rows) and *b1 (columns) of stage so walked
+   by the blocks: a persistent grid's (_tc_mma_persistent; *b1 becomes
+   the loop the block's tile is at), or a block a tile along blockIdx.x
+   (in whole clusters) and .y. */
+static tc_result _tc_mma_block_walk(tc_context *ctx, const _tc_mma_tiles *t, tc_stage *so, tc_iter **b0, tc_iter **b1) {
+    if (t->tiles_per_block > 1) return _tc_mma_persistent(ctx, t, so, *b0, *b1, b0, b1);
+    _TC_CONV_TRY(_tc_mma_cluster_rows(t, so, b0));
+    _TC_CONV_TRY(tc_bind(so, *b0, TC_BLOCK_X));
+    return tc_bind(so, *b1, TC_BLOCK_Y);
+}
+
 /* With an epilogue (no split_k): the epilogue's stage tiled in blocks as
    conv is, and in each block every thread takes the tile's elements in
    memory order (NHWK: channels innermost; NCHW: the 8-pixel runs of the
@@ -3382,12 +3393,8 @@ static tc_result _tc_mma_epilogue_schedule(tc_context *ctx, const _tc_mma_tiles 
         _TC_CONV_TRY(tc_fuse(so, b0, b1, &tiles));
         _TC_CONV_TRY(tc_stream_k(so, tiles, st->ko, t->stream_blocks, &b0, &b1));
         _TC_CONV_TRY(tc_bind(so, b0, TC_BLOCK_X));
-    } else if (t->tiles_per_block > 1) { /* b1: the loop the block's tile is at */
-        _TC_CONV_TRY(_tc_mma_persistent(ctx, t, so, b0, b1, &b0, &b1));
     } else {
-        _TC_CONV_TRY(_tc_mma_cluster_rows(t, so, &b0));
-        _TC_CONV_TRY(tc_bind(so, b0, TC_BLOCK_X));
-        _TC_CONV_TRY(tc_bind(so, b1, TC_BLOCK_Y));
+        _TC_CONV_TRY(_tc_mma_block_walk(ctx, t, so, &b0, &b1));
     }
     _tc_mma_thread_counts(t, counts);
     _TC_CONV_TRY(_tc_epi_spread(ctx, so, b1, 3, counts, _tc_mma_thread_tags));
@@ -3415,13 +3422,7 @@ static tc_result _tc_mma_tma_store_schedule(tc_context *ctx, const _tc_mma_tiles
     _TC_CONV_TRY(tc_split(so, tc_axis_of(so, 0), t->bm, &b0, &mi));
     _TC_CONV_TRY(tc_split(so, tc_axis_of(so, 1), t->bn, &b1, &ni));
     _TC_CONV_TRY(tc_reorder_va(so, 4, b0, b1, mi, ni));
-    if (t->tiles_per_block > 1) { /* b1: the loop the block's tile is at */
-        _TC_CONV_TRY(_tc_mma_persistent(ctx, t, so, b0, b1, &b0, &b1));
-    } else {
-        _TC_CONV_TRY(_tc_mma_cluster_rows(t, so, &b0));
-        _TC_CONV_TRY(tc_bind(so, b0, TC_BLOCK_X));
-        _TC_CONV_TRY(tc_bind(so, b1, TC_BLOCK_Y));
-    }
+    _TC_CONV_TRY(_tc_mma_block_walk(ctx, t, so, &b0, &b1));
     _TC_CONV_TRY(tc_compute_at(sg, so, b1));
     _TC_CONV_TRY(tc_tma_store(so));
     _TC_CONV_TRY(tc_split_nparts(sg, tc_axis_of(sg, 0), t->bm / t->wm, &tz, &r));

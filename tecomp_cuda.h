@@ -2621,19 +2621,43 @@ static const char _tc_tma_helpers[] =
     "    } while (!done);\n"
     "}\n";
 
+/* A tiled TMA helper's coordinates c0 .. c<rank-1> as parameters
+   (", int c0", ...) and as its asm's operands (", "r"(c0)", ...). */
+static void _tc_tma_coord_params(int rank, char *params, size_t params_size, char *operands, size_t operands_size) {
+    int k, n = 0, m = 0;
+    params[0] = 0;
+    operands[0] = 0;
+    for (k = 0; k < rank; k++) {
+        n += snprintf(params + n, params_size - (size_t)n, ", int c%d", k);
+        m += snprintf(operands + m, operands_size - (size_t)m, ", \"r\"(c%d)", k);
+    }
+}
+
+/* A tiled TMA copy's or store's first arguments: the shared tile (buffer +
+   index), its tensor map, its box's coordinates innermost first. */
+static void _tc_emit_tma_tile_args(_tc_emitter *em, const tc_stmt *s) {
+    int k;
+    _tc_print_buffer_name(em->out, s->buffer, _TC_STYLE_CUDA);
+    tc_str_printf(em->out, " + ");
+    _tc_emit_expr(em, s->index);
+    tc_str_printf(em->out, ", &tc_map%d", s->count);
+    for (k = s->nargs / 3 - 1; k >= 0; k--) {
+        tc_str_printf(em->out, ", ");
+        _tc_emit_expr(em, s->args[k]);
+    }
+}
+
 /* tc_tma_load_<rank>d(dst, map, c0 .. c<rank-1> innermost first, bar);
    multicast (tc_stmt_multicast), tc_tma_load_<rank>d_multicast with one
    more argument, the cluster's blocks it lands in (a bit a block rank). */
 static void _tc_tma_load_helper(_tc_emitter *em, int rank, int multicast, char *name, size_t name_size) {
     char params[128], operands[160], regs[64], mask[16] = "";
-    int k, n = 0, m = 0;
+    size_t m;
     snprintf(name, name_size, "tc_tma_load_%dd%s", rank, multicast ? "_multicast" : "");
-    for (k = 0; k < rank; k++) {
-        n += snprintf(params + n, sizeof params - (size_t)n, ", int c%d", k);
-        m += snprintf(operands + m, sizeof operands - (size_t)m, ", \"r\"(c%d)", k);
-    }
+    _tc_tma_coord_params(rank, params, sizeof params, operands, sizeof operands);
     if (multicast) {
-        snprintf(operands + m, sizeof operands - (size_t)m, ", \"h\"(blocks)");
+        m = strlen(operands);
+        snprintf(operands + m, sizeof operands - m, ", \"h\"(blocks)");
         snprintf(mask, sizeof mask, ", %%%d", 3 + rank);
     }
     _tc_emit_helper(em, name,
@@ -2645,19 +2669,15 @@ static void _tc_tma_load_helper(_tc_emitter *em, int rank, int multicast, char *
                     mask, operands);
 }
 
-/* tc_tma_store_<rank>d(map, src, c0 .. c<rank-1> innermost first): the
+/* tc_tma_store_<rank>d(src, map, c0 .. c<rank-1> innermost first): the
    box at those coordinates from the shared tile src, in the thread's open
    bulk group (TMA store, tc_tma_store). */
 static void _tc_tma_store_helper(_tc_emitter *em, int rank, char *name, size_t name_size) {
     char params[128], operands[160], regs[64];
-    int k, n = 0, m = 0;
     snprintf(name, name_size, "tc_tma_store_%dd", rank);
-    for (k = 0; k < rank; k++) {
-        n += snprintf(params + n, sizeof params - (size_t)n, ", int c%d", k);
-        m += snprintf(operands + m, sizeof operands - (size_t)m, ", \"r\"(c%d)", k);
-    }
+    _tc_tma_coord_params(rank, params, sizeof params, operands, sizeof operands);
     _tc_emit_helper(em, name,
-                    "__device__ __forceinline__ void %s(const tc_tensor_map *map, const void *src%s) {\n"
+                    "__device__ __forceinline__ void %s(const void *src, const tc_tensor_map *map%s) {\n"
                     "    asm volatile(\"cp.async.bulk.tensor.%dd.global.shared::cta.bulk_group [%%0, %s], [%%1];\"\n"
                     "                 :: \"l\"(map), \"r\"(tc_shared_address(src))%s : \"memory\");\n"
                     "}\n",
@@ -2668,21 +2688,14 @@ static void _tc_tma_store_helper(_tc_emitter *em, int rank, char *name, size_t n
    before a store: the PTX of each. */
 static void _tc_emit_bulk(_tc_emitter *em, const tc_stmt *s) {
     char name[48];
-    int k, rank = s->nargs / 3;
     _tc_emit_line_start(em);
     switch (s->kind) {
     case TC_S_TMA_STORE:
         _tc_emit_helper(em, "tc_mma_types", "%s", _tc_mma_types); /* tc_shared_address */
         _tc_emit_helper(em, "tc_tma", "%s", _tc_tma_helpers);    /* tc_tensor_map */
-        _tc_tma_store_helper(em, rank, name, sizeof name);
-        tc_str_printf(em->out, "%s(&tc_map%d, ", name, s->count);
-        _tc_print_buffer_name(em->out, s->buffer, _TC_STYLE_CUDA);
-        tc_str_printf(em->out, " + ");
-        _tc_emit_expr(em, s->index);
-        for (k = rank - 1; k >= 0; k--) {
-            tc_str_printf(em->out, ", ");
-            _tc_emit_expr(em, s->args[k]);
-        }
+        _tc_tma_store_helper(em, s->nargs / 3, name, sizeof name);
+        tc_str_printf(em->out, "%s(", name);
+        _tc_emit_tma_tile_args(em, s);
         tc_str_printf(em->out, ");\n");
         return;
     case TC_S_BULK_COMMIT: tc_str_printf(em->out, "asm volatile(\"cp.async.bulk.commit_group;\" ::: \"memory\");\n"); return;
@@ -2762,14 +2775,7 @@ static void _tc_emit_tma(_tc_emitter *em, const tc_stmt *s) {
     if (s->kind == TC_S_TMA_LOAD) {
         _tc_tma_load_helper(em, rank, s->cluster > 1, name, sizeof name);
         tc_str_printf(em->out, "%s(", name);
-        _tc_print_buffer_name(em->out, s->buffer, _TC_STYLE_CUDA);
-        tc_str_printf(em->out, " + ");
-        _tc_emit_expr(em, s->index);
-        tc_str_printf(em->out, ", &tc_map%d", s->count);
-        for (k = rank - 1; k >= 0; k--) {
-            tc_str_printf(em->out, ", ");
-            _tc_emit_expr(em, s->args[k]);
-        }
+        _tc_emit_tma_tile_args(em, s);
         tc_str_printf(em->out, ", ");
         _tc_emit_mbarrier_ref(em, s->value->buffer, s->value->args[0]);
         if (s->cluster > 1) tc_str_printf(em->out, ", 0x%x", (1u << s->cluster) - 1u); /* every block of the cluster */

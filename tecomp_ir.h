@@ -616,7 +616,8 @@ struct tc_stmt {
     int increase;      /* TC_S_SETMAXNREG: 1 .inc (claim registers up to count), 0 .dec (release down to count) */
     int barrier_id;    /* TC_S_BARRIER: 0 the whole block's, else a named barrier (1 to 15) of count threads */
     int cluster;       /* TC_S_TMA_LOAD, TC_S_MBARRIER_ARRIVE: delivered to each of the cluster's `cluster` blocks (tc_stmt_multicast);
-                          0: to the issuing block only */    int reads_only;    /* TC_S_BULK_WAIT: wait for the groups' reads of shared memory only */
+                          0: to the issuing block only */
+    int reads_only;    /* TC_S_BULK_WAIT: wait for the groups' reads of shared memory only */
 };
 
 /* for (var = min; var < min + extent; var++) body, of a kind and thread tag */
@@ -3659,6 +3660,16 @@ static void _tc_print_cluster(tc_str *s, const tc_stmt *st) {
     tc_str_printf(s, ")\n");
 }
 
+/* A tiled TMA copy's or store's box: [coords] box [extents] of [the tensor's extents]. */
+static void _tc_print_box(tc_str *s, const tc_stmt *st) {
+    int k, rank = st->nargs / 3;
+    for (k = 0; k < st->nargs; k++) {
+        tc_str_printf(s, "%s", k == 0 ? "[" : k == rank ? "] box [" : k == 2 * rank ? "] of [" : ", ");
+        _tc_print(s, st->args[k], _TC_STYLE_IR);
+    }
+    tc_str_printf(s, "]");
+}
+
 static void _tc_print_stmt(tc_str *s, const tc_stmt *st, int depth) {
     int k;
     if (!st) return;
@@ -3816,12 +3827,8 @@ static void _tc_print_stmt(tc_str *s, const tc_stmt *st, int depth) {
             }
             tc_str_printf(s, ", ");
         } else {
-            for (k = 0; k < st->nargs; k++) {
-                int rank = st->nargs / 3;
-                tc_str_printf(s, "%s", k == 0 ? "[" : k == rank ? "] box [" : k == 2 * rank ? "] of [" : ", ");
-                _tc_print(s, st->args[k], _TC_STYLE_IR);
-            }
-            tc_str_printf(s, "], ");
+            _tc_print_box(s, st);
+            tc_str_printf(s, ", ");
         }
         if (st->value) {
             tc_str_printf(s, "%s[", st->value->buffer->name);
@@ -3853,12 +3860,8 @@ static void _tc_print_stmt(tc_str *s, const tc_stmt *st, int depth) {
     case TC_S_TMA_STORE: /* tma_store(dest[coords] box [extents] of [extents], src[i]) */
         _tc_indent(s, depth);
         tc_str_printf(s, "tma_store(%s", st->source->name);
-        for (k = 0; k < st->nargs; k++) {
-            int rank = st->nargs / 3;
-            tc_str_printf(s, "%s", k == 0 ? "[" : k == rank ? "] box [" : k == 2 * rank ? "] of [" : ", ");
-            _tc_print(s, st->args[k], _TC_STYLE_IR);
-        }
-        tc_str_printf(s, "], %s[", st->buffer->name);
+        _tc_print_box(s, st);
+        tc_str_printf(s, ", %s[", st->buffer->name);
         _tc_print(s, st->index, _TC_STYLE_IR);
         tc_str_printf(s, "])\n");
         return;

@@ -2023,7 +2023,7 @@ static const tc_stmt *_tc_block_first_thread(const _tc_lower *L, const tc_stmt *
 static const tc_stmt *_tc_attached_at(_tc_lower *L, int k, int pos, int *failed) {
     tc_stage *st = L->sch->stages[k];
     const tc_stmt *list[66];
-    int j, n = 0, shared = 0, lead = 0, m, last_shared = 0;
+    int j, n = 0, shared = 0, lead = 0, m, last_shared = 0, store_tile = _tc_tma_store_tile(L, k);
     list[n++] = NULL; /* room for the leading barrier */
     for (j = 0; j < k; j++) {
         tc_stage *c = L->sch->stages[j];
@@ -2031,7 +2031,7 @@ static const tc_stmt *_tc_attached_at(_tc_lower *L, int k, int pos, int *failed)
         if (c->attach != _TC_ATTACH_AT || c->attach_parent != st || _tc_leaf_pos(st, c->attach_iter) != pos) continue;
         if (n == 64) { *failed = 1; _tc_fail(L->ctx, TC_ERROR_LOWER, "more than 62 stages computed at one loop"); return NULL; }
         if (!(s = _tc_stage_stmt(L, j))) { *failed = 1; return NULL; }
-        if (_tc_tma_store_tile(L, k) == j) {
+        if (store_tile == j) {
             const tc_stmt *fenced[2];
             fenced[0] = s;
             fenced[1] = tc_stmt_proxy_fence(L->ctx);
@@ -2049,7 +2049,7 @@ static const tc_stmt *_tc_attached_at(_tc_lower *L, int k, int pos, int *failed)
         for (m = 0; m < L->sl[k].nouter; m++) around |= _tc_thread_of(L, L->sl[k].outer[m]) == TC_THREAD_NONE;
         for (m = 0; m <= pos; m++) around |= L->sch->stages[k]->leaves[m]->kind != TC_FOR_THREAD || L->sch->stages[k]->leaves[m]->thread == TC_VTHREAD;
         if (lead && around) list[0] = tc_stmt_barrier(L->ctx);
-        if (lead && around && _tc_tma_store_tile(L, k) >= 0) { /* the tile is free once the store before has read it */
+        if (lead && around && store_tile >= 0) { /* the tile is free once the store before has read it */
             const tc_stmt *wait[2];
             wait[0] = _tc_block_first_thread(L, tc_stmt_bulk_wait(L->ctx, 0, 1));
             wait[1] = list[0];
@@ -2369,6 +2369,16 @@ static int _tc_tma_guard(const tc_expr *c, const tc_tensor *t, const tc_expr *co
     return _tc_tma_bound(c, t, idx);
 }
 
+/* The first dimension along which read (an access of st's rank) is not
+   at st's own indices; -1 when it is at them all: a box copy moves a
+   tensor's elements as they are. */
+static int _tc_off_own_indices(const tc_stage *st, const tc_expr *read) {
+    int d;
+    for (d = 0; d < st->tensor->ndim; d++)
+        if (read->args[d] != st->iters[d]->var) return d;
+    return -1;
+}
+
 /* The tensor a TMA stage copies: its body reads a tensor in global memory
    at the stage's own indices, bare or as cond ? T[i] : 0 with cond T's
    bounds (the zero fill); NULL (error set) otherwise. */
@@ -2386,10 +2396,9 @@ static tc_tensor *_tc_tma_source(_tc_lower *L, int k) {
         _tc_buffer_index(L, read->tensor) < 0)
         return _tc_fail(L->ctx, TC_ERROR_SCHEDULE, "tma_copy on stage %s: the tensor memory accelerator copies a tensor in global memory as "
                         "it is (a cache_read); the stage computes something else", st->tensor->name), (tc_tensor *)NULL;
-    for (d = 0; d < st->tensor->ndim; d++)
-        if (read->args[d] != idx[d])
-            return _tc_fail(L->ctx, TC_ERROR_SCHEDULE, "tma_copy on stage %s: it reads %s at other indices than its own (dimension %d): a "
-                            "box copy moves a tensor's elements as they are", st->tensor->name, read->tensor->name, d), (tc_tensor *)NULL;
+    if ((d = _tc_off_own_indices(st, read)) >= 0)
+        return _tc_fail(L->ctx, TC_ERROR_SCHEDULE, "tma_copy on stage %s: it reads %s at other indices than its own (dimension %d): a "
+                        "box copy moves a tensor's elements as they are", st->tensor->name, read->tensor->name, d), (tc_tensor *)NULL;
     if (cond && !_tc_tma_guard(cond, read->tensor, idx))
         return _tc_fail(L->ctx, TC_ERROR_SCHEDULE, "tma_copy on stage %s: its zeros are not just those outside %s (the only zeros the "
                         "tensor memory accelerator fills)", st->tensor->name, read->tensor->name), (tc_tensor *)NULL;
@@ -2421,30 +2430,44 @@ static const tc_view *_tc_tma_view(const tc_stage *st) {
     return b->args[0] == st->iters[0]->var && b->args[1] == st->iters[1]->var ? b->tensor->view : NULL;
 }
 
-/* A TMA stage's tile extents (constants, 1 to 256, no storage_align, the
-   rows a multiple of 16 bytes and exactly the swizzle's row when
-   swizzled); 0 (error set) otherwise. */
+/* The extents of tile stage j's region as a TMA box, for `who` (tma_copy,
+   tma_store) on stage `named`: at most 5 dimensions, each a constant 1 to
+   256, no storage_align (a box lands dense), rows a multiple of 16 bytes;
+   0 (error set) otherwise. */
+static int _tc_tma_box(_tc_lower *L, const char *who, const tc_stage *named, int j, int64_t *extents) {
+    const tc_stage *tile = L->sch->stages[j];
+    const _tc_stage_lower *v = &L->sl[j];
+    int64_t bytes = tc_dtype_bytes(tile->tensor->dtype);
+    int d, rank = tile->tensor->ndim;
+    char text[256];
+    if (rank > 5) return _tc_fail(L->ctx, TC_ERROR_SCHEDULE, "%s on stage %s: %d dimensions; a tensor map has at most 5", who, named->tensor->name, rank), 0;
+    for (d = 0; d < rank; d++) {
+        if (!tc_expr_is_const(v->root_ext[d], &extents[d]) || extents[d] < 1 || extents[d] > 256)
+            return _tc_fail(L->ctx, TC_ERROR_SCHEDULE, "%s on stage %s: its tile is %s elements along dimension %d; a TMA box is 1 to 256 (a "
+                            "constant)", who, named->tensor->name, _tc_expr_text(v->root_ext[d], text), d), 0;
+        if (tile->align_factor[d])
+            return _tc_fail(L->ctx, TC_ERROR_SCHEDULE, "%s on stage %s: storage_align pads its tile's rows; a TMA box lands dense", who,
+                            named->tensor->name), 0;
+    }
+    if ((extents[rank - 1] * bytes) % 16)
+        return _tc_fail(L->ctx, TC_ERROR_SCHEDULE, "%s on stage %s: its tile's rows are %lld bytes; a TMA box's rows are a multiple of 16 bytes",
+                        who, named->tensor->name, (long long)(extents[rank - 1] * bytes)), 0;
+    return 1;
+}
+
+/* A TMA stage's tile extents (_tc_tma_box's, pipelined, and the rows
+   exactly the swizzle's row when swizzled); 0 (error set) otherwise. */
 static int _tc_tma_tile(_tc_lower *L, int k, int64_t *extents) {
     tc_stage *st = L->sch->stages[k];
-    _tc_stage_lower *v = &L->sl[k];
-    int64_t bytes = tc_dtype_bytes(st->tensor->dtype);
-    int d, rank = st->tensor->ndim;
-    char text[256];
-    if (rank > 5) return _tc_fail(L->ctx, TC_ERROR_SCHEDULE, "tma_copy on stage %s: %d dimensions; a tensor map has at most 5", st->tensor->name, rank), 0;
+    int64_t row = 0;
+    if (!_tc_tma_box(L, "tma_copy", st, k, extents)) return 0;
     if (st->pipeline_stages < 2)
         return _tc_fail(L->ctx, TC_ERROR_SCHEDULE, "tma_copy on stage %s: a TMA copy completes on the mbarrier of a pipeline; pipeline the "
                         "stage (tc_pipeline, 2 stages or more)", st->tensor->name), 0;
-    for (d = 0; d < rank; d++) {
-        if (!tc_expr_is_const(v->root_ext[d], &extents[d]) || extents[d] < 1 || extents[d] > 256)
-            return _tc_fail(L->ctx, TC_ERROR_SCHEDULE, "tma_copy on stage %s: its tile is %s elements along dimension %d; a TMA box is 1 to "
-                            "256 (a constant)", st->tensor->name, _tc_expr_text(v->root_ext[d], text), d), 0;
-        if (st->align_factor[d])
-            return _tc_fail(L->ctx, TC_ERROR_SCHEDULE, "tma_copy on stage %s: storage_align pads its rows; a TMA box lands dense", st->tensor->name), 0;
-    }
-    if ((extents[rank - 1] * bytes) % 16 || (st->swizzle_bits && extents[rank - 1] * bytes != (int64_t)16 << st->swizzle_bits))
-        return _tc_fail(L->ctx, TC_ERROR_SCHEDULE, "tma_copy on stage %s: its rows are %lld bytes; a TMA box's rows are a multiple of 16 "
-                        "bytes, and exactly %d when swizzled by %d bits", st->tensor->name, (long long)(extents[rank - 1] * bytes),
-                        16 << st->swizzle_bits, st->swizzle_bits), 0;
+    row = extents[st->tensor->ndim - 1] * tc_dtype_bytes(st->tensor->dtype);
+    if (st->swizzle_bits && row != (int64_t)16 << st->swizzle_bits)
+        return _tc_fail(L->ctx, TC_ERROR_SCHEDULE, "tma_copy on stage %s: its rows are %lld bytes; a TMA box's rows are exactly %d bytes when "
+                        "swizzled by %d bits", st->tensor->name, (long long)row, 16 << st->swizzle_bits, st->swizzle_bits), 0;
     return 1;
 }
 
@@ -2628,30 +2651,17 @@ static const tc_stmt *_tc_tma_store_copy(_tc_lower *L, int k, int j) {
     tc_stage *st = L->sch->stages[k], *tile = L->sch->stages[j];
     _tc_stage_lower *v = &L->sl[j];
     tc_tensor_map map;
-    int64_t bytes = tc_dtype_bytes(tile->tensor->dtype);
-    int d, map_index, rank = st->tensor->ndim;
-    char text[256];
+    int d, map_index;
     memset(&map, 0, sizeof map);
-    if (rank > 5 || tile->swizzle_bits || tile->pipeline_stages > 1)
-        return _tc_fail(L->ctx, TC_ERROR_SCHEDULE, "tma_store on stage %s: its tile %s is %d-dimensional%s%s; a TMA store copies a dense tile "
-                        "of at most 5 dimensions", st->tensor->name, tile->tensor->name, rank, tile->swizzle_bits ? ", swizzled" : "",
-                        tile->pipeline_stages > 1 ? ", pipelined" : ""), (const tc_stmt *)NULL;
-    for (d = 0; d < rank; d++) {
-        if (!tc_expr_is_const(v->root_ext[d], &map.box[d]) || map.box[d] < 1 || map.box[d] > 256)
-            return _tc_fail(L->ctx, TC_ERROR_SCHEDULE, "tma_store on stage %s: its tile is %s elements along dimension %d; a TMA box is 1 to "
-                            "256 (a constant)", st->tensor->name, _tc_expr_text(v->root_ext[d], text), d), (const tc_stmt *)NULL;
-        if (tile->align_factor[d])
-            return _tc_fail(L->ctx, TC_ERROR_SCHEDULE, "tma_store on stage %s: storage_align pads the rows of its tile %s; a TMA box is dense",
-                            st->tensor->name, tile->tensor->name), (const tc_stmt *)NULL;
-        map.dims[d] = st->tensor->shape[d];
-    }
-    if ((map.box[rank - 1] * bytes) % 16)
-        return _tc_fail(L->ctx, TC_ERROR_SCHEDULE, "tma_store on stage %s: its tile's rows are %lld bytes; a TMA box's rows are a multiple of 16 "
-                        "bytes", st->tensor->name, (long long)(map.box[rank - 1] * bytes)), (const tc_stmt *)NULL;
+    if (tile->swizzle_bits || tile->pipeline_stages > 1)
+        return _tc_fail(L->ctx, TC_ERROR_SCHEDULE, "tma_store on stage %s: its tile %s is %s; a TMA store copies a dense tile", st->tensor->name,
+                        tile->tensor->name, tile->swizzle_bits ? "swizzled" : "pipelined"), (const tc_stmt *)NULL;
+    if (!_tc_tma_box(L, "tma_store", st, j, map.box)) return NULL;
     map.buffer = L->buffers[_tc_buffer_index(L, st->tensor)];
-    map.rank = rank;
+    map.rank = st->tensor->ndim;
+    for (d = 0; d < map.rank; d++) map.dims[d] = st->tensor->shape[d];
     if ((map_index = _tc_tma_map(L, &map)) < 0) return NULL;
-    return tc_stmt_tma_store(L->ctx, v->buffer, v->offset, map.buffer, map_index, rank, v->root_min, v->root_ext, map.dims);
+    return tc_stmt_tma_store(L->ctx, v->buffer, v->offset, map.buffer, map_index, map.rank, v->root_min, v->root_ext, map.dims);
 }
 
 /* A TMA store stage's statement (tc_tma_store): its loops down to the one
@@ -2669,10 +2679,9 @@ static const tc_stmt *_tc_tma_store_stage_stmt(_tc_lower *L, int k) {
     if (j < 0 || v->scope != TC_SCOPE_GLOBAL || st->body->kind != TC_ACCESS)
         return _tc_fail(L->ctx, TC_ERROR_SCHEDULE, "tma_store on stage %s: it must be a global stage that reads a shared stage computed at one "
                         "of its loops, at its own indices (a cache_write's copy-out)", st->tensor->name), (const tc_stmt *)NULL;
-    for (c = 0; c < st->nroots; c++)
-        if (st->body->args[c] != st->iters[c]->var)
-            return _tc_fail(L->ctx, TC_ERROR_SCHEDULE, "tma_store on stage %s: it reads %s at other indices than its own (dimension %d): a "
-                            "box copy moves the tile's elements as they are", st->tensor->name, st->body->tensor->name, c), (const tc_stmt *)NULL;
+    if ((c = _tc_off_own_indices(st, st->body)) >= 0)
+        return _tc_fail(L->ctx, TC_ERROR_SCHEDULE, "tma_store on stage %s: it reads %s at other indices than its own (dimension %d): a "
+                        "box copy moves the tile's elements as they are", st->tensor->name, st->body->tensor->name, c), (const tc_stmt *)NULL;
     at = _tc_leaf_pos(st, L->sch->stages[j]->attach_iter);
     for (c = 0; c < v->nconds; c++) {
         if (v->conds[c].depth <= at) outside[noutside++] = &v->conds[c];

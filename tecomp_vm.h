@@ -477,7 +477,10 @@ static void _tc_vm_stmt(_tc_vm *vm, const tc_stmt *s) {
         break;
     case TC_S_BULK_WAIT:
         k = _tc_vm_emit(vm, _TC_OP_BULK_WAIT, 0, 0, 0);
-        if (!vm->failed) vm->code[k].imm.i = s->count, vm->code[k].sub = (uint8_t)(s->reads_only != 0);
+        if (!vm->failed) {
+            vm->code[k].imm.i = s->count;
+            vm->code[k].sub = (uint8_t)(s->reads_only != 0);
+        }
         vm->has_bulk = 1;
         break;
     case TC_S_PROXY_FENCE:
@@ -594,13 +597,13 @@ typedef struct _tc_wgmma_state {
     int64_t committed; /* groups committed since the block began: the next group's number */
 } _tc_wgmma_state;
 
-/* When each of a warpgroup's wgmma groups (or of a thread's bulk groups:
-   _tc_bulk_state) was retired (by group number; 0: not yet), for the
-   order of a later write into the tiles it read. */
-typedef struct _tc_wgmma_retired {
+/* When each group of a warpgroup's wgmma groups, or of a thread's bulk
+   groups (_tc_bulk_state), was retired (by group number; 0: not yet), for
+   the order of a later write into the tiles it read. */
+typedef struct _tc_groups_retired {
     int64_t *at;
     int64_t cap;
-} _tc_wgmma_retired;
+} _tc_groups_retired;
 
 /* A thread's bulk groups (TMA stores) and proxy fences. The host executor
    runs a TMA store when issued, so the order is what it checks: a write
@@ -613,7 +616,7 @@ typedef struct _tc_bulk_state {
     int64_t retired;        /* groups 0 .. retired - 1 have read their shared memory (a bulk_wait, .read or not, retired them) */
     int64_t stored;         /* 1 + the group of its latest TMA store; 0: none */
     int64_t fence_time;     /* when it last ran proxy_fence_async (_tc_block_run.tick); 0: never */
-    _tc_wgmma_retired done; /* when each retired group was retired */
+    _tc_groups_retired done; /* when each retired group was retired */
 } _tc_bulk_state;
 
 /* A thread's copies in flight, oldest first, and its open group's number. */
@@ -706,7 +709,7 @@ typedef struct _tc_block_run {
     int64_t cluster_tick; /* when the cluster's threads last all met: the run's start or a cluster barrier */
     int64_t run_tick;     /* when the run's blocks began: a shared element's write before it is a former block's */
     int64_t *know;      /* per thread T, per thread r: the latest arrival of r that T has waited past */
-    _tc_wgmma_retired *retired; /* per warpgroup (NULL: the kernel issues no wgmma) */
+    _tc_groups_retired *retired; /* per warpgroup (NULL: the kernel issues no wgmma) */
     _tc_mc_tile *tiles; /* the multicast tiles of the mbarrier phases still running */
     int ntiles, tiles_cap;
     _tc_remote_op *remote; /* the multicasts into other blocks since the last cluster barrier */
@@ -802,7 +805,7 @@ static int _tc_check_race(_tc_block_run *br, int buf, int64_t i, int64_t tid, in
     if (is_write && t->wgmma_reader) { /* the tensor cores read it until a wait retires the wgmma's group */
         int64_t wg = t->wgmma_reader - 1, g = t->wgmma_group;
         const _tc_wgmma_state *w = &br->wgmma[wg];
-        const _tc_wgmma_retired *done = &br->retired[wg];
+        const _tc_groups_retired *done = &br->retired[wg];
         int retired = w->committed - w->groups > g;
         if (!retired || !_tc_vm_ordered(br, wg * 128, g < done->cap ? done->at[g] : 0, tid)) {
             _tc_vm_thread_name(br, tid, me, sizeof me);
@@ -937,7 +940,7 @@ static int _tc_vm_wgmma_order(_tc_block_run *br, const tc_intrin *in, int64_t ti
 
 /* Group g of the record done (a warpgroup's wgmma groups, a thread's bulk
    groups) retired at time now. 0 (error set) when out of memory. */
-static int _tc_vm_note_retired(_tc_block_run *br, _tc_wgmma_retired *done, int64_t g, int64_t now) {
+static int _tc_vm_note_retired(_tc_block_run *br, _tc_groups_retired *done, int64_t g, int64_t now) {
     if (g >= done->cap) {
         int64_t cap = done->cap ? 2 * done->cap : 64, *at;
         while (cap <= g) cap *= 2;
@@ -2199,7 +2202,7 @@ static tc_result _tc_vm_kernel(tc_context *ctx, const tc_func *f, const tc_kerne
         }
         if (!(br.wgmma = (_tc_wgmma_state *)_tc_malloc(ctx, sizeof *br.wgmma * (size_t)(total / 128)))) { r = TC_ERROR_OUT_OF_MEMORY; goto done; }
         memset(br.wgmma, 0, sizeof *br.wgmma * (size_t)(total / 128));
-        if (!(br.retired = (_tc_wgmma_retired *)_tc_malloc(ctx, sizeof *br.retired * (size_t)(total / 128)))) { r = TC_ERROR_OUT_OF_MEMORY; goto done; }
+        if (!(br.retired = (_tc_groups_retired *)_tc_malloc(ctx, sizeof *br.retired * (size_t)(total / 128)))) { r = TC_ERROR_OUT_OF_MEMORY; goto done; }
         memset(br.retired, 0, sizeof *br.retired * (size_t)(total / 128));
         if (!(br.issued = (int64_t *)_tc_malloc(ctx, sizeof *br.issued * (size_t)total))) { r = TC_ERROR_OUT_OF_MEMORY; goto done; }
         if (!br.waiting && !(br.waiting = (_tc_mbar_wait *)_tc_malloc(ctx, sizeof *br.waiting * (size_t)total))) { r = TC_ERROR_OUT_OF_MEMORY; goto done; }

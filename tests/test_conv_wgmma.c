@@ -613,6 +613,26 @@ TC_TEST(producer_with_a_fused_epilogue) {
     tc_cubin_destroy(ctx, &bin);
 }
 
+/* Configuration t of d with output type out, lowered: its IR and CUDA
+   (checked; NULL both when it does not lower). */
+static const tc_func *lower_with_output(tc_conv2d_desc *d, tc_dtype out, const tiles *t, const char **ir, const char **cuda) {
+    const tc_func *f;
+    d->epilogue.out_dtype = out;
+    f = lower_config(d, t);
+    *ir = f ? tc_func_to_string(f) : NULL;
+    *cuda = f ? tc_cuda_source(f) : NULL;
+    TC_CHECK(*ir != NULL && *cuda != NULL);
+    return *ir && *cuda ? f : NULL;
+}
+
+/* The CUDA compiled for sm_90a through NVRTC, where NVRTC is installed. */
+static void compiles_for_sm_90a(const char *cuda) {
+    tc_cubin bin;
+    if (tc_nvrtc_init(ctx, NULL) != TC_OK) return;
+    TC_CHECK_EQ_INT(tc_cuda_compile(ctx, cuda, "conv_wgmma", 90, 0, NULL, &bin), TC_OK);
+    tc_cubin_destroy(ctx, &bin);
+}
+
 /* An output type and no step (epilogue.out_dtype float16 or bfloat16
    alone): the accumulators are stored rounded straight from the registers
    (wgmma.store_m64nN.f16, .bf16: memory[i, j] = out_dtype(acc[i, j])), with
@@ -641,16 +661,10 @@ TC_TEST(a_16_bit_output_is_rounded_by_the_store) {
     size_t k;
     for (k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         tc_conv2d_desc d = nhwc(cases[k].dtype, 2, cases[k].c, 9, 9, cases[k].k, 3, 3, 1, 1, 1);
-        const tc_func *f;
         const char *ir, *cuda;
+        const tc_func *f = lower_with_output(&d, cases[k].out, &cases[k].t, &ir, &cuda);
         double err;
-        tc_cubin bin;
-        d.epilogue.out_dtype = cases[k].out;
-        f = lower_config(&d, &cases[k].t);
-        ir = f ? tc_func_to_string(f) : NULL;
-        cuda = f ? tc_cuda_source(f) : NULL;
-        TC_CHECK(ir != NULL && cuda != NULL);
-        if (!ir || !cuda) continue;
+        if (!f) continue;
         TC_CHECK_CONTAINS(ir, cases[k].store);
         TC_CHECK(strstr(ir, "gemm.shared") == NULL);
         TC_CHECK(strstr(ir, "named_barrier(") == NULL);
@@ -662,9 +676,7 @@ TC_TEST(a_16_bit_output_is_rounded_by_the_store) {
         err = host_error_of(ctx, &d, f);
         if (!(err < 1e-2)) printf("  case %d: relative L2 error %g\n", (int)k, err);
         TC_CHECK(err < 1e-2);
-        if (tc_nvrtc_init(ctx, NULL) != TC_OK) continue;
-        TC_CHECK_EQ_INT(tc_cuda_compile(ctx, cuda, "conv_wgmma", 90, 0, NULL, &bin), TC_OK);
-        tc_cubin_destroy(ctx, &bin);
+        compiles_for_sm_90a(cuda);
     }
     {
         tc_conv2d_desc d = nhwc(TC_FLOAT16, 2, 32, 9, 9, 72, 3, 3, 1, 1, 1);
@@ -706,16 +718,10 @@ TC_TEST(tma_store_writes_the_output_tile) {
     size_t k;
     for (k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         tc_conv2d_desc d = nhwc(cases[k].dtype, cases[k].n, cases[k].dtype == TC_FLOAT32 ? 16 : 32, 9, 9, 72, 3, 3, 1, 1, 1);
-        const tc_func *f;
         const char *ir, *cuda;
+        const tc_func *f = lower_with_output(&d, cases[k].out, &cases[k].t, &ir, &cuda);
         double err;
-        tc_cubin bin;
-        d.epilogue.out_dtype = cases[k].out;
-        f = lower_config(&d, &cases[k].t);
-        ir = f ? tc_func_to_string(f) : NULL;
-        cuda = f ? tc_cuda_source(f) : NULL;
-        TC_CHECK(ir != NULL && cuda != NULL);
-        if (!ir || !cuda) continue;
+        if (!f) continue;
         TC_CHECK_CONTAINS(ir, "proxy_fence_async()\n");
         TC_CHECK_CONTAINS(ir, "tma_store(");
         TC_CHECK_CONTAINS(ir, "bulk_commit()\n");
@@ -725,9 +731,7 @@ TC_TEST(tma_store_writes_the_output_tile) {
         err = host_error_of(ctx, &d, f);
         if (!(err < 1e-2)) printf("  case %d: relative L2 error %g\n", (int)k, err);
         TC_CHECK(err < (cases[k].out == TC_FLOAT32 && cases[k].dtype == TC_FLOAT32 ? 2e-3 : 1e-2));
-        if (tc_nvrtc_init(ctx, NULL) != TC_OK) continue;
-        TC_CHECK_EQ_INT(tc_cuda_compile(ctx, cuda, "conv_wgmma", 90, 0, NULL, &bin), TC_OK);
-        tc_cubin_destroy(ctx, &bin);
+        compiles_for_sm_90a(cuda);
     }
     {
         tc_conv2d_desc d = nhwc(TC_FLOAT16, 2, 32, 9, 9, 72, 3, 3, 1, 1, 1);
